@@ -1,0 +1,85 @@
+import { monotonicFactory } from 'ulid';
+import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../errors.js';
+import { canonicalJson, payloadHash } from '../store/record.js';
+import type { NewTask } from '../store/task-store.js';
+import type { TaskDefinition } from '../worker/task-definition.js';
+
+/** Options of one enqueue. */
+export interface EnqueueOptions {
+  /**
+   * Idempotency key, used as the task id. Enqueueing the same id again returns the existing
+   * task; with another payload it throws IdempotencyConflictError. 1-128 printable ASCII
+   * characters, no spaces. @default a new ULID
+   */
+  readonly id?: string;
+  /**
+   * Tasks sharing an ordering key start strictly one after another, in enqueue order; a
+   * failing task holds its key until it succeeds or dies. Same character rules as `id`.
+   * @default none: the task runs in parallel with others
+   */
+  readonly orderingKey?: string;
+}
+
+/** SQS's MessageGroupId alphabet (printable ASCII without space), which ids must also fit. */
+const KEY_PATTERN = /^[\x21-\x7e]{1,128}$/;
+const nextUlid = monotonicFactory();
+
+function checkKey(issues: ValidationIssue[], path: string, value: unknown): void {
+  if (value !== undefined && (typeof value !== 'string' || !KEY_PATTERN.test(value))) {
+    issues.push({
+      path,
+      message: `expected 1-128 printable ASCII characters without spaces, received ${JSON.stringify(value)?.slice(0, 80)}`,
+    });
+  }
+}
+
+/**
+ * Validates and serializes one enqueue: options, payload schema, JSON form and size.
+ *
+ * @throws ValidationError with every problem in the options and payload together.
+ * @throws PayloadTooLargeError when the JSON payload exceeds `maxPayloadBytes`.
+ */
+export async function prepareTask(
+  task: TaskDefinition,
+  payload: unknown,
+  options: EnqueueOptions,
+  maxPayloadBytes: number,
+): Promise<NewTask> {
+  const issues: ValidationIssue[] = [];
+  checkKey(issues, 'options.id', options.id);
+  checkKey(issues, 'options.orderingKey', options.orderingKey);
+  const result = await task.schema['~standard'].validate(payload);
+  for (const issue of result.issues ?? []) {
+    const path = (issue.path ?? []).map((s) => String(typeof s === 'object' ? s.key : s)).join('.');
+    issues.push({ path: path === '' ? 'payload' : `payload.${path}`, message: issue.message });
+  }
+  let payloadJson: string | undefined;
+  if (result.issues === undefined) {
+    try {
+      payloadJson = canonicalJson(payload);
+      if (payloadJson === undefined)
+        issues.push({ path: 'payload', message: 'expected a JSON-serializable value' });
+    } catch (err) {
+      issues.push({
+        path: 'payload',
+        message: `is not JSON-serializable: ${(err as Error).message}`,
+      });
+    }
+  }
+  if (issues.length > 0 || payloadJson === undefined) {
+    throw new ValidationError(`enqueue of task type '${task.type}'`, issues);
+  }
+  const size = Buffer.byteLength(payloadJson, 'utf8');
+  if (size > maxPayloadBytes) throw new PayloadTooLargeError(task.type, size, maxPayloadBytes);
+  const id = options.id ?? nextUlid();
+  return {
+    id,
+    type: task.type,
+    payloadJson,
+    payloadHash: payloadHash(task.type, payloadJson),
+    maxAttempts: task.retry.maxAttempts,
+    timeoutMs: task.timeoutMs,
+    orderingKey: options.orderingKey,
+    messageGroupId: options.orderingKey ?? id,
+  };
+}

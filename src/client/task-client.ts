@@ -1,0 +1,290 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import pLimit from 'p-limit';
+import { type ExecutorLocation, resolveLocation } from '../config.js';
+import { Defaults, isTerminal, TaskStatus } from '../constants.js';
+import {
+  IdempotencyConflictError,
+  TaskNotFoundError,
+  TransitionRejectedError,
+  WaitTimeoutError,
+} from '../errors.js';
+import { taskMessage } from '../message.js';
+import { defaultLogger, type TaskLogger } from '../observability/logger.js';
+import type { TaskRecord } from '../store/record.js';
+import { type TaskPage, TaskStore } from '../store/task-store.js';
+import type { PayloadOf, TaskDefinition } from '../worker/task-definition.js';
+import { type EnqueueOptions, prepareTask } from './prepare.js';
+
+/** Options of {@link TaskClient}. */
+export interface TaskClientOptions extends ExecutorLocation {
+  /** Injected DynamoDB client. @default a new client from the environment */
+  readonly dynamodb?: DynamoDBClient;
+  /** Injected SQS client. @default a new client from the environment */
+  readonly sqs?: SQSClient;
+  /** Largest accepted payload as UTF-8 JSON, in bytes. @default 262144 */
+  readonly maxPayloadBytes?: number;
+  /** Must match the workers' setting. @default 8 */
+  readonly statusShards?: number;
+  readonly logger?: TaskLogger;
+  /** @default Date.now */
+  readonly clock?: () => number;
+}
+
+/** Outcome of an enqueue. */
+export interface EnqueueResult {
+  readonly id: string;
+  /** False when the id already existed with the same payload: nothing new was created. */
+  readonly created: boolean;
+  /**
+   * False when the record is stored but its message could not be sent yet. The task is
+   * not lost: it stays PENDING until a re-enqueue of the same id or the sweeper sends it.
+   */
+  readonly sent: boolean;
+  readonly record: TaskRecord;
+}
+
+/** One entry of {@link TaskClient.enqueueBatch}. */
+export interface BatchEntry<D extends TaskDefinition = TaskDefinition> {
+  readonly task: D;
+  readonly payload: PayloadOf<D>;
+  readonly options?: EnqueueOptions;
+}
+
+/** Per-entry outcome of {@link TaskClient.enqueueBatch}, in input order. */
+export type BatchEntryResult =
+  | ({ readonly ok: true } & EnqueueResult)
+  | { readonly ok: false; readonly error: Error };
+
+/** Options of {@link TaskClient.wait}. */
+export interface WaitOptions {
+  /** Give up after this long. @default 60000 */
+  readonly timeoutMs?: number;
+  /** First poll interval; grows to 2 s. @default 100 */
+  readonly intervalMs?: number;
+}
+
+/**
+ * The producer SDK: enqueue tasks, read them, wait for them, cancel them.
+ *
+ * Enqueue is an outbox: the record is written first (conditionally, so an id is created
+ * once, ever), then the message is sent, then the record is marked sent. A crash between
+ * the steps leaves a PENDING record that a re-enqueue or the sweeper completes.
+ */
+export class TaskClient {
+  readonly store: TaskStore;
+  private readonly sqs: SQSClient;
+  private readonly queueUrl: string;
+  private readonly maxPayloadBytes: number;
+  private readonly logger: TaskLogger;
+
+  constructor(options: TaskClientOptions = {}) {
+    const location = resolveLocation(options);
+    this.queueUrl = location.queueUrl;
+    this.sqs = options.sqs ?? new SQSClient({});
+    this.logger = options.logger ?? defaultLogger();
+    this.maxPayloadBytes = options.maxPayloadBytes ?? Defaults.MAX_PAYLOAD_BYTES;
+    this.store = new TaskStore({
+      tableName: location.tableName,
+      dynamodb: options.dynamodb ?? new DynamoDBClient({}),
+      logger: this.logger,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
+    });
+  }
+
+  /**
+   * Enqueues one task. The payload is validated against the task's schema first.
+   *
+   * @throws ValidationError listing every problem with the payload and options.
+   * @throws PayloadTooLargeError above `maxPayloadBytes`.
+   * @throws IdempotencyConflictError when the id exists with another type or payload.
+   */
+  async enqueue<D extends TaskDefinition>(
+    task: D,
+    payload: PayloadOf<D>,
+    options: EnqueueOptions = {},
+  ): Promise<EnqueueResult> {
+    const prepared = await prepareTask(task, payload, options, this.maxPayloadBytes);
+    const { record, created } = await this.store.create(prepared);
+    if (!created) assertSamePayload(record, prepared.payloadHash, prepared.type);
+    if (record.status !== TaskStatus.PENDING) return { id: record.id, created, sent: true, record };
+    try {
+      await this.sqs.send(
+        new SendMessageCommand({ QueueUrl: this.queueUrl, ...taskMessage(record) }),
+      );
+    } catch (err) {
+      this.logger.warn('send failed; the task stays PENDING for the sweeper', {
+        taskId: record.id,
+        error: (err as Error).message,
+      });
+      return { id: record.id, created, sent: false, record };
+    }
+    return { id: record.id, created, sent: true, record: await this.markSent(record) };
+  }
+
+  /**
+   * Enqueues many tasks: conditional writes in parallel, then SendMessageBatch in groups of
+   * 10, in input order so tasks sharing an ordering key keep their order. Each entry gets its
+   * own result; one bad entry never affects the others.
+   */
+  async enqueueBatch(entries: readonly BatchEntry[]): Promise<BatchEntryResult[]> {
+    const results: BatchEntryResult[] = new Array(entries.length);
+    const limit = pLimit(16);
+    const toSend: { index: number; record: TaskRecord; created: boolean }[] = [];
+    await Promise.all(
+      entries.map((entry, index) =>
+        limit(async () => {
+          try {
+            const prepared = await prepareTask(
+              entry.task,
+              entry.payload,
+              entry.options ?? {},
+              this.maxPayloadBytes,
+            );
+            const { record, created } = await this.store.create(prepared);
+            if (!created) assertSamePayload(record, prepared.payloadHash, prepared.type);
+            if (record.status === TaskStatus.PENDING) toSend.push({ index, record, created });
+            else results[index] = { ok: true, id: record.id, created, sent: true, record };
+          } catch (err) {
+            results[index] = { ok: false, error: err as Error };
+          }
+        }),
+      ),
+    );
+    toSend.sort((a, b) => a.index - b.index);
+    const sent: typeof toSend = [];
+    for (let i = 0; i < toSend.length; i += Defaults.SQS_BATCH_SIZE) {
+      const chunk = toSend.slice(i, i + Defaults.SQS_BATCH_SIZE);
+      const failedIds = await this.sendChunk(chunk.map((c) => c.record));
+      for (const [n, item] of chunk.entries()) {
+        if (failedIds.has(n)) {
+          results[item.index] = {
+            ok: true,
+            id: item.record.id,
+            created: item.created,
+            sent: false,
+            record: item.record,
+          };
+        } else {
+          sent.push(item);
+        }
+      }
+    }
+    await Promise.all(
+      sent.map((item) =>
+        limit(async () => {
+          const record = await this.markSent(item.record);
+          results[item.index] = {
+            ok: true,
+            id: record.id,
+            created: item.created,
+            sent: true,
+            record,
+          };
+        }),
+      ),
+    );
+    return results;
+  }
+
+  /** Reads a task; undefined when no task has this id. */
+  get(id: string): Promise<TaskRecord | undefined> {
+    return this.store.get(id);
+  }
+
+  /** Lists tasks in one status, a page at a time, through the sharded status index. */
+  list(status: TaskStatus, options: { limit?: number; cursor?: string } = {}): Promise<TaskPage> {
+    return this.store.list(status, options);
+  }
+
+  /**
+   * Polls until the task reaches a terminal state and returns its record.
+   *
+   * @throws TaskNotFoundError when no task has this id.
+   * @throws WaitTimeoutError after `timeoutMs`, carrying the last record seen.
+   */
+  async wait(id: string, options: WaitOptions = {}): Promise<TaskRecord> {
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    const deadline = Date.now() + timeoutMs;
+    let interval = options.intervalMs ?? 100;
+    for (;;) {
+      const record = await this.store.get(id);
+      if (record === undefined) throw new TaskNotFoundError(id);
+      if (isTerminal(record.status)) return record;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new WaitTimeoutError(id, timeoutMs, record);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(interval, left)));
+      interval = Math.min(interval * 2, 2000);
+    }
+  }
+
+  /**
+   * Cancels a task that has not started: SCHEDULED, PENDING or QUEUED → CANCELLED. A message
+   * already in the queue is then acknowledged without running.
+   *
+   * @throws TaskNotFoundError when no task has this id.
+   * @throws TransitionRejectedError when the task is running or finished; `current` says which.
+   */
+  async cancel(id: string, reason?: string): Promise<TaskRecord> {
+    let seen = await this.store.get(id);
+    for (let round = 0; round < 3; round++) {
+      if (seen === undefined) throw new TaskNotFoundError(id);
+      try {
+        return await this.store.cancel(seen, reason);
+      } catch (err) {
+        if (!(err instanceof TransitionRejectedError)) throw err;
+        const current = err.current;
+        // Only a change of attempt (a concurrent retry) is worth another try.
+        if (
+          current === undefined ||
+          current.status === TaskStatus.RUNNING ||
+          isTerminal(current.status)
+        )
+          throw err;
+        seen = current;
+      }
+    }
+    throw new TransitionRejectedError('cancel', id, seen);
+  }
+
+  private async markSent(record: TaskRecord): Promise<TaskRecord> {
+    try {
+      return await this.store.markSent(record);
+    } catch (err) {
+      // A worker may claim the task before this write lands; then there is nothing to mark.
+      if (err instanceof TransitionRejectedError && err.current !== undefined) return err.current;
+      throw err;
+    }
+  }
+
+  /** Sends one SendMessageBatch; returns the indexes of entries that failed. */
+  private async sendChunk(records: readonly TaskRecord[]): Promise<Set<number>> {
+    try {
+      const out = await this.sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: this.queueUrl,
+          Entries: records.map((record, n) => ({ Id: String(n), ...taskMessage(record) })),
+        }),
+      );
+      const failed = new Set((out.Failed ?? []).map((f) => Number(f.Id)));
+      for (const failure of out.Failed ?? []) {
+        this.logger.warn('batch entry not sent; the task stays PENDING for the sweeper', {
+          taskId: records[Number(failure.Id)]?.id,
+          code: failure.Code,
+        });
+      }
+      return failed;
+    } catch (err) {
+      this.logger.warn('batch send failed; the tasks stay PENDING for the sweeper', {
+        error: (err as Error).message,
+      });
+      return new Set(records.map((_, n) => n));
+    }
+  }
+}
+
+function assertSamePayload(existing: TaskRecord, hash: string, type: string): void {
+  if (existing.payloadHash !== hash || existing.type !== type)
+    throw new IdempotencyConflictError(existing);
+}

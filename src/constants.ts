@@ -1,0 +1,97 @@
+/**
+ * Task statuses.
+ *
+ * Lifecycle (DESIGN §2):
+ * - `SCHEDULED` → due → claimable (delayed tasks, delivered by EventBridge Scheduler).
+ * - `PENDING` → written, message not yet confirmed sent (the outbox).
+ * - `QUEUED` → message sent; waiting for a worker. Also the state a retry returns to.
+ * - `RUNNING` → claimed by a worker under a lease.
+ * - `SUCCEEDED` | `DEAD` | `CANCELLED` → terminal; written exactly once.
+ *
+ * `DEAD` is reached on the last failed attempt, a `PermanentError`, an unknown task type
+ * or an invalid payload. A DEAD task keeps its history and can be redriven.
+ */
+export const TaskStatus = {
+  SCHEDULED: 'SCHEDULED',
+  PENDING: 'PENDING',
+  QUEUED: 'QUEUED',
+  RUNNING: 'RUNNING',
+  SUCCEEDED: 'SUCCEEDED',
+  DEAD: 'DEAD',
+  CANCELLED: 'CANCELLED',
+} as const;
+
+/** One of the {@link TaskStatus} values. */
+export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
+
+/** Statuses from which a task never moves again (except DEAD, by an explicit redrive). */
+export const TERMINAL_STATUSES: readonly TaskStatus[] = [
+  TaskStatus.SUCCEEDED,
+  TaskStatus.DEAD,
+  TaskStatus.CANCELLED,
+];
+
+/** True when `status` is terminal. */
+export function isTerminal(status: TaskStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+/**
+ * Audit events, one per state transition (DESIGN §1.6). Each is written to the task's
+ * history in the same conditional write as the transition, and logged.
+ */
+export const AuditEvent = {
+  SUBMITTED: 'submitted',
+  SENT: 'sent',
+  SCHEDULED: 'scheduled',
+  CLAIMED: 'claimed',
+  HEARTBEAT_EXTENDED: 'heartbeat-extended',
+  RETRY_SCHEDULED: 'retry-scheduled',
+  SUCCEEDED: 'succeeded',
+  FAILED: 'failed',
+  DEAD: 'dead',
+  CANCELLED: 'cancelled',
+  REDRIVEN: 'redriven',
+  STALE_DROPPED: 'stale-dropped',
+  DUPLICATE_DROPPED: 'duplicate-dropped',
+  MESSAGE_REJECTED: 'message-rejected',
+} as const;
+
+/** One of the {@link AuditEvent} values. */
+export type AuditEvent = (typeof AuditEvent)[keyof typeof AuditEvent];
+
+/** Defaults shared by the SDK, the worker and the infrastructure. */
+export const Defaults = {
+  /** Largest accepted payload, as UTF-8 JSON (DESIGN §6: keep well under SQS's 1 MiB). */
+  MAX_PAYLOAD_BYTES: 256 * 1024,
+  /** Largest handler result stored on the record; larger results are not stored. */
+  MAX_RESULT_BYTES: 64 * 1024,
+  /** Attempts per task, the first run included. */
+  MAX_ATTEMPTS: 3,
+  /** Backoff base: the cap of the first retry's jittered delay. */
+  RETRY_BASE_DELAY_MS: 1_000,
+  /** Backoff cap for any single retry delay. */
+  RETRY_MAX_DELAY_MS: 5 * 60_000,
+  /** Handler timeout when a task definition gives none. */
+  TASK_TIMEOUT_MS: 30_000,
+  /** Added to the handler timeout to form the lease, to absorb clock skew and write latency. */
+  LEASE_GRACE_MS: 30_000,
+  /** Shards of the status index partition key (`status#shard`). */
+  STATUS_SHARDS: 8,
+  /** SQS's ceiling for a visibility timeout (12 hours), in seconds. */
+  MAX_VISIBILITY_TIMEOUT_SECONDS: 43_200,
+  /** SendMessageBatch / DeleteMessageBatch entry limit. */
+  SQS_BATCH_SIZE: 10,
+} as const;
+
+/** Names of the table's key attributes and its status index (shared by store, provisioning and CDK). */
+export const TableSchema = {
+  PARTITION_KEY: 'pk',
+  STATUS_INDEX: 'byStatus',
+  STATUS_INDEX_PARTITION_KEY: 'statusShard',
+  STATUS_INDEX_SORT_KEY: 'statusAt',
+  TTL_ATTRIBUTE: 'expiresAt',
+} as const;
+
+/** Version tag of the message body the SDK sends, so a worker can reject foreign messages. */
+export const MESSAGE_SCHEMA_VERSION = 1;

@@ -1,0 +1,189 @@
+import type { TaskRecord } from './store/record.js';
+
+/** Stable, machine-readable error codes. */
+export const ErrorCode = {
+  VALIDATION: 'VALIDATION',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  IDEMPOTENCY_CONFLICT: 'IDEMPOTENCY_CONFLICT',
+  TASK_NOT_FOUND: 'TASK_NOT_FOUND',
+  TRANSITION_REJECTED: 'TRANSITION_REJECTED',
+  LEASE_LOST: 'LEASE_LOST',
+  UNKNOWN_TASK_TYPE: 'UNKNOWN_TASK_TYPE',
+  PERMANENT: 'PERMANENT',
+  TASK_TIMEOUT: 'TASK_TIMEOUT',
+  WAIT_TIMEOUT: 'WAIT_TIMEOUT',
+  CONFIGURATION: 'CONFIGURATION',
+} as const;
+
+/** One of the {@link ErrorCode} values. */
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** Base of every error Tasklane throws. `code` is stable across releases; match on it. */
+export class TasklaneError extends Error {
+  /** Stable error code. */
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** One problem found while validating input. `path` is dotted, empty for the root. */
+export interface ValidationIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * Input was rejected. `issues` lists every problem found, not only the first, and the
+ * message quotes them all.
+ */
+export class ValidationError extends TasklaneError {
+  /** Every problem found. */
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(subject: string, issues: readonly ValidationIssue[], options?: ErrorOptions) {
+    const lines = issues.map((i) => `  - ${i.path === '' ? '(root)' : i.path}: ${i.message}`);
+    super(ErrorCode.VALIDATION, `Invalid ${subject}:\n${lines.join('\n')}`, options);
+    this.issues = issues;
+  }
+}
+
+/** A payload (or another serialized value) is larger than the configured limit. */
+export class PayloadTooLargeError extends TasklaneError {
+  /** Size of the serialized value, in bytes. */
+  readonly sizeBytes: number;
+  /** The limit it exceeded, in bytes. */
+  readonly limitBytes: number;
+
+  constructor(taskType: string, sizeBytes: number, limitBytes: number) {
+    super(
+      ErrorCode.PAYLOAD_TOO_LARGE,
+      `Payload of task type '${taskType}' is ${sizeBytes} bytes as JSON; the limit is ${limitBytes} bytes. ` +
+        'Store large data elsewhere (for example S3) and pass a reference.',
+    );
+    this.sizeBytes = sizeBytes;
+    this.limitBytes = limitBytes;
+  }
+}
+
+/** The task id already exists with a different type or payload. */
+export class IdempotencyConflictError extends TasklaneError {
+  /** The task that already holds this id. */
+  readonly existing: TaskRecord;
+
+  constructor(existing: TaskRecord) {
+    super(
+      ErrorCode.IDEMPOTENCY_CONFLICT,
+      `Task id '${existing.id}' already exists (type '${existing.type}', status ${existing.status}) ` +
+        'with a different type or payload. Use a new id, or send the same payload to get the existing task.',
+    );
+    this.existing = existing;
+  }
+}
+
+/** No task has this id. */
+export class TaskNotFoundError extends TasklaneError {
+  /** The id looked up. */
+  readonly taskId: string;
+
+  constructor(taskId: string) {
+    super(ErrorCode.TASK_NOT_FOUND, `No task has id '${taskId}'.`);
+    this.taskId = taskId;
+  }
+}
+
+/**
+ * A conditional transition was refused because the task was not in an allowed state.
+ * `current` is the record as DynamoDB saw it when it refused (ALL_OLD), or undefined when
+ * the task does not exist.
+ */
+export class TransitionRejectedError extends TasklaneError {
+  /** The transition that was attempted, e.g. `claim`. */
+  readonly transition: string;
+  /** The record that made the condition fail; undefined if there is none. */
+  readonly current: TaskRecord | undefined;
+
+  constructor(
+    transition: string,
+    taskId: string,
+    current: TaskRecord | undefined,
+    code: ErrorCode = ErrorCode.TRANSITION_REJECTED,
+  ) {
+    const state =
+      current === undefined
+        ? 'the task does not exist'
+        : `the task is ${current.status} at attempt ${current.attempt}`;
+    super(code, `Cannot ${transition} task '${taskId}': ${state}.`);
+    this.transition = transition;
+    this.current = current;
+  }
+}
+
+/**
+ * A worker's fenced write was refused: its lease token or attempt is no longer current,
+ * because the lease expired and another attempt took over, or the task was finished.
+ */
+export class LeaseLostError extends TransitionRejectedError {
+  constructor(transition: string, taskId: string, current: TaskRecord | undefined) {
+    super(transition, taskId, current, ErrorCode.LEASE_LOST);
+  }
+}
+
+/** A message or record names a task type that no definition was registered for. */
+export class UnknownTaskTypeError extends TasklaneError {
+  /** The unrecognized type. */
+  readonly taskType: string;
+
+  constructor(taskType: string, known: readonly string[]) {
+    super(
+      ErrorCode.UNKNOWN_TASK_TYPE,
+      `Unknown task type '${taskType}'; this worker handles: ${known.length === 0 ? '(none)' : known.join(', ')}.`,
+    );
+    this.taskType = taskType;
+  }
+}
+
+/**
+ * Thrown by a handler to fail the task without further retries: the task goes DEAD with
+ * this error's message as the reason.
+ */
+export class PermanentError extends TasklaneError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.PERMANENT, message, options);
+  }
+}
+
+/** A handler did not settle within its task's timeout. */
+export class TaskTimeoutError extends TasklaneError {
+  /** The timeout that elapsed, in milliseconds. */
+  readonly timeoutMs: number;
+
+  constructor(taskId: string, timeoutMs: number) {
+    super(ErrorCode.TASK_TIMEOUT, `Task '${taskId}' did not finish within ${timeoutMs} ms.`);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** `TaskClient.wait` gave up before the task reached a terminal state. */
+export class WaitTimeoutError extends TasklaneError {
+  /** The last record seen. */
+  readonly last: TaskRecord | undefined;
+
+  constructor(taskId: string, timeoutMs: number, last: TaskRecord | undefined) {
+    super(
+      ErrorCode.WAIT_TIMEOUT,
+      `Task '${taskId}' was still ${last?.status ?? 'missing'} after waiting ${timeoutMs} ms.`,
+    );
+    this.last = last;
+  }
+}
+
+/** The SDK or worker was configured wrongly (missing table name, bad option values, …). */
+export class ConfigurationError extends TasklaneError {
+  constructor(message: string) {
+    super(ErrorCode.CONFIGURATION, message);
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * Local AWS emulator harness: starts a throwaway `moto_server` for tests and local runs.
+ *
+ * Everything here talks to loopback only. It never resolves or calls a real AWS endpoint.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { access, constants as fsConstants } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+
+/** Options for {@link startEmulator}. */
+export interface EmulatorOptions {
+  /** Port to listen on. Defaults to a free loopback port picked by the OS. */
+  port?: number;
+  /** Interface moto binds to. Defaults to `localhost`. */
+  host?: string;
+  /** File that receives the server's stdout and stderr (appended). Output is discarded if unset. */
+  log?: string;
+}
+
+/** A running emulator started by {@link startEmulator}. */
+export interface EmulatorHandle {
+  /** Base URL for AWS SDK clients, e.g. `http://localhost:41234`. */
+  endpoint: string;
+  port: number;
+  /** Terminates the server (SIGTERM, then SIGKILL after 5 s). Safe to call more than once. */
+  stop(): Promise<void>;
+  /** Wipes all emulated AWS state. Throws if the server rejects the request. */
+  reset(): Promise<void>;
+}
+
+/** Thrown when `moto_server` cannot be found or executed. */
+export class EmulatorUnavailableError extends Error {
+  readonly code = 'EMULATOR_UNAVAILABLE' as const;
+
+  constructor(detail?: string) {
+    super(
+      'moto_server was not found on PATH. Install it with ' +
+        '`pip install -r requirements-emulator.txt` (pins moto[server]==5.2.1), ' +
+        'or set AWS_ENDPOINT_URL to an already-running emulator (LocalStack, MiniStack) ' +
+        `to skip starting one.${detail ? ` (${detail})` : ''}`,
+    );
+    this.name = 'EmulatorUnavailableError';
+  }
+}
+
+const EXECUTABLE = 'moto_server';
+const READY_TIMEOUT_MS = 20_000;
+const POLL_INTERVAL_MS = 100;
+const STOP_GRACE_MS = 5_000;
+// Enough output to show a Python traceback without flooding the error message.
+const OUTPUT_TAIL_CHARS = 4_000;
+
+/**
+ * Starts `moto_server` on a loopback port and resolves once it answers HTTP.
+ *
+ * Rejects immediately with {@link EmulatorUnavailableError} when the executable is missing, and
+ * with a plain `Error` (exit code plus output tail) if the server dies or stays silent for 20 s.
+ */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
+  // Checking PATH up front gives a clear error before anything is spawned; the spawn 'error'
+  // handler below still covers races and unusual PATH setups.
+  if (!(await findExecutable(EXECUTABLE))) throw new EmulatorUnavailableError();
+
+  const host = options.host ?? 'localhost';
+  // An explicit port must be free: if another emulator already listens there, the readiness
+  // probe would succeed against it and reset() would wipe someone else's state.
+  const port = options.port ?? (await freeLoopbackPort());
+  if (options.port !== undefined) await assertPortFree(options.port);
+  // Always `localhost`: moto derives some resource URLs (e.g. SQS queue URLs) from the Host
+  // header, and tests compare against them.
+  const endpoint = `http://localhost:${port}`;
+
+  const logStream = options.log ? createWriteStream(options.log, { flags: 'a' }) : undefined;
+  const child = spawn(EXECUTABLE, ['-H', host, '-p', String(port)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: false,
+  });
+  const output = captureOutput(child, logStream);
+
+  // Safety net: never leave a moto process behind if this process exits without calling stop().
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const spawnFailed = new Promise<never>((_, reject) => {
+    child.once('error', (err: NodeJS.ErrnoException) => {
+      reject(err.code === 'ENOENT' ? new EmulatorUnavailableError(err.message) : err);
+    });
+  });
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      process.removeListener('exit', killOnExit);
+      if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+        child.kill('SIGTERM');
+        const timedOut = await Promise.race([exited.then(() => false), delay(STOP_GRACE_MS, true)]);
+        if (timedOut) {
+          child.kill('SIGKILL');
+          await exited;
+        }
+      }
+      await new Promise<void>((resolve) => (logStream ? logStream.end(resolve) : resolve()));
+    })();
+    return stopping;
+  };
+
+  const died = exited.then(({ code, signal }) => {
+    throw new Error(
+      `moto_server exited before it was ready (code ${code ?? 'null'}, signal ${signal ?? 'none'}).` +
+        `\n--- output tail ---\n${output.tail() || '(no output)'}`,
+    );
+  });
+
+  try {
+    await Promise.race([waitUntilReady(endpoint), died, spawnFailed]);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  // Later rejections are expected (normal exit after stop); keep them from surfacing as unhandled.
+  died.catch(() => {});
+  spawnFailed.catch(() => {});
+
+  return {
+    endpoint,
+    port,
+    stop,
+    async reset() {
+      if (!(await resetEmulator(endpoint))) throw new Error(`moto reset failed at ${endpoint}`);
+    },
+  };
+}
+
+/**
+ * Wipes emulator state via moto's `POST /moto-api/reset`.
+ *
+ * Returns `false` when the endpoint answers but does not support reset (e.g. LocalStack), so
+ * callers can fall back to unique resource names. Network failures still throw: an unreachable
+ * endpoint is a setup problem worth surfacing.
+ */
+export async function resetEmulator(endpoint: string): Promise<boolean> {
+  const res = await fetch(new URL('/moto-api/reset', endpoint), {
+    method: 'POST',
+    signal: AbortSignal.timeout(10_000),
+  });
+  await res.body?.cancel();
+  return res.ok;
+}
+
+/**
+ * Environment variables that point AWS SDK v3 clients at `endpoint` with dummy credentials.
+ * The SDK reads `AWS_ENDPOINT_URL` itself, so clients need no endpoint option.
+ */
+export function emulatorEnvironment(endpoint: string): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL: endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_DEFAULT_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+  };
+}
+
+/** Asks the OS for an unused port. Racy in theory, but moto binds within milliseconds. */
+async function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => (port ? resolve(port) : reject(new Error('could not pick a free port'))));
+    });
+  });
+}
+
+async function assertPortFree(port: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const server = createServer();
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new Error(`port ${port} is already in use; pick another or omit \`port\``)
+          : err,
+      );
+    });
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
+  });
+}
+
+async function findExecutable(name: string): Promise<string | undefined> {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    try {
+      await access(candidate, fsConstants.X_OK);
+      return candidate;
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
+}
+
+/** Drains the child's pipes (so it never blocks on a full pipe) and keeps a short tail. */
+function captureOutput(child: ChildProcess, logStream: WriteStream | undefined) {
+  let tail = '';
+  const onData = (chunk: Buffer) => {
+    logStream?.write(chunk);
+    tail = (tail + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  return { tail: () => tail.trim() };
+}
+
+async function waitUntilReady(endpoint: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const probe = new URL('/moto-api/', endpoint);
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(probe, { signal: AbortSignal.timeout(1_000) });
+      await res.body?.cancel();
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await delay(POLL_INTERVAL_MS, undefined);
+  }
+  throw new Error(`moto_server did not answer at ${probe} within ${READY_TIMEOUT_MS / 1000} s`);
+}
+
+function delay<T>(ms: number, value: T): Promise<T> {
+  return new Promise((resolve) => setTimeout(resolve, ms, value).unref());
+}

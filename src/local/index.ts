@@ -1,0 +1,11 @@
+export type { EmulatorHandle, EmulatorOptions } from './emulator.js';
+export {
+  EmulatorUnavailableError,
+  emulatorEnvironment,
+  resetEmulator,
+  startEmulator,
+} from './emulator.js';
+export type { EventSourceMappingOptions, SqsLambdaHandler } from './event-source-mapping.js';
+export { runEventSourceMapping } from './event-source-mapping.js';
+export type { ProvisionedExecutor } from './provision.js';
+export { provision } from './provision.js';

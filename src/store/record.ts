@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import { type AuditEvent, TableSchema, type TaskStatus } from '../constants.js';
+
+/** One entry of a task's history: an audit record without the task's own identity. */
+export interface HistoryEntry {
+  readonly event: AuditEvent;
+  /** Epoch milliseconds. */
+  readonly at: number;
+  readonly attempt: number;
+  /** Status after the event. */
+  readonly status: TaskStatus;
+  readonly workerId?: string;
+  readonly detail?: string;
+}
+
+/** The error a failed attempt left behind. */
+export interface TaskErrorInfo {
+  readonly name: string;
+  readonly message: string;
+}
+
+/**
+ * A task as stored in DynamoDB: the source of truth for "has this task run?".
+ * Times are epoch milliseconds.
+ */
+export interface TaskRecord {
+  readonly id: string;
+  readonly type: string;
+  readonly status: TaskStatus;
+  /** The payload as enqueued (before schema transforms). */
+  readonly payload: unknown;
+  /** SHA-256 of the canonical JSON of type and payload; detects idempotency conflicts. */
+  readonly payloadHash: string;
+  /** Attempts started so far. */
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly orderingKey: string | undefined;
+  /** SQS MessageGroupId: the ordering key, or the task id when there is none. */
+  readonly messageGroupId: string;
+  /** Bumped on every (re)send, so each send gets a fresh SQS deduplication id. */
+  readonly generation: number;
+  readonly timeoutMs: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly runAt: number | undefined;
+  readonly leaseToken: string | undefined;
+  readonly leaseExpiresAt: number | undefined;
+  readonly workerId: string | undefined;
+  readonly result: unknown;
+  readonly lastError: TaskErrorInfo | undefined;
+  readonly deadReason: string | undefined;
+  readonly finishedAt: number | undefined;
+  readonly history: readonly HistoryEntry[];
+}
+
+/** The raw DynamoDB item, as the document client returns it. */
+export type TaskItem = Record<string, unknown>;
+
+/** Serializes a value to JSON with object keys sorted, so equal values hash equally. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      const sorted: Record<string, unknown> = {};
+      for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+      return sorted;
+    }
+    return v;
+  });
+}
+
+/** Hash identifying a (type, payload) pair for idempotency checks. */
+export function payloadHash(type: string, payloadJson: string): string {
+  return createHash('sha256').update(type).update('\0').update(payloadJson).digest('hex');
+}
+
+/** Shard of the status index a task belongs to; stable for the task's whole life. */
+export function statusShard(id: string, shards: number): number {
+  return createHash('sha256').update(id).digest().readUInt32BE(0) % shards;
+}
+
+/** Partition key value of the status index. */
+export function statusShardKey(status: TaskStatus, shard: number): string {
+  return `${status}#${shard}`;
+}
+
+function optionalString(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+function optionalNumber(v: unknown): number | undefined {
+  return typeof v === 'number' ? v : undefined;
+}
+
+function parseJson(v: unknown): unknown {
+  return typeof v === 'string' ? JSON.parse(v) : undefined;
+}
+
+/** Maps a stored item to a {@link TaskRecord}. The only place that knows attribute names. */
+export function fromItem(item: TaskItem): TaskRecord {
+  return {
+    id: String(item[TableSchema.PARTITION_KEY]),
+    type: String(item.type),
+    status: item.status as TaskStatus,
+    payload: parseJson(item.payload),
+    payloadHash: String(item.payloadHash),
+    attempt: Number(item.attempt ?? 0),
+    maxAttempts: Number(item.maxAttempts),
+    orderingKey: optionalString(item.orderingKey),
+    messageGroupId: String(item.messageGroupId),
+    generation: Number(item.generation ?? 1),
+    timeoutMs: Number(item.timeoutMs),
+    createdAt: Number(item.createdAt),
+    updatedAt: Number(item.updatedAt),
+    runAt: optionalNumber(item.runAt),
+    leaseToken: optionalString(item.leaseToken),
+    leaseExpiresAt: optionalNumber(item.leaseExpiresAt),
+    workerId: optionalString(item.workerId),
+    result: parseJson(item.result),
+    lastError: (item.lastError as TaskErrorInfo | undefined) ?? undefined,
+    deadReason: optionalString(item.deadReason),
+    finishedAt: optionalNumber(item.finishedAt),
+    history: (item.history as HistoryEntry[] | undefined) ?? [],
+  };
+}

@@ -1,0 +1,518 @@
+import { randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../constants.js';
+import { LeaseLostError, TransitionRejectedError } from '../errors.js';
+import { logAudit } from '../observability/audit.js';
+import { defaultLogger, type TaskLogger } from '../observability/logger.js';
+import {
+  fromItem,
+  type HistoryEntry,
+  statusShard,
+  statusShardKey,
+  type TaskErrorInfo,
+  type TaskItem,
+  type TaskRecord,
+} from './record.js';
+
+/** What a worker holds after a claim; every worker write is fenced by it. */
+export interface Lease {
+  readonly taskId: string;
+  readonly attempt: number;
+  readonly leaseToken: string;
+  readonly workerId: string;
+}
+
+/** Input of {@link TaskStore.create}. */
+export interface NewTask {
+  readonly id: string;
+  readonly type: string;
+  readonly payloadJson: string;
+  readonly payloadHash: string;
+  readonly maxAttempts: number;
+  readonly timeoutMs: number;
+  readonly orderingKey?: string | undefined;
+  readonly messageGroupId: string;
+}
+
+/** Options of {@link TaskStore}. */
+export interface TaskStoreOptions {
+  readonly tableName: string;
+  readonly dynamodb: DynamoDBClient;
+  /** @default Defaults.STATUS_SHARDS */
+  readonly statusShards?: number;
+  /** How long finished tasks are kept before DynamoDB's TTL removes them. @default 30 days */
+  readonly retentionMs?: number;
+  /** @default Date.now */
+  readonly clock?: () => number;
+  /** Receives one structured audit line per transition. */
+  readonly logger?: TaskLogger;
+}
+
+/** A page of {@link TaskStore.list}. */
+export interface TaskPage {
+  readonly items: readonly TaskRecord[];
+  /** Pass back to get the next page; undefined on the last page. */
+  readonly cursor: string | undefined;
+}
+
+interface TransitionSpec {
+  readonly name: string;
+  readonly taskId: string;
+  readonly taskType: string;
+  readonly event: AuditEvent;
+  readonly to: TaskStatus;
+  /** Attempt number recorded in the history entry; the condition must pin it. */
+  readonly attempt: number;
+  readonly workerId?: string | undefined;
+  readonly detail?: string | undefined;
+  /** The allowed starting state (and fence), as a condition expression. */
+  readonly condition: string;
+  readonly set?: Record<string, unknown>;
+  readonly remove?: readonly string[];
+  readonly values?: Record<string, unknown>;
+  /** Sort key of the status index in the new state. */
+  readonly statusAt: number;
+  /** Worker writes raise LeaseLostError instead of TransitionRejectedError. */
+  readonly fenced?: boolean;
+}
+
+const RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * The DynamoDB task store. Each lifecycle transition is one method and one conditional
+ * write; the condition names the allowed starting state(s) and, for a worker's writes,
+ * the lease token and attempt. A refused write is explained with the record DynamoDB saw
+ * (ReturnValuesOnConditionCheckFailure = ALL_OLD). Every write appends to the history and
+ * emits an audit line. The store never scans: listing uses the sharded status index.
+ */
+export class TaskStore {
+  readonly tableName: string;
+  readonly statusShards: number;
+  private readonly doc: DynamoDBDocumentClient;
+  private readonly clock: () => number;
+  private readonly retentionMs: number;
+  private readonly logger: TaskLogger;
+
+  constructor(options: TaskStoreOptions) {
+    this.tableName = options.tableName;
+    this.statusShards = options.statusShards ?? Defaults.STATUS_SHARDS;
+    this.doc = DynamoDBDocumentClient.from(options.dynamodb, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+    this.clock = options.clock ?? Date.now;
+    this.retentionMs = options.retentionMs ?? RETENTION_MS;
+    this.logger = options.logger ?? defaultLogger();
+  }
+
+  /** Reads one task with a strongly consistent read. */
+  async get(taskId: string): Promise<TaskRecord | undefined> {
+    const out = await this.doc.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { [TableSchema.PARTITION_KEY]: taskId },
+        ConsistentRead: true,
+      }),
+    );
+    return out.Item === undefined ? undefined : fromItem(out.Item);
+  }
+
+  /**
+   * (new) → PENDING. Idempotent: when the id exists, nothing is written and the existing
+   * record is returned with `created: false`; the caller decides whether it conflicts.
+   */
+  async create(task: NewTask): Promise<{ record: TaskRecord; created: boolean }> {
+    const now = this.clock();
+    const shard = statusShard(task.id, this.statusShards);
+    const entry: HistoryEntry = {
+      event: AuditEvent.SUBMITTED,
+      at: now,
+      attempt: 0,
+      status: TaskStatus.PENDING,
+    };
+    const item: TaskItem = {
+      [TableSchema.PARTITION_KEY]: task.id,
+      type: task.type,
+      status: TaskStatus.PENDING,
+      payload: task.payloadJson,
+      payloadHash: task.payloadHash,
+      attempt: 0,
+      maxAttempts: task.maxAttempts,
+      orderingKey: task.orderingKey,
+      messageGroupId: task.messageGroupId,
+      generation: 1,
+      timeoutMs: task.timeoutMs,
+      createdAt: now,
+      updatedAt: now,
+      history: [entry],
+      [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(TaskStatus.PENDING, shard),
+      [TableSchema.STATUS_INDEX_SORT_KEY]: now,
+    };
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': TableSchema.PARTITION_KEY },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException && err.Item !== undefined) {
+        return { record: fromItem(unmarshall(err.Item)), created: false };
+      }
+      throw err;
+    }
+    const record = fromItem(item);
+    this.audit(record.id, record.type, entry);
+    return { record, created: true };
+  }
+
+  /** PENDING → QUEUED, once the message of this generation is in the queue. */
+  markSent(
+    record: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'attempt'>,
+  ): Promise<TaskRecord> {
+    return this.transition({
+      name: 'mark as sent',
+      taskId: record.id,
+      taskType: record.type,
+      event: AuditEvent.SENT,
+      to: TaskStatus.QUEUED,
+      attempt: record.attempt,
+      condition: '#status = :pending AND #generation = :generation AND #attempt = :seenAttempt',
+      values: {
+        ':pending': TaskStatus.PENDING,
+        ':generation': record.generation,
+        ':seenAttempt': record.attempt,
+      },
+      statusAt: this.clock(),
+    });
+  }
+
+  /**
+   * QUEUED | PENDING | due SCHEDULED | RUNNING with an expired lease → RUNNING, as attempt
+   * `seen.attempt + 1` under a fresh lease. `seen` is the record the caller read and judged
+   * claimable; the write is fenced by its status, attempt and lease token, so two workers
+   * racing from the same read cannot both win.
+   */
+  async claim(
+    seen: TaskRecord,
+    options: { workerId: string; leaseMs: number; detail?: string },
+  ): Promise<{ record: TaskRecord; lease: Lease }> {
+    const now = this.clock();
+    const leaseToken = randomUUID();
+    const leaseExpiresAt = now + options.leaseMs;
+    let condition = '#status = :seenStatus AND #attempt = :seenAttempt AND #attempt < #maxAttempts';
+    const values: Record<string, unknown> = {
+      ':seenStatus': seen.status,
+      ':seenAttempt': seen.attempt,
+    };
+    if (seen.status === TaskStatus.RUNNING) {
+      condition += ' AND #leaseToken = :seenToken AND #leaseExpiresAt < :now';
+      values[':seenToken'] = seen.leaseToken;
+      values[':now'] = now;
+    } else if (seen.status === TaskStatus.SCHEDULED) {
+      condition += ' AND #runAt <= :now';
+      values[':now'] = now;
+    } else if (seen.status !== TaskStatus.QUEUED && seen.status !== TaskStatus.PENDING) {
+      throw new TransitionRejectedError('claim', seen.id, seen);
+    }
+    const record = await this.transition({
+      name: 'claim',
+      taskId: seen.id,
+      taskType: seen.type,
+      event: AuditEvent.CLAIMED,
+      to: TaskStatus.RUNNING,
+      attempt: seen.attempt + 1,
+      workerId: options.workerId,
+      detail: options.detail,
+      condition,
+      values,
+      set: { attempt: seen.attempt + 1, leaseToken, leaseExpiresAt, workerId: options.workerId },
+      statusAt: leaseExpiresAt,
+    });
+    return {
+      record,
+      lease: { taskId: seen.id, attempt: seen.attempt + 1, leaseToken, workerId: options.workerId },
+    };
+  }
+
+  /** RUNNING → RUNNING with a later lease expiry (a heartbeat). Fenced by the lease. */
+  extendLease(lease: Lease, taskType: string, leaseMs: number): Promise<TaskRecord> {
+    const leaseExpiresAt = this.clock() + leaseMs;
+    return this.transition({
+      ...this.fence(lease, taskType, 'extend the lease of'),
+      event: AuditEvent.HEARTBEAT_EXTENDED,
+      to: TaskStatus.RUNNING,
+      set: { leaseExpiresAt },
+      statusAt: leaseExpiresAt,
+    });
+  }
+
+  /** RUNNING → SUCCEEDED, the terminal write. Fenced by the lease. */
+  complete(lease: Lease, taskType: string, resultJson: string | undefined): Promise<TaskRecord> {
+    const now = this.clock();
+    return this.transition({
+      ...this.fence(lease, taskType, 'complete'),
+      event: AuditEvent.SUCCEEDED,
+      to: TaskStatus.SUCCEEDED,
+      set: {
+        result: resultJson,
+        finishedAt: now,
+        [TableSchema.TTL_ATTRIBUTE]: Math.floor((now + this.retentionMs) / 1000),
+      },
+      remove: ['leaseToken', 'leaseExpiresAt'],
+      statusAt: now,
+    });
+  }
+
+  /** RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease. */
+  retry(
+    lease: Lease,
+    taskType: string,
+    error: TaskErrorInfo,
+    delayMs: number,
+  ): Promise<TaskRecord> {
+    const now = this.clock();
+    return this.transition({
+      ...this.fence(lease, taskType, 'retry'),
+      event: AuditEvent.RETRY_SCHEDULED,
+      to: TaskStatus.QUEUED,
+      detail: `${error.name}: ${error.message} (next attempt in ${delayMs} ms)`,
+      set: { lastError: error },
+      remove: ['leaseToken', 'leaseExpiresAt'],
+      statusAt: now + delayMs,
+    });
+  }
+
+  /**
+   * RUNNING → DEAD: last attempt failed, a permanent error, an unknown type, an invalid
+   * payload, or (with `leaseExpired`) a lease that ran out on the final attempt.
+   * Fenced by the lease. DEAD tasks keep no TTL: they wait for a redrive or a purge.
+   */
+  kill(
+    lease: Lease,
+    taskType: string,
+    reason: string,
+    options: { error?: TaskErrorInfo; leaseExpired?: boolean } = {},
+  ): Promise<TaskRecord> {
+    const now = this.clock();
+    const fence = this.fence(lease, taskType, 'kill');
+    return this.transition({
+      ...fence,
+      condition: options.leaseExpired
+        ? `${fence.condition} AND #leaseExpiresAt < :now`
+        : fence.condition,
+      values: options.leaseExpired ? { ...fence.values, ':now': now } : fence.values,
+      event: AuditEvent.DEAD,
+      to: TaskStatus.DEAD,
+      detail: reason,
+      set: { deadReason: reason, lastError: options.error, finishedAt: now },
+      remove: ['leaseToken', 'leaseExpiresAt'],
+      statusAt: now,
+    });
+  }
+
+  /**
+   * SCHEDULED | PENDING | QUEUED → CANCELLED. A running task cannot be cancelled. `seen` is
+   * the record the caller read; its attempt is pinned so the history entry is exact.
+   */
+  cancel(seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'>, reason?: string): Promise<TaskRecord> {
+    const now = this.clock();
+    return this.transition({
+      name: 'cancel',
+      taskId: seen.id,
+      taskType: seen.type,
+      event: AuditEvent.CANCELLED,
+      to: TaskStatus.CANCELLED,
+      attempt: seen.attempt,
+      detail: reason,
+      condition: '#status IN (:scheduled, :pending, :queued) AND #attempt = :seenAttempt',
+      values: {
+        ':seenAttempt': seen.attempt,
+        ':scheduled': TaskStatus.SCHEDULED,
+        ':pending': TaskStatus.PENDING,
+        ':queued': TaskStatus.QUEUED,
+      },
+      set: {
+        finishedAt: now,
+        [TableSchema.TTL_ATTRIBUTE]: Math.floor((now + this.retentionMs) / 1000),
+      },
+      statusAt: now,
+    });
+  }
+
+  /**
+   * Lists tasks in one status through the sharded status index, shard by shard; within a
+   * shard, oldest `statusAt` first. `before` keeps only entries whose `statusAt` (lease
+   * expiry for RUNNING, due time for a retry, else last change) is earlier.
+   */
+  async list(
+    status: TaskStatus,
+    options: { limit?: number; cursor?: string; before?: number } = {},
+  ): Promise<TaskPage> {
+    const limit = options.limit ?? 100;
+    let { shard, startKey } = decodeCursor(options.cursor);
+    const items: TaskRecord[] = [];
+    while (shard < this.statusShards && items.length < limit) {
+      const out = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: TableSchema.STATUS_INDEX,
+          KeyConditionExpression:
+            options.before === undefined ? '#pk = :pk' : '#pk = :pk AND #sk < :before',
+          ExpressionAttributeNames: {
+            '#pk': TableSchema.STATUS_INDEX_PARTITION_KEY,
+            ...(options.before === undefined ? {} : { '#sk': TableSchema.STATUS_INDEX_SORT_KEY }),
+          },
+          ExpressionAttributeValues: {
+            ':pk': statusShardKey(status, shard),
+            ...(options.before === undefined ? {} : { ':before': options.before }),
+          },
+          Limit: limit - items.length,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of out.Items ?? []) items.push(fromItem(item));
+      if (out.LastEvaluatedKey === undefined) {
+        shard += 1;
+        startKey = undefined;
+      } else {
+        startKey = out.LastEvaluatedKey;
+      }
+    }
+    const done = shard >= this.statusShards;
+    return { items, cursor: done ? undefined : encodeCursor(shard, startKey) };
+  }
+
+  private fence(lease: Lease, taskType: string, name: string) {
+    return {
+      name,
+      taskId: lease.taskId,
+      taskType,
+      attempt: lease.attempt,
+      workerId: lease.workerId,
+      fenced: true,
+      condition: '#status = :running AND #leaseToken = :leaseToken AND #attempt = :fenceAttempt',
+      values: {
+        ':running': TaskStatus.RUNNING,
+        ':leaseToken': lease.leaseToken,
+        ':fenceAttempt': lease.attempt,
+      } as Record<string, unknown>,
+    };
+  }
+
+  /** Builds and sends the one conditional UpdateItem behind every transition. */
+  private async transition(spec: TransitionSpec): Promise<TaskRecord> {
+    const now = this.clock();
+    const entry: HistoryEntry = {
+      event: spec.event,
+      at: now,
+      attempt: spec.attempt,
+      status: spec.to,
+      ...(spec.workerId === undefined ? {} : { workerId: spec.workerId }),
+      ...(spec.detail === undefined ? {} : { detail: spec.detail }),
+    };
+    const names: Record<string, string> = {
+      '#pk': TableSchema.PARTITION_KEY,
+      '#status': 'status',
+      '#attempt': 'attempt',
+      '#history': 'history',
+      '#updatedAt': 'updatedAt',
+      '#statusShard': TableSchema.STATUS_INDEX_PARTITION_KEY,
+      '#statusAt': TableSchema.STATUS_INDEX_SORT_KEY,
+    };
+    const values: Record<string, unknown> = {
+      ...spec.values,
+      ':to': spec.to,
+      ':now_': now,
+      ':entry': [entry],
+      ':statusShard': statusShardKey(spec.to, statusShard(spec.taskId, this.statusShards)),
+      ':statusAt': spec.statusAt,
+    };
+    const sets = [
+      '#status = :to',
+      '#updatedAt = :now_',
+      '#history = list_append(#history, :entry)',
+      '#statusShard = :statusShard',
+      '#statusAt = :statusAt',
+    ];
+    for (const [attr, value] of Object.entries(spec.set ?? {})) {
+      if (value === undefined) continue;
+      names[`#${attr}`] = attr;
+      values[`:${attr}`] = value;
+      sets.push(`#${attr} = :${attr}`);
+    }
+    for (const attr of spec.remove ?? []) names[`#${attr}`] = attr;
+    for (const match of spec.condition.matchAll(/#(\w+)/g)) {
+      const attr = match[1] as string;
+      names[`#${attr}`] ??= attr;
+    }
+    const removeClause =
+      spec.remove === undefined || spec.remove.length === 0
+        ? ''
+        : ` REMOVE ${spec.remove.map((a) => `#${a}`).join(', ')}`;
+    try {
+      const out = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [TableSchema.PARTITION_KEY]: spec.taskId },
+          UpdateExpression: `SET ${sets.join(', ')}${removeClause}`,
+          ConditionExpression: `attribute_exists(#pk) AND (${spec.condition})`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      const record = fromItem(out.Attributes ?? {});
+      this.audit(record.id, record.type, entry);
+      return record;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) {
+        const current = err.Item === undefined ? undefined : fromItem(unmarshall(err.Item));
+        throw spec.fenced
+          ? new LeaseLostError(spec.name, spec.taskId, current)
+          : new TransitionRejectedError(spec.name, spec.taskId, current);
+      }
+      throw err;
+    }
+  }
+
+  private audit(taskId: string, taskType: string, entry: HistoryEntry): void {
+    logAudit(this.logger, {
+      event: entry.event,
+      taskId,
+      taskType,
+      attempt: entry.attempt,
+      status: entry.status,
+      workerId: entry.workerId,
+      at: entry.at,
+      detail: entry.detail,
+    });
+  }
+}
+
+function encodeCursor(shard: number, startKey: Record<string, unknown> | undefined): string {
+  return Buffer.from(JSON.stringify({ shard, startKey })).toString('base64url');
+}
+
+function decodeCursor(cursor: string | undefined): {
+  shard: number;
+  startKey: Record<string, unknown> | undefined;
+} {
+  if (cursor === undefined) return { shard: 0, startKey: undefined };
+  const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+    shard: number;
+    startKey?: Record<string, unknown>;
+  };
+  return { shard: parsed.shard, startKey: parsed.startKey };
+}

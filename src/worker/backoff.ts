@@ -1,0 +1,19 @@
+import type { RetryPolicy } from './task-definition.js';
+
+/**
+ * Delay before the retry that follows `attempt` (1-based): exponential growth with full
+ * jitter, capped. Full jitter spreads retries of tasks that failed together, so a
+ * recovering dependency is not hit by a synchronized wave.
+ *
+ * delay = random(0, min(maxDelayMs, baseDelayMs × 2^(attempt−1)))
+ */
+export function retryDelayMs(
+  attempt: number,
+  policy: Required<RetryPolicy>,
+  random: () => number = Math.random,
+): number {
+  const exponent = Math.max(0, attempt - 1);
+  // 2^exponent overflows to Infinity long after the cap applies, so Math.min stays finite.
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** exponent);
+  return Math.floor(random() * ceiling);
+}

@@ -1,0 +1,38 @@
+import { isTerminal, TaskStatus } from '../constants.js';
+import type { TaskRecord } from '../store/record.js';
+
+/** What a worker should do with a delivered message, given the task's current record. */
+export type ClaimDecision =
+  /** Take the task: it is queued, pending, due, or its lease expired with attempts left. */
+  | { readonly kind: 'claim' }
+  /** Acknowledge without running: the task is already finished (a duplicate delivery). */
+  | { readonly kind: 'drop-duplicate' }
+  /** Return the message for later: the task is leased by a live worker, or not yet due. */
+  | { readonly kind: 'defer'; readonly delayMs: number; readonly reason: string }
+  /** The lease expired on the final attempt: declare the task dead instead of running it. */
+  | { readonly kind: 'expire' };
+
+/**
+ * The claim guard, as a pure function of the record and the time. The store's conditional
+ * write then re-checks the same facts atomically, so a decision made on a stale read can
+ * only lose the race, never break a guarantee.
+ */
+export function decideClaim(record: TaskRecord, now: number): ClaimDecision {
+  if (isTerminal(record.status)) return { kind: 'drop-duplicate' };
+  if (record.status === TaskStatus.RUNNING) {
+    const expiresAt = record.leaseExpiresAt ?? 0;
+    if (expiresAt > now) {
+      return { kind: 'defer', delayMs: expiresAt - now, reason: 'leased by another attempt' };
+    }
+    return record.attempt >= record.maxAttempts ? { kind: 'expire' } : { kind: 'claim' };
+  }
+  if (record.status === TaskStatus.SCHEDULED && (record.runAt ?? 0) > now) {
+    return { kind: 'defer', delayMs: (record.runAt ?? 0) - now, reason: 'not yet due' };
+  }
+  if (record.attempt >= record.maxAttempts) {
+    // Unreachable through the store's transitions (a retry is only written with attempts
+    // left); treated as finished rather than run beyond the bound.
+    return { kind: 'drop-duplicate' };
+  }
+  return { kind: 'claim' };
+}

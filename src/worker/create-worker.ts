@@ -1,0 +1,138 @@
+import { hostname } from 'node:os';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { type ExecutorLocation, resolveLocation } from '../config.js';
+import { Defaults } from '../constants.js';
+import { ValidationError } from '../errors.js';
+import { defaultLogger, type TaskLogger } from '../observability/logger.js';
+import { TaskStore } from '../store/task-store.js';
+import { type BatchOptions, type ProcessorDeps, processBatch } from './processor.js';
+import { type BatchSummary, pollQueue } from './sqs-poller.js';
+import type { TaskDefinition } from './task-definition.js';
+import { VisibilityController } from './visibility.js';
+
+/** Options of {@link createWorker}. */
+export interface WorkerOptions extends ExecutorLocation {
+  readonly dynamodb?: DynamoDBClient;
+  readonly sqs?: SQSClient;
+  readonly logger?: TaskLogger;
+  /** Recorded on every claim and audit event. @default function/log stream in Lambda, else host/pid */
+  readonly workerId?: string;
+  /** @default Date.now */
+  readonly clock?: () => number;
+  /** Added to a task's timeout to form its lease. @default 30000 */
+  readonly leaseGraceMs?: number;
+  /** Message groups processed at once within a batch. @default 10 */
+  readonly groupConcurrency?: number;
+  /** Largest result stored on the record, in bytes. @default 65536 */
+  readonly maxResultBytes?: number;
+  /** Must match the producers' setting. @default 8 */
+  readonly statusShards?: number;
+}
+
+/** Options of {@link Worker.poll}. */
+export interface PollOptions {
+  /** Stops polling; batches in progress finish first (graceful shutdown). */
+  readonly signal: AbortSignal;
+  /** @default the worker's queue */
+  readonly queueUrl?: string;
+  /** @default 10 */
+  readonly batchSize?: number;
+  /** @default 20 */
+  readonly waitTimeSeconds?: number;
+  /** Receive loops at once. @default 1 */
+  readonly concurrency?: number;
+  readonly onBatch?: (summary: BatchSummary) => void;
+}
+
+/** A worker: one processing core behind a Lambda handler and a standalone poll loop. */
+export interface Worker {
+  /** The Lambda handler for an SQS event source mapping with ReportBatchItemFailures. */
+  readonly lambdaHandler: (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>;
+  /** Processes one batch of records; the core both entry points share. */
+  processBatch(records: readonly SQSRecord[], options?: BatchOptions): Promise<SQSBatchResponse>;
+  /** Long-polls the queue until `signal` aborts (ECS, a laptop, tests). */
+  poll(options: PollOptions): Promise<void>;
+  readonly workerId: string;
+}
+
+function defaultWorkerId(): string {
+  const fn = process.env.AWS_LAMBDA_FUNCTION_NAME;
+  if (fn !== undefined) return `${fn}/${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? 'unknown'}`;
+  return `${hostname()}/${process.pid}`;
+}
+
+/**
+ * Creates a worker for the given task definitions.
+ *
+ * @throws ValidationError if two definitions share a type.
+ * @throws ConfigurationError if the table or queue cannot be resolved.
+ */
+export function createWorker(
+  tasks: readonly TaskDefinition[],
+  options: WorkerOptions = {},
+): Worker {
+  const definitions = new Map<string, TaskDefinition>();
+  const duplicates = new Set<string>();
+  for (const task of tasks) {
+    if (definitions.has(task.type)) duplicates.add(task.type);
+    definitions.set(task.type, task);
+  }
+  if (duplicates.size > 0) {
+    throw new ValidationError(
+      'worker task list',
+      [...duplicates].map((type) => ({
+        path: type,
+        message: 'task type is defined more than once',
+      })),
+    );
+  }
+  const location = resolveLocation(options);
+  const logger = options.logger ?? defaultLogger();
+  const sqs = options.sqs ?? new SQSClient({});
+  const dynamodb = options.dynamodb ?? new DynamoDBClient({});
+  const clock = options.clock ?? Date.now;
+  const workerId = options.workerId ?? defaultWorkerId();
+  const deps: ProcessorDeps = {
+    definitions,
+    store: new TaskStore({
+      tableName: location.tableName,
+      dynamodb,
+      clock,
+      logger,
+      ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
+    }),
+    visibility: new VisibilityController(sqs, logger, location.queueUrl),
+    logger,
+    workerId,
+    clock,
+    leaseGraceMs: options.leaseGraceMs ?? Defaults.LEASE_GRACE_MS,
+    maxResultBytes: options.maxResultBytes ?? Defaults.MAX_RESULT_BYTES,
+    groupConcurrency: options.groupConcurrency ?? 10,
+    random: Math.random,
+  };
+  const run = (records: readonly SQSRecord[], batch?: BatchOptions) =>
+    processBatch(records, deps, batch);
+  return {
+    workerId,
+    lambdaHandler: (event, context) =>
+      run(
+        event.Records,
+        context === undefined ? {} : { remainingTimeMs: () => context.getRemainingTimeInMillis() },
+      ),
+    processBatch: run,
+    poll: (poll) =>
+      pollQueue({
+        sqs,
+        queueUrl: poll.queueUrl ?? location.queueUrl,
+        handler: (event) => run(event.Records),
+        signal: poll.signal,
+        logger,
+        ...(poll.batchSize === undefined ? {} : { batchSize: poll.batchSize }),
+        ...(poll.waitTimeSeconds === undefined ? {} : { waitTimeSeconds: poll.waitTimeSeconds }),
+        ...(poll.concurrency === undefined ? {} : { concurrency: poll.concurrency }),
+        ...(poll.onBatch === undefined ? {} : { onBatch: poll.onBatch }),
+      }),
+  };
+}

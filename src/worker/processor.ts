@@ -1,0 +1,392 @@
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import pLimit from 'p-limit';
+import { AuditEvent } from '../constants.js';
+import {
+  LeaseLostError,
+  PermanentError,
+  TasklaneError,
+  TransitionRejectedError,
+  UnknownTaskTypeError,
+  ValidationError,
+} from '../errors.js';
+import { parseEnvelope } from '../message.js';
+import { logAudit } from '../observability/audit.js';
+import type { TaskLogger } from '../observability/logger.js';
+import type { TaskErrorInfo, TaskRecord } from '../store/record.js';
+import type { Lease, TaskStore } from '../store/task-store.js';
+import { retryDelayMs } from './backoff.js';
+import { decideClaim } from './claim-decision.js';
+import { fifoBatchFailures, groupMessages } from './fifo.js';
+import { runHandler } from './run-handler.js';
+import { type TaskDefinition, validatePayload } from './task-definition.js';
+import {
+  type VisibilityChange,
+  type VisibilityController,
+  visibilitySeconds,
+} from './visibility.js';
+
+/** What the processor needs; built once per worker by `createWorker`. */
+export interface ProcessorDeps {
+  readonly definitions: ReadonlyMap<string, TaskDefinition>;
+  readonly store: TaskStore;
+  readonly visibility: VisibilityController;
+  readonly logger: TaskLogger;
+  readonly workerId: string;
+  readonly clock: () => number;
+  readonly leaseGraceMs: number;
+  readonly maxResultBytes: number;
+  /** Message groups processed at once within one batch. */
+  readonly groupConcurrency: number;
+  readonly random: () => number;
+}
+
+/** Per-invocation limits, e.g. the Lambda's remaining time. */
+export interface BatchOptions {
+  /** Milliseconds left before the host kills the invocation; unbounded when absent. */
+  readonly remainingTimeMs?: () => number;
+}
+
+type Outcome =
+  | { readonly kind: 'ack' }
+  /** Report failed and make the message visible again after `delayMs`. */
+  | { readonly kind: 'retry'; readonly delayMs: number }
+  /** Report failed and leave the visibility timeout alone (an infrastructure error). */
+  | { readonly kind: 'fail' };
+
+const ACK: Outcome = { kind: 'ack' };
+const CLAIM_ROUNDS = 3;
+/** Time kept back from an invocation's deadline to record the outcome. */
+const INVOCATION_SAFETY_MS = 3_000;
+/** Below this much run time, a task is not started. */
+const MIN_RUN_MS = 1_000;
+
+/**
+ * The processing core shared by the Lambda handler and the poll loop: takes a batch of
+ * SQS records, runs each task at most once per claim, and returns the batch item failures.
+ * Message groups run concurrently; inside a group, messages run in order and the first
+ * failure holds back the rest (the FIFO rule).
+ */
+export async function processBatch(
+  records: readonly SQSRecord[],
+  deps: ProcessorDeps,
+  options: BatchOptions = {},
+): Promise<SQSBatchResponse> {
+  const messages = records.map((record) => ({
+    messageId: record.messageId,
+    groupId: record.attributes.MessageGroupId,
+    record,
+  }));
+  const failed = new Set<string>();
+  const changes: VisibilityChange[] = [];
+  const limit = pLimit(deps.groupConcurrency);
+  await Promise.all(
+    groupMessages(messages).map((group) =>
+      limit(async () => {
+        let holdMs: number | undefined | null = null;
+        for (const { record } of group) {
+          if (holdMs === null) {
+            const outcome = await processRecord(record, deps, options).catch((err: unknown) => {
+              deps.logger.error('message processing failed', {
+                messageId: record.messageId,
+                error: describeError(err),
+              });
+              return { kind: 'fail' } as Outcome;
+            });
+            if (outcome.kind === 'ack') continue;
+            holdMs = outcome.kind === 'retry' ? outcome.delayMs : undefined;
+          }
+          failed.add(record.messageId);
+          if (holdMs !== undefined) {
+            changes.push({
+              receiptHandle: record.receiptHandle,
+              eventSourceARN: record.eventSourceARN,
+              seconds: visibilitySeconds(holdMs),
+            });
+          }
+        }
+      }),
+    ),
+  );
+  await deps.visibility.applyAll(changes);
+  return {
+    batchItemFailures: fifoBatchFailures(messages, failed).map((itemIdentifier) => ({
+      itemIdentifier,
+    })),
+  };
+}
+
+async function processRecord(
+  message: SQSRecord,
+  deps: ProcessorDeps,
+  options: BatchOptions,
+): Promise<Outcome> {
+  const parsed = parseEnvelope(message.body);
+  if (!parsed.ok) return reject(deps, message, undefined, parsed.reason);
+  const { envelope } = parsed;
+
+  let seen = await deps.store.get(envelope.id);
+  for (let round = 0; round < CLAIM_ROUNDS; round++) {
+    if (seen === undefined) return reject(deps, message, envelope.id, 'no task record has this id');
+    if (seen.type !== envelope.type) {
+      return reject(
+        deps,
+        message,
+        envelope.id,
+        `message type '${envelope.type}' does not match the record's '${seen.type}'`,
+      );
+    }
+    const definition = deps.definitions.get(seen.type);
+    // The handler must stop before the host does, so its timeout is cut to the invocation's
+    // remaining time; with too little left, the message is handed back untouched.
+    const remaining = options.remainingTimeMs?.() ?? Number.POSITIVE_INFINITY;
+    const timeoutMs = Math.min(
+      definition?.timeoutMs ?? MIN_RUN_MS,
+      remaining - INVOCATION_SAFETY_MS,
+    );
+    if (timeoutMs < MIN_RUN_MS) return { kind: 'retry', delayMs: 0 };
+    const decision = decideClaim(seen, deps.clock());
+    try {
+      switch (decision.kind) {
+        case 'drop-duplicate':
+          audit(deps, seen, AuditEvent.DUPLICATE_DROPPED, `already ${seen.status}`);
+          return ACK;
+        case 'defer':
+          deps.logger.debug('message deferred', { taskId: seen.id, reason: decision.reason });
+          return { kind: 'retry', delayMs: decision.delayMs };
+        case 'expire':
+          await deps.store.kill(
+            leaseOf(seen, deps.workerId),
+            seen.type,
+            'lease expired on the final attempt',
+            {
+              leaseExpired: true,
+            },
+          );
+          return ACK;
+        case 'claim': {
+          const receiveCount = message.attributes.ApproximateReceiveCount;
+          const { record, lease } = await deps.store.claim(seen, {
+            workerId: deps.workerId,
+            leaseMs: timeoutMs + deps.leaseGraceMs,
+            detail: `message ${message.messageId}, receive ${receiveCount}`,
+          });
+          return await execute(record, lease, message, deps, timeoutMs);
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof TransitionRejectedError) || err instanceof LeaseLostError) throw err;
+      seen = err.current; // Lost a race: decide again from what DynamoDB saw.
+    }
+  }
+  // Still contended after several rounds: let the message come back later.
+  return { kind: 'retry', delayMs: 1000 };
+}
+
+async function execute(
+  record: TaskRecord,
+  lease: Lease,
+  message: SQSRecord,
+  deps: ProcessorDeps,
+  timeoutMs: number,
+): Promise<Outcome> {
+  const definition = deps.definitions.get(record.type);
+  if (definition === undefined) {
+    const error = new UnknownTaskTypeError(record.type, [...deps.definitions.keys()]);
+    return finish(deps, record, () =>
+      deps.store.kill(lease, record.type, error.message, { error: errorInfo(error) }),
+    );
+  }
+  let payload: unknown;
+  try {
+    payload = await validatePayload(definition, record.payload);
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    return finish(deps, record, () =>
+      deps.store.kill(lease, record.type, `invalid payload: ${err.message}`, {
+        error: errorInfo(err),
+      }),
+    );
+  }
+
+  const controller = new AbortController();
+  const logger = childLogger(deps.logger, {
+    taskId: record.id,
+    taskType: record.type,
+    attempt: lease.attempt,
+  });
+  const leaseMs = timeoutMs + deps.leaseGraceMs;
+  const outcome = await runHandler(
+    definition,
+    timeoutMs,
+    payload,
+    {
+      taskId: record.id,
+      attempt: lease.attempt,
+      maxAttempts: record.maxAttempts,
+      logger,
+      heartbeat: async () => {
+        try {
+          await deps.store.extendLease(lease, record.type, leaseMs);
+        } catch (err) {
+          if (err instanceof LeaseLostError) controller.abort(err);
+          throw err;
+        }
+        await deps.visibility.extend({
+          receiptHandle: message.receiptHandle,
+          eventSourceARN: message.eventSourceARN,
+          seconds: visibilitySeconds(leaseMs),
+        });
+      },
+    },
+    controller,
+  );
+
+  if (outcome.ok) {
+    const resultJson = serializeResult(outcome.value, deps.maxResultBytes, logger);
+    return finish(deps, record, () => deps.store.complete(lease, record.type, resultJson));
+  }
+  if (outcome.error instanceof LeaseLostError) {
+    audit(
+      deps,
+      record,
+      AuditEvent.STALE_DROPPED,
+      'lease lost during the run; result discarded',
+      lease.attempt,
+    );
+    return ACK;
+  }
+  const error = errorInfo(outcome.error);
+  const permanent = isPermanent(outcome.error);
+  if (permanent || lease.attempt >= record.maxAttempts) {
+    const reason = permanent
+      ? `permanent error: ${error.message}`
+      : `failed ${lease.attempt} of ${record.maxAttempts} attempts; last error: ${error.name}: ${error.message}`;
+    return finish(deps, record, () => deps.store.kill(lease, record.type, reason, { error }));
+  }
+  const delayMs = retryDelayMs(lease.attempt, definition.retry, deps.random);
+  const written = await fencedWrite(deps, record, () =>
+    deps.store.retry(lease, record.type, error, delayMs),
+  );
+  // After a lost lease the newer attempt owns the task, and this message is redundant.
+  return written ? { kind: 'retry', delayMs } : ACK;
+}
+
+/** A terminal write: either way the message is done with. */
+async function finish(
+  deps: ProcessorDeps,
+  record: TaskRecord,
+  write: () => Promise<TaskRecord>,
+): Promise<Outcome> {
+  await fencedWrite(deps, record, write);
+  return ACK;
+}
+
+/**
+ * Runs a fenced write. Returns false when the lease was lost: a newer attempt owns the task,
+ * so this worker's outcome is dropped and audited as stale.
+ */
+async function fencedWrite(
+  deps: ProcessorDeps,
+  record: TaskRecord,
+  write: () => Promise<TaskRecord>,
+): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (err) {
+    if (!(err instanceof LeaseLostError)) throw err;
+    audit(deps, err.current ?? record, AuditEvent.STALE_DROPPED, err.message, record.attempt);
+    return false;
+  }
+}
+
+function reject(
+  deps: ProcessorDeps,
+  message: SQSRecord,
+  taskId: string | undefined,
+  reason: string,
+): Outcome {
+  deps.logger.warn(`task.${AuditEvent.MESSAGE_REJECTED}`, {
+    audit: true,
+    event: AuditEvent.MESSAGE_REJECTED,
+    taskId,
+    messageId: message.messageId,
+    workerId: deps.workerId,
+    at: new Date(deps.clock()).toISOString(),
+    detail: reason,
+  });
+  return ACK;
+}
+
+function audit(
+  deps: ProcessorDeps,
+  record: TaskRecord,
+  event: AuditEvent,
+  detail: string,
+  attempt = record.attempt,
+): void {
+  logAudit(deps.logger, {
+    event,
+    taskId: record.id,
+    taskType: record.type,
+    attempt,
+    status: record.status,
+    workerId: deps.workerId,
+    at: deps.clock(),
+    detail,
+  });
+}
+
+function leaseOf(record: TaskRecord, workerId: string): Lease {
+  return {
+    taskId: record.id,
+    attempt: record.attempt,
+    leaseToken: record.leaseToken ?? '',
+    workerId,
+  };
+}
+
+function isPermanent(error: unknown): boolean {
+  // `code` as well as instanceof: a bundled handler may carry its own copy of the class.
+  return (
+    error instanceof PermanentError ||
+    (error instanceof TasklaneError && error.code === 'PERMANENT')
+  );
+}
+
+function errorInfo(error: unknown): TaskErrorInfo {
+  if (error instanceof Error) return { name: error.name, message: error.message.slice(0, 2000) };
+  return { name: 'NonError', message: String(error).slice(0, 2000) };
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+function serializeResult(value: unknown, maxBytes: number, logger: TaskLogger): string | undefined {
+  if (value === undefined) return undefined;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (err) {
+    logger.warn('result is not JSON-serializable and was not stored', {
+      error: describeError(err),
+    });
+    return undefined;
+  }
+  if (json !== undefined && Buffer.byteLength(json, 'utf8') > maxBytes) {
+    // The work is done; re-running it to shrink the result would duplicate its effects.
+    logger.warn('result exceeds the size limit and was not stored', { limitBytes: maxBytes });
+    return undefined;
+  }
+  return json;
+}
+
+function childLogger(logger: TaskLogger, fields: Record<string, unknown>): TaskLogger {
+  return {
+    debug: (m, a) => logger.debug(m, { ...fields, ...a }),
+    info: (m, a) => logger.info(m, { ...fields, ...a }),
+    warn: (m, a) => logger.warn(m, { ...fields, ...a }),
+    error: (m, a) => logger.error(m, { ...fields, ...a }),
+  };
+}

@@ -1,0 +1,224 @@
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import { Defaults } from '../constants.js';
+import type { TaskLogger } from '../observability/logger.js';
+
+/** A function that handles one SQS event, as a Lambda function would. */
+export type SqsEventHandler = (event: SQSEvent) => Promise<unknown>;
+
+/** Options of {@link pollQueue}. */
+export interface PollQueueOptions {
+  readonly sqs: SQSClient;
+  readonly queueUrl: string;
+  readonly handler: SqsEventHandler;
+  /** Stops polling; batches already received are finished first. */
+  readonly signal: AbortSignal;
+  readonly logger: TaskLogger;
+  /** Messages per receive, 1-10. @default 10 */
+  readonly batchSize?: number;
+  /** Long-poll wait, 0-20 seconds. @default 20 */
+  readonly waitTimeSeconds?: number;
+  /** Receive loops running at once (Lambda's concurrent pollers). @default 1 */
+  readonly concurrency?: number;
+  /** Called after each batch with what was deleted and what was left for a retry. */
+  readonly onBatch?: (summary: BatchSummary) => void;
+}
+
+/** What happened to one received batch. */
+export interface BatchSummary {
+  readonly received: number;
+  readonly deleted: number;
+  readonly failed: number;
+  /** Set when the whole batch failed: the handler threw or its response was malformed. */
+  readonly batchError?: string;
+}
+
+/** Result of {@link interpretBatchResponse}. */
+export type BatchVerdict =
+  | { readonly ok: true; readonly failedIds: ReadonlySet<string> }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * Reads a handler's response the way the Lambda SQS event source mapping does with
+ * ReportBatchItemFailures: an empty, null or undefined response, or an empty list, means
+ * every message succeeded; a list of `{ itemIdentifier }` naming messages of the batch
+ * fails those; anything else (a missing or empty identifier, an unknown message id, a
+ * wrong shape) fails the whole batch.
+ */
+export function interpretBatchResponse(
+  response: unknown,
+  batchIds: ReadonlySet<string>,
+): BatchVerdict {
+  if (response === undefined || response === null || response === '') {
+    return { ok: true, failedIds: new Set() };
+  }
+  if (typeof response !== 'object' || Array.isArray(response)) {
+    return { ok: false, reason: `response is not an object: ${JSON.stringify(response)}` };
+  }
+  const failures = (response as { batchItemFailures?: unknown }).batchItemFailures;
+  if (failures === undefined || failures === null) return { ok: true, failedIds: new Set() };
+  if (!Array.isArray(failures)) return { ok: false, reason: 'batchItemFailures is not an array' };
+  const failedIds = new Set<string>();
+  for (const failure of failures) {
+    const id = (failure as { itemIdentifier?: unknown } | null)?.itemIdentifier;
+    if (typeof id !== 'string' || id === '') {
+      return { ok: false, reason: `invalid itemIdentifier: ${JSON.stringify(failure)}` };
+    }
+    if (!batchIds.has(id))
+      return { ok: false, reason: `itemIdentifier '${id}' is not in the batch` };
+    failedIds.add(id);
+  }
+  return { ok: true, failedIds };
+}
+
+/** Builds the Lambda event record for a received message, with the attributes Lambda sets. */
+export function toSqsRecord(message: Message, queueArn: string, region: string): SQSRecord {
+  const a = message.Attributes ?? {};
+  const attributes: SQSRecord['attributes'] = {
+    ApproximateReceiveCount: a.ApproximateReceiveCount ?? '1',
+    SentTimestamp: a.SentTimestamp ?? '',
+    SenderId: a.SenderId ?? '',
+    ApproximateFirstReceiveTimestamp: a.ApproximateFirstReceiveTimestamp ?? '',
+    ...(a.SequenceNumber === undefined ? {} : { SequenceNumber: a.SequenceNumber }),
+    ...(a.MessageGroupId === undefined ? {} : { MessageGroupId: a.MessageGroupId }),
+    ...(a.MessageDeduplicationId === undefined
+      ? {}
+      : { MessageDeduplicationId: a.MessageDeduplicationId }),
+    ...(a.AWSTraceHeader === undefined ? {} : { AWSTraceHeader: a.AWSTraceHeader }),
+  };
+  const messageAttributes: SQSMessageAttributes = {};
+  for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
+    messageAttributes[name] = {
+      dataType: value.DataType ?? 'String',
+      stringListValues: [],
+      binaryListValues: [],
+      ...(value.StringValue === undefined ? {} : { stringValue: value.StringValue }),
+      ...(value.BinaryValue === undefined
+        ? {}
+        : { binaryValue: Buffer.from(value.BinaryValue).toString('base64') }),
+    };
+  }
+  return {
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes,
+    messageAttributes,
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: queueArn,
+    awsRegion: region,
+  };
+}
+
+/**
+ * Long-polls a queue and feeds each batch to a handler as an `SQSEvent`, then deletes the
+ * messages the handler did not report as failed. This is the engine of both the worker's
+ * `poll()` (ECS, a laptop) and the local stand-in for Lambda's event source mapping.
+ */
+export async function pollQueue(options: PollQueueOptions): Promise<void> {
+  const { sqs, queueUrl, signal, logger } = options;
+  const batchSize = options.batchSize ?? Defaults.SQS_BATCH_SIZE;
+  const waitTimeSeconds = options.waitTimeSeconds ?? 20;
+  const attrs = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  const queueArn = attrs.Attributes?.QueueArn ?? queueUrl;
+  const region = queueArn.split(':')[3] ?? (await sqs.config.region());
+
+  const loop = async (): Promise<void> => {
+    while (!signal.aborted) {
+      let messages: Message[];
+      try {
+        const out = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: batchSize,
+            WaitTimeSeconds: waitTimeSeconds,
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+          { abortSignal: signal },
+        );
+        messages = out.Messages ?? [];
+      } catch (err) {
+        if (signal.aborted) return;
+        logger.warn('receive failed; backing off', { queueUrl, error: (err as Error).message });
+        await sleep(1000, signal);
+        continue;
+      }
+      if (messages.length === 0) continue;
+      const summary = await handleBatch(messages, queueArn, region, options);
+      options.onBatch?.(summary);
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency ?? 1 }, loop));
+}
+
+async function handleBatch(
+  messages: Message[],
+  queueArn: string,
+  region: string,
+  options: PollQueueOptions,
+): Promise<BatchSummary> {
+  const records = messages.map((m) => toSqsRecord(m, queueArn, region));
+  let response: unknown;
+  try {
+    response = await options.handler({ Records: records });
+  } catch (err) {
+    // A failed invocation returns every message to the queue after its visibility timeout.
+    const batchError = `handler failed: ${(err as Error).message}`;
+    options.logger.warn('batch failed', { batchError });
+    return { received: records.length, deleted: 0, failed: records.length, batchError };
+  }
+  const verdict = interpretBatchResponse(response, new Set(records.map((r) => r.messageId)));
+  if (!verdict.ok) {
+    options.logger.warn('malformed batch response; the whole batch fails', {
+      reason: verdict.reason,
+    });
+    return {
+      received: records.length,
+      deleted: 0,
+      failed: records.length,
+      batchError: verdict.reason,
+    };
+  }
+  const done = records.filter((r) => !verdict.failedIds.has(r.messageId));
+  let deleted = 0;
+  for (let i = 0; i < done.length; i += Defaults.SQS_BATCH_SIZE) {
+    const chunk = done.slice(i, i + Defaults.SQS_BATCH_SIZE);
+    try {
+      const out = await options.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: options.queueUrl,
+          Entries: chunk.map((r, n) => ({ Id: String(n), ReceiptHandle: r.receiptHandle })),
+        }),
+      );
+      deleted += out.Successful?.length ?? 0;
+    } catch (err) {
+      // Undeleted messages come back and are acknowledged as duplicates by the worker.
+      options.logger.warn('delete failed', { error: (err as Error).message });
+    }
+  }
+  return { received: records.length, deleted, failed: verdict.failedIds.size };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}

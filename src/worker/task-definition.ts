@@ -1,0 +1,157 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { Defaults } from '../constants.js';
+import { ValidationError, type ValidationIssue } from '../errors.js';
+import type { TaskLogger } from '../observability/logger.js';
+
+/** Retry policy of a task type. Delays grow exponentially with full jitter, capped. */
+export interface RetryPolicy {
+  /** Attempts in all, the first included; 1 means no retry. @default 3 */
+  readonly maxAttempts?: number;
+  /** Cap of the first retry's jittered delay, in ms; doubles per attempt. @default 1000 */
+  readonly baseDelayMs?: number;
+  /** Cap of any retry delay, in ms (at most 12 hours, SQS's visibility ceiling). @default 300000 */
+  readonly maxDelayMs?: number;
+}
+
+/** What a handler receives besides its payload. */
+export interface TaskContext {
+  /** The task's id: the caller's idempotency key, or a generated ULID. */
+  readonly taskId: string;
+  /** This attempt's number, starting at 1. */
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  /** Aborted when the task's timeout elapses or its lease is lost; stop work when it fires. */
+  readonly signal: AbortSignal;
+  /** Logger with the task's id, type and attempt attached. */
+  readonly logger: TaskLogger;
+  /**
+   * Extends the lease and the message's visibility for another timeout period. Long tasks
+   * call it periodically. Rejects with LeaseLostError (and aborts `signal`) if the lease
+   * was lost.
+   */
+  heartbeat(): Promise<void>;
+}
+
+/** A task handler: receives the validated payload, returns a JSON-serializable result. */
+export type TaskHandler<Payload, Result> = (
+  payload: Payload,
+  context: TaskContext,
+) => Promise<Result> | Result;
+
+/** Options of {@link defineTask}. */
+export interface TaskDefinitionOptions<Schema extends StandardSchemaV1, Result> {
+  /** Any Standard Schema (zod, valibot, arktype, …); validated at enqueue and in the worker. */
+  readonly schema: Schema;
+  readonly handler: TaskHandler<StandardSchemaV1.InferOutput<Schema>, Result>;
+  readonly retry?: RetryPolicy;
+  /** Handler timeout in milliseconds; the signal aborts when it elapses. @default 30000 */
+  readonly timeout?: number;
+}
+
+/** A registered task type: its name, schema, handler and resolved policies. */
+export interface TaskDefinition<
+  Schema extends StandardSchemaV1 = StandardSchemaV1,
+  Result = unknown,
+> {
+  readonly type: string;
+  readonly schema: Schema;
+  // Method syntax on purpose: it lets a definition of a specific payload type be used where
+  // any definition is expected (a worker's task list), which a function property forbids.
+  handler(
+    payload: StandardSchemaV1.InferOutput<Schema>,
+    context: TaskContext,
+  ): Promise<Result> | Result;
+  readonly retry: Required<RetryPolicy>;
+  readonly timeoutMs: number;
+}
+
+/** The payload type a definition accepts at enqueue. */
+export type PayloadOf<D> =
+  D extends TaskDefinition<infer S> ? StandardSchemaV1.InferInput<S> : never;
+
+const TYPE_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+const MAX_TIMEOUT_MS = Defaults.MAX_VISIBILITY_TIMEOUT_SECONDS * 1000;
+
+function checkInteger(
+  issues: ValidationIssue[],
+  path: string,
+  value: number,
+  min: number,
+  max: number,
+): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    issues.push({
+      path,
+      message: `expected an integer from ${min} to ${max}, received ${String(value)}`,
+    });
+  }
+}
+
+/**
+ * Declares a task type. The definition is shared by producers (to validate and type the
+ * payload at enqueue) and workers (to validate again and run the handler).
+ *
+ * @throws ValidationError listing every invalid option.
+ */
+export function defineTask<Schema extends StandardSchemaV1, Result = unknown>(
+  type: string,
+  options: TaskDefinitionOptions<Schema, Result>,
+): TaskDefinition<Schema, Result> {
+  const retry: Required<RetryPolicy> = {
+    maxAttempts: options.retry?.maxAttempts ?? Defaults.MAX_ATTEMPTS,
+    baseDelayMs: options.retry?.baseDelayMs ?? Defaults.RETRY_BASE_DELAY_MS,
+    maxDelayMs: options.retry?.maxDelayMs ?? Defaults.RETRY_MAX_DELAY_MS,
+  };
+  const timeoutMs = options.timeout ?? Defaults.TASK_TIMEOUT_MS;
+  const issues: ValidationIssue[] = [];
+  if (typeof type !== 'string' || !TYPE_PATTERN.test(type)) {
+    issues.push({
+      path: 'type',
+      message: `expected 1-128 characters of A-Z a-z 0-9 . _ : -, received ${JSON.stringify(type)}`,
+    });
+  }
+  if (typeof options.schema?.['~standard']?.validate !== 'function') {
+    issues.push({
+      path: 'schema',
+      message: 'expected a Standard Schema (for example a zod schema)',
+    });
+  }
+  if (typeof options.handler !== 'function') {
+    issues.push({
+      path: 'handler',
+      message: `expected a function, received ${typeof options.handler}`,
+    });
+  }
+  checkInteger(issues, 'retry.maxAttempts', retry.maxAttempts, 1, 1000);
+  checkInteger(issues, 'retry.baseDelayMs', retry.baseDelayMs, 0, MAX_TIMEOUT_MS);
+  checkInteger(issues, 'retry.maxDelayMs', retry.maxDelayMs, 0, MAX_TIMEOUT_MS);
+  checkInteger(issues, 'timeout', timeoutMs, 1, MAX_TIMEOUT_MS);
+  if (issues.length > 0) throw new ValidationError(`definition of task type '${type}'`, issues);
+  return { type, schema: options.schema, handler: options.handler, retry, timeoutMs };
+}
+
+function issuePath(issue: StandardSchemaV1.Issue): string {
+  return (issue.path ?? [])
+    .map((segment) => String(typeof segment === 'object' ? segment.key : segment))
+    .join('.');
+}
+
+/**
+ * Validates a payload against a task's schema.
+ *
+ * @returns the schema's output (after any transforms).
+ * @throws ValidationError listing every issue the schema reported.
+ */
+export async function validatePayload<S extends StandardSchemaV1>(
+  definition: TaskDefinition<S, unknown>,
+  payload: unknown,
+): Promise<StandardSchemaV1.InferOutput<S>> {
+  const result = await definition.schema['~standard'].validate(payload);
+  if (result.issues !== undefined) {
+    throw new ValidationError(
+      `payload for task type '${definition.type}'`,
+      result.issues.map((issue) => ({ path: issuePath(issue), message: issue.message })),
+    );
+  }
+  return result.value as StandardSchemaV1.InferOutput<S>;
+}

@@ -1,0 +1,105 @@
+import {
+  ChangeMessageVisibilityBatchCommand,
+  ChangeMessageVisibilityCommand,
+  GetQueueUrlCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { Defaults } from '../constants.js';
+import type { TaskLogger } from '../observability/logger.js';
+
+/** A message whose visibility should change, and to how many seconds from now. */
+export interface VisibilityChange {
+  readonly receiptHandle: string;
+  readonly eventSourceARN: string;
+  readonly seconds: number;
+}
+
+/** Clamps a delay in ms to a valid SQS visibility timeout in whole seconds. */
+export function visibilitySeconds(delayMs: number): number {
+  const seconds = Math.ceil(Math.max(0, delayMs) / 1000);
+  return Math.min(seconds, Defaults.MAX_VISIBILITY_TIMEOUT_SECONDS);
+}
+
+/**
+ * Changes message visibility for the worker. A Lambda event carries the queue's ARN, not
+ * its URL; the URL is looked up once per ARN (or taken from configuration) and cached.
+ */
+export class VisibilityController {
+  private readonly urls = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly logger: TaskLogger,
+    queueUrl?: string,
+    queueArn?: string,
+  ) {
+    if (queueUrl !== undefined && queueArn !== undefined) {
+      this.urls.set(queueArn, Promise.resolve(queueUrl));
+    }
+  }
+
+  /** The queue URL for an SQS ARN (`arn:aws:sqs:region:account:name`). */
+  queueUrl(arn: string): Promise<string> {
+    let url = this.urls.get(arn);
+    if (url === undefined) {
+      const [, , , , account, name] = arn.split(':');
+      url = this.sqs
+        .send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account }))
+        .then((out) => out.QueueUrl ?? '');
+      url.catch(() => this.urls.delete(arn));
+      this.urls.set(arn, url);
+    }
+    return url;
+  }
+
+  /** Changes one message's visibility now (used by heartbeats). */
+  async extend(change: VisibilityChange): Promise<void> {
+    await this.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: await this.queueUrl(change.eventSourceARN),
+        ReceiptHandle: change.receiptHandle,
+        VisibilityTimeout: change.seconds,
+      }),
+    );
+  }
+
+  /**
+   * Applies changes in batches of 10 per queue. Best effort: a failure is logged, and the
+   * message simply reappears after the queue's default visibility timeout instead.
+   */
+  async applyAll(changes: readonly VisibilityChange[]): Promise<void> {
+    const byArn = new Map<string, VisibilityChange[]>();
+    for (const change of changes) {
+      const list = byArn.get(change.eventSourceARN) ?? [];
+      list.push(change);
+      byArn.set(change.eventSourceARN, list);
+    }
+    for (const [arn, list] of byArn) {
+      try {
+        const queueUrl = await this.queueUrl(arn);
+        for (let i = 0; i < list.length; i += Defaults.SQS_BATCH_SIZE) {
+          const chunk = list.slice(i, i + Defaults.SQS_BATCH_SIZE);
+          const out = await this.sqs.send(
+            new ChangeMessageVisibilityBatchCommand({
+              QueueUrl: queueUrl,
+              Entries: chunk.map((c, n) => ({
+                Id: String(n),
+                ReceiptHandle: c.receiptHandle,
+                VisibilityTimeout: c.seconds,
+              })),
+            }),
+          );
+          for (const failure of out.Failed ?? []) {
+            this.logger.warn('visibility change failed', {
+              queueUrl,
+              code: failure.Code,
+              message: failure.Message,
+            });
+          }
+        }
+      } catch (err) {
+        this.logger.warn('visibility change failed', { arn, error: (err as Error).message });
+      }
+    }
+  }
+}

@@ -1,0 +1,22 @@
+/** AWS client helpers for integration tests. */
+import { randomBytes } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+
+/**
+ * SDK clients for the emulator. The endpoint and credentials come from the environment
+ * (AWS_ENDPOINT_URL etc., set by the integration setup), so only the region is pinned here.
+ */
+export function testClients(): { sqs: SQSClient; dynamodb: DynamoDBClient } {
+  const region = 'us-east-1';
+  return { sqs: new SQSClient({ region }), dynamodb: new DynamoDBClient({ region }) };
+}
+
+/**
+ * `prefix` plus a short random suffix, e.g. `jobs-3f9a1c2b`. Keeps tests independent on
+ * emulators that cannot be reset. Output uses only [a-z0-9-], valid for SQS and DynamoDB names.
+ */
+export function uniqueName(prefix: string): string {
+  const safePrefix = prefix.toLowerCase().replace(/[^a-z0-9-]/g, '-');
+  return `${safePrefix}-${randomBytes(4).toString('hex')}`;
+}

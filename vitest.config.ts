@@ -1,0 +1,43 @@
+/**
+ * Three projects, all run by `vitest run`:
+ * - unit: pure, no network, files in parallel.
+ * - integration: one shared moto emulator (globalSetup) whose state each file resets, so files
+ *   must run one at a time.
+ * - infra: infrastructure tests that need no emulator.
+ */
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/helpers/global-setup.ts'],
+          setupFiles: ['test/helpers/setup-integration.ts'],
+          // Files share one emulator and reset it in beforeAll; running two at once would wipe
+          // each other's resources. This forces maxWorkers to 1 for this project only.
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'infra',
+          include: ['test/infra/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+    ],
+  },
+});
