@@ -57,7 +57,7 @@ const ACK: Outcome = { kind: 'ack' };
 const CLAIM_ROUNDS = 3;
 /** Time kept back from an invocation's deadline to record the outcome. */
 const INVOCATION_SAFETY_MS = 3_000;
-/** Below this much run time, a task is not started. */
+/** With less budget than this (or than the task's own timeout), a task is not started. */
 const MIN_RUN_MS = 1_000;
 
 /**
@@ -138,12 +138,10 @@ async function processRecord(
     const definition = deps.definitions.get(seen.type);
     // The handler must stop before the host does, so its timeout is cut to the invocation's
     // remaining time; with too little left, the message is handed back untouched.
-    const remaining = options.remainingTimeMs?.() ?? Number.POSITIVE_INFINITY;
-    const timeoutMs = Math.min(
-      definition?.timeoutMs ?? MIN_RUN_MS,
-      remaining - INVOCATION_SAFETY_MS,
-    );
-    if (timeoutMs < MIN_RUN_MS) return { kind: 'retry', delayMs: 0 };
+    const budget = (options.remainingTimeMs?.() ?? Number.POSITIVE_INFINITY) - INVOCATION_SAFETY_MS;
+    const taskTimeoutMs = definition?.timeoutMs ?? MIN_RUN_MS;
+    if (budget < Math.min(taskTimeoutMs, MIN_RUN_MS)) return { kind: 'retry', delayMs: 0 };
+    const timeoutMs = Math.min(taskTimeoutMs, budget);
     const decision = decideClaim(seen, deps.clock());
     try {
       switch (decision.kind) {

@@ -17,7 +17,10 @@ export interface PollQueueOptions {
   readonly sqs: SQSClient;
   readonly queueUrl: string;
   readonly handler: SqsEventHandler;
-  /** Stops polling; batches already received are finished first. */
+  /**
+   * Stops polling. The receive in progress is allowed to finish (at most `waitTimeSeconds`)
+   * and its messages are processed, so shutdown never strands messages in flight.
+   */
   readonly signal: AbortSignal;
   readonly logger: TaskLogger;
   /** Messages per receive, 1-10. @default 10 */
@@ -132,33 +135,53 @@ export async function pollQueue(options: PollQueueOptions): Promise<void> {
   const queueArn = attrs.Attributes?.QueueArn ?? queueUrl;
   const region = queueArn.split(':')[3] ?? (await sqs.config.region());
 
-  const loop = async (): Promise<void> => {
-    while (!signal.aborted) {
-      let messages: Message[];
-      try {
-        const out = await sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: queueUrl,
-            MaxNumberOfMessages: batchSize,
-            WaitTimeSeconds: waitTimeSeconds,
-            MessageSystemAttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
-          { abortSignal: signal },
-        );
-        messages = out.Messages ?? [];
-      } catch (err) {
-        if (signal.aborted) return;
-        logger.warn('receive failed; backing off', { queueUrl, error: (err as Error).message });
-        await sleep(1000, signal);
-        continue;
-      }
-      if (messages.length === 0) continue;
-      const summary = await handleBatch(messages, queueArn, region, options);
-      options.onBatch?.(summary);
+  const concurrency = options.concurrency ?? 1;
+  const inFlight = new Set<Promise<void>>();
+  let idleMs = 0;
+  // One receive at a time, dispatching batches to up to `concurrency` handler invocations.
+  // While batches are in flight, the queue is short-polled with a growing pause: their
+  // deletes will unlock FIFO groups soon, and a long poll would sleep through that (moto,
+  // unlike SQS, does not end a long poll early when a group unlocks). When nothing is in
+  // flight and the queue is empty, it long-polls, which costs nothing while idle.
+  while (!signal.aborted) {
+    if (inFlight.size >= concurrency) {
+      await Promise.race(inFlight);
+      continue;
     }
-  };
-  await Promise.all(Array.from({ length: options.concurrency ?? 1 }, loop));
+    const longPoll = inFlight.size === 0 && idleMs > 0;
+    let messages: Message[];
+    try {
+      const out = await sqs.send(
+        // No abort signal on purpose: an aborted long poll still takes messages on the
+        // server side, and they would stay invisible until their visibility timeout.
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: batchSize,
+          WaitTimeSeconds: longPoll ? waitTimeSeconds : 0,
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+        }),
+      );
+      messages = out.Messages ?? [];
+    } catch (err) {
+      if (signal.aborted) break;
+      logger.warn('receive failed; backing off', { queueUrl, error: (err as Error).message });
+      await sleep(1000, signal);
+      continue;
+    }
+    if (messages.length === 0) {
+      idleMs = Math.min(Math.max(idleMs * 2, 10), 500);
+      if (!longPoll) await sleep(idleMs, signal);
+      continue;
+    }
+    idleMs = 0;
+    const batch = handleBatch(messages, queueArn, region, options).then((summary) => {
+      options.onBatch?.(summary);
+    });
+    const tracked = batch.finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+  }
+  await Promise.all(inFlight);
 }
 
 async function handleBatch(

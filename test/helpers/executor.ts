@@ -1,0 +1,98 @@
+/** Builds a real executor (queues + table) in the emulator for integration tests. */
+import {
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+} from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
+import { TaskClient, type TaskClientOptions } from '../../src/client/task-client.js';
+import { type ProvisionedExecutor, provision } from '../../src/local/provision.js';
+import type { LogAttributes, TaskLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { executorSettings } from '../../src/resources.js';
+import { createWorker, type Worker, type WorkerOptions } from '../../src/worker/create-worker.js';
+import { toSqsRecord } from '../../src/worker/sqs-poller.js';
+import type { TaskDefinition } from '../../src/worker/task-definition.js';
+import { testClients, uniqueName } from './aws.js';
+
+/** A provisioned executor plus factories for clients and workers bound to it. */
+export interface TestExecutor extends ProvisionedExecutor {
+  readonly clients: ReturnType<typeof testClients>;
+  readonly queueArn: string;
+  client(options?: Partial<TaskClientOptions>): TaskClient;
+  worker(tasks: readonly TaskDefinition[], options?: Partial<WorkerOptions>): Worker;
+  /** Receives up to 10 messages (with all attributes) as Lambda event records. */
+  receive(options?: { waitTimeSeconds?: number; visibilityTimeout?: number }): Promise<SQSRecord[]>;
+}
+
+/** Provisions a fresh executor with a unique name. */
+export async function setupExecutor(
+  props: { workerTimeoutSeconds?: number } = {},
+): Promise<TestExecutor> {
+  const clients = testClients();
+  const settings = executorSettings({
+    name: uniqueName('tl'),
+    workerTimeoutSeconds: props.workerTimeoutSeconds ?? 10,
+  });
+  const location = await provision(settings, clients);
+  const attrs = await clients.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: location.queueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  const queueArn = attrs.Attributes?.QueueArn ?? '';
+  const base = {
+    tableName: location.tableName,
+    queueUrl: location.queueUrl,
+    ...clients,
+    logger: silentLogger,
+  };
+  return {
+    ...location,
+    queueArn,
+    clients,
+    client: (options = {}) => new TaskClient({ ...base, ...options }),
+    worker: (tasks, options = {}) =>
+      createWorker(tasks, { ...base, leaseGraceMs: 1000, ...options }),
+    receive: async (options = {}) => {
+      const out = await clients.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: location.queueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: options.waitTimeSeconds ?? 1,
+          ...(options.visibilityTimeout === undefined
+            ? {}
+            : { VisibilityTimeout: options.visibilityTimeout }),
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+        }),
+      );
+      return (out.Messages ?? []).map((m: Message) => toSqsRecord(m, queueArn, 'us-east-1'));
+    },
+  };
+}
+
+/** A logger that keeps every line, for asserting on audit events. */
+export function recordingLogger(): TaskLogger & {
+  lines: { level: string; message: string; attributes: LogAttributes }[];
+} {
+  const lines: { level: string; message: string; attributes: LogAttributes }[] = [];
+  const at =
+    (level: string) =>
+    (message: string, attributes: LogAttributes = {}) => {
+      lines.push({ level, message, attributes });
+    };
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/** Resolves when `check` returns true, polling every 50 ms; rejects after `timeoutMs`. */
+export async function eventually(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export { silentLogger };
