@@ -65,7 +65,9 @@ export const Defaults = {
   /** Largest accepted payload, as UTF-8 JSON (DESIGN §6: keep well under SQS's 1 MiB). */
   MAX_PAYLOAD_BYTES: 256 * 1024,
   /** Largest handler result stored on the record; larger results are not stored. */
-  MAX_RESULT_BYTES: 64 * 1024,
+  MAX_RESULT_BYTES: 32 * 1024,
+  /** Ceiling of `retry.maxAttempts`; with it the task's item stays under 400 KB. */
+  MAX_ATTEMPTS_LIMIT: 100,
   /** Attempts per task, the first run included. */
   MAX_ATTEMPTS: 3,
   /** Backoff base: the cap of the first retry's jittered delay. */

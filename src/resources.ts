@@ -70,6 +70,16 @@ export function executorSettings(props: ExecutorSettingsProps = {}): ExecutorSet
     });
   }
   if (
+    !Number.isInteger(maxAttempts) ||
+    maxAttempts < 1 ||
+    maxAttempts > Defaults.MAX_ATTEMPTS_LIMIT
+  ) {
+    issues.push({
+      path: 'maxAttempts',
+      message: `expected an integer from 1 to ${Defaults.MAX_ATTEMPTS_LIMIT}, received ${maxAttempts}`,
+    });
+  }
+  if (
     !Number.isInteger(maxReceiveCount) ||
     maxReceiveCount <= maxAttempts ||
     maxReceiveCount > 1000

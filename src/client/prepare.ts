@@ -26,9 +26,10 @@ const nextUlid = monotonicFactory();
 
 function checkKey(issues: ValidationIssue[], path: string, value: unknown): void {
   if (value !== undefined && (typeof value !== 'string' || !KEY_PATTERN.test(value))) {
+    const received = typeof value === 'string' ? JSON.stringify(value.slice(0, 80)) : typeof value;
     issues.push({
       path,
-      message: `expected 1-128 printable ASCII characters without spaces, received ${JSON.stringify(value)?.slice(0, 80)}`,
+      message: `expected 1-128 printable ASCII characters without spaces, received ${received}`,
     });
   }
 }
@@ -48,22 +49,26 @@ export async function prepareTask(
   const issues: ValidationIssue[] = [];
   checkKey(issues, 'options.id', options.id);
   checkKey(issues, 'options.orderingKey', options.orderingKey);
-  const result = await task.schema['~standard'].validate(payload);
-  for (const issue of result.issues ?? []) {
-    const path = (issue.path ?? []).map((s) => String(typeof s === 'object' ? s.key : s)).join('.');
-    issues.push({ path: path === '' ? 'payload' : `payload.${path}`, message: issue.message });
-  }
+  // The payload travels as JSON, so the schema judges what the worker will see: the value
+  // after a JSON round trip (a Date becomes a string, undefined fields vanish).
   let payloadJson: string | undefined;
-  if (result.issues === undefined) {
-    try {
-      payloadJson = canonicalJson(payload);
-      if (payloadJson === undefined)
-        issues.push({ path: 'payload', message: 'expected a JSON-serializable value' });
-    } catch (err) {
-      issues.push({
-        path: 'payload',
-        message: `is not JSON-serializable: ${(err as Error).message}`,
-      });
+  try {
+    payloadJson = canonicalJson(payload);
+    if (payloadJson === undefined)
+      issues.push({ path: 'payload', message: 'expected a JSON-serializable value' });
+  } catch (err) {
+    issues.push({
+      path: 'payload',
+      message: `is not JSON-serializable: ${(err as Error).message}`,
+    });
+  }
+  if (payloadJson !== undefined) {
+    const result = await task.schema['~standard'].validate(JSON.parse(payloadJson));
+    for (const issue of result.issues ?? []) {
+      const path = (issue.path ?? [])
+        .map((s) => String(typeof s === 'object' ? s.key : s))
+        .join('.');
+      issues.push({ path: path === '' ? 'payload' : `payload.${path}`, message: issue.message });
     }
   }
   if (issues.length > 0 || payloadJson === undefined) {

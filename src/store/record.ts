@@ -56,8 +56,15 @@ export interface TaskRecord {
 /** The raw DynamoDB item, as the document client returns it. */
 export type TaskItem = Record<string, unknown>;
 
-/** Serializes a value to JSON with object keys sorted, so equal values hash equally. */
+/**
+ * Serializes a value to JSON with object keys sorted, so equal values hash equally.
+ *
+ * @throws TypeError for a cyclic value or a BigInt, as JSON.stringify does.
+ */
 export function canonicalJson(value: unknown): string {
+  // A plain pass first: the sorting replacer returns fresh objects, which hides cycles
+  // from JSON.stringify's own detection and turns them into a stack overflow.
+  JSON.stringify(value);
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
       const sorted: Record<string, unknown> = {};

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../constants.js';
-import { LeaseLostError, TransitionRejectedError } from '../errors.js';
+import { LeaseLostError, TransitionRejectedError, ValidationError } from '../errors.js';
 import { logAudit } from '../observability/audit.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import {
@@ -85,6 +85,17 @@ interface TransitionSpec {
 }
 
 const RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * The item must stay under DynamoDB's 400 KB through every attempt: payload (256 KB) +
+ * result (32 KB) + history. Each history entry is kept small by bounding its detail, and
+ * attempts are capped at 100, so the history stays under about 60 KB.
+ */
+const MAX_DETAIL_CHARS = 240;
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
 
 /**
  * The DynamoDB task store. Each lifecycle transition is one method and one conditional
@@ -216,7 +227,7 @@ export class TaskStore {
       ':seenAttempt': seen.attempt,
     };
     if (seen.status === TaskStatus.RUNNING) {
-      condition += ' AND #leaseToken = :seenToken AND #leaseExpiresAt < :now';
+      condition += ' AND #leaseToken = :seenToken AND #leaseExpiresAt <= :now';
       values[':seenToken'] = seen.leaseToken;
       values[':now'] = now;
     } else if (seen.status === TaskStatus.SCHEDULED) {
@@ -309,13 +320,13 @@ export class TaskStore {
     return this.transition({
       ...fence,
       condition: options.leaseExpired
-        ? `${fence.condition} AND #leaseExpiresAt < :now`
+        ? `${fence.condition} AND #leaseExpiresAt <= :now`
         : fence.condition,
       values: options.leaseExpired ? { ...fence.values, ':now': now } : fence.values,
       event: AuditEvent.DEAD,
       to: TaskStatus.DEAD,
       detail: reason,
-      set: { deadReason: reason, lastError: options.error, finishedAt: now },
+      set: { deadReason: truncate(reason, 1000), lastError: options.error, finishedAt: now },
       remove: ['leaseToken', 'leaseExpiresAt'],
       statusAt: now,
     });
@@ -360,7 +371,12 @@ export class TaskStore {
     options: { limit?: number; cursor?: string; before?: number } = {},
   ): Promise<TaskPage> {
     const limit = options.limit ?? 100;
-    let { shard, startKey } = decodeCursor(options.cursor);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      throw new ValidationError('list options', [
+        { path: 'limit', message: `expected an integer from 1 to 1000, received ${limit}` },
+      ]);
+    }
+    let { shard, startKey } = decodeCursor(options.cursor, this.statusShards);
     const items: TaskRecord[] = [];
     while (shard < this.statusShards && items.length < limit) {
       const out = await this.doc.send(
@@ -419,7 +435,7 @@ export class TaskStore {
       attempt: spec.attempt,
       status: spec.to,
       ...(spec.workerId === undefined ? {} : { workerId: spec.workerId }),
-      ...(spec.detail === undefined ? {} : { detail: spec.detail }),
+      ...(spec.detail === undefined ? {} : { detail: truncate(spec.detail, MAX_DETAIL_CHARS) }),
     };
     const names: Record<string, string> = {
       '#pk': TableSchema.PARTITION_KEY,
@@ -505,14 +521,30 @@ function encodeCursor(shard: number, startKey: Record<string, unknown> | undefin
   return Buffer.from(JSON.stringify({ shard, startKey })).toString('base64url');
 }
 
-function decodeCursor(cursor: string | undefined): {
-  shard: number;
-  startKey: Record<string, unknown> | undefined;
-} {
+/** @throws ValidationError when the cursor was not produced by {@link TaskStore.list}. */
+function decodeCursor(
+  cursor: string | undefined,
+  shards: number,
+): { shard: number; startKey: Record<string, unknown> | undefined } {
   if (cursor === undefined) return { shard: 0, startKey: undefined };
-  const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
-    shard: number;
-    startKey?: Record<string, unknown>;
-  };
-  return { shard: parsed.shard, startKey: parsed.startKey };
+  let parsed: { shard?: unknown; startKey?: unknown } | null = null;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    // Reported below.
+  }
+  const shard = parsed?.shard;
+  const startKey = parsed?.startKey;
+  if (
+    typeof shard !== 'number' ||
+    !Number.isInteger(shard) ||
+    shard < 0 ||
+    shard >= shards ||
+    (startKey !== undefined && (typeof startKey !== 'object' || startKey === null))
+  ) {
+    throw new ValidationError('list options', [
+      { path: 'cursor', message: 'expected a cursor returned by a previous list call' },
+    ]);
+  }
+  return { shard, startKey: startKey as Record<string, unknown> | undefined };
 }

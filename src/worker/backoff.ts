@@ -12,8 +12,9 @@ export function retryDelayMs(
   policy: Required<RetryPolicy>,
   random: () => number = Math.random,
 ): number {
-  const exponent = Math.max(0, attempt - 1);
-  // 2^exponent overflows to Infinity long after the cap applies, so Math.min stays finite.
+  // The exponent is bounded so the product stays finite (0 × 2^1024 would be NaN); the cap
+  // applies long before 2^60.
+  const exponent = Math.min(Math.max(0, attempt - 1), 60);
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** exponent);
   return Math.floor(random() * ceiling);
 }

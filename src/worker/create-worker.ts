@@ -25,7 +25,7 @@ export interface WorkerOptions extends ExecutorLocation {
   readonly leaseGraceMs?: number;
   /** Message groups processed at once within a batch. @default 10 */
   readonly groupConcurrency?: number;
-  /** Largest result stored on the record, in bytes. @default 65536 */
+  /** Largest result stored on the record, in bytes. @default 32768 */
   readonly maxResultBytes?: number;
   /** Must match the producers' setting. @default 8 */
   readonly statusShards?: number;

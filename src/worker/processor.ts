@@ -353,8 +353,9 @@ function isPermanent(error: unknown): boolean {
 }
 
 function errorInfo(error: unknown): TaskErrorInfo {
-  if (error instanceof Error) return { name: error.name, message: error.message.slice(0, 2000) };
-  return { name: 'NonError', message: String(error).slice(0, 2000) };
+  if (error instanceof Error)
+    return { name: error.name.slice(0, 100), message: error.message.slice(0, 1000) };
+  return { name: 'NonError', message: String(error).slice(0, 1000) };
 }
 
 function describeError(error: unknown): string {

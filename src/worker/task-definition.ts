@@ -122,7 +122,7 @@ export function defineTask<Schema extends StandardSchemaV1, Result = unknown>(
       message: `expected a function, received ${typeof options.handler}`,
     });
   }
-  checkInteger(issues, 'retry.maxAttempts', retry.maxAttempts, 1, 1000);
+  checkInteger(issues, 'retry.maxAttempts', retry.maxAttempts, 1, Defaults.MAX_ATTEMPTS_LIMIT);
   checkInteger(issues, 'retry.baseDelayMs', retry.baseDelayMs, 0, MAX_TIMEOUT_MS);
   checkInteger(issues, 'retry.maxDelayMs', retry.maxDelayMs, 0, MAX_TIMEOUT_MS);
   checkInteger(issues, 'timeout', timeoutMs, 1, MAX_TIMEOUT_MS);
