@@ -1,0 +1,35 @@
+/** A TaskRecord builder for unit tests that need a record without a store. */
+import { TaskStatus } from '../../src/constants.js';
+import type { TaskRecord } from '../../src/store/record.js';
+
+/** Epoch milliseconds that fixtures treat as "now". */
+export const FIXTURE_NOW = 1_700_000_000_000;
+
+/** A QUEUED task at attempt 0 of 3, created a minute before {@link FIXTURE_NOW}. */
+export function taskRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
+  return {
+    id: 'task-1',
+    type: 'email.send',
+    status: TaskStatus.QUEUED,
+    payload: {},
+    payloadHash: 'hash',
+    attempt: 0,
+    maxAttempts: 3,
+    orderingKey: undefined,
+    messageGroupId: 'task-1',
+    generation: 1,
+    timeoutMs: 30_000,
+    createdAt: FIXTURE_NOW - 60_000,
+    updatedAt: FIXTURE_NOW - 60_000,
+    runAt: undefined,
+    leaseToken: undefined,
+    leaseExpiresAt: undefined,
+    workerId: undefined,
+    result: undefined,
+    lastError: undefined,
+    deadReason: undefined,
+    finishedAt: undefined,
+    history: [],
+    ...overrides,
+  };
+}

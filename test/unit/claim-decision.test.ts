@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { TaskStatus } from '../../src/constants.js';
+import { type ClaimDecision, decideClaim } from '../../src/worker/claim-decision.js';
+import { FIXTURE_NOW, taskRecord as record } from '../helpers/task-record.js';
+
+const NOW = FIXTURE_NOW;
+const LEASE_LEFT_MS = 5_000;
+const DUE_IN_MS = 7_000;
+const MAX_ATTEMPTS = 3;
+
+interface Row {
+  readonly status: TaskStatus;
+  readonly lease: 'live' | 'expired';
+  readonly attempts: 'left' | 'exhausted';
+  readonly schedule: 'due' | 'not due';
+  readonly expected: ClaimDecision;
+}
+
+const claim: ClaimDecision = { kind: 'claim' };
+const dropDuplicate: ClaimDecision = { kind: 'drop-duplicate' };
+const expire: ClaimDecision = { kind: 'expire' };
+const leased: ClaimDecision = {
+  kind: 'defer',
+  delayMs: LEASE_LEFT_MS,
+  reason: 'leased by another attempt',
+};
+const notYetDue: ClaimDecision = { kind: 'defer', delayMs: DUE_IN_MS, reason: 'not yet due' };
+
+/**
+ * The specification, one line per status: what a delivered message leads to. The lease only
+ * matters to RUNNING and the due time only to SCHEDULED; the table still crosses every
+ * status with every axis, to show the others are ignored.
+ */
+function expectedDecision(row: Omit<Row, 'expected'>): ClaimDecision {
+  const left = row.attempts === 'left';
+  switch (row.status) {
+    case TaskStatus.SUCCEEDED:
+    case TaskStatus.DEAD:
+    case TaskStatus.CANCELLED:
+      return dropDuplicate;
+    case TaskStatus.RUNNING:
+      if (row.lease === 'live') return leased;
+      return left ? claim : expire;
+    case TaskStatus.SCHEDULED:
+      if (row.schedule === 'not due') return notYetDue;
+      return left ? claim : dropDuplicate;
+    case TaskStatus.PENDING:
+    case TaskStatus.QUEUED:
+      return left ? claim : dropDuplicate;
+  }
+}
+
+const rows: Row[] = Object.values(TaskStatus).flatMap((status) =>
+  (['live', 'expired'] as const).flatMap((lease) =>
+    (['left', 'exhausted'] as const).flatMap((attempts) =>
+      (['due', 'not due'] as const).map((schedule) => {
+        const row = { status, lease, attempts, schedule };
+        return { ...row, expected: expectedDecision(row) };
+      }),
+    ),
+  ),
+);
+
+describe('decideClaim', () => {
+  it('covers every status × lease × attempts × schedule combination', () => {
+    expect(rows).toHaveLength(7 * 2 * 2 * 2);
+  });
+
+  it.each(rows)(
+    '$status, lease $lease, attempts $attempts, $schedule → $expected.kind',
+    ({ status, lease, attempts, schedule, expected }) => {
+      // Arrange
+      const seen = record({
+        status,
+        attempt: attempts === 'left' ? MAX_ATTEMPTS - 1 : MAX_ATTEMPTS,
+        leaseToken: 'token',
+        leaseExpiresAt: lease === 'live' ? NOW + LEASE_LEFT_MS : NOW - 1,
+        runAt: schedule === 'due' ? NOW - 1 : NOW + DUE_IN_MS,
+      });
+
+      // Act
+      const decision = decideClaim(seen, NOW);
+
+      // Assert
+      expect(decision).toEqual(expected);
+    },
+  );
+
+  it('claims a fresh QUEUED task at attempt 0', () => {
+    expect(decideClaim(record({ status: TaskStatus.QUEUED, attempt: 0 }), NOW)).toEqual(claim);
+  });
+
+  it('defers a live lease by exactly the time left on it', () => {
+    const seen = record({ status: TaskStatus.RUNNING, attempt: 1, leaseExpiresAt: NOW + 1 });
+
+    expect(decideClaim(seen, NOW)).toEqual({ ...leased, delayMs: 1 });
+  });
+
+  it('defers a live lease on the final attempt rather than expiring it', () => {
+    const seen = record({
+      status: TaskStatus.RUNNING,
+      attempt: MAX_ATTEMPTS,
+      leaseExpiresAt: NOW + LEASE_LEFT_MS,
+    });
+
+    expect(decideClaim(seen, NOW)).toEqual(leased);
+  });
+
+  it('treats a RUNNING record without a lease expiry as expired', () => {
+    const seen = record({ status: TaskStatus.RUNNING, attempt: 1, leaseExpiresAt: undefined });
+
+    expect(decideClaim(seen, NOW)).toEqual(claim);
+  });
+
+  it('claims a SCHEDULED task whose run time is exactly now', () => {
+    const seen = record({ status: TaskStatus.SCHEDULED, runAt: NOW });
+
+    expect(decideClaim(seen, NOW)).toEqual(claim);
+  });
+
+  it('defers a SCHEDULED task due in 1 ms by 1 ms', () => {
+    const seen = record({ status: TaskStatus.SCHEDULED, runAt: NOW + 1 });
+
+    expect(decideClaim(seen, NOW)).toEqual({ ...notYetDue, delayMs: 1 });
+  });
+
+  it('treats a SCHEDULED record without a run time as due', () => {
+    expect(decideClaim(record({ status: TaskStatus.SCHEDULED, runAt: undefined }), NOW)).toEqual(
+      claim,
+    );
+  });
+
+  it('never claims beyond maxAttempts, even with a corrupt attempt count', () => {
+    for (const status of [TaskStatus.PENDING, TaskStatus.QUEUED, TaskStatus.SCHEDULED]) {
+      const seen = record({ status, attempt: MAX_ATTEMPTS + 5, runAt: NOW - 1 });
+      expect(decideClaim(seen, NOW).kind).not.toBe('claim');
+    }
+    const running = record({
+      status: TaskStatus.RUNNING,
+      attempt: MAX_ATTEMPTS + 5,
+      leaseExpiresAt: NOW - 1,
+    });
+    expect(decideClaim(running, NOW)).toEqual(expire);
+  });
+});

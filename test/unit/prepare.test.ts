@@ -1,0 +1,303 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { prepareTask } from '../../src/client/prepare.js';
+import { PayloadTooLargeError, ValidationError } from '../../src/errors.js';
+import { defineTask } from '../../src/worker/task-definition.js';
+
+const LIMIT = 1_024;
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const handler = () => undefined;
+
+const email = defineTask('email.send', {
+  schema: z.object({ to: z.string().email(), subject: z.string().min(1) }),
+  handler,
+  retry: { maxAttempts: 5 },
+  timeout: 12_000,
+});
+const anything = defineTask('anything', { schema: z.any(), handler });
+const validEmail = { to: 'a@example.com', subject: 'hi' };
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (err: unknown) => err,
+  );
+}
+
+async function validationError(promise: Promise<unknown>): Promise<ValidationError> {
+  const err = await rejection(promise);
+  expect(err).toBeInstanceOf(ValidationError);
+  return err as ValidationError;
+}
+
+describe('prepareTask', () => {
+  describe('ids and ordering keys', () => {
+    it.each([
+      ['one character', '!'],
+      ['the last printable character', '~'],
+      ['128 characters', 'k'.repeat(128)],
+      ['punctuation', 'order#42/item:7?x=1&y="z"'],
+    ])('accepts %s', async (_label, key) => {
+      // Act
+      const task = await prepareTask(email, validEmail, { id: key, orderingKey: key }, LIMIT);
+
+      // Assert
+      expect(task.id).toBe(key);
+      expect(task.orderingKey).toBe(key);
+    });
+
+    it.each([
+      ['an empty string', ''],
+      ['a space inside', 'a b'],
+      ['a leading space', ' a'],
+      ['a tab', 'a\tb'],
+      ['a newline', 'a\n'],
+      ['DEL (0x7f)', 'a\u007f'],
+      ['129 characters', 'k'.repeat(129)],
+      ['non-ASCII letters', 'café'],
+      ['an emoji', 'task-🚀'],
+      ['a number', 42],
+      ['null', null],
+      ['an object', { id: 'x' }],
+    ])('rejects %s as id and as ordering key', async (_label, key) => {
+      // Arrange
+      const options = { id: key, orderingKey: key } as unknown as { id: string };
+
+      // Act
+      const error = await validationError(prepareTask(email, validEmail, options, LIMIT));
+
+      // Assert
+      expect(error.issues.map((i) => i.path)).toEqual(['options.id', 'options.orderingKey']);
+      expect(error.issues[0]?.message).toMatch(/printable ASCII/);
+    });
+
+    it('quotes the received value in the message, shortened', async () => {
+      const error = await validationError(
+        prepareTask(email, validEmail, { id: 'x'.repeat(500) }, LIMIT),
+      );
+
+      expect(error.issues[0]?.message).toContain('received "xxxx');
+      expect(error.message.length).toBeLessThan(300);
+    });
+  });
+
+  describe('validation', () => {
+    it('reports option and payload issues together in one ValidationError', async () => {
+      // Arrange
+      const payload = { to: 'not-an-email', subject: '' };
+      const options = { id: 'has space', orderingKey: '' };
+
+      // Act
+      const error = await validationError(prepareTask(email, payload, options, LIMIT));
+
+      // Assert
+      expect(error.issues.map((i) => i.path)).toEqual([
+        'options.id',
+        'options.orderingKey',
+        'payload.to',
+        'payload.subject',
+      ]);
+      expect(error.message).toContain("enqueue of task type 'email.send'");
+    });
+
+    it('reports a root payload issue under the path "payload"', async () => {
+      const error = await validationError(prepareTask(email, 'a string', {}, LIMIT));
+
+      expect(error.issues.map((i) => i.path)).toEqual(['payload']);
+    });
+
+    it('reports nested payload paths with dots', async () => {
+      const nested = defineTask('nested', {
+        schema: z.object({ items: z.array(z.object({ qty: z.number() })) }),
+        handler,
+      });
+
+      const error = await validationError(
+        prepareTask(nested, { items: [{ qty: 1 }, { qty: 'x' }] }, {}, LIMIT),
+      );
+
+      expect(error.issues.map((i) => i.path)).toEqual(['payload.items.1.qty']);
+    });
+
+    it('reports a BigInt payload as a ValidationError, not a crash', async () => {
+      const error = await validationError(prepareTask(anything, { n: 10n }, {}, LIMIT));
+
+      expect(error.issues).toEqual([
+        { path: 'payload', message: expect.stringMatching(/not JSON-serializable.*BigInt/) },
+      ]);
+    });
+
+    it('reports a cyclic payload as a ValidationError, not a crash', async () => {
+      // Arrange
+      const cyclic: Record<string, unknown> = { name: 'loop' };
+      cyclic.self = cyclic;
+
+      // Act
+      const error = await validationError(prepareTask(anything, cyclic, {}, LIMIT));
+
+      // Assert
+      expect(error.issues.map((i) => i.path)).toEqual(['payload']);
+      expect(error.issues[0]?.message).toMatch(/not JSON-serializable/);
+    });
+
+    it('reports a cyclic array payload as a ValidationError', async () => {
+      const cyclic: unknown[] = [];
+      cyclic.push(cyclic);
+
+      const error = await validationError(prepareTask(anything, cyclic, {}, LIMIT));
+
+      expect(error.issues.map((i) => i.path)).toEqual(['payload']);
+    });
+
+    it.each([
+      ['undefined', undefined],
+      ['a function', () => 1],
+      ['a symbol', Symbol('s')],
+    ])('rejects %s as a payload that has no JSON form', async (_label, payload) => {
+      const error = await validationError(prepareTask(anything, payload, {}, LIMIT));
+
+      expect(error.issues).toEqual([
+        { path: 'payload', message: 'expected a JSON-serializable value' },
+      ]);
+    });
+
+    it('reports option issues alongside an unserializable payload', async () => {
+      const error = await validationError(prepareTask(anything, 1n, { id: '' }, LIMIT));
+
+      expect(error.issues.map((i) => i.path)).toEqual(['options.id', 'payload']);
+    });
+  });
+
+  describe('payload size', () => {
+    /** A z.any() payload whose JSON form is exactly `bytes` long (a quoted string). */
+    const payloadOfBytes = (bytes: number) => 'x'.repeat(bytes - 2);
+
+    it('accepts a payload of exactly the limit', async () => {
+      const task = await prepareTask(anything, payloadOfBytes(LIMIT), {}, LIMIT);
+
+      expect(Buffer.byteLength(task.payloadJson)).toBe(LIMIT);
+    });
+
+    it('rejects a payload one byte above the limit with PayloadTooLargeError', async () => {
+      // Act
+      const err = await rejection(prepareTask(anything, payloadOfBytes(LIMIT + 1), {}, LIMIT));
+
+      // Assert
+      expect(err).toBeInstanceOf(PayloadTooLargeError);
+      expect(err).toMatchObject({
+        code: 'PAYLOAD_TOO_LARGE',
+        sizeBytes: LIMIT + 1,
+        limitBytes: LIMIT,
+      });
+      expect((err as Error).message).toContain("'anything'");
+    });
+
+    it('measures the payload in UTF-8 bytes', async () => {
+      // 400 characters of 3 bytes each, plus quotes: 1,202 bytes.
+      const err = await rejection(prepareTask(anything, '€'.repeat(400), {}, LIMIT));
+
+      expect(err).toMatchObject({ sizeBytes: 1_202, limitBytes: LIMIT });
+    });
+  });
+
+  describe('identity', () => {
+    it('generates a ULID when no id is given', async () => {
+      const task = await prepareTask(email, validEmail, {}, LIMIT);
+
+      expect(task.id).toMatch(ULID);
+    });
+
+    it('generates strictly increasing ids, even within one millisecond', async () => {
+      // Act
+      const ids: string[] = [];
+      for (let i = 0; i < 500; i++) ids.push((await prepareTask(email, validEmail, {}, LIMIT)).id);
+
+      // Assert
+      for (const id of ids) expect(id).toMatch(ULID);
+      for (let i = 1; i < ids.length; i++) {
+        expect((ids[i] as string) > (ids[i - 1] as string)).toBe(true);
+      }
+    });
+
+    it('uses the ordering key as the message group', async () => {
+      const task = await prepareTask(
+        email,
+        validEmail,
+        { id: 'i-1', orderingKey: 'cust-9' },
+        LIMIT,
+      );
+
+      expect(task.messageGroupId).toBe('cust-9');
+      expect(task.orderingKey).toBe('cust-9');
+    });
+
+    it('uses the task id as the message group when there is no ordering key', async () => {
+      const given = await prepareTask(email, validEmail, { id: 'i-1' }, LIMIT);
+      const generated = await prepareTask(email, validEmail, {}, LIMIT);
+
+      expect(given.messageGroupId).toBe('i-1');
+      expect(given.orderingKey).toBeUndefined();
+      expect(generated.messageGroupId).toBe(generated.id);
+    });
+
+    it('copies type, maxAttempts and timeout from the definition', async () => {
+      const task = await prepareTask(email, validEmail, { id: 'i-1' }, LIMIT);
+
+      expect(task).toMatchObject({ type: 'email.send', maxAttempts: 5, timeoutMs: 12_000 });
+    });
+  });
+
+  describe('canonical JSON and hashing', () => {
+    it('serializes and hashes {a, b} and {b, a} identically', async () => {
+      // Act
+      const ab = await prepareTask(
+        anything,
+        { a: 1, b: { c: 2, d: [3, { e: 4, f: 5 }] } },
+        {},
+        LIMIT,
+      );
+      const ba = await prepareTask(
+        anything,
+        { b: { d: [3, { f: 5, e: 4 }], c: 2 }, a: 1 },
+        {},
+        LIMIT,
+      );
+
+      // Assert
+      expect(ab.payloadJson).toBe('{"a":1,"b":{"c":2,"d":[3,{"e":4,"f":5}]}}');
+      expect(ba.payloadJson).toBe(ab.payloadJson);
+      expect(ba.payloadHash).toBe(ab.payloadHash);
+    });
+
+    it('keeps array order significant', async () => {
+      const one = await prepareTask(anything, [1, 2], {}, LIMIT);
+      const two = await prepareTask(anything, [2, 1], {}, LIMIT);
+
+      expect(one.payloadHash).not.toBe(two.payloadHash);
+    });
+
+    it('hashes the type together with the payload', async () => {
+      const other = defineTask('other', { schema: z.any(), handler });
+
+      const a = await prepareTask(anything, { x: 1 }, {}, LIMIT);
+      const b = await prepareTask(other, { x: 1 }, {}, LIMIT);
+
+      expect(a.payloadJson).toBe(b.payloadJson);
+      expect(a.payloadHash).not.toBe(b.payloadHash);
+      expect(a.payloadHash).toMatch(/^[0-9a-f]{64}$/);
+    });
+
+    it('stores the payload as enqueued, before schema transforms', async () => {
+      const transforming = defineTask('tr', {
+        schema: z.object({ n: z.string().transform(Number) }),
+        handler,
+      });
+
+      const task = await prepareTask(transforming, { n: '42' }, {}, LIMIT);
+
+      expect(task.payloadJson).toBe('{"n":"42"}');
+    });
+  });
+});

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../src/errors.js';
+import { type ExecutorSettingsProps, executorSettings } from '../../src/resources.js';
+
+function validationError(props: ExecutorSettingsProps): ValidationError {
+  try {
+    executorSettings(props);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ValidationError);
+    return err as ValidationError;
+  }
+  throw new Error('expected a ValidationError');
+}
+
+describe('executorSettings', () => {
+  it('names every resource after the prefix, with explicit .fifo queue names', () => {
+    // Act
+    const settings = executorSettings({ name: 'jobs' });
+
+    // Assert
+    expect(settings.workQueue.name).toBe('jobs-work.fifo');
+    expect(settings.deadLetterQueue.name).toBe('jobs-dlq.fifo');
+    expect(settings.table.name).toBe('jobs-tasks');
+  });
+
+  it('uses the prefix "tasklane" by default', () => {
+    const settings = executorSettings();
+
+    expect(settings.workQueue.name).toBe('tasklane-work.fifo');
+    expect(settings.deadLetterQueue.name).toBe('tasklane-dlq.fifo');
+    expect(settings.table.name).toBe('tasklane-tasks');
+  });
+
+  it('makes the work queue a high-throughput FIFO queue with content-based deduplication', () => {
+    const { attributes } = executorSettings().workQueue;
+
+    expect(attributes).toMatchObject({
+      FifoQueue: 'true',
+      ContentBasedDeduplication: 'true',
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+    });
+  });
+
+  it('makes the dead-letter queue FIFO too', () => {
+    expect(executorSettings().deadLetterQueue.attributes.FifoQueue).toBe('true');
+  });
+
+  it('turns on SSE for both queues', () => {
+    const settings = executorSettings();
+
+    expect(settings.workQueue.attributes.SqsManagedSseEnabled).toBe('true');
+    expect(settings.deadLetterQueue.attributes.SqsManagedSseEnabled).toBe('true');
+  });
+
+  it('keeps messages for the 14 days SQS allows', () => {
+    const settings = executorSettings();
+
+    expect(settings.workQueue.attributes.MessageRetentionPeriod).toBe('1209600');
+    expect(settings.deadLetterQueue.attributes.MessageRetentionPeriod).toBe('1209600');
+  });
+
+  it.each([
+    [1, 6],
+    [60, 360],
+    [900, 5_400],
+  ])('sets visibility to 6 × a worker timeout of %i s (%i s)', (timeout, visibility) => {
+    // Act
+    const settings = executorSettings({ workerTimeoutSeconds: timeout });
+
+    // Assert
+    expect(settings.visibilityTimeoutSeconds).toBe(visibility);
+    expect(settings.workQueue.attributes.VisibilityTimeout).toBe(String(visibility));
+  });
+
+  it('defaults to a 60 s worker timeout (360 s visibility)', () => {
+    expect(executorSettings().visibilityTimeoutSeconds).toBe(360);
+  });
+
+  it('defaults maxReceiveCount to 50 and accepts any value above maxAttempts up to 1000', () => {
+    expect(executorSettings().maxReceiveCount).toBe(50);
+    expect(executorSettings({ maxAttempts: 5, maxReceiveCount: 6 }).maxReceiveCount).toBe(6);
+    expect(executorSettings({ maxReceiveCount: 1_000 }).maxReceiveCount).toBe(1_000);
+  });
+
+  it('describes the table keys, TTL attribute and sharded status index', () => {
+    expect(executorSettings().table).toEqual({
+      name: 'tasklane-tasks',
+      partitionKey: 'pk',
+      ttlAttribute: 'expiresAt',
+      statusIndex: { name: 'byStatus', partitionKey: 'statusShard', sortKey: 'statusAt' },
+    });
+  });
+
+  it.each(['a', 'A_b-9', 'n'.repeat(60)])('accepts the name %j', (name) => {
+    expect(executorSettings({ name }).workQueue.name).toBe(`${name}-work.fifo`);
+  });
+
+  it('keeps the longest work queue name within SQS’s 80 characters', () => {
+    expect(executorSettings({ name: 'n'.repeat(60) }).workQueue.name.length).toBeLessThanOrEqual(
+      80,
+    );
+  });
+
+  it.each([
+    ['name', { name: '' }],
+    ['name', { name: 'n'.repeat(61) }],
+    ['name', { name: 'has space' }],
+    ['name', { name: 'dots.not.allowed' }],
+    ['workerTimeoutSeconds', { workerTimeoutSeconds: 0 }],
+    ['workerTimeoutSeconds', { workerTimeoutSeconds: 901 }],
+    ['workerTimeoutSeconds', { workerTimeoutSeconds: 1.5 }],
+    ['maxReceiveCount', { maxReceiveCount: 3 }],
+    ['maxReceiveCount', { maxReceiveCount: 2 }],
+    ['maxReceiveCount', { maxAttempts: 10, maxReceiveCount: 10 }],
+    ['maxReceiveCount', { maxReceiveCount: 1_001 }],
+    ['maxReceiveCount', { maxReceiveCount: 4.5 }],
+  ])('rejects an invalid %s (%j)', (path, props) => {
+    const error = validationError(props);
+
+    expect(error.issues.map((i) => i.path)).toEqual([path]);
+  });
+
+  it('reports every invalid prop at once, quoting what it received', () => {
+    // Act
+    const error = validationError({
+      name: 'bad name!',
+      workerTimeoutSeconds: 0,
+      maxAttempts: 5,
+      maxReceiveCount: 5,
+    });
+
+    // Assert
+    expect(error.issues.map((i) => i.path)).toEqual([
+      'name',
+      'workerTimeoutSeconds',
+      'maxReceiveCount',
+    ]);
+    expect(error.message).toContain('received "bad name!"');
+    expect(error.message).toContain('received 0');
+    expect(error.message).toContain('above maxAttempts (5)');
+    expect(error.message).toContain('executor settings');
+  });
+});
