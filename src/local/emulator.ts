@@ -3,11 +3,12 @@
  *
  * Everything here talks to loopback only. It never resolves or calls a real AWS endpoint.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import { access, constants as fsConstants } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Options for {@link startEmulator}. */
 export interface EmulatorOptions {
@@ -52,6 +53,29 @@ const STOP_GRACE_MS = 5_000;
 // Enough output to show a Python traceback without flooding the error message.
 const OUTPUT_TAIL_CHARS = 4_000;
 
+const PYTHON = process.env.TASKLANE_PYTHON ?? 'python3';
+const SERIAL_SERVER = fileURLToPath(new URL('./moto_server_serial.py', import.meta.url));
+
+/**
+ * The command that runs moto. Preferably our wrapper, which serializes requests so that
+ * conditional writes are atomic and FIFO groups exclusive, as on AWS (see the .py file).
+ * When moto cannot be imported from `python3` (say, moto_server installed with pipx), plain
+ * `moto_server` runs instead, with a warning that those guarantees are weaker.
+ */
+function serverCommand(host: string, port: number): [string, string[]] {
+  const probe = spawnSync(PYTHON, ['-c', 'import moto.moto_server.werkzeug_app, werkzeug'], {
+    stdio: 'ignore',
+  });
+  if (probe.status === 0 && existsSync(SERIAL_SERVER)) {
+    return [PYTHON, [SERIAL_SERVER, '-H', host, '-p', String(port)]];
+  }
+  process.stderr.write(
+    `warning: moto is not importable from ${PYTHON}; running plain ${EXECUTABLE}, whose ` +
+      'concurrent conditional writes are not atomic (set TASKLANE_PYTHON to the Python that has moto).\n',
+  );
+  return [EXECUTABLE, ['-H', host, '-p', String(port)]];
+}
+
 /**
  * Starts `moto_server` on a loopback port and resolves once it answers HTTP.
  *
@@ -73,7 +97,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const endpoint = `http://localhost:${port}`;
 
   const logStream = options.log ? createWriteStream(options.log, { flags: 'a' }) : undefined;
-  const child = spawn(EXECUTABLE, ['-H', host, '-p', String(port)], {
+  const [command, args] = serverCommand(host, port);
+  const child = spawn(command, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: false,
   });

@@ -12,6 +12,7 @@ import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../constants.js';
 import { LeaseLostError, TransitionRejectedError, ValidationError } from '../errors.js';
 import { logAudit } from '../observability/audit.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
+import { truncate } from '../text.js';
 import {
   fromItem,
   type HistoryEntry,
@@ -92,10 +93,6 @@ const RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
  * attempts are capped at 100, so the history stays under about 60 KB.
  */
 const MAX_DETAIL_CHARS = 240;
-
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
 
 /**
  * The DynamoDB task store. Each lifecycle transition is one method and one conditional
@@ -298,7 +295,7 @@ export class TaskStore {
       event: AuditEvent.RETRY_SCHEDULED,
       to: TaskStatus.QUEUED,
       detail: `${error.name}: ${error.message} (next attempt in ${delayMs} ms)`,
-      set: { lastError: error },
+      set: { lastError: boundedError(error) },
       remove: ['leaseToken', 'leaseExpiresAt'],
       statusAt: now + delayMs,
     });
@@ -326,7 +323,11 @@ export class TaskStore {
       event: AuditEvent.DEAD,
       to: TaskStatus.DEAD,
       detail: reason,
-      set: { deadReason: truncate(reason, 1000), lastError: options.error, finishedAt: now },
+      set: {
+        deadReason: truncate(reason, 1000),
+        lastError: options.error === undefined ? undefined : boundedError(options.error),
+        finishedAt: now,
+      },
       remove: ['leaseToken', 'leaseExpiresAt'],
       statusAt: now,
     });
@@ -521,6 +522,22 @@ function encodeCursor(shard: number, startKey: Record<string, unknown> | undefin
   return Buffer.from(JSON.stringify({ shard, startKey })).toString('base64url');
 }
 
+/** True for an object holding exactly the status index's key attributes and the table's key. */
+function isIndexKey(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const keys = Object.keys(value).sort();
+  const expected = [
+    TableSchema.PARTITION_KEY,
+    TableSchema.STATUS_INDEX_PARTITION_KEY,
+    TableSchema.STATUS_INDEX_SORT_KEY,
+  ].sort();
+  return keys.length === expected.length && keys.every((k, i) => k === expected[i]);
+}
+
+function boundedError(error: TaskErrorInfo): TaskErrorInfo {
+  return { name: truncate(error.name, 100), message: truncate(error.message, 1000) };
+}
+
 /** @throws ValidationError when the cursor was not produced by {@link TaskStore.list}. */
 function decodeCursor(
   cursor: string | undefined,
@@ -540,7 +557,7 @@ function decodeCursor(
     !Number.isInteger(shard) ||
     shard < 0 ||
     shard >= shards ||
-    (startKey !== undefined && (typeof startKey !== 'object' || startKey === null))
+    (startKey !== undefined && !isIndexKey(startKey))
   ) {
     throw new ValidationError('list options', [
       { path: 'cursor', message: 'expected a cursor returned by a previous list call' },

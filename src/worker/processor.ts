@@ -14,6 +14,7 @@ import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskErrorInfo, TaskRecord } from '../store/record.js';
 import type { Lease, TaskStore } from '../store/task-store.js';
+import { truncate } from '../text.js';
 import { retryDelayMs } from './backoff.js';
 import { decideClaim } from './claim-decision.js';
 import { fifoBatchFailures, groupMessages } from './fifo.js';
@@ -55,6 +56,11 @@ type Outcome =
 
 const ACK: Outcome = { kind: 'ack' };
 const CLAIM_ROUNDS = 3;
+/**
+ * A returned message stays invisible at least this long, so a retry with a zero jittered
+ * delay cannot spin, and the messages held back behind it are seen first.
+ */
+const MIN_RETRY_VISIBILITY_SECONDS = 1;
 /** Time kept back from an invocation's deadline to record the outcome. */
 const INVOCATION_SAFETY_MS = 3_000;
 /** With less budget than this (or than the task's own timeout), a task is not started. */
@@ -82,26 +88,36 @@ export async function processBatch(
   await Promise.all(
     groupMessages(messages).map((group) =>
       limit(async () => {
-        let holdMs: number | undefined | null = null;
+        let headFailed = false;
         for (const { record } of group) {
-          if (holdMs === null) {
-            const outcome = await processRecord(record, deps, options).catch((err: unknown) => {
-              deps.logger.error('message processing failed', {
-                messageId: record.messageId,
-                error: describeError(err),
-              });
-              return { kind: 'fail' } as Outcome;
-            });
-            if (outcome.kind === 'ack') continue;
-            holdMs = outcome.kind === 'retry' ? outcome.delayMs : undefined;
+          const change = {
+            receiptHandle: record.receiptHandle,
+            eventSourceARN: record.eventSourceARN,
+          };
+          if (headFailed) {
+            // Held back behind the failed message. SQS keeps the group locked while that one
+            // is in flight, so these may be visible at once; returning them together with it
+            // would let moto (not SQS) hand them out of order.
+            failed.add(record.messageId);
+            changes.push({ ...change, seconds: 0 });
+            continue;
           }
-          failed.add(record.messageId);
-          if (holdMs !== undefined) {
-            changes.push({
-              receiptHandle: record.receiptHandle,
-              eventSourceARN: record.eventSourceARN,
-              seconds: visibilitySeconds(holdMs),
+          const outcome = await processRecord(record, deps, options).catch((err: unknown) => {
+            deps.logger.error('message processing failed', {
+              messageId: record.messageId,
+              error: describeError(err),
             });
+            return { kind: 'fail' } as Outcome;
+          });
+          if (outcome.kind === 'ack') continue;
+          headFailed = true;
+          failed.add(record.messageId);
+          if (outcome.kind === 'retry') {
+            const seconds = Math.max(
+              MIN_RETRY_VISIBILITY_SECONDS,
+              visibilitySeconds(outcome.delayMs),
+            );
+            changes.push({ ...change, seconds });
           }
         }
       }),
@@ -353,9 +369,10 @@ function isPermanent(error: unknown): boolean {
 }
 
 function errorInfo(error: unknown): TaskErrorInfo {
+  // The store bounds these again; cutting here keeps huge messages out of memory and logs.
   if (error instanceof Error)
-    return { name: error.name.slice(0, 100), message: error.message.slice(0, 1000) };
-  return { name: 'NonError', message: String(error).slice(0, 1000) };
+    return { name: truncate(error.name, 100), message: truncate(error.message, 1000) };
+  return { name: 'NonError', message: truncate(String(error), 1000) };
 }
 
 function describeError(error: unknown): string {
