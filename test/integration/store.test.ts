@@ -3,16 +3,26 @@
  * its own task and only from the states it allows. Most tests seed one task in each status
  * (graphile's makeSelectionOfJobs) and show what a transition does to each of them.
  */
+import { randomUUID } from 'node:crypto';
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
-import { ErrorCode, LeaseLostError, TransitionRejectedError } from '../../src/errors.js';
+import { z } from 'zod';
+import { prepareTask } from '../../src/client/prepare.js';
+import { AuditEvent, Defaults, TaskStatus } from '../../src/constants.js';
+import {
+  ErrorCode,
+  LeaseLostError,
+  TransitionRejectedError,
+  ValidationError,
+} from '../../src/errors.js';
 import { provision } from '../../src/local/provision.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { executorSettings } from '../../src/resources.js';
-import { statusShard, type TaskRecord } from '../../src/store/record.js';
+import { statusShard, type TaskErrorInfo, type TaskRecord } from '../../src/store/record.js';
 import { type Lease, type NewTask, TaskStore } from '../../src/store/task-store.js';
+import { decideClaim } from '../../src/worker/claim-decision.js';
+import { defineTask } from '../../src/worker/task-definition.js';
 import { testClients, uniqueName } from '../helpers/aws.js';
 
 const T0 = Date.UTC(2030, 0, 1);
@@ -195,6 +205,16 @@ async function attemptOnEach(
     }
   }
   return outcomes;
+}
+
+/** The lease of a RUNNING record as another worker sees it: the token it read, its own id. */
+function leaseSeenBy(record: TaskRecord, workerId: string): Lease {
+  return {
+    taskId: record.id,
+    attempt: record.attempt,
+    leaseToken: record.leaseToken ?? '',
+    workerId,
+  };
 }
 
 /** A lease that was never granted, for tasks that have none. */
@@ -441,6 +461,44 @@ describe('TaskStore.claim', () => {
       expect.objectContaining({ attempt: 1, workerId: 'worker-a' }),
       expect.objectContaining({ attempt: 2, workerId: 'worker-b' }),
     ]);
+  });
+
+  it('takes over a lease at the very millisecond it expires, as decideClaim does', async () => {
+    // Arrange
+    const first = await createRunning('claim-at-expiry', 'worker-a');
+    now = T0 + LEASE_MS;
+    expect(first.record.leaseExpiresAt).toBe(now);
+
+    // Act
+    const second = await store.claim(first.record, { workerId: 'worker-b', leaseMs: LEASE_MS });
+
+    // Assert
+    expect(decideClaim(first.record, now)).toEqual({ kind: 'claim' });
+    expect(second.lease.attempt).toBe(2);
+    expect(second.record).toMatchObject({
+      status: TaskStatus.RUNNING,
+      attempt: 2,
+      workerId: 'worker-b',
+      leaseToken: second.lease.leaseToken,
+      leaseExpiresAt: now + LEASE_MS,
+    });
+  });
+
+  it('refuses a takeover one millisecond before the lease expires, as decideClaim does', async () => {
+    // Arrange
+    const first = await createRunning('claim-before-expiry', 'worker-a');
+    now = T0 + LEASE_MS - 1;
+
+    // Act
+    const err = await rejection(
+      store.claim(first.record, { workerId: 'worker-b', leaseMs: LEASE_MS }),
+    );
+
+    // Assert
+    expect(decideClaim(first.record, now)).toMatchObject({ kind: 'defer', delayMs: 1 });
+    expect(err.code).toBe(ErrorCode.TRANSITION_REJECTED);
+    expect(err.current).toEqual(first.record);
+    expect(await current('claim-before-expiry')).toEqual(first.record);
   });
 
   it('lets exactly one of several concurrent claims from the same read win', async () => {
@@ -854,6 +912,48 @@ describe('TaskStore.kill', () => {
       workerId: 'worker-b',
     });
   });
+
+  it('kills at the very millisecond the final lease expires, as decideClaim does', async () => {
+    // Arrange
+    const { record } = await createRunning('kill-at-expiry', 'worker-a', { maxAttempts: 1 });
+    now = T0 + LEASE_MS;
+    expect(record.leaseExpiresAt).toBe(now);
+
+    // Act
+    const dead = await store.kill(
+      leaseSeenBy(record, 'worker-b'),
+      'report.build',
+      'lease expired on the final attempt',
+      { leaseExpired: true },
+    );
+
+    // Assert
+    expect(decideClaim(record, now)).toEqual({ kind: 'expire' });
+    expect(dead).toMatchObject({ status: TaskStatus.DEAD, attempt: 1, finishedAt: now });
+    expect(dead.history.at(-1)).toMatchObject({ event: AuditEvent.DEAD, workerId: 'worker-b' });
+  });
+
+  it('refuses one millisecond before the final lease expires, as decideClaim does', async () => {
+    // Arrange
+    const { record } = await createRunning('kill-before-expiry', 'worker-a', { maxAttempts: 1 });
+    now = T0 + LEASE_MS - 1;
+
+    // Act
+    const err = await rejection(
+      store.kill(
+        leaseSeenBy(record, 'worker-b'),
+        'report.build',
+        'lease expired on the final attempt',
+        { leaseExpired: true },
+      ),
+    );
+
+    // Assert
+    expect(decideClaim(record, now)).toMatchObject({ kind: 'defer', delayMs: 1 });
+    expect(err).toBeInstanceOf(LeaseLostError);
+    expect(err.current).toEqual(record);
+    expect(await current('kill-before-expiry')).toEqual(record);
+  });
 });
 
 describe('TaskStore.extendLease', () => {
@@ -1080,6 +1180,68 @@ describe('TaskStore history and status index', () => {
   });
 });
 
+describe('TaskStore item size', () => {
+  /** As long as a Lambda worker id gets: a 64-character function name and its log stream. */
+  const LAMBDA_WORKER_ID = `${'f'.repeat(64)}/2030/01/01/[$LATEST]${'0'.repeat(32)}`;
+  const ATTEMPTS = Defaults.MAX_ATTEMPTS_LIMIT;
+
+  it('keeps the largest task writable through every attempt, each failing with a long error', async () => {
+    // Arrange: the largest payload and the most attempts a task definition allows.
+    const definition = defineTask('report.build', {
+      schema: z.string(),
+      handler: () => undefined,
+      retry: { maxAttempts: ATTEMPTS },
+    });
+    const payload = 'x'.repeat(Defaults.MAX_PAYLOAD_BYTES - 2); // Plus two quotes as JSON.
+    const task = await prepareTask(
+      definition,
+      payload,
+      { id: 'size-worst' },
+      Defaults.MAX_PAYLOAD_BYTES,
+    );
+    expect(Buffer.byteLength(task.payloadJson)).toBe(Defaults.MAX_PAYLOAD_BYTES);
+    expect(task.maxAttempts).toBe(ATTEMPTS);
+    const error: TaskErrorInfo = { name: 'UpstreamError', message: 'e'.repeat(2_000) };
+    let record = await createQueued(task.id, task);
+
+    // Act: the processor's writes, attempt after attempt; the final failure kills the task.
+    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      now += 1_000;
+      const { lease } = await store.claim(record, {
+        workerId: LAMBDA_WORKER_ID,
+        leaseMs: LEASE_MS,
+        detail: `message ${randomUUID()}, receive ${attempt}`,
+      });
+      now += 1_000;
+      record =
+        attempt < ATTEMPTS
+          ? await store.retry(lease, task.type, error, Defaults.RETRY_MAX_DELAY_MS)
+          : await store.kill(
+              lease,
+              task.type,
+              `failed ${attempt} of ${ATTEMPTS} attempts; last error: ${error.name}: ${error.message}`,
+              { error },
+            );
+    }
+
+    // Assert
+    expect(record).toMatchObject({ status: TaskStatus.DEAD, attempt: ATTEMPTS, payload });
+    expect(record.history).toHaveLength(2 + ATTEMPTS + (ATTEMPTS - 1) + 1);
+    const count = (event: AuditEvent) => record.history.filter((h) => h.event === event).length;
+    expect(count(AuditEvent.CLAIMED)).toBe(ATTEMPTS);
+    expect(count(AuditEvent.RETRY_SCHEDULED)).toBe(ATTEMPTS - 1);
+    expect(count(AuditEvent.DEAD)).toBe(1);
+    for (const entry of record.history) {
+      expect(entry.detail?.length ?? 0).toBeLessThanOrEqual(240);
+    }
+    expect(record.history.at(-1)?.detail).toHaveLength(240);
+    expect(record.history.at(-1)?.detail).toMatch(/^failed \d+ of \d+ attempts; last error: .*…$/);
+    expect(record.deadReason).toHaveLength(1_000);
+    expect(record.deadReason?.endsWith('…')).toBe(true);
+    expect(await current(task.id)).toEqual(record);
+  });
+});
+
 describe('TaskStore TTL', () => {
   it('sets expiresAt (epoch seconds) on SUCCEEDED and CANCELLED, and none on DEAD', async () => {
     // Arrange
@@ -1163,6 +1325,21 @@ describe('TaskStore.list', () => {
     return { ids, pages };
   }
 
+  /** The base64url JSON form of a cursor, for forging ones list never returned. */
+  const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+  /** The ValidationError a refused list call rejects with. */
+  async function listRejection(options: { limit?: number; cursor?: string }) {
+    const err = await listStore.list(TaskStatus.QUEUED, options).then(
+      () => {
+        throw new Error('expected list to be refused');
+      },
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ValidationError);
+    return err as ValidationError;
+  }
+
   beforeAll(async () => {
     const executor = await provision(executorSettings({ name: uniqueName('store-list') }), {
       sqs,
@@ -1216,7 +1393,7 @@ describe('TaskStore.list', () => {
     expect(page).toEqual({ items: [], cursor: undefined });
   });
 
-  it.each([1, 3, 5, 7, 10, 11, 100])(
+  it.each([1, 3, 5, 7, 10, 11, 100, 1_000])(
     'pages through every QUEUED and RUNNING task with limit %i, without duplicates or gaps',
     async (limit) => {
       // Act
@@ -1277,4 +1454,47 @@ describe('TaskStore.list', () => {
     expect(new Set(sentCommands)).toEqual(new Set(['QueryCommand']));
     expect(sentCommands).not.toContain('ScanCommand');
   });
+
+  it.each([0, -1, 1.5, 1_001, Number.NaN])(
+    'rejects limit %s with a ValidationError on `limit`, sending no query',
+    async (limit) => {
+      // Arrange
+      sentCommands.length = 0;
+
+      // Act
+      const err = await listRejection({ limit });
+
+      // Assert
+      expect(err.issues).toEqual([
+        { path: 'limit', message: `expected an integer from 1 to 1000, received ${limit}` },
+      ]);
+      expect(sentCommands).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['a string that is not base64url JSON', 'garbage'],
+    ['JSON that is not an object', cursorOf(null)],
+    ['no shard', cursorOf({ startKey: { pk: 'list-000' } })],
+    ['a shard past the last one', cursorOf({ shard: 99 })],
+    ['a negative shard', cursorOf({ shard: -1 })],
+    ['a fractional shard', cursorOf({ shard: 1.5 })],
+    ['a string startKey', cursorOf({ shard: 0, startKey: 'list-000' })],
+    ['a null startKey', cursorOf({ shard: 0, startKey: null })],
+  ])(
+    'rejects a cursor with %s with a ValidationError on `cursor`, sending no query',
+    async (_label, cursor) => {
+      // Arrange
+      sentCommands.length = 0;
+
+      // Act
+      const err = await listRejection({ cursor });
+
+      // Assert
+      expect(err.issues).toEqual([
+        { path: 'cursor', message: 'expected a cursor returned by a previous list call' },
+      ]);
+      expect(sentCommands).toEqual([]);
+    },
+  );
 });

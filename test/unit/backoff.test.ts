@@ -71,11 +71,37 @@ describe('retryDelayMs', () => {
   });
 
   it('returns 0 for every attempt a task definition allows when baseDelayMs is 0', () => {
-    // defineTask bounds maxAttempts to 1000, so attempts never go beyond it.
+    // defineTask bounds maxAttempts to Defaults.MAX_ATTEMPTS_LIMIT (100); 1,000 is beyond it.
     const zeroBase = { ...policy, baseDelayMs: 0 };
     for (const attempt of [1, 2, 10, 100, 1_000]) {
       expect(retryDelayMs(attempt, zeroBase, fixed(ALMOST_ONE))).toBe(0);
     }
+  });
+
+  it('returns 0, not NaN, when baseDelayMs is 0 and 2^(attempt−1) overflows to Infinity', () => {
+    // Arrange: 2^1024 is Infinity, and 0 × Infinity would be NaN.
+    const zeroBase = { maxAttempts: 3, baseDelayMs: 0, maxDelayMs: 60_000 };
+
+    // Act
+    const delays = [1_025, 2_000, Number.MAX_SAFE_INTEGER].map((attempt) =>
+      retryDelayMs(attempt, zeroBase, fixed(0.5)),
+    );
+
+    // Assert
+    expect(delays).toEqual([0, 0, 0]);
+  });
+
+  it('reaches the cap for huge attempts even with a 1 ms base and the largest maxDelayMs', () => {
+    // Arrange: the smallest positive base needs the largest exponent to reach the cap.
+    const slowest = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 43_200_000 };
+
+    // Act
+    const delays = [1_025, 2_000, Number.MAX_SAFE_INTEGER].map((attempt) =>
+      retryDelayMs(attempt, slowest, fixed(0.5)),
+    );
+
+    // Assert
+    expect(delays).toEqual([21_600_000, 21_600_000, 21_600_000]);
   });
 
   it('returns 0 whenever maxDelayMs is 0', () => {

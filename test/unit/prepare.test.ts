@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { prepareTask } from '../../src/client/prepare.js';
+import { type EnqueueOptions, prepareTask } from '../../src/client/prepare.js';
 import { PayloadTooLargeError, ValidationError } from '../../src/errors.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { canonicalJson } from '../../src/store/record.js';
+import { defineTask, validatePayload } from '../../src/worker/task-definition.js';
 
 const LIMIT = 1_024;
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -81,6 +82,20 @@ describe('prepareTask', () => {
       expect(error.issues[0]?.message).toContain('received "xxxx');
       expect(error.message.length).toBeLessThan(300);
     });
+
+    it('rejects a BigInt id and ordering key with a ValidationError naming the type', async () => {
+      // Arrange: JSON.stringify would throw a TypeError on these.
+      const options = { id: 42n, orderingKey: 7n } as unknown as EnqueueOptions;
+
+      // Act
+      const error = await validationError(prepareTask(email, validEmail, options, LIMIT));
+
+      // Assert
+      expect(error.issues).toEqual([
+        { path: 'options.id', message: expect.stringMatching(/received bigint$/) },
+        { path: 'options.orderingKey', message: expect.stringMatching(/received bigint$/) },
+      ]);
+    });
   });
 
   describe('validation', () => {
@@ -142,6 +157,21 @@ describe('prepareTask', () => {
       expect(error.issues[0]?.message).toMatch(/not JSON-serializable/);
     });
 
+    it('says "circular" when a payload refers back to itself through nested objects', async () => {
+      // Arrange: objects only; the sorting replacer used to hide such a cycle from JSON.stringify.
+      const order: Record<string, unknown> = { id: 'o-1' };
+      order.customer = { name: 'Ada', lastOrder: order };
+
+      // Act
+      const error = await validationError(prepareTask(anything, order, {}, LIMIT));
+
+      // Assert
+      expect(error.issues).toEqual([
+        { path: 'payload', message: expect.stringMatching(/circular/i) },
+      ]);
+      expect(error.message).toMatch(/circular/i);
+    });
+
     it('reports a cyclic array payload as a ValidationError', async () => {
       const cyclic: unknown[] = [];
       cyclic.push(cyclic);
@@ -167,6 +197,36 @@ describe('prepareTask', () => {
       const error = await validationError(prepareTask(anything, 1n, { id: '' }, LIMIT));
 
       expect(error.issues.map((i) => i.path)).toEqual(['options.id', 'payload']);
+    });
+  });
+
+  describe('JSON round trip', () => {
+    const at = new Date(Date.UTC(2030, 0, 1, 12, 30));
+
+    it('rejects a Date where the schema wants z.date(): the worker would receive a string', async () => {
+      // Arrange
+      const reminder = defineTask('reminder', { schema: z.object({ when: z.date() }), handler });
+
+      // Act
+      const error = await validationError(prepareTask(reminder, { when: at }, {}, LIMIT));
+
+      // Assert
+      expect(error.issues).toEqual([
+        { path: 'payload.when', message: expect.stringMatching(/expected date, received string/) },
+      ]);
+    });
+
+    it('accepts a Date where the schema wants z.string(), stored as its ISO string', async () => {
+      // Arrange
+      const reminder = defineTask('reminder', { schema: z.object({ when: z.string() }), handler });
+
+      // Act
+      const task = await prepareTask(reminder, { when: at }, {}, LIMIT);
+
+      // Assert
+      const stored = JSON.parse(task.payloadJson);
+      expect(stored).toEqual({ when: '2030-01-01T12:30:00.000Z' });
+      await expect(validatePayload(reminder, stored)).resolves.toEqual(stored);
     });
   });
 
@@ -299,5 +359,36 @@ describe('prepareTask', () => {
 
       expect(task.payloadJson).toBe('{"n":"42"}');
     });
+  });
+});
+
+describe('canonicalJson', () => {
+  it('throws an error that says "circular" for a cyclic object, not a stack overflow', () => {
+    // Arrange
+    const node: Record<string, unknown> = { name: 'loop' };
+    node.next = { back: node };
+
+    // Act
+    const act = () => canonicalJson(node);
+
+    // Assert
+    expect(act).toThrow(TypeError);
+    expect(act).toThrow(/circular/i);
+  });
+
+  it('serializes a value referenced twice without a cycle', () => {
+    const shared = { b: 1, a: 2 };
+
+    expect(canonicalJson({ y: shared, x: shared })).toBe('{"x":{"a":2,"b":1},"y":{"a":2,"b":1}}');
+  });
+
+  it('gives the same JSON for the same keys in any order, at every depth', () => {
+    // Act
+    const one = canonicalJson({ z: [{ q: 1, p: 2 }], a: { c: null, b: 'x' } });
+    const other = canonicalJson({ a: { b: 'x', c: null }, z: [{ p: 2, q: 1 }] });
+
+    // Assert
+    expect(one).toBe('{"a":{"b":"x","c":null},"z":[{"p":2,"q":1}]}');
+    expect(other).toBe(one);
   });
 });

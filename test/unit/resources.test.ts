@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Defaults } from '../../src/constants.js';
 import { ValidationError } from '../../src/errors.js';
 import { type ExecutorSettingsProps, executorSettings } from '../../src/resources.js';
 
@@ -119,6 +120,38 @@ describe('executorSettings', () => {
     const error = validationError(props);
 
     expect(error.issues.map((i) => i.path)).toEqual([path]);
+  });
+
+  it.each([Number.NaN, 0, -1, 2.5, 101])('rejects maxAttempts %s with a maxAttempts issue', (n) => {
+    // Arrange: a maxReceiveCount that would exceed any valid maxAttempts.
+    const props = { maxAttempts: n, maxReceiveCount: 1_000 };
+
+    // Act
+    const error = validationError(props);
+
+    // Assert
+    expect(error.issues).toEqual([
+      { path: 'maxAttempts', message: `expected an integer from 1 to 100, received ${n}` },
+    ]);
+  });
+
+  it('accepts maxAttempts up to Defaults.MAX_ATTEMPTS_LIMIT, with maxReceiveCount above it', () => {
+    const settings = executorSettings({
+      maxAttempts: Defaults.MAX_ATTEMPTS_LIMIT,
+      maxReceiveCount: Defaults.MAX_ATTEMPTS_LIMIT + 1,
+    });
+
+    expect(settings.maxReceiveCount).toBe(Defaults.MAX_ATTEMPTS_LIMIT + 1);
+  });
+
+  it('requires maxReceiveCount to exceed even the largest maxAttempts', () => {
+    const error = validationError({
+      maxAttempts: Defaults.MAX_ATTEMPTS_LIMIT,
+      maxReceiveCount: Defaults.MAX_ATTEMPTS_LIMIT,
+    });
+
+    expect(error.issues.map((i) => i.path)).toEqual(['maxReceiveCount']);
+    expect(error.message).toContain('above maxAttempts (100)');
   });
 
   it('reports every invalid prop at once, quoting what it received', () => {

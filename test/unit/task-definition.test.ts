@@ -77,7 +77,11 @@ describe('defineTask', () => {
 
   it('accepts every bound of every numeric option', () => {
     const low = { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 };
-    const high = { maxAttempts: Defaults.MAX_ATTEMPTS_LIMIT, baseDelayMs: MAX_MS, maxDelayMs: MAX_MS };
+    const high = {
+      maxAttempts: Defaults.MAX_ATTEMPTS_LIMIT,
+      baseDelayMs: MAX_MS,
+      maxDelayMs: MAX_MS,
+    };
 
     expect(() => defineTask('t', { schema, handler, retry: low, timeout: 1 })).not.toThrow();
     expect(() => defineTask('t', { schema, handler, retry: high, timeout: MAX_MS })).not.toThrow();

@@ -1,0 +1,108 @@
+/**
+ * TaskStore without a database: a middleware answers every command before it is serialized,
+ * so these tests pin down what the store asks DynamoDB to write. How the writes behave
+ * against a table is specified in test/integration/store.test.ts.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { TaskStatus } from '../../src/constants.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import type { HistoryEntry } from '../../src/store/record.js';
+import { type Lease, TaskStore } from '../../src/store/task-store.js';
+import { FIXTURE_NOW } from '../helpers/task-record.js';
+
+const MAX_DETAIL_CHARS = 240;
+const MAX_DEAD_REASON_CHARS = 1_000;
+const lease: Lease = { taskId: 'task-1', attempt: 1, leaseToken: 'token-1', workerId: 'worker-a' };
+
+interface SentUpdate {
+  readonly ExpressionAttributeValues: Record<string, unknown>;
+}
+
+/** A store whose client never reaches the network; `updates` holds each UpdateItem input. */
+function offlineStore(): { store: TaskStore; updates: SentUpdate[] } {
+  const updates: SentUpdate[] = [];
+  const dynamodb = new DynamoDBClient({
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'offline', secretAccessKey: 'offline' },
+  });
+  dynamodb.middlewareStack.add(
+    () => async (args) => {
+      updates.push(args.input as SentUpdate);
+      return { output: { $metadata: {} }, response: {} };
+    },
+    { step: 'initialize', name: 'answerOffline' },
+  );
+  const store = new TaskStore({
+    tableName: 'tasks',
+    dynamodb,
+    logger: silentLogger,
+    clock: () => FIXTURE_NOW,
+  });
+  return { store, updates };
+}
+
+/** The history entry an UpdateItem appends. */
+function appendedEntry(update: SentUpdate | undefined): HistoryEntry {
+  const entries = update?.ExpressionAttributeValues[':entry'] as HistoryEntry[] | undefined;
+  if (entries?.length !== 1) throw new Error('expected one appended history entry');
+  return entries[0] as HistoryEntry;
+}
+
+describe('TaskStore.kill', () => {
+  it('writes a reason of exactly 240 characters as the history detail, whole', async () => {
+    // Arrange
+    const { store, updates } = offlineStore();
+    const reason = 'r'.repeat(MAX_DETAIL_CHARS);
+
+    // Act
+    await store.kill(lease, 'report.build', reason);
+
+    // Assert
+    expect(appendedEntry(updates[0]).detail).toBe(reason);
+  });
+
+  it('truncates a longer reason to a 240-character detail ending in "…"', async () => {
+    // Arrange
+    const { store, updates } = offlineStore();
+    const reason = `${'r'.repeat(MAX_DETAIL_CHARS - 1)}-and-more`;
+
+    // Act
+    await store.kill(lease, 'report.build', reason);
+
+    // Assert
+    const { detail } = appendedEntry(updates[0]);
+    expect(detail).toHaveLength(MAX_DETAIL_CHARS);
+    expect(detail).toBe(`${'r'.repeat(MAX_DETAIL_CHARS - 1)}…`);
+  });
+
+  it('truncates the dead reason to 1,000 characters ending in "…"', async () => {
+    // Arrange
+    const { store, updates } = offlineStore();
+    const reason = 'd'.repeat(5_000);
+
+    // Act
+    await store.kill(lease, 'report.build', reason);
+
+    // Assert
+    const deadReason = updates[0]?.ExpressionAttributeValues[':deadReason'];
+    expect(deadReason).toBe(`${'d'.repeat(MAX_DEAD_REASON_CHARS - 1)}…`);
+  });
+});
+
+describe('TaskStore.retry', () => {
+  it('truncates the detail built from a long error message to 240 characters ending in "…"', async () => {
+    // Arrange
+    const { store, updates } = offlineStore();
+    const error = { name: 'UpstreamError', message: 'e'.repeat(2_000) };
+
+    // Act
+    await store.retry(lease, 'report.build', error, 5_000);
+
+    // Assert
+    const entry = appendedEntry(updates[0]);
+    expect(entry).toMatchObject({ status: TaskStatus.QUEUED, attempt: 1 });
+    expect(entry.detail).toHaveLength(MAX_DETAIL_CHARS);
+    expect(entry.detail).toMatch(/^UpstreamError: e+…$/);
+  });
+});
