@@ -12,6 +12,7 @@ export interface ExecutorLocation {
 export const EnvVars = {
   TABLE_NAME: 'TASKLANE_TABLE_NAME',
   QUEUE_URL: 'TASKLANE_QUEUE_URL',
+  DLQ_URL: 'TASKLANE_DLQ_URL',
 } as const;
 
 /**

@@ -53,6 +53,8 @@ export const AuditEvent = {
   CANCELLED: 'cancelled',
   REDRIVEN: 'redriven',
   STALE_DROPPED: 'stale-dropped',
+  REQUEUED: 'requeued',
+  PURGED: 'purged',
   DUPLICATE_DROPPED: 'duplicate-dropped',
   MESSAGE_REJECTED: 'message-rejected',
 } as const;
@@ -78,6 +80,8 @@ export const Defaults = {
   TASK_TIMEOUT_MS: 30_000,
   /** Added to the handler timeout to form the lease, to absorb clock skew and write latency. */
   LEASE_GRACE_MS: 30_000,
+  /** Longest lease a claim takes; longer runs heartbeat automatically. */
+  LEASE_DURATION_MS: 120_000,
   /** Shards of the status index partition key (`status#shard`). */
   STATUS_SHARDS: 8,
   /** SQS's ceiling for a visibility timeout (12 hours), in seconds. */

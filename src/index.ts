@@ -1,4 +1,5 @@
 export type { EnqueueOptions } from './client/prepare.js';
+export type { RedriveResult, RedriveSelection } from './client/redrive.js';
 export type {
   BatchEntry,
   BatchEntryResult,
@@ -34,6 +35,9 @@ export { executorSettings } from './resources.js';
 export type { HistoryEntry, TaskErrorInfo, TaskRecord } from './store/record.js';
 export type { Lease, TaskPage, TaskStoreOptions } from './store/task-store.js';
 export { TaskStore } from './store/task-store.js';
+export type { SweeperOptions } from './sweeper/create-sweeper.js';
+export { createSweeper } from './sweeper/create-sweeper.js';
+export type { SweepReport } from './sweeper/sweeper.js';
 export type { PollOptions, Worker, WorkerOptions } from './worker/create-worker.js';
 export { createWorker } from './worker/create-worker.js';
 export type { BatchSummary, PollQueueOptions, SqsEventHandler } from './worker/sqs-poller.js';

@@ -1,7 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import pLimit from 'p-limit';
-import { type ExecutorLocation, resolveLocation } from '../config.js';
+import { awsClientConfig } from '../aws-clients.js';
+import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults, isTerminal, TaskStatus } from '../constants.js';
 import {
   IdempotencyConflictError,
@@ -9,15 +10,18 @@ import {
   TransitionRejectedError,
   WaitTimeoutError,
 } from '../errors.js';
-import { taskMessage } from '../message.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
+import { Dispatcher } from '../outbox/dispatcher.js';
 import type { TaskRecord } from '../store/record.js';
 import { type TaskPage, TaskStore } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../worker/task-definition.js';
 import { type EnqueueOptions, prepareTask } from './prepare.js';
+import { purgeDead, type RedriveResult, type RedriveSelection, redriveDead } from './redrive.js';
 
 /** Options of {@link TaskClient}. */
 export interface TaskClientOptions extends ExecutorLocation {
+  /** The dead-letter queue, drained by `redrive`. Env: `TASKLANE_DLQ_URL`. */
+  readonly deadLetterQueueUrl?: string;
   /** Injected DynamoDB client. @default a new client from the environment */
   readonly dynamodb?: DynamoDBClient;
   /** Injected SQS client. @default a new client from the environment */
@@ -75,22 +79,26 @@ export class TaskClient {
   readonly store: TaskStore;
   private readonly sqs: SQSClient;
   private readonly queueUrl: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly deadLetterQueueUrl: string | undefined;
   private readonly maxPayloadBytes: number;
   private readonly logger: TaskLogger;
 
   constructor(options: TaskClientOptions = {}) {
     const location = resolveLocation(options);
     this.queueUrl = location.queueUrl;
-    this.sqs = options.sqs ?? new SQSClient({});
+    this.deadLetterQueueUrl = options.deadLetterQueueUrl ?? process.env[EnvVars.DLQ_URL];
+    this.sqs = options.sqs ?? new SQSClient(awsClientConfig());
     this.logger = options.logger ?? defaultLogger();
     this.maxPayloadBytes = options.maxPayloadBytes ?? Defaults.MAX_PAYLOAD_BYTES;
     this.store = new TaskStore({
       tableName: location.tableName,
-      dynamodb: options.dynamodb ?? new DynamoDBClient({}),
+      dynamodb: options.dynamodb ?? new DynamoDBClient(awsClientConfig()),
       logger: this.logger,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
     });
+    this.dispatcher = new Dispatcher(this.sqs, location.queueUrl, this.store, this.logger);
   }
 
   /**
@@ -109,18 +117,8 @@ export class TaskClient {
     const { record, created } = await this.store.create(prepared);
     if (!created) assertSamePayload(record, prepared.payloadHash, prepared.type);
     if (record.status !== TaskStatus.PENDING) return { id: record.id, created, sent: true, record };
-    try {
-      await this.sqs.send(
-        new SendMessageCommand({ QueueUrl: this.queueUrl, ...taskMessage(record) }),
-      );
-    } catch (err) {
-      this.logger.warn('send failed; the task stays PENDING for the sweeper', {
-        taskId: record.id,
-        error: (err as Error).message,
-      });
-      return { id: record.id, created, sent: false, record };
-    }
-    return { id: record.id, created, sent: true, record: await this.markSent(record) };
+    const sent = await this.dispatcher.send(record);
+    return { id: record.id, created, sent: sent !== undefined, record: sent ?? record };
   }
 
   /**
@@ -153,39 +151,41 @@ export class TaskClient {
       ),
     );
     toSend.sort((a, b) => a.index - b.index);
-    const sent: typeof toSend = [];
-    for (let i = 0; i < toSend.length; i += Defaults.SQS_BATCH_SIZE) {
-      const chunk = toSend.slice(i, i + Defaults.SQS_BATCH_SIZE);
-      const failedIds = await this.sendChunk(chunk.map((c) => c.record));
-      for (const [n, item] of chunk.entries()) {
-        if (failedIds.has(n)) {
-          results[item.index] = {
-            ok: true,
-            id: item.record.id,
-            created: item.created,
-            sent: false,
-            record: item.record,
-          };
-        } else {
-          sent.push(item);
-        }
-      }
-    }
-    await Promise.all(
-      sent.map((item) =>
-        limit(async () => {
-          const record = await this.markSent(item.record);
-          results[item.index] = {
-            ok: true,
-            id: record.id,
-            created: item.created,
-            sent: true,
-            record,
-          };
-        }),
-      ),
-    );
+    const sent = await this.dispatcher.sendAll(toSend.map((t) => t.record));
+    toSend.forEach((item, n) => {
+      const record = sent[n];
+      results[item.index] = {
+        ok: true,
+        id: item.record.id,
+        created: item.created,
+        sent: record !== undefined,
+        record: record ?? item.record,
+      };
+    });
     return results;
+  }
+
+  /**
+   * Moves DEAD tasks back to the queue with a fresh attempt budget, keeping their history,
+   * and drains their messages from the dead-letter queue. Tasks sharing an ordering key are
+   * re-sent in their original enqueue order.
+   *
+   * @throws ConfigurationError when draining needs the DLQ URL and none is configured.
+   */
+  redrive(selection: RedriveSelection): Promise<RedriveResult> {
+    return redriveDead(selection, {
+      store: this.store,
+      dispatcher: this.dispatcher,
+      sqs: this.sqs,
+      deadLetterQueueUrl: this.deadLetterQueueUrl,
+      workQueueUrl: this.queueUrl,
+      logger: this.logger,
+    });
+  }
+
+  /** Deletes DEAD tasks whose death is older than `olderThanMs`. Returns how many. */
+  purgeDead(options: { olderThanMs: number }): Promise<number> {
+    return purgeDead(this.store, options.olderThanMs);
   }
 
   /** Reads a task; undefined when no task has this id. */
@@ -246,41 +246,6 @@ export class TaskClient {
       }
     }
     throw new TransitionRejectedError('cancel', id, seen);
-  }
-
-  private async markSent(record: TaskRecord): Promise<TaskRecord> {
-    try {
-      return await this.store.markSent(record);
-    } catch (err) {
-      // A worker may claim the task before this write lands; then there is nothing to mark.
-      if (err instanceof TransitionRejectedError && err.current !== undefined) return err.current;
-      throw err;
-    }
-  }
-
-  /** Sends one SendMessageBatch; returns the indexes of entries that failed. */
-  private async sendChunk(records: readonly TaskRecord[]): Promise<Set<number>> {
-    try {
-      const out = await this.sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: this.queueUrl,
-          Entries: records.map((record, n) => ({ Id: String(n), ...taskMessage(record) })),
-        }),
-      );
-      const failed = new Set((out.Failed ?? []).map((f) => Number(f.Id)));
-      for (const failure of out.Failed ?? []) {
-        this.logger.warn('batch entry not sent; the task stays PENDING for the sweeper', {
-          taskId: records[Number(failure.Id)]?.id,
-          code: failure.Code,
-        });
-      }
-      return failed;
-    } catch (err) {
-      this.logger.warn('batch send failed; the tasks stay PENDING for the sweeper', {
-        error: (err as Error).message,
-      });
-      return new Set(records.map((_, n) => n));
-    }
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -13,6 +14,7 @@ import { LeaseLostError, TransitionRejectedError, ValidationError } from '../err
 import { logAudit } from '../observability/audit.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { truncate } from '../text.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
 import {
   fromItem,
   type HistoryEntry,
@@ -363,6 +365,96 @@ export class TaskStore {
   }
 
   /**
+   * RUNNING with an expired lease → PENDING under a new generation, so the sweeper can send
+   * a fresh message (a new deduplication id). The attempt is kept: the next claim counts as
+   * a new one. PENDING rather than QUEUED, so that a failed send leaves the task in the
+   * outbox instead of stranding it. Fenced by the expired lease's token and attempt.
+   */
+  requeue(seen: TaskRecord, reason: string): Promise<TaskRecord> {
+    const now = this.clock();
+    return this.transition({
+      name: 'requeue',
+      taskId: seen.id,
+      taskType: seen.type,
+      event: AuditEvent.REQUEUED,
+      to: TaskStatus.PENDING,
+      attempt: seen.attempt,
+      detail: reason,
+      condition:
+        '#status = :running AND #leaseToken = :seenToken AND #attempt = :seenAttempt AND #leaseExpiresAt <= :now',
+      values: {
+        ':running': TaskStatus.RUNNING,
+        ':seenToken': seen.leaseToken,
+        ':seenAttempt': seen.attempt,
+        ':now': now,
+      },
+      set: { generation: seen.generation + 1 },
+      remove: ['leaseToken', 'leaseExpiresAt'],
+      statusAt: now,
+    });
+  }
+
+  /**
+   * DEAD → PENDING with a fresh attempt budget and a new generation; the history is kept.
+   * The caller then sends the message and marks it sent, as for a new task.
+   */
+  redrive(
+    seen: Pick<TaskRecord, 'id' | 'type' | 'attempt' | 'generation'>,
+    reason?: string,
+  ): Promise<TaskRecord> {
+    const now = this.clock();
+    return this.transition({
+      name: 'redrive',
+      taskId: seen.id,
+      taskType: seen.type,
+      event: AuditEvent.REDRIVEN,
+      to: TaskStatus.PENDING,
+      attempt: 0,
+      detail: reason,
+      condition: '#status = :dead AND #attempt = :seenAttempt AND #generation = :seenGeneration',
+      values: {
+        ':dead': TaskStatus.DEAD,
+        ':seenAttempt': seen.attempt,
+        ':seenGeneration': seen.generation,
+      },
+      set: { attempt: 0, generation: seen.generation + 1 },
+      remove: ['deadReason', 'finishedAt', 'workerId'],
+      statusAt: now,
+    });
+  }
+
+  /**
+   * Deletes a DEAD task for good. Conditional on it still being the DEAD record the caller
+   * saw, so a concurrent redrive wins. Logged as a `purged` audit event.
+   */
+  async purge(seen: TaskRecord): Promise<void> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { [TableSchema.PARTITION_KEY]: seen.id },
+          ConditionExpression: '#status = :dead AND #updatedAt = :seenUpdatedAt',
+          ExpressionAttributeNames: { '#status': 'status', '#updatedAt': 'updatedAt' },
+          ExpressionAttributeValues: { ':dead': TaskStatus.DEAD, ':seenUpdatedAt': seen.updatedAt },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) {
+        const current = err.Item === undefined ? undefined : fromItem(unmarshall(err.Item));
+        throw new TransitionRejectedError('purge', seen.id, current);
+      }
+      throw err;
+    }
+    this.audit(seen.id, seen.type, {
+      event: AuditEvent.PURGED,
+      at: this.clock(),
+      attempt: seen.attempt,
+      status: TaskStatus.DEAD,
+    });
+  }
+
+  /**
    * Lists tasks in one status through the sharded status index, shard by shard; within a
    * shard, oldest `statusAt` first. `before` keeps only entries whose `statusAt` (lease
    * expiry for RUNNING, due time for a retry, else last change) is earlier.
@@ -518,50 +610,6 @@ export class TaskStore {
   }
 }
 
-function encodeCursor(shard: number, startKey: Record<string, unknown> | undefined): string {
-  return Buffer.from(JSON.stringify({ shard, startKey })).toString('base64url');
-}
-
-/** True for an object holding exactly the status index's key attributes and the table's key. */
-function isIndexKey(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const keys = Object.keys(value).sort();
-  const expected = [
-    TableSchema.PARTITION_KEY,
-    TableSchema.STATUS_INDEX_PARTITION_KEY,
-    TableSchema.STATUS_INDEX_SORT_KEY,
-  ].sort();
-  return keys.length === expected.length && keys.every((k, i) => k === expected[i]);
-}
-
 function boundedError(error: TaskErrorInfo): TaskErrorInfo {
   return { name: truncate(error.name, 100), message: truncate(error.message, 1000) };
-}
-
-/** @throws ValidationError when the cursor was not produced by {@link TaskStore.list}. */
-function decodeCursor(
-  cursor: string | undefined,
-  shards: number,
-): { shard: number; startKey: Record<string, unknown> | undefined } {
-  if (cursor === undefined) return { shard: 0, startKey: undefined };
-  let parsed: { shard?: unknown; startKey?: unknown } | null = null;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    // Reported below.
-  }
-  const shard = parsed?.shard;
-  const startKey = parsed?.startKey;
-  if (
-    typeof shard !== 'number' ||
-    !Number.isInteger(shard) ||
-    shard < 0 ||
-    shard >= shards ||
-    (startKey !== undefined && !isIndexKey(startKey))
-  ) {
-    throw new ValidationError('list options', [
-      { path: 'cursor', message: 'expected a cursor returned by a previous list call' },
-    ]);
-  }
-  return { shard, startKey: startKey as Record<string, unknown> | undefined };
 }

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { awsClientConfig } from '../aws-clients.js';
 import { type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults } from '../constants.js';
 import { ValidationError } from '../errors.js';
@@ -23,6 +24,12 @@ export interface WorkerOptions extends ExecutorLocation {
   readonly clock?: () => number;
   /** Added to a task's timeout to form its lease. @default 30000 */
   readonly leaseGraceMs?: number;
+  /**
+   * Longest lease taken at once; longer runs are kept alive by an automatic heartbeat every
+   * third of it. Bounds how long a crashed worker's task waits to be taken over.
+   * @default 120000
+   */
+  readonly leaseDurationMs?: number;
   /** Message groups processed at once within a batch. @default 10 */
   readonly groupConcurrency?: number;
   /** Largest result stored on the record, in bytes. @default 32768 */
@@ -90,8 +97,8 @@ export function createWorker(
   }
   const location = resolveLocation(options);
   const logger = options.logger ?? defaultLogger();
-  const sqs = options.sqs ?? new SQSClient({});
-  const dynamodb = options.dynamodb ?? new DynamoDBClient({});
+  const sqs = options.sqs ?? new SQSClient(awsClientConfig());
+  const dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig());
   const clock = options.clock ?? Date.now;
   const workerId = options.workerId ?? defaultWorkerId();
   const deps: ProcessorDeps = {
@@ -108,6 +115,7 @@ export function createWorker(
     workerId,
     clock,
     leaseGraceMs: options.leaseGraceMs ?? Defaults.LEASE_GRACE_MS,
+    leaseDurationMs: options.leaseDurationMs ?? Defaults.LEASE_DURATION_MS,
     maxResultBytes: options.maxResultBytes ?? Defaults.MAX_RESULT_BYTES,
     groupConcurrency: options.groupConcurrency ?? 10,
     random: Math.random,

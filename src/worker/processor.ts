@@ -35,6 +35,12 @@ export interface ProcessorDeps {
   readonly workerId: string;
   readonly clock: () => number;
   readonly leaseGraceMs: number;
+  /**
+   * Longest lease taken at once. A task whose timeout (plus grace) is longer gets this
+   * lease and an automatic heartbeat every third of it, so a crashed worker's task is taken
+   * over after at most this long instead of after its whole timeout.
+   */
+  readonly leaseDurationMs: number;
   readonly maxResultBytes: number;
   /** Message groups processed at once within one batch. */
   readonly groupConcurrency: number;
@@ -181,7 +187,7 @@ async function processRecord(
           const receiveCount = message.attributes.ApproximateReceiveCount;
           const { record, lease } = await deps.store.claim(seen, {
             workerId: deps.workerId,
-            leaseMs: timeoutMs + deps.leaseGraceMs,
+            leaseMs: leaseFor(timeoutMs, deps),
             detail: `message ${message.messageId}, receive ${receiveCount}`,
           });
           return await execute(record, lease, message, deps, timeoutMs);
@@ -228,7 +234,34 @@ async function execute(
     taskType: record.type,
     attempt: lease.attempt,
   });
-  const leaseMs = timeoutMs + deps.leaseGraceMs;
+  const leaseMs = leaseFor(timeoutMs, deps);
+  const heartbeat = async (): Promise<void> => {
+    try {
+      await deps.store.extendLease(lease, record.type, leaseMs);
+    } catch (err) {
+      // The lease is gone: stop the handler; its outcome will never be written.
+      if (err instanceof LeaseLostError) controller.abort(err);
+      throw err;
+    }
+    await deps.visibility.extend({
+      receiptHandle: message.receiptHandle,
+      eventSourceARN: message.eventSourceARN,
+      seconds: visibilitySeconds(leaseMs),
+    });
+  };
+  // The lease is shorter than the run may be: keep it alive while the handler works.
+  const autoHeartbeat =
+    leaseMs < timeoutMs + deps.leaseGraceMs
+      ? setInterval(() => {
+          heartbeat().catch((err: unknown) => {
+            if (!(err instanceof LeaseLostError)) {
+              logger.warn('automatic heartbeat failed; retrying at the next interval', {
+                error: describeError(err),
+              });
+            }
+          });
+        }, leaseMs / 3)
+      : undefined;
   const outcome = await runHandler(
     definition,
     timeoutMs,
@@ -238,22 +271,10 @@ async function execute(
       attempt: lease.attempt,
       maxAttempts: record.maxAttempts,
       logger,
-      heartbeat: async () => {
-        try {
-          await deps.store.extendLease(lease, record.type, leaseMs);
-        } catch (err) {
-          if (err instanceof LeaseLostError) controller.abort(err);
-          throw err;
-        }
-        await deps.visibility.extend({
-          receiptHandle: message.receiptHandle,
-          eventSourceARN: message.eventSourceARN,
-          seconds: visibilitySeconds(leaseMs),
-        });
-      },
+      heartbeat,
     },
     controller,
-  );
+  ).finally(() => clearInterval(autoHeartbeat));
 
   if (outcome.ok) {
     const resultJson = serializeResult(outcome.value, deps.maxResultBytes, logger);
@@ -283,6 +304,11 @@ async function execute(
   );
   // After a lost lease the newer attempt owns the task, and this message is redundant.
   return written ? { kind: 'retry', delayMs } : ACK;
+}
+
+/** The lease a claim takes: the run's timeout plus grace, capped by the lease duration. */
+function leaseFor(timeoutMs: number, deps: ProcessorDeps): number {
+  return Math.min(timeoutMs + deps.leaseGraceMs, deps.leaseDurationMs);
 }
 
 /** A terminal write: either way the message is done with. */

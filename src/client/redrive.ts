@@ -1,0 +1,257 @@
+import { createHash } from 'node:crypto';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import pLimit from 'p-limit';
+import { isTerminal, TaskStatus } from '../constants.js';
+import { ConfigurationError, TransitionRejectedError, ValidationError } from '../errors.js';
+import { parseEnvelope } from '../message.js';
+import type { TaskLogger } from '../observability/logger.js';
+import type { Dispatcher } from '../outbox/dispatcher.js';
+import type { TaskRecord } from '../store/record.js';
+import type { TaskStore } from '../store/task-store.js';
+
+/** Which DEAD tasks to redrive: by id, or all (optionally those of one ordering key). */
+export type RedriveSelection =
+  | { readonly ids: readonly string[] }
+  | { readonly all: true; readonly orderingKey?: string };
+
+/** What a redrive did. */
+export interface RedriveResult {
+  /** Tasks moved DEAD → PENDING, in the order they were re-sent. */
+  readonly redriven: readonly string[];
+  /** Redriven tasks whose message could not be sent yet; they stay PENDING for the sweeper. */
+  readonly unsent: readonly string[];
+  /** Selected ids that were not redriven, with the reason. */
+  readonly skipped: readonly { readonly id: string; readonly reason: string }[];
+  /** Dead-letter messages handled: deleted as redriven/obsolete, or moved back to the queue. */
+  readonly dlq: { readonly deleted: number; readonly movedBack: number; readonly released: number };
+}
+
+/** What {@link redriveDead} needs from the client. */
+export interface RedriveDeps {
+  readonly store: TaskStore;
+  readonly dispatcher: Dispatcher;
+  readonly sqs: SQSClient;
+  readonly deadLetterQueueUrl: string | undefined;
+  readonly workQueueUrl: string;
+  readonly logger: TaskLogger;
+}
+
+const DLQ_HOLD_SECONDS = 60;
+const MAX_DLQ_MESSAGES = 10_000;
+
+/** Moves selected DEAD tasks back to work. See `TaskClient.redrive`. */
+export async function redriveDead(
+  selection: RedriveSelection,
+  deps: RedriveDeps,
+): Promise<RedriveResult> {
+  const skipped: { id: string; reason: string }[] = [];
+  const dead = await selectDead(selection, deps.store, skipped);
+  // Per-key order: the original enqueue order, so a key's tasks run again as they first did.
+  dead.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const limit = pLimit(16);
+  const moved = await Promise.all(
+    dead.map((record) =>
+      limit(async () => {
+        try {
+          return await deps.store.redrive(record, 'redriven by TaskClient.redrive');
+        } catch (err) {
+          if (!(err instanceof TransitionRejectedError)) throw err;
+          skipped.push({
+            id: record.id,
+            reason: `no longer DEAD (${err.current?.status ?? 'deleted'})`,
+          });
+          return undefined;
+        }
+      }),
+    ),
+  );
+  const pending = moved.filter((r): r is TaskRecord => r !== undefined);
+  const redrivenIds = new Set(pending.map((r) => r.id));
+  const dlq =
+    deps.deadLetterQueueUrl === undefined
+      ? { deleted: 0, movedBack: 0, released: 0 }
+      : await drainDeadLetters(deps, deps.deadLetterQueueUrl, (id) =>
+          'ids' in selection ? new Set(selection.ids).has(id) || redrivenIds.has(id) : true,
+        );
+  if (deps.deadLetterQueueUrl === undefined && 'all' in selection) {
+    deps.logger.warn('no dead-letter queue configured; redrive did not drain it', {});
+  }
+  const sent = await deps.dispatcher.sendAll(pending);
+  return {
+    redriven: pending.map((r) => r.id),
+    unsent: pending.filter((_, i) => sent[i] === undefined).map((r) => r.id),
+    skipped,
+    dlq,
+  };
+}
+
+/** Deletes DEAD tasks older than `olderThanMs` (by the time they died). Returns how many. */
+export async function purgeDead(store: TaskStore, olderThanMs: number): Promise<number> {
+  if (!Number.isFinite(olderThanMs) || olderThanMs < 0) {
+    throw new ValidationError('purgeDead options', [
+      {
+        path: 'olderThanMs',
+        message: `expected a non-negative number of milliseconds, received ${olderThanMs}`,
+      },
+    ]);
+  }
+  const before = Date.now() - olderThanMs;
+  let purged = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await store.list(TaskStatus.DEAD, {
+      before,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    for (const record of page.items) {
+      try {
+        await store.purge(record);
+        purged += 1;
+      } catch (err) {
+        if (!(err instanceof TransitionRejectedError)) throw err; // Redriven meanwhile.
+      }
+    }
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return purged;
+}
+
+async function selectDead(
+  selection: RedriveSelection,
+  store: TaskStore,
+  skipped: { id: string; reason: string }[],
+): Promise<TaskRecord[]> {
+  if ('ids' in selection) {
+    if (!Array.isArray(selection.ids) || selection.ids.length === 0) {
+      throw new ValidationError('redrive selection', [
+        { path: 'ids', message: 'expected a non-empty array of task ids' },
+      ]);
+    }
+    const records = await Promise.all(selection.ids.map((id) => store.get(id)));
+    const dead: TaskRecord[] = [];
+    records.forEach((record, i) => {
+      const id = selection.ids[i] as string;
+      if (record === undefined) skipped.push({ id, reason: 'no task has this id' });
+      else if (record.status !== TaskStatus.DEAD)
+        skipped.push({ id, reason: `task is ${record.status}, not DEAD` });
+      else dead.push(record);
+    });
+    return dead;
+  }
+  if (selection.all !== true) {
+    throw new ValidationError('redrive selection', [
+      { path: '(root)', message: 'expected { ids } or { all: true }' },
+    ]);
+  }
+  const dead: TaskRecord[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.list(TaskStatus.DEAD, cursor === undefined ? {} : { cursor });
+    for (const record of page.items) {
+      if (selection.orderingKey === undefined || record.orderingKey === selection.orderingKey)
+        dead.push(record);
+    }
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return dead;
+}
+
+/**
+ * Drains the dead-letter queue by hand (receive, then send and delete): emulators lack
+ * StartMessageMoveTask, and each message needs a decision from its task's record anyway.
+ * - selected task redriven or finished, or no record at all: the message is deleted;
+ * - selected task still waiting (PENDING/QUEUED/SCHEDULED): moved back to the work queue;
+ * - anything else: released untouched for another time.
+ */
+async function drainDeadLetters(
+  deps: RedriveDeps,
+  dlqUrl: string,
+  selected: (taskId: string) => boolean,
+): Promise<RedriveResult['dlq']> {
+  if (dlqUrl === '') throw new ConfigurationError('deadLetterQueueUrl is empty');
+  const counts = { deleted: 0, movedBack: 0, released: 0 };
+  const held: Message[] = [];
+  for (let seen = 0; seen < MAX_DLQ_MESSAGES; ) {
+    const out = await deps.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: dlqUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        VisibilityTimeout: DLQ_HOLD_SECONDS,
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    const messages = out.Messages ?? [];
+    if (messages.length === 0) break;
+    seen += messages.length;
+    for (const message of messages) {
+      const action = await decide(message, deps.store, selected);
+      if (action === 'release') {
+        held.push(message);
+        continue;
+      }
+      if (action === 'move') {
+        const parsed = parseEnvelope(message.Body ?? '');
+        const groupId =
+          message.Attributes?.MessageGroupId ?? (parsed.ok ? parsed.envelope.id : 'redrive');
+        await deps.sqs.send(
+          new SendMessageCommand({
+            QueueUrl: deps.workQueueUrl,
+            MessageBody: message.Body ?? '',
+            MessageGroupId: groupId,
+            MessageDeduplicationId: createHash('sha256')
+              .update(`dlq#${message.MessageId}`)
+              .digest('hex'),
+          }),
+        );
+        counts.movedBack += 1;
+      } else {
+        counts.deleted += 1;
+      }
+      await deps.sqs.send(
+        new DeleteMessageCommand({ QueueUrl: dlqUrl, ReceiptHandle: message.ReceiptHandle }),
+      );
+    }
+  }
+  for (let i = 0; i < held.length; i += 10) {
+    const chunk = held.slice(i, i + 10);
+    await deps.sqs.send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl: dlqUrl,
+        Entries: chunk.map((m, n) => ({
+          Id: String(n),
+          ReceiptHandle: m.ReceiptHandle,
+          VisibilityTimeout: 0,
+        })),
+      }),
+    );
+  }
+  counts.released = held.length;
+  return counts;
+}
+
+async function decide(
+  message: Message,
+  store: TaskStore,
+  selected: (taskId: string) => boolean,
+): Promise<'delete' | 'move' | 'release'> {
+  const parsed = parseEnvelope(message.Body ?? '');
+  if (!parsed.ok) return 'delete';
+  if (!selected(parsed.envelope.id)) return 'release';
+  const record = await store.get(parsed.envelope.id);
+  if (record === undefined || isTerminal(record.status) || record.status === TaskStatus.RUNNING) {
+    // Finished, redriven (a fresh message is sent), forged, or owned by a live attempt.
+    return record?.status === TaskStatus.DEAD ? 'release' : 'delete';
+  }
+  // PENDING covers the tasks this redrive just moved: their fresh message is sent next.
+  return record.status === TaskStatus.PENDING && record.history.at(-1)?.event === 'redriven'
+    ? 'delete'
+    : 'move';
+}

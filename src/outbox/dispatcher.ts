@@ -1,0 +1,101 @@
+import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import pLimit from 'p-limit';
+import { Defaults } from '../constants.js';
+import { TransitionRejectedError } from '../errors.js';
+import { taskMessage } from '../message.js';
+import type { TaskLogger } from '../observability/logger.js';
+import type { TaskRecord } from '../store/record.js';
+import type { TaskStore } from '../store/task-store.js';
+
+/** Concurrent mark-as-sent writes; enough to keep up with SendMessageBatch. */
+const MARK_CONCURRENCY = 16;
+
+/**
+ * The second half of the outbox: sends a PENDING task's message, then marks it sent
+ * (PENDING → QUEUED). Used by enqueue, the sweeper and redrive alike. A send that fails
+ * leaves the task PENDING, which the sweeper finds and retries; nothing is lost.
+ */
+export class Dispatcher {
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly queueUrl: string,
+    private readonly store: TaskStore,
+    private readonly logger: TaskLogger,
+  ) {}
+
+  /** Sends one task. Returns the record after the send, or undefined if the send failed. */
+  async send(record: TaskRecord): Promise<TaskRecord | undefined> {
+    try {
+      await this.sqs.send(
+        new SendMessageCommand({ QueueUrl: this.queueUrl, ...taskMessage(record) }),
+      );
+    } catch (err) {
+      this.logger.warn('send failed; the task stays PENDING for the sweeper', {
+        taskId: record.id,
+        error: (err as Error).message,
+      });
+      return undefined;
+    }
+    return this.markSent(record);
+  }
+
+  /**
+   * Sends tasks with SendMessageBatch, 10 at a time, in the given order (so tasks sharing a
+   * message group keep their order). Returns, per input index, the record after the send or
+   * undefined where the send failed.
+   */
+  async sendAll(records: readonly TaskRecord[]): Promise<(TaskRecord | undefined)[]> {
+    const sent: (TaskRecord | undefined)[] = new Array(records.length).fill(undefined);
+    const toMark: number[] = [];
+    for (let i = 0; i < records.length; i += Defaults.SQS_BATCH_SIZE) {
+      const chunk = records.slice(i, i + Defaults.SQS_BATCH_SIZE);
+      const failed = await this.sendChunk(chunk);
+      chunk.forEach((_, n) => {
+        if (!failed.has(n)) toMark.push(i + n);
+      });
+    }
+    const limit = pLimit(MARK_CONCURRENCY);
+    await Promise.all(
+      toMark.map((index) =>
+        limit(async () => {
+          sent[index] = await this.markSent(records[index] as TaskRecord);
+        }),
+      ),
+    );
+    return sent;
+  }
+
+  private async markSent(record: TaskRecord): Promise<TaskRecord> {
+    try {
+      return await this.store.markSent(record);
+    } catch (err) {
+      // A worker may claim the task before this write lands; then there is nothing to mark.
+      if (err instanceof TransitionRejectedError && err.current !== undefined) return err.current;
+      throw err;
+    }
+  }
+
+  /** Sends one SendMessageBatch; returns the indexes of entries that failed. */
+  private async sendChunk(records: readonly TaskRecord[]): Promise<Set<number>> {
+    try {
+      const out = await this.sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: this.queueUrl,
+          Entries: records.map((record, n) => ({ Id: String(n), ...taskMessage(record) })),
+        }),
+      );
+      for (const failure of out.Failed ?? []) {
+        this.logger.warn('batch entry not sent; the task stays PENDING for the sweeper', {
+          taskId: records[Number(failure.Id)]?.id,
+          code: failure.Code,
+        });
+      }
+      return new Set((out.Failed ?? []).map((f) => Number(f.Id)));
+    } catch (err) {
+      this.logger.warn('batch send failed; the tasks stay PENDING for the sweeper', {
+        error: (err as Error).message,
+      });
+      return new Set(records.map((_, n) => n));
+    }
+  }
+}

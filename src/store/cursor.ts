@@ -1,0 +1,47 @@
+import { TableSchema } from '../constants.js';
+import { ValidationError } from '../errors.js';
+
+/** Encodes a list position: the shard reached and DynamoDB's key within it. */
+export function encodeCursor(shard: number, startKey: Record<string, unknown> | undefined): string {
+  return Buffer.from(JSON.stringify({ shard, startKey })).toString('base64url');
+}
+
+/** True for an object holding exactly the status index's key attributes and the table's key. */
+function isIndexKey(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const keys = Object.keys(value).sort();
+  const expected = [
+    TableSchema.PARTITION_KEY,
+    TableSchema.STATUS_INDEX_PARTITION_KEY,
+    TableSchema.STATUS_INDEX_SORT_KEY,
+  ].sort();
+  return keys.length === expected.length && keys.every((k, i) => k === expected[i]);
+}
+
+/** @throws ValidationError when the cursor was not produced by `TaskStore.list`. */
+export function decodeCursor(
+  cursor: string | undefined,
+  shards: number,
+): { shard: number; startKey: Record<string, unknown> | undefined } {
+  if (cursor === undefined) return { shard: 0, startKey: undefined };
+  let parsed: { shard?: unknown; startKey?: unknown } | null = null;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    // Reported below.
+  }
+  const shard = parsed?.shard;
+  const startKey = parsed?.startKey;
+  if (
+    typeof shard !== 'number' ||
+    !Number.isInteger(shard) ||
+    shard < 0 ||
+    shard >= shards ||
+    (startKey !== undefined && !isIndexKey(startKey))
+  ) {
+    throw new ValidationError('list options', [
+      { path: 'cursor', message: 'expected a cursor returned by a previous list call' },
+    ]);
+  }
+  return { shard, startKey: startKey as Record<string, unknown> | undefined };
+}

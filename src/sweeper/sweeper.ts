@@ -1,0 +1,124 @@
+import { TaskStatus } from '../constants.js';
+import { TransitionRejectedError } from '../errors.js';
+import type { TaskLogger } from '../observability/logger.js';
+import type { Dispatcher } from '../outbox/dispatcher.js';
+import type { TaskRecord } from '../store/record.js';
+import type { TaskStore } from '../store/task-store.js';
+
+/** Options of {@link sweep}. */
+export interface SweepOptions {
+  readonly store: TaskStore;
+  readonly dispatcher: Dispatcher;
+  readonly logger: TaskLogger;
+  /** @default Date.now */
+  readonly clock?: () => number;
+  /** Stop starting new pages after this long; the next run continues. @default 45000 */
+  readonly budgetMs?: number;
+  /** A PENDING task this old is taken to be unsent (the outbox). @default 60000 */
+  readonly pendingAgeMs?: number;
+  /** Records read per query. @default 100 */
+  readonly pageSize?: number;
+}
+
+/** What one sweep did. */
+export interface SweepReport {
+  /** RUNNING tasks whose lease expired, put back to work under a new generation. */
+  readonly requeued: number;
+  /** RUNNING tasks whose lease expired on their final attempt, declared DEAD. */
+  readonly killed: number;
+  /** PENDING tasks (re)sent: unsent outbox entries and the requeued ones. */
+  readonly sent: number;
+  /** Sends that failed; those tasks stay PENDING for the next sweep. */
+  readonly unsent: number;
+  /** Transitions another actor won first (a worker, another sweeper). Harmless. */
+  readonly conflicts: number;
+  /** True when the time budget ended the sweep early. */
+  readonly budgetExhausted: boolean;
+}
+
+/**
+ * One sweep: repairs what crashes leave behind, through the status index (never a Scan).
+ * - RUNNING tasks whose lease expired: requeued with a fresh message while attempts are
+ *   left (the next claim is a new attempt), else declared DEAD.
+ * - PENDING tasks older than `pendingAgeMs`: their message was never confirmed sent (a
+ *   producer crashed between the write and the send), so it is sent now.
+ *
+ * Every change is a conditional transition, so the sweep is idempotent and two sweeps can
+ * run at once: the loser of each race sees a rejected transition and moves on. A duplicate
+ * send is harmless: SQS deduplicates the same generation within 5 minutes, and the worker
+ * acknowledges a message for a task that already ran.
+ */
+export async function sweep(options: SweepOptions): Promise<SweepReport> {
+  const clock = options.clock ?? Date.now;
+  const deadline = clock() + (options.budgetMs ?? 45_000);
+  const pageSize = options.pageSize ?? 100;
+  const { store, logger } = options;
+  const counts = { requeued: 0, killed: 0, sent: 0, unsent: 0, conflicts: 0 };
+  let budgetExhausted = false;
+  const toSend: TaskRecord[] = [];
+
+  const pages = async (
+    status: TaskStatus,
+    before: number,
+    each: (r: TaskRecord) => Promise<void>,
+  ) => {
+    let cursor: string | undefined;
+    do {
+      if (clock() >= deadline) {
+        budgetExhausted = true;
+        return;
+      }
+      const page = await store.list(status, {
+        before,
+        limit: pageSize,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      for (const record of page.items) {
+        try {
+          await each(record);
+        } catch (err) {
+          if (!(err instanceof TransitionRejectedError)) throw err;
+          counts.conflicts += 1;
+        }
+      }
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+  };
+
+  const now = clock();
+  await pages(TaskStatus.RUNNING, now + 1, async (record) => {
+    if ((record.leaseExpiresAt ?? 0) > now) return;
+    if (record.attempt >= record.maxAttempts) {
+      await store.kill(leaseOf(record), record.type, 'lease expired on the final attempt', {
+        leaseExpired: true,
+      });
+      counts.killed += 1;
+      return;
+    }
+    toSend.push(await store.requeue(record, `lease of attempt ${record.attempt} expired`));
+    counts.requeued += 1;
+  });
+  await pages(TaskStatus.PENDING, now - (options.pendingAgeMs ?? 60_000), async (record) => {
+    toSend.push(record);
+  });
+
+  // Enqueue order within each ordering key: sends go out oldest first.
+  toSend.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const sent = await options.dispatcher.sendAll(toSend);
+  for (const record of sent) {
+    if (record === undefined) counts.unsent += 1;
+    else counts.sent += 1;
+  }
+  const report = { ...counts, budgetExhausted };
+  logger.info('sweep finished', { ...report });
+  return report;
+}
+
+function leaseOf(record: TaskRecord) {
+  return {
+    taskId: record.id,
+    attempt: record.attempt,
+    leaseToken: record.leaseToken ?? '',
+    workerId: 'sweeper',
+  };
+}
