@@ -1,10 +1,11 @@
 /** Builds a real executor (queues + table) in the emulator for integration tests. */
 import {
+  DeleteMessageCommand,
   GetQueueAttributesCommand,
   type Message,
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
-import type { SQSRecord } from 'aws-lambda';
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { TaskClient, type TaskClientOptions } from '../../src/client/task-client.js';
 import { type ProvisionedExecutor, provision } from '../../src/local/provision.js';
 import type { LogAttributes, TaskLogger } from '../../src/observability/logger.js';
@@ -21,6 +22,11 @@ export interface TestExecutor extends ProvisionedExecutor {
   readonly queueArn: string;
   client(options?: Partial<TaskClientOptions>): TaskClient;
   worker(tasks: readonly TaskDefinition[], options?: Partial<WorkerOptions>): Worker;
+  /**
+   * Acts as the event source mapping for one batch: processes the records with the worker,
+   * then deletes those not reported as failed. Returns the handler's response.
+   */
+  deliver(worker: Worker, records: readonly SQSRecord[]): Promise<SQSBatchResponse>;
   /** Receives up to 10 messages (with all attributes) as Lambda event records. */
   receive(options?: { waitTimeSeconds?: number; visibilityTimeout?: number }): Promise<SQSRecord[]>;
 }
@@ -52,6 +58,20 @@ export async function setupExecutor(
     client: (options = {}) => new TaskClient({ ...base, ...options }),
     worker: (tasks, options = {}) =>
       createWorker(tasks, { ...base, leaseGraceMs: 1000, ...options }),
+    deliver: async (worker, records) => {
+      const response = await worker.processBatch(records);
+      const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+      for (const record of records) {
+        if (failed.has(record.messageId)) continue;
+        await clients.sqs.send(
+          new DeleteMessageCommand({
+            QueueUrl: location.queueUrl,
+            ReceiptHandle: record.receiptHandle,
+          }),
+        );
+      }
+      return response;
+    },
     receive: async (options = {}) => {
       const out = await clients.sqs.send(
         new ReceiveMessageCommand({

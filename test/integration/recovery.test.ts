@@ -1,0 +1,357 @@
+import {
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { LeaseLostError } from '../../src/errors.js';
+import { createSweeper } from '../../src/sweeper/create-sweeper.js';
+import { defineTask } from '../../src/worker/task-definition.js';
+import {
+  recordingLogger,
+  setupExecutor,
+  silentLogger,
+  type TestExecutor,
+} from '../helpers/executor.js';
+
+let executor: TestExecutor;
+
+beforeEach(async () => {
+  executor = await setupExecutor();
+});
+
+function sweeper(clock: () => number = Date.now) {
+  return createSweeper({
+    tableName: executor.tableName,
+    queueUrl: executor.queueUrl,
+    ...executor.clients,
+    logger: silentLogger,
+    pendingAgeMs: 0,
+    clock,
+  });
+}
+
+async function queueDepth(): Promise<number> {
+  const out = await executor.clients.sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: executor.queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return (
+    Number(out.Attributes?.ApproximateNumberOfMessages) +
+    Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible)
+  );
+}
+
+const noop = defineTask('noop', { schema: z.object({ n: z.number() }), handler: ({ n }) => n });
+
+describe('sweep', () => {
+  it('sends a task whose message was never sent (the outbox)', async () => {
+    // Arrange: the producer's send fails after the record is written.
+    const broken = executor.client({ queueUrl: `${executor.queueUrl}-missing` });
+    const { id, sent } = await broken.enqueue(noop, { n: 1 });
+
+    // Act
+    const report = await sweeper().run();
+
+    // Assert
+    expect(sent).toBe(false);
+    expect(report).toMatchObject({ sent: 1, unsent: 0, requeued: 0 });
+    expect((await executor.client().get(id))?.status).toBe(TaskStatus.QUEUED);
+    expect(await queueDepth()).toBe(1);
+  });
+
+  it('requeues a task whose lease expired, under a new generation, and the next claim is a new attempt', async () => {
+    // Arrange: a worker claims the task and dies, and its message is gone (moved to the DLQ
+    // after too many receives): only the sweeper can bring the task back.
+    const client = executor.client();
+    const { id } = await client.enqueue(noop, { n: 2 });
+    const [message] = await executor.receive({ visibilityTimeout: 600 });
+    if (message === undefined) throw new Error('expected a message');
+    await executor.clients.sqs.send(
+      new DeleteMessageCommand({
+        QueueUrl: executor.queueUrl,
+        ReceiptHandle: message.receiptHandle,
+      }),
+    );
+    const seen = await client.store.get(id);
+    if (seen === undefined) throw new Error('expected the record');
+    await client.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
+    await new Promise((r) => setTimeout(r, 5));
+
+    // Act
+    const report = await sweeper().run();
+    const redelivered = await executor.receive({ visibilityTimeout: 30 });
+    const response = await executor.worker([noop]).processBatch(redelivered);
+
+    // Assert
+    expect(report).toMatchObject({ requeued: 1, sent: 1, killed: 0 });
+    expect(response.batchItemFailures).toEqual([]);
+    const record = await client.get(id);
+    expect(record).toMatchObject({
+      status: TaskStatus.SUCCEEDED,
+      attempt: 2,
+      generation: 2,
+      result: 2,
+    });
+    expect(record?.history.map((h) => h.event)).toEqual([
+      AuditEvent.SUBMITTED,
+      AuditEvent.SENT,
+      AuditEvent.CLAIMED,
+      AuditEvent.REQUEUED,
+      AuditEvent.SENT,
+      AuditEvent.CLAIMED,
+      AuditEvent.SUCCEEDED,
+    ]);
+  });
+
+  it('declares a task DEAD when its lease expired on the final attempt', async () => {
+    const once = defineTask('once-only', {
+      schema: z.object({}),
+      retry: { maxAttempts: 1 },
+      handler: () => 1,
+    });
+    const client = executor.client();
+    const { id } = await client.enqueue(once, {});
+    const seen = await client.store.get(id);
+    if (seen === undefined) throw new Error('expected the record');
+    await client.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
+    await new Promise((r) => setTimeout(r, 5));
+
+    const report = await sweeper().run();
+
+    expect(report).toMatchObject({ killed: 1, requeued: 0 });
+    const record = await client.get(id);
+    expect(record?.status).toBe(TaskStatus.DEAD);
+    expect(record?.deadReason).toBe('lease expired on the final attempt');
+  });
+
+  it('is safe to run twice at once: each repair happens once', async () => {
+    const client = executor.client();
+    const ids: string[] = [];
+    for (let n = 0; n < 6; n++) {
+      const { id } = await client.enqueue(noop, { n });
+      const seen = await client.store.get(id);
+      if (seen === undefined) throw new Error('expected the record');
+      await client.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
+      ids.push(id);
+    }
+    await new Promise((r) => setTimeout(r, 5));
+
+    const [a, b] = await Promise.all([sweeper().run(), sweeper().run()]);
+
+    expect((a?.requeued ?? 0) + (b?.requeued ?? 0)).toBe(6);
+    for (const id of ids) {
+      const record = await client.get(id);
+      expect(record?.history.filter((h) => h.event === AuditEvent.REQUEUED)).toHaveLength(1);
+      expect(record?.generation).toBe(2);
+    }
+  });
+});
+
+describe('TaskClient.redrive', () => {
+  it('moves a DEAD task back to work with a fresh attempt budget, keeping its history', async () => {
+    // Arrange: the task dies, then its dependency is fixed.
+    let broken = true;
+    const flaky = defineTask('needs-fix', {
+      schema: z.object({}),
+      retry: { maxAttempts: 1 },
+      handler: () => {
+        if (broken) throw new Error('dependency down');
+        return 'ok';
+      },
+    });
+    const client = executor.client({ deadLetterQueueUrl: executor.deadLetterQueueUrl });
+    const { id } = await client.enqueue(flaky, {});
+    await executor.deliver(executor.worker([flaky]), await executor.receive());
+    expect((await client.get(id))?.status).toBe(TaskStatus.DEAD);
+    broken = false;
+
+    // Act
+    const result = await client.redrive({ ids: [id] });
+    await executor.deliver(executor.worker([flaky]), await executor.receive());
+
+    // Assert
+    expect(result).toMatchObject({ redriven: [id], unsent: [], skipped: [] });
+    const record = await client.get(id);
+    expect(record).toMatchObject({
+      status: TaskStatus.SUCCEEDED,
+      attempt: 1,
+      generation: 2,
+      result: 'ok',
+    });
+    const events = record?.history.map((h) => h.event) ?? [];
+    expect(events.filter((e) => e === AuditEvent.DEAD)).toHaveLength(1);
+    expect(events.slice(events.indexOf(AuditEvent.REDRIVEN))).toEqual([
+      AuditEvent.REDRIVEN,
+      AuditEvent.SENT,
+      AuditEvent.CLAIMED,
+      AuditEvent.SUCCEEDED,
+    ]);
+  });
+
+  it('re-sends the dead tasks of one key in their original order and skips what is not DEAD', async () => {
+    const always = defineTask('always-dies', {
+      schema: z.object({ n: z.number() }),
+      retry: { maxAttempts: 1 },
+      handler: () => {
+        throw new Error('no');
+      },
+    });
+    const client = executor.client();
+    const dead: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      const { id } = await client.enqueue(always, { n }, { orderingKey: 'k' });
+      dead.push(id);
+      await executor.deliver(executor.worker([always]), await executor.receive());
+    }
+    const { id: alive } = await client.enqueue(noop, { n: 9 });
+
+    const result = await client.redrive({ all: true, orderingKey: 'k' });
+    const skipped = await client.redrive({ ids: [alive, 'missing'] });
+    const messages = [];
+    for (let i = 0; i < 4; i++)
+      messages.push(...(await executor.receive({ visibilityTimeout: 0 })));
+
+    expect(result.redriven).toEqual(dead);
+    expect(skipped.skipped.map((s) => s.id)).toEqual([alive, 'missing']);
+    const order = messages
+      .filter((m) => m.attributes.MessageGroupId === 'k')
+      .map((m) => JSON.parse(m.body).id as string);
+    expect(order.slice(0, 3)).toEqual(dead);
+  });
+});
+
+describe('TaskClient.redrive dead-letter drain', () => {
+  it('moves a waiting task back to the work queue and deletes obsolete or forged dead letters', async () => {
+    // Arrange: two messages reached the DLQ: one of a task still QUEUED, one forged.
+    const client = executor.client({ deadLetterQueueUrl: executor.deadLetterQueueUrl });
+    const { id: waiting } = await client.enqueue(noop, { n: 1 });
+    const [original] = await executor.receive({ visibilityTimeout: 0 });
+    await executor.clients.sqs.send(
+      new DeleteMessageCommand({
+        QueueUrl: executor.queueUrl,
+        ReceiptHandle: original?.receiptHandle,
+      }),
+    );
+    for (const [body, group] of [
+      [original?.body ?? '', waiting],
+      ['{"tasklane":1,"id":"forged","type":"noop"}', 'forged'],
+    ]) {
+      await executor.clients.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: executor.deadLetterQueueUrl,
+          MessageBody: body,
+          MessageGroupId: group,
+          MessageDeduplicationId: group,
+        }),
+      );
+    }
+
+    // Act
+    const result = await client.redrive({ all: true });
+    const response = await executor.deliver(executor.worker([noop]), await executor.receive());
+
+    // Assert
+    expect(result.dlq).toEqual({ deleted: 1, movedBack: 1, released: 0 });
+    expect(response.batchItemFailures).toEqual([]);
+    expect((await client.get(waiting))?.status).toBe(TaskStatus.SUCCEEDED);
+  });
+});
+
+describe('TaskClient.purgeDead', () => {
+  it('deletes DEAD tasks older than the given age and nothing else', async () => {
+    const dies = defineTask('dies', {
+      schema: z.object({}),
+      retry: { maxAttempts: 1 },
+      handler: () => {
+        throw new Error('no');
+      },
+    });
+    const client = executor.client();
+    const { id: deadId } = await client.enqueue(dies, {});
+    await executor.deliver(executor.worker([dies]), await executor.receive());
+    const { id: queuedId } = await client.enqueue(noop, { n: 1 });
+
+    const purged = await client.purgeDead({ olderThanMs: 0 });
+
+    expect(purged).toBe(1);
+    expect(await client.get(deadId)).toBeUndefined();
+    expect((await client.get(queuedId))?.status).toBe(TaskStatus.QUEUED);
+  });
+});
+
+describe('worker heartbeats', () => {
+  it('keeps a long task leased with automatic heartbeats and completes it in one attempt', async () => {
+    const long = defineTask('long', {
+      schema: z.object({}),
+      timeout: 5_000,
+      handler: async () => {
+        await new Promise((r) => setTimeout(r, 1_500));
+        return 'done';
+      },
+    });
+    const client = executor.client();
+    const { id } = await client.enqueue(long, {});
+
+    await executor
+      .worker([long], { leaseGraceMs: 0, leaseDurationMs: 600 })
+      .processBatch(await executor.receive());
+
+    const record = await client.get(id);
+    expect(record).toMatchObject({ status: TaskStatus.SUCCEEDED, attempt: 1 });
+    expect(
+      record?.history.filter((h) => h.event === AuditEvent.HEARTBEAT_EXTENDED).length,
+    ).toBeGreaterThanOrEqual(2);
+  });
+
+  it('aborts the handler and writes nothing when a heartbeat finds the lease lost', async () => {
+    // Arrange: A runs with short, heartbeat-extended leases; B (an hour ahead) takes over.
+    let signalA: AbortSignal | undefined;
+    const contested = defineTask('contested', {
+      schema: z.object({}),
+      timeout: 10_000,
+      handler: async (_p, ctx) => {
+        if (ctx.attempt === 1) {
+          signalA = ctx.signal;
+          await new Promise((r) => setTimeout(r, 3_000));
+          return 'from A';
+        }
+        return 'from B';
+      },
+    });
+    const client = executor.client();
+    const { id } = await client.enqueue(contested, {});
+    const [message] = await executor.receive({ visibilityTimeout: 60 });
+    if (message === undefined) throw new Error('expected a message');
+    const logger = recordingLogger();
+    const a = executor.worker([contested], {
+      workerId: 'a',
+      logger,
+      leaseGraceMs: 0,
+      leaseDurationMs: 900,
+    });
+    const b = executor.worker([contested], { workerId: 'b', clock: () => Date.now() + 3_600_000 });
+
+    // Act
+    const running = a.processBatch([message]);
+    await new Promise((r) => setTimeout(r, 200));
+    await b.processBatch([message]);
+    await running;
+
+    // Assert
+    expect(signalA?.aborted).toBe(true);
+    expect(signalA?.reason).toBeInstanceOf(LeaseLostError);
+    const record = await client.get(id);
+    expect(record).toMatchObject({
+      status: TaskStatus.SUCCEEDED,
+      attempt: 2,
+      result: 'from B',
+      workerId: 'b',
+    });
+    expect(logger.lines.some((l) => l.attributes.event === AuditEvent.STALE_DROPPED)).toBe(true);
+  });
+});
