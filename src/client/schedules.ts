@@ -287,8 +287,8 @@ function checkExpression(
   const { cron, rate } = options as { cron?: unknown; rate?: unknown };
   if ((cron === undefined) === (rate === undefined)) {
     issues.push({
-      path: cron === undefined ? 'cron' : 'rate',
-      message: 'expected exactly one of cron and rate',
+      path: 'cron',
+      message: `expected exactly one of cron and rate, received ${cron === undefined ? 'neither' : 'both'}`,
     });
     return undefined;
   }
