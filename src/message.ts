@@ -99,7 +99,11 @@ const firingSchema = z.strictObject({
   scheduledTime: z
     .string()
     .regex(SCHEDULED_TIME)
-    .refine((t) => !Number.isNaN(Date.parse(t)), 'not a real date'),
+    .refine((t) => {
+      const ms = Date.parse(t);
+      // Date.parse rolls 30 February over into March; a real time formats back unchanged.
+      return !Number.isNaN(ms) && new Date(ms).toISOString().replace('.000Z', 'Z') === t;
+    }, 'not a real date'),
   /** Which delivery this is; Scheduler gives each invocation attempt its own execution id. */
   execution: z.strictObject({
     id: z.string().min(1).max(128),
