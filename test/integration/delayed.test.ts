@@ -296,8 +296,7 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
       id: 'orphan',
       type: 'remind',
       payloadJson: '{"note":"x"}',
-      payloadHash: (await client.enqueue(remind, { note: 'x' }, { id: 'probe' })).record
-        .payloadHash,
+      payloadHash: payloadHash('remind', '{"note":"x"}'),
       maxAttempts: 3,
       timeoutMs: 30_000,
       messageGroupId: 'orphan',
