@@ -132,11 +132,15 @@ export class TaskClient {
   }
 
   /**
-   * Enqueues one task. The payload is validated against the task's schema first.
+   * Enqueues one task, now or (with `runAt` / `delay`) later. The payload is validated
+   * against the task's schema first.
    *
    * @throws ValidationError listing every problem with the payload and options.
    * @throws PayloadTooLargeError above `maxPayloadBytes`.
    * @throws IdempotencyConflictError when the id exists with another type or payload.
+   * @throws ScheduleFailedError when a delayed task's schedule could not be created (the task
+   *   was rolled back: retry the same id).
+   * @throws ConfigurationError for a delayed task when scheduling is not configured.
    */
   async enqueue<D extends TaskDefinition>(
     task: D,
