@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import pLimit from 'p-limit';
 import { executorSettings, TaskClient, type TaskRecord } from '../src/index.js';
@@ -25,6 +26,7 @@ import { type FileLogger, jsonLinesLogger } from './dev/file-logger.js';
 import { progressView, watchUntilFinished } from './dev/progress.js';
 import { buildReport } from './dev/report.js';
 import { startWorker } from './dev/run-worker.js';
+import { awaitScheduled, scheduleDemoWork, scheduledReport, startPump } from './dev/scheduled.js';
 import { StartLog } from './dev/start-log.js';
 import { TerminalTracker } from './dev/terminal-tracker.js';
 import { keyedSequences, type PlannedTask, planWorkload } from './dev/workload.js';
@@ -38,16 +40,22 @@ interface Session {
   readonly name: string;
   readonly sqs: SQSClient;
   readonly dynamodb: DynamoDBClient;
+  readonly scheduler: SchedulerClient;
   readonly logger: FileLogger;
   readonly interrupt: AbortSignal;
 }
+
+/** Delayed tasks within this are sent at once; the demo's delays of seconds use Scheduler. */
+const SCHEDULE_THRESHOLD_MS = 1_000;
+/** How long after its due time the demo waits for the last scheduled task. */
+const SCHEDULED_GRACE_MS = 15_000;
 
 async function main(interrupt: AbortSignal): Promise<number> {
   await mkdir(STATE_DIR, { recursive: true });
   const name = `tasklane-dev-${randomBytes(4).toString('hex')}`;
   const logger = jsonLinesLogger(path.join(STATE_DIR, `${name}.log`));
   let emulator: EmulatorHandle | undefined;
-  let clients: { sqs: SQSClient; dynamodb: DynamoDBClient } | undefined;
+  let clients: { sqs: SQSClient; dynamodb: DynamoDBClient; scheduler: SchedulerClient } | undefined;
   try {
     let endpoint = process.env.AWS_ENDPOINT_URL;
     if (endpoint) {
@@ -61,18 +69,23 @@ async function main(interrupt: AbortSignal): Promise<number> {
     }
     interrupt.throwIfAborted();
     Object.assign(process.env, emulatorEnvironment(endpoint));
-    clients = { sqs: new SQSClient({}), dynamodb: new DynamoDBClient({}) };
+    clients = {
+      sqs: new SQSClient({}),
+      dynamodb: new DynamoDBClient({}),
+      scheduler: new SchedulerClient({}),
+    };
     return await run({ name, ...clients, logger, interrupt });
   } finally {
     clients?.sqs.destroy();
     clients?.dynamodb.destroy();
+    clients?.scheduler.destroy();
     await emulator?.stop();
     await logger.close();
   }
 }
 
 async function run(session: Session): Promise<number> {
-  const { name, sqs, dynamodb, logger, interrupt } = session;
+  const { name, sqs, dynamodb, scheduler, logger, interrupt } = session;
   const startLog = new StartLog();
   let tracker: TerminalTracker | undefined;
   const tasks = demoTasks({
@@ -90,20 +103,33 @@ async function run(session: Session): Promise<number> {
     workerTimeoutSeconds: 30,
     maxAttempts: Math.max(...definitions.map((d) => d.retry.maxAttempts)),
   });
-  const executor = await provision(settings, { sqs, dynamodb });
+  const executor = await provision(settings, { sqs, dynamodb, scheduler });
   const location = { tableName: executor.tableName, queueUrl: executor.queueUrl };
   console.log(`  resources  queue ${settings.workQueue.name}, table ${executor.tableName}`);
+  console.log(
+    `             schedule group ${settings.scheduler.groupName}, delivered by the local pump`,
+  );
   console.log(`  audit log  ${logger.path}\n`);
   interrupt.throwIfAborted();
 
   // The worker runs while the producer enqueues, as it would in an account.
   const plan = planWorkload(tasks, WORKLOAD);
-  const client = new TaskClient({ ...location, sqs, dynamodb, logger });
+  const client = new TaskClient({
+    ...location,
+    ...executor.scheduler,
+    queueArn: executor.queueArn,
+    sqs,
+    dynamodb,
+    scheduler,
+    logger,
+    scheduleThresholdMs: SCHEDULE_THRESHOLD_MS,
+  });
   tracker = new TerminalTracker(
     client,
     plan.map((t) => t.id),
   );
   const worker = startWorker(session, definitions, location);
+  const pump = startPump({ scheduler, sqs, logger }, settings.scheduler.groupName);
   try {
     const flaky = plan.filter((t) => t.failTimes > 0).length;
     process.stdout.write(
@@ -136,6 +162,22 @@ async function run(session: Session): Promise<number> {
       await reportStuck(client, tracker.pending());
       return 1;
     }
+    // Delayed and recurring work once the backlog has drained, so lateness measures the
+    // pump and the worker, not the 200 messages queued ahead.
+    const scheduled = await scheduleDemoWork(client, tasks);
+    console.log(
+      `\nScheduled ${scheduled.delayed.length} delayed tasks (due in ${scheduled.delayed
+        .map((d) => `${((d.dueAt - Date.now()) / 1000).toFixed(0)} s`)
+        .join(
+          ', ',
+        )}) and ${scheduled.recurring.name} ${scheduled.recurring.expression}; waiting...`,
+    );
+    const lastDue = Math.max(scheduled.recurring.dueAt, ...scheduled.delayed.map((d) => d.dueAt));
+    const scheduledRecords = await awaitScheduled(client, scheduled, {
+      deadline: lastDue + SCHEDULED_GRACE_MS,
+      signal: AbortSignal.any([interrupt, worker.failed]),
+    });
+    await client.unschedule(scheduled.recurring.name);
     const report = buildReport({
       plan,
       records: await readAll(client, plan),
@@ -143,11 +185,13 @@ async function run(session: Session): Promise<number> {
       enqueueMs: startedAt - enqueuedAt,
       processingMs,
       invocations: worker.invocations,
+      scheduled: scheduledReport(scheduled, scheduledRecords),
     });
     console.log(`\n${report.lines.join('\n')}`);
     for (const problem of report.problems.slice(0, 20)) console.error(`  problem: ${problem}`);
     return report.passed ? 0 : 1;
   } finally {
+    await pump.stop();
     await worker.stop();
   }
 }

@@ -57,6 +57,8 @@ export const AuditEvent = {
   PURGED: 'purged',
   DUPLICATE_DROPPED: 'duplicate-dropped',
   MESSAGE_REJECTED: 'message-rejected',
+  /** A delayed task whose schedule could not be created was removed again (enqueue threw). */
+  ROLLED_BACK: 'rolled-back',
 } as const;
 
 /** One of the {@link AuditEvent} values. */
@@ -88,6 +90,18 @@ export const Defaults = {
   MAX_VISIBILITY_TIMEOUT_SECONDS: 43_200,
   /** SendMessageBatch / DeleteMessageBatch entry limit. */
   SQS_BATCH_SIZE: 10,
+  /**
+   * A runAt further out than this goes through an EventBridge Scheduler one-time schedule;
+   * a nearer one is sent at once and held back by the worker until due.
+   */
+  SCHEDULE_THRESHOLD_MS: 60_000,
+  /** Largest payload of a recurring schedule: it travels inside the schedule's target input. */
+  MAX_SCHEDULE_PAYLOAD_BYTES: 8 * 1024,
+  /** Scheduler's retry policy for delivering to the queue: the service's maximums. */
+  SCHEDULE_MAX_EVENT_AGE_SECONDS: 86_400,
+  SCHEDULE_MAX_RETRY_ATTEMPTS: 185,
+  /** Duplicate firings noted in one task's history at most; later ones are only logged. */
+  MAX_DUPLICATE_NOTES: 20,
 } as const;
 
 /** Names of the table's key attributes and its status index (shared by store, provisioning and CDK). */

@@ -13,6 +13,8 @@ export const ErrorCode = {
   TASK_TIMEOUT: 'TASK_TIMEOUT',
   WAIT_TIMEOUT: 'WAIT_TIMEOUT',
   CONFIGURATION: 'CONFIGURATION',
+  SCHEDULE_NOT_FOUND: 'SCHEDULE_NOT_FOUND',
+  SCHEDULE_FAILED: 'SCHEDULE_FAILED',
 } as const;
 
 /** One of the {@link ErrorCode} values. */
@@ -185,5 +187,38 @@ export class WaitTimeoutError extends TasklaneError {
 export class ConfigurationError extends TasklaneError {
   constructor(message: string) {
     super(ErrorCode.CONFIGURATION, message);
+  }
+}
+
+/** No recurring schedule has this name in the executor's schedule group. */
+export class ScheduleNotFoundError extends TasklaneError {
+  /** The name looked up. */
+  readonly scheduleName: string;
+
+  constructor(scheduleName: string, options?: ErrorOptions) {
+    super(ErrorCode.SCHEDULE_NOT_FOUND, `No schedule is named '${scheduleName}'.`, options);
+    this.scheduleName = scheduleName;
+  }
+}
+
+/**
+ * The one-time schedule of a delayed task could not be created. The task record was
+ * removed again, so nothing was enqueued: retrying with the same id is safe. `cause` is
+ * the Scheduler error.
+ */
+export class ScheduleFailedError extends TasklaneError {
+  readonly taskId: string;
+  readonly scheduleName: string;
+
+  constructor(taskId: string, scheduleName: string, options?: ErrorOptions) {
+    const reason = options?.cause instanceof Error ? `: ${options.cause.message}` : '';
+    super(
+      ErrorCode.SCHEDULE_FAILED,
+      `Task '${taskId}' was not enqueued: its schedule '${scheduleName}' could not be created${reason}. ` +
+        'Nothing was kept; enqueue again with the same id to retry.',
+      options,
+    );
+    this.taskId = taskId;
+    this.scheduleName = scheduleName;
   }
 }

@@ -1,5 +1,13 @@
+export type { Arrangement } from './client/delayed.js';
+export { DelayedTasks } from './client/delayed.js';
 export type { EnqueueOptions } from './client/prepare.js';
 export type { RedriveResult, RedriveSelection } from './client/redrive.js';
+export type {
+  RecurringScheduleOptions,
+  ScheduleDetails,
+  ScheduleResult,
+  ScheduleSummary,
+} from './client/schedules.js';
 export type {
   BatchEntry,
   BatchEntryResult,
@@ -8,8 +16,8 @@ export type {
   WaitOptions,
 } from './client/task-client.js';
 export { TaskClient } from './client/task-client.js';
-export type { ExecutorLocation } from './config.js';
-export { EnvVars, resolveLocation } from './config.js';
+export type { ExecutorLocation, SchedulerLocation } from './config.js';
+export { EnvVars, resolveLocation, resolveSchedulerLocation } from './config.js';
 export { AuditEvent, Defaults, isTerminal, TaskStatus, TERMINAL_STATUSES } from './constants.js';
 export type { ValidationIssue } from './errors.js';
 export {
@@ -19,6 +27,8 @@ export {
   LeaseLostError,
   PayloadTooLargeError,
   PermanentError,
+  ScheduleFailedError,
+  ScheduleNotFoundError,
   TasklaneError,
   TaskNotFoundError,
   TaskTimeoutError,
@@ -27,11 +37,17 @@ export {
   ValidationError,
   WaitTimeoutError,
 } from './errors.js';
+export type { FiringEnvelope } from './message.js';
 export type { AuditRecord } from './observability/audit.js';
 export type { LogAttributes, TaskLogger } from './observability/logger.js';
 export { defaultLogger, silentLogger } from './observability/logger.js';
 export type { ExecutorSettings, ExecutorSettingsProps, QueueSettings } from './resources.js';
 export { executorSettings } from './resources.js';
+export type { ExpressionParse, ScheduleExpression } from './scheduler/expression.js';
+export { parseScheduleExpression, timezoneProblem } from './scheduler/expression.js';
+export { delayedScheduleName, firingTaskId } from './scheduler/names.js';
+export type { ScheduleTiming } from './scheduler/occurrences.js';
+export { occurrences } from './scheduler/occurrences.js';
 export type { HistoryEntry, TaskErrorInfo, TaskRecord } from './store/record.js';
 export type { Lease, TaskPage, TaskStoreOptions } from './store/task-store.js';
 export { TaskStore } from './store/task-store.js';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { MESSAGE_SCHEMA_VERSION } from './constants.js';
+import { SCHEDULE_NAME_PATTERN } from './scheduler/names.js';
 import type { TaskRecord } from './store/record.js';
 
 /** Bodies above this size cannot be ours; they are rejected before parsing. */
@@ -53,21 +54,121 @@ export type ParsedEnvelope =
 
 /** Parses a message body defensively: never throws, whatever the body holds. */
 export function parseEnvelope(body: string): ParsedEnvelope {
+  const json = parseJsonBody(body);
+  if (!json.ok) return json;
+  return checkEnvelope(json.value);
+}
+
+function parseJsonBody(
+  body: string,
+):
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly reason: string } {
   if (Buffer.byteLength(body, 'utf8') > MAX_ENVELOPE_BYTES) {
     return { ok: false, reason: `body is larger than ${MAX_ENVELOPE_BYTES} bytes` };
   }
-  let json: unknown;
   try {
-    json = JSON.parse(body);
+    return { ok: true, value: JSON.parse(body) };
   } catch (err) {
     return { ok: false, reason: `body is not JSON (${(err as Error).message})` };
   }
+}
+
+function checkEnvelope(json: unknown): ParsedEnvelope {
   const parsed = envelopeSchema.safeParse(json);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (i) => `${i.path.join('.') || '(root)'}: ${i.message}`,
-    );
-    return { ok: false, reason: `body is not a Tasklane envelope (${problems.join('; ')})` };
+    return {
+      ok: false,
+      reason: `body is not a Tasklane envelope (${describeIssues(parsed.error)})`,
+    };
   }
   return { ok: true, envelope: parsed.data };
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+}
+
+/** `<aws.scheduler.scheduled-time>` once substituted: ISO 8601 in whole seconds, UTC. */
+const SCHEDULED_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
+const firingSchema = z.strictObject({
+  tasklane: z.literal(MESSAGE_SCHEMA_VERSION),
+  kind: z.literal('firing'),
+  schedule: z.string().regex(SCHEDULE_NAME_PATTERN),
+  scheduledTime: z
+    .string()
+    .regex(SCHEDULED_TIME)
+    .refine((t) => {
+      const ms = Date.parse(t);
+      // Date.parse rolls 30 February over into March; a real time formats back unchanged.
+      return !Number.isNaN(ms) && new Date(ms).toISOString().replace('.000Z', 'Z') === t;
+    }, 'not a real date'),
+  /** Which delivery this is; Scheduler gives each invocation attempt its own execution id. */
+  execution: z.strictObject({
+    id: z.string().min(1).max(128),
+    attempt: z.string().regex(/^\d{1,4}$/),
+  }),
+  type: z.string().min(1).max(128),
+  orderingKey: z.string().min(1).max(128).optional(),
+  payload: z.unknown(),
+});
+
+/**
+ * The body a recurring schedule sends, once Scheduler has substituted its context
+ * attributes. A firing has no task record yet: the worker creates the task
+ * `<schedule>@<scheduledTime>` from it, so every delivery of one firing is one task.
+ */
+export type FiringEnvelope = z.infer<typeof firingSchema>;
+
+/** Result of {@link parseMessage}. */
+export type ParsedMessage =
+  | { readonly ok: true; readonly kind: 'task'; readonly envelope: TaskEnvelope }
+  | { readonly ok: true; readonly kind: 'firing'; readonly firing: FiringEnvelope }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * Parses any body the worker may receive: a task envelope (sent by the SDK, or by a
+ * delayed task's one-time schedule) or a recurring schedule's firing. Never throws.
+ */
+export function parseMessage(body: string): ParsedMessage {
+  const json = parseJsonBody(body);
+  if (!json.ok) return json;
+  const value = json.value;
+  if (typeof value === 'object' && value !== null && 'kind' in value) {
+    const parsed = firingSchema.safeParse(value);
+    if (!parsed.success) {
+      return {
+        ok: false,
+        reason: `body is not a Tasklane firing (${describeIssues(parsed.error)})`,
+      };
+    }
+    return { ok: true, kind: 'firing', firing: parsed.data };
+  }
+  const envelope = checkEnvelope(value);
+  return envelope.ok ? { ok: true, kind: 'task', envelope: envelope.envelope } : envelope;
+}
+
+/**
+ * The target input of a recurring schedule: a firing whose time and execution are
+ * Scheduler's context attributes, substituted at each invocation. The scheduled time makes
+ * every firing's body unique, which the queue's content-based deduplication needs.
+ */
+export function firingTemplate(fields: {
+  readonly schedule: string;
+  readonly type: string;
+  readonly payload: unknown;
+  readonly orderingKey?: string | undefined;
+}): string {
+  const template = {
+    tasklane: MESSAGE_SCHEMA_VERSION,
+    kind: 'firing',
+    schedule: fields.schedule,
+    scheduledTime: '<aws.scheduler.scheduled-time>',
+    execution: { id: '<aws.scheduler.execution-id>', attempt: '<aws.scheduler.attempt-number>' },
+    type: fields.type,
+    ...(fields.orderingKey === undefined ? {} : { orderingKey: fields.orderingKey }),
+    payload: fields.payload,
+  };
+  return JSON.stringify(template);
 }

@@ -26,6 +26,17 @@ export interface QueueSettings {
 export interface ExecutorSettings {
   readonly workQueue: QueueSettings;
   readonly deadLetterQueue: QueueSettings;
+  /**
+   * EventBridge Scheduler: the executor's schedule group (delayed tasks' one-time schedules
+   * and recurring schedules), and the standard queue receiving firings it could not deliver.
+   */
+  readonly scheduler: {
+    readonly groupName: string;
+    readonly deadLetterQueue: QueueSettings;
+    /** Retry policy of every schedule's target (the service's maximums). */
+    readonly maximumEventAgeSeconds: number;
+    readonly maximumRetryAttempts: number;
+  };
   readonly maxReceiveCount: number;
   readonly visibilityTimeoutSeconds: number;
   readonly table: {
@@ -115,6 +126,20 @@ export function executorSettings(props: ExecutorSettingsProps = {}): ExecutorSet
         MessageRetentionPeriod: RETENTION_SECONDS,
         SqsManagedSseEnabled: 'true',
       },
+    },
+    scheduler: {
+      // Group names allow 64 of [0-9a-zA-Z-_.]; the executor name (60 of [A-Za-z0-9_-]) fits.
+      groupName: name,
+      deadLetterQueue: {
+        // Scheduler's dead-letter queue must be a standard queue, even for a FIFO target.
+        name: `${name}-schedule-dlq`,
+        attributes: {
+          MessageRetentionPeriod: RETENTION_SECONDS,
+          SqsManagedSseEnabled: 'true',
+        },
+      },
+      maximumEventAgeSeconds: Defaults.SCHEDULE_MAX_EVENT_AGE_SECONDS,
+      maximumRetryAttempts: Defaults.SCHEDULE_MAX_RETRY_ATTEMPTS,
     },
     maxReceiveCount,
     visibilityTimeoutSeconds,

@@ -19,6 +19,8 @@ export interface RunFacts {
   readonly processingMs: number;
   /** Handler invocations by the event source mapping, and how many failed as a whole. */
   readonly invocations: { readonly batches: number; readonly failedWhole: number };
+  /** Delayed and recurring work: its summary rows and problems (see scheduled.ts). */
+  readonly scheduled?: { readonly rows: [string, string][]; readonly problems: string[] };
 }
 
 /** The printed table and the verdict. */
@@ -50,6 +52,7 @@ export function buildReport(facts: RunFacts): RunReport {
   for (const verdict of order) {
     if (!verdict.ok) problems.push(`order of ${verdict.key}: ${verdict.problem}`);
   }
+  problems.push(...(facts.scheduled?.problems ?? []));
 
   const finalRecords = [...records.values()].filter((r): r is TaskRecord => r !== undefined);
   const retries = finalRecords.reduce((sum, r) => sum + Math.max(0, r.attempt - 1), 0);
@@ -81,6 +84,7 @@ export function buildReport(facts: RunFacts): RunReport {
       `Order ${v.key}`,
       v.ok ? `yes  (${v.tasks} tasks)` : `NO   ${v.problem}`,
     ]),
+    ...(facts.scheduled?.rows ?? []),
     [
       'Invocations',
       `${facts.invocations.batches} batches  (${facts.invocations.failedWhole} failed whole)`,

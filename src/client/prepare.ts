@@ -18,6 +18,16 @@ export interface EnqueueOptions {
    * @default none: the task runs in parallel with others
    */
   readonly orderingKey?: string;
+  /**
+   * Do not run before this time. Further out than the client's `scheduleThresholdMs`, the
+   * task is stored SCHEDULED and an EventBridge Scheduler one-time schedule delivers it;
+   * nearer, it is sent at once and the worker holds it back until due. A time in the past
+   * enqueues immediately. About 1-minute precision through Scheduler; never early.
+   * @default now
+   */
+  readonly runAt?: Date;
+  /** Like `runAt`, as milliseconds from now. Give one of `runAt` and `delay`, not both. */
+  readonly delay?: number;
 }
 
 /** SQS's MessageGroupId alphabet (printable ASCII without space), which ids must also fit. */
@@ -45,10 +55,12 @@ export async function prepareTask(
   payload: unknown,
   options: EnqueueOptions,
   maxPayloadBytes: number,
+  now: number = Date.now(),
 ): Promise<NewTask> {
   const issues: ValidationIssue[] = [];
   checkKey(issues, 'options.id', options.id);
   checkKey(issues, 'options.orderingKey', options.orderingKey);
+  const runAt = checkRunAt(issues, options, now);
   // The payload travels as JSON, so the schema judges what the worker will see: the value
   // after a JSON round trip (a Date becomes a string, undefined fields vanish).
   let payloadJson: string | undefined;
@@ -86,5 +98,42 @@ export async function prepareTask(
     timeoutMs: task.timeoutMs,
     orderingKey: options.orderingKey,
     messageGroupId: options.orderingKey ?? id,
+    ...(runAt !== undefined && runAt > now ? { runAt } : {}),
   };
+}
+
+/** Validates `runAt` / `delay`; returns the run time in epoch ms, if any. */
+function checkRunAt(
+  issues: ValidationIssue[],
+  options: EnqueueOptions,
+  now: number,
+): number | undefined {
+  const { runAt, delay } = options as { runAt?: unknown; delay?: unknown };
+  if (runAt !== undefined && delay !== undefined) {
+    issues.push({ path: 'options.delay', message: 'expected runAt or delay, not both' });
+    return undefined;
+  }
+  if (runAt !== undefined) {
+    if (!(runAt instanceof Date) || Number.isNaN(runAt.getTime())) {
+      const received =
+        runAt instanceof Date ? 'an invalid Date' : `${typeof runAt} ${JSON.stringify(runAt)}`;
+      issues.push({
+        path: 'options.runAt',
+        message: `expected a valid Date, received ${received}`,
+      });
+      return undefined;
+    }
+    return runAt.getTime();
+  }
+  if (delay !== undefined) {
+    if (typeof delay !== 'number' || !Number.isSafeInteger(delay) || delay < 0) {
+      issues.push({
+        path: 'options.delay',
+        message: `expected a whole number of milliseconds, 0 or more, received ${JSON.stringify(delay) ?? typeof delay}`,
+      });
+      return undefined;
+    }
+    return now + delay;
+  }
+  return undefined;
 }

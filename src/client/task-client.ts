@@ -1,4 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import pLimit from 'p-limit';
 import { awsClientConfig } from '../aws-clients.js';
@@ -15,8 +16,17 @@ import { Dispatcher } from '../outbox/dispatcher.js';
 import type { TaskRecord } from '../store/record.js';
 import { type TaskPage, TaskStore } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../worker/task-definition.js';
+import { DelayedTasks } from './delayed.js';
 import { type EnqueueOptions, prepareTask } from './prepare.js';
 import { purgeDead, type RedriveResult, type RedriveSelection, redriveDead } from './redrive.js';
+import { SchedulerTarget } from './scheduler-target.js';
+import {
+  type RecurringScheduleOptions,
+  RecurringSchedules,
+  type ScheduleDetails,
+  type ScheduleResult,
+  type ScheduleSummary,
+} from './schedules.js';
 
 /** Options of {@link TaskClient}. */
 export interface TaskClientOptions extends ExecutorLocation {
@@ -33,6 +43,13 @@ export interface TaskClientOptions extends ExecutorLocation {
   readonly logger?: TaskLogger;
   /** @default Date.now */
   readonly clock?: () => number;
+  /** Injected EventBridge Scheduler client. @default a new client from the environment */
+  readonly scheduler?: SchedulerClient;
+  /**
+   * A `runAt` further out than this gets a one-time schedule; a nearer one is sent at once
+   * and held back by the worker. @default 60000
+   */
+  readonly scheduleThresholdMs?: number;
 }
 
 /** Outcome of an enqueue. */
@@ -77,12 +94,16 @@ export interface WaitOptions {
  */
 export class TaskClient {
   readonly store: TaskStore;
+  /** Delayed tasks' schedules; `ensureScheduled` is the sweeper's repair for SCHEDULED tasks. */
+  readonly delayed: DelayedTasks;
   private readonly sqs: SQSClient;
   private readonly queueUrl: string;
   private readonly dispatcher: Dispatcher;
   private readonly deadLetterQueueUrl: string | undefined;
   private readonly maxPayloadBytes: number;
   private readonly logger: TaskLogger;
+  private readonly clock: () => number;
+  private readonly recurring: RecurringSchedules;
 
   constructor(options: TaskClientOptions = {}) {
     const location = resolveLocation(options);
@@ -91,31 +112,54 @@ export class TaskClient {
     this.sqs = options.sqs ?? new SQSClient(awsClientConfig());
     this.logger = options.logger ?? defaultLogger();
     this.maxPayloadBytes = options.maxPayloadBytes ?? Defaults.MAX_PAYLOAD_BYTES;
+    this.clock = options.clock ?? Date.now;
     this.store = new TaskStore({
       tableName: location.tableName,
       dynamodb: options.dynamodb ?? new DynamoDBClient(awsClientConfig()),
       logger: this.logger,
-      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      clock: this.clock,
       ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
     });
     this.dispatcher = new Dispatcher(this.sqs, location.queueUrl, this.store, this.logger);
+    const target = new SchedulerTarget({
+      location: options,
+      sqs: this.sqs,
+      queueUrl: this.queueUrl,
+      scheduler: options.scheduler,
+    });
+    this.delayed = new DelayedTasks({
+      store: this.store,
+      target,
+      sqs: this.sqs,
+      queueUrl: this.queueUrl,
+      logger: this.logger,
+      clock: this.clock,
+      thresholdMs: options.scheduleThresholdMs ?? Defaults.SCHEDULE_THRESHOLD_MS,
+    });
+    this.recurring = new RecurringSchedules(target);
   }
 
   /**
-   * Enqueues one task. The payload is validated against the task's schema first.
+   * Enqueues one task, now or (with `runAt` / `delay`) later. The payload is validated
+   * against the task's schema first.
    *
    * @throws ValidationError listing every problem with the payload and options.
    * @throws PayloadTooLargeError above `maxPayloadBytes`.
    * @throws IdempotencyConflictError when the id exists with another type or payload.
+   * @throws ScheduleFailedError when a delayed task's schedule could not be created (the task
+   *   was rolled back: retry the same id).
+   * @throws ConfigurationError for a delayed task when scheduling is not configured.
    */
   async enqueue<D extends TaskDefinition>(
     task: D,
     payload: PayloadOf<D>,
     options: EnqueueOptions = {},
   ): Promise<EnqueueResult> {
-    const prepared = await prepareTask(task, payload, options, this.maxPayloadBytes);
-    const { record, created } = await this.store.create(prepared);
-    if (!created) assertSamePayload(record, prepared.payloadHash, prepared.type);
+    const { record, created } = await this.createRecord(task, payload, options);
+    if (record.status === TaskStatus.SCHEDULED) {
+      await this.delayed.arrange(record, created);
+      return { id: record.id, created, sent: true, record };
+    }
     if (record.status !== TaskStatus.PENDING) return { id: record.id, created, sent: true, record };
     const sent = await this.dispatcher.send(record);
     return { id: record.id, created, sent: sent !== undefined, record: sent ?? record };
@@ -134,14 +178,12 @@ export class TaskClient {
       entries.map((entry, index) =>
         limit(async () => {
           try {
-            const prepared = await prepareTask(
+            const { record, created } = await this.createRecord(
               entry.task,
               entry.payload,
               entry.options ?? {},
-              this.maxPayloadBytes,
             );
-            const { record, created } = await this.store.create(prepared);
-            if (!created) assertSamePayload(record, prepared.payloadHash, prepared.type);
+            if (record.status === TaskStatus.SCHEDULED) await this.delayed.arrange(record, created);
             if (record.status === TaskStatus.PENDING) toSend.push({ index, record, created });
             else results[index] = { ok: true, id: record.id, created, sent: true, record };
           } catch (err) {
@@ -231,7 +273,9 @@ export class TaskClient {
     for (let round = 0; round < 3; round++) {
       if (seen === undefined) throw new TaskNotFoundError(id);
       try {
-        return await this.store.cancel(seen, reason);
+        const cancelled = await this.store.cancel(seen, reason);
+        if (seen.status === TaskStatus.SCHEDULED) await this.dropSchedule(id);
+        return cancelled;
       } catch (err) {
         if (!(err instanceof TransitionRejectedError)) throw err;
         const current = err.current;
@@ -246,6 +290,84 @@ export class TaskClient {
       }
     }
     throw new TransitionRejectedError('cancel', id, seen);
+  }
+
+  /**
+   * Creates or updates a recurring schedule: each firing becomes one task
+   * `<name>@<scheduled time>`, even when Scheduler delivers it twice. The expression and
+   * time zone are validated before any call. Creating an existing name updates it.
+   *
+   * @throws ValidationError listing every problem (name, expression, time zone, payload).
+   * @throws ConfigurationError when the schedule group or scheduler role is not configured.
+   */
+  schedule<D extends TaskDefinition>(
+    name: string,
+    options: RecurringScheduleOptions<D>,
+  ): Promise<ScheduleResult> {
+    return this.recurring.schedule(name, options);
+  }
+
+  /** Deletes a recurring schedule; false when there was none. Tasks already fired stay. */
+  unschedule(name: string): Promise<boolean> {
+    return this.recurring.unschedule(name);
+  }
+
+  /** Stops a recurring schedule's firings (Scheduler State DISABLED) until resumed. */
+  pauseSchedule(name: string): Promise<void> {
+    return this.recurring.setState(name, 'DISABLED');
+  }
+
+  /** Resumes a paused schedule; firings missed while paused are not made up. */
+  resumeSchedule(name: string): Promise<void> {
+    return this.recurring.setState(name, 'ENABLED');
+  }
+
+  /** Lists the recurring schedules (with `includeDelayed`, delayed tasks' schedules too). */
+  listSchedules(options: { includeDelayed?: boolean } = {}): Promise<ScheduleSummary[]> {
+    return this.recurring.list(options);
+  }
+
+  /** Reads one recurring schedule: expression, time zone, task and payload. */
+  getSchedule(name: string): Promise<ScheduleDetails | undefined> {
+    return this.recurring.get(name);
+  }
+
+  /**
+   * Validates and writes the record: SCHEDULED when runAt is beyond the threshold (after
+   * checking that scheduling is configured, so a misconfiguration writes nothing), else
+   * PENDING. An existing id must carry the same payload.
+   */
+  private async createRecord(
+    task: TaskDefinition,
+    payload: unknown,
+    options: EnqueueOptions,
+  ): Promise<{ record: TaskRecord; created: boolean }> {
+    const prepared = await prepareTask(task, payload, options, this.maxPayloadBytes, this.clock());
+    const scheduled = this.delayed.needsSchedule(prepared.runAt);
+    if (scheduled) this.delayed.assertConfigured();
+    const { record, created } = await this.store.create(
+      scheduled
+        ? {
+            ...prepared,
+            scheduled,
+            detail: `runAt ${new Date(prepared.runAt ?? 0).toISOString()}`,
+          }
+        : prepared,
+    );
+    if (!created) assertSamePayload(record, prepared.payloadHash, prepared.type);
+    return { record, created };
+  }
+
+  /** Best effort: a schedule left behind fires into a CANCELLED task, which is dropped. */
+  private async dropSchedule(id: string): Promise<void> {
+    try {
+      await this.delayed.deleteSchedule(id);
+    } catch (err) {
+      this.logger.warn('schedule of a cancelled task not deleted; its firing will be dropped', {
+        taskId: id,
+        error: (err as Error).message,
+      });
+    }
   }
 }
 

@@ -7,5 +7,12 @@ export {
 } from './emulator.js';
 export type { EventSourceMappingOptions, SqsLambdaHandler } from './event-source-mapping.js';
 export { runEventSourceMapping } from './event-source-mapping.js';
-export type { ProvisionedExecutor } from './provision.js';
+export type { ProvisionedExecutor, ProvisionedScheduler } from './provision.js';
 export { provision } from './provision.js';
+export type {
+  PumpDelivery,
+  PumpTick,
+  SchedulePump,
+  SchedulePumpOptions,
+} from './schedule-pump.js';
+export { createSchedulePump } from './schedule-pump.js';

@@ -5,6 +5,11 @@ import {
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
+import {
+  ConflictException,
+  CreateScheduleGroupCommand,
+  type SchedulerClient,
+} from '@aws-sdk/client-scheduler';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { ExecutorSettings } from '../resources.js';
 
@@ -13,6 +18,22 @@ export interface ProvisionedExecutor {
   readonly tableName: string;
   readonly queueUrl: string;
   readonly deadLetterQueueUrl: string;
+  /** The work queue's ARN: the target of every schedule. */
+  readonly queueArn: string;
+  /** Present when a Scheduler client was given: the scheduling resources. */
+  readonly scheduler?: ProvisionedScheduler;
+}
+
+/** The scheduling part of {@link ProvisionedExecutor}, shaped as TaskClient options take it. */
+export interface ProvisionedScheduler {
+  readonly scheduleGroup: string;
+  readonly scheduleDeadLetterArn: string;
+  readonly scheduleDeadLetterQueueUrl: string;
+  /**
+   * The role schedules name. Emulators do not assume it, so provisioning only names it; in
+   * AWS the CDK construct creates it, allowed to send to the work queue only.
+   */
+  readonly schedulerRoleArn: string;
 }
 
 /**
@@ -21,7 +42,7 @@ export interface ProvisionedExecutor {
  */
 export async function provision(
   settings: ExecutorSettings,
-  clients: { sqs: SQSClient; dynamodb: DynamoDBClient },
+  clients: { sqs: SQSClient; dynamodb: DynamoDBClient; scheduler?: SchedulerClient },
 ): Promise<ProvisionedExecutor> {
   const { sqs, dynamodb } = clients;
   const dlq = await sqs.send(
@@ -80,5 +101,52 @@ export async function provision(
   } catch (err) {
     if (!(err instanceof ResourceInUseException)) throw err;
   }
-  return { tableName: table.name, queueUrl: work.QueueUrl ?? '', deadLetterQueueUrl: dlqUrl };
+  const queueUrl = work.QueueUrl ?? '';
+  const queueArn = await arnOf(sqs, queueUrl);
+  const scheduler =
+    clients.scheduler === undefined
+      ? undefined
+      : await provisionScheduler(settings, sqs, clients.scheduler, queueArn);
+  return {
+    tableName: table.name,
+    queueUrl,
+    deadLetterQueueUrl: dlqUrl,
+    queueArn,
+    ...(scheduler === undefined ? {} : { scheduler }),
+  };
+}
+
+async function provisionScheduler(
+  settings: ExecutorSettings,
+  sqs: SQSClient,
+  scheduler: SchedulerClient,
+  queueArn: string,
+): Promise<ProvisionedScheduler> {
+  const dlq = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: settings.scheduler.deadLetterQueue.name,
+      Attributes: { ...settings.scheduler.deadLetterQueue.attributes },
+    }),
+  );
+  const dlqUrl = dlq.QueueUrl ?? '';
+  try {
+    await scheduler.send(new CreateScheduleGroupCommand({ Name: settings.scheduler.groupName }));
+  } catch (err) {
+    if (!(err instanceof ConflictException)) throw err;
+  }
+  const [, partition, , region, account] = queueArn.split(':');
+  const roleName = `${settings.scheduler.groupName}-scheduler`.slice(0, 64);
+  return {
+    scheduleGroup: settings.scheduler.groupName,
+    scheduleDeadLetterArn: await arnOf(sqs, dlqUrl),
+    scheduleDeadLetterQueueUrl: dlqUrl,
+    schedulerRoleArn: `arn:${partition ?? 'aws'}:iam::${account ?? region}:role/${roleName}`,
+  };
+}
+
+async function arnOf(sqs: SQSClient, queueUrl: string): Promise<string> {
+  const out = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  return out.Attributes?.QueueArn ?? '';
 }

@@ -43,6 +43,15 @@ export interface NewTask {
   readonly timeoutMs: number;
   readonly orderingKey?: string | undefined;
   readonly messageGroupId: string;
+  /** Not to run before this instant (epoch ms); the worker holds an early message back. */
+  readonly runAt?: number | undefined;
+  /**
+   * Create the task SCHEDULED (delivered later by an EventBridge Scheduler one-time
+   * schedule) instead of PENDING. Needs `runAt`.
+   */
+  readonly scheduled?: boolean | undefined;
+  /** Recorded in the first history entry, e.g. which schedule fired the task. */
+  readonly detail?: string | undefined;
 }
 
 /** Options of {@link TaskStore}. */
@@ -135,22 +144,27 @@ export class TaskStore {
   }
 
   /**
-   * (new) → PENDING. Idempotent: when the id exists, nothing is written and the existing
-   * record is returned with `created: false`; the caller decides whether it conflicts.
+   * (new) → PENDING, or (new) → SCHEDULED with `scheduled` (history event `scheduled`, and
+   * the status index sorted by `runAt`, so the sweeper finds overdue ones). Idempotent: when
+   * the id exists, nothing is written and the existing record is returned with
+   * `created: false`; the caller decides whether it conflicts.
    */
   async create(task: NewTask): Promise<{ record: TaskRecord; created: boolean }> {
     const now = this.clock();
     const shard = statusShard(task.id, this.statusShards);
+    const scheduled = task.scheduled === true && task.runAt !== undefined;
+    const status = scheduled ? TaskStatus.SCHEDULED : TaskStatus.PENDING;
     const entry: HistoryEntry = {
-      event: AuditEvent.SUBMITTED,
+      event: scheduled ? AuditEvent.SCHEDULED : AuditEvent.SUBMITTED,
       at: now,
       attempt: 0,
-      status: TaskStatus.PENDING,
+      status,
+      ...(task.detail === undefined ? {} : { detail: truncate(task.detail, MAX_DETAIL_CHARS) }),
     };
     const item: TaskItem = {
       [TableSchema.PARTITION_KEY]: task.id,
       type: task.type,
-      status: TaskStatus.PENDING,
+      status,
       payload: task.payloadJson,
       payloadHash: task.payloadHash,
       attempt: 0,
@@ -159,11 +173,12 @@ export class TaskStore {
       messageGroupId: task.messageGroupId,
       generation: 1,
       timeoutMs: task.timeoutMs,
+      runAt: task.runAt,
       createdAt: now,
       updatedAt: now,
       history: [entry],
-      [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(TaskStatus.PENDING, shard),
-      [TableSchema.STATUS_INDEX_SORT_KEY]: now,
+      [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(status, shard),
+      [TableSchema.STATUS_INDEX_SORT_KEY]: scheduled ? (task.runAt as number) : now,
     };
     try {
       await this.doc.send(
@@ -452,6 +467,100 @@ export class TaskStore {
       attempt: seen.attempt,
       status: TaskStatus.DEAD,
     });
+  }
+
+  /**
+   * SCHEDULED → (gone): removes a delayed task whose schedule could not be created, so the
+   * failed enqueue leaves nothing behind and a retry of the same id starts afresh. Only an
+   * untouched record is removed (SCHEDULED, never attempted, same generation); the audit
+   * line `rolled-back` records it.
+   *
+   * @returns false when the record had changed (it is then left as it is).
+   */
+  async discard(
+    seen: Pick<TaskRecord, 'id' | 'type' | 'generation'>,
+    reason: string,
+  ): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { [TableSchema.PARTITION_KEY]: seen.id },
+          ConditionExpression:
+            '#status = :scheduled AND #attempt = :zero AND #generation = :generation',
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#attempt': 'attempt',
+            '#generation': 'generation',
+          },
+          ExpressionAttributeValues: {
+            ':scheduled': TaskStatus.SCHEDULED,
+            ':zero': 0,
+            ':generation': seen.generation,
+          },
+        }),
+      );
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+    this.audit(seen.id, seen.type, {
+      event: AuditEvent.ROLLED_BACK,
+      at: this.clock(),
+      attempt: 0,
+      status: TaskStatus.SCHEDULED,
+      detail: truncate(reason, MAX_DETAIL_CHARS),
+    });
+    return true;
+  }
+
+  /**
+   * Appends a `duplicate-dropped` entry to a task's history without changing anything else:
+   * the record of an idempotent no-op (e.g. a recurring schedule's firing delivered twice).
+   * At most `Defaults.MAX_DUPLICATE_NOTES` such entries are kept, so the item stays bounded;
+   * beyond that the event is only logged.
+   *
+   * @returns false when the entry was not stored (limit reached, or no such task).
+   */
+  async noteDuplicate(
+    record: Pick<TaskRecord, 'id' | 'type' | 'attempt' | 'status'>,
+    detail: string,
+  ): Promise<boolean> {
+    const entry: HistoryEntry = {
+      event: AuditEvent.DUPLICATE_DROPPED,
+      at: this.clock(),
+      attempt: record.attempt,
+      status: record.status,
+      detail: truncate(detail, MAX_DETAIL_CHARS),
+    };
+    this.audit(record.id, record.type, entry);
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [TableSchema.PARTITION_KEY]: record.id },
+          UpdateExpression:
+            'SET #history = list_append(#history, :entry), #notes = if_not_exists(#notes, :zero) + :one',
+          ConditionExpression:
+            'attribute_exists(#pk) AND (attribute_not_exists(#notes) OR #notes < :max)',
+          ExpressionAttributeNames: {
+            '#pk': TableSchema.PARTITION_KEY,
+            '#history': 'history',
+            '#notes': 'duplicateNotes',
+          },
+          ExpressionAttributeValues: {
+            ':entry': [entry],
+            ':zero': 0,
+            ':one': 1,
+            ':max': Defaults.MAX_DUPLICATE_NOTES,
+          },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
   }
 
   /**

@@ -26,8 +26,10 @@ export function decideClaim(record: TaskRecord, now: number): ClaimDecision {
     }
     return record.attempt >= record.maxAttempts ? { kind: 'expire' } : { kind: 'claim' };
   }
-  if (record.status === TaskStatus.SCHEDULED && (record.runAt ?? 0) > now) {
-    return { kind: 'defer', delayMs: (record.runAt ?? 0) - now, reason: 'not yet due' };
+  // A delayed task is held back until runAt: SCHEDULED ones whose schedule fired early (clock
+  // skew), and PENDING/QUEUED ones sent at once because runAt was within the threshold.
+  if (record.runAt !== undefined && record.runAt > now) {
+    return { kind: 'defer', delayMs: record.runAt - now, reason: 'not yet due' };
   }
   if (record.attempt >= record.maxAttempts) {
     // Unreachable through the store's transitions (a retry is only written with attempts

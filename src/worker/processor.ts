@@ -9,7 +9,7 @@ import {
   UnknownTaskTypeError,
   ValidationError,
 } from '../errors.js';
-import { parseEnvelope } from '../message.js';
+import { parseMessage } from '../message.js';
 import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskErrorInfo, TaskRecord } from '../store/record.js';
@@ -18,6 +18,7 @@ import { truncate } from '../text.js';
 import { retryDelayMs } from './backoff.js';
 import { decideClaim } from './claim-decision.js';
 import { fifoBatchFailures, groupMessages } from './fifo.js';
+import { admitFiring } from './firing.js';
 import { runHandler } from './run-handler.js';
 import { type TaskDefinition, validatePayload } from './task-definition.js';
 import {
@@ -142,11 +143,20 @@ async function processRecord(
   deps: ProcessorDeps,
   options: BatchOptions,
 ): Promise<Outcome> {
-  const parsed = parseEnvelope(message.body);
+  const parsed = parseMessage(message.body);
   if (!parsed.ok) return reject(deps, message, undefined, parsed.reason);
-  const { envelope } = parsed;
-
-  let seen = await deps.store.get(envelope.id);
+  let envelope: { id: string; type: string };
+  let seen: TaskRecord | undefined;
+  if (parsed.kind === 'firing') {
+    // A recurring schedule's firing: its task is created here, once per scheduled time.
+    const admission = await admitFiring(parsed.firing, message, deps);
+    if (admission.kind === 'duplicate') return ACK;
+    seen = admission.record;
+    envelope = { id: seen.id, type: seen.type };
+  } else {
+    envelope = parsed.envelope;
+    seen = await deps.store.get(envelope.id);
+  }
   for (let round = 0; round < CLAIM_ROUNDS; round++) {
     if (seen === undefined) return reject(deps, message, envelope.id, 'no task record has this id');
     if (seen.type !== envelope.type) {

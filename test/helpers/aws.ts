@@ -1,15 +1,24 @@
 /** AWS client helpers for integration tests. */
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 
 /**
  * SDK clients for the emulator. The endpoint and credentials come from the environment
  * (AWS_ENDPOINT_URL etc., set by the integration setup), so only the region is pinned here.
  */
-export function testClients(): { sqs: SQSClient; dynamodb: DynamoDBClient } {
+export function testClients(): {
+  sqs: SQSClient;
+  dynamodb: DynamoDBClient;
+  scheduler: SchedulerClient;
+} {
   const region = 'us-east-1';
-  return { sqs: new SQSClient({ region }), dynamodb: new DynamoDBClient({ region }) };
+  return {
+    sqs: new SQSClient({ region }),
+    dynamodb: new DynamoDBClient({ region }),
+    scheduler: new SchedulerClient({ region }),
+  };
 }
 
 /**

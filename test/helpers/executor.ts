@@ -1,13 +1,22 @@
 /** Builds a real executor (queues + table) in the emulator for integration tests. */
 import {
+  DeleteMessageBatchCommand,
   DeleteMessageCommand,
-  GetQueueAttributesCommand,
   type Message,
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { TaskClient, type TaskClientOptions } from '../../src/client/task-client.js';
-import { type ProvisionedExecutor, provision } from '../../src/local/provision.js';
+import {
+  type ProvisionedExecutor,
+  type ProvisionedScheduler,
+  provision,
+} from '../../src/local/provision.js';
+import {
+  createSchedulePump,
+  type SchedulePump,
+  type SchedulePumpOptions,
+} from '../../src/local/schedule-pump.js';
 import type { LogAttributes, TaskLogger } from '../../src/observability/logger.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { executorSettings } from '../../src/resources.js';
@@ -20,6 +29,9 @@ import { testClients, uniqueName } from './aws.js';
 export interface TestExecutor extends ProvisionedExecutor {
   readonly clients: ReturnType<typeof testClients>;
   readonly queueArn: string;
+  readonly scheduler: ProvisionedScheduler;
+  /** A schedule pump over the executor's group. */
+  pump(options?: Partial<SchedulePumpOptions>): SchedulePump;
   client(options?: Partial<TaskClientOptions>): TaskClient;
   worker(tasks: readonly TaskDefinition[], options?: Partial<WorkerOptions>): Worker;
   /**
@@ -29,6 +41,12 @@ export interface TestExecutor extends ProvisionedExecutor {
   deliver(worker: Worker, records: readonly SQSRecord[]): Promise<SQSBatchResponse>;
   /** Receives up to 10 messages (with all attributes) as Lambda event records. */
   receive(options?: { waitTimeSeconds?: number; visibilityTimeout?: number }): Promise<SQSRecord[]>;
+  /**
+   * Plays the event source mapping by hand until the queue has nothing visible: receive,
+   * `worker.processBatch`, delete what succeeded. Returns how many messages were processed
+   * and how many were reported failed (e.g. deferred).
+   */
+  drain(worker: Worker): Promise<{ processed: number; failed: number }>;
 }
 
 /** Provisions a fresh executor with a unique name. */
@@ -41,10 +59,9 @@ export async function setupExecutor(
     workerTimeoutSeconds: props.workerTimeoutSeconds ?? 10,
   });
   const location = await provision(settings, clients);
-  const attrs = await clients.sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: location.queueUrl, AttributeNames: ['QueueArn'] }),
-  );
-  const queueArn = attrs.Attributes?.QueueArn ?? '';
+  const { queueArn } = location;
+  if (location.scheduler === undefined) throw new Error('provision created no scheduler resources');
+  const scheduler = location.scheduler;
   const base = {
     tableName: location.tableName,
     queueUrl: location.queueUrl,
@@ -54,8 +71,24 @@ export async function setupExecutor(
   return {
     ...location,
     queueArn,
+    scheduler,
     clients,
-    client: (options = {}) => new TaskClient({ ...base, ...options }),
+    client: (options = {}) =>
+      new TaskClient({
+        ...base,
+        queueArn,
+        scheduleGroup: scheduler.scheduleGroup,
+        schedulerRoleArn: scheduler.schedulerRoleArn,
+        scheduleDeadLetterArn: scheduler.scheduleDeadLetterArn,
+        ...options,
+      }),
+    pump: (options = {}) =>
+      createSchedulePump({
+        scheduler: clients.scheduler,
+        sqs: clients.sqs,
+        groupName: scheduler.scheduleGroup,
+        ...options,
+      }),
     worker: (tasks, options = {}) =>
       createWorker(tasks, { ...base, leaseGraceMs: 1000, ...options }),
     deliver: async (worker, records) => {
@@ -86,6 +119,36 @@ export async function setupExecutor(
         }),
       );
       return (out.Messages ?? []).map((m: Message) => toSqsRecord(m, queueArn, 'us-east-1'));
+    },
+    async drain(worker) {
+      let processed = 0;
+      let failed = 0;
+      for (let round = 0; round < 100; round++) {
+        const out = await clients.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: location.queueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 0,
+            MessageSystemAttributeNames: ['All'],
+          }),
+        );
+        const records = (out.Messages ?? []).map((m) => toSqsRecord(m, queueArn, 'us-east-1'));
+        if (records.length === 0) return { processed, failed };
+        const response = await worker.processBatch(records);
+        const failedIds = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+        const done = records.filter((r) => !failedIds.has(r.messageId));
+        processed += records.length;
+        failed += failedIds.size;
+        if (done.length > 0) {
+          await clients.sqs.send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: location.queueUrl,
+              Entries: done.map((r, n) => ({ Id: String(n), ReceiptHandle: r.receiptHandle })),
+            }),
+          );
+        }
+      }
+      throw new Error('drain: the queue did not empty within 100 rounds');
     },
   };
 }

@@ -28,8 +28,9 @@ const notYetDue: ClaimDecision = { kind: 'defer', delayMs: DUE_IN_MS, reason: 'n
 
 /**
  * The specification, one line per status: what a delivered message leads to. The lease only
- * matters to RUNNING and the due time only to SCHEDULED; the table still crosses every
- * status with every axis, to show the others are ignored.
+ * matters to RUNNING and the due time only to tasks still waiting to start (SCHEDULED,
+ * PENDING, QUEUED); the table still crosses every status with every axis, to show the
+ * others are ignored.
  */
 function expectedDecision(row: Omit<Row, 'expected'>): ClaimDecision {
   const left = row.attempts === 'left';
@@ -42,10 +43,10 @@ function expectedDecision(row: Omit<Row, 'expected'>): ClaimDecision {
       if (row.lease === 'live') return leased;
       return left ? claim : expire;
     case TaskStatus.SCHEDULED:
-      if (row.schedule === 'not due') return notYetDue;
-      return left ? claim : dropDuplicate;
     case TaskStatus.PENDING:
     case TaskStatus.QUEUED:
+      // A delayed task sent at once (runAt within the threshold) waits like a SCHEDULED one.
+      if (row.schedule === 'not due') return notYetDue;
       return left ? claim : dropDuplicate;
   }
 }

@@ -7,6 +7,8 @@ import {
   LeaseLostError,
   PayloadTooLargeError,
   PermanentError,
+  ScheduleFailedError,
+  ScheduleNotFoundError,
   TasklaneError,
   TaskNotFoundError,
   TaskTimeoutError,
@@ -37,6 +39,12 @@ const cases: ReadonlyArray<readonly [string, ErrorCode, () => TasklaneError]> = 
   ['TaskTimeoutError', 'TASK_TIMEOUT', () => new TaskTimeoutError('x', 10)],
   ['WaitTimeoutError', 'WAIT_TIMEOUT', () => new WaitTimeoutError('x', 10, undefined)],
   ['ConfigurationError', 'CONFIGURATION', () => new ConfigurationError('bad')],
+  ['ScheduleNotFoundError', 'SCHEDULE_NOT_FOUND', () => new ScheduleNotFoundError('nightly')],
+  [
+    'ScheduleFailedError',
+    'SCHEDULE_FAILED',
+    () => new ScheduleFailedError('x', 'task.x', { cause: new Error('throttled') }),
+  ],
 ];
 
 describe('error hierarchy', () => {
@@ -74,6 +82,8 @@ describe('error hierarchy', () => {
       TASK_TIMEOUT: 'TASK_TIMEOUT',
       WAIT_TIMEOUT: 'WAIT_TIMEOUT',
       CONFIGURATION: 'CONFIGURATION',
+      SCHEDULE_NOT_FOUND: 'SCHEDULE_NOT_FOUND',
+      SCHEDULE_FAILED: 'SCHEDULE_FAILED',
     });
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MESSAGE_SCHEMA_VERSION } from '../../src/constants.js';
-import { parseEnvelope, taskMessage } from '../../src/message.js';
+import { firingTemplate, parseEnvelope, parseMessage, taskMessage } from '../../src/message.js';
 
 const MAX_ENVELOPE_BYTES = 16 * 1024;
 
@@ -215,5 +215,75 @@ describe('parseEnvelope', () => {
 
   it('rejects a constructor key', () => {
     expectRejected('{"tasklane":1,"id":"a","type":"t","constructor":{"prototype":{}}}');
+  });
+});
+
+describe('parseMessage', () => {
+  const firing = {
+    tasklane: MESSAGE_SCHEMA_VERSION,
+    kind: 'firing',
+    schedule: 'nightly-report',
+    scheduledTime: '2026-03-22T18:59:00Z',
+    execution: { id: 'd32c5kddcf5bb8c3', attempt: '1' },
+    type: 'report',
+    payload: { day: 'today' },
+  };
+
+  it('reads a task envelope as a task', () => {
+    expect(parseMessage(validBody)).toEqual({
+      ok: true,
+      kind: 'task',
+      envelope: { tasklane: MESSAGE_SCHEMA_VERSION, id: 'task-1', type: 'x' },
+    });
+  });
+
+  it('reads a recurring schedule’s firing', () => {
+    expect(parseMessage(JSON.stringify(firing))).toEqual({ ok: true, kind: 'firing', firing });
+  });
+
+  it('reads what firingTemplate produces once Scheduler has substituted it', () => {
+    const template = firingTemplate({
+      schedule: 'nightly-report',
+      type: 'report',
+      payload: { day: 'today' },
+    });
+    const body = template
+      .replace('<aws.scheduler.scheduled-time>', '2026-03-22T18:59:00Z')
+      .replace('<aws.scheduler.execution-id>', 'd32c5kddcf5bb8c3')
+      .replace('<aws.scheduler.attempt-number>', '1');
+
+    expect(parseMessage(body)).toEqual({ ok: true, kind: 'firing', firing });
+  });
+
+  it.each([
+    ['an unsubstituted scheduled time', { scheduledTime: '<aws.scheduler.scheduled-time>' }],
+    ['a scheduled time with milliseconds', { scheduledTime: '2026-03-22T18:59:00.000Z' }],
+    ['an impossible scheduled time', { scheduledTime: '2026-02-30T18:59:00Z' }],
+    ['a schedule name Scheduler would refuse', { schedule: 'has space' }],
+    ['a missing execution', { execution: undefined }],
+    ['an attempt that is not a number', { execution: { id: 'x', attempt: 'one' } }],
+    ['an unknown field', { extra: true }],
+    ['another kind', { kind: 'task' }],
+    ['an empty type', { type: '' }],
+  ])('rejects a firing with %s, never throwing', (_, change) => {
+    const parsed = parseMessage(JSON.stringify({ ...firing, ...change }));
+
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.reason).toContain('not a Tasklane firing');
+  });
+
+  it.each([
+    'not json',
+    'null',
+    '[]',
+    '"firing"',
+    '{"kind":null}',
+    'x'.repeat(MAX_ENVELOPE_BYTES + 1),
+  ])('rejects %j without throwing', (body) => {
+    expect(parseMessage(body).ok).toBe(false);
+  });
+
+  it('leaves parseEnvelope refusing firings, as before', () => {
+    expect(parseEnvelope(JSON.stringify(firing)).ok).toBe(false);
   });
 });

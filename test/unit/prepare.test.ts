@@ -392,3 +392,63 @@ describe('canonicalJson', () => {
     expect(other).toBe(one);
   });
 });
+
+describe('prepareTask with runAt and delay', () => {
+  const NOW = 1_700_000_000_000;
+
+  it.each([
+    ['a future runAt', { runAt: new Date(NOW + 5_000) }, NOW + 5_000],
+    ['a delay', { delay: 90_000 }, NOW + 90_000],
+    ['a runAt in the past (enqueued now)', { runAt: new Date(NOW - 1) }, undefined],
+    ['a runAt of exactly now', { runAt: new Date(NOW) }, undefined],
+    ['a zero delay', { delay: 0 }, undefined],
+  ])('turns %s into runAt %s', async (_, options, runAt) => {
+    const prepared = await prepareTask(email, validEmail, options, LIMIT, NOW);
+
+    expect(prepared.runAt).toBe(runAt);
+  });
+
+  it.each([
+    [
+      'a string',
+      { runAt: '2030-01-01' },
+      'options.runAt',
+      'expected a valid Date, received string "2030-01-01"',
+    ],
+    ['a number', { runAt: NOW }, 'options.runAt', `expected a valid Date, received number ${NOW}`],
+    ['an invalid Date', { runAt: new Date('nope') }, 'options.runAt', 'received an invalid Date'],
+    ['a negative delay', { delay: -5 }, 'options.delay', 'received -5'],
+    ['a string delay', { delay: '5' }, 'options.delay', 'received "5"'],
+    ['an infinite delay', { delay: Number.POSITIVE_INFINITY }, 'options.delay', 'received null'],
+    [
+      'both',
+      { delay: 5, runAt: new Date(NOW) },
+      'options.delay',
+      'expected runAt or delay, not both',
+    ],
+  ])('rejects %s, saying what was expected', async (_, options, path, message) => {
+    const error = await validationError(
+      prepareTask(email, validEmail, options as unknown as EnqueueOptions, LIMIT, NOW),
+    );
+
+    expect(error.issues).toEqual([{ path, message: expect.stringContaining(message) }]);
+  });
+
+  it('reports a bad runAt together with payload problems', async () => {
+    const error = await validationError(
+      prepareTask(
+        email,
+        { to: 'nope', subject: '' },
+        { runAt: 'x' as unknown as Date },
+        LIMIT,
+        NOW,
+      ),
+    );
+
+    expect(error.issues.map((i) => i.path).sort()).toEqual([
+      'options.runAt',
+      'payload.subject',
+      'payload.to',
+    ]);
+  });
+});

@@ -97,6 +97,27 @@ describe('executorSettings', () => {
     expect(executorSettings({ name }).workQueue.name).toBe(`${name}-work.fifo`);
   });
 
+  it('names the schedule group after the executor and gives it a standard dead-letter queue', () => {
+    const { scheduler } = executorSettings({ name: 'jobs' });
+
+    expect(scheduler).toEqual({
+      groupName: 'jobs',
+      deadLetterQueue: {
+        name: 'jobs-schedule-dlq',
+        attributes: { MessageRetentionPeriod: '1209600', SqsManagedSseEnabled: 'true' },
+      },
+      maximumEventAgeSeconds: 86_400,
+      maximumRetryAttempts: 185,
+    });
+  });
+
+  it('keeps the longest schedule group and schedule DLQ names within their limits', () => {
+    const { scheduler } = executorSettings({ name: 'x'.repeat(60) });
+
+    expect(scheduler.groupName).toMatch(/^[0-9a-zA-Z_.-]{1,64}$/);
+    expect(scheduler.deadLetterQueue.name.length).toBeLessThanOrEqual(80);
+  });
+
   it('keeps the longest work queue name within SQS’s 80 characters', () => {
     expect(executorSettings({ name: 'n'.repeat(60) }).workQueue.name.length).toBeLessThanOrEqual(
       80,

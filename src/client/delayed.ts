@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import {
+  ConflictException,
+  CreateScheduleCommand,
+  DeleteScheduleCommand,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-scheduler';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { TaskStatus } from '../constants.js';
+import { ScheduleFailedError } from '../errors.js';
+import { taskMessage } from '../message.js';
+import type { TaskLogger } from '../observability/logger.js';
+import { delayedScheduleName } from '../scheduler/names.js';
+import { atExpression } from '../scheduler/occurrences.js';
+import type { TaskRecord } from '../store/record.js';
+import type { TaskStore } from '../store/task-store.js';
+import type { SchedulerTarget } from './scheduler-target.js';
+
+/** How a SCHEDULED task's delivery was arranged by {@link DelayedTasks.ensureScheduled}. */
+export type Arrangement =
+  /** Its one-time schedule exists (created now, or found). */
+  | 'scheduled'
+  /** It was due (or nearly): its message was sent to the queue directly. */
+  | 'sent'
+  /** Nothing to do: the task is no longer SCHEDULED. */
+  | 'not-scheduled';
+
+/** What {@link DelayedTasks} needs. */
+export interface DelayedTasksDeps {
+  readonly store: TaskStore;
+  readonly target: SchedulerTarget;
+  readonly sqs: SQSClient;
+  readonly queueUrl: string;
+  readonly logger: TaskLogger;
+  readonly clock: () => number;
+  /** A runAt at most this far ahead is sent at once instead of scheduled. */
+  readonly thresholdMs: number;
+}
+
+/**
+ * Delayed tasks: a SCHEDULED record plus a one-time `at()` schedule in the executor's group
+ * that sends the task's ordinary message body to the FIFO queue when it is due.
+ *
+ * Crash safety (rollback): the record is written first, then the schedule. If creating the
+ * schedule fails, the record is removed again (only if untouched) and enqueue throws
+ * ScheduleFailedError, so the caller knows nothing was enqueued and can retry the same id.
+ * If the process dies between the two writes, the SCHEDULED record has no schedule: a
+ * re-enqueue of the same id calls {@link ensureScheduled}, and so should the sweeper for
+ * SCHEDULED tasks that are overdue.
+ */
+export class DelayedTasks {
+  constructor(private readonly deps: DelayedTasksDeps) {}
+
+  /** @throws ConfigurationError when the schedule group or scheduler role is not configured. */
+  assertConfigured(): void {
+    this.deps.target.config();
+  }
+
+  /** True when a task due at `runAt` should go through a schedule rather than the queue. */
+  needsSchedule(runAt: number | undefined): boolean {
+    return runAt !== undefined && runAt - this.deps.clock() > this.deps.thresholdMs;
+  }
+
+  /**
+   * Arranges delivery of a SCHEDULED record just written (`created`) or found again.
+   *
+   * @throws ScheduleFailedError when a fresh record's schedule could not be created; the
+   *   record has then been removed.
+   */
+  async arrange(record: TaskRecord, created: boolean): Promise<Arrangement> {
+    try {
+      return await this.ensureScheduled(record);
+    } catch (err) {
+      if (!created) throw err;
+      const name = delayedScheduleName(record.id);
+      await this.deleteSchedule(record.id).catch(() => false);
+      await this.deps.store.discard(
+        record,
+        `schedule ${name} not created: ${(err as Error).message}`,
+      );
+      throw new ScheduleFailedError(record.id, name, { cause: err });
+    }
+  }
+
+  /**
+   * Makes sure a SCHEDULED task will be delivered: creates its one-time schedule if it is
+   * missing, or, when the task is due within the threshold (an overdue task whose schedule
+   * was lost, for instance), sends its message now; the worker holds an early message back
+   * until runAt. Idempotent; for the sweeper as much as for a retried enqueue.
+   */
+  async ensureScheduled(record: TaskRecord): Promise<Arrangement> {
+    if (record.status !== TaskStatus.SCHEDULED) return 'not-scheduled';
+    const message = taskMessage(record);
+    if (!this.needsSchedule(record.runAt)) {
+      await this.deps.sqs.send(
+        new SendMessageCommand({ QueueUrl: this.deps.queueUrl, ...message }),
+      );
+      return 'sent';
+    }
+    const name = delayedScheduleName(record.id);
+    try {
+      await this.deps.target.client.send(
+        new CreateScheduleCommand({
+          Name: name,
+          GroupName: this.deps.target.groupName,
+          ScheduleExpression: atExpression(record.runAt ?? this.deps.clock()),
+          ScheduleExpressionTimezone: 'UTC',
+          FlexibleTimeWindow: { Mode: 'OFF' },
+          ActionAfterCompletion: 'DELETE',
+          State: 'ENABLED',
+          Description: `Tasklane delayed task ${record.id}`.slice(0, 512),
+          // The body is the task's own envelope: unique per task, as content-based dedup needs.
+          Target: await this.deps.target.target(message.MessageBody, record.messageGroupId),
+          ClientToken: createHash('sha256').update(name).digest('hex'),
+        }),
+      );
+    } catch (err) {
+      // Already there: an earlier attempt created it.
+      if (!(err instanceof ConflictException)) throw err;
+    }
+    return 'scheduled';
+  }
+
+  /**
+   * Deletes a delayed task's schedule. After a cancel, a schedule that already fired is
+   * harmless: the worker drops the message of a CANCELLED task.
+   *
+   * @returns false when there was no such schedule.
+   */
+  async deleteSchedule(taskId: string): Promise<boolean> {
+    try {
+      await this.deps.target.client.send(
+        new DeleteScheduleCommand({
+          Name: delayedScheduleName(taskId),
+          GroupName: this.deps.target.groupName,
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ResourceNotFoundException) return false;
+      throw err;
+    }
+  }
+}

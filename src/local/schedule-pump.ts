@@ -1,0 +1,277 @@
+/**
+ * The local stand-in for EventBridge Scheduler's delivery. moto stores schedules but never
+ * fires them; the pump reads the group's schedules, works out which firings are due, and
+ * sends each to its target queue as the service would: the target's input with the
+ * `<aws.scheduler.*>` context attributes substituted, in the target's message group.
+ *
+ * Time is whatever the injected clock (or `tick(now)`) says, so a test can drive an hour of
+ * schedules in milliseconds. Each tick delivers the recurring firings due in
+ * `(previous tick, now]`, and every one-time schedule due by `now` that it has not yet
+ * delivered; a one-time schedule with ActionAfterCompletion DELETE is then deleted.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  DeleteScheduleCommand,
+  GetScheduleCommand,
+  type GetScheduleCommandOutput,
+  ListSchedulesCommand,
+  ResourceNotFoundException,
+  type SchedulerClient,
+} from '@aws-sdk/client-scheduler';
+import { GetQueueUrlCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { silentLogger, type TaskLogger } from '../observability/logger.js';
+import { parseScheduleExpression } from '../scheduler/expression.js';
+import { formatScheduledTime, occurrences } from '../scheduler/occurrences.js';
+
+/** Options of {@link createSchedulePump}. */
+export interface SchedulePumpOptions {
+  readonly scheduler: SchedulerClient;
+  readonly sqs: SQSClient;
+  readonly groupName: string;
+  /** @default Date.now */
+  readonly clock?: () => number;
+  /** Recurring firings at or before this instant are never delivered. @default clock() now */
+  readonly since?: number;
+  /**
+   * Deliveries of each firing. Scheduler delivers at least once; 2 makes every firing
+   * arrive twice (each with its own execution id), to prove the consumer idempotent.
+   * @default 1
+   */
+  readonly deliveriesPerFiring?: number;
+  readonly logger?: TaskLogger;
+}
+
+/** One message the pump sent (or failed to send). */
+export interface PumpDelivery {
+  readonly schedule: string;
+  /** Epoch ms of the firing. */
+  readonly scheduledAt: number;
+  readonly executionId: string;
+  /** SQS message id; undefined when the send failed. */
+  readonly messageId: string | undefined;
+  /** Why the send failed; the input then went to the schedule's dead-letter queue, if any. */
+  readonly error?: string;
+}
+
+/** What one tick did. */
+export interface PumpTick {
+  readonly now: number;
+  readonly deliveries: readonly PumpDelivery[];
+  /** One-time schedules deleted after completion. */
+  readonly deleted: readonly string[];
+}
+
+/** A running pump. */
+export interface SchedulePump {
+  /** Delivers everything due up to `now` (default: the clock) since the previous tick. */
+  tick(now?: number): Promise<PumpTick>;
+  /** Ticks every `intervalMs` (default 1000) until `signal` aborts; errors are logged. */
+  run(options: {
+    signal: AbortSignal;
+    intervalMs?: number;
+    onTick?: (tick: PumpTick) => void;
+  }): Promise<void>;
+}
+
+const CONTEXT = {
+  scheduledTime: '<aws.scheduler.scheduled-time>',
+  executionId: '<aws.scheduler.execution-id>',
+  attemptNumber: '<aws.scheduler.attempt-number>',
+  scheduleArn: '<aws.scheduler.schedule-arn>',
+} as const;
+
+/** Creates a pump over one schedule group. */
+export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
+  const clock = options.clock ?? Date.now;
+  const logger = options.logger ?? silentLogger;
+  const copies = options.deliveriesPerFiring ?? 1;
+  let last = options.since ?? clock();
+  const completed = new Set<string>();
+  const queueUrls = new Map<string, Promise<string>>();
+
+  const queueUrl = (arn: string): Promise<string> => {
+    let url = queueUrls.get(arn);
+    if (url === undefined) {
+      const [, , , , account, name] = arn.split(':');
+      url = options.sqs
+        .send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account }))
+        .then((out) => out.QueueUrl ?? '');
+      url.catch(() => queueUrls.delete(arn));
+      queueUrls.set(arn, url);
+    }
+    return url;
+  };
+
+  const deliver = async (
+    schedule: GetScheduleCommandOutput,
+    scheduledAt: number,
+  ): Promise<PumpDelivery> => {
+    const executionId = randomBytes(8).toString('hex');
+    const input = substitute(schedule.Target?.Input ?? '', {
+      [CONTEXT.scheduledTime]: formatScheduledTime(scheduledAt),
+      [CONTEXT.executionId]: executionId,
+      [CONTEXT.attemptNumber]: '1',
+      [CONTEXT.scheduleArn]: schedule.Arn ?? '',
+    });
+    const base = { schedule: schedule.Name ?? '', scheduledAt, executionId };
+    try {
+      const out = await options.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: await queueUrl(schedule.Target?.Arn ?? ''),
+          MessageBody: input,
+          MessageGroupId: schedule.Target?.SqsParameters?.MessageGroupId,
+        }),
+      );
+      return { ...base, messageId: out.MessageId };
+    } catch (err) {
+      const error = (err as Error).message;
+      logger.warn('schedule pump: delivery failed', { schedule: base.schedule, error });
+      await deadLetter(schedule, input, error).catch((dlqError: unknown) => {
+        logger.error('schedule pump: dead-letter send failed', {
+          schedule: base.schedule,
+          error: (dlqError as Error).message,
+        });
+      });
+      return { ...base, messageId: undefined, error };
+    }
+  };
+
+  const deadLetter = async (schedule: GetScheduleCommandOutput, input: string, error: string) => {
+    const arn = schedule.Target?.DeadLetterConfig?.Arn;
+    if (arn === undefined) return;
+    await options.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: await queueUrl(arn),
+        MessageBody: input,
+        MessageAttributes: {
+          ERROR_MESSAGE: { DataType: 'String', StringValue: error.slice(0, 1000) || 'unknown' },
+          SCHEDULE_ARN: { DataType: 'String', StringValue: schedule.Arn ?? 'unknown' },
+          TARGET_ARN: { DataType: 'String', StringValue: schedule.Target?.Arn ?? 'unknown' },
+        },
+      }),
+    );
+  };
+
+  const remove = async (name: string): Promise<boolean> => {
+    try {
+      await options.scheduler.send(
+        new DeleteScheduleCommand({ Name: name, GroupName: options.groupName }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ResourceNotFoundException) return false;
+      throw err;
+    }
+  };
+
+  const tick = async (now = clock()): Promise<PumpTick> => {
+    const after = last;
+    const due: { schedule: GetScheduleCommandOutput; at: number }[] = [];
+    const toDelete: string[] = [];
+    for (const schedule of await enabledSchedules(options.scheduler, options.groupName)) {
+      const parsed = parseScheduleExpression(schedule.ScheduleExpression);
+      if (!parsed.ok) {
+        logger.warn('schedule pump: expression not understood', {
+          schedule: schedule.Name,
+          problem: parsed.problem,
+        });
+        continue;
+      }
+      const timing = {
+        expression: parsed.expression,
+        timezone: schedule.ScheduleExpressionTimezone,
+        startDate: schedule.StartDate?.getTime(),
+        endDate: schedule.EndDate?.getTime(),
+        createdAt: schedule.CreationDate?.getTime(),
+      };
+      const key = `${schedule.Arn}|${schedule.ScheduleExpression}`;
+      if (parsed.expression.kind === 'at') {
+        // A one-time schedule fires once, however late the pump gets to it.
+        if (completed.has(key)) continue;
+        const [at] = occurrences(timing, Number.NEGATIVE_INFINITY, now);
+        if (at === undefined) continue;
+        due.push({ schedule, at });
+        completed.add(key);
+        if (schedule.ActionAfterCompletion === 'DELETE') toDelete.push(schedule.Name ?? '');
+        continue;
+      }
+      for (const at of occurrences(timing, after, now)) due.push({ schedule, at });
+      const end = timing.endDate;
+      if (end !== undefined && end <= now && schedule.ActionAfterCompletion === 'DELETE') {
+        toDelete.push(schedule.Name ?? '');
+      }
+    }
+    due.sort((a, b) => a.at - b.at);
+    const deliveries: PumpDelivery[] = [];
+    for (const { schedule, at } of due) {
+      for (let copy = 0; copy < copies; copy++) deliveries.push(await deliver(schedule, at));
+    }
+    const deleted: string[] = [];
+    for (const name of toDelete) if (await remove(name)) deleted.push(name);
+    last = Math.max(last, now);
+    return { now, deliveries, deleted };
+  };
+
+  return {
+    tick,
+    async run({ signal, intervalMs = 1000, onTick }) {
+      while (!signal.aborted) {
+        try {
+          const result = await tick();
+          onTick?.(result);
+        } catch (err) {
+          logger.warn('schedule pump: tick failed', { error: (err as Error).message });
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, intervalMs);
+          signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              resolve();
+            },
+            { once: true },
+          );
+        });
+      }
+    },
+  };
+}
+
+/** The group's ENABLED schedules in full (ListSchedules returns only summaries). */
+async function enabledSchedules(
+  scheduler: SchedulerClient,
+  groupName: string,
+): Promise<GetScheduleCommandOutput[]> {
+  const names: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await scheduler.send(
+      new ListSchedulesCommand({ GroupName: groupName, NextToken: token }),
+    );
+    for (const s of page.Schedules ?? []) {
+      if (s.State !== 'DISABLED' && s.Name !== undefined) names.push(s.Name);
+    }
+    token = page.NextToken;
+  } while (token !== undefined && token !== '');
+  const out: GetScheduleCommandOutput[] = [];
+  for (const name of names) {
+    try {
+      const schedule = await scheduler.send(
+        new GetScheduleCommand({ Name: name, GroupName: groupName }),
+      );
+      // The summary's state may be stale by now; the full definition decides.
+      if (schedule.State !== 'DISABLED') out.push(schedule);
+    } catch (err) {
+      if (!(err instanceof ResourceNotFoundException)) throw err;
+    }
+  }
+  return out;
+}
+
+function substitute(input: string, values: Readonly<Record<string, string>>): string {
+  let out = input;
+  for (const [placeholder, value] of Object.entries(values))
+    out = out.split(placeholder).join(value);
+  return out;
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { EnvVars, resolveSchedulerLocation } from '../../src/config.js';
+import { ConfigurationError } from '../../src/errors.js';
+
+describe('resolveSchedulerLocation', () => {
+  const full = {
+    scheduleGroup: 'jobs',
+    schedulerRoleArn: 'arn:aws:iam::123456789012:role/jobs-scheduler',
+    scheduleDeadLetterArn: 'arn:aws:sqs:eu-west-1:123456789012:jobs-schedule-dlq',
+  };
+
+  it('takes explicit options first', () => {
+    const env = { [EnvVars.SCHEDULE_GROUP]: 'other' };
+
+    expect(resolveSchedulerLocation({ ...full, queueArn: 'arn:q' }, env)).toEqual({
+      groupName: 'jobs',
+      roleArn: full.schedulerRoleArn,
+      deadLetterArn: full.scheduleDeadLetterArn,
+      queueArn: 'arn:q',
+    });
+  });
+
+  it('falls back to the environment, treating empty values as missing', () => {
+    const env = {
+      [EnvVars.SCHEDULE_GROUP]: 'env-group',
+      [EnvVars.SCHEDULER_ROLE_ARN]: 'arn:role',
+      [EnvVars.SCHEDULE_DLQ_ARN]: 'arn:dlq',
+      [EnvVars.QUEUE_ARN]: '',
+    };
+
+    expect(resolveSchedulerLocation({ scheduleGroup: '' }, env)).toEqual({
+      groupName: 'env-group',
+      roleArn: 'arn:role',
+      deadLetterArn: 'arn:dlq',
+      queueArn: undefined,
+    });
+  });
+
+  it('names every missing setting at once', () => {
+    const attempt = () => resolveSchedulerLocation({ scheduleGroup: 'jobs' }, {});
+
+    expect(attempt).toThrow(ConfigurationError);
+    expect(attempt).toThrow(
+      /schedulerRoleArn \(or TASKLANE_SCHEDULER_ROLE_ARN\), scheduleDeadLetterArn \(or TASKLANE_SCHEDULE_DLQ_ARN\)/,
+    );
+  });
+});
