@@ -1,7 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig } from '../aws-clients.js';
-import { type ExecutorLocation, resolveLocation } from '../config.js';
+import { TaskClient } from '../client/task-client.js';
+import { type ExecutorLocation, resolveLocation, resolveSchedulerLocation } from '../config.js';
+import { ConfigurationError } from '../errors.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
 import { TaskStore } from '../store/task-store.js';
@@ -13,6 +16,8 @@ export interface SweeperOptions
     Partial<Pick<SweepOptions, 'budgetMs' | 'pendingAgeMs' | 'pageSize' | 'clock'>> {
   readonly dynamodb?: DynamoDBClient;
   readonly sqs?: SQSClient;
+  /** Used to check overdue delayed tasks' schedules. @default a client from the environment */
+  readonly scheduler?: SchedulerClient;
   readonly logger?: TaskLogger;
   /** Must match the producers' and workers' setting. @default 8 */
   readonly statusShards?: number;
@@ -34,6 +39,15 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
     ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
   });
   const dispatcher = new Dispatcher(sqs, location.queueUrl, store, logger);
+  // Overdue delayed tasks are checked only where scheduling is configured.
+  const delayed = schedulingConfigured(options)
+    ? new TaskClient({
+        ...options,
+        sqs,
+        logger,
+        ...(options.dynamodb ? { dynamodb: options.dynamodb } : {}),
+      }).delayed
+    : undefined;
   return {
     run: () =>
       sweep({
@@ -44,6 +58,19 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
         ...(options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs }),
         ...(options.pendingAgeMs === undefined ? {} : { pendingAgeMs: options.pendingAgeMs }),
         ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+        ...(delayed === undefined
+          ? {}
+          : { ensureScheduled: (record) => delayed.ensureScheduled(record) }),
       }),
   };
+}
+
+function schedulingConfigured(location: ExecutorLocation): boolean {
+  try {
+    resolveSchedulerLocation(location);
+    return true;
+  } catch (err) {
+    if (err instanceof ConfigurationError) return false;
+    throw err;
+  }
 }

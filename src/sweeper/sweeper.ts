@@ -18,6 +18,13 @@ export interface SweepOptions {
   readonly pendingAgeMs?: number;
   /** Records read per query. @default 100 */
   readonly pageSize?: number;
+  /**
+   * Repairs an overdue SCHEDULED task: recreates its missing schedule, or sends it when due
+   * (`TaskClient.delayed.ensureScheduled`). Without it, SCHEDULED tasks are not swept.
+   */
+  readonly ensureScheduled?: (record: TaskRecord) => Promise<unknown>;
+  /** A SCHEDULED task this long past its runAt is checked. @default 120000 */
+  readonly scheduledGraceMs?: number;
 }
 
 /** What one sweep did. */
@@ -30,6 +37,8 @@ export interface SweepReport {
   readonly sent: number;
   /** Sends that failed; those tasks stay PENDING for the next sweep. */
   readonly unsent: number;
+  /** Overdue SCHEDULED tasks checked (schedule recreated, or sent when due). */
+  readonly scheduledChecked: number;
   /** Transitions another actor won first (a worker, another sweeper). Harmless. */
   readonly conflicts: number;
   /** True when the time budget ended the sweep early. */
@@ -42,6 +51,8 @@ export interface SweepReport {
  *   left (the next claim is a new attempt), else declared DEAD.
  * - PENDING tasks older than `pendingAgeMs`: their message was never confirmed sent (a
  *   producer crashed between the write and the send), so it is sent now.
+ * - SCHEDULED tasks overdue by `scheduledGraceMs` (with `ensureScheduled`): the schedule is
+ *   checked and recreated, or the task is sent when due.
  *
  * Every change is a conditional transition, so the sweep is idempotent and two sweeps can
  * run at once: the loser of each race sees a rejected transition and moves on. A duplicate
@@ -53,7 +64,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   const deadline = clock() + (options.budgetMs ?? 45_000);
   const pageSize = options.pageSize ?? 100;
   const { store, logger } = options;
-  const counts = { requeued: 0, killed: 0, sent: 0, unsent: 0, conflicts: 0 };
+  const counts = { requeued: 0, killed: 0, sent: 0, unsent: 0, scheduledChecked: 0, conflicts: 0 };
   let budgetExhausted = false;
   const toSend: TaskRecord[] = [];
 
@@ -101,6 +112,20 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   await pages(TaskStatus.PENDING, now - (options.pendingAgeMs ?? 60_000), async (record) => {
     toSend.push(record);
   });
+
+  const ensureScheduled = options.ensureScheduled;
+  if (ensureScheduled !== undefined) {
+    // The schedule may be missing (a producer crashed after writing the record) or may have
+    // failed to deliver; either way the task is late, and ensureScheduled puts it right.
+    await pages(
+      TaskStatus.SCHEDULED,
+      now - (options.scheduledGraceMs ?? 120_000),
+      async (record) => {
+        await ensureScheduled(record);
+        counts.scheduledChecked += 1;
+      },
+    );
+  }
 
   // Enqueue order within each ordering key: sends go out oldest first.
   toSend.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

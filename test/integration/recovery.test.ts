@@ -152,6 +152,46 @@ describe('sweep', () => {
   });
 });
 
+describe('sweep of delayed tasks', () => {
+  it('sends an overdue SCHEDULED task whose schedule never existed, and it runs once', async () => {
+    // Arrange: the producer died between writing the record and creating the schedule.
+    const client = executor.client();
+    const { record } = await client.store.create({
+      id: 'late',
+      type: 'noop',
+      payloadJson: '{"n":5}',
+      payloadHash: 'h',
+      maxAttempts: 3,
+      timeoutMs: 30_000,
+      messageGroupId: 'late',
+      runAt: Date.now() - 5 * 60_000,
+      scheduled: true,
+    });
+
+    // Act
+    const report = await createSweeper({
+      tableName: executor.tableName,
+      queueUrl: executor.queueUrl,
+      queueArn: executor.queueArn,
+      scheduleGroup: executor.scheduler.scheduleGroup,
+      schedulerRoleArn: executor.scheduler.schedulerRoleArn,
+      scheduleDeadLetterArn: executor.scheduler.scheduleDeadLetterArn,
+      ...executor.clients,
+      logger: silentLogger,
+    }).run();
+    await executor.deliver(executor.worker([noop]), await executor.receive());
+
+    // Assert
+    expect(record.status).toBe(TaskStatus.SCHEDULED);
+    expect(report.scheduledChecked).toBe(1);
+    expect(await client.get('late')).toMatchObject({
+      status: TaskStatus.SUCCEEDED,
+      attempt: 1,
+      result: 5,
+    });
+  });
+});
+
 describe('TaskClient.redrive', () => {
   it('moves a DEAD task back to work with a fresh attempt budget, keeping its history', async () => {
     // Arrange: the task dies, then its dependency is fixed.
