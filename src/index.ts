@@ -7,8 +7,8 @@ export type {
   WaitOptions,
 } from './client/task-client.js';
 export { TaskClient } from './client/task-client.js';
-export type { ExecutorLocation } from './config.js';
-export { EnvVars, resolveLocation } from './config.js';
+export type { ExecutorLocation, ExecutorOutputs, StackOutput } from './config.js';
+export { EnvVars, locationFromStackOutputs, resolveLocation, StackOutputSuffix } from './config.js';
 export { AuditEvent, Defaults, isTerminal, TaskStatus, TERMINAL_STATUSES } from './constants.js';
 export type { ValidationIssue } from './errors.js';
 export {

@@ -8,4 +8,4 @@ export {
 export type { EventSourceMappingOptions, SqsLambdaHandler } from './event-source-mapping.js';
 export { runEventSourceMapping } from './event-source-mapping.js';
 export type { ProvisionedExecutor } from './provision.js';
-export { provision } from './provision.js';
+export { provision, provisionScheduleGroup } from './provision.js';

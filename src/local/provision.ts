@@ -5,23 +5,31 @@ import {
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
+import {
+  ConflictException,
+  CreateScheduleGroupCommand,
+  type SchedulerClient,
+} from '@aws-sdk/client-scheduler';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { ExecutorSettings } from '../resources.js';
+import { type ExecutorSettings, tableKeyDefinition } from '../resources.js';
 
 /** What {@link provision} created or found. */
 export interface ProvisionedExecutor {
   readonly tableName: string;
   readonly queueUrl: string;
   readonly deadLetterQueueUrl: string;
+  /** Set when a Scheduler client was given. */
+  readonly scheduleGroupName?: string;
 }
 
 /**
  * Creates the executor's queues and table in an emulator (or any account), from the same
- * settings the CDK construct uses. Idempotent: existing resources are reused.
+ * settings the CDK construct uses, and its schedule group when a Scheduler client is given.
+ * Idempotent: existing resources are reused.
  */
 export async function provision(
   settings: ExecutorSettings,
-  clients: { sqs: SQSClient; dynamodb: DynamoDBClient },
+  clients: { sqs: SQSClient; dynamodb: DynamoDBClient; scheduler?: SchedulerClient },
 ): Promise<ProvisionedExecutor> {
   const { sqs, dynamodb } = clients;
   const dlq = await sqs.send(
@@ -52,22 +60,7 @@ export async function provision(
       new CreateTableCommand({
         TableName: table.name,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: table.partitionKey, AttributeType: 'S' },
-          { AttributeName: table.statusIndex.partitionKey, AttributeType: 'S' },
-          { AttributeName: table.statusIndex.sortKey, AttributeType: 'N' },
-        ],
-        KeySchema: [{ AttributeName: table.partitionKey, KeyType: 'HASH' }],
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: table.statusIndex.name,
-            KeySchema: [
-              { AttributeName: table.statusIndex.partitionKey, KeyType: 'HASH' },
-              { AttributeName: table.statusIndex.sortKey, KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'ALL' },
-          },
-        ],
+        ...tableKeyDefinition(table),
       }),
     );
     await waitUntilTableExists({ client: dynamodb, maxWaitTime: 60 }, { TableName: table.name });
@@ -80,5 +73,27 @@ export async function provision(
   } catch (err) {
     if (!(err instanceof ResourceInUseException)) throw err;
   }
-  return { tableName: table.name, queueUrl: work.QueueUrl ?? '', deadLetterQueueUrl: dlqUrl };
+  const location = {
+    tableName: table.name,
+    queueUrl: work.QueueUrl ?? '',
+    deadLetterQueueUrl: dlqUrl,
+  };
+  if (clients.scheduler === undefined) return location;
+  await provisionScheduleGroup(settings.scheduleGroup.name, clients.scheduler);
+  return { ...location, scheduleGroupName: settings.scheduleGroup.name };
+}
+
+/**
+ * Creates a schedule group unless it exists. moto's CloudFormation skips
+ * AWS::Scheduler::* resources, so a stack deployed into moto needs this step for its group.
+ */
+export async function provisionScheduleGroup(
+  name: string,
+  scheduler: SchedulerClient,
+): Promise<void> {
+  try {
+    await scheduler.send(new CreateScheduleGroupCommand({ Name: name }));
+  } catch (err) {
+    if (!(err instanceof ConflictException)) throw err;
+  }
 }
