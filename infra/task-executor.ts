@@ -1,0 +1,346 @@
+/**
+ * TaskExecutor: a Tasklane executor in one construct. SQS FIFO work queue and DLQ, the
+ * worker Lambda behind an SQS event source mapping, the DynamoDB task table, the scheduler's
+ * group and role, the sweeper on a one-minute schedule, alarms, a dashboard and outputs.
+ * Queue and table settings come from `executorSettings()`, which the emulator's
+ * provisioning uses too.
+ */
+import path from 'node:path';
+import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { IAlarmAction, Metric, MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
+import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { EnvVars, StackOutputSuffix } from '../src/config.js';
+import { type ExecutorSettings, executorSettings } from '../src/resources.js';
+import { ExecutorFunction } from './executor-functions.js';
+import { ExecutorMonitoring } from './monitoring.js';
+import { acknowledgeNagFindings, type NagAcknowledgement } from './nag-acknowledgements.js';
+import { queueProps } from './queue-props.js';
+import { ExecutorScheduling } from './scheduling.js';
+import { validateTaskExecutorProps } from './validate-props.js';
+
+/** Props of {@link TaskExecutor}. */
+export interface TaskExecutorProps {
+  /**
+   * Prefix of every resource name: `<name>-work.fifo`, `<name>-dlq.fifo`, `<name>-tasks`,
+   * the schedule group `<name>`. 1-60 characters of A-Z a-z 0-9 _ -. Queue names are
+   * explicit (with `.fifo`), so two executors in one stack need two names.
+   * @default - the stack name
+   */
+  readonly name?: string;
+  /**
+   * Path of the worker's entry module: it exports `handler = createWorker(tasks).lambdaHandler`
+   * (see functions/worker.ts). It is bundled with esbuild, locally, without Docker.
+   * @default 'functions/worker.ts' in the current working directory (the CDK app's root)
+   */
+  readonly workerEntry?: string;
+  /** The worker function's timeout, 1 s to 15 min. @default Duration.seconds(60) */
+  readonly workerTimeout?: Duration;
+  /** The worker function's memory, in MB. @default 512 */
+  readonly workerMemorySize?: number;
+  /** Extra environment variables for the worker (task handlers' configuration). @default - none */
+  readonly workerEnvironment?: Readonly<Record<string, string>>;
+  /**
+   * The work queue's visibility timeout: at least 6 × workerTimeout, at most 12 hours.
+   * @default - 6 × workerTimeout
+   */
+  readonly visibilityTimeout?: Duration;
+  /** The largest `retry.maxAttempts` of your task types, 1 to 100. @default 3 */
+  readonly maxAttempts?: number;
+  /**
+   * Receives before SQS moves a message to the DLQ. DynamoDB's attempt count is
+   * authoritative; this is a safety net, so it must exceed maxAttempts. @default 50
+   */
+  readonly maxReceiveCount?: number;
+  /** Messages per worker invocation, 1 to 10 (FIFO). @default 10 */
+  readonly batchSize?: number;
+  /** The event source mapping's maximum concurrent invocations, 2 to 1000. @default 10 */
+  readonly maxConcurrency?: number;
+  /**
+   * Reserved concurrency of the worker, at least maxConcurrency. It takes executions from
+   * the account's pool, so it is opt-in.
+   * @default - none: the mapping's maxConcurrency bounds the worker
+   */
+  readonly reservedConcurrency?: number;
+  /** Retention of the functions' log groups (the audit trail). @default RetentionDays.ONE_YEAR */
+  readonly logRetention?: RetentionDays;
+  /**
+   * Customer-managed key for the log groups. Its key policy must allow CloudWatch Logs.
+   * @default - CloudWatch Logs' own encryption at rest
+   */
+  readonly logEncryptionKey?: IKey;
+  /** Deletion protection of the task table. @default true */
+  readonly deletionProtection?: boolean;
+  /** What happens to the task table when it leaves the stack. @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** Where alarms notify (alarm and OK). @default - no actions: alarms show on the dashboard */
+  readonly alarmActions?: readonly IAlarmAction[];
+  /** Alarm when the oldest task message is older than this. @default Duration.minutes(15) */
+  readonly oldestMessageAgeThreshold?: Duration;
+  /**
+   * Runs the functions in this VPC. It needs routes to SQS, DynamoDB and CloudWatch Logs
+   * (VPC endpoints or NAT).
+   * @default - no VPC: the functions reach only AWS APIs, over TLS, with IAM auth
+   */
+  readonly vpc?: IVpc;
+  /** Subnets of `vpc` for the functions. @default - CDK's default selection for `vpc` */
+  readonly vpcSubnets?: SubnetSelection;
+}
+
+/** A Tasklane executor. See {@link TaskExecutorProps}. */
+export class TaskExecutor extends Construct {
+  /** The resolved names and queue attributes, shared with the emulator's provisioning. */
+  readonly settings: ExecutorSettings;
+  readonly workQueue: Queue;
+  readonly deadLetterQueue: Queue;
+  /** Standard queue for failed schedule deliveries and failed sweeper runs. */
+  readonly scheduleDeadLetterQueue: Queue;
+  readonly table: Table;
+  readonly worker: IFunction;
+  readonly sweeper: IFunction;
+  readonly scheduling: ExecutorScheduling;
+  readonly monitoring: ExecutorMonitoring;
+  /** The cdk-nag findings acknowledged on this executor's resources, with their reasons. */
+  readonly nagAcknowledgements: readonly NagAcknowledgement[];
+
+  constructor(scope: Construct, id: string, props: TaskExecutorProps = {}) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const workerEntry = path.resolve(props.workerEntry ?? 'functions/worker.ts');
+    const workerTimeout = props.workerTimeout ?? Duration.seconds(60);
+    const maxConcurrency = props.maxConcurrency ?? 10;
+    const settingsProps = {
+      name: props.name ?? stack.stackName,
+      workerTimeoutSeconds: workerTimeout.toSeconds({ integral: false }),
+      ...(props.visibilityTimeout && {
+        visibilityTimeoutSeconds: props.visibilityTimeout.toSeconds({ integral: false }),
+      }),
+      ...(props.maxAttempts !== undefined && { maxAttempts: props.maxAttempts }),
+      ...(props.maxReceiveCount !== undefined && { maxReceiveCount: props.maxReceiveCount }),
+    };
+    validateTaskExecutorProps({
+      ...settingsProps,
+      workerEntry,
+      workerMemorySize: props.workerMemorySize,
+      batchSize: props.batchSize,
+      maxConcurrency,
+      reservedConcurrency: props.reservedConcurrency,
+      oldestMessageAgeThresholdSeconds: props.oldestMessageAgeThreshold?.toSeconds({
+        integral: false,
+      }),
+    });
+    const settings = executorSettings(settingsProps, { isUnresolved: () => false });
+    this.settings = settings;
+    const name = settingsProps.name;
+
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', queueProps(settings.deadLetterQueue));
+    this.workQueue = new Queue(this, 'WorkQueue', {
+      ...queueProps(settings.workQueue),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
+    });
+    this.scheduleDeadLetterQueue = new Queue(
+      this,
+      'ScheduleDeadLetterQueue',
+      queueProps(settings.scheduleDeadLetterQueue),
+    );
+    this.table = this.createTable(settings, props);
+
+    const environment = {
+      [EnvVars.TABLE_NAME]: this.table.tableName,
+      [EnvVars.QUEUE_URL]: this.workQueue.queueUrl,
+      POWERTOOLS_SERVICE_NAME: `tasklane-${name}`,
+    };
+    const common = {
+      logRetention: props.logRetention ?? RetentionDays.ONE_YEAR,
+      logEncryptionKey: props.logEncryptionKey,
+      vpc: props.vpc,
+      vpcSubnets: props.vpcSubnets,
+    };
+    const worker = new ExecutorFunction(this, 'Worker', {
+      ...common,
+      entry: workerEntry,
+      description: `the Tasklane worker of ${name}`,
+      logGroupName: `/tasklane/${name}/worker`,
+      timeout: workerTimeout,
+      memorySize: props.workerMemorySize ?? 512,
+      environment: { ...props.workerEnvironment, ...environment },
+      reservedConcurrency: props.reservedConcurrency,
+    });
+    // Exactly what the worker calls: the store's reads and conditional updates, and the
+    // event source mapping's and the visibility controller's SQS actions.
+    worker.allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], [this.table.tableArn]);
+    worker.allow(
+      [
+        'sqs:ReceiveMessage',
+        'sqs:DeleteMessage',
+        'sqs:ChangeMessageVisibility',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+      ],
+      [this.workQueue.queueArn],
+    );
+    worker.function.addEventSource(
+      new SqsEventSource(this.workQueue, {
+        batchSize: props.batchSize ?? 10,
+        maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    this.worker = worker.function;
+
+    const sweeper = new ExecutorFunction(this, 'Sweeper', {
+      ...common,
+      entry: path.resolve(import.meta.dirname, '../functions/sweeper.ts'),
+      description: `the Tasklane sweeper of ${name}`,
+      logGroupName: `/tasklane/${name}/sweeper`,
+      timeout: Duration.seconds(60),
+      memorySize: 256,
+      environment,
+      // One sweep at a time: overlapping sweeps would only race for the same records.
+      reservedConcurrency: 1,
+      deadLetterQueue: this.scheduleDeadLetterQueue,
+    });
+    this.sweeper = sweeper.function;
+
+    this.scheduling = new ExecutorScheduling(this, 'Scheduling', {
+      scheduleGroupName: settings.scheduleGroup.name,
+      workQueue: this.workQueue,
+      deadLetterQueue: this.scheduleDeadLetterQueue,
+      sweeper: this.sweeper,
+    });
+    this.monitoring = new ExecutorMonitoring(this, 'Monitoring', {
+      executor: this,
+      dashboardName: `tasklane-${name}`,
+      oldestMessageAgeThreshold: props.oldestMessageAgeThreshold ?? Duration.minutes(15),
+      alarmActions: props.alarmActions ?? [],
+    });
+    this.addOutputs(id, settings);
+    this.nagAcknowledgements = acknowledgeNagFindings({ executor: this, worker, sweeper, props });
+  }
+
+  /**
+   * Lets a producer enqueue tasks (TaskClient.enqueue, enqueueBatch) and, once scheduling
+   * lands, create and delete their schedules.
+   *
+   * Actions: `dynamodb:PutItem` and `dynamodb:UpdateItem` on the table; `sqs:SendMessage`
+   * on the work queue; `scheduler:CreateSchedule` and `scheduler:DeleteSchedule` on the
+   * executor's schedule group; `iam:PassRole` of the scheduler role, to Scheduler only.
+   */
+  grantEnqueue(grantee: IGrantable): Grant {
+    const stack = Stack.of(this);
+    const schedules = stack.formatArn({
+      service: 'scheduler',
+      resource: 'schedule',
+      resourceName: `${this.settings.scheduleGroup.name}/*`,
+    });
+    return Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      resourceArns: [this.table.tableArn],
+    })
+      .combine(this.workQueue.grantSendMessages(grantee))
+      .combine(
+        Grant.addToPrincipal({
+          grantee,
+          actions: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
+          resourceArns: [schedules],
+        }),
+      )
+      .combine(
+        Grant.addToPrincipal({
+          grantee,
+          actions: ['iam:PassRole'],
+          resourceArns: [this.scheduling.schedulerRole.roleArn],
+          conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+        }),
+      );
+  }
+
+  /**
+   * Lets an observer read tasks (TaskClient.get, wait, list).
+   *
+   * Actions: `dynamodb:GetItem` on the table; `dynamodb:Query` on the table and its status
+   * index.
+   */
+  grantRead(grantee: IGrantable): Grant {
+    const index = `${this.table.tableArn}/index/${this.settings.table.statusIndex.name}`;
+    return Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:GetItem'],
+      resourceArns: [this.table.tableArn],
+    }).combine(
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['dynamodb:Query'],
+        resourceArns: [this.table.tableArn, index],
+      }),
+    );
+  }
+
+  /** Messages in the work queue's DLQ (maximum over the period). */
+  metricDeadLetterDepth(props?: MetricOptions): Metric {
+    return this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+      statistic: 'Maximum',
+      ...props,
+    });
+  }
+
+  /** Age of the oldest message in the work queue, in seconds (maximum over the period). */
+  metricOldestMessageAge(props?: MetricOptions): Metric {
+    return this.workQueue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', ...props });
+  }
+
+  /** Worker invocations that failed as a whole (sum over the period). */
+  metricWorkerErrors(props?: MetricOptions): Metric {
+    return this.worker.metricErrors({ statistic: 'Sum', ...props });
+  }
+
+  private createTable(settings: ExecutorSettings, props: TaskExecutorProps): Table {
+    const { table } = settings;
+    const result = new Table(this, 'Table', {
+      tableName: table.name,
+      partitionKey: { name: table.partitionKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: table.ttlAttribute,
+      deletionProtection: props.deletionProtection ?? true,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+    });
+    // Sparse: only records in a status the sweeper or list() looks for carry the keys.
+    result.addGlobalSecondaryIndex({
+      indexName: table.statusIndex.name,
+      partitionKey: { name: table.statusIndex.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: table.statusIndex.sortKey, type: AttributeType.NUMBER },
+      projectionType: ProjectionType.ALL,
+    });
+    return result;
+  }
+
+  /** Outputs keyed `<id><suffix>`, which `locationFromStackOutputs()` reads back. */
+  private addOutputs(id: string, settings: ExecutorSettings): void {
+    const prefix = id.replace(/[^A-Za-z0-9]/g, '');
+    const outputs: [string, string, string][] = [
+      [StackOutputSuffix.TABLE_NAME, this.table.tableName, 'The task table'],
+      [StackOutputSuffix.QUEUE_URL, this.workQueue.queueUrl, 'The FIFO work queue'],
+      [StackOutputSuffix.DEAD_LETTER_QUEUE_URL, this.deadLetterQueue.queueUrl, 'The FIFO DLQ'],
+      // The literal name, not a reference: moto's CloudFormation skips Scheduler resources.
+      [StackOutputSuffix.SCHEDULE_GROUP_NAME, settings.scheduleGroup.name, 'The schedule group'],
+      [
+        StackOutputSuffix.SCHEDULER_ROLE_ARN,
+        this.scheduling.schedulerRole.roleArn,
+        'Execution role of task schedules',
+      ],
+      [StackOutputSuffix.WORKER_FUNCTION_NAME, this.worker.functionName, 'The worker function'],
+    ];
+    for (const [suffix, value, description] of outputs) {
+      new CfnOutput(this, suffix, { key: `${prefix}${suffix}`, value, description });
+    }
+  }
+}
