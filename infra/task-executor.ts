@@ -6,7 +6,7 @@
  * provisioning uses too.
  */
 import path from 'node:path';
-import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import type { IAlarmAction, Metric, MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
@@ -136,7 +136,7 @@ export class TaskExecutor extends Construct {
         integral: false,
       }),
     });
-    const settings = executorSettings(settingsProps, { isUnresolved: () => false });
+    const settings = executorSettings(settingsProps, { isUnresolved: (v) => Token.isUnresolved(v) });
     this.settings = settings;
     const name = settingsProps.name;
 
