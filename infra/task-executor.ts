@@ -136,7 +136,9 @@ export class TaskExecutor extends Construct {
         integral: false,
       }),
     });
-    const settings = executorSettings(settingsProps, { isUnresolved: (v) => Token.isUnresolved(v) });
+    const settings = executorSettings(settingsProps, {
+      isUnresolved: (v) => Token.isUnresolved(v),
+    });
     this.settings = settings;
     const name = settingsProps.name;
 
