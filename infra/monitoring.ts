@@ -32,7 +32,8 @@ export interface MonitoredExecutor {
 /** Inputs of {@link ExecutorMonitoring}. */
 export interface ExecutorMonitoringProps {
   readonly executor: MonitoredExecutor;
-  readonly dashboardName: string;
+  /** Prefix of the alarm names and the dashboard name, e.g. `tasklane-orders`. */
+  readonly namePrefix: string;
   readonly oldestMessageAgeThreshold: Duration;
   readonly alarmActions: readonly IAlarmAction[];
 }
@@ -63,6 +64,7 @@ export class ExecutorMonitoring extends Construct {
       description: string,
     ): Alarm => {
       const alarm = new Alarm(this, alarmId, {
+        alarmName: `${props.namePrefix}-${alarmId}`,
         metric,
         threshold,
         evaluationPeriods: 1,
@@ -114,19 +116,24 @@ export class ExecutorMonitoring extends Construct {
       0,
       'The sweeper failed; expired leases and unsent tasks wait until it succeeds.',
     );
-    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.dashboardName });
+    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.namePrefix });
+    const alarms = [
+      this.deadLetterAlarm,
+      this.scheduleDeadLetterAlarm,
+      this.oldestMessageAgeAlarm,
+      this.workerErrorsAlarm,
+      this.workerThrottlesAlarm,
+      this.sweeperErrorsAlarm,
+    ];
     this.dashboard.addWidgets(
       new AlarmStatusWidget({
         title: 'Alarms',
         width: 24,
-        alarms: [
-          this.deadLetterAlarm,
-          this.scheduleDeadLetterAlarm,
-          this.oldestMessageAgeAlarm,
-          this.workerErrorsAlarm,
-          this.workerThrottlesAlarm,
-          this.sweeperErrorsAlarm,
-        ],
+        // By name, not by reference: moto's CloudFormation skips alarms, and a reference
+        // to a skipped resource fails the deployment into the emulator.
+        alarms: alarms.map((alarm) =>
+          Alarm.fromAlarmName(this, `${alarm.node.id}Ref`, `${props.namePrefix}-${alarm.node.id}`),
+        ),
       }),
     );
     this.dashboard.addWidgets(

@@ -219,7 +219,7 @@ export class TaskExecutor extends Construct {
     });
     this.monitoring = new ExecutorMonitoring(this, 'Monitoring', {
       executor: this,
-      dashboardName: `tasklane-${name}`,
+      namePrefix: `tasklane-${name}`,
       oldestMessageAgeThreshold: props.oldestMessageAgeThreshold ?? Duration.minutes(15),
       alarmActions: props.alarmActions ?? [],
     });

@@ -2,6 +2,7 @@ export type { EmulatorHandle, EmulatorOptions } from './emulator.js';
 export {
   EmulatorUnavailableError,
   emulatorEnvironment,
+  onEmulator,
   resetEmulator,
   startEmulator,
 } from './emulator.js';
