@@ -27,3 +27,17 @@ export function exampleStack(options: ExampleStackOptions = {}): TasklaneExample
 export function exampleTemplate(options: ExampleStackOptions = {}): Template {
   return Template.fromStack(exampleStack(options));
 }
+
+/** The logical id of the one resource of `type` whose properties match: found, never written down. */
+export function idOf(template: Template, type: string, properties: object): string {
+  const found = Object.keys(template.findResources(type, { Properties: properties }));
+  if (found.length !== 1) {
+    throw new Error(
+      `expected one ${type} matching ${JSON.stringify(properties)}, found ${found.length}`,
+    );
+  }
+  return found[0] as string;
+}
+
+/** `Fn::GetAtt [id, Arn]`. */
+export const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
