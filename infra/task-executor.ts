@@ -165,8 +165,9 @@ export class TaskExecutor extends Construct {
    * Lets a producer enqueue tasks (TaskClient.enqueue, enqueueBatch) and, once scheduling
    * lands, create and delete their schedules.
    *
-   * Actions: `dynamodb:PutItem` and `dynamodb:UpdateItem` on the table; `sqs:SendMessage`
-   * on the work queue; `scheduler:CreateSchedule` and `scheduler:DeleteSchedule` on the
+   * Actions: `dynamodb:PutItem` and `dynamodb:UpdateItem` on the table; `sqs:SendMessage`,
+   * `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue (the queue's own
+   * grantSendMessages); `scheduler:CreateSchedule` and `scheduler:DeleteSchedule` in the
    * executor's schedule group; `iam:PassRole` of the scheduler role, to Scheduler only.
    */
   grantEnqueue(grantee: IGrantable): Grant {

@@ -4,7 +4,7 @@
  * tasks is the bundled asset from cdk.out, not the TypeScript source. What we ship is what
  * we test. Takes about a minute: synth (esbuild), bootstrap and deploy are real CLI runs.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -60,6 +60,7 @@ afterAll(() => {
   sqs.destroy();
   dynamodb.destroy();
   lambda.destroy();
+  if (deployment) rmSync(deployment.outdir, { recursive: true, force: true });
 });
 
 describe('cdk deploy into the emulator', () => {
