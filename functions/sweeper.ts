@@ -18,6 +18,7 @@ export interface SweepSummary {
   readonly killed: number;
 }
 
+/** Invoked by the schedule; for now it only records that it ran. */
 export async function handler(): Promise<SweepSummary> {
   logger.info('sweeper ran (stub: nothing swept yet)', {
     tableName: process.env[EnvVars.TABLE_NAME],
