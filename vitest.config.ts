@@ -3,7 +3,7 @@
  * - unit: pure, no network, files in parallel.
  * - integration: one shared moto emulator (globalSetup) whose state each file resets, so files
  *   must run one at a time.
- * - infra: infrastructure tests that need no emulator.
+ * - infra: CDK Template assertions, cdk-nag and cfn-lint over the synthesized stack; no emulator.
  */
 import { defineConfig } from 'vitest/config';
 
@@ -36,6 +36,9 @@ export default defineConfig({
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
           environment: 'node',
+          // Synthesis (and, for cdk-nag, esbuild bundling) and cfn-lint take seconds.
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
     ],

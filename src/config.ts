@@ -100,3 +100,87 @@ export function resolveSchedulerLocation(
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
+
+/**
+ * Suffixes of the TaskExecutor construct's CloudFormation output keys. A key is the
+ * construct id (letters and digits only) followed by one of these, e.g. `ExecutorWorkQueueUrl`.
+ */
+export const StackOutputSuffix = {
+  TABLE_NAME: 'TableName',
+  QUEUE_URL: 'WorkQueueUrl',
+  DEAD_LETTER_QUEUE_URL: 'DeadLetterQueueUrl',
+  SCHEDULE_GROUP_NAME: 'ScheduleGroupName',
+  SCHEDULER_ROLE_ARN: 'SchedulerRoleArn',
+  WORKER_FUNCTION_NAME: 'WorkerFunctionName',
+} as const;
+
+/** An executor's location and its other resources, as read from the stack outputs. */
+export interface ExecutorOutputs {
+  readonly tableName: string;
+  readonly queueUrl: string;
+  readonly deadLetterQueueUrl: string;
+  readonly scheduleGroupName: string;
+  readonly schedulerRoleArn: string;
+  readonly workerFunctionName: string;
+}
+
+/** One output as CloudFormation's DescribeStacks returns it. */
+export interface StackOutput {
+  readonly OutputKey?: string | undefined;
+  readonly OutputValue?: string | undefined;
+}
+
+/**
+ * Reads an executor's resources from its stack's outputs: DescribeStacks' `Outputs`, or a
+ * key → value record (one stack of `cdk deploy --outputs-file`). The result configures a
+ * `TaskClient` or worker: `new TaskClient(locationFromStackOutputs(outputs))`.
+ *
+ * @param constructId The construct's id when the stack holds more than one executor.
+ * @throws ConfigurationError naming every output that is missing or ambiguous.
+ */
+export function locationFromStackOutputs(
+  outputs: readonly StackOutput[] | Readonly<Record<string, string>>,
+  constructId?: string,
+): ExecutorOutputs {
+  const values = new Map<string, string>(
+    Array.isArray(outputs)
+      ? (outputs as readonly StackOutput[]).flatMap((o) =>
+          o.OutputKey === undefined || o.OutputValue === undefined
+            ? []
+            : [[o.OutputKey, o.OutputValue] as const],
+        )
+      : Object.entries(outputs as Record<string, string>),
+  );
+  const prefix = constructId?.replace(/[^A-Za-z0-9]/g, '');
+  const problems: string[] = [];
+  const read = (suffix: string): string => {
+    if (prefix !== undefined) {
+      const value = values.get(`${prefix}${suffix}`);
+      if (value === undefined) problems.push(`no output ${prefix}${suffix}`);
+      return value ?? '';
+    }
+    const keys = [...values.keys()].filter((key) => key.endsWith(suffix));
+    if (keys.length !== 1) {
+      problems.push(
+        keys.length === 0
+          ? `no output ending in ${suffix}`
+          : `several outputs end in ${suffix} (${keys.join(', ')}); pass the construct id`,
+      );
+    }
+    return values.get(keys[0] ?? '') ?? '';
+  };
+  const result: ExecutorOutputs = {
+    tableName: read(StackOutputSuffix.TABLE_NAME),
+    queueUrl: read(StackOutputSuffix.QUEUE_URL),
+    deadLetterQueueUrl: read(StackOutputSuffix.DEAD_LETTER_QUEUE_URL),
+    scheduleGroupName: read(StackOutputSuffix.SCHEDULE_GROUP_NAME),
+    schedulerRoleArn: read(StackOutputSuffix.SCHEDULER_ROLE_ARN),
+    workerFunctionName: read(StackOutputSuffix.WORKER_FUNCTION_NAME),
+  };
+  if (problems.length > 0) {
+    throw new ConfigurationError(
+      `Cannot read the executor from the stack outputs: ${problems.join('; ')}.`,
+    );
+  }
+  return result;
+}

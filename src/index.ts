@@ -16,8 +16,19 @@ export type {
   WaitOptions,
 } from './client/task-client.js';
 export { TaskClient } from './client/task-client.js';
-export type { ExecutorLocation, SchedulerLocation } from './config.js';
-export { EnvVars, resolveLocation, resolveSchedulerLocation } from './config.js';
+export type {
+  ExecutorLocation,
+  ExecutorOutputs,
+  SchedulerLocation,
+  StackOutput,
+} from './config.js';
+export {
+  EnvVars,
+  locationFromStackOutputs,
+  resolveLocation,
+  resolveSchedulerLocation,
+  StackOutputSuffix,
+} from './config.js';
 export { AuditEvent, Defaults, isTerminal, TaskStatus, TERMINAL_STATUSES } from './constants.js';
 export type { ValidationIssue } from './errors.js';
 export {

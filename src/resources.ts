@@ -1,3 +1,4 @@
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { Defaults, TableSchema } from './constants.js';
 import { ValidationError, type ValidationIssue } from './errors.js';
 
@@ -7,16 +8,42 @@ export interface ExecutorSettingsProps {
   readonly name?: string;
   /** The worker function's timeout, in seconds (Lambda allows up to 900). @default 60 */
   readonly workerTimeoutSeconds?: number;
+  /**
+   * The work queue's visibility timeout, in seconds: at least 6× the worker timeout (AWS's
+   * advice for SQS event sources) and at most 12 hours. @default 6 × workerTimeoutSeconds
+   */
+  readonly visibilityTimeoutSeconds?: number;
   /** Receives before SQS moves a message to the DLQ; a safety net above maxAttempts. @default 50 */
   readonly maxReceiveCount?: number;
   /** The largest `maxAttempts` of any task type; `maxReceiveCount` must exceed it. @default 3 */
   readonly maxAttempts?: number;
 }
 
+/** Options of {@link executorSettings} and {@link settingsIssues}. */
+export interface SettingsValidationOptions {
+  /**
+   * True for a value that is not known yet (a CDK Token); such values are not validated.
+   * @default nothing is skipped
+   */
+  readonly isUnresolved?: (value: unknown) => boolean;
+}
+
 /** One SQS queue: its name and CreateQueue attributes. */
 export interface QueueSettings {
   readonly name: string;
   readonly attributes: Readonly<Record<string, string>>;
+}
+
+/** The task table's names: key, TTL attribute and the sharded status index. */
+export interface TableSettings {
+  readonly name: string;
+  readonly partitionKey: string;
+  readonly ttlAttribute: string;
+  readonly statusIndex: {
+    readonly name: string;
+    readonly partitionKey: string;
+    readonly sortKey: string;
+  };
 }
 
 /**
@@ -38,23 +65,74 @@ export interface ExecutorSettings {
     readonly maximumRetryAttempts: number;
   };
   readonly maxReceiveCount: number;
+  readonly workerTimeoutSeconds: number;
   readonly visibilityTimeoutSeconds: number;
-  readonly table: {
-    readonly name: string;
-    readonly partitionKey: string;
-    readonly ttlAttribute: string;
-    readonly statusIndex: {
-      readonly name: string;
-      readonly partitionKey: string;
-      readonly sortKey: string;
-    };
-  };
+  readonly table: TableSettings;
 }
 
 /** SQS's maximum retention (14 days): a dead letter is kept as long as SQS allows. */
 const RETENTION_SECONDS = '1209600';
 /** Visibility must outlast the worker's run; AWS recommends 6× the function timeout. */
-const VISIBILITY_FACTOR = 6;
+export const VISIBILITY_FACTOR = 6;
+
+/**
+ * Lists every invalid prop of {@link executorSettings}, quoting the value received.
+ * Values that `options.isUnresolved` flags are skipped.
+ */
+export function settingsIssues(
+  props: ExecutorSettingsProps = {},
+  options: SettingsValidationOptions = {},
+): ValidationIssue[] {
+  const known = (value: unknown) => !(options.isUnresolved?.(value) ?? false);
+  const name = props.name ?? 'tasklane';
+  const timeout = props.workerTimeoutSeconds ?? 60;
+  const maxAttempts = props.maxAttempts ?? Defaults.MAX_ATTEMPTS;
+  const maxReceiveCount = props.maxReceiveCount ?? 50;
+  const visibility = props.visibilityTimeoutSeconds;
+  const issues: ValidationIssue[] = [];
+  if (known(name) && !/^[A-Za-z0-9_-]{1,60}$/.test(name)) {
+    issues.push({
+      path: 'name',
+      message: `expected 1-60 characters of A-Z a-z 0-9 _ -, received ${JSON.stringify(name)}`,
+    });
+  }
+  const timeoutValid = Number.isInteger(timeout) && timeout >= 1 && timeout <= 900;
+  if (known(timeout) && !timeoutValid) {
+    issues.push({
+      path: 'workerTimeoutSeconds',
+      message: `expected an integer from 1 to 900, received ${timeout}`,
+    });
+  }
+  const attemptsValid =
+    Number.isInteger(maxAttempts) && maxAttempts >= 1 && maxAttempts <= Defaults.MAX_ATTEMPTS_LIMIT;
+  if (known(maxAttempts) && !attemptsValid) {
+    issues.push({
+      path: 'maxAttempts',
+      message: `expected an integer from 1 to ${Defaults.MAX_ATTEMPTS_LIMIT}, received ${maxAttempts}`,
+    });
+  }
+  if (
+    known(maxReceiveCount) &&
+    known(maxAttempts) &&
+    (!Number.isInteger(maxReceiveCount) || maxReceiveCount <= maxAttempts || maxReceiveCount > 1000)
+  ) {
+    issues.push({
+      path: 'maxReceiveCount',
+      message: `expected an integer above maxAttempts (${maxAttempts}) and at most 1000, received ${maxReceiveCount}`,
+    });
+  }
+  if (visibility !== undefined && known(visibility) && known(timeout)) {
+    const floor = timeoutValid ? timeout * VISIBILITY_FACTOR : 1;
+    const max = Defaults.MAX_VISIBILITY_TIMEOUT_SECONDS;
+    if (!Number.isInteger(visibility) || visibility < floor || visibility > max) {
+      issues.push({
+        path: 'visibilityTimeoutSeconds',
+        message: `expected an integer from ${floor} (${VISIBILITY_FACTOR} × the worker timeout of ${timeout} s) to ${max}, received ${visibility}`,
+      });
+    }
+  }
+  return issues;
+}
 
 /**
  * Derives the resource settings. FIFO names need the `.fifo` suffix explicitly, which is
@@ -62,49 +140,17 @@ const VISIBILITY_FACTOR = 6;
  *
  * @throws ValidationError listing every invalid prop.
  */
-export function executorSettings(props: ExecutorSettingsProps = {}): ExecutorSettings {
-  const name = props.name ?? 'tasklane';
-  const timeout = props.workerTimeoutSeconds ?? 60;
-  const maxAttempts = props.maxAttempts ?? Defaults.MAX_ATTEMPTS;
-  const maxReceiveCount = props.maxReceiveCount ?? 50;
-  const issues: ValidationIssue[] = [];
-  if (!/^[A-Za-z0-9_-]{1,60}$/.test(name)) {
-    issues.push({
-      path: 'name',
-      message: `expected 1-60 characters of A-Z a-z 0-9 _ -, received ${JSON.stringify(name)}`,
-    });
-  }
-  if (!Number.isInteger(timeout) || timeout < 1 || timeout > 900) {
-    issues.push({
-      path: 'workerTimeoutSeconds',
-      message: `expected an integer from 1 to 900, received ${timeout}`,
-    });
-  }
-  if (
-    !Number.isInteger(maxAttempts) ||
-    maxAttempts < 1 ||
-    maxAttempts > Defaults.MAX_ATTEMPTS_LIMIT
-  ) {
-    issues.push({
-      path: 'maxAttempts',
-      message: `expected an integer from 1 to ${Defaults.MAX_ATTEMPTS_LIMIT}, received ${maxAttempts}`,
-    });
-  }
-  if (
-    !Number.isInteger(maxReceiveCount) ||
-    maxReceiveCount <= maxAttempts ||
-    maxReceiveCount > 1000
-  ) {
-    issues.push({
-      path: 'maxReceiveCount',
-      message: `expected an integer above maxAttempts (${maxAttempts}) and at most 1000, received ${maxReceiveCount}`,
-    });
-  }
+export function executorSettings(
+  props: ExecutorSettingsProps = {},
+  options: SettingsValidationOptions = {},
+): ExecutorSettings {
+  const issues = settingsIssues(props, options);
   if (issues.length > 0) throw new ValidationError('executor settings', issues);
-  const visibilityTimeoutSeconds = Math.min(
-    timeout * VISIBILITY_FACTOR,
-    Defaults.MAX_VISIBILITY_TIMEOUT_SECONDS,
-  );
+  const name = props.name ?? 'tasklane';
+  const workerTimeoutSeconds = props.workerTimeoutSeconds ?? 60;
+  const visibilityTimeoutSeconds =
+    props.visibilityTimeoutSeconds ??
+    Math.min(workerTimeoutSeconds * VISIBILITY_FACTOR, Defaults.MAX_VISIBILITY_TIMEOUT_SECONDS);
   return {
     workQueue: {
       name: `${name}-work.fifo`,
@@ -141,7 +187,8 @@ export function executorSettings(props: ExecutorSettingsProps = {}): ExecutorSet
       maximumEventAgeSeconds: Defaults.SCHEDULE_MAX_EVENT_AGE_SECONDS,
       maximumRetryAttempts: Defaults.SCHEDULE_MAX_RETRY_ATTEMPTS,
     },
-    maxReceiveCount,
+    maxReceiveCount: props.maxReceiveCount ?? 50,
+    workerTimeoutSeconds,
     visibilityTimeoutSeconds,
     table: {
       name: `${name}-tasks`,
@@ -153,5 +200,35 @@ export function executorSettings(props: ExecutorSettingsProps = {}): ExecutorSet
         sortKey: TableSchema.STATUS_INDEX_SORT_KEY,
       },
     },
+  };
+}
+
+/**
+ * The table's keys and status index in the shape that DynamoDB's CreateTable and
+ * CloudFormation's AWS::DynamoDB::Table share. Provisioning sends it as it is; the infra
+ * tests check that the CDK construct synthesizes the same.
+ */
+export function tableKeyDefinition(
+  table: TableSettings,
+): Required<
+  Pick<CreateTableCommandInput, 'AttributeDefinitions' | 'KeySchema' | 'GlobalSecondaryIndexes'>
+> {
+  return {
+    AttributeDefinitions: [
+      { AttributeName: table.partitionKey, AttributeType: 'S' },
+      { AttributeName: table.statusIndex.partitionKey, AttributeType: 'S' },
+      { AttributeName: table.statusIndex.sortKey, AttributeType: 'N' },
+    ],
+    KeySchema: [{ AttributeName: table.partitionKey, KeyType: 'HASH' }],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: table.statusIndex.name,
+        KeySchema: [
+          { AttributeName: table.statusIndex.partitionKey, KeyType: 'HASH' },
+          { AttributeName: table.statusIndex.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ],
   };
 }

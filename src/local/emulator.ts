@@ -263,3 +263,18 @@ async function waitUntilReady(endpoint: string): Promise<void> {
 function delay<T>(ms: number, value: T): Promise<T> {
   return new Promise((resolve) => setTimeout(resolve, ms, value).unref());
 }
+
+/**
+ * Moves an AWS service URL onto the emulator's origin, keeping its path: moto's
+ * CloudFormation reports queue URLs on AWS's host (`https://sqs.us-east-1.amazonaws.com/…`).
+ * An SQS client sends each request to its queue URL's host when that differs from the
+ * endpoint it resolved (unless an `endpoint` option is set), so such a URL would leave the
+ * emulator. URLs already on the emulator come back unchanged.
+ */
+export function onEmulator(url: string, endpoint: string): string {
+  const target = new URL(endpoint);
+  const moved = new URL(url);
+  moved.protocol = target.protocol;
+  moved.host = target.host;
+  return moved.toString();
+}

@@ -2,13 +2,14 @@ export type { EmulatorHandle, EmulatorOptions } from './emulator.js';
 export {
   EmulatorUnavailableError,
   emulatorEnvironment,
+  onEmulator,
   resetEmulator,
   startEmulator,
 } from './emulator.js';
 export type { EventSourceMappingOptions, SqsLambdaHandler } from './event-source-mapping.js';
 export { runEventSourceMapping } from './event-source-mapping.js';
 export type { ProvisionedExecutor, ProvisionedScheduler } from './provision.js';
-export { provision } from './provision.js';
+export { provision, provisionScheduleGroup } from './provision.js';
 export type {
   PumpDelivery,
   PumpTick,

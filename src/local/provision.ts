@@ -11,7 +11,7 @@ import {
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { ExecutorSettings } from '../resources.js';
+import { type ExecutorSettings, tableKeyDefinition } from '../resources.js';
 
 /** What {@link provision} created or found. */
 export interface ProvisionedExecutor {
@@ -38,7 +38,8 @@ export interface ProvisionedScheduler {
 
 /**
  * Creates the executor's queues and table in an emulator (or any account), from the same
- * settings the CDK construct uses. Idempotent: existing resources are reused.
+ * settings the CDK construct uses, and its schedule group when a Scheduler client is given.
+ * Idempotent: existing resources are reused.
  */
 export async function provision(
   settings: ExecutorSettings,
@@ -73,22 +74,7 @@ export async function provision(
       new CreateTableCommand({
         TableName: table.name,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: table.partitionKey, AttributeType: 'S' },
-          { AttributeName: table.statusIndex.partitionKey, AttributeType: 'S' },
-          { AttributeName: table.statusIndex.sortKey, AttributeType: 'N' },
-        ],
-        KeySchema: [{ AttributeName: table.partitionKey, KeyType: 'HASH' }],
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: table.statusIndex.name,
-            KeySchema: [
-              { AttributeName: table.statusIndex.partitionKey, KeyType: 'HASH' },
-              { AttributeName: table.statusIndex.sortKey, KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'ALL' },
-          },
-        ],
+        ...tableKeyDefinition(table),
       }),
     );
     await waitUntilTableExists({ client: dynamodb, maxWaitTime: 60 }, { TableName: table.name });
@@ -129,11 +115,7 @@ async function provisionScheduler(
     }),
   );
   const dlqUrl = dlq.QueueUrl ?? '';
-  try {
-    await scheduler.send(new CreateScheduleGroupCommand({ Name: settings.scheduler.groupName }));
-  } catch (err) {
-    if (!(err instanceof ConflictException)) throw err;
-  }
+  await provisionScheduleGroup(settings.scheduler.groupName, scheduler);
   const [, partition, , region, account] = queueArn.split(':');
   const roleName = `${settings.scheduler.groupName}-scheduler`.slice(0, 64);
   return {
@@ -149,4 +131,19 @@ async function arnOf(sqs: SQSClient, queueUrl: string): Promise<string> {
     new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
   );
   return out.Attributes?.QueueArn ?? '';
+}
+
+/**
+ * Creates a schedule group unless it exists. moto's CloudFormation skips
+ * AWS::Scheduler::* resources, so a stack deployed into moto needs this step for its group.
+ */
+export async function provisionScheduleGroup(
+  name: string,
+  scheduler: SchedulerClient,
+): Promise<void> {
+  try {
+    await scheduler.send(new CreateScheduleGroupCommand({ Name: name }));
+  } catch (err) {
+    if (!(err instanceof ConflictException)) throw err;
+  }
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   EmulatorUnavailableError,
   emulatorEnvironment,
+  onEmulator,
   startEmulator,
 } from '../../src/local/emulator.js';
 
@@ -14,6 +15,23 @@ describe('emulatorEnvironment', () => {
       AWS_ACCESS_KEY_ID: 'test',
       AWS_SECRET_ACCESS_KEY: 'test',
     });
+  });
+});
+
+describe('onEmulator', () => {
+  it("moves a queue URL from AWS's host onto the emulator, keeping account and name", () => {
+    expect(
+      onEmulator(
+        'https://sqs.us-east-1.amazonaws.com/123456789012/shop-work.fifo',
+        'http://localhost:4566',
+      ),
+    ).toBe('http://localhost:4566/123456789012/shop-work.fifo');
+  });
+
+  it('leaves a URL that is already on the emulator as it is', () => {
+    const url = 'http://localhost:4566/123456789012/shop-work.fifo';
+
+    expect(onEmulator(url, 'http://localhost:4566')).toBe(url);
   });
 });
 

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Defaults } from '../../src/constants.js';
 import { ValidationError } from '../../src/errors.js';
-import { type ExecutorSettingsProps, executorSettings } from '../../src/resources.js';
+import {
+  type ExecutorSettingsProps,
+  executorSettings,
+  settingsIssues,
+  tableKeyDefinition,
+} from '../../src/resources.js';
 
 function validationError(props: ExecutorSettingsProps): ValidationError {
   try {
@@ -194,5 +199,77 @@ describe('executorSettings', () => {
     expect(error.message).toContain('received 0');
     expect(error.message).toContain('above maxAttempts (5)');
     expect(error.message).toContain('executor settings');
+  });
+
+  it('accepts a visibility timeout from 6 × the worker timeout up to 12 hours', () => {
+    expect(
+      executorSettings({ workerTimeoutSeconds: 30, visibilityTimeoutSeconds: 180 })
+        .visibilityTimeoutSeconds,
+    ).toBe(180);
+    expect(
+      executorSettings({ visibilityTimeoutSeconds: 43_200 }).workQueue.attributes.VisibilityTimeout,
+    ).toBe('43200');
+  });
+
+  it.each([179, 43_201, 200.5])('rejects a visibility timeout of %s s for a 30 s worker', (v) => {
+    // Act
+    const error = validationError({ workerTimeoutSeconds: 30, visibilityTimeoutSeconds: v });
+
+    // Assert
+    expect(error.issues).toEqual([
+      {
+        path: 'visibilityTimeoutSeconds',
+        message: `expected an integer from 180 (6 × the worker timeout of 30 s) to 43200, received ${v}`,
+      },
+    ]);
+  });
+
+  it('names the schedule group after the prefix', () => {
+    expect(executorSettings({ name: 'jobs' }).scheduler.groupName).toBe('jobs');
+  });
+
+  it('makes the schedule DLQ a standard queue, as EventBridge Scheduler requires', () => {
+    const scheduleDeadLetterQueue = executorSettings({ name: 'jobs' }).scheduler.deadLetterQueue;
+
+    expect(scheduleDeadLetterQueue.name).toBe('jobs-schedule-dlq');
+    expect(scheduleDeadLetterQueue.attributes.FifoQueue).toBeUndefined();
+    expect(scheduleDeadLetterQueue.attributes.SqsManagedSseEnabled).toBe('true');
+  });
+
+  it('skips the values that isUnresolved flags (CDK Tokens)', () => {
+    // Arrange: values that would fail, marked as not yet known.
+    const token = 'TOKEN[name]';
+    const props = { name: token, maxReceiveCount: -1 };
+    const isUnresolved = (value: unknown) => value === token || value === -1;
+
+    // Act
+    const issues = settingsIssues(props, { isUnresolved });
+
+    // Assert
+    expect(issues).toEqual([]);
+    expect(executorSettings(props, { isUnresolved }).workQueue.name).toBe(`${token}-work.fifo`);
+  });
+});
+
+describe('tableKeyDefinition', () => {
+  it('keys the table by pk and indexes statusShard/statusAt with every attribute projected', () => {
+    expect(tableKeyDefinition(executorSettings().table)).toEqual({
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'statusShard', AttributeType: 'S' },
+        { AttributeName: 'statusAt', AttributeType: 'N' },
+      ],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'byStatus',
+          KeySchema: [
+            { AttributeName: 'statusShard', KeyType: 'HASH' },
+            { AttributeName: 'statusAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    });
   });
 });

@@ -1,0 +1,133 @@
+/**
+ * The executor's Lambda functions. Each gets its own role whose only permissions are one
+ * customer-managed policy that this module writes, so nothing is granted implicitly: the
+ * role handed to the function ignores CDK's automatic grants.
+ */
+import type { Duration } from 'aws-cdk-lib';
+import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import {
+  Effect,
+  ManagedPolicy,
+  PolicyStatement,
+  Role,
+  ServicePrincipal,
+} from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/**
+ * esbuild settings shared by every function. The AWS SDK is bundled at the versions the
+ * tests ran with, rather than taken from the runtime. The target is node20, the repository's
+ * pinned Node, so the same asset also runs in the local deploy test; the runtime is newer.
+ */
+export const BUNDLING = {
+  format: OutputFormat.ESM,
+  target: 'node20',
+  minify: true,
+  sourceMap: true,
+  // Errors are told apart by constructor name (PermanentError, LeaseLostError…).
+  keepNames: true,
+  metafile: true,
+  bundleAwsSDK: true,
+  mainFields: ['module', 'main'],
+  // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
+  banner:
+    "import { createRequire as __tasklaneCreateRequire } from 'node:module'; const require = __tasklaneCreateRequire(import.meta.url);",
+} as const;
+
+/** Inputs of {@link ExecutorFunction}. */
+export interface ExecutorFunctionProps {
+  /** The module that exports `handler`. */
+  readonly entry: string;
+  /** Log group name, e.g. `/tasklane/orders/worker`. */
+  readonly logGroupName: string;
+  readonly timeout: Duration;
+  readonly memorySize: number;
+  readonly environment: Readonly<Record<string, string>>;
+  readonly logRetention: RetentionDays;
+  readonly logEncryptionKey?: IKey | undefined;
+  readonly reservedConcurrency?: number | undefined;
+  /** Where failed asynchronous invocations go (a Lambda DLQ). */
+  readonly deadLetterQueue?: IQueue | undefined;
+  readonly vpc?: IVpc | undefined;
+  readonly vpcSubnets?: SubnetSelection | undefined;
+  readonly description: string;
+}
+
+/** A bundled Node.js function with its own log group, role and managed policy. */
+export class ExecutorFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+  /** The function's only permissions; add statements with {@link allow}. */
+  readonly policy: ManagedPolicy;
+
+  constructor(scope: Construct, id: string, props: ExecutorFunctionProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'Logs', {
+      logGroupName: props.logGroupName,
+      retention: props.logRetention,
+      ...(props.logEncryptionKey ? { encryptionKey: props.logEncryptionKey } : {}),
+    });
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs ${props.description}`,
+    });
+    this.policy = new ManagedPolicy(this, 'Policy', {
+      roles: [this.role],
+      description: `What ${props.description} may do`,
+      statements: [
+        new PolicyStatement({
+          actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          resources: [this.logGroup.logGroupArn],
+        }),
+      ],
+    });
+    if (props.deadLetterQueue) {
+      this.allow(['sqs:SendMessage'], [props.deadLetterQueue.queueArn]);
+    }
+    if (props.vpc) {
+      // Lambda manages the function's network interfaces; these actions take no resource ARN.
+      this.allow(
+        [
+          'ec2:CreateNetworkInterface',
+          'ec2:DescribeNetworkInterfaces',
+          'ec2:DescribeSubnets',
+          'ec2:DeleteNetworkInterface',
+          'ec2:AssignPrivateIpAddresses',
+          'ec2:UnassignPrivateIpAddresses',
+        ],
+        ['*'],
+      );
+    }
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: props.entry,
+      handler: 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_LATEST,
+      architecture: Architecture.ARM_64,
+      timeout: props.timeout,
+      memorySize: props.memorySize,
+      role: this.role.withoutPolicyUpdates(),
+      logGroup: this.logGroup,
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      bundling: { ...BUNDLING, mainFields: [...BUNDLING.mainFields] },
+      ...(props.reservedConcurrency === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrency }),
+      ...(props.deadLetterQueue ? { deadLetterQueue: props.deadLetterQueue } : {}),
+      ...(props.vpc ? { vpc: props.vpc, vpcSubnets: props.vpcSubnets } : {}),
+    });
+    // The managed policy must exist before the function assumes the role.
+    this.function.node.addDependency(this.policy);
+  }
+
+  /** Adds one Allow statement to the function's managed policy. */
+  allow(actions: string[], resources: string[]): void {
+    this.policy.addStatements(new PolicyStatement({ effect: Effect.ALLOW, actions, resources }));
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Finds the bundled Lambda assets in a synthesized cloud assembly (cdk.out), with their
+ * esbuild metafiles. Used by `npm run synth` to print bundle sizes, and by the local deploy
+ * test to run the very bundle that was uploaded.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** One bundled function of a stack. */
+export interface FunctionAsset {
+  /** The function's construct path, e.g. `TasklaneExample/Executor/Worker/Function`. */
+  readonly constructPath: string;
+  /** The function's logical id in the template. */
+  readonly logicalId: string;
+  /** Absolute path of the asset directory. */
+  readonly directory: string;
+  /** Absolute path of the bundle's entry file (`index.mjs`). */
+  readonly entryFile: string;
+  /** The bundle's size in bytes, from esbuild's metafile. */
+  readonly bytes: number;
+  /** Input files esbuild bundled. */
+  readonly inputs: number;
+}
+
+interface TemplateResource {
+  readonly Type: string;
+  readonly Metadata?: Record<string, unknown>;
+}
+
+interface Metafile {
+  readonly inputs: Record<string, unknown>;
+  readonly outputs: Record<string, { readonly bytes: number; readonly entryPoint?: string }>;
+}
+
+/**
+ * The bundled functions of `stackName` in the cloud assembly at `outdir`.
+ *
+ * @throws Error when the template is missing; functions whose asset has no metafile are
+ * left out.
+ */
+export function functionAssets(outdir: string, stackName: string): FunctionAsset[] {
+  const templateFile = path.join(outdir, `${stackName}.template.json`);
+  const template = JSON.parse(readFileSync(templateFile, 'utf8')) as {
+    Resources: Record<string, TemplateResource>;
+  };
+  const assets: FunctionAsset[] = [];
+  for (const [logicalId, resource] of Object.entries(template.Resources)) {
+    const assetPath = resource.Metadata?.['aws:asset:path'];
+    if (resource.Type !== 'AWS::Lambda::Function' || typeof assetPath !== 'string') continue;
+    const directory = path.resolve(outdir, assetPath);
+    const metafileName = path.join(directory, 'index.meta.json');
+    if (!existsSync(metafileName)) continue;
+    const metafile = JSON.parse(readFileSync(metafileName, 'utf8')) as Metafile;
+    const [outputName, output] =
+      Object.entries(metafile.outputs).find(([, o]) => o.entryPoint !== undefined) ?? [];
+    if (outputName === undefined || output === undefined) continue;
+    const cdkPath = String(resource.Metadata?.['aws:cdk:path'] ?? logicalId);
+    assets.push({
+      constructPath: cdkPath.replace(/\/Resource$/, ''),
+      logicalId,
+      directory,
+      entryFile: path.join(directory, path.basename(outputName)),
+      bytes: output.bytes,
+      inputs: Object.keys(metafile.inputs).length,
+    });
+  }
+  return assets;
+}

@@ -1,0 +1,167 @@
+/**
+ * Alarms and a dashboard for one executor. Alarm actions are optional: without them the
+ * alarms still change state and show on the dashboard.
+ */
+import { Duration } from 'aws-cdk-lib';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IAlarmAction,
+  type IMetric,
+  type MetricOptions,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/** What {@link ExecutorMonitoring} watches; the TaskExecutor construct provides it. */
+export interface MonitoredExecutor {
+  readonly workQueue: IQueue;
+  readonly scheduleDeadLetterQueue: IQueue;
+  readonly worker: IFunction;
+  readonly sweeper: IFunction;
+  metricDeadLetterDepth(props?: MetricOptions): IMetric;
+  metricOldestMessageAge(props?: MetricOptions): IMetric;
+  metricWorkerErrors(props?: MetricOptions): IMetric;
+}
+
+/** Inputs of {@link ExecutorMonitoring}. */
+export interface ExecutorMonitoringProps {
+  readonly executor: MonitoredExecutor;
+  /** Prefix of the alarm names and the dashboard name, e.g. `tasklane-orders`. */
+  readonly namePrefix: string;
+  readonly oldestMessageAgeThreshold: Duration;
+  readonly alarmActions: readonly IAlarmAction[];
+}
+
+const FIVE_MINUTES = Duration.minutes(5);
+
+/** The executor's alarms and its CloudWatch dashboard. */
+export class ExecutorMonitoring extends Construct {
+  /** A dead letter in the work queue's DLQ: a message SQS gave up on after maxReceiveCount. */
+  readonly deadLetterAlarm: Alarm;
+  /** A schedule delivery or a sweeper run that failed. */
+  readonly scheduleDeadLetterAlarm: Alarm;
+  /** Tasks wait longer than the threshold: workers are too few, throttled or failing. */
+  readonly oldestMessageAgeAlarm: Alarm;
+  /** Worker invocations that failed as a whole (a crash or a timeout, not a task failure). */
+  readonly workerErrorsAlarm: Alarm;
+  readonly workerThrottlesAlarm: Alarm;
+  readonly sweeperErrorsAlarm: Alarm;
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: ExecutorMonitoringProps) {
+    super(scope, id);
+    const { executor } = props;
+    const above = (
+      alarmId: string,
+      metric: IMetric,
+      threshold: number,
+      description: string,
+    ): Alarm => {
+      const alarm = new Alarm(this, alarmId, {
+        alarmName: `${props.namePrefix}-${alarmId}`,
+        metric,
+        threshold,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      });
+      alarm.addAlarmAction(...props.alarmActions);
+      alarm.addOkAction(...props.alarmActions);
+      return alarm;
+    };
+    this.deadLetterAlarm = above(
+      'DeadLetterDepth',
+      executor.metricDeadLetterDepth({ period: Duration.minutes(1) }),
+      0,
+      'The work queue DLQ holds messages: SQS gave up on a task message. Its DynamoDB record tells what happened.',
+    );
+    this.scheduleDeadLetterAlarm = above(
+      'ScheduleDeadLetterDepth',
+      executor.scheduleDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        statistic: 'Maximum',
+        period: Duration.minutes(1),
+      }),
+      0,
+      'A schedule delivery or a sweeper run failed; the message in the schedule DLQ says why.',
+    );
+    const ageSeconds = props.oldestMessageAgeThreshold.toSeconds();
+    this.oldestMessageAgeAlarm = above(
+      'OldestMessageAge',
+      executor.metricOldestMessageAge({ period: FIVE_MINUTES }),
+      ageSeconds,
+      `A task message has waited more than ${ageSeconds} s: workers are too few, throttled or failing.`,
+    );
+    this.workerErrorsAlarm = above(
+      'WorkerErrors',
+      executor.metricWorkerErrors({ period: FIVE_MINUTES }),
+      0,
+      'Worker invocations failed as a whole (crash or timeout); their batches will be retried.',
+    );
+    this.workerThrottlesAlarm = above(
+      'WorkerThrottles',
+      executor.worker.metricThrottles({ statistic: 'Sum', period: FIVE_MINUTES }),
+      0,
+      'The worker was throttled: raise reserved or account concurrency, or lower maxConcurrency.',
+    );
+    this.sweeperErrorsAlarm = above(
+      'SweeperErrors',
+      executor.sweeper.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
+      0,
+      'The sweeper failed; expired leases and unsent tasks wait until it succeeds.',
+    );
+    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.namePrefix });
+    const alarms = [
+      this.deadLetterAlarm,
+      this.scheduleDeadLetterAlarm,
+      this.oldestMessageAgeAlarm,
+      this.workerErrorsAlarm,
+      this.workerThrottlesAlarm,
+      this.sweeperErrorsAlarm,
+    ];
+    this.dashboard.addWidgets(
+      new AlarmStatusWidget({
+        title: 'Alarms',
+        width: 24,
+        // By name, not by reference: moto's CloudFormation skips alarms, and a reference
+        // to a skipped resource fails the deployment into the emulator.
+        alarms: alarms.map((alarm) =>
+          Alarm.fromAlarmName(this, `${alarm.node.id}Ref`, `${props.namePrefix}-${alarm.node.id}`),
+        ),
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Work queue',
+        left: [
+          executor.workQueue.metricApproximateNumberOfMessagesVisible({ label: 'waiting' }),
+          executor.workQueue.metricApproximateNumberOfMessagesNotVisible({ label: 'in flight' }),
+          executor.metricDeadLetterDepth({ label: 'dead letters' }),
+        ],
+        right: [executor.metricOldestMessageAge({ label: 'oldest message (s)' })],
+      }),
+      new GraphWidget({
+        title: 'Worker',
+        left: [
+          executor.worker.metricInvocations({ label: 'invocations' }),
+          executor.metricWorkerErrors({ label: 'errors' }),
+          executor.worker.metricThrottles({ label: 'throttles' }),
+        ],
+        right: [executor.worker.metricDuration({ statistic: 'p99', label: 'duration p99' })],
+      }),
+      new GraphWidget({
+        title: 'Sweeper',
+        left: [
+          executor.sweeper.metricInvocations({ label: 'invocations' }),
+          executor.sweeper.metricErrors({ label: 'errors' }),
+        ],
+      }),
+    );
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Turns a queue's CreateQueue attributes, from the shared settings, into CDK QueueProps.
+ * One mapping, so the CDK queue and the emulator's queue are built from the same values.
+ */
+import { Duration } from 'aws-cdk-lib';
+import {
+  type DeduplicationScope,
+  type FifoThroughputLimit,
+  QueueEncryption,
+  type QueueProps,
+} from 'aws-cdk-lib/aws-sqs';
+import type { QueueSettings } from '../src/resources.js';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** Each attribute the settings may use, and how it lands in QueueProps. */
+const ATTRIBUTES: Readonly<Record<string, (value: string, props: Mutable<QueueProps>) => void>> = {
+  FifoQueue: (v, p) => {
+    p.fifo = v === 'true';
+  },
+  ContentBasedDeduplication: (v, p) => {
+    p.contentBasedDeduplication = v === 'true';
+  },
+  DeduplicationScope: (v, p) => {
+    p.deduplicationScope = v as DeduplicationScope;
+  },
+  FifoThroughputLimit: (v, p) => {
+    p.fifoThroughputLimit = v as FifoThroughputLimit;
+  },
+  VisibilityTimeout: (v, p) => {
+    p.visibilityTimeout = Duration.seconds(Number(v));
+  },
+  MessageRetentionPeriod: (v, p) => {
+    p.retentionPeriod = Duration.seconds(Number(v));
+  },
+  SqsManagedSseEnabled: (v, p) => {
+    p.encryption = v === 'true' ? QueueEncryption.SQS_MANAGED : QueueEncryption.UNENCRYPTED;
+  },
+};
+
+/**
+ * QueueProps for one queue of the settings, with `enforceSSL` on.
+ *
+ * @throws Error for an attribute this mapping does not know, so that a new setting cannot
+ * silently stay out of the CDK stack.
+ */
+export function queueProps(queue: QueueSettings): QueueProps {
+  const props: Mutable<QueueProps> = { queueName: queue.name, enforceSSL: true };
+  for (const [key, value] of Object.entries(queue.attributes)) {
+    const apply = ATTRIBUTES[key];
+    if (apply === undefined) {
+      throw new Error(`queueProps: no mapping for the queue attribute ${key} of ${queue.name}`);
+    }
+    apply(value, props);
+  }
+  return props;
+}

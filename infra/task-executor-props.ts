@@ -1,0 +1,74 @@
+/** Props of the TaskExecutor construct, each with its default. */
+import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+/** Props of {@link TaskExecutor}. */
+export interface TaskExecutorProps {
+  /**
+   * Prefix of every resource name: `<name>-work.fifo`, `<name>-dlq.fifo`, `<name>-tasks`,
+   * the schedule group `<name>`. 1-60 characters of A-Z a-z 0-9 _ -. Queue names are
+   * explicit (with `.fifo`), so two executors in one stack need two names.
+   * @default - the stack name
+   */
+  readonly name?: string;
+  /**
+   * Path of the worker's entry module: it exports `handler = createWorker(tasks).lambdaHandler`
+   * (see functions/worker.ts). It is bundled with esbuild, locally, without Docker.
+   * @default 'functions/worker.ts' in the current working directory (the CDK app's root)
+   */
+  readonly workerEntry?: string;
+  /** The worker function's timeout, 1 s to 15 min. @default Duration.seconds(60) */
+  readonly workerTimeout?: Duration;
+  /** The worker function's memory, in MB. @default 512 */
+  readonly workerMemorySize?: number;
+  /** Extra environment variables for the worker (task handlers' configuration). @default - none */
+  readonly workerEnvironment?: Readonly<Record<string, string>>;
+  /**
+   * The work queue's visibility timeout: at least 6 × workerTimeout, at most 12 hours.
+   * @default - 6 × workerTimeout
+   */
+  readonly visibilityTimeout?: Duration;
+  /** The largest `retry.maxAttempts` of your task types, 1 to 100. @default 3 */
+  readonly maxAttempts?: number;
+  /**
+   * Receives before SQS moves a message to the DLQ. DynamoDB's attempt count is
+   * authoritative; this is a safety net, so it must exceed maxAttempts. @default 50
+   */
+  readonly maxReceiveCount?: number;
+  /** Messages per worker invocation, 1 to 10 (FIFO). @default 10 */
+  readonly batchSize?: number;
+  /** The event source mapping's maximum concurrent invocations, 2 to 1000. @default 10 */
+  readonly maxConcurrency?: number;
+  /**
+   * Reserved concurrency of the worker, at least maxConcurrency. It takes executions from
+   * the account's pool, so it is opt-in.
+   * @default - none: the mapping's maxConcurrency bounds the worker
+   */
+  readonly reservedConcurrency?: number;
+  /** Retention of the functions' log groups (the audit trail). @default RetentionDays.ONE_YEAR */
+  readonly logRetention?: RetentionDays;
+  /**
+   * Customer-managed key for the log groups. Its key policy must allow CloudWatch Logs.
+   * @default - CloudWatch Logs' own encryption at rest
+   */
+  readonly logEncryptionKey?: IKey;
+  /** Deletion protection of the task table. @default true */
+  readonly deletionProtection?: boolean;
+  /** What happens to the task table when it leaves the stack. @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** Where alarms notify (alarm and OK). @default - no actions: alarms show on the dashboard */
+  readonly alarmActions?: readonly IAlarmAction[];
+  /** Alarm when the oldest task message is older than this. @default Duration.minutes(15) */
+  readonly oldestMessageAgeThreshold?: Duration;
+  /**
+   * Runs the functions in this VPC. It needs routes to SQS, DynamoDB and CloudWatch Logs
+   * (VPC endpoints or NAT).
+   * @default - no VPC: the functions reach only AWS APIs, over TLS, with IAM auth
+   */
+  readonly vpc?: IVpc;
+  /** Subnets of `vpc` for the functions. @default - CDK's default selection for `vpc` */
+  readonly vpcSubnets?: SubnetSelection;
+}

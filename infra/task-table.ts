@@ -1,0 +1,35 @@
+/** The executor's DynamoDB task table, built from the shared settings. */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { Construct } from 'constructs';
+import type { TableSettings } from '../src/resources.js';
+import type { TaskExecutorProps } from './task-executor-props.js';
+
+/**
+ * The task table: keyed by `pk`, on demand, PITR, TTL, deletion protection and RETAIN by
+ * default, and the sparse status index that the sweeper and `list()` query.
+ */
+export function createTaskTable(
+  scope: Construct,
+  id: string,
+  table: TableSettings,
+  props: Pick<TaskExecutorProps, 'deletionProtection' | 'removalPolicy'>,
+): Table {
+  const result = new Table(scope, id, {
+    tableName: table.name,
+    partitionKey: { name: table.partitionKey, type: AttributeType.STRING },
+    billingMode: BillingMode.PAY_PER_REQUEST,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    timeToLiveAttribute: table.ttlAttribute,
+    deletionProtection: props.deletionProtection ?? true,
+    removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+  });
+  // Sparse: only records in a status the sweeper or list() looks for carry the keys.
+  result.addGlobalSecondaryIndex({
+    indexName: table.statusIndex.name,
+    partitionKey: { name: table.statusIndex.partitionKey, type: AttributeType.STRING },
+    sortKey: { name: table.statusIndex.sortKey, type: AttributeType.NUMBER },
+    projectionType: ProjectionType.ALL,
+  });
+  return result;
+}

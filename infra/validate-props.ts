@@ -1,0 +1,105 @@
+/**
+ * Validation of TaskExecutorProps: a table of rules, one message listing every failure.
+ * Values that are CDK Tokens are not known at synth time and are skipped.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { Token } from 'aws-cdk-lib';
+import { ValidationError, type ValidationIssue } from '../src/errors.js';
+import { type ExecutorSettingsProps, settingsIssues } from '../src/resources.js';
+
+/** The subset of TaskExecutorProps that this module checks, with Durations in seconds. */
+export interface PropsToValidate extends ExecutorSettingsProps {
+  readonly workerEntry: string;
+  readonly workerMemorySize?: number;
+  readonly batchSize?: number;
+  readonly maxConcurrency?: number;
+  readonly reservedConcurrency?: number;
+  readonly oldestMessageAgeThresholdSeconds?: number;
+}
+
+interface Rule {
+  /** The prop the rule is about, as the user wrote it. */
+  readonly path: string;
+  /** Returns what was expected when the props break the rule. */
+  readonly check: (props: PropsToValidate) => string | undefined;
+}
+
+const ENTRY_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
+
+function integerIn(
+  value: number | undefined,
+  min: number,
+  max: number,
+  what = '',
+): string | undefined {
+  if (value === undefined || Token.isUnresolved(value)) return undefined;
+  if (Number.isInteger(value) && value >= min && value <= max) return undefined;
+  return `expected an integer from ${min} to ${max}${what}, received ${value}`;
+}
+
+const rules: readonly Rule[] = [
+  {
+    path: 'workerEntry',
+    check: ({ workerEntry }) => {
+      if (Token.isUnresolved(workerEntry)) return undefined;
+      const shown = JSON.stringify(workerEntry);
+      if (!ENTRY_EXTENSIONS.some((ext) => workerEntry.endsWith(ext))) {
+        return `expected a module path ending in ${ENTRY_EXTENSIONS.join(', ')}, received ${shown}`;
+      }
+      if (!existsSync(workerEntry) || !statSync(workerEntry).isFile()) {
+        return `expected an existing file that exports \`handler\`, received ${shown} (not found)`;
+      }
+      return undefined;
+    },
+  },
+  { path: 'workerMemorySize', check: (p) => integerIn(p.workerMemorySize, 128, 10_240, ' MB') },
+  // A FIFO event source takes at most 10 messages per batch.
+  { path: 'batchSize', check: (p) => integerIn(p.batchSize, 1, 10) },
+  { path: 'maxConcurrency', check: (p) => integerIn(p.maxConcurrency, 2, 1_000) },
+  {
+    path: 'reservedConcurrency',
+    check: ({ reservedConcurrency, maxConcurrency = 10 }) => {
+      if (reservedConcurrency === undefined || Token.isUnresolved(reservedConcurrency)) {
+        return undefined;
+      }
+      // Fewer reserved executions than the mapping's concurrency makes Lambda throttle it.
+      const floor = Token.isUnresolved(maxConcurrency) ? 1 : maxConcurrency;
+      return integerIn(
+        reservedConcurrency,
+        floor,
+        1_000_000,
+        ` (at least maxConcurrency, ${floor})`,
+      );
+    },
+  },
+  {
+    path: 'oldestMessageAgeThreshold',
+    check: (p) => integerIn(p.oldestMessageAgeThresholdSeconds, 60, 1_209_600, ' seconds'),
+  },
+];
+
+/** Settings paths in seconds, renamed to the construct's Duration props. */
+const SETTINGS_PATHS: Readonly<Record<string, string>> = {
+  workerTimeoutSeconds: 'workerTimeout',
+  visibilityTimeoutSeconds: 'visibilityTimeout',
+};
+
+/**
+ * Checks the props against every rule and the shared settings rules.
+ *
+ * @throws ValidationError listing every failure, each with the value received.
+ */
+export function validateTaskExecutorProps(props: PropsToValidate): void {
+  const issues: ValidationIssue[] = [];
+  for (const rule of rules) {
+    const message = rule.check(props);
+    if (message !== undefined) issues.push({ path: rule.path, message });
+  }
+  for (const issue of settingsIssues(props, { isUnresolved: (v) => Token.isUnresolved(v) })) {
+    const renamed = SETTINGS_PATHS[issue.path];
+    issues.push(
+      renamed === undefined ? issue : { path: renamed, message: `${issue.message} (in seconds)` },
+    );
+  }
+  if (issues.length > 0) throw new ValidationError('TaskExecutor props', issues);
+}

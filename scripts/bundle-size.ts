@@ -1,0 +1,20 @@
+/**
+ * Prints the size of each bundled Lambda function of a synthesized stack, from esbuild's
+ * metafile. `npm run synth` runs it after `cdk synth`.
+ *
+ * Usage: tsx scripts/bundle-size.ts [outdir=cdk.out] [stack=TasklaneExample]
+ */
+import { functionAssets } from '../infra/function-assets.js';
+
+const [outdir = 'cdk.out', stack = 'TasklaneExample'] = process.argv.slice(2);
+const assets = functionAssets(outdir, stack);
+if (assets.length === 0) {
+  console.error(`no bundled functions with an esbuild metafile in ${outdir}/${stack}`);
+  process.exitCode = 1;
+}
+for (const asset of assets) {
+  const kib = (asset.bytes / 1024).toFixed(1);
+  console.log(
+    `bundle  ${asset.constructPath}: ${kib} KiB (${asset.bytes} bytes, ${asset.inputs} input files, minified ESM)`,
+  );
+}

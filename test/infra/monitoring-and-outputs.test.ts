@@ -1,0 +1,106 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { describe, expect, it } from 'vitest';
+import { TaskExecutor } from '../../infra/task-executor.js';
+import { arnOf, exampleTemplate, idOf } from '../helpers/infra.js';
+
+describe('TaskExecutor alarms and dashboard', () => {
+  const template = exampleTemplate();
+
+  it('alarms when the DLQ holds any message', () => {
+    const dlq = idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-dlq.fifo' });
+
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+    });
+  });
+
+  it('alarms when the oldest message is older than 15 minutes', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 900,
+    });
+  });
+
+  it.each(['Errors', 'Throttles'])('alarms on any worker %s', (metric) => {
+    const worker = idOf(template, 'AWS::Lambda::Function', {
+      Description: 'the Tasklane worker of TasklaneExample',
+    });
+
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: metric,
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: worker } }],
+      Statistic: 'Sum',
+      Threshold: 0,
+    });
+  });
+
+  it('has no alarm actions unless given', () => {
+    for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
+      expect(alarm.Properties.AlarmActions).toBeUndefined();
+    }
+  });
+
+  it('sends alarm and OK notifications to the given actions', () => {
+    // Arrange
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Alarmed');
+    const topic = new Topic(stack, 'Pager');
+    new TaskExecutor(stack, 'Executor', {
+      workerEntry: 'functions/worker.ts',
+      alarmActions: [new SnsAction(topic)],
+    });
+
+    // Act
+    const template = Template.fromStack(stack);
+
+    // Assert
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(6);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: expect.any(String) }]);
+      expect(alarm.Properties.OKActions).toEqual(alarm.Properties.AlarmActions);
+    }
+  });
+
+  it('draws a dashboard', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Dashboard', {
+      DashboardName: 'tasklane-TasklaneExample',
+    });
+  });
+});
+
+describe('TaskExecutor outputs', () => {
+  const template = exampleTemplate();
+
+  it.each([
+    ['ExecutorTableName', 'AWS::DynamoDB::Table', { TableName: 'TasklaneExample-tasks' }],
+    ['ExecutorWorkQueueUrl', 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-work.fifo' }],
+    ['ExecutorDeadLetterQueueUrl', 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-dlq.fifo' }],
+  ])('outputs %s', (key, type, properties) => {
+    template.hasOutput(key, { Value: { Ref: idOf(template, type, properties) } });
+  });
+
+  it('outputs the schedule group by name and the scheduler role ARN', () => {
+    const role = idOf(template, 'AWS::IAM::Role', { Description: 'Delivers scheduled tasks' });
+
+    template.hasOutput('ExecutorScheduleGroupName', { Value: 'TasklaneExample' });
+    template.hasOutput('ExecutorSchedulerRoleArn', { Value: arnOf(role) });
+  });
+
+  it('outputs the worker function name', () => {
+    const worker = idOf(template, 'AWS::Lambda::Function', {
+      Description: 'the Tasklane worker of TasklaneExample',
+    });
+
+    template.hasOutput('ExecutorWorkerFunctionName', { Value: { Ref: worker } });
+  });
+});

@@ -1,0 +1,132 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { arnOf, exampleTemplate, idOf } from '../helpers/infra.js';
+
+describe('TaskExecutor table', () => {
+  const template = exampleTemplate();
+
+  it('is on-demand with PITR, TTL on expiresAt, and deletion protection', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      TableName: 'TasklaneExample-tasks',
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      DeletionProtectionEnabled: true,
+    });
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+  });
+
+  it('has the sparse status index keyed by statusShard and statusAt', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'byStatus',
+          KeySchema: [
+            { AttributeName: 'statusShard', KeyType: 'HASH' },
+            { AttributeName: 'statusAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    });
+  });
+
+  it('lets deletion protection and the removal policy be relaxed for test stacks', () => {
+    const custom = exampleTemplate({
+      executor: { deletionProtection: false, removalPolicy: RemovalPolicy.DESTROY },
+    });
+
+    custom.hasResourceProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: false });
+    custom.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete' });
+  });
+});
+
+describe('TaskExecutor scheduling', () => {
+  const template = exampleTemplate();
+
+  it('creates a schedule group named after the executor', () => {
+    template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'TasklaneExample' });
+  });
+
+  it('lets the scheduler role only send to the work queue (and its DLQ), only for Scheduler', () => {
+    // Arrange
+    const queue = idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-work.fifo' });
+    const dlq = idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-schedule-dlq' });
+    const role = idOf(template, 'AWS::IAM::Role', { Description: 'Delivers scheduled tasks' });
+
+    // Assert
+    template.hasResourceProperties('AWS::IAM::Role', {
+      Description: 'Delivers scheduled tasks',
+      AssumeRolePolicyDocument: {
+        Statement: [
+          {
+            Action: 'sts:AssumeRole',
+            Effect: 'Allow',
+            Principal: { Service: 'scheduler.amazonaws.com' },
+            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+          },
+        ],
+      },
+    });
+    const policies = template.findResources('AWS::IAM::ManagedPolicy', {
+      Properties: { Roles: [{ Ref: role }] },
+    });
+    expect(Object.values(policies).map((p) => p.Properties.PolicyDocument)).toEqual([
+      {
+        Version: '2012-10-17',
+        Statement: [
+          { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [arnOf(queue), arnOf(dlq)] },
+        ],
+      },
+    ]);
+  });
+
+  it('starts the sweeper every minute, in the group, with its own role and a DLQ', () => {
+    // Arrange
+    const sweeper = idOf(template, 'AWS::Lambda::Function', {
+      Description: 'the Tasklane sweeper of TasklaneExample',
+    });
+    const dlq = idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-schedule-dlq' });
+    const role = idOf(template, 'AWS::IAM::Role', { Description: 'Starts the sweeper' });
+
+    // Assert
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 minute)',
+      GroupName: Match.anyValue(),
+      State: 'ENABLED',
+      Target: {
+        Arn: arnOf(sweeper),
+        RoleArn: arnOf(role),
+        DeadLetterConfig: { Arn: arnOf(dlq) },
+        RetryPolicy: Match.anyValue(),
+      },
+    });
+    template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
+      Roles: [{ Ref: role }],
+      PolicyDocument: Match.objectEquals({
+        Version: '2012-10-17',
+        Statement: [
+          { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: arnOf(sweeper) },
+          { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf(dlq) },
+        ],
+      }),
+    });
+  });
+
+  it('gives the sweeper one concurrent execution and a DLQ for failed runs', () => {
+    const dlq = idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-schedule-dlq' });
+
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'the Tasklane sweeper of TasklaneExample',
+      ReservedConcurrentExecutions: 1,
+      DeadLetterConfig: { TargetArn: arnOf(dlq) },
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+    });
+  });
+});

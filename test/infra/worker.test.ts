@@ -1,0 +1,118 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { arnOf, exampleTemplate, idOf } from '../helpers/infra.js';
+
+describe('TaskExecutor worker', () => {
+  const template = exampleTemplate();
+
+  it('runs the latest Node.js runtime on ARM64, with the table and queue in its environment', () => {
+    // Arrange
+    const table = idOf(template, 'AWS::DynamoDB::Table', { TableName: 'TasklaneExample-tasks' });
+    const queue = idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-work.fifo' });
+
+    // Assert
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'the Tasklane worker of TasklaneExample',
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      MemorySize: 512,
+      Timeout: 60,
+      Environment: {
+        Variables: Match.objectLike({
+          TASKLANE_TABLE_NAME: { Ref: table },
+          TASKLANE_QUEUE_URL: { Ref: queue },
+        }),
+      },
+      ReservedConcurrentExecutions: Match.absent(),
+    });
+  });
+
+  it('maps the work queue with ReportBatchItemFailures, batch size and maxConcurrency', () => {
+    // Arrange
+    const custom = exampleTemplate({ executor: { batchSize: 5, maxConcurrency: 40 } });
+    const queue = idOf(custom, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-work.fifo' });
+
+    // Assert
+    custom.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: arnOf(queue),
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: 5,
+      ScalingConfig: { MaximumConcurrency: 40 },
+    });
+  });
+
+  it('reserves concurrency when asked', () => {
+    const custom = exampleTemplate({ executor: { reservedConcurrency: 50, maxConcurrency: 50 } });
+
+    custom.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('worker'),
+      ReservedConcurrentExecutions: 50,
+    });
+  });
+
+  it('logs to its own log group with a retention', () => {
+    // Arrange
+    const logs = idOf(template, 'AWS::Logs::LogGroup', {
+      LogGroupName: '/tasklane/TasklaneExample/worker',
+    });
+
+    // Assert
+    template.hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: '/tasklane/TasklaneExample/worker',
+      RetentionInDays: 365,
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('worker'),
+      LoggingConfig: { LogGroup: { Ref: logs } },
+    });
+  });
+
+  it('may do exactly what the worker calls, through its own managed policy', () => {
+    // Arrange
+    const table = idOf(template, 'AWS::DynamoDB::Table', { TableName: 'TasklaneExample-tasks' });
+    const queue = idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-work.fifo' });
+    const logs = idOf(template, 'AWS::Logs::LogGroup', {
+      LogGroupName: '/tasklane/TasklaneExample/worker',
+    });
+
+    // Assert
+    template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
+      Description: 'What the Tasklane worker of TasklaneExample may do',
+      PolicyDocument: Match.objectEquals({
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Effect: 'Allow',
+            Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            Resource: arnOf(logs),
+          },
+          {
+            Effect: 'Allow',
+            Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+            Resource: arnOf(table),
+          },
+          {
+            Effect: 'Allow',
+            Action: [
+              'sqs:ReceiveMessage',
+              'sqs:DeleteMessage',
+              'sqs:ChangeMessageVisibility',
+              'sqs:GetQueueAttributes',
+              'sqs:GetQueueUrl',
+            ],
+            Resource: arnOf(queue),
+          },
+        ],
+      }),
+    });
+  });
+
+  it('uses no inline policies and no AWS managed policies', () => {
+    template.resourceCountIs('AWS::IAM::Policy', 0);
+    for (const role of Object.values(template.findResources('AWS::IAM::Role'))) {
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+      expect(role.Properties.Policies).toBeUndefined();
+    }
+  });
+});

@@ -1,0 +1,237 @@
+/**
+ * The real example stack, deployed into the emulator with the CDK CLI ("cdklocal deploy"),
+ * then used: the SDK is configured from the stack outputs, and the worker that runs the
+ * tasks is the bundled asset from cdk.out, not the TypeScript source. What we ship is what
+ * we test. Takes about a minute: synth (esbuild), bootstrap and deploy are real CLI runs.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  GetFunctionConfigurationCommand,
+  LambdaClient,
+  ListEventSourceMappingsCommand,
+} from '@aws-sdk/client-lambda';
+import { GetScheduleGroupCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { flakyCharge, poison, resizeImage, sendEmail } from '../../examples/tasks.js';
+import { functionAssets } from '../../infra/function-assets.js';
+import { deployToEmulator, type LocalDeployment } from '../../scripts/local-deploy/deploy.js';
+import { TaskClient } from '../../src/client/task-client.js';
+import { EnvVars, locationFromStackOutputs } from '../../src/config.js';
+import { TaskStatus } from '../../src/constants.js';
+import { onEmulator } from '../../src/local/emulator.js';
+import {
+  runEventSourceMapping,
+  type SqsLambdaHandler,
+} from '../../src/local/event-source-mapping.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { executorSettings, tableKeyDefinition } from '../../src/resources.js';
+import { testClients } from '../helpers/aws.js';
+
+const STACK = 'TasklaneExample';
+const DEPLOY_TIMEOUT_MS = 300_000;
+const endpoint = inject('awsEndpoint');
+const region = 'us-east-1';
+const { sqs, dynamodb } = testClients();
+const lambda = new LambdaClient({ region });
+let deployment: LocalDeployment;
+let deploySeconds = 0;
+
+beforeAll(async () => {
+  const started = performance.now();
+  deployment = await deployToEmulator({
+    endpoint,
+    stack: STACK,
+    outdir: mkdtempSync(path.join(tmpdir(), 'tasklane-cdk-out-')),
+  });
+  deploySeconds = Math.round((performance.now() - started) / 1000);
+  const { synth, bootstrap, deploy } = deployment.timings;
+  console.log(
+    `[deploy] ${STACK} into ${endpoint} in ${deploySeconds} s (synth ${synth} s, bootstrap ${bootstrap} s, deploy ${deploy} s)`,
+  );
+}, DEPLOY_TIMEOUT_MS);
+
+afterAll(() => {
+  sqs.destroy();
+  dynamodb.destroy();
+  lambda.destroy();
+  if (deployment) rmSync(deployment.outdir, { recursive: true, force: true });
+});
+
+describe('cdk deploy into the emulator', () => {
+  it('publishes the outputs the SDK needs, readable through DescribeStacks', async () => {
+    // Arrange
+    const cloudformation = new CloudFormationClient({ region });
+
+    // Act
+    const { Stacks = [] } = await cloudformation.send(
+      new DescribeStacksCommand({ StackName: STACK }),
+    );
+    cloudformation.destroy();
+
+    // Assert
+    expect(Stacks[0]?.StackStatus).toBe('CREATE_COMPLETE');
+    const location = locationFromStackOutputs(Stacks[0]?.Outputs ?? []);
+    expect(location).toMatchObject({
+      tableName: 'TasklaneExample-tasks',
+      scheduleGroupName: 'TasklaneExample',
+      schedulerRoleArn: expect.stringMatching(/^arn:aws:iam::\d{12}:role\//),
+    });
+    expect(onEmulator(location.queueUrl, endpoint)).toBe(deployment.executor.queueUrl);
+    expect(deployment.executor.queueUrl).toMatch(
+      /^http:\/\/localhost:\d+\/\d{12}\/TasklaneExample-work\.fifo$/,
+    );
+  });
+
+  it('creates the FIFO work queue with the shared settings and its DLQ redrive', async () => {
+    // Arrange
+    const settings = executorSettings({ name: STACK });
+
+    // Act
+    const work = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: deployment.executor.queueUrl,
+        AttributeNames: ['All'],
+      }),
+    );
+    const dlq = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: deployment.executor.deadLetterQueueUrl,
+        AttributeNames: ['QueueArn', 'FifoQueue'],
+      }),
+    );
+
+    // Assert
+    expect(work.Attributes).toMatchObject(settings.workQueue.attributes);
+    expect(dlq.Attributes?.FifoQueue).toBe('true');
+    expect(JSON.parse(work.Attributes?.RedrivePolicy ?? '{}')).toEqual({
+      deadLetterTargetArn: dlq.Attributes?.QueueArn,
+      maxReceiveCount: settings.maxReceiveCount,
+    });
+  });
+
+  it('creates the table with the store’s keys, status index and deletion protection', async () => {
+    // Arrange
+    const keys = tableKeyDefinition(executorSettings({ name: STACK }).table);
+
+    // Act
+    const { Table } = await dynamodb.send(
+      new DescribeTableCommand({ TableName: deployment.executor.tableName }),
+    );
+
+    // Assert
+    expect(Table?.KeySchema).toEqual(keys.KeySchema);
+    expect(Table?.AttributeDefinitions).toEqual(expect.arrayContaining(keys.AttributeDefinitions));
+    expect(Table?.GlobalSecondaryIndexes).toEqual([
+      expect.objectContaining(keys.GlobalSecondaryIndexes[0]),
+    ]);
+    expect(Table?.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(Table?.DeletionProtectionEnabled).toBe(true);
+  });
+
+  it('has the schedule group, which moto’s CloudFormation skips and provisioning creates', async () => {
+    const scheduler = new SchedulerClient({ region });
+
+    const group = await scheduler.send(
+      new GetScheduleGroupCommand({ Name: deployment.executor.scheduleGroupName }),
+    );
+    scheduler.destroy();
+
+    expect(group.State).toBe('ACTIVE');
+  });
+
+  it('leaves the deployed event source mapping disabled, for the local poller to play', async () => {
+    const { EventSourceMappings = [] } = await lambda.send(
+      new ListEventSourceMappingsCommand({ FunctionName: deployment.executor.workerFunctionName }),
+    );
+
+    expect(EventSourceMappings).toHaveLength(1);
+    expect(EventSourceMappings[0]).toMatchObject({
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 10 },
+    });
+    expect(EventSourceMappings[0]?.State).not.toBe('Enabled');
+  });
+});
+
+describe('tasks through the deployed executor', () => {
+  const saved: Record<string, string | undefined> = {};
+  afterAll(() => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  });
+
+  /** The deployed worker's bundle from cdk.out, with the deployed function's environment. */
+  async function bundledWorker(): Promise<SqsLambdaHandler> {
+    const asset = functionAssets(deployment.outdir, STACK).find((a) =>
+      a.constructPath.endsWith('/Executor/Worker/Function'),
+    );
+    if (asset === undefined) throw new Error(`no worker asset in ${deployment.outdir}`);
+    const config = await lambda.send(
+      new GetFunctionConfigurationCommand({ FunctionName: deployment.executor.workerFunctionName }),
+    );
+    const environment = {
+      ...config.Environment?.Variables,
+      // moto reports the queue on AWS's host; the bundle's SQS client must stay local.
+      [EnvVars.QUEUE_URL]: deployment.executor.queueUrl,
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+    };
+    for (const [key, value] of Object.entries(environment)) {
+      saved[key] = process.env[key];
+      process.env[key] = value;
+    }
+    const module = (await import(pathToFileURL(asset.entryFile).href)) as {
+      handler: SqsLambdaHandler;
+    };
+    return module.handler;
+  }
+
+  it('runs example tasks to their terminal states with the bundled worker', async () => {
+    // Arrange
+    const client = new TaskClient({
+      tableName: deployment.executor.tableName,
+      queueUrl: deployment.executor.queueUrl,
+      logger: silentLogger,
+    });
+    const handler = await bundledWorker();
+    const stop = new AbortController();
+    const poller = runEventSourceMapping({
+      sqs,
+      queueUrl: deployment.executor.queueUrl,
+      handler,
+      signal: stop.signal,
+      logger: silentLogger,
+      functionName: deployment.executor.workerFunctionName,
+    });
+
+    // Act
+    const enqueued = await Promise.all([
+      client.enqueue(resizeImage, { imageId: 'img-1', width: 320 }, { orderingKey: 'img-1' }),
+      client.enqueue(sendEmail, { to: 'ops@example.com', subject: 'deployed' }),
+      client.enqueue(flakyCharge, { chargeId: 'ch-1', amountCents: 500, failTimes: 1 }),
+      client.enqueue(poison, { note: 'deploy test' }),
+    ]);
+    const records = await Promise.all(
+      enqueued.map(({ id }) => client.wait(id, { timeoutMs: 45_000 })),
+    );
+    stop.abort();
+    await poller;
+
+    // Assert
+    expect(records.map((r) => [r.type, r.status, r.attempt])).toEqual([
+      ['resizeImage', TaskStatus.SUCCEEDED, 1],
+      ['sendEmail', TaskStatus.SUCCEEDED, 1],
+      ['flakyCharge', TaskStatus.SUCCEEDED, 2],
+      ['poison', TaskStatus.DEAD, 1],
+    ]);
+    expect(records[3]?.deadReason).toContain('poison pill: deploy test');
+    expect(deploySeconds).toBeGreaterThan(0);
+  }, 60_000);
+});

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { locationFromStackOutputs } from '../../src/config.js';
+import { ConfigurationError } from '../../src/errors.js';
+
+const outputs = {
+  ExecutorTableName: 'shop-tasks',
+  ExecutorWorkQueueUrl: 'http://localhost:4566/000000000000/shop-work.fifo',
+  ExecutorDeadLetterQueueUrl: 'http://localhost:4566/000000000000/shop-dlq.fifo',
+  ExecutorScheduleGroupName: 'shop',
+  ExecutorSchedulerRoleArn: 'arn:aws:iam::000000000000:role/shop-scheduler',
+  ExecutorWorkerFunctionName: 'Shop-ExecutorWorker-abc',
+};
+
+const expected = {
+  tableName: 'shop-tasks',
+  queueUrl: 'http://localhost:4566/000000000000/shop-work.fifo',
+  deadLetterQueueUrl: 'http://localhost:4566/000000000000/shop-dlq.fifo',
+  scheduleGroupName: 'shop',
+  schedulerRoleArn: 'arn:aws:iam::000000000000:role/shop-scheduler',
+  workerFunctionName: 'Shop-ExecutorWorker-abc',
+};
+
+describe('locationFromStackOutputs', () => {
+  it('reads a key → value record, such as one stack of cdk deploy --outputs-file', () => {
+    expect(locationFromStackOutputs(outputs)).toEqual(expected);
+  });
+
+  it("reads DescribeStacks' Outputs array", () => {
+    // Arrange
+    const described = Object.entries(outputs).map(([OutputKey, OutputValue]) => ({
+      OutputKey,
+      OutputValue,
+      Description: 'ignored',
+    }));
+
+    // Act
+    const location = locationFromStackOutputs(described);
+
+    // Assert
+    expect(location).toEqual(expected);
+  });
+
+  it('picks one executor by construct id when the stack has two', () => {
+    // Arrange
+    const two = {
+      ...outputs,
+      ...Object.fromEntries(
+        Object.entries(outputs).map(([key, value]) => [
+          key.replace('Executor', 'Reports'),
+          `${value}-2`,
+        ]),
+      ),
+    };
+
+    // Act
+    const reports = locationFromStackOutputs(two, 'Reports');
+
+    // Assert
+    expect(reports.tableName).toBe('shop-tasks-2');
+    expect(reports.queueUrl).toBe(`${expected.queueUrl}-2`);
+  });
+
+  it('strips characters that CloudFormation output keys cannot hold from the construct id', () => {
+    expect(locationFromStackOutputs(outputs, 'Exec-utor').tableName).toBe('shop-tasks');
+  });
+
+  it('names every missing output at once', () => {
+    // Act
+    const read = () =>
+      locationFromStackOutputs({ ExecutorTableName: 'shop-tasks', ExecutorWorkQueueUrl: 'q' });
+
+    // Assert
+    expect(read).toThrow(ConfigurationError);
+    expect(read).toThrow(
+      /no output ending in DeadLetterQueueUrl; no output ending in ScheduleGroupName; no output ending in SchedulerRoleArn; no output ending in WorkerFunctionName/,
+    );
+  });
+
+  it('asks for the construct id when the outputs are ambiguous', () => {
+    const two = { ...outputs, OtherTableName: 'other-tasks' };
+
+    expect(() => locationFromStackOutputs(two)).toThrow(
+      /several outputs end in TableName \(ExecutorTableName, OtherTableName\); pass the construct id/,
+    );
+  });
+});
