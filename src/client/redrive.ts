@@ -97,7 +97,7 @@ export async function purgeDead(store: TaskStore, olderThanMs: number): Promise<
   if (!Number.isFinite(olderThanMs) || olderThanMs < 0) {
     throw new ValidationError('purgeDead options', [
       {
-        path: 'olderThanMs',
+        path: 'olderThan',
         message: `expected a non-negative number of milliseconds, received ${olderThanMs}`,
       },
     ]);

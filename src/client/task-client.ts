@@ -225,9 +225,12 @@ export class TaskClient {
     });
   }
 
-  /** Deletes DEAD tasks whose death is older than `olderThanMs`. Returns how many. */
-  purgeDead(options: { olderThanMs: number }): Promise<number> {
-    return purgeDead(this.store, options.olderThanMs);
+  /**
+   * Deletes DEAD tasks that died more than `olderThan` milliseconds ago. Returns how many.
+   * Conditional per task, so one redriven meanwhile is kept.
+   */
+  purgeDead(options: { olderThan: number }): Promise<number> {
+    return purgeDead(this.store, options.olderThan);
   }
 
   /** Reads a task; undefined when no task has this id. */

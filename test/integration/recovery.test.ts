@@ -316,7 +316,7 @@ describe('TaskClient.purgeDead', () => {
     await executor.deliver(executor.worker([dies]), await executor.receive());
     const { id: queuedId } = await client.enqueue(noop, { n: 1 });
 
-    const purged = await client.purgeDead({ olderThanMs: 0 });
+    const purged = await client.purgeDead({ olderThan: 0 });
 
     expect(purged).toBe(1);
     expect(await client.get(deadId)).toBeUndefined();
