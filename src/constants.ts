@@ -80,8 +80,12 @@ export const Defaults = {
   RETRY_MAX_DELAY_MS: 5 * 60_000,
   /** Handler timeout when a task definition gives none. */
   TASK_TIMEOUT_MS: 30_000,
-  /** Added to the handler timeout to form the lease, to absorb clock skew and write latency. */
-  LEASE_GRACE_MS: 30_000,
+  /**
+   * Added to the handler timeout to form the lease. Another worker judges expiry by its own
+   * clock, so the grace must exceed the worst clock skew between any two workers (±30 s
+   * around true time is 60 s between two workers) plus write latency.
+   */
+  LEASE_GRACE_MS: 75_000,
   /** Longest lease a claim takes; longer runs heartbeat automatically. */
   LEASE_DURATION_MS: 120_000,
   /** Shards of the status index partition key (`status#shard`). */

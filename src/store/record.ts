@@ -67,7 +67,9 @@ export function canonicalJson(value: unknown): string {
   JSON.stringify(value);
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      const sorted: Record<string, unknown> = {};
+      // A null-prototype object: assigning an own "__proto__" key to a plain object would set
+      // its prototype instead, and the key would silently vanish from the payload.
+      const sorted: Record<string, unknown> = Object.create(null);
       for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
       return sorted;
     }

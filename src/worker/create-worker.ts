@@ -22,7 +22,10 @@ export interface WorkerOptions extends ExecutorLocation {
   readonly workerId?: string;
   /** @default Date.now */
   readonly clock?: () => number;
-  /** Added to a task's timeout to form its lease. @default 30000 */
+  /**
+   * Added to a task's timeout to form its lease; must exceed the worst clock skew between
+   * two workers. @default 75000
+   */
   readonly leaseGraceMs?: number;
   /**
    * Longest lease taken at once; longer runs are kept alive by an automatic heartbeat every

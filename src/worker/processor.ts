@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import pLimit from 'p-limit';
-import { AuditEvent } from '../constants.js';
+import { AuditEvent, TaskStatus } from '../constants.js';
 import {
   LeaseLostError,
   PermanentError,
@@ -91,6 +91,7 @@ export async function processBatch(
   }));
   const failed = new Set<string>();
   const changes: VisibilityChange[] = [];
+  const batch: BatchState = { takeovers: 0 };
   const limit = pLimit(deps.groupConcurrency);
   await Promise.all(
     groupMessages(messages).map((group) =>
@@ -109,13 +110,15 @@ export async function processBatch(
             changes.push({ ...change, seconds: 0 });
             continue;
           }
-          const outcome = await processRecord(record, deps, options).catch((err: unknown) => {
-            deps.logger.error('message processing failed', {
-              messageId: record.messageId,
-              error: describeError(err),
-            });
-            return { kind: 'fail' } as Outcome;
-          });
+          const outcome = await processRecord(record, deps, options, batch).catch(
+            (err: unknown) => {
+              deps.logger.error('message processing failed', {
+                messageId: record.messageId,
+                error: describeError(err),
+              });
+              return { kind: 'fail' } as Outcome;
+            },
+          );
           if (outcome.kind === 'ack') continue;
           headFailed = true;
           failed.add(record.messageId);
@@ -138,10 +141,17 @@ export async function processBatch(
   };
 }
 
+/** State shared by the records of one batch. */
+interface BatchState {
+  /** Lease takeovers started in this batch. */
+  takeovers: number;
+}
+
 async function processRecord(
   message: SQSRecord,
   deps: ProcessorDeps,
   options: BatchOptions,
+  batch: BatchState,
 ): Promise<Outcome> {
   const parsed = parseMessage(message.body);
   if (!parsed.ok) return reject(deps, message, undefined, parsed.reason);
@@ -158,12 +168,12 @@ async function processRecord(
     seen = await deps.store.get(envelope.id);
   }
   for (let round = 0; round < CLAIM_ROUNDS; round++) {
-    if (seen === undefined) return reject(deps, message, envelope.id, 'no task record has this id');
+    if (seen === undefined) return reject(deps, message, envelope, 'no task record has this id');
     if (seen.type !== envelope.type) {
       return reject(
         deps,
         message,
-        envelope.id,
+        envelope,
         `message type '${envelope.type}' does not match the record's '${seen.type}'`,
       );
     }
@@ -194,6 +204,13 @@ async function processRecord(
           );
           return ACK;
         case 'claim': {
+          if (seen.status === TaskStatus.RUNNING) {
+            // Taking over a lost lease: the last attempt may have crashed its worker. Such
+            // tasks run one per batch, so a task that kills its process cannot take its
+            // batch-mates' attempts down with it again and again.
+            if (batch.takeovers >= 1) return { kind: 'retry', delayMs: 0 };
+            batch.takeovers += 1;
+          }
           const receiveCount = message.attributes.ApproximateReceiveCount;
           const { record, lease } = await deps.store.claim(seen, {
             workerId: deps.workerId,
@@ -353,13 +370,16 @@ async function fencedWrite(
 function reject(
   deps: ProcessorDeps,
   message: SQSRecord,
-  taskId: string | undefined,
+  claimed: { readonly id: string; readonly type: string } | undefined,
   reason: string,
 ): Outcome {
   deps.logger.warn(`task.${AuditEvent.MESSAGE_REJECTED}`, {
     audit: true,
     event: AuditEvent.MESSAGE_REJECTED,
-    taskId,
+    // What the message claims to be: there is no record to take it from.
+    taskId: claimed?.id,
+    taskType: claimed?.type,
+    attempt: 0,
     messageId: message.messageId,
     workerId: deps.workerId,
     at: new Date(deps.clock()).toISOString(),
