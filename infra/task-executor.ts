@@ -245,6 +245,7 @@ export class TaskExecutor extends Construct {
     const outputs: [string, string, string][] = [
       [StackOutputSuffix.TABLE_NAME, this.table.tableName, 'The task table'],
       [StackOutputSuffix.QUEUE_URL, this.workQueue.queueUrl, 'The FIFO work queue'],
+      [StackOutputSuffix.QUEUE_ARN, this.workQueue.queueArn, 'The work queue, target of schedules'],
       [StackOutputSuffix.DEAD_LETTER_QUEUE_URL, this.deadLetterQueue.queueUrl, 'The FIFO DLQ'],
       // The literal name, not a reference: moto's CloudFormation skips Scheduler resources.
       [StackOutputSuffix.SCHEDULE_GROUP_NAME, settings.scheduler.groupName, 'The schedule group'],
@@ -252,6 +253,11 @@ export class TaskExecutor extends Construct {
         StackOutputSuffix.SCHEDULER_ROLE_ARN,
         this.scheduling.schedulerRole.roleArn,
         'Execution role of task schedules',
+      ],
+      [
+        StackOutputSuffix.SCHEDULE_DLQ_ARN,
+        this.scheduleDeadLetterQueue.queueArn,
+        'Where schedules put firings they could not deliver',
       ],
       [StackOutputSuffix.WORKER_FUNCTION_NAME, this.worker.functionName, 'The worker function'],
     ];

@@ -96,6 +96,13 @@ describe('TaskExecutor outputs', () => {
     template.hasOutput('ExecutorSchedulerRoleArn', { Value: arnOf(role) });
   });
 
+  it.each([
+    ['ExecutorWorkQueueArn', { QueueName: 'TasklaneExample-work.fifo' }],
+    ['ExecutorScheduleDeadLetterQueueArn', { QueueName: 'TasklaneExample-schedule-dlq' }],
+  ])('outputs %s, so a TaskClient can schedule from the outputs alone', (key, properties) => {
+    template.hasOutput(key, { Value: arnOf(idOf(template, 'AWS::SQS::Queue', properties)) });
+  });
+
   it('outputs the worker function name', () => {
     const worker = idOf(template, 'AWS::Lambda::Function', {
       Description: 'the Tasklane worker of TasklaneExample',

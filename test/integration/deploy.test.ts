@@ -79,8 +79,12 @@ describe('cdk deploy into the emulator', () => {
     const location = locationFromStackOutputs(Stacks[0]?.Outputs ?? []);
     expect(location).toMatchObject({
       tableName: 'TasklaneExample-tasks',
-      scheduleGroupName: 'TasklaneExample',
+      scheduleGroup: 'TasklaneExample',
       schedulerRoleArn: expect.stringMatching(/^arn:aws:iam::\d{12}:role\//),
+      queueArn: expect.stringMatching(/^arn:aws:sqs:us-east-1:\d{12}:TasklaneExample-work\.fifo$/),
+      scheduleDeadLetterArn: expect.stringMatching(
+        /^arn:aws:sqs:us-east-1:\d{12}:TasklaneExample-schedule-dlq$/,
+      ),
     });
     expect(onEmulator(location.queueUrl, endpoint)).toBe(deployment.executor.queueUrl);
     expect(deployment.executor.queueUrl).toMatch(
@@ -138,7 +142,7 @@ describe('cdk deploy into the emulator', () => {
     const scheduler = new SchedulerClient({ region });
 
     const group = await scheduler.send(
-      new GetScheduleGroupCommand({ Name: deployment.executor.scheduleGroupName }),
+      new GetScheduleGroupCommand({ Name: deployment.executor.scheduleGroup }),
     );
     scheduler.destroy();
 
