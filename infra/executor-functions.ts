@@ -127,7 +127,18 @@ export class ExecutorFunction extends Construct {
   }
 
   /** Adds one Allow statement to the function's managed policy. */
-  allow(actions: string[], resources: string[]): void {
-    this.policy.addStatements(new PolicyStatement({ effect: Effect.ALLOW, actions, resources }));
+  allow(
+    actions: string[],
+    resources: string[],
+    conditions?: Record<string, Record<string, unknown>>,
+  ): void {
+    this.policy.addStatements(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions,
+        resources,
+        ...(conditions === undefined ? {} : { conditions }),
+      }),
+    );
   }
 }

@@ -3,7 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { awsClientConfig } from '../aws-clients.js';
-import { type ExecutorLocation, resolveLocation } from '../config.js';
+import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults } from '../constants.js';
 import { ValidationError } from '../errors.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
@@ -101,6 +101,11 @@ export function createWorker(
   const dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig());
   const clock = options.clock ?? Date.now;
   const workerId = options.workerId ?? defaultWorkerId();
+  // With the queue's ARN known, the visibility controller needs no GetQueueUrl call. The
+  // environment's ARN is trusted only together with the environment's URL.
+  const queueArn =
+    options.queueArn ??
+    (options.queueUrl === undefined ? process.env[EnvVars.QUEUE_ARN] || undefined : undefined);
   const deps: ProcessorDeps = {
     definitions,
     store: new TaskStore({
@@ -110,7 +115,7 @@ export function createWorker(
       logger,
       ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
     }),
-    visibility: new VisibilityController(sqs, logger, location.queueUrl),
+    visibility: new VisibilityController(sqs, logger, location.queueUrl, queueArn),
     logger,
     workerId,
     clock,

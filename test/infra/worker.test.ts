@@ -22,6 +22,8 @@ describe('TaskExecutor worker', () => {
         Variables: Match.objectLike({
           TASKLANE_TABLE_NAME: { Ref: table },
           TASKLANE_QUEUE_URL: { Ref: queue },
+          // Known up front: the visibility controller needs no GetQueueUrl call.
+          TASKLANE_QUEUE_ARN: arnOf(queue),
         }),
       },
       ReservedConcurrentExecutions: Match.absent(),
@@ -89,7 +91,8 @@ describe('TaskExecutor worker', () => {
           },
           {
             Effect: 'Allow',
-            Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+            // PutItem: a recurring schedule's firing creates its task record.
+            Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
             Resource: arnOf(table),
           },
           {
