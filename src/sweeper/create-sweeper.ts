@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig } from '../aws-clients.js';
+import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
 import { TaskClient } from '../client/task-client.js';
 import { type ExecutorLocation, resolveLocation, resolveSchedulerLocation } from '../config.js';
 import { ConfigurationError } from '../errors.js';
@@ -30,7 +30,7 @@ export interface SweeperOptions
 export function createSweeper(options: SweeperOptions = {}): { run(): Promise<SweepReport> } {
   const location = resolveLocation(options);
   const logger = options.logger ?? defaultLogger();
-  const sqs = options.sqs ?? new SQSClient(awsClientConfig());
+  const sqs = options.sqs ?? new SQSClient(sqsClientConfig());
   const store = new TaskStore({
     tableName: location.tableName,
     dynamodb: options.dynamodb ?? new DynamoDBClient(awsClientConfig()),

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { awsClientConfig } from '../aws-clients.js';
+import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
 import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults } from '../constants.js';
 import { ValidationError } from '../errors.js';
@@ -97,7 +97,7 @@ export function createWorker(
   }
   const location = resolveLocation(options);
   const logger = options.logger ?? defaultLogger();
-  const sqs = options.sqs ?? new SQSClient(awsClientConfig());
+  const sqs = options.sqs ?? new SQSClient(sqsClientConfig());
   const dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig());
   const clock = options.clock ?? Date.now;
   const workerId = options.workerId ?? defaultWorkerId();
