@@ -7,6 +7,7 @@ import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults } from '../constants.js';
 import { ValidationError } from '../errors.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
+import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
 import { TaskStore } from '../store/task-store.js';
 import { type BatchOptions, type ProcessorDeps, processBatch } from './processor.js';
 import { type BatchSummary, pollQueue } from './sqs-poller.js';
@@ -18,6 +19,12 @@ export interface WorkerOptions extends ExecutorLocation {
   readonly dynamodb?: DynamoDBClient;
   readonly sqs?: SQSClient;
   readonly logger?: TaskLogger;
+  /**
+   * Task outcomes, handler durations and queue latency, published once per batch (Lambda
+   * invocation or poll batch). @default {@link powertoolsMetrics}: EMF on stdout, namespace
+   * `Tasklane`, dimension `service`
+   */
+  readonly metrics?: TaskMetrics;
   /** Recorded on every claim and audit event. @default function/log stream in Lambda, else host/pid */
   readonly workerId?: string;
   /** @default Date.now */
@@ -97,6 +104,7 @@ export function createWorker(
   }
   const location = resolveLocation(options);
   const logger = options.logger ?? defaultLogger();
+  const metrics = options.metrics ?? powertoolsMetrics();
   const sqs = options.sqs ?? new SQSClient(sqsClientConfig());
   const dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig());
   const clock = options.clock ?? Date.now;
@@ -117,6 +125,7 @@ export function createWorker(
     }),
     visibility: new VisibilityController(sqs, logger, location.queueUrl, queueArn),
     logger,
+    metrics,
     workerId,
     clock,
     leaseGraceMs: options.leaseGraceMs ?? Defaults.LEASE_GRACE_MS,
@@ -125,8 +134,9 @@ export function createWorker(
     groupConcurrency: options.groupConcurrency ?? 10,
     random: Math.random,
   };
+  // One flush per batch, in both entry points; a batch that throws still publishes.
   const run = (records: readonly SQSRecord[], batch?: BatchOptions) =>
-    processBatch(records, deps, batch);
+    processBatch(records, deps, batch).finally(() => metrics.flush());
   return {
     workerId,
     lambdaHandler: (event, context) =>
