@@ -111,6 +111,7 @@ export function acknowledgeNagFindings(context: NagContext): NagAcknowledgement[
       monitoring.workerErrorsAlarm,
       monitoring.workerThrottlesAlarm,
       monitoring.sweeperErrorsAlarm,
+      monitoring.deadTasksAlarm,
     ]) {
       acknowledge(
         alarm,

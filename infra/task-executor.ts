@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { CfnOutput, Duration, Stack, Token } from 'aws-cdk-lib';
-import type { Metric, MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
+import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -16,6 +16,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EnvVars, StackOutputSuffix } from '../src/config.js';
+import { METRICS_NAMESPACE, MetricName } from '../src/observability/metrics.js';
 import { type ExecutorSettings, executorSettings } from '../src/resources.js';
 import { ExecutorFunction } from './executor-functions.js';
 import {
@@ -53,6 +54,8 @@ export class TaskExecutor extends Construct {
   readonly monitoring: ExecutorMonitoring;
   /** Every schedule of the executor's group: `arn:…:scheduler:…:schedule/<group>/*`. */
   readonly schedulesArn: string;
+  /** The functions' `POWERTOOLS_SERVICE_NAME`, the `service` dimension of their metrics. */
+  readonly serviceName: string;
   /**
    * The cdk-nag findings acknowledged on this executor's resources, and on the policies its
    * grants wrote, with their reasons.
@@ -91,6 +94,7 @@ export class TaskExecutor extends Construct {
     });
     this.settings = settings;
     const name = settingsProps.name;
+    this.serviceName = `tasklane-${name}`;
 
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', queueProps(settings.deadLetterQueue));
     this.workQueue = new Queue(this, 'WorkQueue', {
@@ -114,7 +118,7 @@ export class TaskExecutor extends Construct {
       [EnvVars.QUEUE_URL]: this.workQueue.queueUrl,
       // Known up front, so neither function looks it up (GetQueueUrl, GetQueueAttributes).
       [EnvVars.QUEUE_ARN]: this.workQueue.queueArn,
-      POWERTOOLS_SERVICE_NAME: `tasklane-${name}`,
+      POWERTOOLS_SERVICE_NAME: this.serviceName,
     };
     const common = {
       logRetention: props.logRetention ?? RetentionDays.ONE_YEAR,
@@ -265,6 +269,28 @@ export class TaskExecutor extends Construct {
   /** Worker invocations that failed as a whole (sum over the period). */
   metricWorkerErrors(props?: MetricOptions): Metric {
     return this.worker.metricErrors({ statistic: 'Sum', ...props });
+  }
+
+  /**
+   * One of the metrics the worker (and, for DEAD, the sweeper) publishes as EMF: namespace
+   * `Tasklane`, dimension `service` = {@link serviceName}. Counts (`TasksStarted`,
+   * `TasksSucceeded`, `TasksFailed`, `TasksRetried`, `TasksDead`) default to the sum over
+   * the period; `TaskDuration` and `QueueLatency` (milliseconds) to p99.
+   */
+  metricTasks(metricName: MetricName, props?: MetricOptions): Metric {
+    const timing = metricName === MetricName.DURATION || metricName === MetricName.QUEUE_LATENCY;
+    return new Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: { service: this.serviceName },
+      statistic: timing ? 'p99' : 'Sum',
+      ...props,
+    });
+  }
+
+  /** Tasks declared DEAD, by the worker or by the sweeper (sum over the period). */
+  metricDeadTasks(props?: MetricOptions): Metric {
+    return this.metricTasks(MetricName.DEAD, props);
   }
 
   private grantTargets(): GrantTargets {

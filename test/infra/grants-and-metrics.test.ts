@@ -195,6 +195,20 @@ describe('TaskExecutor metrics', () => {
     expect(metric).toMatchObject({ namespace, metricName, statistic });
   });
 
+  it('metricDeadTasks reads the EMF TasksDead count of this executor (Sum)', () => {
+    expect(executor.metricDeadTasks()).toMatchObject({
+      namespace: 'Tasklane',
+      metricName: 'TasksDead',
+      dimensions: { service: 'tasklane-Metrics' },
+      statistic: 'Sum',
+    });
+  });
+
+  it('metricTasks reads timings at p99 and counts as sums', () => {
+    expect(executor.metricTasks('QueueLatency').statistic).toBe('p99');
+    expect(executor.metricTasks('TasksStarted').statistic).toBe('Sum');
+  });
+
   it('passes metric options through', () => {
     expect(executor.metricWorkerErrors({ period: Duration.minutes(1) }).period.toMinutes()).toBe(1);
   });
