@@ -4,7 +4,7 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { LeaseLostError } from '../../src/errors.js';
 import { noopMetrics, type TaskMetrics } from '../../src/observability/metrics.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { PermanentError } from '../../src/errors.js';
 import { runEventSourceMapping } from '../../src/local/event-source-mapping.js';
