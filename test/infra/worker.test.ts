@@ -1,6 +1,6 @@
-import { Match } from 'aws-cdk-lib/assertions';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { arnOf, exampleTemplate, idOf } from '../helpers/infra.js';
+import { arnOf, exampleStack, exampleTemplate, idOf } from '../helpers/infra.js';
 
 describe('TaskExecutor worker', () => {
   const template = exampleTemplate();
@@ -109,6 +109,10 @@ describe('TaskExecutor worker', () => {
         ],
       }),
     });
+  });
+
+  it('synthesizes without warnings (externalizing @aws-sdk on NODEJS_LATEST is acknowledged)', () => {
+    Annotations.fromStack(exampleStack()).hasNoWarning('*', Match.anyValue());
   });
 
   it('uses no inline policies and no AWS managed policies', () => {
