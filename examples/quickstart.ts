@@ -2,7 +2,7 @@
  * The README's SDK example. It is type-checked with the rest of the repository, so the
  * README cannot drift from the API. In an application, import from 'tasklane' instead.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { createWorker, defineTask, TaskClient } from '../src/index.js';
 
 // A task type, shared by producers (typed, validated enqueue) and workers (the handler).

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTask, TaskClient } from '../src/index.js';
 
 export const sendReminder = defineTask('sendReminder', {

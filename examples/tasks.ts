@@ -4,7 +4,7 @@
  * real work with a short, payload-derived pause.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTask, PermanentError, type TaskDefinition } from '../src/index.js';
 
 /** Resizes an image (simulated): a few milliseconds of async work derived from the width. */

@@ -3,7 +3,7 @@
  * customer-managed policy that this module writes, so nothing is granted implicitly: the
  * role handed to the function ignores CDK's automatic grants.
  */
-import type { Duration } from 'aws-cdk-lib';
+import { Annotations, type Duration } from 'aws-cdk-lib';
 import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import {
   Effect,
@@ -20,9 +20,11 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
 /**
- * esbuild settings shared by every function. The AWS SDK is bundled at the versions the
- * tests ran with, rather than taken from the runtime. The target is node20, the repository's
- * pinned Node, so the same asset also runs in the local deploy test; the runtime is newer.
+ * esbuild settings shared by every function. The AWS SDK v3 (`@aws-sdk/*`) is left out and
+ * taken from the Lambda runtime, which ships it: the bundle holds Tasklane, the tasks and
+ * their other dependencies only (docs/adr/0006-worker-bundle.md). The target is node20, the
+ * repository's pinned Node, so the same asset also runs in the local deploy test; the
+ * runtime is newer.
  */
 export const BUNDLING = {
   format: OutputFormat.ESM,
@@ -32,7 +34,8 @@ export const BUNDLING = {
   // Errors are told apart by constructor name (PermanentError, LeaseLostError…).
   keepNames: true,
   metafile: true,
-  bundleAwsSDK: true,
+  bundleAwsSDK: false,
+  externalModules: ['@aws-sdk/*'],
   mainFields: ['module', 'main'],
   // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
   banner:
@@ -115,7 +118,11 @@ export class ExecutorFunction extends Construct {
       role: this.role.withoutPolicyUpdates(),
       logGroup: this.logGroup,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-      bundling: { ...BUNDLING, mainFields: [...BUNDLING.mainFields] },
+      bundling: {
+        ...BUNDLING,
+        externalModules: [...BUNDLING.externalModules],
+        mainFields: [...BUNDLING.mainFields],
+      },
       ...(props.reservedConcurrency === undefined
         ? {}
         : { reservedConcurrentExecutions: props.reservedConcurrency }),
@@ -124,10 +131,26 @@ export class ExecutorFunction extends Construct {
     });
     // The managed policy must exist before the function assumes the role.
     this.function.node.addDependency(this.policy);
+    // NodejsFunction warns on the scope it was created in: this construct.
+    Annotations.of(this).acknowledgeWarning(
+      '@aws-cdk/aws-lambda-nodejs:variableRuntimeExternals',
+      'Only @aws-sdk/* is external, and every Node.js runtime since nodejs18.x ships the AWS SDK v3; NODEJS_LATEST cannot move to one without it.',
+    );
   }
 
   /** Adds one Allow statement to the function's managed policy. */
-  allow(actions: string[], resources: string[]): void {
-    this.policy.addStatements(new PolicyStatement({ effect: Effect.ALLOW, actions, resources }));
+  allow(
+    actions: string[],
+    resources: string[],
+    conditions?: Record<string, Record<string, unknown>>,
+  ): void {
+    this.policy.addStatements(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions,
+        resources,
+        ...(conditions === undefined ? {} : { conditions }),
+      }),
+    );
   }
 }

@@ -20,6 +20,11 @@ export interface FunctionAsset {
   readonly bytes: number;
   /** Input files esbuild bundled. */
   readonly inputs: number;
+  /**
+   * Packages the bundle imports rather than contains (Node built-ins left out), e.g.
+   * `@aws-sdk/client-sqs`: the Lambda runtime must provide them.
+   */
+  readonly externals: readonly string[];
 }
 
 interface TemplateResource {
@@ -29,7 +34,14 @@ interface TemplateResource {
 
 interface Metafile {
   readonly inputs: Record<string, unknown>;
-  readonly outputs: Record<string, { readonly bytes: number; readonly entryPoint?: string }>;
+  readonly outputs: Record<
+    string,
+    {
+      readonly bytes: number;
+      readonly entryPoint?: string;
+      readonly imports?: readonly { readonly path: string; readonly external?: boolean }[];
+    }
+  >;
 }
 
 /**
@@ -62,6 +74,13 @@ export function functionAssets(outdir: string, stackName: string): FunctionAsset
       entryFile: path.join(directory, path.basename(outputName)),
       bytes: output.bytes,
       inputs: Object.keys(metafile.inputs).length,
+      externals: [
+        ...new Set(
+          (output.imports ?? [])
+            .filter((i) => i.external === true && !i.path.startsWith('node:'))
+            .map((i) => i.path),
+        ),
+      ].sort(),
     });
   }
   return assets;

@@ -17,6 +17,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { MetricName } from '../src/observability/metrics.js';
 
 /** What {@link ExecutorMonitoring} watches; the TaskExecutor construct provides it. */
 export interface MonitoredExecutor {
@@ -27,6 +28,8 @@ export interface MonitoredExecutor {
   metricDeadLetterDepth(props?: MetricOptions): IMetric;
   metricOldestMessageAge(props?: MetricOptions): IMetric;
   metricWorkerErrors(props?: MetricOptions): IMetric;
+  metricDeadTasks(props?: MetricOptions): IMetric;
+  metricTasks(metricName: MetricName, props?: MetricOptions): IMetric;
 }
 
 /** Inputs of {@link ExecutorMonitoring}. */
@@ -52,6 +55,8 @@ export class ExecutorMonitoring extends Construct {
   readonly workerErrorsAlarm: Alarm;
   readonly workerThrottlesAlarm: Alarm;
   readonly sweeperErrorsAlarm: Alarm;
+  /** Tasks were declared DEAD (by the worker or the sweeper): they need a look and a redrive. */
+  readonly deadTasksAlarm: Alarm;
   readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: ExecutorMonitoringProps) {
@@ -116,6 +121,12 @@ export class ExecutorMonitoring extends Construct {
       0,
       'The sweeper failed; expired leases and unsent tasks wait until it succeeds.',
     );
+    this.deadTasksAlarm = above(
+      'DeadTasks',
+      executor.metricDeadTasks({ period: Duration.minutes(1) }),
+      0,
+      "Tasks were declared DEAD (attempts used up, a permanent error, an unknown type or an invalid payload). TaskClient.list('DEAD') shows them with their reason; redrive them once the cause is fixed.",
+    );
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.namePrefix });
     const alarms = [
       this.deadLetterAlarm,
@@ -124,6 +135,7 @@ export class ExecutorMonitoring extends Construct {
       this.workerErrorsAlarm,
       this.workerThrottlesAlarm,
       this.sweeperErrorsAlarm,
+      this.deadTasksAlarm,
     ];
     this.dashboard.addWidgets(
       new AlarmStatusWidget({
@@ -154,6 +166,20 @@ export class ExecutorMonitoring extends Construct {
           executor.worker.metricThrottles({ label: 'throttles' }),
         ],
         right: [executor.worker.metricDuration({ statistic: 'p99', label: 'duration p99' })],
+      }),
+      new GraphWidget({
+        title: 'Tasks',
+        left: [
+          executor.metricTasks(MetricName.STARTED, { label: 'started' }),
+          executor.metricTasks(MetricName.SUCCEEDED, { label: 'succeeded' }),
+          executor.metricTasks(MetricName.FAILED, { label: 'failed attempts' }),
+          executor.metricTasks(MetricName.RETRIED, { label: 'retried' }),
+          executor.metricDeadTasks({ label: 'dead' }),
+        ],
+        right: [
+          executor.metricTasks(MetricName.DURATION, { label: 'run time p99 (ms)' }),
+          executor.metricTasks(MetricName.QUEUE_LATENCY, { label: 'queue latency p99 (ms)' }),
+        ],
       }),
       new GraphWidget({
         title: 'Sweeper',

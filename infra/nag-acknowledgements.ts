@@ -7,6 +7,7 @@
 import { type CfnResource, Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import type { ExecutorFunction } from './executor-functions.js';
+import { GROUP_WILDCARD_REASON, iam5Finding } from './executor-grants.js';
 import type { TaskExecutor, TaskExecutorProps } from './task-executor.js';
 
 /** What {@link acknowledgeNagFindings} needs. */
@@ -26,14 +27,30 @@ export interface NagAcknowledgement {
 
 const NIST = 'NIST.800.53.R5';
 
+/**
+ * Acknowledges one finding on `scope`'s resource (its default child when it is an L2) and
+ * returns the record of it. With `covering`, the acknowledgement goes on `scope` itself and
+ * so covers the resources under it, e.g. the policies a role holds, which are written late.
+ */
+export function acknowledgeFinding(
+  scope: IConstruct,
+  id: string,
+  reason: string,
+  covering = false,
+): NagAcknowledgement {
+  const resource = covering
+    ? scope
+    : ((scope.node.defaultChild as CfnResource | undefined) ?? scope);
+  Validations.of(resource).acknowledge({ id, reason });
+  return { id, path: resource.node.path, reason };
+}
+
 /** Acknowledges the findings that the props leave open, and returns them for the record. */
 export function acknowledgeNagFindings(context: NagContext): NagAcknowledgement[] {
   const { executor, worker, sweeper, props } = context;
   const done: NagAcknowledgement[] = [];
   const acknowledge = (scope: IConstruct, id: string, reason: string) => {
-    const resource = (scope.node.defaultChild as CfnResource | undefined) ?? scope;
-    Validations.of(resource).acknowledge({ id, reason });
-    done.push({ id, path: resource.node.path, reason });
+    done.push(acknowledgeFinding(scope, id, reason));
   };
 
   acknowledge(
@@ -45,6 +62,12 @@ export function acknowledgeNagFindings(context: NagContext): NagAcknowledgement[
     worker.function,
     `${NIST}-LambdaDLQ`,
     'Only the SQS event source mapping invokes the worker, synchronously. A function DLQ or on-failure destination applies to asynchronous invocations only, and an SQS mapping cannot have one; messages that keep failing go to the work queue’s own DLQ (RedrivePolicy), and DynamoDB records every failed attempt.',
+  );
+  // The sweeper recreates an overdue delayed task's one-time schedule.
+  acknowledge(
+    sweeper.policy,
+    iam5Finding(sweeper.policy, executor.schedulesArn),
+    GROUP_WILDCARD_REASON,
   );
   if (props.reservedConcurrency === undefined) {
     acknowledge(
@@ -88,6 +111,7 @@ export function acknowledgeNagFindings(context: NagContext): NagAcknowledgement[
       monitoring.workerErrorsAlarm,
       monitoring.workerThrottlesAlarm,
       monitoring.sweeperErrorsAlarm,
+      monitoring.deadTasksAlarm,
     ]) {
       acknowledge(
         alarm,

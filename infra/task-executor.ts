@@ -7,19 +7,30 @@
  */
 import path from 'node:path';
 import { CfnOutput, Duration, Stack, Token } from 'aws-cdk-lib';
-import type { Metric, MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
+import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EnvVars, StackOutputSuffix } from '../src/config.js';
+import { METRICS_NAMESPACE, MetricName } from '../src/observability/metrics.js';
 import { type ExecutorSettings, executorSettings } from '../src/resources.js';
 import { ExecutorFunction } from './executor-functions.js';
+import {
+  enqueueGrant,
+  type GrantTargets,
+  manageSchedulesGrant,
+  readGrant,
+} from './executor-grants.js';
 import { ExecutorMonitoring } from './monitoring.js';
-import { acknowledgeNagFindings, type NagAcknowledgement } from './nag-acknowledgements.js';
+import {
+  acknowledgeFinding,
+  acknowledgeNagFindings,
+  type NagAcknowledgement,
+} from './nag-acknowledgements.js';
 import { queueProps } from './queue-props.js';
 import { ExecutorScheduling } from './scheduling.js';
 import type { TaskExecutorProps } from './task-executor-props.js';
@@ -41,8 +52,16 @@ export class TaskExecutor extends Construct {
   readonly sweeper: IFunction;
   readonly scheduling: ExecutorScheduling;
   readonly monitoring: ExecutorMonitoring;
-  /** The cdk-nag findings acknowledged on this executor's resources, with their reasons. */
+  /** Every schedule of the executor's group: `arn:…:scheduler:…:schedule/<group>/*`. */
+  readonly schedulesArn: string;
+  /** The functions' `POWERTOOLS_SERVICE_NAME`, the `service` dimension of their metrics. */
+  readonly serviceName: string;
+  /**
+   * The cdk-nag findings acknowledged on this executor's resources, and on the policies its
+   * grants wrote, with their reasons.
+   */
   readonly nagAcknowledgements: readonly NagAcknowledgement[];
+  private readonly acknowledged: NagAcknowledgement[] = [];
 
   constructor(scope: Construct, id: string, props: TaskExecutorProps = {}) {
     super(scope, id);
@@ -75,6 +94,7 @@ export class TaskExecutor extends Construct {
     });
     this.settings = settings;
     const name = settingsProps.name;
+    this.serviceName = `tasklane-${name}`;
 
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', queueProps(settings.deadLetterQueue));
     this.workQueue = new Queue(this, 'WorkQueue', {
@@ -87,11 +107,18 @@ export class TaskExecutor extends Construct {
       queueProps(settings.scheduler.deadLetterQueue),
     );
     this.table = createTaskTable(this, 'Table', settings.table, props);
+    this.schedulesArn = stack.formatArn({
+      service: 'scheduler',
+      resource: 'schedule',
+      resourceName: `${settings.scheduler.groupName}/*`,
+    });
 
     const environment = {
       [EnvVars.TABLE_NAME]: this.table.tableName,
       [EnvVars.QUEUE_URL]: this.workQueue.queueUrl,
-      POWERTOOLS_SERVICE_NAME: `tasklane-${name}`,
+      // Known up front, so neither function looks it up (GetQueueUrl, GetQueueAttributes).
+      [EnvVars.QUEUE_ARN]: this.workQueue.queueArn,
+      POWERTOOLS_SERVICE_NAME: this.serviceName,
     };
     const common = {
       logRetention: props.logRetention ?? RetentionDays.ONE_YEAR,
@@ -109,9 +136,13 @@ export class TaskExecutor extends Construct {
       environment: { ...props.workerEnvironment, ...environment },
       reservedConcurrency: props.reservedConcurrency,
     });
-    // Exactly what the worker calls: the store's reads and conditional updates, and the
-    // event source mapping's and the visibility controller's SQS actions.
-    worker.allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], [this.table.tableArn]);
+    // Exactly what the worker calls: the store's reads and conditional updates, the record a
+    // recurring schedule's firing creates (PutItem), and the event source mapping's and the
+    // visibility controller's SQS actions (GetQueueUrl when the queue ARN is not configured).
+    worker.allow(
+      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      [this.table.tableArn],
+    );
     worker.allow(
       [
         'sqs:ReceiveMessage',
@@ -151,6 +182,25 @@ export class TaskExecutor extends Construct {
       deadLetterQueue: this.scheduleDeadLetterQueue,
       sweeper: this.sweeper,
     });
+    const statusIndexArn = `${this.table.tableArn}/index/${settings.table.statusIndex.name}`;
+    // Exactly what a sweep calls: it pages the status index, moves records on with
+    // conditional updates, (re)sends messages (SendMessageBatch), and repairs overdue
+    // delayed tasks by recreating their one-time schedule (or sending them when due).
+    sweeper.allow(['dynamodb:Query'], [statusIndexArn]);
+    sweeper.allow(['dynamodb:UpdateItem'], [this.table.tableArn]);
+    sweeper.allow(['sqs:SendMessage'], [this.workQueue.queueArn]);
+    sweeper.allow(['scheduler:CreateSchedule'], [this.schedulesArn]);
+    sweeper.allow(['iam:PassRole'], [this.scheduling.schedulerRole.roleArn], {
+      StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
+    });
+    const schedulingEnvironment = {
+      [EnvVars.SCHEDULE_GROUP]: settings.scheduler.groupName,
+      [EnvVars.SCHEDULER_ROLE_ARN]: this.scheduling.schedulerRole.roleArn,
+      [EnvVars.SCHEDULE_DLQ_ARN]: this.scheduleDeadLetterQueue.queueArn,
+    };
+    for (const [key, value] of Object.entries(schedulingEnvironment)) {
+      sweeper.function.addEnvironment(key, value);
+    }
     this.monitoring = new ExecutorMonitoring(this, 'Monitoring', {
       executor: this,
       namePrefix: `tasklane-${name}`,
@@ -158,67 +208,49 @@ export class TaskExecutor extends Construct {
       alarmActions: props.alarmActions ?? [],
     });
     this.addOutputs(id, settings);
-    this.nagAcknowledgements = acknowledgeNagFindings({ executor: this, worker, sweeper, props });
+    this.nagAcknowledgements = this.acknowledged;
+    this.acknowledged.push(...acknowledgeNagFindings({ executor: this, worker, sweeper, props }));
   }
 
   /**
-   * Lets a producer enqueue tasks (TaskClient.enqueue, enqueueBatch) and, once scheduling
-   * lands, create and delete their schedules.
+   * Lets a producer enqueue tasks: TaskClient.enqueue and enqueueBatch, immediate and
+   * delayed, and cancel them.
    *
-   * Actions: `dynamodb:PutItem` and `dynamodb:UpdateItem` on the table; `sqs:SendMessage`,
-   * `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue (the queue's own
-   * grantSendMessages); `scheduler:CreateSchedule` and `scheduler:DeleteSchedule` in the
-   * executor's schedule group; `iam:PassRole` of the scheduler role, to Scheduler only.
+   * Actions: `dynamodb:PutItem`, `dynamodb:UpdateItem` and `dynamodb:DeleteItem` (the
+   * rollback of a delayed task whose schedule could not be created) on the table;
+   * `sqs:SendMessage`, `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue (the
+   * queue's own grantSendMessages); `scheduler:CreateSchedule` and `scheduler:DeleteSchedule`
+   * on `schedule/<group>/*`; `iam:PassRole` of the scheduler role only, with the condition
+   * `iam:PassedToService` = `scheduler.amazonaws.com`.
    */
   grantEnqueue(grantee: IGrantable): Grant {
-    const stack = Stack.of(this);
-    const schedules = stack.formatArn({
-      service: 'scheduler',
-      resource: 'schedule',
-      resourceName: `${this.settings.scheduler.groupName}/*`,
-    });
-    return Grant.addToPrincipal({
-      grantee,
-      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      resourceArns: [this.table.tableArn],
-    })
-      .combine(this.workQueue.grantSendMessages(grantee))
-      .combine(
-        Grant.addToPrincipal({
-          grantee,
-          actions: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
-          resourceArns: [schedules],
-        }),
-      )
-      .combine(
-        Grant.addToPrincipal({
-          grantee,
-          actions: ['iam:PassRole'],
-          resourceArns: [this.scheduling.schedulerRole.roleArn],
-          conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
-        }),
-      );
+    return enqueueGrant(this.grantTargets(), grantee);
   }
 
   /**
-   * Lets an observer read tasks (TaskClient.get, wait, list).
+   * Lets an observer read tasks: TaskClient.get, wait and list.
    *
-   * Actions: `dynamodb:GetItem` on the table; `dynamodb:Query` on the table and its status
-   * index.
+   * Actions: `dynamodb:GetItem` on the table; `dynamodb:Query` on the status index only
+   * (listing never queries the table itself).
    */
   grantRead(grantee: IGrantable): Grant {
-    const index = `${this.table.tableArn}/index/${this.settings.table.statusIndex.name}`;
-    return Grant.addToPrincipal({
-      grantee,
-      actions: ['dynamodb:GetItem'],
-      resourceArns: [this.table.tableArn],
-    }).combine(
-      Grant.addToPrincipal({
-        grantee,
-        actions: ['dynamodb:Query'],
-        resourceArns: [this.table.tableArn, index],
-      }),
-    );
+    return readGrant(this.grantTargets(), grantee);
+  }
+
+  /**
+   * Lets an operator manage recurring schedules: TaskClient.schedule, unschedule,
+   * pauseSchedule, resumeSchedule, getSchedule and listSchedules.
+   *
+   * Actions: `scheduler:CreateSchedule`, `scheduler:UpdateSchedule`,
+   * `scheduler:DeleteSchedule` and `scheduler:GetSchedule` on `schedule/<group>/*`;
+   * `iam:PassRole` of the scheduler role only, with the condition `iam:PassedToService` =
+   * `scheduler.amazonaws.com`; and `scheduler:ListSchedules` on `*`, since that action
+   * supports no resource type. For a role, ListSchedules goes into a managed policy of its
+   * own attached to the role (`<executor>ListSchedules`), where its cdk-nag acknowledgement
+   * cannot cover any other statement; the returned Grant holds the other statements.
+   */
+  grantManageSchedules(grantee: IGrantable): Grant {
+    return manageSchedulesGrant(this.grantTargets(), grantee);
   }
 
   /** Messages in the work queue's DLQ (maximum over the period). */
@@ -239,12 +271,51 @@ export class TaskExecutor extends Construct {
     return this.worker.metricErrors({ statistic: 'Sum', ...props });
   }
 
+  /**
+   * One of the metrics the worker (and, for DEAD, the sweeper) publishes as EMF: namespace
+   * `Tasklane`, dimension `service` = {@link serviceName}. Counts (`TasksStarted`,
+   * `TasksSucceeded`, `TasksFailed`, `TasksRetried`, `TasksDead`) default to the sum over
+   * the period; `TaskDuration` and `QueueLatency` (milliseconds) to p99.
+   */
+  metricTasks(metricName: MetricName, props?: MetricOptions): Metric {
+    const timing = metricName === MetricName.DURATION || metricName === MetricName.QUEUE_LATENCY;
+    return new Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: { service: this.serviceName },
+      statistic: timing ? 'p99' : 'Sum',
+      ...props,
+    });
+  }
+
+  /** Tasks declared DEAD, by the worker or by the sweeper (sum over the period). */
+  metricDeadTasks(props?: MetricOptions): Metric {
+    return this.metricTasks(MetricName.DEAD, props);
+  }
+
+  private grantTargets(): GrantTargets {
+    return {
+      owner: this,
+      tableArn: this.table.tableArn,
+      statusIndexArn: `${this.table.tableArn}/index/${this.settings.table.statusIndex.name}`,
+      workQueue: this.workQueue,
+      schedulesArn: this.schedulesArn,
+      schedulerRoleArn: this.scheduling.schedulerRole.roleArn,
+      acknowledge: (scope, id, reason, covering) => {
+        const done = acknowledgeFinding(scope, id, reason, covering);
+        const seen = this.acknowledged.some((a) => a.id === done.id && a.path === done.path);
+        if (!seen) this.acknowledged.push(done);
+      },
+    };
+  }
+
   /** Outputs keyed `<id><suffix>`, which `locationFromStackOutputs()` reads back. */
   private addOutputs(id: string, settings: ExecutorSettings): void {
     const prefix = id.replace(/[^A-Za-z0-9]/g, '');
     const outputs: [string, string, string][] = [
       [StackOutputSuffix.TABLE_NAME, this.table.tableName, 'The task table'],
       [StackOutputSuffix.QUEUE_URL, this.workQueue.queueUrl, 'The FIFO work queue'],
+      [StackOutputSuffix.QUEUE_ARN, this.workQueue.queueArn, 'The work queue, target of schedules'],
       [StackOutputSuffix.DEAD_LETTER_QUEUE_URL, this.deadLetterQueue.queueUrl, 'The FIFO DLQ'],
       // The literal name, not a reference: moto's CloudFormation skips Scheduler resources.
       [StackOutputSuffix.SCHEDULE_GROUP_NAME, settings.scheduler.groupName, 'The schedule group'],
@@ -252,6 +323,11 @@ export class TaskExecutor extends Construct {
         StackOutputSuffix.SCHEDULER_ROLE_ARN,
         this.scheduling.schedulerRole.roleArn,
         'Execution role of task schedules',
+      ],
+      [
+        StackOutputSuffix.SCHEDULE_DLQ_ARN,
+        this.scheduleDeadLetterQueue.queueArn,
+        'Where schedules put firings they could not deliver',
       ],
       [StackOutputSuffix.WORKER_FUNCTION_NAME, this.worker.functionName, 'The worker function'],
     ];

@@ -17,4 +17,5 @@ for (const asset of assets) {
   console.log(
     `bundle  ${asset.constructPath}: ${kib} KiB (${asset.bytes} bytes, ${asset.inputs} input files, minified ESM)`,
   );
+  console.log(`        from the Lambda runtime: ${asset.externals.join(', ') || 'nothing'}`);
 }

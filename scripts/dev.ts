@@ -70,7 +70,8 @@ async function main(interrupt: AbortSignal): Promise<number> {
     interrupt.throwIfAborted();
     Object.assign(process.env, emulatorEnvironment(endpoint));
     clients = {
-      sqs: new SQSClient({}),
+      // Never follow a queue URL to its host: the emulator reports AWS's.
+      sqs: new SQSClient({ useQueueUrlAsEndpoint: false }),
       dynamodb: new DynamoDBClient({}),
       scheduler: new SchedulerClient({}),
     };

@@ -13,3 +13,21 @@
 export function awsClientConfig(): { retryMode: 'standard'; maxAttempts: number } {
   return { retryMode: 'standard', maxAttempts: 5 };
 }
+
+/**
+ * Configuration for the SQS clients Tasklane creates: {@link awsClientConfig} plus
+ * `useQueueUrlAsEndpoint: false`.
+ *
+ * By default the SDK sends each SQS request to the host of the request's `QueueUrl` when it
+ * differs from the client's endpoint. Emulators (moto, LocalStack) report queue URLs on
+ * AWS's host, so a test or `npm run dev` could then reach real AWS with whatever
+ * credentials are around. With the option off, requests go to the client's own endpoint
+ * (`AWS_ENDPOINT_URL`, or the region's SQS endpoint), whatever the URL says. A queue in
+ * another region than the client's is therefore not reachable through it; Tasklane's
+ * queues live in the executor's region.
+ */
+export function sqsClientConfig(): ReturnType<typeof awsClientConfig> & {
+  useQueueUrlAsEndpoint: false;
+} {
+  return { ...awsClientConfig(), useQueueUrlAsEndpoint: false };
+}

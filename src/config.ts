@@ -108,19 +108,27 @@ function nonEmpty(value: string | undefined): string | undefined {
 export const StackOutputSuffix = {
   TABLE_NAME: 'TableName',
   QUEUE_URL: 'WorkQueueUrl',
+  QUEUE_ARN: 'WorkQueueArn',
   DEAD_LETTER_QUEUE_URL: 'DeadLetterQueueUrl',
   SCHEDULE_GROUP_NAME: 'ScheduleGroupName',
   SCHEDULER_ROLE_ARN: 'SchedulerRoleArn',
+  SCHEDULE_DLQ_ARN: 'ScheduleDeadLetterQueueArn',
   WORKER_FUNCTION_NAME: 'WorkerFunctionName',
 } as const;
 
-/** An executor's location and its other resources, as read from the stack outputs. */
-export interface ExecutorOutputs {
+/**
+ * An executor's location and its other resources, as read from the stack outputs. It is an
+ * {@link ExecutorLocation} with every field set, so it configures a `TaskClient` for
+ * immediate, delayed and recurring tasks as it is (and `deadLetterQueueUrl` for redrive).
+ */
+export interface ExecutorOutputs extends ExecutorLocation {
   readonly tableName: string;
   readonly queueUrl: string;
+  readonly queueArn: string;
   readonly deadLetterQueueUrl: string;
-  readonly scheduleGroupName: string;
+  readonly scheduleGroup: string;
   readonly schedulerRoleArn: string;
+  readonly scheduleDeadLetterArn: string;
   readonly workerFunctionName: string;
 }
 
@@ -172,9 +180,11 @@ export function locationFromStackOutputs(
   const result: ExecutorOutputs = {
     tableName: read(StackOutputSuffix.TABLE_NAME),
     queueUrl: read(StackOutputSuffix.QUEUE_URL),
+    queueArn: read(StackOutputSuffix.QUEUE_ARN),
     deadLetterQueueUrl: read(StackOutputSuffix.DEAD_LETTER_QUEUE_URL),
-    scheduleGroupName: read(StackOutputSuffix.SCHEDULE_GROUP_NAME),
+    scheduleGroup: read(StackOutputSuffix.SCHEDULE_GROUP_NAME),
     schedulerRoleArn: read(StackOutputSuffix.SCHEDULER_ROLE_ARN),
+    scheduleDeadLetterArn: read(StackOutputSuffix.SCHEDULE_DLQ_ARN),
     workerFunctionName: read(StackOutputSuffix.WORKER_FUNCTION_NAME),
   };
   if (problems.length > 0) {

@@ -52,6 +52,14 @@ export type { FiringEnvelope } from './message.js';
 export type { AuditRecord } from './observability/audit.js';
 export type { LogAttributes, TaskLogger } from './observability/logger.js';
 export { defaultLogger, silentLogger } from './observability/logger.js';
+export type { PowertoolsMetricsOptions, TaskMetrics } from './observability/metrics.js';
+export {
+  METRICS_NAMESPACE,
+  MetricName,
+  noopMetrics,
+  powertoolsMetrics,
+  TaskOutcome,
+} from './observability/metrics.js';
 export type { ExecutorSettings, ExecutorSettingsProps, QueueSettings } from './resources.js';
 export { executorSettings } from './resources.js';
 export type { ExpressionParse, ScheduleExpression } from './scheduler/expression.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { MESSAGE_SCHEMA_VERSION } from './constants.js';
 import { SCHEDULE_NAME_PATTERN } from './scheduler/names.js';
 import type { TaskRecord } from './store/record.js';

@@ -4,7 +4,7 @@
  * and settle to an observer. Types, schemas, retry policies and handlers are the examples'.
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { z } from 'zod';
+import * as z from 'zod';
 import { flakyCharge, poison, resizeImage, sendEmail } from '../../examples/tasks.js';
 import { defineTask, type TaskContext, type TaskDefinition } from '../../src/index.js';
 import { type Trace, traceSchema } from './start-log.js';

@@ -5,7 +5,12 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { createWorker, type TaskDefinition, type TaskLogger } from '../../src/index.js';
+import {
+  createWorker,
+  noopMetrics,
+  type TaskDefinition,
+  type TaskLogger,
+} from '../../src/index.js';
 import { runEventSourceMapping } from '../../src/local/index.js';
 
 /** Clients and context the worker needs. */
@@ -35,6 +40,9 @@ export function startWorker(
     sqs,
     dynamodb,
     logger,
+    // The default publishes EMF on stdout, once per batch: it would tear through the
+    // progress display. The demo's own report counts the outcomes instead.
+    metrics: noopMetrics,
   });
   const invocations = { batches: 0, failedWhole: 0 };
   const stopping = new AbortController();

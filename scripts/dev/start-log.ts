@@ -3,7 +3,7 @@
  * end here (in process, at handler level), and `verify` compares the starts of every
  * ordering key with the order in which its tasks were enqueued.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** What a demo payload carries so its handler knows its place: key and enqueue sequence. */
 export const traceSchema = z.object({

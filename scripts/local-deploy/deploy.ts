@@ -129,7 +129,7 @@ async function completeInEmulator(executor: ExecutorOutputs, endpoint: string): 
   const scheduler = new SchedulerClient(config);
   const lambda = new LambdaClient(config);
   try {
-    await provisionScheduleGroup(executor.scheduleGroupName, scheduler);
+    await provisionScheduleGroup(executor.scheduleGroup, scheduler);
     const { EventSourceMappings = [] } = await lambda.send(
       new ListEventSourceMappingsCommand({ FunctionName: executor.workerFunctionName }),
     );

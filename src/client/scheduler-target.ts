@@ -1,5 +1,6 @@
 import { SchedulerClient, type Target } from '@aws-sdk/client-scheduler';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { awsClientConfig } from '../aws-clients.js';
 import {
   type ExecutorLocation,
   resolveSchedulerLocation,
@@ -29,7 +30,7 @@ export class SchedulerTarget {
   /** The Scheduler client: the injected one, or one made from the environment. */
   get client(): SchedulerClient {
     if (this.options.scheduler !== undefined) return this.options.scheduler;
-    this.ownClient ??= new SchedulerClient({});
+    this.ownClient ??= new SchedulerClient(awsClientConfig());
     return this.ownClient;
   }
 

@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import pLimit from 'p-limit';
-import { awsClientConfig } from '../aws-clients.js';
+import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
 import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults, isTerminal, TaskStatus } from '../constants.js';
 import {
@@ -109,7 +109,7 @@ export class TaskClient {
     const location = resolveLocation(options);
     this.queueUrl = location.queueUrl;
     this.deadLetterQueueUrl = options.deadLetterQueueUrl ?? process.env[EnvVars.DLQ_URL];
-    this.sqs = options.sqs ?? new SQSClient(awsClientConfig());
+    this.sqs = options.sqs ?? new SQSClient(sqsClientConfig());
     this.logger = options.logger ?? defaultLogger();
     this.maxPayloadBytes = options.maxPayloadBytes ?? Defaults.MAX_PAYLOAD_BYTES;
     this.clock = options.clock ?? Date.now;

@@ -1,11 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig } from '../aws-clients.js';
+import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
 import { TaskClient } from '../client/task-client.js';
 import { type ExecutorLocation, resolveLocation, resolveSchedulerLocation } from '../config.js';
 import { ConfigurationError } from '../errors.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
+import { powertoolsMetrics, type TaskMetrics, TaskOutcome } from '../observability/metrics.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
 import { TaskStore } from '../store/task-store.js';
 import { type SweepOptions, type SweepReport, sweep } from './sweeper.js';
@@ -19,6 +20,11 @@ export interface SweeperOptions
   /** Used to check overdue delayed tasks' schedules. @default a client from the environment */
   readonly scheduler?: SchedulerClient;
   readonly logger?: TaskLogger;
+  /**
+   * Counts the tasks a sweep declares DEAD (`TasksDead`, as the worker does), so the DEAD
+   * alarm sees them too. @default {@link powertoolsMetrics}
+   */
+  readonly metrics?: TaskMetrics;
   /** Must match the producers' and workers' setting. @default 8 */
   readonly statusShards?: number;
 }
@@ -30,7 +36,8 @@ export interface SweeperOptions
 export function createSweeper(options: SweeperOptions = {}): { run(): Promise<SweepReport> } {
   const location = resolveLocation(options);
   const logger = options.logger ?? defaultLogger();
-  const sqs = options.sqs ?? new SQSClient(awsClientConfig());
+  const metrics = options.metrics ?? powertoolsMetrics();
+  const sqs = options.sqs ?? new SQSClient(sqsClientConfig());
   const store = new TaskStore({
     tableName: location.tableName,
     dynamodb: options.dynamodb ?? new DynamoDBClient(awsClientConfig()),
@@ -48,20 +55,26 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
         ...(options.dynamodb ? { dynamodb: options.dynamodb } : {}),
       }).delayed
     : undefined;
+  const once = () =>
+    sweep({
+      store,
+      dispatcher,
+      logger,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs }),
+      ...(options.pendingAgeMs === undefined ? {} : { pendingAgeMs: options.pendingAgeMs }),
+      ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+      ...(delayed === undefined
+        ? {}
+        : { ensureScheduled: (record) => delayed.ensureScheduled(record) }),
+    });
   return {
-    run: () =>
-      sweep({
-        store,
-        dispatcher,
-        logger,
-        ...(options.clock === undefined ? {} : { clock: options.clock }),
-        ...(options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs }),
-        ...(options.pendingAgeMs === undefined ? {} : { pendingAgeMs: options.pendingAgeMs }),
-        ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
-        ...(delayed === undefined
-          ? {}
-          : { ensureScheduled: (record) => delayed.ensureScheduled(record) }),
-      }),
+    run: async () => {
+      const report = await once();
+      if (report.killed > 0) metrics.count(TaskOutcome.DEAD, report.killed);
+      metrics.flush();
+      return report;
+    },
   };
 }
 

@@ -2,11 +2,12 @@ import { hostname } from 'node:os';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { awsClientConfig } from '../aws-clients.js';
-import { type ExecutorLocation, resolveLocation } from '../config.js';
+import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
+import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults } from '../constants.js';
 import { ValidationError } from '../errors.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
+import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
 import { TaskStore } from '../store/task-store.js';
 import { type BatchOptions, type ProcessorDeps, processBatch } from './processor.js';
 import { type BatchSummary, pollQueue } from './sqs-poller.js';
@@ -18,6 +19,12 @@ export interface WorkerOptions extends ExecutorLocation {
   readonly dynamodb?: DynamoDBClient;
   readonly sqs?: SQSClient;
   readonly logger?: TaskLogger;
+  /**
+   * Task outcomes, handler durations and queue latency, published once per batch (Lambda
+   * invocation or poll batch). @default {@link powertoolsMetrics}: EMF on stdout, namespace
+   * `Tasklane`, dimension `service`
+   */
+  readonly metrics?: TaskMetrics;
   /** Recorded on every claim and audit event. @default function/log stream in Lambda, else host/pid */
   readonly workerId?: string;
   /** @default Date.now */
@@ -100,10 +107,16 @@ export function createWorker(
   }
   const location = resolveLocation(options);
   const logger = options.logger ?? defaultLogger();
-  const sqs = options.sqs ?? new SQSClient(awsClientConfig());
+  const metrics = options.metrics ?? powertoolsMetrics();
+  const sqs = options.sqs ?? new SQSClient(sqsClientConfig());
   const dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig());
   const clock = options.clock ?? Date.now;
   const workerId = options.workerId ?? defaultWorkerId();
+  // With the queue's ARN known, the visibility controller needs no GetQueueUrl call. The
+  // environment's ARN is trusted only together with the environment's URL.
+  const queueArn =
+    options.queueArn ??
+    (options.queueUrl === undefined ? process.env[EnvVars.QUEUE_ARN] || undefined : undefined);
   const deps: ProcessorDeps = {
     definitions,
     store: new TaskStore({
@@ -113,8 +126,9 @@ export function createWorker(
       logger,
       ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
     }),
-    visibility: new VisibilityController(sqs, logger, location.queueUrl),
+    visibility: new VisibilityController(sqs, logger, location.queueUrl, queueArn),
     logger,
+    metrics,
     workerId,
     clock,
     leaseGraceMs: options.leaseGraceMs ?? Defaults.LEASE_GRACE_MS,
@@ -123,8 +137,9 @@ export function createWorker(
     groupConcurrency: options.groupConcurrency ?? 10,
     random: Math.random,
   };
+  // One flush per batch, in both entry points; a batch that throws still publishes.
   const run = (records: readonly SQSRecord[], batch?: BatchOptions) =>
-    processBatch(records, deps, batch);
+    processBatch(records, deps, batch).finally(() => metrics.flush());
   return {
     workerId,
     lambdaHandler: (event, context) =>

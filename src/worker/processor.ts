@@ -12,6 +12,7 @@ import {
 import { parseMessage } from '../message.js';
 import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { type TaskMetrics, TaskOutcome } from '../observability/metrics.js';
 import type { TaskErrorInfo, TaskRecord } from '../store/record.js';
 import type { Lease, TaskStore } from '../store/task-store.js';
 import { truncate } from '../text.js';
@@ -33,6 +34,8 @@ export interface ProcessorDeps {
   readonly store: TaskStore;
   readonly visibility: VisibilityController;
   readonly logger: TaskLogger;
+  /** Counts outcomes, handler durations and queue latency; flushed by the caller per batch. */
+  readonly metrics: TaskMetrics;
   readonly workerId: string;
   readonly clock: () => number;
   readonly leaseGraceMs: number;
@@ -153,6 +156,7 @@ async function processRecord(
   options: BatchOptions,
   batch: BatchState,
 ): Promise<Outcome> {
+  recordQueueLatency(message, deps);
   const parsed = parseMessage(message.body);
   if (!parsed.ok) return reject(deps, message, undefined, parsed.reason);
   let envelope: { id: string; type: string };
@@ -202,6 +206,7 @@ async function processRecord(
               leaseExpired: true,
             },
           );
+          deps.metrics.count(TaskOutcome.DEAD);
           return ACK;
         case 'claim': {
           if (seen.status === TaskStatus.RUNNING) {
@@ -217,6 +222,7 @@ async function processRecord(
             leaseMs: leaseFor(timeoutMs, deps),
             detail: `message ${message.messageId}, receive ${receiveCount}`,
           });
+          deps.metrics.count(TaskOutcome.STARTED);
           return await execute(record, lease, message, deps, timeoutMs);
         }
       }
@@ -239,8 +245,11 @@ async function execute(
   const definition = deps.definitions.get(record.type);
   if (definition === undefined) {
     const error = new UnknownTaskTypeError(record.type, [...deps.definitions.keys()]);
-    return finish(deps, record, () =>
-      deps.store.kill(lease, record.type, error.message, { error: errorInfo(error) }),
+    return finish(
+      deps,
+      record,
+      () => deps.store.kill(lease, record.type, error.message, { error: errorInfo(error) }),
+      TaskOutcome.DEAD,
     );
   }
   let payload: unknown;
@@ -248,10 +257,14 @@ async function execute(
     payload = await validatePayload(definition, record.payload);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
-    return finish(deps, record, () =>
-      deps.store.kill(lease, record.type, `invalid payload: ${err.message}`, {
-        error: errorInfo(err),
-      }),
+    return finish(
+      deps,
+      record,
+      () =>
+        deps.store.kill(lease, record.type, `invalid payload: ${err.message}`, {
+          error: errorInfo(err),
+        }),
+      TaskOutcome.DEAD,
     );
   }
 
@@ -289,6 +302,7 @@ async function execute(
           });
         }, leaseMs / 3)
       : undefined;
+  const runStarted = deps.clock();
   const outcome = await runHandler(
     definition,
     timeoutMs,
@@ -301,11 +315,19 @@ async function execute(
       heartbeat,
     },
     controller,
-  ).finally(() => clearInterval(autoHeartbeat));
+  ).finally(() => {
+    clearInterval(autoHeartbeat);
+    deps.metrics.duration(Math.max(0, deps.clock() - runStarted));
+  });
 
   if (outcome.ok) {
     const resultJson = serializeResult(outcome.value, deps.maxResultBytes, logger);
-    return finish(deps, record, () => deps.store.complete(lease, record.type, resultJson));
+    return finish(
+      deps,
+      record,
+      () => deps.store.complete(lease, record.type, resultJson),
+      TaskOutcome.SUCCEEDED,
+    );
   }
   if (outcome.error instanceof LeaseLostError) {
     audit(
@@ -317,18 +339,25 @@ async function execute(
     );
     return ACK;
   }
+  deps.metrics.count(TaskOutcome.FAILED);
   const error = errorInfo(outcome.error);
   const permanent = isPermanent(outcome.error);
   if (permanent || lease.attempt >= record.maxAttempts) {
     const reason = permanent
       ? `permanent error: ${error.message}`
       : `failed ${lease.attempt} of ${record.maxAttempts} attempts; last error: ${error.name}: ${error.message}`;
-    return finish(deps, record, () => deps.store.kill(lease, record.type, reason, { error }));
+    return finish(
+      deps,
+      record,
+      () => deps.store.kill(lease, record.type, reason, { error }),
+      TaskOutcome.DEAD,
+    );
   }
   const delayMs = retryDelayMs(lease.attempt, definition.retry, deps.random);
   const written = await fencedWrite(deps, record, () =>
     deps.store.retry(lease, record.type, error, delayMs),
   );
+  if (written) deps.metrics.count(TaskOutcome.RETRIED);
   // After a lost lease the newer attempt owns the task, and this message is redundant.
   return written ? { kind: 'retry', delayMs } : ACK;
 }
@@ -338,14 +367,22 @@ function leaseFor(timeoutMs: number, deps: ProcessorDeps): number {
   return Math.min(timeoutMs + deps.leaseGraceMs, deps.leaseDurationMs);
 }
 
-/** A terminal write: either way the message is done with. */
+/** A terminal write, counted as `outcome` when it lands: either way the message is done with. */
 async function finish(
   deps: ProcessorDeps,
   record: TaskRecord,
   write: () => Promise<TaskRecord>,
+  outcome: TaskOutcome,
 ): Promise<Outcome> {
-  await fencedWrite(deps, record, write);
+  if (await fencedWrite(deps, record, write)) deps.metrics.count(outcome);
   return ACK;
+}
+
+/** Queue latency of a message's first receive (see TaskMetrics.queueLatency). */
+function recordQueueLatency(message: SQSRecord, deps: ProcessorDeps): void {
+  const sent = Number(message.attributes.SentTimestamp);
+  if (message.attributes.ApproximateReceiveCount !== '1' || !(sent > 0)) return;
+  deps.metrics.queueLatency(Math.max(0, deps.clock() - sent));
 }
 
 /**

@@ -7,6 +7,8 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 /**
  * SDK clients for the emulator. The endpoint and credentials come from the environment
  * (AWS_ENDPOINT_URL etc., set by the integration setup), so only the region is pinned here.
+ * The SQS client never follows a queue URL to its host (emulators report AWS's host), so it
+ * cannot reach real AWS.
  */
 export function testClients(): {
   sqs: SQSClient;
@@ -15,7 +17,7 @@ export function testClients(): {
 } {
   const region = 'us-east-1';
   return {
-    sqs: new SQSClient({ region }),
+    sqs: new SQSClient({ region, useQueueUrlAsEndpoint: false }),
     dynamodb: new DynamoDBClient({ region }),
     scheduler: new SchedulerClient({ region }),
   };

@@ -19,6 +19,7 @@ import {
 } from '../../src/local/schedule-pump.js';
 import type { LogAttributes, TaskLogger } from '../../src/observability/logger.js';
 import { silentLogger } from '../../src/observability/logger.js';
+import { noopMetrics } from '../../src/observability/metrics.js';
 import { executorSettings } from '../../src/resources.js';
 import { createWorker, type Worker, type WorkerOptions } from '../../src/worker/create-worker.js';
 import { toSqsRecord } from '../../src/worker/sqs-poller.js';
@@ -90,7 +91,7 @@ export async function setupExecutor(
         ...options,
       }),
     worker: (tasks, options = {}) =>
-      createWorker(tasks, { ...base, leaseGraceMs: 1000, ...options }),
+      createWorker(tasks, { ...base, leaseGraceMs: 1000, metrics: noopMetrics, ...options }),
     deliver: async (worker, records) => {
       const response = await worker.processBatch(records);
       const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));

@@ -1,17 +1,32 @@
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { TaskExecutor } from '../../infra/task-executor.js';
 import { arnOf, idOf } from '../helpers/infra.js';
 
+/** `schedule/Grants/*` in the stack's partition, region and account. */
+const groupSchedules = {
+  'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(':schedule/Grants/\\*$')])],
+};
+const passedToScheduler = {
+  StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
+};
+
+function grantsStack() {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Grants');
+  const executor = new TaskExecutor(stack, 'Executor', { workerEntry: 'functions/worker.ts' });
+  const role = new Role(stack, 'Producer', {
+    assumedBy: new ServicePrincipal('ecs-tasks.amazonaws.com'),
+  });
+  return { app, stack, executor, role };
+}
+
 describe('TaskExecutor grants', () => {
   function granted(grant: (executor: TaskExecutor, role: Role) => void) {
-    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Grants');
-    const executor = new TaskExecutor(stack, 'Executor', { workerEntry: 'functions/worker.ts' });
-    const role = new Role(stack, 'Producer', {
-      assumedBy: new ServicePrincipal('ecs-tasks.amazonaws.com'),
-    });
+    const { stack, executor, role } = grantsStack();
     grant(executor, role);
     return Template.fromStack(stack);
   }
@@ -31,7 +46,8 @@ describe('TaskExecutor grants', () => {
         Statement: [
           {
             Effect: 'Allow',
-            Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+            // DeleteItem: the rollback of a delayed task whose schedule was not created.
+            Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
             Resource: arnOf(table),
           },
           {
@@ -42,39 +58,126 @@ describe('TaskExecutor grants', () => {
           {
             Effect: 'Allow',
             Action: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
-            Resource: {
-              'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(':schedule/Grants/\\*$')])],
-            },
+            Resource: groupSchedules,
           },
           {
             Effect: 'Allow',
             Action: 'iam:PassRole',
             Resource: arnOf(schedulerRole),
-            Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+            Condition: passedToScheduler,
           },
         ],
       },
     });
   });
 
-  it('grantRead allows reading records and querying the status index', () => {
+  it('grantRead allows get and wait (GetItem) and list (Query on the status index only)', () => {
     // Act
     const template = granted((executor, role) => executor.grantRead(role));
 
     // Assert
     const table = idOf(template, 'AWS::DynamoDB::Table', { TableName: 'Grants-tasks' });
     template.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
+      PolicyDocument: Match.objectEquals({
+        Version: '2012-10-17',
         Statement: [
           { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: arnOf(table) },
           {
             Effect: 'Allow',
             Action: 'dynamodb:Query',
-            Resource: [arnOf(table), { 'Fn::Join': ['', [arnOf(table), '/index/byStatus']] }],
+            Resource: { 'Fn::Join': ['', [arnOf(table), '/index/byStatus']] },
           },
         ],
-      },
+      }),
     });
+  });
+
+  it('grantManageSchedules allows managing the group’s schedules and passing the role', () => {
+    // Act
+    const template = granted((executor, role) => executor.grantManageSchedules(role));
+
+    // Assert
+    const producer = idOf(template, 'AWS::IAM::Role', {
+      AssumeRolePolicyDocument: Match.objectLike({
+        Statement: [Match.objectLike({ Principal: { Service: 'ecs-tasks.amazonaws.com' } })],
+      }),
+    });
+    const schedulerRole = idOf(template, 'AWS::IAM::Role', {
+      Description: 'Delivers scheduled tasks',
+    });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: [{ Ref: producer }],
+      PolicyDocument: Match.objectEquals({
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Effect: 'Allow',
+            Action: [
+              'scheduler:CreateSchedule',
+              'scheduler:UpdateSchedule',
+              'scheduler:DeleteSchedule',
+              'scheduler:GetSchedule',
+            ],
+            Resource: groupSchedules,
+          },
+          {
+            Effect: 'Allow',
+            Action: 'iam:PassRole',
+            Resource: arnOf(schedulerRole),
+            Condition: passedToScheduler,
+          },
+        ],
+      }),
+    });
+  });
+
+  it('grantManageSchedules puts ListSchedules, which takes no ARN, alone in a managed policy', () => {
+    // Act
+    const template = granted((executor, role) => executor.grantManageSchedules(role));
+
+    // Assert
+    const producer = idOf(template, 'AWS::IAM::Role', {
+      AssumeRolePolicyDocument: Match.objectLike({
+        Statement: [Match.objectLike({ Principal: { Service: 'ecs-tasks.amazonaws.com' } })],
+      }),
+    });
+    template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
+      Roles: [{ Ref: producer }],
+      PolicyDocument: Match.objectEquals({
+        Version: '2012-10-17',
+        Statement: [{ Effect: 'Allow', Action: 'scheduler:ListSchedules', Resource: '*' }],
+      }),
+    });
+  });
+
+  it('acknowledges the schedule wildcards on the grantee’s policies, each with its reason', () => {
+    // Arrange
+    const { app, stack, executor, role } = grantsStack();
+    const awsSolutions = new AwsSolutionsChecks(app);
+
+    // Act
+    executor.grantEnqueue(role);
+    executor.grantManageSchedules(role);
+    executor.grantRead(role);
+    const findings = awsSolutions
+      .validateScope(stack)
+      .violations.flatMap((v) =>
+        v.violatingResources.map((r) => `${v.ruleName} @ ${r.constructPath}`),
+      )
+      .filter((finding) => finding.includes('/Producer/'));
+
+    // Assert
+    expect(findings).toEqual([]);
+    const onProducer = executor.nagAcknowledgements.filter((a) =>
+      a.path.startsWith('Grants/Producer'),
+    );
+    expect(onProducer.map(({ id, path }) => `${id} @ ${path}`)).toEqual([
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Grants/*] @ Grants/Producer',
+      expect.stringMatching(
+        /^AwsSolutions-IAM5\[Resource::\*\] @ Grants\/Producer\/\w+ListSchedules\/Resource$/,
+      ),
+    ]);
+    for (const { reason } of onProducer) expect(reason.length).toBeGreaterThan(60);
   });
 });
 
@@ -90,6 +193,20 @@ describe('TaskExecutor metrics', () => {
     const metric = executor[method]();
 
     expect(metric).toMatchObject({ namespace, metricName, statistic });
+  });
+
+  it('metricDeadTasks reads the EMF TasksDead count of this executor (Sum)', () => {
+    expect(executor.metricDeadTasks()).toMatchObject({
+      namespace: 'Tasklane',
+      metricName: 'TasksDead',
+      dimensions: { service: 'tasklane-Metrics' },
+      statistic: 'Sum',
+    });
+  });
+
+  it('metricTasks reads timings at p99 and counts as sums', () => {
+    expect(executor.metricTasks('QueueLatency').statistic).toBe('p99');
+    expect(executor.metricTasks('TasksStarted').statistic).toBe('Sum');
   });
 
   it('passes metric options through', () => {

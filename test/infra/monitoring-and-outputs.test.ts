@@ -1,5 +1,5 @@
 import { App, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { describe, expect, it } from 'vitest';
@@ -44,6 +44,30 @@ describe('TaskExecutor alarms and dashboard', () => {
     });
   });
 
+  it('alarms when any task is declared DEAD, from the EMF metric of the worker and sweeper', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'tasklane-TasklaneExample-DeadTasks',
+      Namespace: 'Tasklane',
+      MetricName: 'TasksDead',
+      Dimensions: [{ Name: 'service', Value: 'tasklane-TasklaneExample' }],
+      Statistic: 'Sum',
+      Period: 60,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      // No EMF is published while nothing happens.
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('publishes metrics under the service name the alarm reads', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'the Tasklane worker of TasklaneExample',
+      Environment: {
+        Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'tasklane-TasklaneExample' }),
+      },
+    });
+  });
+
   it('has no alarm actions unless given', () => {
     for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) {
       expect(alarm.Properties.AlarmActions).toBeUndefined();
@@ -64,17 +88,37 @@ describe('TaskExecutor alarms and dashboard', () => {
 
     // Assert
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(6);
+    expect(alarms).toHaveLength(7);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([{ Ref: expect.any(String) }]);
       expect(alarm.Properties.OKActions).toEqual(alarm.Properties.AlarmActions);
     }
   });
 
-  it('draws a dashboard', () => {
-    template.hasResourceProperties('AWS::CloudWatch::Dashboard', {
-      DashboardName: 'tasklane-TasklaneExample',
-    });
+  it('draws a dashboard with the task outcomes, timings and the DEAD alarm', () => {
+    // Arrange
+    const [dashboard] = Object.values(
+      template.findResources('AWS::CloudWatch::Dashboard', {
+        Properties: { DashboardName: 'tasklane-TasklaneExample' },
+      }),
+    );
+
+    // Act: the body is a JSON document joined with references.
+    const body = JSON.stringify(dashboard?.Properties.DashboardBody);
+
+    // Assert
+    for (const name of [
+      'TasksStarted',
+      'TasksSucceeded',
+      'TasksFailed',
+      'TasksRetried',
+      'TasksDead',
+      'TaskDuration',
+      'QueueLatency',
+      'tasklane-TasklaneExample-DeadTasks',
+    ]) {
+      expect(body).toContain(name);
+    }
   });
 });
 
@@ -94,6 +138,13 @@ describe('TaskExecutor outputs', () => {
 
     template.hasOutput('ExecutorScheduleGroupName', { Value: 'TasklaneExample' });
     template.hasOutput('ExecutorSchedulerRoleArn', { Value: arnOf(role) });
+  });
+
+  it.each([
+    ['ExecutorWorkQueueArn', { QueueName: 'TasklaneExample-work.fifo' }],
+    ['ExecutorScheduleDeadLetterQueueArn', { QueueName: 'TasklaneExample-schedule-dlq' }],
+  ])('outputs %s, so a TaskClient can schedule from the outputs alone', (key, properties) => {
+    template.hasOutput(key, { Value: arnOf(idOf(template, 'AWS::SQS::Queue', properties)) });
   });
 
   it('outputs the worker function name', () => {

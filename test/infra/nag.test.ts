@@ -50,6 +50,13 @@ describe('cdk-nag over the example stack', () => {
     }
     const keys = acknowledgements.map(({ id, path }) => `${id} @ ${path}`);
     expect(new Set(keys).size).toBe(keys.length);
+    // No VPC, key or alarm actions: 14 NIST ones (7 of them the alarms' actions), and the
+    // sweeper's schedule-group wildcard (AwsSolutions-IAM5).
+    const perPack = (prefix: string) => acknowledgements.filter((a) => a.id.startsWith(prefix));
+    expect(perPack('NIST.800.53.R5-')).toHaveLength(14);
+    expect(perPack('AwsSolutions-').map((a) => a.path)).toEqual([
+      'TasklaneExample/Executor/Sweeper/Policy/Resource',
+    ]);
   });
 
   it('with every optional prop set, stays clean with fewer acknowledgements', () => {
@@ -77,6 +84,8 @@ describe('cdk-nag over the example stack', () => {
     expect(executor.nagAcknowledgements.map((a) => a.id).sort()).toEqual([
       'AwsSolutions-IAM5[Resource::*]',
       'AwsSolutions-IAM5[Resource::*]',
+      // The sweeper recreates overdue delayed tasks' schedules in the group.
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Full/*]',
       'NIST.800.53.R5-DynamoDBInBackupPlan',
       'NIST.800.53.R5-LambdaDLQ',
     ]);

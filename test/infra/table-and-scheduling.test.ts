@@ -73,10 +73,20 @@ describe('TaskExecutor scheduling', () => {
         ],
       },
     });
-    const policies = template.findResources('AWS::IAM::ManagedPolicy', {
-      Properties: { Roles: [{ Ref: role }] },
+    // Every policy of any kind that names the role: exactly one, with one statement.
+    const policies = ['AWS::IAM::ManagedPolicy', 'AWS::IAM::Policy'].flatMap((type) =>
+      Object.values(
+        template.findResources(type, {
+          Properties: { Roles: Match.arrayWith([{ Ref: role }]) },
+        }),
+      ),
+    );
+    template.hasResourceProperties('AWS::IAM::Role', {
+      Description: 'Delivers scheduled tasks',
+      ManagedPolicyArns: Match.absent(),
+      Policies: Match.absent(),
     });
-    expect(Object.values(policies).map((p) => p.Properties.PolicyDocument)).toEqual([
+    expect(policies.map((p) => p.Properties.PolicyDocument)).toEqual([
       {
         Version: '2012-10-17',
         Statement: [

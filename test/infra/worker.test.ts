@@ -1,6 +1,6 @@
-import { Match } from 'aws-cdk-lib/assertions';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { arnOf, exampleTemplate, idOf } from '../helpers/infra.js';
+import { arnOf, exampleStack, exampleTemplate, idOf } from '../helpers/infra.js';
 
 describe('TaskExecutor worker', () => {
   const template = exampleTemplate();
@@ -22,6 +22,8 @@ describe('TaskExecutor worker', () => {
         Variables: Match.objectLike({
           TASKLANE_TABLE_NAME: { Ref: table },
           TASKLANE_QUEUE_URL: { Ref: queue },
+          // Known up front: the visibility controller needs no GetQueueUrl call.
+          TASKLANE_QUEUE_ARN: arnOf(queue),
         }),
       },
       ReservedConcurrentExecutions: Match.absent(),
@@ -89,7 +91,8 @@ describe('TaskExecutor worker', () => {
           },
           {
             Effect: 'Allow',
-            Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+            // PutItem: a recurring schedule's firing creates its task record.
+            Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
             Resource: arnOf(table),
           },
           {
@@ -106,6 +109,10 @@ describe('TaskExecutor worker', () => {
         ],
       }),
     });
+  });
+
+  it('synthesizes without warnings (externalizing @aws-sdk on NODEJS_LATEST is acknowledged)', () => {
+    Annotations.fromStack(exampleStack()).hasNoWarning('*', Match.anyValue());
   });
 
   it('uses no inline policies and no AWS managed policies', () => {

@@ -1,6 +1,6 @@
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import {
   IdempotencyConflictError,

@@ -5,7 +5,7 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { ScheduleFailedError } from '../../src/errors.js';
 import { delayedScheduleName } from '../../src/scheduler/names.js';

@@ -4,7 +4,7 @@
  * tasks is the bundled asset from cdk.out, not the TypeScript source. What we ship is what
  * we test. Takes about a minute: synth (esbuild), bootstrap and deploy are real CLI runs.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-lambda';
 import { GetScheduleGroupCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { flakyCharge, poison, resizeImage, sendEmail } from '../../examples/tasks.js';
 import { functionAssets } from '../../infra/function-assets.js';
 import { deployToEmulator, type LocalDeployment } from '../../scripts/local-deploy/deploy.js';
@@ -79,8 +79,12 @@ describe('cdk deploy into the emulator', () => {
     const location = locationFromStackOutputs(Stacks[0]?.Outputs ?? []);
     expect(location).toMatchObject({
       tableName: 'TasklaneExample-tasks',
-      scheduleGroupName: 'TasklaneExample',
+      scheduleGroup: 'TasklaneExample',
       schedulerRoleArn: expect.stringMatching(/^arn:aws:iam::\d{12}:role\//),
+      queueArn: expect.stringMatching(/^arn:aws:sqs:us-east-1:\d{12}:TasklaneExample-work\.fifo$/),
+      scheduleDeadLetterArn: expect.stringMatching(
+        /^arn:aws:sqs:us-east-1:\d{12}:TasklaneExample-schedule-dlq$/,
+      ),
     });
     expect(onEmulator(location.queueUrl, endpoint)).toBe(deployment.executor.queueUrl);
     expect(deployment.executor.queueUrl).toMatch(
@@ -138,7 +142,7 @@ describe('cdk deploy into the emulator', () => {
     const scheduler = new SchedulerClient({ region });
 
     const group = await scheduler.send(
-      new GetScheduleGroupCommand({ Name: deployment.executor.scheduleGroupName }),
+      new GetScheduleGroupCommand({ Name: deployment.executor.scheduleGroup }),
     );
     scheduler.destroy();
 
@@ -168,12 +172,34 @@ describe('tasks through the deployed executor', () => {
     }
   });
 
-  /** The deployed worker's bundle from cdk.out, with the deployed function's environment. */
-  async function bundledWorker(): Promise<SqsLambdaHandler> {
+  function workerAsset() {
     const asset = functionAssets(deployment.outdir, STACK).find((a) =>
       a.constructPath.endsWith('/Executor/Worker/Function'),
     );
     if (asset === undefined) throw new Error(`no worker asset in ${deployment.outdir}`);
+    return asset;
+  }
+
+  /**
+   * Plays the Lambda runtime's part for the bundle's external imports. The bundle leaves
+   * `@aws-sdk/*` out (Lambda ships it, found through NODE_PATH), but in plain Node an ES
+   * module resolves bare imports only from node_modules folders above its own file, and
+   * NODE_PATH does not apply to ES modules. The bundle sits in a temporary cdk.out, so
+   * `<cdk.out>/node_modules/@aws-sdk` becomes a link to this repository's: the SDK the tests
+   * pin, not the runtime's (see docs/adr/0006-worker-bundle.md). Only `@aws-sdk` is linked,
+   * so anything else the bundle failed to include still fails to load here.
+   */
+  function provideRuntimeSdk(): void {
+    const scope = path.join(deployment.outdir, 'node_modules');
+    mkdirSync(scope, { recursive: true });
+    const sdk = path.resolve(import.meta.dirname, '../../node_modules/@aws-sdk');
+    symlinkSync(sdk, path.join(scope, '@aws-sdk'), 'dir');
+  }
+
+  /** The deployed worker's bundle from cdk.out, with the deployed function's environment. */
+  async function bundledWorker(): Promise<SqsLambdaHandler> {
+    const asset = workerAsset();
+    provideRuntimeSdk();
     const config = await lambda.send(
       new GetFunctionConfigurationCommand({ FunctionName: deployment.executor.workerFunctionName }),
     );
@@ -182,6 +208,7 @@ describe('tasks through the deployed executor', () => {
       // moto reports the queue on AWS's host; the bundle's SQS client must stay local.
       [EnvVars.QUEUE_URL]: deployment.executor.queueUrl,
       POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'false',
     };
     for (const [key, value] of Object.entries(environment)) {
       saved[key] = process.env[key];
@@ -193,6 +220,34 @@ describe('tasks through the deployed executor', () => {
     return module.handler;
   }
 
+  it('ships a worker bundle under 250 KB that needs only the runtime’s @aws-sdk/*', () => {
+    const asset = workerAsset();
+
+    expect(asset.bytes).toBeLessThanOrEqual(250_000);
+    expect(asset.externals.length).toBeGreaterThan(0);
+    for (const external of asset.externals) expect(external).toMatch(/^@aws-sdk\//);
+  });
+
+  /** Captures the EMF documents written to stdout (Powertools writes them there) until stopped. */
+  function captureEmf(): { documents: Record<string, unknown>[]; stop(): void } {
+    const documents: Record<string, unknown>[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk, ...rest) => {
+      const text = String(chunk);
+      if (!text.startsWith('{"_aws"')) return write(chunk, ...(rest as []));
+      for (const line of text.split('\n')) if (line !== '') documents.push(JSON.parse(line));
+      return true;
+    });
+    return { documents, stop: () => spy.mockRestore() };
+  }
+
+  /** The sum of one metric over EMF documents (a value or an array of values each). */
+  function total(documents: Record<string, unknown>[], name: string): number {
+    return documents
+      .flatMap((d) => (d[name] === undefined ? [] : [d[name]].flat()))
+      .reduce((sum: number, v) => sum + Number(v), 0);
+  }
+
   it('runs example tasks to their terminal states with the bundled worker', async () => {
     // Arrange
     const client = new TaskClient({
@@ -201,6 +256,7 @@ describe('tasks through the deployed executor', () => {
       logger: silentLogger,
     });
     const handler = await bundledWorker();
+    const emf = captureEmf();
     const stop = new AbortController();
     const poller = runEventSourceMapping({
       sqs,
@@ -223,6 +279,7 @@ describe('tasks through the deployed executor', () => {
     );
     stop.abort();
     await poller;
+    emf.stop();
 
     // Assert
     expect(records.map((r) => [r.type, r.status, r.attempt])).toEqual([
@@ -233,5 +290,21 @@ describe('tasks through the deployed executor', () => {
     ]);
     expect(records[3]?.deadReason).toContain('poison pill: deploy test');
     expect(deploySeconds).toBeGreaterThan(0);
+    // The bundle's metrics, as CloudWatch would read them from the function's log.
+    const service = emf.documents.map((d) => d.service);
+    expect(new Set(service)).toEqual(new Set(['tasklane-TasklaneExample']));
+    expect(
+      Object.fromEntries(
+        ['TasksStarted', 'TasksSucceeded', 'TasksFailed', 'TasksRetried', 'TasksDead'].map(
+          (name) => [name, total(emf.documents, name)],
+        ),
+      ),
+    ).toEqual({
+      TasksStarted: 5,
+      TasksSucceeded: 3,
+      TasksFailed: 2,
+      TasksRetried: 1,
+      TasksDead: 1,
+    });
   }, 60_000);
 });

@@ -4,9 +4,10 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { LeaseLostError } from '../../src/errors.js';
+import { noopMetrics, type TaskMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/worker/task-definition.js';
 import {
@@ -22,12 +23,13 @@ beforeEach(async () => {
   executor = await setupExecutor();
 });
 
-function sweeper(clock: () => number = Date.now) {
+function sweeper(clock: () => number = Date.now, metrics: TaskMetrics = noopMetrics) {
   return createSweeper({
     tableName: executor.tableName,
     queueUrl: executor.queueUrl,
     ...executor.clients,
     logger: silentLogger,
+    metrics,
     pendingAgeMs: 0,
     clock,
   });
@@ -120,10 +122,14 @@ describe('sweep', () => {
     if (seen === undefined) throw new Error('expected the record');
     await client.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
     await new Promise((r) => setTimeout(r, 5));
+    const counted: [string, number | undefined][] = [];
+    const metrics = { ...noopMetrics, count: (o: string, n?: number) => counted.push([o, n]) };
 
-    const report = await sweeper().run();
+    const report = await sweeper(Date.now, metrics).run();
 
     expect(report).toMatchObject({ killed: 1, requeued: 0 });
+    // The DEAD alarm counts the sweeper's kills as well as the worker's.
+    expect(counted).toEqual([['dead', 1]]);
     const record = await client.get(id);
     expect(record?.status).toBe(TaskStatus.DEAD);
     expect(record?.deadReason).toBe('lease expired on the final attempt');
@@ -178,6 +184,7 @@ describe('sweep of delayed tasks', () => {
       scheduleDeadLetterArn: executor.scheduler.scheduleDeadLetterArn,
       ...executor.clients,
       logger: silentLogger,
+      metrics: noopMetrics,
     }).run();
     await executor.deliver(executor.worker([noop]), await executor.receive());
 

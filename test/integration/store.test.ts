@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { prepareTask } from '../../src/client/prepare.js';
 import { AuditEvent, Defaults, TaskStatus } from '../../src/constants.js';
 import {

@@ -1,8 +1,9 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { PermanentError } from '../../src/errors.js';
 import { runEventSourceMapping } from '../../src/local/event-source-mapping.js';
+import type { TaskMetrics, TaskOutcome } from '../../src/observability/metrics.js';
 import { defineTask } from '../../src/worker/task-definition.js';
 import {
   eventually,
@@ -179,6 +180,76 @@ describe('worker retries', () => {
     expect(record.status).toBe(TaskStatus.DEAD);
     expect(record.lastError?.name).toBe('TaskTimeoutError');
     expect(aborted).toBe(true);
+  });
+});
+
+describe('worker metrics', () => {
+  /** A TaskMetrics that keeps everything it is given. */
+  function recordingMetrics() {
+    const counts: Partial<Record<TaskOutcome, number>> = {};
+    const recorded = { counts, durations: [] as number[], latencies: [] as number[], flushes: 0 };
+    const metrics: TaskMetrics = {
+      count: (outcome, n = 1) => {
+        counts[outcome] = (counts[outcome] ?? 0) + n;
+      },
+      duration: (ms) => recorded.durations.push(ms),
+      queueLatency: (ms) => recorded.latencies.push(ms),
+      flush: () => {
+        recorded.flushes += 1;
+      },
+    };
+    return { metrics, recorded };
+  }
+
+  it('counts each outcome once, times every run, and flushes once per invocation', async () => {
+    // Arrange: one task succeeds, one fails once then succeeds, one fails for good.
+    const ok = defineTask('metrics-ok', { schema: z.object({}), handler: async () => 'done' });
+    const flaky = defineTask('metrics-flaky', {
+      schema: z.object({}),
+      retry: { maxAttempts: 3, baseDelayMs: 10 },
+      handler: async (_p, ctx) => {
+        if (ctx.attempt === 1) throw new Error('once');
+      },
+    });
+    const refuse = defineTask('metrics-refuse', {
+      schema: z.object({}),
+      handler: async () => {
+        throw new PermanentError('no');
+      },
+    });
+    const { metrics, recorded } = recordingMetrics();
+    const handler = executor.worker([ok, flaky, refuse], { metrics }).lambdaHandler;
+    let invocations = 0;
+    const client = executor.client();
+    const ids = await Promise.all([
+      client.enqueue(ok, {}),
+      client.enqueue(flaky, {}),
+      client.enqueue(refuse, {}),
+    ]);
+
+    // Act
+    startLambda(async (event, context) => {
+      invocations += 1;
+      return handler(event, context);
+    });
+    const records = await Promise.all(ids.map(({ id }) => client.wait(id, { timeoutMs: 30_000 })));
+    await stopPolling?.();
+    stopPolling = undefined;
+
+    // Assert
+    expect(records.map((r) => r.status)).toEqual([
+      TaskStatus.SUCCEEDED,
+      TaskStatus.SUCCEEDED,
+      TaskStatus.DEAD,
+    ]);
+    expect(recorded.counts).toEqual({ started: 4, succeeded: 2, failed: 2, retried: 1, dead: 1 });
+    expect(recorded.durations).toHaveLength(4);
+    // First receives only: the retried message's second receive is not a queue wait.
+    expect(recorded.latencies).toHaveLength(3);
+    for (const ms of [...recorded.durations, ...recorded.latencies]) {
+      expect(ms).toBeGreaterThanOrEqual(0);
+    }
+    expect(recorded.flushes).toBe(invocations);
   });
 });
 

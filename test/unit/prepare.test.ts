@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type EnqueueOptions, prepareTask } from '../../src/client/prepare.js';
 import { PayloadTooLargeError, ValidationError } from '../../src/errors.js';
 import { canonicalJson } from '../../src/store/record.js';

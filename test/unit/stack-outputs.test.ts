@@ -1,22 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { locationFromStackOutputs } from '../../src/config.js';
+import { locationFromStackOutputs, resolveSchedulerLocation } from '../../src/config.js';
 import { ConfigurationError } from '../../src/errors.js';
 
 const outputs = {
   ExecutorTableName: 'shop-tasks',
   ExecutorWorkQueueUrl: 'http://localhost:4566/000000000000/shop-work.fifo',
+  ExecutorWorkQueueArn: 'arn:aws:sqs:us-east-1:000000000000:shop-work.fifo',
   ExecutorDeadLetterQueueUrl: 'http://localhost:4566/000000000000/shop-dlq.fifo',
   ExecutorScheduleGroupName: 'shop',
   ExecutorSchedulerRoleArn: 'arn:aws:iam::000000000000:role/shop-scheduler',
+  ExecutorScheduleDeadLetterQueueArn: 'arn:aws:sqs:us-east-1:000000000000:shop-schedule-dlq',
   ExecutorWorkerFunctionName: 'Shop-ExecutorWorker-abc',
 };
 
 const expected = {
   tableName: 'shop-tasks',
   queueUrl: 'http://localhost:4566/000000000000/shop-work.fifo',
+  queueArn: 'arn:aws:sqs:us-east-1:000000000000:shop-work.fifo',
   deadLetterQueueUrl: 'http://localhost:4566/000000000000/shop-dlq.fifo',
-  scheduleGroupName: 'shop',
+  scheduleGroup: 'shop',
   schedulerRoleArn: 'arn:aws:iam::000000000000:role/shop-scheduler',
+  scheduleDeadLetterArn: 'arn:aws:sqs:us-east-1:000000000000:shop-schedule-dlq',
   workerFunctionName: 'Shop-ExecutorWorker-abc',
 };
 
@@ -60,6 +64,22 @@ describe('locationFromStackOutputs', () => {
     expect(reports.queueUrl).toBe(`${expected.queueUrl}-2`);
   });
 
+  it('configures scheduling as it is: every scheduler setting comes from the outputs', () => {
+    // Arrange
+    const location = locationFromStackOutputs(outputs);
+
+    // Act: an empty environment, so nothing can come from TASKLANE_* variables.
+    const scheduling = resolveSchedulerLocation(location, {});
+
+    // Assert
+    expect(scheduling).toEqual({
+      groupName: 'shop',
+      roleArn: expected.schedulerRoleArn,
+      deadLetterArn: expected.scheduleDeadLetterArn,
+      queueArn: expected.queueArn,
+    });
+  });
+
   it('strips characters that CloudFormation output keys cannot hold from the construct id', () => {
     expect(locationFromStackOutputs(outputs, 'Exec-utor').tableName).toBe('shop-tasks');
   });
@@ -72,7 +92,7 @@ describe('locationFromStackOutputs', () => {
     // Assert
     expect(read).toThrow(ConfigurationError);
     expect(read).toThrow(
-      /no output ending in DeadLetterQueueUrl; no output ending in ScheduleGroupName; no output ending in SchedulerRoleArn; no output ending in WorkerFunctionName/,
+      /no output ending in WorkQueueArn; no output ending in DeadLetterQueueUrl; no output ending in ScheduleGroupName; no output ending in SchedulerRoleArn; no output ending in ScheduleDeadLetterQueueArn; no output ending in WorkerFunctionName/,
     );
   });
 

@@ -1,0 +1,123 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
+/** CloudWatch namespace of Tasklane's metrics. */
+export const METRICS_NAMESPACE = 'Tasklane';
+
+/**
+ * What happened to a task, counted once each time it happens:
+ * - `started`: an attempt was claimed (the task is RUNNING under this worker's lease).
+ * - `succeeded`: an attempt's success was written.
+ * - `failed`: a handler threw or timed out; every failed attempt, retried or not.
+ * - `retried`: a failed attempt's retry was written (another attempt follows).
+ * - `dead`: the task was declared DEAD (attempts used up, a permanent error, an unknown type,
+ *   an invalid payload, or a lease that expired on the final attempt).
+ */
+export const TaskOutcome = {
+  STARTED: 'started',
+  SUCCEEDED: 'succeeded',
+  FAILED: 'failed',
+  RETRIED: 'retried',
+  DEAD: 'dead',
+} as const;
+
+/** One of {@link TaskOutcome}. */
+export type TaskOutcome = (typeof TaskOutcome)[keyof typeof TaskOutcome];
+
+/**
+ * The metric names in the `Tasklane` namespace, with the dimension `service` (the function's
+ * `POWERTOOLS_SERVICE_NAME`, `tasklane-<executor>` in the CDK construct).
+ */
+export const MetricName = {
+  STARTED: 'TasksStarted',
+  SUCCEEDED: 'TasksSucceeded',
+  FAILED: 'TasksFailed',
+  RETRIED: 'TasksRetried',
+  DEAD: 'TasksDead',
+  /** A handler run, in milliseconds. */
+  DURATION: 'TaskDuration',
+  /** From a message's SentTimestamp to its first pickup, in milliseconds. */
+  QUEUE_LATENCY: 'QueueLatency',
+} as const;
+
+/** One of {@link MetricName}. */
+export type MetricName = (typeof MetricName)[keyof typeof MetricName];
+
+const OUTCOME_METRIC: Readonly<Record<TaskOutcome, MetricName>> = {
+  started: MetricName.STARTED,
+  succeeded: MetricName.SUCCEEDED,
+  failed: MetricName.FAILED,
+  retried: MetricName.RETRIED,
+  dead: MetricName.DEAD,
+};
+
+/**
+ * What the worker (and the sweeper, for the tasks it declares DEAD) reports. Values are
+ * buffered and published by {@link flush}, once per batch.
+ */
+export interface TaskMetrics {
+  /** Counts `count` (default 1) occurrences of an outcome. */
+  count(outcome: TaskOutcome, count?: number): void;
+  /** A handler run's duration, in milliseconds. */
+  duration(ms: number): void;
+  /**
+   * How long a message waited before a worker first took it up: receipt minus the message's
+   * SentTimestamp, in milliseconds. Only first receives are measured; a redelivery's age
+   * would count the earlier attempts and the retry delay, not the wait for a worker.
+   */
+  queueLatency(ms: number): void;
+  /** Publishes what was recorded since the last flush; nothing when nothing was. */
+  flush(): void;
+}
+
+/** Metrics that go nowhere: for tests and for embedding where another channel reports. */
+export const noopMetrics: TaskMetrics = {
+  count: () => undefined,
+  duration: () => undefined,
+  queueLatency: () => undefined,
+  flush: () => undefined,
+};
+
+/** Options of {@link powertoolsMetrics}. */
+export interface PowertoolsMetricsOptions {
+  /** @default 'Tasklane' */
+  readonly namespace?: string;
+  /** The `service` dimension. @default POWERTOOLS_SERVICE_NAME, else 'tasklane' */
+  readonly serviceName?: string;
+  /** The Powertools instance to publish through. @default a new one from the options */
+  readonly metrics?: Metrics;
+}
+
+/**
+ * The default {@link TaskMetrics}: Powertools for AWS Lambda Metrics, which writes one
+ * CloudWatch Embedded Metric Format (EMF) document per flush to stdout. In Lambda, CloudWatch
+ * Logs turns it into metrics; no API call is made. `POWERTOOLS_METRICS_DISABLED=true` (or
+ * `POWERTOOLS_DEV`) turns the output off.
+ */
+export function powertoolsMetrics(options: PowertoolsMetricsOptions = {}): TaskMetrics {
+  const metrics =
+    options.metrics ??
+    new Metrics({
+      namespace: options.namespace ?? METRICS_NAMESPACE,
+      serviceName: options.serviceName ?? process.env.POWERTOOLS_SERVICE_NAME ?? 'tasklane',
+    });
+  // Powertools warns on an empty flush; a batch of duplicates records nothing.
+  let pending = false;
+  const add = (
+    name: MetricName,
+    unit: (typeof MetricUnit)[keyof typeof MetricUnit],
+    value: number,
+  ) => {
+    metrics.addMetric(name, unit, value);
+    pending = true;
+  };
+  return {
+    count: (outcome, count = 1) => add(OUTCOME_METRIC[outcome], MetricUnit.Count, count),
+    duration: (ms) => add(MetricName.DURATION, MetricUnit.Milliseconds, ms),
+    queueLatency: (ms) => add(MetricName.QUEUE_LATENCY, MetricUnit.Milliseconds, ms),
+    flush: () => {
+      if (!pending) return;
+      pending = false;
+      metrics.publishStoredMetrics();
+    },
+  };
+}

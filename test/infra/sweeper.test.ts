@@ -1,0 +1,83 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, it } from 'vitest';
+import { arnOf, exampleTemplate, idOf } from '../helpers/infra.js';
+
+describe('TaskExecutor sweeper', () => {
+  const template = exampleTemplate();
+  const ids = () => ({
+    table: idOf(template, 'AWS::DynamoDB::Table', { TableName: 'TasklaneExample-tasks' }),
+    queue: idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-work.fifo' }),
+    scheduleDlq: idOf(template, 'AWS::SQS::Queue', {
+      QueueName: 'TasklaneExample-schedule-dlq',
+    }),
+    schedulerRole: idOf(template, 'AWS::IAM::Role', { Description: 'Delivers scheduled tasks' }),
+    logs: idOf(template, 'AWS::Logs::LogGroup', {
+      LogGroupName: '/tasklane/TasklaneExample/sweeper',
+    }),
+  });
+
+  it('finds the table, the queue and the scheduling settings in its environment', () => {
+    // Arrange
+    const { table, queue, scheduleDlq, schedulerRole } = ids();
+
+    // Assert
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'the Tasklane sweeper of TasklaneExample',
+      Environment: {
+        Variables: Match.objectLike({
+          TASKLANE_TABLE_NAME: { Ref: table },
+          TASKLANE_QUEUE_URL: { Ref: queue },
+          TASKLANE_QUEUE_ARN: arnOf(queue),
+          TASKLANE_SCHEDULE_GROUP: 'TasklaneExample',
+          TASKLANE_SCHEDULER_ROLE_ARN: arnOf(schedulerRole),
+          TASKLANE_SCHEDULE_DLQ_ARN: arnOf(scheduleDlq),
+        }),
+      },
+    });
+  });
+
+  it('may do exactly what a sweep calls, through its own managed policy', () => {
+    // Arrange
+    const { table, queue, scheduleDlq, schedulerRole, logs } = ids();
+
+    // Assert: no GetItem, DeleteItem or Scan; Query only on the status index.
+    template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
+      Description: 'What the Tasklane sweeper of TasklaneExample may do',
+      PolicyDocument: Match.objectEquals({
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Effect: 'Allow',
+            Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            Resource: arnOf(logs),
+          },
+          // Its own Lambda DLQ, for failed runs.
+          { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf(scheduleDlq) },
+          {
+            Effect: 'Allow',
+            Action: 'dynamodb:Query',
+            Resource: { 'Fn::Join': ['', [arnOf(table), '/index/byStatus']] },
+          },
+          { Effect: 'Allow', Action: 'dynamodb:UpdateItem', Resource: arnOf(table) },
+          { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf(queue) },
+          {
+            Effect: 'Allow',
+            Action: 'scheduler:CreateSchedule',
+            Resource: {
+              'Fn::Join': [
+                '',
+                Match.arrayWith([Match.stringLikeRegexp(':schedule/TasklaneExample/\\*$')]),
+              ],
+            },
+          },
+          {
+            Effect: 'Allow',
+            Action: 'iam:PassRole',
+            Resource: arnOf(schedulerRole),
+            Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+          },
+        ],
+      }),
+    });
+  });
+});

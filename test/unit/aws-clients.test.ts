@@ -1,0 +1,67 @@
+import { SendMessageCommand, SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { awsClientConfig, sqsClientConfig } from '../../src/aws-clients.js';
+
+/** Where an SQS client built with `config` sends a request for a queue URL on AWS's host. */
+async function requestHost(config: SQSClientConfig): Promise<string> {
+  const hosts: string[] = [];
+  const client = new SQSClient({
+    ...config,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    maxAttempts: 1,
+    // Records the request instead of sending it: no network.
+    requestHandler: {
+      handle: async (request: { protocol: string; hostname: string; port?: number }) => {
+        hosts.push(
+          `${request.protocol}//${request.hostname}${request.port ? `:${request.port}` : ''}`,
+        );
+        throw new Error('not sent');
+      },
+    },
+  });
+  await client
+    .send(
+      new SendMessageCommand({
+        QueueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/jobs.fifo',
+        MessageBody: '{}',
+      }),
+    )
+    .catch(() => undefined);
+  client.destroy();
+  return hosts[0] ?? '';
+}
+
+describe('sqsClientConfig', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.restoreAllMocks();
+  });
+
+  it('turns off useQueueUrlAsEndpoint and keeps the shared retry settings', () => {
+    expect(sqsClientConfig()).toEqual({ ...awsClientConfig(), useQueueUrlAsEndpoint: false });
+  });
+
+  it("keeps requests on the configured endpoint when a queue URL names AWS's host", async () => {
+    // Arrange: an emulator endpoint, and a queue URL as moto or LocalStack report it.
+    vi.stubEnv('AWS_ENDPOINT_URL', 'http://localhost:4566');
+
+    // Act
+    const host = await requestHost(sqsClientConfig());
+
+    // Assert
+    expect(host).toBe('http://localhost:4566');
+  });
+
+  it("(control) without it, the SDK follows the queue URL to AWS's host", async () => {
+    // Arrange
+    vi.stubEnv('AWS_ENDPOINT_URL', 'http://localhost:4566');
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+
+    // Act
+    const host = await requestHost({});
+
+    // Assert
+    expect(host).toBe('https://sqs.us-east-1.amazonaws.com');
+  });
+});

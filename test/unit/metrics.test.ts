@@ -1,0 +1,156 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  MetricName,
+  noopMetrics,
+  powertoolsMetrics,
+  TaskOutcome,
+} from '../../src/observability/metrics.js';
+
+/** The EMF documents and warnings written while `act` runs (stdout and stderr captured). */
+function captureOutput(act: () => void): { emf: Record<string, unknown>[]; stderr: string } {
+  const lines: string[] = [];
+  let stderr = '';
+  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    lines.push(String(chunk));
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    stderr += String(chunk);
+    return true;
+  });
+  try {
+    act();
+  } finally {
+    stdout.mockRestore();
+    err.mockRestore();
+  }
+  const emf = lines
+    .join('')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { emf, stderr };
+}
+
+describe('powertoolsMetrics', () => {
+  beforeEach(() => {
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
+    vi.stubEnv('POWERTOOLS_DEV', 'false');
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it('publishes one EMF document per flush: namespace Tasklane, dimension service', () => {
+    // Arrange
+    const metrics = powertoolsMetrics({ serviceName: 'tasklane-orders' });
+
+    // Act
+    const { emf } = captureOutput(() => {
+      metrics.count(TaskOutcome.STARTED);
+      metrics.count(TaskOutcome.STARTED);
+      metrics.count(TaskOutcome.SUCCEEDED);
+      metrics.count(TaskOutcome.FAILED);
+      metrics.count(TaskOutcome.RETRIED);
+      metrics.count(TaskOutcome.DEAD, 3);
+      metrics.duration(120);
+      metrics.duration(30);
+      metrics.queueLatency(2500);
+      metrics.flush();
+    });
+
+    // Assert
+    expect(emf).toHaveLength(1);
+    const [document] = emf;
+    expect(document).toMatchObject({
+      service: 'tasklane-orders',
+      [MetricName.STARTED]: [1, 1],
+      [MetricName.SUCCEEDED]: 1,
+      [MetricName.FAILED]: 1,
+      [MetricName.RETRIED]: 1,
+      [MetricName.DEAD]: 3,
+      [MetricName.DURATION]: [120, 30],
+      [MetricName.QUEUE_LATENCY]: 2500,
+    });
+    const aws = document?._aws as { CloudWatchMetrics: unknown[] } | undefined;
+    const directive = aws?.CloudWatchMetrics[0];
+    expect(directive).toMatchObject({ Namespace: 'Tasklane', Dimensions: [['service']] });
+    expect((directive as { Metrics: unknown[] }).Metrics).toEqual(
+      expect.arrayContaining([
+        { Name: MetricName.DEAD, Unit: 'Count' },
+        { Name: MetricName.DURATION, Unit: 'Milliseconds' },
+        { Name: MetricName.QUEUE_LATENCY, Unit: 'Milliseconds' },
+      ]),
+    );
+  });
+
+  it('starts afresh after a flush, so a batch publishes only its own values', () => {
+    // Arrange
+    const metrics = powertoolsMetrics({ serviceName: 'svc' });
+
+    // Act
+    const { emf } = captureOutput(() => {
+      metrics.count(TaskOutcome.SUCCEEDED);
+      metrics.flush();
+      metrics.count(TaskOutcome.DEAD);
+      metrics.flush();
+    });
+
+    // Assert
+    expect(emf).toHaveLength(2);
+    expect(emf[1]).toHaveProperty(MetricName.DEAD, 1);
+    expect(emf[1]).not.toHaveProperty(MetricName.SUCCEEDED);
+  });
+
+  it('writes nothing, not even a warning, when a batch recorded nothing', () => {
+    const metrics = powertoolsMetrics({ serviceName: 'svc' });
+
+    const { emf, stderr } = captureOutput(() => metrics.flush());
+
+    expect(emf).toEqual([]);
+    expect(stderr).toBe('');
+  });
+
+  it('takes the service from POWERTOOLS_SERVICE_NAME, as the construct sets it', () => {
+    // Arrange
+    vi.stubEnv('POWERTOOLS_SERVICE_NAME', 'tasklane-from-env');
+    const metrics = powertoolsMetrics();
+
+    // Act
+    const { emf } = captureOutput(() => {
+      metrics.count(TaskOutcome.DEAD);
+      metrics.flush();
+    });
+
+    // Assert
+    expect(emf[0]).toHaveProperty('service', 'tasklane-from-env');
+  });
+
+  it('publishes nothing when POWERTOOLS_METRICS_DISABLED is true', () => {
+    // Arrange
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'true');
+    const metrics = powertoolsMetrics({ serviceName: 'svc' });
+
+    // Act
+    const { emf } = captureOutput(() => {
+      metrics.count(TaskOutcome.DEAD);
+      metrics.flush();
+    });
+
+    // Assert
+    expect(emf).toEqual([]);
+  });
+});
+
+describe('noopMetrics', () => {
+  it('writes nothing', () => {
+    const { emf } = captureOutput(() => {
+      noopMetrics.count(TaskOutcome.DEAD);
+      noopMetrics.duration(1);
+      noopMetrics.queueLatency(1);
+      noopMetrics.flush();
+    });
+
+    expect(emf).toEqual([]);
+  });
+});
