@@ -65,13 +65,22 @@ export class Dispatcher {
     return sent;
   }
 
+  /**
+   * Marks a sent task QUEUED. Never throws: the message is already in the queue, so the
+   * task is on its way whatever happens here. A worker may have claimed it first (nothing
+   * to mark); or the write may fail after the SDK's retries, leaving the task PENDING, which
+   * the worker's claim accepts and at worst earns it one redundant send from the sweeper.
+   */
   private async markSent(record: TaskRecord): Promise<TaskRecord> {
     try {
       return await this.store.markSent(record);
     } catch (err) {
-      // A worker may claim the task before this write lands; then there is nothing to mark.
       if (err instanceof TransitionRejectedError && err.current !== undefined) return err.current;
-      throw err;
+      this.logger.warn('sent, but not marked sent; the task stays PENDING until claimed', {
+        taskId: record.id,
+        error: (err as Error).message,
+      });
+      return record;
     }
   }
 
