@@ -7,7 +7,7 @@
  * picks the sizes (see bench/config.ts); `--from results.json` rewrites the report only.
  */
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -43,6 +43,7 @@ async function main(): Promise<number> {
   if (from >= 0 && argv[from + 1] !== undefined) return rewrite(argv[from + 1] as string);
   const profile = selectProfile(argv, process.env);
   const started = Date.now();
+  const loadStart = loadavg()[0] ?? 0;
   const log = (message: string) => {
     const elapsed = ((Date.now() - started) / 1000).toFixed(0).padStart(4);
     console.log(`[${elapsed} s] ${message}`);
@@ -74,6 +75,7 @@ async function main(): Promise<number> {
       wallMs,
       profile,
       machine: machineFacts(),
+      loadAverage: { start: loadStart, end: loadavg()[0] ?? 0 },
       emulatorStarted: emulator.started,
       checks: checks.all,
       pkg,

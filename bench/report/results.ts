@@ -14,6 +14,8 @@ export interface BenchResults {
   readonly wallMs: number;
   readonly profile: BenchProfile;
   readonly machine: MachineFacts;
+  /** 1-minute load average at the start and at the end of the run. */
+  readonly loadAverage: { readonly start: number; readonly end: number };
   /** True when the run started its own (patched) moto. */
   readonly emulatorStarted: boolean;
   readonly checks: readonly Check[];

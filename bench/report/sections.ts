@@ -201,6 +201,6 @@ export function scalingSection(results: BenchResults, chart: string | undefined)
     `From ${first} to ${last} tasks the median per-task processing time changes by ${pct(drift(rows, (r) => r.process.tasklane))} for Tasklane and ${pct(drift(rows, (r) => r.process.baseline))} for the raw loop; the per-task enqueue time by ${pct(drift(rows, (r) => r.enqueue.tasklane))} and ${pct(drift(rows, (r) => r.enqueue.baseline))}. The worker's peak RSS changes by ${pct(drift(rows, (r) => r.rss.tasklane))} (raw loop: ${pct(drift(rows, (r) => r.rss.baseline))}), its heap after a full collection by ${pct(drift(rows, (r) => r.heap.tasklane))} (raw loop: ${pct(drift(rows, (r) => r.heap.baseline))}).`,
     ...(chart === undefined
       ? []
-      : ['', `![Per-task time and peak RSS by number of tasks](${chart})`]),
+      : ['', `![Per-task time and consumer memory by number of tasks](${chart})`]),
   ].join('\n');
 }

@@ -5,6 +5,7 @@ import { chartSvg, type Panel, type Series, svgToPng } from '../lib/chart.js';
 import type { Summary } from '../lib/stats.js';
 import { scaling } from './analysis.js';
 import { costSection } from './cost-section.js';
+import { findingsSection } from './findings-section.js';
 import { header, methodSection } from './method-section.js';
 import { requestsSection } from './requests-section.js';
 import type { BenchResults } from './results.js';
@@ -70,21 +71,35 @@ function panels(results: BenchResults): Panel[] {
       ],
     },
     {
-      title: 'Peak RSS of the consumer process',
+      title: 'Memory of the consumer process',
       yLabel: 'MB',
       logY: false,
       series: [
         series(
-          'Tasklane worker',
+          'Tasklane peak RSS',
           '#1f6feb',
           xs,
           rows.map((r) => r.rss.tasklane),
         ),
         series(
-          'raw loop',
+          'raw loop peak RSS',
           '#8b949e',
           xs,
           rows.map((r) => r.rss.baseline),
+        ),
+        series(
+          'Tasklane heap after GC',
+          '#1f6feb',
+          xs,
+          rows.map((r) => r.heap.tasklane),
+          true,
+        ),
+        series(
+          'raw heap after GC',
+          '#8b949e',
+          xs,
+          rows.map((r) => r.heap.baseline),
+          true,
         ),
       ],
     },
@@ -124,6 +139,7 @@ export async function writeReport(output: string, results: BenchResults): Promis
     costSection(results),
     packageSection(results),
     scalingSection(results, chart),
+    findingsSection(results),
     methodSection(results),
   ].join('\n\n');
   await writeFile(output, `${markdown}\n`);
