@@ -16,7 +16,7 @@ export function findingsSection(results: BenchResults): string {
   return [
     '## Findings in src/',
     '',
-    'Nothing in `src/` was changed for these figures. What the counts show, cheapest fix first; savings are per million successful tasks at the prices above:',
+    'Nothing in `src/` was changed for these figures. What the counts show, largest saving first; savings are per million successful tasks at the prices above:',
     '',
     `1. **The status index is the largest cost.** It takes ${num(indexUnits)} of the ${num(indexUnits + tableUnits)} write units a task costs (${usd(indexUnits * wru)} of Tasklane's DynamoDB write bill). Every transition rewrites its key (\`statusShard\`, \`statusAt\`), so each \`UpdateItem\` is an index delete plus an index put; terminal statuses stay indexed although DESIGN §3 calls the index sparse; and it projects ALL attributes, so every index write is billed at the whole item's size: a task with a 4 KB payload would pay about 5 units for each of those 7 index writes. Keying only the statuses the sweeper queries (PENDING, RUNNING) makes it 4 index writes (saves ${usd(3 * wru)}, but \`list()\` of other statuses needs another path); a KEYS_ONLY or INCLUDE projection keeps each index write at 1 unit whatever the payload.`,
     `2. **\`markSent\` is one write and two index writes per task** (${usd(3 * wru)}). The claim already accepts PENDING; the sweeper could treat a PENDING task older than a grace period as unsent instead. This is also what it takes to meet "≤ 3 DynamoDB writes per task".`,

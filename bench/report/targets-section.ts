@@ -1,6 +1,6 @@
 /** The report's summary table and its discussion of every target. */
 import { costPerMillion } from '../lib/cost.js';
-import { pairedRatio } from '../lib/stats.js';
+import { pairedRatio, summarize } from '../lib/stats.js';
 import {
   coldStart,
   enqueueAt,
@@ -179,12 +179,14 @@ function flatWhy(results: BenchResults, h: Headline): string {
   return `Tasklane changed by ${pctOf(h.flat)} from ${h.smallest} to ${h.largest} tasks, the raw loop by ${pctOf(h.rawFlat)}. ${spread} ${cause} Tasklane's own work per task does not depend on N: one read and two conditional writes by key, and its share of the batch calls. \`--profile full\` runs the issue's 1k → 10k range.`;
 }
 
-function memoryWhy(h: Headline): string {
+function memoryWhy(results: BenchResults, h: Headline): string {
   const grows = Math.abs(h.retained - 1) > 0.2;
-  return `Peak RSS changed by ${pctOf(h.memory)} (raw loop ${pctOf(h.rawMemory)}); the heap still in use after a full collection at the end changed by ${pctOf(h.retained)}. ${
+  const rows = scaling(results);
+  const heap = (i: number) => `${num(rows[i]?.heap.tasklane.median ?? 0, 1)} MB`;
+  return `Peak RSS changed by ${pctOf(h.memory)} (raw loop ${pctOf(h.rawMemory)}); the heap still in use after a full collection at the end changed by ${pctOf(h.retained)} (${heap(0)} → ${heap(rows.length - 1)}). ${
     grows
       ? 'The retained heap grows with N, so the worker keeps something per task: worth a look with a heap snapshot.'
-      : 'The retained heap does not grow with N, so the worker keeps nothing per task; the higher peak is V8 letting garbage accumulate longer in a longer run before collecting it (the heap limit, not N, bounds it). A Lambda worker handles one batch per invocation and is unaffected.'
+      : 'The retained heap barely moves, so the worker keeps nothing per task (a small rise, far from proportional to N); the higher peak is V8 letting garbage accumulate longer before collecting it, bounded by its heap limit rather than by N. Judged strictly on peak RSS the target is missed; a Lambda worker handles one batch per invocation and would not see it.'
   }`;
 }
 
@@ -197,15 +199,18 @@ export function targetsSection(results: BenchResults, h: Headline): string {
   const { worker, workerSdkExternal } = results.pkg.bundles;
   const zod = worker.contributors.find((c) => c.name === 'zod')?.bytes ?? 0;
   const write = 0.625;
+  const consumerDynamodb = summarize(
+    largestRuns.map((r) => requests(r.consumer.tally, 'DynamoDB') / h.largest),
+  ).median;
   const why: Record<Target['id'], string> = {
-    overhead: `A no-op task leaves only the executor's own work to time. Tasklane's consumer reads the record, claims it and completes it: ${num(requests(t, 'DynamoDB'))} DynamoDB requests per task on top of the batch calls the raw loop also makes. moto serves one request at a time (${med(msPerRequest(largestRuns), 1)} ms each for Tasklane's larger items and conditional expressions, ${med(msPerRequest(rawRuns), 1)} ms for the raw loop's SQS calls), so the ratio here is close to the ratio of request time. On AWS the worker runs the batch's message groups concurrently (up to 10), so a batch would pay about three sequential DynamoDB round trips more than the raw loop instead of thirty; still far above 1.25× for a task that does nothing. What it would take: (1) claim without the read: a claim conditioned on a claimable status that increments the attempt in its update expression, returning ALL_NEW (the record the worker needs) and ALL_OLD on refusal (which explains it) — one round trip less per task; (2) beyond that, the overhead of a durable claim and a fenced completion is the price of DESIGN §1.3 and only shrinks relative to real work: with DynamoDB round trips of a few ms, tasks of about 100 ms or more would land under 1.25× (an estimate, not measured here).`,
+    overhead: `A no-op task leaves only the executor's own work to time. Tasklane's consumer reads the record, claims it and completes it: ${num(consumerDynamodb)} DynamoDB requests per task on top of the batch calls the raw loop also makes. moto serves one request at a time (${med(msPerRequest(largestRuns), 1)} ms each for Tasklane's larger items and conditional expressions, ${med(msPerRequest(rawRuns), 1)} ms for the raw loop's SQS calls), so the ratio here is close to the ratio of request time. On AWS the worker runs the batch's message groups concurrently (up to 10), so a batch would pay about three sequential DynamoDB round trips more than the raw loop instead of thirty; still far above 1.25× for a task that does nothing. What it would take: (1) claim without the read: a claim conditioned on a claimable status that increments the attempt in its update expression, returning ALL_NEW (the record the worker needs) and ALL_OLD on refusal (which explains it) — one round trip less per task; (2) beyond that, the overhead of a durable claim and a fenced completion is the price of DESIGN §1.3 and only shrinks relative to real work: with DynamoDB round trips of a few ms, tasks of about 100 ms or more would land under 1.25× (an estimate, not measured here).`,
     writes: `Four writes: create (PutItem), markSent, claim, complete. To reach three, drop markSent: the claim already accepts PENDING (DESIGN §2), so QUEUED only tells the sweeper that the message went out; the sweeper could instead re-send a PENDING task once it is older than a grace period (its message is either in the queue, where deduplication and the claim make a second copy harmless, or lost). That saves 1 write request and 3 write units per task (table plus the status index's delete and put), about $${num(3 * write, 3)} per million tasks. Folding markSent into another write is not possible: the SQS send sits between the create and it. Separately, the status index costs 7 write units per task on top of the table's 4 (section 3): a sparse index that only keys PENDING and RUNNING tasks (what the sweeper queries) would cost 4 (put and delete twice), at the price of \`list()\` for the other statuses.`,
     batching: `SendMessageBatch and DeleteMessageBatch carry ${results.profile.batchSize} messages each; receives add another ${num(t['SQS.ReceiveMessage']?.requests ?? 0)} per task.`,
     requests: `Tasklane keeps a durable record from the moment of enqueue (identity forever, status, history, the outbox behind "no silent loss"), reads it before claiming, and fences the completion; the Powertools baseline keeps only a per-message idempotency record in the consumer. Dropping markSent and the read (above) would bring Tasklane to about ${num(requests(t) - 2)} requests per task, still above Powertools' ${num(requests(h.powertools.median.tally))}. Matching it would mean giving up the producer-side record (no get, wait, cancel or redrive, and producer idempotency only within SQS's 5-minute window), which DESIGN §1.1–1.2 rule out. This target cannot be met without changing Tasklane's guarantees.`,
     bundle: `zod is ${kb(zod)} of the ${kb(worker.bytes)}: \`src/message.ts\` parses the three-field message envelope with \`z.strictObject\`, and \`import { z } from 'zod'\` brings all of zod v4 (its namespace object defeats tree shaking). The AWS SDK (clients, \`@smithy/core\`, credential providers) is most of the rest. What it would take: (1) leave \`@aws-sdk/*\` to the Lambda Node.js runtime, which ships SDK v3: ${kb(workerSdkExternal.bytes)}; (2) check the envelope by hand (or with \`zod/mini\`) in \`src/message.ts\`, which removes zod from workers whose task schemas use another Standard Schema library (the examples use zod, so \`functions/worker.ts\` would keep it); with (1), about ${kb(Math.max(0, workerSdkExternal.bytes - zod))}.`,
     coldInit: coldInitWhy(results, h),
     flat: flatWhy(results, h),
-    memory: memoryWhy(h),
+    memory: memoryWhy(results, h),
   };
   return [
     '## Targets',
