@@ -1,0 +1,245 @@
+/**
+ * Counts every AWS request a client sends, by service and operation, with the units AWS
+ * bills for it: SQS bills each 64 KB chunk of payload as a request; DynamoDB bills write and
+ * read capacity units by item size, plus writes to each global secondary index whose key a
+ * write touches.
+ *
+ * The counter is an SDK v3 middleware in the `deserialize` step, inside the retry
+ * middleware, so a retried call counts once per attempt, as AWS bills it.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { itemSize, readUnits, writeUnits } from './item-size.js';
+
+/** What one operation cost over a measured window. */
+export interface OperationTally {
+  /** Requests sent, retries included. */
+  requests: number;
+  /** Requests as billed: for SQS, one per started 64 KB of payload; else `requests`. */
+  billedRequests: number;
+  /** DynamoDB write units on the table. */
+  writeUnits: number;
+  /** DynamoDB write units on global secondary indexes. */
+  indexWriteUnits: number;
+  /** DynamoDB read units. */
+  readUnits: number;
+}
+
+/** Tallies keyed by `Service.Operation`, e.g. `DynamoDB.UpdateItem`. */
+export type Tally = Record<string, OperationTally>;
+
+const SQS_CHUNK_BYTES = 64 * 1024;
+
+/** Suffix of the key under which receives that returned no message are counted. */
+export const EMPTY_SUFFIX = '(empty)';
+
+type Input = Record<string, unknown>;
+type Output = Record<string, unknown> | undefined;
+interface MiddlewareContext {
+  readonly clientName?: string;
+  readonly commandName?: string;
+}
+type Handler = (args: { input: Input }) => Promise<{ output: Output }>;
+type Middleware = (next: Handler, context: MiddlewareContext) => Handler;
+interface Stack {
+  add(middleware: Middleware, options: Record<string, unknown>): void;
+}
+
+/** Counts the requests of every client attached to it. */
+export class RequestCounter {
+  private tally: Tally = {};
+
+  /**
+   * @param indexKeyAttributes attributes that key a global secondary index with ALL
+   *   projection; a write that sets one of them also writes the index.
+   */
+  constructor(private readonly indexKeyAttributes: readonly string[] = []) {}
+
+  /** Starts counting the client's requests. Attach before the first request. */
+  attach(client: SQSClient | DynamoDBClient): void {
+    const middleware: Middleware = (next, context) => async (args) => {
+      const service = (context.clientName ?? 'Unknown').replace(/Client$/, '');
+      const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
+      let output: Output;
+      try {
+        const result = await next(args);
+        output = result.output;
+        return result;
+      } finally {
+        // An empty receive is idle polling, which a poller does on its own schedule.
+        const empty =
+          operation === 'ReceiveMessage' && output !== undefined && !hasMessages(output);
+        const entry = this.entry(`${service}.${operation}${empty ? EMPTY_SUFFIX : ''}`);
+        entry.requests += 1;
+        this.measure(service, operation, args.input, output, entry);
+      }
+    };
+    (client.middlewareStack as unknown as Stack).add(middleware, {
+      step: 'deserialize',
+      priority: 'high',
+      name: 'benchRequestCounter',
+      override: true,
+    });
+  }
+
+  /** A copy of what was counted so far. */
+  snapshot(): Tally {
+    return structuredClone(this.tally);
+  }
+
+  /** Forgets what was counted. */
+  reset(): void {
+    this.tally = {};
+  }
+
+  private entry(key: string): OperationTally {
+    this.tally[key] ??= emptyTally();
+    return this.tally[key];
+  }
+
+  private measure(
+    service: string,
+    operation: string,
+    input: Input,
+    output: Output,
+    entry: OperationTally,
+  ): void {
+    if (service === 'SQS') {
+      entry.billedRequests += Math.max(
+        1,
+        Math.ceil(sqsPayloadBytes(operation, input, output) / SQS_CHUNK_BYTES),
+      );
+      return;
+    }
+    entry.billedRequests += 1;
+    if (service !== 'DynamoDB') return;
+    switch (operation) {
+      case 'PutItem': {
+        const item = input.Item as Input;
+        const units = writeUnits(itemSize(item));
+        entry.writeUnits += units;
+        if (this.indexKeyAttributes.some((a) => a in item)) entry.indexWriteUnits += units;
+        return;
+      }
+      case 'UpdateItem': {
+        const after = output?.Attributes as Input | undefined;
+        const units = writeUnits(
+          after === undefined ? updateSizeLowerBound(input) : itemSize(after),
+        );
+        entry.writeUnits += units;
+        // Changing an index key deletes the old index entry and puts the new one.
+        if (this.updatesIndexKey(input)) entry.indexWriteUnits += 2 * units;
+        return;
+      }
+      case 'DeleteItem':
+        entry.writeUnits += 1;
+        return;
+      case 'GetItem': {
+        const item = output?.Item as Input | undefined;
+        entry.readUnits += readUnits(
+          item === undefined ? 0 : itemSize(item),
+          input.ConsistentRead === true,
+        );
+        return;
+      }
+      case 'Query': {
+        const items = (output?.Items as Input[] | undefined) ?? [];
+        const bytes = items.reduce((sum, item) => sum + itemSize(item), 0);
+        entry.readUnits += readUnits(bytes, input.ConsistentRead === true);
+        return;
+      }
+    }
+  }
+
+  private updatesIndexKey(input: Input): boolean {
+    const expression = String(input.UpdateExpression ?? '');
+    const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+    return this.indexKeyAttributes.some((attribute) => {
+      const tokens = [
+        attribute,
+        ...Object.entries(names)
+          .filter(([, name]) => name === attribute)
+          .map(([token]) => token),
+      ];
+      return tokens.some((token) =>
+        new RegExp(`(^|[\\s,])${token.replace(/[#$]/g, '\\$&')}(\\s*=|\\s*,|\\s*$)`).test(
+          expression,
+        ),
+      );
+    });
+  }
+}
+
+function hasMessages(output: Record<string, unknown>): boolean {
+  return ((output.Messages as unknown[] | undefined) ?? []).length > 0;
+}
+
+function sqsPayloadBytes(operation: string, input: Input, output: Output): number {
+  const bytes = (text: unknown) => Buffer.byteLength(String(text ?? ''), 'utf8');
+  switch (operation) {
+    case 'SendMessage':
+      return bytes(input.MessageBody);
+    case 'SendMessageBatch':
+      return ((input.Entries as Input[]) ?? []).reduce((sum, e) => sum + bytes(e.MessageBody), 0);
+    case 'ReceiveMessage':
+      return ((output?.Messages as Input[] | undefined) ?? []).reduce(
+        (sum, m) => sum + bytes(m.Body),
+        0,
+      );
+    default:
+      return 0;
+  }
+}
+
+/** An UpdateItem that returns no item: its key and new values bound the item's size. */
+function updateSizeLowerBound(input: Input): number {
+  const key = itemSize((input.Key ?? {}) as Input);
+  const values = (input.ExpressionAttributeValues ?? {}) as Input;
+  return key + (Object.keys(values).length === 0 ? 0 : itemSize(values));
+}
+
+function emptyTally(): OperationTally {
+  return { requests: 0, billedRequests: 0, writeUnits: 0, indexWriteUnits: 0, readUnits: 0 };
+}
+
+/** Adds tallies together. */
+export function mergeTallies(...tallies: readonly Tally[]): Tally {
+  const merged: Tally = {};
+  for (const tally of tallies) {
+    for (const [key, value] of Object.entries(tally)) {
+      merged[key] ??= emptyTally();
+      const into = merged[key];
+      into.requests += value.requests;
+      into.billedRequests += value.billedRequests;
+      into.writeUnits += value.writeUnits;
+      into.indexWriteUnits += value.indexWriteUnits;
+      into.readUnits += value.readUnits;
+    }
+  }
+  return merged;
+}
+
+/** Divides every figure of a tally by `n` (e.g. per task). */
+export function scaleTally(tally: Tally, n: number): Tally {
+  const scaled: Tally = {};
+  for (const [key, value] of Object.entries(tally)) {
+    scaled[key] = {
+      requests: value.requests / n,
+      billedRequests: value.billedRequests / n,
+      writeUnits: value.writeUnits / n,
+      indexWriteUnits: value.indexWriteUnits / n,
+      readUnits: value.readUnits / n,
+    };
+  }
+  return scaled;
+}
+
+/** Keeps only the operations whose key passes the filter. */
+export function filterTally(tally: Tally, keep: (key: string) => boolean): Tally {
+  return Object.fromEntries(Object.entries(tally).filter(([key]) => keep(key)));
+}
+
+/** The sum of one figure over all operations. */
+export function totalOf(tally: Tally, field: keyof OperationTally): number {
+  return Object.values(tally).reduce((sum, value) => sum + value[field], 0);
+}

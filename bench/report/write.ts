@@ -1,0 +1,146 @@
+/** Assembles BENCHMARKS.md, the scaling chart and the raw results, and writes them. */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { chartSvg, type Panel, type Series, svgToPng } from '../lib/chart.js';
+import type { Summary } from '../lib/stats.js';
+import { scaling } from './analysis.js';
+import { costSection } from './cost-section.js';
+import { findingsSection } from './findings-section.js';
+import { header, methodSection } from './method-section.js';
+import { requestsSection } from './requests-section.js';
+import type { BenchResults } from './results.js';
+import { enqueueSection, packageSection, processSection, scalingSection } from './sections.js';
+import { headline } from './targets.js';
+import { summaryTable, targetsSection } from './targets-section.js';
+
+const ASSETS = 'docs/benchmarks';
+
+function series(
+  name: string,
+  color: string,
+  xs: readonly number[],
+  ys: readonly Summary[],
+  dashed = false,
+): Series {
+  return {
+    name,
+    color,
+    dashed,
+    points: xs.map((x, i) => {
+      const s = ys[i] as Summary;
+      return { x, y: s.median, min: s.min, max: s.max };
+    }),
+  };
+}
+
+function panels(results: BenchResults): Panel[] {
+  const rows = scaling(results);
+  const xs = rows.map((r) => r.n);
+  return [
+    {
+      title: 'Time per task',
+      yLabel: 'ms per task (log scale)',
+      logY: true,
+      series: [
+        series(
+          'Tasklane processing',
+          '#1f6feb',
+          xs,
+          rows.map((r) => r.process.tasklane),
+        ),
+        series(
+          'raw loop processing',
+          '#8b949e',
+          xs,
+          rows.map((r) => r.process.baseline),
+        ),
+        series(
+          'Tasklane enqueueBatch',
+          '#1f6feb',
+          xs,
+          rows.map((r) => r.enqueue.tasklane),
+          true,
+        ),
+        series(
+          'raw SendMessageBatch',
+          '#8b949e',
+          xs,
+          rows.map((r) => r.enqueue.baseline),
+          true,
+        ),
+      ],
+    },
+    {
+      title: 'Memory of the consumer process',
+      yLabel: 'MB',
+      logY: false,
+      series: [
+        series(
+          'Tasklane peak RSS',
+          '#1f6feb',
+          xs,
+          rows.map((r) => r.rss.tasklane),
+        ),
+        series(
+          'raw loop peak RSS',
+          '#8b949e',
+          xs,
+          rows.map((r) => r.rss.baseline),
+        ),
+        series(
+          'Tasklane heap after GC',
+          '#1f6feb',
+          xs,
+          rows.map((r) => r.heap.tasklane),
+          true,
+        ),
+        series(
+          'raw heap after GC',
+          '#8b949e',
+          xs,
+          rows.map((r) => r.heap.baseline),
+          true,
+        ),
+      ],
+    },
+  ];
+}
+
+/**
+ * Writes the report to `output`, and (for the default and full profiles) the chart and the
+ * raw results under docs/benchmarks/ next to it.
+ */
+export async function writeReport(output: string, results: BenchResults): Promise<void> {
+  const root = path.dirname(output);
+  const assets = results.profile.name === 'quick' ? root : path.join(root, ASSETS);
+  await mkdir(assets, { recursive: true });
+  const prefix = results.profile.name === 'quick' ? 'bench-quick-' : '';
+  const svg = chartSvg(panels(results), results.throughput.sizes);
+  const png = await svgToPng(svg);
+  let chart: string | undefined;
+  if (png !== undefined) {
+    const file = path.join(assets, `${prefix}scaling.png`);
+    await writeFile(file, png);
+    chart = path.relative(root, file).split(path.sep).join('/');
+  }
+  await writeFile(
+    path.join(assets, `${prefix}results.json`),
+    `${JSON.stringify(results, null, 2)}\n`,
+  );
+  const h = headline(results);
+  const markdown = [
+    header(results),
+    '## Summary',
+    summaryTable(results, h),
+    targetsSection(results, h),
+    enqueueSection(results),
+    processSection(results),
+    requestsSection(results),
+    costSection(results),
+    packageSection(results),
+    scalingSection(results, chart),
+    findingsSection(results),
+    methodSection(results),
+  ].join('\n\n');
+  await writeFile(output, `${markdown}\n`);
+}
