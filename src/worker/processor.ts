@@ -209,10 +209,13 @@ async function processRecord(
           deps.metrics.count(TaskOutcome.DEAD);
           return ACK;
         case 'claim': {
-          if (seen.status === TaskStatus.RUNNING) {
-            // Taking over a lost lease: the last attempt may have crashed its worker. Such
-            // tasks run one per batch, so a task that kills its process cannot take its
-            // batch-mates' attempts down with it again and again.
+          if (
+            seen.status === TaskStatus.RUNNING ||
+            (seen.status === TaskStatus.PENDING && seen.attempt > 0)
+          ) {
+            // Taking over a lost lease (directly, or after the sweeper requeued it): the last
+            // attempt may have crashed its worker. Such tasks run one per batch, so a task
+            // that kills its process cannot take its batch-mates' attempts down again and again.
             if (batch.takeovers >= 1) return { kind: 'retry', delayMs: 0 };
             batch.takeovers += 1;
           }
