@@ -1,0 +1,93 @@
+/**
+ * (a) Worker killed. Four worker processes work through 1,000 tasks while the suite SIGKILLs
+ * a random one 50 times at random moments and restarts it, as a crashing container or an
+ * OOM-killed Lambda would. Tasks whose worker died are taken over when their lease expires:
+ * by the sweeper, or by the redelivered message.
+ */
+import { describe, it } from 'vitest';
+import { startSweeperLoop } from './lib/executor.js';
+import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
+import { sleep } from './lib/random.js';
+import { enqueueAll, range } from './lib/run.js';
+import {
+  allSucceed,
+  checkCommon,
+  checkDuplicatesExplained,
+  checkSucceededOrExhausted,
+  Scenario,
+} from './lib/scenario.js';
+
+const TASKS = 1000;
+const WORKERS = 4;
+const KILLS = 50;
+const PROFILE: TaskProfile = {
+  timeoutMs: 2000,
+  maxAttempts: 6,
+  baseDelayMs: 200,
+  maxDelayMs: 2000,
+};
+
+describe('(a) worker killed', () => {
+  it(`loses nothing while ${KILLS} SIGKILLs hit ${WORKERS} workers running ${TASKS} tasks`, async () => {
+    // Arrange
+    const s = await Scenario.open({
+      id: 'a',
+      title: '(a) Worker killed',
+      description:
+        '4 worker processes run 1,000 tasks while a random one is SIGKILLed 50 times, at random moments, and restarted. Lease 3 s with automatic heartbeat, visibility 6 s, sweeper every 8 s.',
+      workerTimeoutSeconds: 1,
+      maxAttempts: PROFILE.maxAttempts,
+    });
+    const fleet = s.fleet(PROFILE, {
+      leaseGraceMs: 500,
+      leaseDurationMs: 3000,
+      concurrency: 1,
+      batchSize: 10,
+      waitTimeSeconds: 1,
+    });
+    fleet.start(WORKERS);
+    const sweeper = startSweeperLoop(s.executor, { intervalMs: 8000, pendingAgeMs: 5000 });
+    const task = s.producerTask(PROFILE);
+    const tasks = range(TASKS).map((seq) => ({
+      id: `a-${seq}`,
+      payload: { seq, mode: WorkMode.OK, runMs: s.rng.int(20, 300) },
+    }));
+    const killer = s.rng.fork('kills');
+    const kills: number[] = [];
+
+    // Act: the producer and the killer run side by side.
+    const killing = (async () => {
+      for (let n = 0; n < KILLS; n++) {
+        await sleep(killer.int(400, 2400));
+        const slot = killer.int(0, WORKERS - 1);
+        fleet.kill(slot);
+        kills.push(slot);
+      }
+    })();
+    const { sqs } = s.executor.clients;
+    const enqueued = await enqueueAll(s.client(), task, tasks, {
+      pace: { sqs, queueUrl: s.executor.queueUrl, maxDepth: 150 },
+    });
+    await killing;
+    await s.quiesce(enqueued.ids, 180_000);
+    await sweeper.stop();
+    await fleet.stopAll();
+
+    // Assert
+    const { figures, verdicts } = await s.classify(allSucceed(enqueued.ids));
+    s.note('SIGKILLs', kills.length);
+    s.note('worker restarts', fleet.restarts);
+    s.note('worker crashes (not killed by the suite)', fleet.crashes);
+    s.note('sweeper requeues', sweeper.stats.requeued);
+    checkCommon(s, figures);
+    checkDuplicatesExplained(s, figures);
+    s.check(
+      'kills',
+      `${KILLS} SIGKILLs, each restarted`,
+      kills.length === KILLS && fleet.restarts >= KILLS,
+      `${kills.length} kills, ${fleet.restarts} restarts`,
+    );
+    checkSucceededOrExhausted(s, figures, verdicts);
+    await s.finish();
+  });
+});

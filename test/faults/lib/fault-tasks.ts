@@ -1,0 +1,115 @@
+/**
+ * The task the fault suite runs, in the test process and in worker child processes alike.
+ * Its payload says how it behaves (succeed, fail once, poison, hang, crash the process,
+ * call a flaky dependency). Every run reports its call when the handler is entered, and
+ * writes its effect to the effects ledger when its side effect happens.
+ */
+import { z } from 'zod';
+import { PermanentError } from '../../../src/errors.js';
+import { defineTask, type TaskDefinition } from '../../../src/worker/task-definition.js';
+import type { EffectsLedger, RunEntry } from './ledger.js';
+import { sleep } from './random.js';
+
+/** The one task type of the fault suite. */
+export const FAULT_TASK_TYPE = 'fault.work';
+
+/** How a task behaves when run. */
+export const WorkMode = {
+  /** Works for `runMs`, then records its effect. */
+  OK: 'ok',
+  /** Throws a transient error on attempt 1, then behaves like `ok`. */
+  FAIL_ONCE: 'fail-once',
+  /** Poison: throws on every attempt, so it is retried until DEAD. */
+  THROW: 'throw',
+  /** Poison: throws PermanentError, so it is DEAD after one attempt. */
+  PERMANENT: 'permanent',
+  /** Poison: never settles and ignores its signal; only the timeout ends it. */
+  HANG: 'hang',
+  /** Poison: an uncaught exception kills the worker process. */
+  CRASH: 'crash',
+  /** Calls the scenario's dependency first; fails while the dependency is down. */
+  DEPENDENCY: 'dependency',
+} as const;
+export type WorkMode = (typeof WorkMode)[keyof typeof WorkMode];
+
+export const workPayload = z.strictObject({
+  seq: z.number().int().min(0),
+  mode: z.enum(Object.values(WorkMode) as [WorkMode, ...WorkMode[]]),
+  runMs: z.number().int().min(0).max(60_000),
+  key: z.string().max(128).optional(),
+});
+export type WorkPayload = z.infer<typeof workPayload>;
+
+/** Timeout and retry policy of the fault task, per scenario. */
+export interface TaskProfile {
+  readonly timeoutMs: number;
+  readonly maxAttempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  /**
+   * Call `heartbeat()` right before the side effect: a lease lost meanwhile then aborts the
+   * run instead of letting a stale attempt repeat the effect.
+   */
+  readonly fenceEffect?: boolean;
+}
+
+/** What a handler run needs from its host. */
+export interface HandlerEnv {
+  readonly ledger: EffectsLedger;
+  /** Receives each handler call as it starts. */
+  readonly calls: (entry: Omit<RunEntry, 'at'>) => void;
+  readonly workerId: string;
+  readonly profile: TaskProfile;
+  /** The flaky dependency of scenario (h); throws while it is down. */
+  readonly dependency?: () => Promise<void>;
+  /** Sees every handler start, in order. */
+  readonly onCall?: (payload: WorkPayload, run: Omit<RunEntry, 'at'>) => void;
+}
+
+const never = () => new Promise<never>(() => undefined);
+
+/** Builds the fault task definition for one worker. */
+export function faultTask(env: HandlerEnv): TaskDefinition {
+  const { ledger, workerId, profile } = env;
+  return defineTask(FAULT_TASK_TYPE, {
+    schema: workPayload,
+    timeout: profile.timeoutMs,
+    retry: {
+      maxAttempts: profile.maxAttempts,
+      baseDelayMs: profile.baseDelayMs,
+      maxDelayMs: profile.maxDelayMs,
+    },
+    handler: async (payload, ctx) => {
+      const run = { taskId: ctx.taskId, attempt: ctx.attempt, workerId };
+      env.calls(run);
+      env.onCall?.(payload, run);
+      switch (payload.mode) {
+        case WorkMode.THROW:
+          throw new Error(`poison task ${payload.seq} fails on every attempt`);
+        case WorkMode.PERMANENT:
+          throw new PermanentError(`poison task ${payload.seq} is permanently invalid`);
+        case WorkMode.HANG:
+          return never();
+        case WorkMode.CRASH:
+          setImmediate(() => {
+            throw new Error(`poison task ${payload.seq} crashes its worker`);
+          });
+          return never();
+        case WorkMode.FAIL_ONCE:
+          if (ctx.attempt === 1) throw new Error(`task ${payload.seq}: transient failure`);
+          break;
+        case WorkMode.DEPENDENCY:
+          if (env.dependency === undefined) throw new Error('no dependency configured');
+          await env.dependency();
+          break;
+        case WorkMode.OK:
+          break;
+      }
+      await sleep(payload.runMs, ctx.signal);
+      if (profile.fenceEffect) await ctx.heartbeat();
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      await ledger.record(run);
+      return { seq: payload.seq };
+    },
+  }) as TaskDefinition;
+}

@@ -1,0 +1,67 @@
+/**
+ * Vitest globalSetup of the fault suite (after test/helpers/global-setup.ts has started the
+ * emulator): draws the master seed, bundles the worker child process, and at the end writes
+ * RELIABILITY.md from the results the scenario files left behind.
+ */
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import type { TestProject } from 'vitest/node';
+import { masterSeed } from './random.js';
+import { previousResults, renderReliability } from './reliability-doc.js';
+import { loadResults } from './report.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const DOC = path.join(ROOT, 'RELIABILITY.md');
+let run: { seed: number; resultsDir: string; started: number } | undefined;
+
+export async function setup(project: TestProject): Promise<void> {
+  const seed = masterSeed();
+  const resultsDir = await mkdtemp(path.join(tmpdir(), 'tasklane-faults-'));
+  // Bundled once: a worker process then starts in ~0.3 s instead of ~1.3 s through tsx,
+  // which matters when a scenario restarts workers 50 times on two cores. It lives under
+  // node_modules so that its package imports resolve.
+  const cache = path.join(ROOT, 'node_modules', '.cache', 'tasklane-faults');
+  await mkdir(cache, { recursive: true });
+  const workerScript = path.join(cache, 'worker-process.mjs');
+  await build({
+    entryPoints: [path.join(ROOT, 'test', 'faults', 'worker-process.ts')],
+    outfile: workerScript,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+  console.log(`[faults] FAULT_SEED=${seed} (replay: FAULT_SEED=${seed} npm run test:faults)`);
+  console.log(`[faults] results and logs in ${resultsDir}`);
+  project.provide('faultSeed', seed);
+  project.provide('faultResultsDir', resultsDir);
+  project.provide('faultWorkerScript', workerScript);
+  run = { seed, resultsDir, started: Date.now() };
+}
+
+export async function teardown(): Promise<void> {
+  if (run === undefined) return;
+  const fresh = await loadResults(run.resultsDir);
+  if (fresh.length === 0) return;
+  let previous: ReturnType<typeof previousResults> = [];
+  try {
+    previous = previousResults(await readFile(DOC, 'utf8'));
+  } catch {
+    // First run: no earlier file.
+  }
+  const merged = new Map(previous.map((r) => [r.id, r]));
+  for (const result of fresh) merged.set(result.id, result);
+  const doc = renderReliability([...merged.values()], {
+    masterSeed: run.seed,
+    date: new Date().toISOString(),
+    wallMs: Date.now() - run.started,
+    scenarios: fresh.length,
+  });
+  await writeFile(DOC, doc);
+  console.log(`[faults] wrote ${DOC} (FAULT_SEED=${run.seed})`);
+}

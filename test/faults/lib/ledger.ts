@@ -1,0 +1,121 @@
+/**
+ * The effects ledger: a DynamoDB table, separate from the task table, where every handler
+ * run records its side effect. It is the ground truth the classifier compares the task
+ * records against: a record says SUCCEEDED once, the ledger says how often the work happened.
+ *
+ * Handler *calls* (a run started, whether or not it got as far as its effect) are counted
+ * in memory instead, by the {@link CallLog}: they are not effects, and a DynamoDB write per
+ * call would slow the emulator, which every scenario shares, by a seventh.
+ */
+import { randomUUID } from 'node:crypto';
+import { CreateTableCommand, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+
+/** One handler run: a call (in the {@link CallLog}) or an effect (in the ledger). */
+export interface RunEntry {
+  readonly taskId: string;
+  readonly attempt: number;
+  readonly workerId: string;
+  readonly at: number;
+}
+
+/** One ledger item: an effect that happened. */
+export interface LedgerEntry extends RunEntry {
+  readonly runId: string;
+}
+
+/**
+ * Handler calls, in start order. Worker child processes report theirs on stdout (a line per
+ * call; writes to a pipe are synchronous on Linux, so a SIGKILL cannot lose a reported one).
+ */
+export class CallLog {
+  readonly entries: RunEntry[] = [];
+  /** Audit events that worker child processes reported (`@@audit` lines). */
+  readonly audits: Record<string, unknown>[] = [];
+
+  record(entry: Omit<RunEntry, 'at'>): void {
+    this.entries.push({ ...entry, at: Date.now() });
+  }
+
+  /** The line a child process prints for a call. */
+  static line(entry: Omit<RunEntry, 'at'>): string {
+    return `@@call ${JSON.stringify(entry)}\n`;
+  }
+
+  /** The line a child process prints for an audit event. */
+  static auditLine(attributes: Record<string, unknown>): string {
+    return `@@audit ${JSON.stringify(attributes)}\n`;
+  }
+
+  /** Records the calls and audit events in a chunk of a child's stdout. */
+  ingest(text: string): void {
+    for (const line of text.split('\n')) {
+      if (line.startsWith('@@call ')) this.record(JSON.parse(line.slice(7)) as RunEntry);
+      if (line.startsWith('@@audit ')) this.audits.push(JSON.parse(line.slice(8)));
+    }
+  }
+}
+
+/** Writes and reads one ledger table. Its client is never fault-injected: it observes. */
+export class EffectsLedger {
+  private readonly doc: DynamoDBDocumentClient;
+
+  constructor(
+    readonly tableName: string,
+    dynamodb: DynamoDBClient = new DynamoDBClient({ region: 'us-east-1' }),
+  ) {
+    this.doc = DynamoDBDocumentClient.from(dynamodb);
+  }
+
+  /** Creates the table (taskId hash key, runId range key) and waits until it exists. */
+  static async create(tableName: string, dynamodb: DynamoDBClient): Promise<EffectsLedger> {
+    await dynamodb.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: 'taskId', AttributeType: 'S' },
+          { AttributeName: 'runId', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'taskId', KeyType: 'HASH' },
+          { AttributeName: 'runId', KeyType: 'RANGE' },
+        ],
+      }),
+    );
+    await waitUntilTableExists({ client: dynamodb, maxWaitTime: 30 }, { TableName: tableName });
+    return new EffectsLedger(tableName, dynamodb);
+  }
+
+  /** Records one effect. Retries until written: the ledger must not lose entries. */
+  async record(entry: Omit<RunEntry, 'at'>): Promise<void> {
+    const item: LedgerEntry = {
+      ...entry,
+      runId: `${entry.attempt}#${entry.workerId}#${randomUUID()}`,
+      at: Date.now(),
+    };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.doc.send(new PutCommand({ TableName: this.tableName, Item: item }));
+        return;
+      } catch (err) {
+        if (attempt >= 10) throw err;
+        await new Promise((r) => setTimeout(r, 50 * attempt));
+      }
+    }
+  }
+
+  /** Every entry (a Scan: this is test tooling, not the product). */
+  async readAll(): Promise<LedgerEntry[]> {
+    const out: LedgerEntry[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey }),
+      );
+      for (const item of page.Items ?? []) out.push(item as LedgerEntry);
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return out;
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The real side of the model test: the real TaskStore on the emulator, the real processor
+ * (createWorker().processBatch with synthetic SQS records), the real sweeper, all on one
+ * injected clock that only the commands move. The handler parks every run until a command
+ * finishes it, crashes it or heartbeats it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { SQSRecord } from 'aws-lambda';
+import { z } from 'zod';
+import { MESSAGE_SCHEMA_VERSION } from '../../src/constants.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { noopMetrics } from '../../src/observability/metrics.js';
+import type { TaskRecord } from '../../src/store/record.js';
+import { TaskStore } from '../../src/store/task-store.js';
+import { createSweeper } from '../../src/sweeper/create-sweeper.js';
+import { createWorker, type Worker } from '../../src/worker/create-worker.js';
+import { defineTask, type TaskContext } from '../../src/worker/task-definition.js';
+import type { FaultExecutor } from '../faults/lib/executor.js';
+import { stubbedSqs } from '../faults/lib/faults.js';
+
+export const MODEL_TASK_TYPE = 'model.task';
+export const MAX_ATTEMPTS = 3;
+const TIMEOUT_MS = 600_000;
+const GRACE_MS = 1000;
+/** The lease every claim takes: timeout + grace (no automatic heartbeat). */
+export const LEASE_MS = TIMEOUT_MS + GRACE_MS;
+
+/** A parked handler run. */
+export interface RealRun {
+  readonly ctx: TaskContext;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: Error) => void;
+  /** The processBatch call that started it; settles after the outcome is written. */
+  batch: Promise<unknown>;
+}
+
+export class RealSystem {
+  readonly clock = { now: Date.now() };
+  readonly store: TaskStore;
+  readonly workers: Worker[];
+  private readonly sweeper: { run(): Promise<unknown> };
+  private onRun: ((run: RealRun) => void) | undefined;
+  /** Model run id → real run. */
+  readonly runs = new Map<number, RealRun>();
+  prefix = '';
+
+  constructor(executor: FaultExecutor) {
+    const clock = () => this.clock.now;
+    const queueUrl = 'http://stub.invalid/000000000000/model.fifo';
+    const sqs = stubbedSqs({
+      GetQueueUrl: { QueueUrl: queueUrl },
+      ChangeMessageVisibility: {},
+      ChangeMessageVisibilityBatch: { Successful: [], Failed: [] },
+      SendMessage: {},
+      SendMessageBatch: { Successful: [], Failed: [] },
+    });
+    const common = {
+      tableName: executor.tableName,
+      queueUrl,
+      dynamodb: executor.clients.dynamodb,
+      sqs,
+      logger: silentLogger,
+      metrics: noopMetrics,
+      clock,
+    };
+    this.store = new TaskStore({ ...common, logger: silentLogger });
+    const task = defineTask(MODEL_TASK_TYPE, {
+      schema: z.object({ i: z.number() }),
+      timeout: TIMEOUT_MS,
+      retry: { maxAttempts: MAX_ATTEMPTS, baseDelayMs: 0, maxDelayMs: 0 },
+      handler: (_payload, ctx) =>
+        new Promise((resolve, reject) => {
+          this.onRun?.({ ctx, resolve, reject, batch: Promise.resolve() });
+        }),
+    });
+    this.workers = [0, 1].map((n) =>
+      createWorker([task], {
+        ...common,
+        workerId: `model-worker-${n}`,
+        leaseGraceMs: GRACE_MS,
+        leaseDurationMs: LEASE_MS + 1,
+      }),
+    );
+    this.sweeper = createSweeper({ ...common, pendingAgeMs: 0 });
+  }
+
+  /** Starts a new model run: fresh task ids, no runs. */
+  reset(runNumber: number): void {
+    this.prefix = `m${runNumber}-${randomUUID().slice(0, 8)}`;
+    this.runs.clear();
+  }
+
+  id(task: number): string {
+    return `${this.prefix}-t${task}`;
+  }
+
+  get(task: number): Promise<TaskRecord | undefined> {
+    return this.store.get(this.id(task));
+  }
+
+  /** TaskClient.enqueue's outbox, without SQS: create, then (unless it crashed) mark sent. */
+  async enqueue(task: number, send: boolean): Promise<void> {
+    const { record } = await this.store.create({
+      id: this.id(task),
+      type: MODEL_TASK_TYPE,
+      payloadJson: JSON.stringify({ i: task }),
+      payloadHash: 'model',
+      maxAttempts: MAX_ATTEMPTS,
+      timeoutMs: TIMEOUT_MS,
+      messageGroupId: this.id(task),
+    });
+    if (send && record.status === 'PENDING') await this.store.markSent(record);
+  }
+
+  /** Delivers the task's message to a worker; returns the run if the handler started. */
+  async deliver(task: number, worker: number): Promise<RealRun | undefined> {
+    const entered = new Promise<RealRun>((resolve) => {
+      this.onRun = resolve;
+    });
+    const batch = (this.workers[worker] as Worker).processBatch([this.record(task)]);
+    const first = await Promise.race([entered, batch.then(() => undefined)]);
+    this.onRun = undefined;
+    if (first !== undefined) first.batch = batch;
+    return first;
+  }
+
+  /** TaskClient.cancel, one round. */
+  async cancel(task: number): Promise<boolean> {
+    const seen = await this.get(task);
+    if (seen === undefined) return false;
+    try {
+      await this.store.cancel(seen);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  sweep(): Promise<unknown> {
+    return this.sweeper.run();
+  }
+
+  private record(task: number): SQSRecord {
+    const id = this.id(task);
+    return {
+      messageId: randomUUID(),
+      receiptHandle: `model-${randomUUID()}`,
+      body: JSON.stringify({ tasklane: MESSAGE_SCHEMA_VERSION, id, type: MODEL_TASK_TYPE }),
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: String(this.clock.now),
+        SenderId: 'model',
+        ApproximateFirstReceiveTimestamp: String(this.clock.now),
+        MessageGroupId: id,
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:model.fifo',
+      awsRegion: 'us-east-1',
+    };
+  }
+}

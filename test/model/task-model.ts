@@ -1,0 +1,163 @@
+/**
+ * The reference model of one task's lifecycle (DESIGN §2), as a pure state machine. It is
+ * written from the design, independently of src/: the model test runs the same commands
+ * against it and against the real store and processor, and compares them after each one.
+ */
+
+export type ModelStatus =
+  | 'ABSENT'
+  | 'PENDING'
+  | 'QUEUED'
+  | 'RUNNING'
+  | 'SUCCEEDED'
+  | 'DEAD'
+  | 'CANCELLED';
+
+export interface ModelTask {
+  status: ModelStatus;
+  attempt: number;
+  /** Entries the history must hold: one per transition. */
+  history: number;
+  terminalWrites: number;
+  leaseExpiresAt: number;
+  /** The run (a handler invocation) holding the lease, if RUNNING. */
+  holder: number | undefined;
+  /** When the task last became PENDING (the sweeper resends it once older than that). */
+  pendingSince: number;
+}
+
+/** A handler invocation, from its claim until it finishes, crashes or loses its lease. */
+export interface ModelRun {
+  readonly id: number;
+  readonly task: number;
+  readonly attempt: number;
+  state: 'running' | 'crashed' | 'done';
+}
+
+export interface Model {
+  now: number;
+  readonly maxAttempts: number;
+  readonly leaseMs: number;
+  readonly tasks: ModelTask[];
+  readonly runs: ModelRun[];
+  /** Commands applied, for the report. */
+  steps: number;
+}
+
+const TERMINAL: ReadonlySet<ModelStatus> = new Set(['SUCCEEDED', 'DEAD', 'CANCELLED']);
+
+export function newModel(
+  tasks: number,
+  options: { now: number; maxAttempts: number; leaseMs: number },
+): Model {
+  return {
+    ...options,
+    steps: 0,
+    runs: [],
+    tasks: Array.from({ length: tasks }, () => ({
+      status: 'ABSENT' as ModelStatus,
+      attempt: 0,
+      history: 0,
+      terminalWrites: 0,
+      leaseExpiresAt: 0,
+      holder: undefined,
+      pendingSince: 0,
+    })),
+  };
+}
+
+function transition(task: ModelTask, status: ModelStatus): void {
+  task.status = status;
+  task.history += 1;
+  if (TERMINAL.has(status)) task.terminalWrites += 1;
+  if (status !== 'RUNNING') task.holder = undefined;
+}
+
+/** enqueue: create once (idempotent); `send` false is a producer crash before the send. */
+export function enqueue(m: Model, i: number, send: boolean): void {
+  const task = m.tasks[i] as ModelTask;
+  if (task.status === 'ABSENT') {
+    transition(task, 'PENDING');
+    task.pendingSince = m.now;
+  }
+  if (send && task.status === 'PENDING') transition(task, 'QUEUED');
+}
+
+/** What a delivered message leads to; a claim returns the new run. */
+export type DeliveryOutcome = 'rejected' | 'dropped' | 'deferred' | 'expired' | ModelRun;
+
+export function deliver(m: Model, i: number): DeliveryOutcome {
+  const task = m.tasks[i] as ModelTask;
+  if (task.status === 'ABSENT') return 'rejected';
+  if (TERMINAL.has(task.status)) return 'dropped';
+  if (task.status === 'RUNNING' && task.leaseExpiresAt > m.now) return 'deferred';
+  if (task.attempt >= m.maxAttempts) {
+    if (task.status !== 'RUNNING') return 'dropped';
+    transition(task, 'DEAD'); // the lease ran out on the final attempt
+    return 'expired';
+  }
+  task.attempt += 1;
+  transition(task, 'RUNNING');
+  task.leaseExpiresAt = m.now + m.leaseMs;
+  const run: ModelRun = { id: m.runs.length, task: i, attempt: task.attempt, state: 'running' };
+  m.runs.push(run);
+  task.holder = run.id;
+  return run;
+}
+
+function holds(m: Model, run: ModelRun): boolean {
+  const task = m.tasks[run.task] as ModelTask;
+  return task.status === 'RUNNING' && task.holder === run.id;
+}
+
+/** The handler returns (`ok`) or throws; the outcome is written only under the lease. */
+export function finish(m: Model, run: ModelRun, ok: boolean): void {
+  run.state = 'done';
+  if (!holds(m, run)) return; // stale: fenced off
+  const task = m.tasks[run.task] as ModelTask;
+  if (ok) transition(task, 'SUCCEEDED');
+  else transition(task, run.attempt >= m.maxAttempts ? 'DEAD' : 'QUEUED');
+}
+
+/** A heartbeat extends the lease if the run still holds it; else the run is aborted. */
+export function heartbeat(m: Model, run: ModelRun): boolean {
+  if (!holds(m, run)) {
+    run.state = 'done';
+    return false;
+  }
+  const task = m.tasks[run.task] as ModelTask;
+  task.leaseExpiresAt = m.now + m.leaseMs;
+  task.history += 1;
+  return true;
+}
+
+export function crash(run: ModelRun): void {
+  run.state = 'crashed';
+}
+
+export function cancel(m: Model, i: number): boolean {
+  const task = m.tasks[i] as ModelTask;
+  if (task.status !== 'PENDING' && task.status !== 'QUEUED') return false;
+  transition(task, 'CANCELLED');
+  return true;
+}
+
+/** One sweep: expired leases are requeued (and resent) or killed; old PENDING is resent. */
+export function sweep(m: Model, pendingAgeMs: number): void {
+  for (const task of m.tasks) {
+    if (task.status === 'RUNNING' && task.leaseExpiresAt <= m.now) {
+      if (task.attempt >= m.maxAttempts) {
+        transition(task, 'DEAD');
+      } else {
+        transition(task, 'PENDING'); // requeued under a new generation
+        transition(task, 'QUEUED'); // and sent
+      }
+    } else if (task.status === 'PENDING' && task.pendingSince < m.now - pendingAgeMs) {
+      transition(task, 'QUEUED');
+    }
+  }
+}
+
+export function activeRuns(m: Model): ModelRun[] {
+  return m.runs.filter((r) => r.state === 'running');
+}
