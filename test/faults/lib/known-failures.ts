@@ -13,9 +13,9 @@ export const KNOWN_FAILURES: Readonly<Record<string, string>> = {
     'send, so a caller without an idempotency key who retries creates a second task',
   'i:others-succeeded':
     'a poison task that crashes its worker process can still take batch-mates down: the ' +
-    'one-takeover-per-batch guard (src/worker/processor.ts, claim case) counts only claims ' +
-    'of RUNNING tasks, but when the sweeper has requeued the lost leases first ' +
-    '(RUNNING → PENDING), the crashed cohort is claimed again from PENDING, together, and ' +
-    'after maxAttempts crashes the innocent batch-mates are DEAD ("lease expired on the ' +
-    'final attempt") though their handlers never failed',
+    'one-takeover-per-batch guard (src/worker/processor.ts, claim case) recognises a lost ' +
+    'lease as RUNNING, or PENDING with attempts, but the sweeper requeues and sends in one ' +
+    'sweep, so the crashed cohort is QUEUED again (requeued > sent) when it is redelivered, ' +
+    'is claimed together, and after maxAttempts crashes the innocent batch-mates are DEAD ' +
+    '("lease expired on the final attempt") though their handlers never ran',
 };
