@@ -2,6 +2,7 @@
 import {
   DeleteMessageBatchCommand,
   DeleteMessageCommand,
+  GetQueueAttributesCommand,
   type Message,
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
@@ -40,6 +41,8 @@ export interface TestExecutor extends ProvisionedExecutor {
    * then deletes those not reported as failed. Returns the handler's response.
    */
   deliver(worker: Worker, records: readonly SQSRecord[]): Promise<SQSBatchResponse>;
+  /** Messages in the work queue, visible and in flight. */
+  queueDepth(): Promise<number>;
   /** Receives up to 10 messages (with all attributes) as Lambda event records. */
   receive(options?: { waitTimeSeconds?: number; visibilityTimeout?: number }): Promise<SQSRecord[]>;
   /**
@@ -105,6 +108,18 @@ export async function setupExecutor(
         );
       }
       return response;
+    },
+    queueDepth: async () => {
+      const out = await clients.sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: location.queueUrl,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+        }),
+      );
+      return (
+        Number(out.Attributes?.ApproximateNumberOfMessages) +
+        Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible)
+      );
     },
     receive: async (options = {}) => {
       const out = await clients.sqs.send(

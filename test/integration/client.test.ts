@@ -1,4 +1,3 @@
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
@@ -23,19 +22,6 @@ let executor: TestExecutor;
 beforeEach(async () => {
   executor = await setupExecutor();
 });
-
-async function messagesInQueue(): Promise<number> {
-  const out = await executor.clients.sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: executor.queueUrl,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-    }),
-  );
-  return (
-    Number(out.Attributes?.ApproximateNumberOfMessages) +
-    Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible)
-  );
-}
 
 /** Counts SDK commands by name, through the client's middleware stack. */
 function countCommands(client: {
@@ -73,7 +59,7 @@ describe('TaskClient.enqueue', () => {
     expect(first).toMatchObject({ id: 'order-1', created: true, sent: true });
     expect(second).toMatchObject({ id: 'order-1', created: false, sent: true });
     expect(second.record.history.filter((h) => h.event === AuditEvent.SUBMITTED)).toHaveLength(1);
-    expect(await messagesInQueue()).toBe(1);
+    expect(await executor.queueDepth()).toBe(1);
   });
 
   it('throws IdempotencyConflictError for the same id with another payload, carrying the existing task', async () => {
@@ -89,7 +75,7 @@ describe('TaskClient.enqueue', () => {
     await expect(attempt).rejects.toBeInstanceOf(IdempotencyConflictError);
     const error = (await attempt.catch((e: unknown) => e)) as IdempotencyConflictError;
     expect(error.existing.payload).toEqual({ subject: 'hi', to: 'a@example.com' });
-    expect(await messagesInQueue()).toBe(1);
+    expect(await executor.queueDepth()).toBe(1);
   });
 
   it('rejects an invalid payload with every problem listed, and writes nothing', async () => {
@@ -106,7 +92,7 @@ describe('TaskClient.enqueue', () => {
     ]);
     expect(error.message).toContain('payload.to');
     expect(await client.get('has space')).toBeUndefined();
-    expect(await messagesInQueue()).toBe(0);
+    expect(await executor.queueDepth()).toBe(0);
   });
 
   it('rejects a payload above the size limit with PayloadTooLargeError', async () => {
@@ -120,7 +106,7 @@ describe('TaskClient.enqueue', () => {
     expect(error).toBeInstanceOf(PayloadTooLargeError);
     expect(error.limitBytes).toBe(1024);
     expect(error.sizeBytes).toBeGreaterThan(2000);
-    expect(await messagesInQueue()).toBe(0);
+    expect(await executor.queueDepth()).toBe(0);
   });
 
   it('keeps the task PENDING (not lost) when the message cannot be sent', async () => {
@@ -141,7 +127,7 @@ describe('TaskClient.enqueue', () => {
       .enqueue(email, { to: 'a@example.com', subject: 'hi' }, { id: 'outbox-1' });
     expect(retried).toMatchObject({ created: false, sent: true });
     expect(retried.record.status).toBe(TaskStatus.QUEUED);
-    expect(await messagesInQueue()).toBe(1);
+    expect(await executor.queueDepth()).toBe(1);
   });
 });
 
@@ -165,7 +151,7 @@ describe('TaskClient.enqueueBatch', () => {
     ).toBe(true);
     expect(counts.get('SendMessageBatchCommand')).toBe(3);
     expect(counts.get('SendMessageCommand')).toBeUndefined();
-    expect(await messagesInQueue()).toBe(25);
+    expect(await executor.queueDepth()).toBe(25);
   });
 
   it('never lets one bad entry affect the others', async () => {
@@ -186,7 +172,7 @@ describe('TaskClient.enqueueBatch', () => {
     expect(results.map((r) => r.ok)).toEqual([true, false, false, true]);
     expect(results[1]?.ok === false && results[1].error).toBeInstanceOf(ValidationError);
     expect(results[2]?.ok === false && results[2].error).toBeInstanceOf(IdempotencyConflictError);
-    expect(await messagesInQueue()).toBe(3);
+    expect(await executor.queueDepth()).toBe(3);
   });
 });
 

@@ -42,19 +42,6 @@ async function scheduleExists(name: string): Promise<boolean> {
   }
 }
 
-async function queueDepth(): Promise<number> {
-  const out = await executor.clients.sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: executor.queueUrl,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-    }),
-  );
-  return (
-    Number(out.Attributes?.ApproximateNumberOfMessages) +
-    Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible)
-  );
-}
-
 /** A Scheduler client whose CreateSchedule always fails, as during an outage or throttling. */
 function failingScheduler(): SchedulerClient {
   const client = new SchedulerClient({ region: 'us-east-1' });
@@ -113,7 +100,7 @@ describe('TaskClient.enqueue with runAt', () => {
       id: 'later-1',
       type: 'remind',
     });
-    expect(await queueDepth()).toBe(0);
+    expect(await executor.queueDepth()).toBe(0);
   });
 
   it('does not run before runAt and runs once it is due, driven by the pump clock', async () => {
@@ -217,7 +204,7 @@ describe('TaskClient.enqueue with runAt', () => {
 
     expect(result.record.status).toBe(TaskStatus.QUEUED);
     expect(result.record.runAt).toBeUndefined();
-    expect(await queueDepth()).toBe(1);
+    expect(await executor.queueDepth()).toBe(1);
   });
 
   it('hashes a long or odd id into a valid schedule name', async () => {
@@ -390,7 +377,7 @@ describe('TaskClient.cancel of a delayed task', () => {
       AuditEvent.SCHEDULED,
       AuditEvent.CANCELLED,
     ]);
-    expect(await queueDepth()).toBe(0);
+    expect(await executor.queueDepth()).toBe(0);
   });
 });
 

@@ -1,8 +1,4 @@
-import {
-  DeleteMessageCommand,
-  GetQueueAttributesCommand,
-  SendMessageCommand,
-} from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
@@ -35,19 +31,6 @@ function sweeper(clock: () => number = Date.now, metrics: TaskMetrics = noopMetr
   });
 }
 
-async function queueDepth(): Promise<number> {
-  const out = await executor.clients.sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: executor.queueUrl,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-    }),
-  );
-  return (
-    Number(out.Attributes?.ApproximateNumberOfMessages) +
-    Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible)
-  );
-}
-
 const noop = defineTask('noop', { schema: z.object({ n: z.number() }), handler: ({ n }) => n });
 
 describe('sweep', () => {
@@ -63,7 +46,7 @@ describe('sweep', () => {
     expect(sent).toBe(false);
     expect(report).toMatchObject({ sent: 1, unsent: 0, requeued: 0 });
     expect((await executor.client().get(id))?.status).toBe(TaskStatus.QUEUED);
-    expect(await queueDepth()).toBe(1);
+    expect(await executor.queueDepth()).toBe(1);
   });
 
   it('requeues a task whose lease expired, under a new generation, and the next claim is a new attempt', async () => {
