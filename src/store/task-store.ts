@@ -384,8 +384,9 @@ export class TaskStore {
    * a fresh message (a new deduplication id). The attempt is kept: the next claim counts as
    * a new one. PENDING rather than QUEUED, so that a failed send leaves the task in the
    * outbox instead of stranding it. Fenced by the expired lease's token and attempt.
+   * `actor` (e.g. `sweeper`) is recorded as the history entry's worker.
    */
-  requeue(seen: TaskRecord, reason: string): Promise<TaskRecord> {
+  requeue(seen: TaskRecord, reason: string, actor?: string): Promise<TaskRecord> {
     const now = this.clock();
     return this.transition({
       name: 'requeue',
@@ -394,6 +395,7 @@ export class TaskStore {
       event: AuditEvent.REQUEUED,
       to: TaskStatus.PENDING,
       attempt: seen.attempt,
+      workerId: actor,
       detail: reason,
       condition:
         '#status = :running AND #leaseToken = :seenToken AND #attempt = :seenAttempt AND #leaseExpiresAt <= :now',

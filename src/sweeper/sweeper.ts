@@ -5,6 +5,9 @@ import type { Dispatcher } from '../outbox/dispatcher.js';
 import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 
+/** The worker id the sweeper's transitions are recorded under. */
+const SWEEPER_ACTOR = 'sweeper';
+
 /** Options of {@link sweep}. */
 export interface SweepOptions {
   readonly store: TaskStore;
@@ -106,7 +109,9 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
       counts.killed += 1;
       return;
     }
-    toSend.push(await store.requeue(record, `lease of attempt ${record.attempt} expired`));
+    toSend.push(
+      await store.requeue(record, `lease of attempt ${record.attempt} expired`, SWEEPER_ACTOR),
+    );
     counts.requeued += 1;
   });
   await pages(TaskStatus.PENDING, now - (options.pendingAgeMs ?? 60_000), async (record) => {
@@ -144,6 +149,6 @@ function leaseOf(record: TaskRecord) {
     taskId: record.id,
     attempt: record.attempt,
     leaseToken: record.leaseToken ?? '',
-    workerId: 'sweeper',
+    workerId: SWEEPER_ACTOR,
   };
 }

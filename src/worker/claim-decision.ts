@@ -1,4 +1,4 @@
-import { isTerminal, TaskStatus } from '../constants.js';
+import { AuditEvent, isTerminal, TaskStatus } from '../constants.js';
 import type { TaskRecord } from '../store/record.js';
 
 /** What a worker should do with a delivered message, given the task's current record. */
@@ -37,4 +37,20 @@ export function decideClaim(record: TaskRecord, now: number): ClaimDecision {
     return { kind: 'drop-duplicate' };
   }
   return { kind: 'claim' };
+}
+
+/**
+ * Whether claiming this record takes over a lost lease: it is RUNNING under an expired
+ * lease, or the sweeper requeued it after one and nobody has claimed it since (it may be
+ * PENDING or, once re-sent, QUEUED again). The attempt that lost the lease may have crashed
+ * its worker, so this one may too. A redrive starts afresh.
+ */
+export function isLeaseTakeover(record: TaskRecord): boolean {
+  if (record.status === TaskStatus.RUNNING) return true;
+  for (let i = record.history.length - 1; i >= 0; i--) {
+    const event = record.history[i]?.event;
+    if (event === AuditEvent.REQUEUED) return true;
+    if (event === AuditEvent.CLAIMED || event === AuditEvent.REDRIVEN) return false;
+  }
+  return false;
 }

@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import pLimit from 'p-limit';
-import { AuditEvent, TaskStatus } from '../constants.js';
+import { AuditEvent } from '../constants.js';
 import {
   LeaseLostError,
   PermanentError,
@@ -17,7 +17,7 @@ import type { TaskErrorInfo, TaskRecord } from '../store/record.js';
 import type { Lease, TaskStore } from '../store/task-store.js';
 import { truncate } from '../text.js';
 import { retryDelayMs } from './backoff.js';
-import { decideClaim } from './claim-decision.js';
+import { decideClaim, isLeaseTakeover } from './claim-decision.js';
 import { fifoBatchFailures, groupMessages } from './fifo.js';
 import { admitFiring } from './firing.js';
 import { runHandler } from './run-handler.js';
@@ -62,7 +62,9 @@ type Outcome =
   /** Report failed and make the message visible again after `delayMs`. */
   | { readonly kind: 'retry'; readonly delayMs: number }
   /** Report failed and leave the visibility timeout alone (an infrastructure error). */
-  | { readonly kind: 'fail' };
+  | { readonly kind: 'fail' }
+  /** Not touched yet: a lease takeover, which waits until the batch's other tasks finish. */
+  | { readonly kind: 'takeover' };
 
 const ACK: Outcome = { kind: 'ack' };
 const CLAIM_ROUNDS = 3;
@@ -94,48 +96,66 @@ export async function processBatch(
   }));
   const failed = new Set<string>();
   const changes: VisibilityChange[] = [];
-  const batch: BatchState = { takeovers: 0 };
+  const batch: BatchState = { phase: 'fresh', takeovers: 0 };
+
+  /**
+   * Runs a message group's records in order; the first failure holds back the rest. Returns
+   * the records from a deferred lease takeover on, which have not been touched yet.
+   */
+  const runGroup = async (group: readonly SQSRecord[]): Promise<SQSRecord[] | undefined> => {
+    let headFailed = false;
+    for (const [index, record] of group.entries()) {
+      const change = { receiptHandle: record.receiptHandle, eventSourceARN: record.eventSourceARN };
+      if (headFailed) {
+        // Held back behind the failed message. SQS keeps the group locked while that one
+        // is in flight, so these may be visible at once; returning them together with it
+        // would let moto (not SQS) hand them out of order.
+        failed.add(record.messageId);
+        changes.push({ ...change, seconds: 0 });
+        continue;
+      }
+      const outcome = await processRecord(record, deps, options, batch).catch((err: unknown) => {
+        deps.logger.error('message processing failed', {
+          messageId: record.messageId,
+          error: describeError(err),
+        });
+        return { kind: 'fail' } as Outcome;
+      });
+      if (outcome.kind === 'ack') continue;
+      if (outcome.kind === 'takeover') return group.slice(index);
+      headFailed = true;
+      failed.add(record.messageId);
+      if (outcome.kind === 'retry') {
+        const seconds = Math.max(MIN_RETRY_VISIBILITY_SECONDS, visibilitySeconds(outcome.delayMs));
+        changes.push({ ...change, seconds });
+      }
+    }
+    return undefined;
+  };
+
+  // First every task that is not a lease takeover; the groups that reach one stop there.
   const limit = pLimit(deps.groupConcurrency);
-  await Promise.all(
-    groupMessages(messages).map((group) =>
-      limit(async () => {
-        let headFailed = false;
-        for (const { record } of group) {
-          const change = {
-            receiptHandle: record.receiptHandle,
-            eventSourceARN: record.eventSourceARN,
-          };
-          if (headFailed) {
-            // Held back behind the failed message. SQS keeps the group locked while that one
-            // is in flight, so these may be visible at once; returning them together with it
-            // would let moto (not SQS) hand them out of order.
-            failed.add(record.messageId);
-            changes.push({ ...change, seconds: 0 });
-            continue;
-          }
-          const outcome = await processRecord(record, deps, options, batch).catch(
-            (err: unknown) => {
-              deps.logger.error('message processing failed', {
-                messageId: record.messageId,
-                error: describeError(err),
-              });
-              return { kind: 'fail' } as Outcome;
-            },
-          );
-          if (outcome.kind === 'ack') continue;
-          headFailed = true;
-          failed.add(record.messageId);
-          if (outcome.kind === 'retry') {
-            const seconds = Math.max(
-              MIN_RETRY_VISIBILITY_SECONDS,
-              visibilitySeconds(outcome.delayMs),
-            );
-            changes.push({ ...change, seconds });
-          }
-        }
-      }),
-    ),
-  );
+  const parked = (
+    await Promise.all(
+      groupMessages(messages).map((group) => limit(() => runGroup(group.map((m) => m.record)))),
+    )
+  ).filter((rest): rest is SQSRecord[] => rest !== undefined);
+  // Then one takeover, alone: the attempt that lost its lease may have crashed its worker,
+  // and if this one does too, the batch-mates have finished and lose nothing. The other
+  // parked groups go back at once, untouched, for another batch to take over.
+  const [first, ...others] = parked;
+  if (first !== undefined) {
+    batch.phase = 'takeover';
+    await runGroup(first);
+  }
+  for (const record of others.flat()) {
+    failed.add(record.messageId);
+    changes.push({
+      receiptHandle: record.receiptHandle,
+      eventSourceARN: record.eventSourceARN,
+      seconds: 0,
+    });
+  }
   await deps.visibility.applyAll(changes);
   return {
     batchItemFailures: fifoBatchFailures(messages, failed).map((itemIdentifier) => ({
@@ -146,7 +166,9 @@ export async function processBatch(
 
 /** State shared by the records of one batch. */
 interface BatchState {
-  /** Lease takeovers started in this batch. */
+  /** `fresh` while the batch's other tasks run; lease takeovers wait for `takeover`. */
+  phase: 'fresh' | 'takeover';
+  /** Lease takeovers started in this batch: at most one. */
   takeovers: number;
 }
 
@@ -198,24 +220,28 @@ async function processRecord(
           deps.logger.debug('message deferred', { taskId: seen.id, reason: decision.reason });
           return { kind: 'retry', delayMs: decision.delayMs };
         case 'expire':
-          await deps.store.kill(
-            leaseOf(seen, deps.workerId),
-            seen.type,
-            'lease expired on the final attempt',
-            {
-              leaseExpired: true,
-            },
-          );
+          try {
+            await deps.store.kill(
+              leaseOf(seen, deps.workerId),
+              seen.type,
+              'lease expired on the final attempt',
+              { leaseExpired: true },
+            );
+          } catch (err) {
+            // Someone else moved the task first (the sweeper killed it, or the late worker
+            // finished): decide again from what DynamoDB saw.
+            if (!(err instanceof TransitionRejectedError)) throw err;
+            seen = err.current;
+            continue;
+          }
           deps.metrics.count(TaskOutcome.DEAD);
           return ACK;
         case 'claim': {
-          if (
-            seen.status === TaskStatus.RUNNING ||
-            (seen.status === TaskStatus.PENDING && seen.attempt > 0)
-          ) {
-            // Taking over a lost lease (directly, or after the sweeper requeued it): the last
-            // attempt may have crashed its worker. Such tasks run one per batch, so a task
-            // that kills its process cannot take its batch-mates' attempts down again and again.
+          if (isLeaseTakeover(seen)) {
+            // The last attempt may have crashed its worker. Such tasks run one per batch,
+            // after the others, so a task that kills its process takes no batch-mate's
+            // attempt down with it.
+            if (batch.phase === 'fresh') return { kind: 'takeover' };
             if (batch.takeovers >= 1) return { kind: 'retry', delayMs: 0 };
             batch.takeovers += 1;
           }

@@ -35,9 +35,10 @@ const TRANSITIONS: ReadonlySet<string> = new Set([
   AuditEvent.REQUEUED,
   AuditEvent.REDRIVEN,
 ]);
-/** Events where a worker acts, so the event must name it. */
+/** Events where a worker (or the sweeper) acts, so the event must name it. */
 const BY_WORKER: ReadonlySet<string> = new Set([
   AuditEvent.CLAIMED,
+  AuditEvent.REQUEUED,
   AuditEvent.HEARTBEAT_EXTENDED,
   AuditEvent.RETRY_SCHEDULED,
   AuditEvent.SUCCEEDED,

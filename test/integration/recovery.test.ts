@@ -1,11 +1,14 @@
 import { DeleteMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { LeaseLostError } from '../../src/errors.js';
 import { noopMetrics, type TaskMetrics } from '../../src/observability/metrics.js';
+import type { TaskRecord } from '../../src/store/record.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/worker/task-definition.js';
+import { testClients } from '../helpers/aws.js';
 import {
   recordingLogger,
   setupExecutor,
@@ -383,5 +386,150 @@ describe('worker heartbeats', () => {
       workerId: 'b',
     });
     expect(logger.lines.some((l) => l.attributes.event === AuditEvent.STALE_DROPPED)).toBe(true);
+  });
+});
+
+describe('lease takeovers', () => {
+  /** Claims a task as a worker that then crashed: its lease expires at once. */
+  async function loseLease(record: TaskRecord): Promise<void> {
+    await executor.client().store.claim(record, { workerId: 'crashed', leaseMs: 1 });
+    await new Promise((r) => setTimeout(r, 5));
+  }
+
+  /** Two tasks a crashed worker had claimed; `ran` records the handler calls. */
+  async function twoLostLeases() {
+    const ran: number[] = [];
+    const crashProne = defineTask('crash-prone', {
+      schema: z.object({ n: z.number() }),
+      handler: ({ n }) => {
+        ran.push(n);
+      },
+    });
+    const ids: string[] = [];
+    for (const result of await executor.client().enqueueBatch([
+      { task: crashProne, payload: { n: 1 } },
+      { task: crashProne, payload: { n: 2 } },
+    ])) {
+      if (!result.ok) throw result.error;
+      ids.push(result.id);
+      await loseLease(result.record);
+    }
+    return { ran, crashProne, ids };
+  }
+
+  function taskIds(batch: readonly SQSRecord[]): Set<string | undefined> {
+    return new Set(batch.map((m) => m.attributes.MessageGroupId));
+  }
+
+  it('runs a lost-lease task alone, after its batch-mates have finished', async () => {
+    // Arrange: three tasks in one batch; the first one's last attempt crashed its worker.
+    const trace: string[] = [];
+    const traced = defineTask('traced', {
+      schema: z.object({ n: z.number() }),
+      handler: async ({ n }) => {
+        trace.push(`start ${n}`);
+        await new Promise((r) => setTimeout(r, 50));
+        trace.push(`end ${n}`);
+      },
+    });
+    const client = executor.client();
+    const records = (
+      await client.enqueueBatch([1, 2, 3].map((n) => ({ task: traced, payload: { n } })))
+    ).map((r) => {
+      if (!r.ok) throw r.error;
+      return r.record;
+    });
+    await loseLease(records[0] as TaskRecord);
+    const batch = await executor.receive({ visibilityTimeout: 30 });
+    expect(taskIds(batch).size).toBe(3);
+
+    // Act
+    const response = await executor.worker([traced]).processBatch(batch);
+
+    // Assert: the takeover started only once both others had ended.
+    expect(response.batchItemFailures).toEqual([]);
+    expect(trace).toHaveLength(6);
+    expect(trace.slice(4)).toEqual(['start 1', 'end 1']);
+    expect((await client.get(records[0]?.id ?? ''))?.attempt).toBe(2);
+  });
+
+  it('takes over at most one lost lease per batch and hands the others back untouched', async () => {
+    // Arrange: two tasks whose leases were lost by a crashed worker arrive in one batch.
+    const { ran, crashProne } = await twoLostLeases();
+    const client = executor.client();
+    const batch = await executor.receive({ visibilityTimeout: 30 });
+    expect(batch).toHaveLength(2);
+
+    // Act
+    const response = await executor.worker([crashProne]).processBatch(batch);
+
+    // Assert
+    expect(ran).toHaveLength(1);
+    expect(response.batchItemFailures).toHaveLength(1);
+    const other = batch.find((m) => m.messageId === response.batchItemFailures[0]?.itemIdentifier);
+    const untouched = await client.get(other?.attributes.MessageGroupId ?? '');
+    expect(untouched).toMatchObject({
+      status: TaskStatus.RUNNING,
+      attempt: 1,
+      workerId: 'crashed',
+    });
+  });
+
+  it('counts a task the sweeper requeued and re-sent as a takeover', async () => {
+    // Arrange: a crashed worker's two tasks, requeued by the sweeper and QUEUED again.
+    const { ran, crashProne, ids } = await twoLostLeases();
+    const client = executor.client();
+    const report = await sweeper().run();
+    expect(report).toMatchObject({ requeued: 2, sent: 2 });
+    for (const id of ids) expect((await client.get(id))?.status).toBe(TaskStatus.QUEUED);
+    const batch = await executor.receive({ visibilityTimeout: 30 });
+    expect(taskIds(batch)).toEqual(new Set(ids));
+
+    // Act
+    await executor.worker([crashProne]).processBatch(batch);
+
+    // Assert: one ran; the other was not claimed, so it kept its attempt.
+    expect(ran).toHaveLength(1);
+    const statuses = await Promise.all(ids.map((id) => client.get(id)));
+    expect(statuses.map((r) => `${r?.status}#${r?.attempt}`).sort()).toEqual([
+      'QUEUED#1',
+      'SUCCEEDED#2',
+    ]);
+  });
+
+  it('acknowledges an expired final attempt that the sweeper declared DEAD first', async () => {
+    // Arrange: the sweeper kills the task between the worker's read and its own kill.
+    const once = defineTask('single-shot', {
+      schema: z.object({}),
+      retry: { maxAttempts: 1 },
+      handler: () => undefined,
+    });
+    const client = executor.client();
+    const { id, record } = await client.enqueue(once, {});
+    await loseLease(record);
+    const { dynamodb } = testClients();
+    let raced = false;
+    dynamodb.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (!raced && context.commandName?.startsWith('Update')) {
+          raced = true;
+          await sweeper().run();
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'sweepFirst' },
+    );
+    const batch = await executor.receive({ visibilityTimeout: 30 });
+
+    // Act
+    const response = await executor.worker([once], { dynamodb }).processBatch(batch);
+
+    // Assert
+    expect(raced).toBe(true);
+    expect(response.batchItemFailures).toEqual([]);
+    const dead = await client.get(id);
+    expect(dead?.status).toBe(TaskStatus.DEAD);
+    expect(dead?.history.filter((h) => h.event === AuditEvent.DEAD)).toHaveLength(1);
+    expect(dead?.history.at(-1)?.workerId).toBe('sweeper');
   });
 });

@@ -370,38 +370,6 @@ describe('worker fencing', () => {
   });
 });
 
-describe('worker lease takeovers', () => {
-  it('takes over at most one lost lease per batch and hands the others back', async () => {
-    // Arrange: two tasks whose leases were lost by a crashed worker arrive in one batch.
-    const ran: number[] = [];
-    const crashProne = defineTask('crash-prone', {
-      schema: z.object({ n: z.number() }),
-      handler: ({ n }) => {
-        ran.push(n);
-      },
-    });
-    const client = executor.client();
-    const results = await client.enqueueBatch([
-      { task: crashProne, payload: { n: 1 } },
-      { task: crashProne, payload: { n: 2 } },
-    ]);
-    for (const result of results) {
-      if (!result.ok) throw result.error;
-      await client.store.claim(result.record, { workerId: 'crashed', leaseMs: 1 });
-    }
-    await new Promise((r) => setTimeout(r, 5));
-    const batch = await executor.receive({ visibilityTimeout: 30 });
-
-    // Act
-    const response = await executor.worker([crashProne]).processBatch(batch);
-
-    // Assert
-    expect(batch).toHaveLength(2);
-    expect(ran).toHaveLength(1);
-    expect(response.batchItemFailures).toHaveLength(1);
-  });
-});
-
 describe('worker poison and bad input', () => {
   it('declares an unknown task type DEAD at once, with no retries', async () => {
     const known = defineTask('known', { schema: z.object({}), handler: () => undefined });

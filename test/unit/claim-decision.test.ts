@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { TaskStatus } from '../../src/constants.js';
-import { type ClaimDecision, decideClaim } from '../../src/worker/claim-decision.js';
+import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import type { HistoryEntry } from '../../src/store/record.js';
+import {
+  type ClaimDecision,
+  decideClaim,
+  isLeaseTakeover,
+} from '../../src/worker/claim-decision.js';
 import { FIXTURE_NOW, taskRecord as record } from '../helpers/task-record.js';
 
 const NOW = FIXTURE_NOW;
@@ -142,5 +147,99 @@ describe('decideClaim', () => {
       leaseExpiresAt: NOW - 1,
     });
     expect(decideClaim(running, NOW)).toEqual(expire);
+  });
+});
+
+/** A history made of these events, in order, with plausible statuses. */
+function history(...events: AuditEvent[]): HistoryEntry[] {
+  const statusAfter: Partial<Record<AuditEvent, TaskStatus>> = {
+    [AuditEvent.SUBMITTED]: TaskStatus.PENDING,
+    [AuditEvent.SENT]: TaskStatus.QUEUED,
+    [AuditEvent.CLAIMED]: TaskStatus.RUNNING,
+    [AuditEvent.RETRY_SCHEDULED]: TaskStatus.QUEUED,
+    [AuditEvent.REQUEUED]: TaskStatus.PENDING,
+    [AuditEvent.DEAD]: TaskStatus.DEAD,
+    [AuditEvent.REDRIVEN]: TaskStatus.PENDING,
+  };
+  return events.map((event, i) => ({
+    event,
+    at: NOW + i,
+    attempt: 1,
+    status: statusAfter[event] ?? TaskStatus.QUEUED,
+  }));
+}
+
+describe('isLeaseTakeover', () => {
+  it('is true for a RUNNING record: its lease must have been lost to be claimable', () => {
+    const seen = record({
+      status: TaskStatus.RUNNING,
+      attempt: 1,
+      history: history(AuditEvent.SUBMITTED, AuditEvent.SENT, AuditEvent.CLAIMED),
+    });
+
+    expect(isLeaseTakeover(seen)).toBe(true);
+  });
+
+  it('is true after a sweeper requeue, both before and after the new message is sent', () => {
+    const requeued = history(
+      AuditEvent.SUBMITTED,
+      AuditEvent.SENT,
+      AuditEvent.CLAIMED,
+      AuditEvent.REQUEUED,
+    );
+    const pending = record({ status: TaskStatus.PENDING, attempt: 1, history: requeued });
+    const resent = record({
+      status: TaskStatus.QUEUED,
+      attempt: 1,
+      history: [...requeued, ...history(AuditEvent.SENT, AuditEvent.DUPLICATE_DROPPED)],
+    });
+
+    expect(isLeaseTakeover(pending)).toBe(true);
+    expect(isLeaseTakeover(resent)).toBe(true);
+  });
+
+  it('is false once the requeued task was claimed again and retried normally', () => {
+    const seen = record({
+      status: TaskStatus.QUEUED,
+      attempt: 2,
+      history: history(
+        AuditEvent.SUBMITTED,
+        AuditEvent.SENT,
+        AuditEvent.CLAIMED,
+        AuditEvent.REQUEUED,
+        AuditEvent.SENT,
+        AuditEvent.CLAIMED,
+        AuditEvent.RETRY_SCHEDULED,
+      ),
+    });
+
+    expect(isLeaseTakeover(seen)).toBe(false);
+  });
+
+  it('is false for a fresh task, a handler retry and a redriven task', () => {
+    const fresh = record({ history: history(AuditEvent.SUBMITTED, AuditEvent.SENT) });
+    const retried = record({
+      attempt: 1,
+      history: history(
+        AuditEvent.SUBMITTED,
+        AuditEvent.SENT,
+        AuditEvent.CLAIMED,
+        AuditEvent.RETRY_SCHEDULED,
+      ),
+    });
+    const redriven = record({
+      status: TaskStatus.QUEUED,
+      history: history(
+        AuditEvent.CLAIMED,
+        AuditEvent.REQUEUED,
+        AuditEvent.DEAD,
+        AuditEvent.REDRIVEN,
+        AuditEvent.SENT,
+      ),
+    });
+
+    expect(isLeaseTakeover(fresh)).toBe(false);
+    expect(isLeaseTakeover(retried)).toBe(false);
+    expect(isLeaseTakeover(redriven)).toBe(false);
   });
 });
