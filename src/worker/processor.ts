@@ -96,7 +96,7 @@ export async function processBatch(
   }));
   const failed = new Set<string>();
   const changes: VisibilityChange[] = [];
-  const batch: BatchState = { phase: 'fresh', takeovers: 0 };
+  const batch: BatchState = { phase: 'fresh', takeovers: 0, pickedUp: new Set() };
 
   /**
    * Runs a message group's records in order; the first failure holds back the rest. Returns
@@ -113,6 +113,11 @@ export async function processBatch(
         failed.add(record.messageId);
         changes.push({ ...change, seconds: 0 });
         continue;
+      }
+      if (!batch.pickedUp.has(record.messageId)) {
+        // Once per message, though a deferred takeover passes here twice.
+        batch.pickedUp.add(record.messageId);
+        recordQueueLatency(record, deps);
       }
       const outcome = await processRecord(record, deps, options, batch).catch((err: unknown) => {
         deps.logger.error('message processing failed', {
@@ -170,6 +175,8 @@ interface BatchState {
   phase: 'fresh' | 'takeover';
   /** Lease takeovers started in this batch: at most one. */
   takeovers: number;
+  /** Messages whose queue latency was recorded. */
+  readonly pickedUp: Set<string>;
 }
 
 async function processRecord(
@@ -178,7 +185,6 @@ async function processRecord(
   options: BatchOptions,
   batch: BatchState,
 ): Promise<Outcome> {
-  recordQueueLatency(message, deps);
   const parsed = parseMessage(message.body);
   if (!parsed.ok) return reject(deps, message, undefined, parsed.reason);
   let envelope: { id: string; type: string };

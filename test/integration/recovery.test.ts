@@ -443,11 +443,15 @@ describe('lease takeovers', () => {
     const batch = await executor.receive({ visibilityTimeout: 30 });
     expect(taskIds(batch).size).toBe(3);
 
+    const latencies: number[] = [];
+    const metrics: TaskMetrics = { ...noopMetrics, queueLatency: (ms) => latencies.push(ms) };
+
     // Act
-    const response = await executor.worker([traced]).processBatch(batch);
+    const response = await executor.worker([traced], { metrics }).processBatch(batch);
 
     // Assert: the takeover started only once both others had ended.
     expect(response.batchItemFailures).toEqual([]);
+    expect(latencies).toHaveLength(3); // one per message, the deferred one included
     expect(trace).toHaveLength(6);
     expect(trace.slice(4)).toEqual(['start 1', 'end 1']);
     expect((await client.get(records[0]?.id ?? ''))?.attempt).toBe(2);
