@@ -108,7 +108,7 @@ export function judgeTargets(results: BenchResults, h: Headline): Target[] {
     },
     {
       id: 'bundle',
-      name: 'Worker bundle, minified, SDK included',
+      name: 'Worker bundle, minified, as shipped (AWS SDK from the runtime)',
       threshold: '≤ 250 KB',
       value: `${(bundleBytes / 1024).toFixed(0)} KB`,
       met: bundleBytes <= 250 * 1024,
