@@ -151,7 +151,10 @@ export async function processBatch(
   const [first, ...others] = parked;
   if (first !== undefined) {
     batch.phase = 'takeover';
-    await runGroup(first);
+    // Nothing is parked in this phase; should it be, it must still be reported failed,
+    // never acknowledged unprocessed.
+    const rest = await runGroup(first);
+    if (rest !== undefined) others.push(rest);
   }
   for (const record of others.flat()) {
     failed.add(record.messageId);
