@@ -41,17 +41,33 @@ export class Dispatcher {
 
   /**
    * Sends tasks with SendMessageBatch, 10 at a time, in the given order (so tasks sharing a
-   * message group keep their order). Returns, per input index, the record after the send or
-   * undefined where the send failed.
+   * message group keep their order). Once a task's send fails, the later tasks of its message
+   * group are not sent either: they stay PENDING behind it, and the sweeper sends them all,
+   * oldest first, so none overtakes it. (A failed entry cannot hold back the later entries of
+   * its group in the same SendMessageBatch call; SQS reports it only after accepting them.)
+   * Returns, per input index, the record after the send or undefined where the task was not
+   * sent.
    */
   async sendAll(records: readonly TaskRecord[]): Promise<(TaskRecord | undefined)[]> {
     const sent: (TaskRecord | undefined)[] = new Array(records.length).fill(undefined);
     const toMark: number[] = [];
+    const blocked = new Set<string>();
     for (let i = 0; i < records.length; i += Defaults.SQS_BATCH_SIZE) {
-      const chunk = records.slice(i, i + Defaults.SQS_BATCH_SIZE);
-      const failed = await this.sendChunk(chunk);
-      chunk.forEach((_, n) => {
-        if (!failed.has(n)) toMark.push(i + n);
+      const chunk = records
+        .slice(i, i + Defaults.SQS_BATCH_SIZE)
+        .map((record, n) => ({ record, index: i + n }))
+        .filter(({ record }) => !blocked.has(record.messageGroupId));
+      if (chunk.length === 0) continue;
+      const failed = await this.sendChunk(chunk.map((c) => c.record));
+      chunk.forEach(({ record, index }, n) => {
+        if (failed.has(n)) blocked.add(record.messageGroupId);
+        else toMark.push(index);
+      });
+    }
+    if (blocked.size > 0) {
+      this.logger.warn('held back the later tasks of message groups whose send failed', {
+        groups: blocked.size,
+        tasks: records.length - toMark.length,
       });
     }
     const limit = pLimit(MARK_CONCURRENCY);

@@ -1,4 +1,9 @@
-import { DeleteMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageCommand,
+  type SendMessageBatchCommandInput,
+  type SendMessageBatchCommandOutput,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -141,6 +146,69 @@ describe('sweep', () => {
       expect(record?.history.filter((h) => h.event === AuditEvent.REQUEUED)).toHaveLength(1);
       expect(record?.generation).toBe(2);
     }
+  });
+});
+
+describe('outbox ordering', () => {
+  it('holds back the later tasks of a key whose send failed, and the sweeper sends them in order', async () => {
+    // Arrange: the last entry of the first SendMessageBatch, the 10th task of key "k", is
+    // refused (a per-entry failure); the next batch holds the rest of the key and another task.
+    const started: number[] = [];
+    const step = defineTask('ordered', {
+      schema: z.object({ seq: z.number() }),
+      handler: ({ seq }) => {
+        started.push(seq);
+      },
+    });
+    const { sqs } = testClients();
+    const refusedId = 'k-9';
+    sqs.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'SendMessageBatchCommand') return next(args);
+        const input = args.input as SendMessageBatchCommandInput;
+        const refused = input.Entries?.find(
+          (e) => JSON.parse(e.MessageBody ?? '{}').id === refusedId,
+        );
+        if (refused === undefined) return next(args);
+        input.Entries = input.Entries?.filter((e) => e !== refused);
+        const result = await next(args);
+        const output = result.output as SendMessageBatchCommandOutput;
+        output.Failed = [
+          ...(output.Failed ?? []),
+          { Id: refused.Id, Code: 'InternalError', SenderFault: false, Message: 'injected' },
+        ];
+        return result;
+      },
+      { step: 'initialize', name: 'refuseOneEntry' },
+    );
+    const client = executor.client({ sqs });
+    const entries = Array.from({ length: 15 }, (_, seq) => ({
+      task: step,
+      payload: { seq },
+      options: { id: `k-${seq}`, orderingKey: 'k' },
+    }));
+    const other = { task: step, payload: { seq: 100 }, options: { id: 'unkeyed' } };
+
+    // Act
+    const results = await client.enqueueBatch([...entries, other]);
+
+    // Assert: 0-8 and the unkeyed task went out; 9 failed and 10-14 were held back.
+    const sent = results.map((r) => (r.ok ? r.sent : 'error'));
+    expect(sent).toEqual([
+      ...Array.from({ length: 9 }, () => true),
+      ...Array.from({ length: 6 }, () => false),
+      true,
+    ]);
+    expect(await executor.queueDepth()).toBe(10);
+    for (const r of results.slice(9, 15)) expect(r.ok && r.record.status).toBe(TaskStatus.PENDING);
+
+    // Act: the sweeper sends the held-back tasks (a client without the fault), then they run.
+    const report = await sweeper().run();
+    await executor.drain(executor.worker([step]));
+
+    // Assert
+    expect(report.sent).toBe(6);
+    expect(started.filter((seq) => seq < 100)).toEqual(Array.from({ length: 15 }, (_, i) => i));
   });
 });
 
