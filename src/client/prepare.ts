@@ -34,6 +34,14 @@ export interface EnqueueOptions {
 const KEY_PATTERN = /^[\x21-\x7e]{1,128}$/;
 const nextUlid = monotonicFactory();
 
+/**
+ * The next enqueue sequence (see `TaskRecord.sequence`): strictly increasing within this
+ * process, shared with generated ids.
+ */
+export function nextSequence(): string {
+  return nextUlid();
+}
+
 function checkKey(issues: ValidationIssue[], path: string, value: unknown): void {
   if (value !== undefined && (typeof value !== 'string' || !KEY_PATTERN.test(value))) {
     const received = typeof value === 'string' ? JSON.stringify(value.slice(0, 80)) : typeof value;

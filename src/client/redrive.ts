@@ -13,7 +13,7 @@ import { ConfigurationError, TransitionRejectedError, ValidationError } from '..
 import { parseEnvelope } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
-import type { TaskRecord } from '../store/record.js';
+import { compareEnqueueOrder, type TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** Which DEAD tasks to redrive: by id, or all (optionally those of one ordering key). */
@@ -54,7 +54,7 @@ export async function redriveDead(
   const skipped: { id: string; reason: string }[] = [];
   const dead = await selectDead(selection, deps.store, skipped);
   // Per-key order: the original enqueue order, so a key's tasks run again as they first did.
-  dead.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  dead.sort(compareEnqueueOrder);
   const limit = pLimit(16);
   const moved = await Promise.all(
     dead.map((record) =>

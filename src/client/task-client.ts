@@ -17,7 +17,7 @@ import type { TaskRecord } from '../store/record.js';
 import { type TaskPage, TaskStore } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../worker/task-definition.js';
 import { DelayedTasks } from './delayed.js';
-import { type EnqueueOptions, prepareTask } from './prepare.js';
+import { type EnqueueOptions, nextSequence, prepareTask } from './prepare.js';
 import { purgeDead, type RedriveResult, type RedriveSelection, redriveDead } from './redrive.js';
 import { SchedulerTarget } from './scheduler-target.js';
 import {
@@ -155,7 +155,7 @@ export class TaskClient {
     payload: PayloadOf<D>,
     options: EnqueueOptions = {},
   ): Promise<EnqueueResult> {
-    const { record, created } = await this.createRecord(task, payload, options);
+    const { record, created } = await this.createRecord(task, payload, options, nextSequence());
     if (record.status === TaskStatus.SCHEDULED) {
       await this.delayed.arrange(record, created);
       return { id: record.id, created, sent: true, record };
@@ -174,6 +174,8 @@ export class TaskClient {
     const results: BatchEntryResult[] = new Array(entries.length);
     const limit = pLimit(16);
     const toSend: { index: number; record: TaskRecord; created: boolean }[] = [];
+    // Taken in input order, before the writes run concurrently.
+    const sequences = entries.map(() => nextSequence());
     await Promise.all(
       entries.map((entry, index) =>
         limit(async () => {
@@ -182,6 +184,7 @@ export class TaskClient {
               entry.task,
               entry.payload,
               entry.options ?? {},
+              sequences[index],
             );
             if (record.status === TaskStatus.SCHEDULED) await this.delayed.arrange(record, created);
             if (record.status === TaskStatus.PENDING) toSend.push({ index, record, created });
@@ -344,8 +347,12 @@ export class TaskClient {
     task: TaskDefinition,
     payload: unknown,
     options: EnqueueOptions,
+    sequence: string | undefined,
   ): Promise<{ record: TaskRecord; created: boolean }> {
-    const prepared = await prepareTask(task, payload, options, this.maxPayloadBytes, this.clock());
+    const prepared = {
+      ...(await prepareTask(task, payload, options, this.maxPayloadBytes, this.clock())),
+      sequence,
+    };
     const scheduled = this.delayed.needsSchedule(prepared.runAt);
     if (scheduled) this.delayed.assertConfigured();
     const { record, created } = await this.store.create(

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { encodeTime } from 'ulid';
 import { type AuditEvent, TableSchema, type TaskStatus } from '../constants.js';
 
 /** One entry of a task's history: an audit record without the task's own identity. */
@@ -41,6 +42,12 @@ export interface TaskRecord {
   readonly generation: number;
   readonly timeoutMs: number;
   readonly createdAt: number;
+  /**
+   * The producer's enqueue order: a monotonic ULID taken in call order, and in input order
+   * within an `enqueueBatch`, before the concurrent writes. Absent on tasks a worker created
+   * (recurring firings). See {@link compareEnqueueOrder}.
+   */
+  readonly sequence: string | undefined;
   readonly updatedAt: number;
   readonly runAt: number | undefined;
   readonly leaseToken: string | undefined;
@@ -119,6 +126,7 @@ export function fromItem(item: TaskItem): TaskRecord {
     generation: Number(item.generation ?? 1),
     timeoutMs: Number(item.timeoutMs),
     createdAt: Number(item.createdAt),
+    sequence: optionalString(item.sequence),
     updatedAt: Number(item.updatedAt),
     runAt: optionalNumber(item.runAt),
     leaseToken: optionalString(item.leaseToken),
@@ -130,4 +138,24 @@ export function fromItem(item: TaskItem): TaskRecord {
     finishedAt: optionalNumber(item.finishedAt),
     history: (item.history as HistoryEntry[] | undefined) ?? [],
   };
+}
+
+/** A sortable key of a task's enqueue order: its sequence, else a ULID-shaped creation time. */
+function orderKey(record: Pick<TaskRecord, 'sequence' | 'createdAt'>): string {
+  return record.sequence ?? `${encodeTime(record.createdAt, 10)}0000000000000000`;
+}
+
+/**
+ * Orders tasks as they were enqueued, for re-sending them (the sweeper, redrive) without
+ * breaking per-key order: by sequence, which creation times cannot do for a batch whose
+ * records are written concurrently, then by id.
+ */
+export function compareEnqueueOrder(
+  a: Pick<TaskRecord, 'sequence' | 'createdAt' | 'id'>,
+  b: Pick<TaskRecord, 'sequence' | 'createdAt' | 'id'>,
+): number {
+  const ka = orderKey(a);
+  const kb = orderKey(b);
+  if (ka !== kb) return ka < kb ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }

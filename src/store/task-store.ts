@@ -52,6 +52,8 @@ export interface NewTask {
   readonly scheduled?: boolean | undefined;
   /** Recorded in the first history entry, e.g. which schedule fired the task. */
   readonly detail?: string | undefined;
+  /** The producer's enqueue order (see {@link TaskRecord.sequence}). */
+  readonly sequence?: string | undefined;
 }
 
 /** Options of {@link TaskStore}. */
@@ -175,6 +177,7 @@ export class TaskStore {
       timeoutMs: task.timeoutMs,
       runAt: task.runAt,
       createdAt: now,
+      sequence: task.sequence,
       updatedAt: now,
       history: [entry],
       [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(status, shard),

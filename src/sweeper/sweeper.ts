@@ -2,7 +2,7 @@ import { TaskStatus } from '../constants.js';
 import { TransitionRejectedError } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
-import type { TaskRecord } from '../store/record.js';
+import { compareEnqueueOrder, type TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** The worker id the sweeper's transitions are recorded under. */
@@ -132,8 +132,8 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     );
   }
 
-  // Enqueue order within each ordering key: sends go out oldest first.
-  toSend.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  // Enqueue order within each ordering key: sends go out in the order the tasks were enqueued.
+  toSend.sort(compareEnqueueOrder);
   const sent = await options.dispatcher.sendAll(toSend);
   for (const record of sent) {
     if (record === undefined) counts.unsent += 1;

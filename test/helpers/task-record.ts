@@ -20,6 +20,7 @@ export function taskRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
     generation: 1,
     timeoutMs: 30_000,
     createdAt: FIXTURE_NOW - 60_000,
+    sequence: undefined,
     updatedAt: FIXTURE_NOW - 60_000,
     runAt: undefined,
     leaseToken: undefined,

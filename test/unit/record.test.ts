@@ -1,5 +1,7 @@
+import { encodeTime } from 'ulid';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, payloadHash } from '../../src/store/record.js';
+import { canonicalJson, compareEnqueueOrder, payloadHash } from '../../src/store/record.js';
+import { taskRecord } from '../helpers/task-record.js';
 
 describe('canonicalJson', () => {
   it('keeps an own "__proto__" key instead of dropping it', () => {
@@ -17,5 +19,37 @@ describe('canonicalJson', () => {
     const b = canonicalJson(JSON.parse('{"b":1}'));
 
     expect(payloadHash('t', a)).not.toBe(payloadHash('t', b));
+  });
+});
+
+describe('compareEnqueueOrder', () => {
+  const at = (ms: number) => `${encodeTime(ms, 10)}0000000000000000`;
+
+  it('orders by sequence, even against the creation times of a concurrently written batch', () => {
+    // The second entry of a batch was written first.
+    const first = taskRecord({
+      id: 'b',
+      sequence: `${encodeTime(1_000, 10)}AAAAAAAAAAAAAAAA`,
+      createdAt: 1_005,
+    });
+    const second = taskRecord({
+      id: 'a',
+      sequence: `${encodeTime(1_000, 10)}AAAAAAAAAAAAAAAB`,
+      createdAt: 1_001,
+    });
+
+    expect([second, first].sort(compareEnqueueOrder).map((r) => r.id)).toEqual(['b', 'a']);
+  });
+
+  it('places a task without a sequence by its creation time, then breaks ties by id', () => {
+    const early = taskRecord({ id: 'firing', sequence: undefined, createdAt: 500 });
+    const sequenced = taskRecord({ id: 'x', sequence: at(1_000), createdAt: 1_000 });
+    const late = taskRecord({ id: 'late-firing', sequence: undefined, createdAt: 2_000 });
+    const twinA = taskRecord({ id: 'twin-a', sequence: undefined, createdAt: 3_000 });
+    const twinB = taskRecord({ id: 'twin-b', sequence: undefined, createdAt: 3_000 });
+
+    const sorted = [twinB, late, sequenced, twinA, early].sort(compareEnqueueOrder);
+
+    expect(sorted.map((r) => r.id)).toEqual(['firing', 'x', 'late-firing', 'twin-a', 'twin-b']);
   });
 });
