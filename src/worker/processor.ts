@@ -96,7 +96,7 @@ export async function processBatch(
   }));
   const failed = new Set<string>();
   const changes: VisibilityChange[] = [];
-  const batch: BatchState = { phase: 'fresh', takeovers: 0, pickedUp: new Set() };
+  const batch: BatchState = { phase: 'fresh', pickedUp: new Set() };
 
   /**
    * Runs a message group's records in order; the first failure holds back the rest. Returns
@@ -145,18 +145,18 @@ export async function processBatch(
       groupMessages(messages).map((group) => limit(() => runGroup(group.map((m) => m.record)))),
     )
   ).filter((rest): rest is SQSRecord[] => rest !== undefined);
-  // Then one takeover, alone: the attempt that lost its lease may have crashed its worker,
-  // and if this one does too, the batch-mates have finished and lose nothing. The other
-  // parked groups go back at once, untouched, for another batch to take over.
-  const [first, ...others] = parked;
-  if (first !== undefined) {
-    batch.phase = 'takeover';
+  // Then the takeovers, one group at a time: the attempt that lost its lease may have
+  // crashed its worker, and if this one does too, the batch-mates have finished and the
+  // takeovers still waiting were not claimed, so they lose no attempt (only a receive).
+  batch.phase = 'takeover';
+  const leftOver: SQSRecord[][] = [];
+  for (const group of parked) {
     // Nothing is parked in this phase; should it be, it must still be reported failed,
     // never acknowledged unprocessed.
-    const rest = await runGroup(first);
-    if (rest !== undefined) others.push(rest);
+    const rest = await runGroup(group);
+    if (rest !== undefined) leftOver.push(rest);
   }
-  for (const record of others.flat()) {
+  for (const record of leftOver.flat()) {
     failed.add(record.messageId);
     changes.push({
       receiptHandle: record.receiptHandle,
@@ -176,8 +176,6 @@ export async function processBatch(
 interface BatchState {
   /** `fresh` while the batch's other tasks run; lease takeovers wait for `takeover`. */
   phase: 'fresh' | 'takeover';
-  /** Lease takeovers started in this batch: at most one. */
-  takeovers: number;
   /** Messages whose queue latency was recorded. */
   readonly pickedUp: Set<string>;
 }
@@ -246,13 +244,11 @@ async function processRecord(
           deps.metrics.count(TaskOutcome.DEAD);
           return ACK;
         case 'claim': {
-          if (isLeaseTakeover(seen)) {
-            // The last attempt may have crashed its worker. Such tasks run one per batch,
-            // after the others, so a task that kills its process takes no batch-mate's
-            // attempt down with it.
-            if (batch.phase === 'fresh') return { kind: 'takeover' };
-            if (batch.takeovers >= 1) return { kind: 'retry', delayMs: 0 };
-            batch.takeovers += 1;
+          if (isLeaseTakeover(seen) && batch.phase === 'fresh') {
+            // The last attempt may have crashed its worker. Such tasks run after the others,
+            // one at a time, so a task that kills its process takes no batch-mate's attempt
+            // down with it.
+            return { kind: 'takeover' };
           }
           const receiveCount = message.attributes.ApproximateReceiveCount;
           const { record, lease } = await deps.store.claim(seen, {

@@ -4,7 +4,6 @@ import {
   type SendMessageBatchCommandOutput,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
-import type { SQSRecord } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
@@ -464,35 +463,10 @@ describe('lease takeovers', () => {
     await new Promise((r) => setTimeout(r, 5));
   }
 
-  /** Two tasks a crashed worker had claimed; `ran` records the handler calls. */
-  async function twoLostLeases() {
-    const ran: number[] = [];
-    const crashProne = defineTask('crash-prone', {
-      schema: z.object({ n: z.number() }),
-      handler: ({ n }) => {
-        ran.push(n);
-      },
-    });
-    const ids: string[] = [];
-    for (const result of await executor.client().enqueueBatch([
-      { task: crashProne, payload: { n: 1 } },
-      { task: crashProne, payload: { n: 2 } },
-    ])) {
-      if (!result.ok) throw result.error;
-      ids.push(result.id);
-      await loseLease(result.record);
-    }
-    return { ran, crashProne, ids };
-  }
-
-  function taskIds(batch: readonly SQSRecord[]): Set<string | undefined> {
-    return new Set(batch.map((m) => m.attributes.MessageGroupId));
-  }
-
-  it('runs a lost-lease task alone, after its batch-mates have finished', async () => {
-    // Arrange: three tasks in one batch; the first one's last attempt crashed its worker.
+  /** A task type whose runs leave `start n` and `end n` in `trace`. */
+  function tracedTask() {
     const trace: string[] = [];
-    const traced = defineTask('traced', {
+    const task = defineTask('traced', {
       schema: z.object({ n: z.number() }),
       handler: async ({ n }) => {
         trace.push(`start ${n}`);
@@ -500,73 +474,96 @@ describe('lease takeovers', () => {
         trace.push(`end ${n}`);
       },
     });
-    const client = executor.client();
-    const records = (
-      await client.enqueueBatch([1, 2, 3].map((n) => ({ task: traced, payload: { n } })))
-    ).map((r) => {
-      if (!r.ok) throw r.error;
-      return r.record;
-    });
-    await loseLease(records[0] as TaskRecord);
-    const batch = await executor.receive({ visibilityTimeout: 30 });
-    expect(taskIds(batch).size).toBe(3);
+    return { task, trace };
+  }
 
+  /** Enqueues tasks n = 1, 2, …; those in `crashed` were claimed by a worker that died. */
+  async function enqueueTraced(
+    task: ReturnType<typeof tracedTask>['task'],
+    count: number,
+    crashed: readonly number[],
+  ): Promise<string[]> {
+    const results = await executor
+      .client()
+      .enqueueBatch(Array.from({ length: count }, (_, i) => ({ task, payload: { n: i + 1 } })));
+    const ids: string[] = [];
+    for (const [i, result] of results.entries()) {
+      if (!result.ok) throw result.error;
+      ids.push(result.id);
+      if (crashed.includes(i + 1)) await loseLease(result.record);
+    }
+    return ids;
+  }
+
+  /** Whether no two runs in the trace overlapped. */
+  function oneAtATime(trace: readonly string[]): boolean {
+    return trace.every((event, i) =>
+      i % 2 === 0 ? event.startsWith('start') : event.startsWith('end'),
+    );
+  }
+
+  it('runs a lost-lease task alone, after its batch-mates have finished', async () => {
+    // Arrange: three tasks in one batch; the first one's last attempt crashed its worker.
+    const { task, trace } = tracedTask();
+    const ids = await enqueueTraced(task, 3, [1]);
+    const batch = await executor.receive({ visibilityTimeout: 30 });
+    expect(batch).toHaveLength(3);
     const latencies: number[] = [];
     const metrics: TaskMetrics = { ...noopMetrics, queueLatency: (ms) => latencies.push(ms) };
 
     // Act
-    const response = await executor.worker([traced], { metrics }).processBatch(batch);
+    const response = await executor.worker([task], { metrics }).processBatch(batch);
 
     // Assert: the takeover started only once both others had ended.
     expect(response.batchItemFailures).toEqual([]);
-    expect(latencies).toHaveLength(3); // one per message, the deferred one included
     expect(trace).toHaveLength(6);
     expect(trace.slice(4)).toEqual(['start 1', 'end 1']);
-    expect((await client.get(records[0]?.id ?? ''))?.attempt).toBe(2);
+    expect((await executor.client().get(ids[0] ?? ''))?.attempt).toBe(2);
+    expect(latencies).toHaveLength(3); // one per message, the deferred one included
   });
 
-  it('takes over at most one lost lease per batch and hands the others back untouched', async () => {
-    // Arrange: two tasks whose leases were lost by a crashed worker arrive in one batch.
-    const { ran, crashProne } = await twoLostLeases();
-    const client = executor.client();
+  it('runs the lost-lease tasks of a batch one at a time, after the others', async () => {
+    // Arrange: four tasks; a crashed worker had claimed 1, 2 and 3.
+    const { task, trace } = tracedTask();
+    const ids = await enqueueTraced(task, 4, [1, 2, 3]);
     const batch = await executor.receive({ visibilityTimeout: 30 });
-    expect(batch).toHaveLength(2);
+    expect(batch).toHaveLength(4);
 
     // Act
-    const response = await executor.worker([crashProne]).processBatch(batch);
+    const response = await executor.worker([task]).processBatch(batch);
 
     // Assert
-    expect(ran).toHaveLength(1);
-    expect(response.batchItemFailures).toHaveLength(1);
-    const other = batch.find((m) => m.messageId === response.batchItemFailures[0]?.itemIdentifier);
-    const untouched = await client.get(other?.attributes.MessageGroupId ?? '');
-    expect(untouched).toMatchObject({
-      status: TaskStatus.RUNNING,
-      attempt: 1,
-      workerId: 'crashed',
-    });
+    expect(response.batchItemFailures).toEqual([]);
+    expect(trace.slice(0, 2)).toEqual(['start 4', 'end 4']);
+    expect(trace).toHaveLength(8);
+    expect(oneAtATime(trace)).toBe(true);
+    const records = await Promise.all(ids.map((id) => executor.client().get(id)));
+    expect(records.map((r) => `${r?.status}#${r?.attempt}`)).toEqual([
+      'SUCCEEDED#2',
+      'SUCCEEDED#2',
+      'SUCCEEDED#2',
+      'SUCCEEDED#1',
+    ]);
   });
 
   it('counts a task the sweeper requeued and re-sent as a takeover', async () => {
-    // Arrange: a crashed worker's two tasks, requeued by the sweeper and QUEUED again.
-    const { ran, crashProne, ids } = await twoLostLeases();
-    const client = executor.client();
+    // Arrange: a crashed worker's two tasks, requeued by the sweeper and QUEUED again, and a
+    // fresh third task.
+    const { task, trace } = tracedTask();
+    const ids = await enqueueTraced(task, 2, [1, 2]);
     const report = await sweeper().run();
     expect(report).toMatchObject({ requeued: 2, sent: 2 });
-    for (const id of ids) expect((await client.get(id))?.status).toBe(TaskStatus.QUEUED);
+    for (const id of ids) expect((await executor.client().get(id))?.status).toBe(TaskStatus.QUEUED);
+    await executor.client().enqueue(task, { n: 3 });
     const batch = await executor.receive({ visibilityTimeout: 30 });
-    expect(taskIds(batch)).toEqual(new Set(ids));
 
     // Act
-    await executor.worker([crashProne]).processBatch(batch);
+    await executor.worker([task]).processBatch(batch);
 
-    // Assert: one ran; the other was not claimed, so it kept its attempt.
-    expect(ran).toHaveLength(1);
-    const statuses = await Promise.all(ids.map((id) => client.get(id)));
-    expect(statuses.map((r) => `${r?.status}#${r?.attempt}`).sort()).toEqual([
-      'QUEUED#1',
-      'SUCCEEDED#2',
-    ]);
+    // Assert: the fresh task ran first; the requeued ones after it, one at a time.
+    expect(trace.slice(0, 2)).toEqual(['start 3', 'end 3']);
+    expect(trace).toHaveLength(6);
+    expect(oneAtATime(trace)).toBe(true);
   });
 
   it('acknowledges an expired final attempt that the sweeper declared DEAD first', async () => {
