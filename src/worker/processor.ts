@@ -82,7 +82,9 @@ const MIN_RUN_MS = 1_000;
  * The processing core shared by the Lambda handler and the poll loop: takes a batch of
  * SQS records, runs each task at most once per claim, and returns the batch item failures.
  * Message groups run concurrently; inside a group, messages run in order and the first
- * failure holds back the rest (the FIFO rule).
+ * failure holds back the rest (the FIFO rule). Lease takeovers (tasks whose last attempt
+ * may have crashed its worker) wait until the rest of the batch is done, then run one at a
+ * time (ADR 0007).
  */
 export async function processBatch(
   records: readonly SQSRecord[],
