@@ -42,9 +42,9 @@ export class Dispatcher {
   /**
    * Sends tasks with SendMessageBatch, 10 at a time, in the given order (so tasks sharing a
    * message group keep their order). Once a task's send fails, the later tasks of its message
-   * group are not sent either: they stay PENDING behind it, and the sweeper sends them all,
-   * oldest first, so none overtakes it. (A failed entry cannot hold back the later entries of
-   * its group in the same SendMessageBatch call; SQS reports it only after accepting them.)
+   * group are not sent either: they stay PENDING behind it, and the sweeper sends them all in
+   * enqueue order, so none overtakes it. (A failed entry cannot hold back the later entries of
+   * its group in the same SendMessageBatch call: SQS may accept those in that call.)
    * Returns, per input index, the record after the send or undefined where the task was not
    * sent.
    */

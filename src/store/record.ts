@@ -140,9 +140,16 @@ export function fromItem(item: TaskItem): TaskRecord {
   };
 }
 
+/** ULID time components hold 48 bits. */
+const MAX_ULID_TIME = 2 ** 48 - 1;
+
 /** A sortable key of a task's enqueue order: its sequence, else a ULID-shaped creation time. */
 function orderKey(record: Pick<TaskRecord, 'sequence' | 'createdAt'>): string {
-  return record.sequence ?? `${encodeTime(record.createdAt, 10)}0000000000000000`;
+  if (record.sequence !== undefined) return record.sequence;
+  // A corrupt creation time sorts first rather than throwing out of a sweep's sort.
+  const time = record.createdAt;
+  const valid = Number.isInteger(time) && time >= 0 && time <= MAX_ULID_TIME;
+  return `${encodeTime(valid ? time : 0, 10)}0000000000000000`;
 }
 
 /**

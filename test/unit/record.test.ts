@@ -52,4 +52,11 @@ describe('compareEnqueueOrder', () => {
 
     expect(sorted.map((r) => r.id)).toEqual(['firing', 'x', 'late-firing', 'twin-a', 'twin-b']);
   });
+
+  it('sorts a record with a corrupt creation time first instead of throwing', () => {
+    const corrupt = taskRecord({ id: 'corrupt', sequence: undefined, createdAt: Number.NaN });
+    const fine = taskRecord({ id: 'fine', sequence: undefined, createdAt: 1_000 });
+
+    expect([fine, corrupt].sort(compareEnqueueOrder).map((r) => r.id)).toEqual(['corrupt', 'fine']);
+  });
 });
