@@ -4,31 +4,22 @@
  * worker logs its audit lines to stdout as in Lambda.
  */
 import { awsClientConfig } from '../../src/aws-clients.js';
-import { createWorker, silentLogger } from '../../src/index.js';
-import { runEventSourceMapping } from '../../src/local/index.js';
+import { createWorker } from '../../src/index.js';
 import { benchTasks } from '../fixtures/tasks.js';
-import { perEnvironment, runConsumer, timed } from './harness.js';
+import { runConsumer } from './harness.js';
+import { serveLambda } from './lambda.js';
 
-await runConsumer(async ({ config, sqs, dynamodb, progress }) => {
-  const handler = perEnvironment(
-    config.concurrency,
-    () =>
-      createWorker(benchTasks, {
-        tableName: config.tableName,
-        queueUrl: config.queueUrl,
-        sqs,
-        dynamodb,
-      }).lambdaHandler,
-  );
-  await runEventSourceMapping({
-    sqs,
-    queueUrl: config.queueUrl,
-    handler: timed(handler, progress),
-    signal: progress.signal,
-    // The mapping stands in for the Lambda service; its own lines are not the function's.
-    logger: silentLogger,
-    batchSize: config.batchSize,
-    maximumConcurrency: config.concurrency,
-    onBatch: (s) => progress.batch(s.deleted, s.failed, s.batchError !== undefined),
-  });
-}, awsClientConfig());
+await runConsumer(
+  (setup) =>
+    serveLambda(
+      setup,
+      () =>
+        createWorker(benchTasks, {
+          tableName: setup.config.tableName,
+          queueUrl: setup.config.queueUrl,
+          sqs: setup.sqs,
+          dynamodb: setup.dynamodb,
+        }).lambdaHandler,
+    ),
+  awsClientConfig(),
+);
