@@ -11,6 +11,11 @@ everything. The wrapper polls moto without waiting, under the lock, every 50 ms 
 message arrives or the wait ends, which also makes a long poll return as soon as a FIFO
 group unlocks, as SQS does (moto's own long poll sleeps through it).
 
+SQS drops a message once it is older than the queue's retention period. moto 5.2.1 keeps
+it: a receive marks the expired message received and returns nothing, so it stays in flight
+and blocks its FIFO group for good. The wrapper removes expired messages before each
+receive, as SQS does (drop_expired_messages).
+
 Usage: python3 moto_server_serial.py -H localhost -p PORT
 """
 
@@ -22,7 +27,9 @@ import threading
 import time
 from urllib.parse import parse_qs, urlencode
 
+from moto.core.utils import unix_time
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+from moto.sqs.models import SQSBackend
 from werkzeug.serving import run_simple
 
 LOCK = threading.Lock()
@@ -97,11 +104,30 @@ def serialized(app):
     return wrapper
 
 
+def drop_expired_messages():
+    """Makes ReceiveMessage first delete the queue's messages older than its retention."""
+    receive = SQSBackend.receive_message
+
+    def receive_message(self, queue_name, *args, **kwargs):
+        queue = self.get_queue(queue_name)
+        retention = int(getattr(queue, "message_retention_period", 345600))
+        now = unix_time()
+        for message in list(queue._messages):
+            sent = message.sent_timestamp
+            if sent is not None and sent / 1000 + retention <= now:
+                queue._messages.remove(message)
+                queue.pending_messages.discard(message)
+        return receive(self, queue_name, *args, **kwargs)
+
+    SQSBackend.receive_message = receive_message
+
+
 def main(argv):
     parser = argparse.ArgumentParser()
     parser.add_argument("-H", "--host", default="localhost")
     parser.add_argument("-p", "--port", type=int, required=True)
     args = parser.parse_args(argv)
+    drop_expired_messages()
     app = DomainDispatcherApplication(create_backend_app)
     run_simple(args.host, args.port, serialized(app), threaded=True)
 

@@ -8,6 +8,7 @@ import { Defaults } from '../constants.js';
 import { ValidationError } from '../errors.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
+import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
 import { type BatchOptions, type ProcessorDeps, processBatch } from './processor.js';
 import { type BatchSummary, pollQueue } from './sqs-poller.js';
@@ -46,6 +47,13 @@ export interface WorkerOptions extends ExecutorLocation {
   readonly maxResultBytes?: number;
   /** Must match the producers' setting. @default 8 */
   readonly statusShards?: number;
+  /**
+   * How long a SUCCEEDED or CANCELLED task is kept, and so how long its id stays reserved:
+   * milliseconds after it finished, or `'forever'` (no TTL). DEAD tasks stay until purged.
+   * Use the same value in producers, workers and the sweeper.
+   * @default `TASKLANE_RETENTION_MS`, else 30 days
+   */
+  readonly retention?: Retention;
 }
 
 /** Options of {@link Worker.poll}. */
@@ -125,6 +133,7 @@ export function createWorker(
       clock,
       logger,
       ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
+      retention: resolveRetention(options.retention),
     }),
     visibility: new VisibilityController(sqs, logger, location.queueUrl, queueArn),
     logger,
