@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { Defaults } from '../../src/constants.js';
 import { ValidationError } from '../../src/errors.js';
+import { createWorker } from '../../src/worker/create-worker.js';
 import {
   maxRetryHorizonMs,
   retryHorizonIssue,
@@ -120,5 +121,45 @@ describe('defineTask retry horizon', () => {
     }
 
     expect((error as ValidationError).issues.map((i) => i.path)).toEqual(['retry.maxAttempts']);
+  });
+});
+
+describe('createWorker queueRetentionMs', () => {
+  const location = { tableName: 't', queueUrl: 'https://sqs.local/q.fifo' };
+  const schema = z.object({});
+  const handler = () => undefined;
+  const quick = defineTask('quick', { schema, handler, retry: { maxAttempts: 3 } });
+  const slow = defineTask('slow', {
+    schema,
+    handler,
+    retry: { maxAttempts: 10, maxDelayMs: HOUR_MS },
+  });
+
+  it('accepts task types whose horizon fits half the given retention', () => {
+    expect(() =>
+      createWorker([quick, slow], { ...location, queueRetentionMs: DAY_MS }),
+    ).not.toThrow();
+  });
+
+  it('names each task type whose horizon is over half the given retention', () => {
+    let error: unknown;
+
+    try {
+      createWorker([quick, slow], { ...location, queueRetentionMs: 4 * HOUR_MS });
+    } catch (err) {
+      error = err;
+    }
+
+    expect(error).toBeInstanceOf(ValidationError);
+    const issues = (error as ValidationError).issues;
+    expect(issues.map((i) => i.path)).toEqual(['slow.retry']);
+    expect(issues[0]?.message).toContain('10 × (3600000 + 30000) ms = 36300000 ms');
+    expect(issues[0]?.message).toContain('message retention of 14400000 ms');
+  });
+
+  it('rejects a retention below SQS minimum of 60 seconds', () => {
+    expect(() => createWorker([quick], { ...location, queueRetentionMs: 59_999 })).toThrow(
+      'queueRetentionMs: expected an integer number of milliseconds of at least 60000',
+    );
   });
 });
