@@ -153,7 +153,7 @@ export function requestsSection(results: BenchResults): string {
     '',
     '### Per delayed task',
     '',
-    'Delayed tasks (EventBridge Scheduler delivery, DESIGN §3) are not built yet, so there is nothing to measure: the table shows the floor of the design. The Powertools baseline has no delayed delivery (SQS FIFO queues do not support per-message delays).',
+    'Delayed tasks (EventBridge Scheduler delivery, docs/design.md §4) are not built yet, so there is nothing to measure: the table shows the floor of the design. The Powertools baseline has no delayed delivery (SQS FIFO queues do not support per-message delays).',
     '',
     perTaskTable('delayed', b, undefined, undefined),
     '',
@@ -165,7 +165,7 @@ export function requestsSection(results: BenchResults): string {
     '',
     `That is 4 DynamoDB writes (create, markSent, claim, complete), 1 strongly consistent read and 3/${b} SQS requests: ${num(
       tFloor.filter((l) => !NOT_REQUESTS(l.key)).reduce((s, l) => s + l.perTask, 0),
-    )} requests. Each write is one conditional \`UpdateItem\`/\`PutItem\` as DESIGN §2 requires. Every transition also rewrites the status index key (\`statusShard\`, \`statusAt\`), and the index projects ALL attributes: a \`PutItem\` writes the index once, each \`UpdateItem\` twice (delete the old entry, put the new one), so one task costs 4 table write units and 7 index write units while the item stays under 1 KB.`,
+    )} requests. Each write is one conditional \`UpdateItem\`/\`PutItem\` as docs/design.md §2 requires. Every transition also rewrites the status index key (\`statusShard\`, \`statusAt\`), and the index projects ALL attributes: a \`PutItem\` writes the index once, each \`UpdateItem\` twice (delete the old entry, put the new one), so one task costs 4 table write units and 7 index write units while the item stays under 1 KB.`,
     '',
     `A **retried** task repeats the consumer's part: another read and claim, plus the \`retry\` write, and one \`ChangeMessageVisibilityBatch\` per ${b} failed messages, which brings the message back after the retry delay instead of the queue's visibility timeout. A **delayed** task (as designed) is created SCHEDULED, gets one one-time schedule, and EventBridge Scheduler sends its message unbatched; there is no \`markSent\`, because the claim accepts a due SCHEDULED task.`,
     '',

@@ -29,7 +29,7 @@ is classified, Jepsen-style, from its record, its history and the ledger:
   an attempt that the history does not show, an attempt above maxAttempts).
 
 A *lost lease* is an attempt that did not end by its own worker's write: requeued by the
-sweeper, taken over by a newer claim, or declared dead when its lease ran out. DESIGN §1.3
+sweeper, taken over by a newer claim, or declared dead when its lease ran out. docs/design.md §1.3
 allows a handler to run again only then, so every duplicated effect must be matched by a lost
 lease in the task's history ("duplicates not explained by a lost lease" must be 0).
 
