@@ -47,3 +47,49 @@ export function fillTemplate(template: string, values: TemplateValues, name = 't
 export function loadTemplate(url: URL): string {
   return readFileSync(url, 'utf8');
 }
+
+const BLOCK_MARKER = /^<!-- block: ([A-Za-z][A-Za-z0-9-]*) -->$/;
+
+/** A template file cut into named blocks; {@link TemplateBlocks.get} throws for a missing one. */
+export interface TemplateBlocks {
+  readonly names: readonly string[];
+  get(name: string): string;
+}
+
+/**
+ * Cuts a template file into named blocks, each starting at a line `<!-- block: name -->` and
+ * running to the next such line, without its trailing newlines. Text before the first block
+ * is a note for editors and is dropped. For a section whose prose has alternatives (a
+ * sentence that depends on the run), each alternative is a block of its own.
+ */
+export function parseBlocks(text: string, file = 'template'): TemplateBlocks {
+  const blocks = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const line of text.split('\n')) {
+    const marker = BLOCK_MARKER.exec(line);
+    if (marker !== null) {
+      const name = marker[1] ?? '';
+      if (blocks.has(name)) throw new TemplateError(`${file}: block ${name} appears twice`);
+      current = [];
+      blocks.set(name, current);
+    } else {
+      current?.push(line);
+    }
+  }
+  const texts = new Map(
+    [...blocks].map(([name, lines]) => [name, lines.join('\n').replace(/\n+$/, '')]),
+  );
+  return {
+    names: [...texts.keys()],
+    get(name: string): string {
+      const block = texts.get(name);
+      if (block === undefined) throw new TemplateError(`${file}: no block ${name}`);
+      return block;
+    },
+  };
+}
+
+/** Reads a template file of named blocks next to the calling module. */
+export function loadBlocks(url: URL): TemplateBlocks {
+  return parseBlocks(readFileSync(url, 'utf8'), url.pathname.split('/').pop());
+}

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { fillTemplate, placeholders, TemplateError } from '../../scripts/lib/template.js';
+import {
+  fillTemplate,
+  parseBlocks,
+  placeholders,
+  TemplateError,
+} from '../../scripts/lib/template.js';
 
 describe('fillTemplate', () => {
   it('replaces every placeholder, numbers included, and drops the editing notes', () => {
@@ -28,5 +33,26 @@ describe('fillTemplate', () => {
 describe('placeholders', () => {
   it('lists each name once, in order of first use, ignoring comments', () => {
     expect(placeholders('<!-- {{hidden}} -->{{b}} {{a}} {{b}}')).toEqual(['b', 'a']);
+  });
+});
+
+describe('parseBlocks', () => {
+  it('cuts a file into named blocks, drops the preamble and the trailing newlines', () => {
+    const text = 'Notes for editors.\n\n<!-- block: a -->\n# A\n\n<!-- block: b -->\n\n\nB\n';
+
+    const blocks = parseBlocks(text, 'file.md');
+
+    expect(blocks.names).toEqual(['a', 'b']);
+    expect(blocks.get('a')).toBe('# A');
+    expect(blocks.get('b')).toBe('\n\nB');
+  });
+
+  it('refuses a missing block and a block defined twice', () => {
+    const blocks = parseBlocks('<!-- block: a -->\nA\n', 'file.md');
+
+    expect(() => blocks.get('z')).toThrow('file.md: no block z');
+    expect(() => parseBlocks('<!-- block: a -->\n<!-- block: a -->\n', 'twice.md')).toThrow(
+      'twice.md: block a appears twice',
+    );
   });
 });
