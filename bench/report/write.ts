@@ -6,11 +6,12 @@ import type { Summary } from '../lib/stats.js';
 import { scaling } from './analysis.js';
 import { costSection } from './cost-section.js';
 import { findingsSection } from './findings-section.js';
+import { glanceSection } from './glance-section.js';
 import { header, methodSection } from './method-section.js';
 import { requestsSection } from './requests-section.js';
 import type { BenchResults } from './results.js';
 import { enqueueSection, packageSection, processSection, scalingSection } from './sections.js';
-import { headline } from './targets.js';
+import { headline, judgeTargets } from './targets.js';
 import { summaryTable, targetsSection } from './targets-section.js';
 import { templateFile } from './template.js';
 
@@ -115,6 +116,7 @@ function panels(results: BenchResults): Panel[] {
 export function renderReport(results: BenchResults, chart: string | undefined): string {
   const h = headline(results);
   return `${reportTemplate('page', {
+    glance: glanceSection(results, h, judgeTargets(results, h)),
     header: header(results),
     summaryTable: summaryTable(results, h),
     targets: targetsSection(results, h),
