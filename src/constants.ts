@@ -1,7 +1,7 @@
 /**
  * Task statuses.
  *
- * Lifecycle (DESIGN §2):
+ * Lifecycle (docs/design.md §2):
  * - `SCHEDULED` → due → claimable (delayed tasks, delivered by EventBridge Scheduler).
  * - `PENDING` → written, message not yet confirmed sent (the outbox).
  * - `QUEUED` → message sent; waiting for a worker. Also the state a retry returns to.
@@ -37,7 +37,7 @@ export function isTerminal(status: TaskStatus): boolean {
 }
 
 /**
- * Audit events, one per state transition (DESIGN §1.6). Each is written to the task's
+ * Audit events, one per state transition (docs/design.md §1.7). Each is written to the task's
  * history in the same conditional write as the transition, and logged.
  */
 export const AuditEvent = {
@@ -71,7 +71,7 @@ export type AuditEvent = (typeof AuditEvent)[keyof typeof AuditEvent];
 
 /** Defaults shared by the SDK, the worker and the infrastructure. */
 export const Defaults = {
-  /** Largest accepted payload, as UTF-8 JSON (DESIGN §6: keep well under SQS's 1 MiB). */
+  /** Largest accepted payload, as UTF-8 JSON (docs/design.md §7: keep well under SQS's 1 MiB). */
   MAX_PAYLOAD_BYTES: 256 * 1024,
   /** Largest handler result stored on the record; larger results are not stored. */
   MAX_RESULT_BYTES: 32 * 1024,

@@ -1,3 +1,8 @@
+/**
+ * `tasklane`: the SDK (TaskClient, defineTask) and the worker (createWorker, createSweeper).
+ *
+ * @module tasklane
+ */
 export type { Arrangement } from './client/delayed.js';
 export { DelayedTasks } from './client/delayed.js';
 export type { EnqueueOptions } from './client/prepare.js';

@@ -3,7 +3,7 @@
  * claimed, heartbeat-extended, retry-scheduled, requeued, dead, redriven, succeeded), with a
  * stale worker, a duplicate and a forged message on the side, and a second task is
  * cancelled. Every transition must leave exactly one audit event, matching its history
- * entry, with the task id, type, attempt, worker, time and outcome (DESIGN §1.6).
+ * entry, with the task id, type, attempt, worker, time and outcome (docs/design.md §1.7).
  */
 import { DeleteMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
