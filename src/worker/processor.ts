@@ -67,6 +67,14 @@ type Outcome =
   | { readonly kind: 'takeover' };
 
 const ACK: Outcome = { kind: 'ack' };
+/**
+ * After a refused fenced write (the lease was lost): the message goes back at once and is
+ * never acknowledged. It is still at the head of its FIFO group, ahead of the message the
+ * sweeper sent for the requeued task and of the key's later tasks, so the task's next
+ * attempt runs from it, in order; the later copy is dropped as a duplicate once the task
+ * has finished (ADR 0007).
+ */
+const LEASE_LOST: Outcome = { kind: 'retry', delayMs: 0 };
 const CLAIM_ROUNDS = 3;
 /**
  * A returned message stays invisible at least this long, so a retry with a zero jittered
@@ -370,10 +378,10 @@ async function execute(
       deps,
       record,
       AuditEvent.STALE_DROPPED,
-      'lease lost during the run; result discarded',
+      'lease lost during the run; result discarded, message returned',
       lease.attempt,
     );
-    return ACK;
+    return LEASE_LOST;
   }
   deps.metrics.count(TaskOutcome.FAILED);
   const error = errorInfo(outcome.error);
@@ -393,9 +401,9 @@ async function execute(
   const written = await fencedWrite(deps, record, () =>
     deps.store.retry(lease, record.type, error, delayMs),
   );
-  if (written) deps.metrics.count(TaskOutcome.RETRIED);
-  // After a lost lease the newer attempt owns the task, and this message is redundant.
-  return written ? { kind: 'retry', delayMs } : ACK;
+  if (!written) return LEASE_LOST;
+  deps.metrics.count(TaskOutcome.RETRIED);
+  return { kind: 'retry', delayMs };
 }
 
 /** The lease a claim takes: the run's timeout plus grace, capped by the lease duration. */
@@ -403,14 +411,19 @@ function leaseFor(timeoutMs: number, deps: ProcessorDeps): number {
   return Math.min(timeoutMs + deps.leaseGraceMs, deps.leaseDurationMs);
 }
 
-/** A terminal write, counted as `outcome` when it lands: either way the message is done with. */
+/**
+ * A terminal write, counted as `outcome` when it lands; the message is then done with. When
+ * the lease was lost, the message is returned instead: acknowledging it would let the key's
+ * next task overtake the requeued one.
+ */
 async function finish(
   deps: ProcessorDeps,
   record: TaskRecord,
   write: () => Promise<TaskRecord>,
   outcome: TaskOutcome,
 ): Promise<Outcome> {
-  if (await fencedWrite(deps, record, write)) deps.metrics.count(outcome);
+  if (!(await fencedWrite(deps, record, write))) return LEASE_LOST;
+  deps.metrics.count(outcome);
   return ACK;
 }
 
@@ -422,8 +435,8 @@ function recordQueueLatency(message: SQSRecord, deps: ProcessorDeps): void {
 }
 
 /**
- * Runs a fenced write. Returns false when the lease was lost: a newer attempt owns the task,
- * so this worker's outcome is dropped and audited as stale.
+ * Runs a fenced write. Returns false when the lease was lost: the task was requeued or taken
+ * over, so this worker's outcome is dropped and audited as stale (and its message returned).
  */
 async function fencedWrite(
   deps: ProcessorDeps,
