@@ -21,6 +21,7 @@ import { decideClaim, isLeaseTakeover } from './claim-decision.js';
 import { fifoBatchFailures, groupMessages } from './fifo.js';
 import { admitFiring } from './firing.js';
 import { runHandler } from './run-handler.js';
+import type { TakeoverGate } from './takeover-gate.js';
 import { type TaskDefinition, validatePayload } from './task-definition.js';
 import {
   type VisibilityChange,
@@ -48,6 +49,8 @@ export interface ProcessorDeps {
   readonly maxResultBytes: number;
   /** Message groups processed at once within one batch. */
   readonly groupConcurrency: number;
+  /** Shared by every batch of the worker: takeovers never run beside other claimed work. */
+  readonly takeoverGate: TakeoverGate;
   readonly random: () => number;
 }
 
@@ -91,8 +94,8 @@ const MIN_RUN_MS = 1_000;
  * SQS records, runs each task at most once per claim, and returns the batch item failures.
  * Message groups run concurrently; inside a group, messages run in order and the first
  * failure holds back the rest (the FIFO rule). Lease takeovers (tasks whose last attempt
- * may have crashed its worker) wait until the rest of the batch is done, then run one at a
- * time (ADR 0007).
+ * may have crashed its worker) wait until the rest of the batch, and any other batch the
+ * worker is running, is done, then run one at a time (ADR 0007).
  */
 export async function processBatch(
   records: readonly SQSRecord[],
@@ -151,21 +154,28 @@ export async function processBatch(
   // First every task that is not a lease takeover; the groups that reach one stop there.
   const limit = pLimit(deps.groupConcurrency);
   const parked = (
-    await Promise.all(
-      groupMessages(messages).map((group) => limit(() => runGroup(group.map((m) => m.record)))),
+    await deps.takeoverGate.fresh(() =>
+      Promise.all(
+        groupMessages(messages).map((group) => limit(() => runGroup(group.map((m) => m.record)))),
+      ),
     )
   ).filter((rest): rest is SQSRecord[] => rest !== undefined);
   // Then the takeovers, one group at a time: the attempt that lost its lease may have
   // crashed its worker, and if this one does too, the batch-mates have finished and the
-  // takeovers still waiting were not claimed, so they lose no attempt (only a receive).
+  // takeovers still waiting were not claimed, so they lose no attempt (only a receive). The
+  // gate extends this to the worker's other batches (poll with concurrency > 1): none of
+  // them runs anything meanwhile.
   batch.phase = 'takeover';
   const leftOver: SQSRecord[][] = [];
-  for (const group of parked) {
-    // Nothing is parked in this phase; should it be, it must still be reported failed,
-    // never acknowledged unprocessed.
-    const rest = await runGroup(group);
-    if (rest !== undefined) leftOver.push(rest);
-  }
+  const runTakeovers = async (): Promise<void> => {
+    for (const group of parked) {
+      // Nothing is parked in this phase; should it be, it must still be reported failed,
+      // never acknowledged unprocessed.
+      const rest = await runGroup(group);
+      if (rest !== undefined) leftOver.push(rest);
+    }
+  };
+  if (parked.length > 0) await deps.takeoverGate.takeover(runTakeovers);
   for (const record of leftOver.flat()) {
     failed.add(record.messageId);
     changes.push({

@@ -22,7 +22,11 @@ function gate() {
   let arrive = (): void => undefined;
   const opened = new Promise<void>((resolve) => (open = resolve));
   const reached = new Promise<void>((resolve) => (arrive = resolve));
-  return { open, reached, wait: () => (arrive(), opened) };
+  const wait = (): Promise<void> => {
+    arrive();
+    return opened;
+  };
+  return { open, reached, wait };
 }
 
 /**
