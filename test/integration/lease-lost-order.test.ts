@@ -29,18 +29,27 @@ function gate() {
   return { open, reached, wait };
 }
 
+/** What the stalled attempt does once it resumes: its outcome is written by a fenced write. */
+type AfterStall = 'succeeds' | 'fails';
+
 /**
  * A task whose runs are traced as `start <name>#<attempt>` / `end <name>#<attempt>`; the
- * first attempt of `stallName` waits at `stall` (a worker frozen past its lease).
+ * first attempt of `stallName` waits at `stall` (a worker frozen past its lease), then
+ * returns or throws as `afterStall` says.
  */
-function tracedStep(stallName: string, stall: ReturnType<typeof gate>) {
+function tracedStep(stallName: string, stall: ReturnType<typeof gate>, afterStall: AfterStall) {
   const trace: string[] = [];
   const task = defineTask('ledger-step', {
     schema: z.object({ name: z.string() }),
     timeout: 5_000,
     handler: async ({ name }, ctx) => {
       trace.push(`start ${name}#${ctx.attempt}`);
-      if (name === stallName && ctx.attempt === 1) await stall.wait();
+      if (name === stallName && ctx.attempt === 1) {
+        await stall.wait();
+        trace.push(`end ${name}#${ctx.attempt}`);
+        if (afterStall === 'fails') throw new Error('upstream unavailable');
+        return;
+      }
       trace.push(`end ${name}#${ctx.attempt}`);
     },
   });
@@ -77,44 +86,47 @@ async function runUntilFinished(worker: Worker, ids: readonly string[]): Promise
   throw new Error('the tasks did not finish, or the queue did not empty, within 30 s');
 }
 
-describe('worker after a lost lease', () => {
-  it('keeps per-key order: the requeued task runs again before the next task of its key', async () => {
-    // Arrange: A and B share a key; w1 receives both and freezes inside A past its lease,
-    // while the sweeper requeues A and sends a new message for it (at the tail of the group).
-    const stall = gate();
-    const { task, trace } = tracedStep('A', stall);
-    const client = executor.client();
-    const results = await client.enqueueBatch([
-      { task, payload: { name: 'A' }, options: { id: 'A', orderingKey: KEY } },
-      { task, payload: { name: 'B' }, options: { id: 'B', orderingKey: KEY } },
-    ]);
-    expect(results.every((r) => r.ok)).toBe(true);
-    const batch = await executor.receive({ visibilityTimeout: 60 });
-    expect(batch).toHaveLength(2);
-    const stale = executor.worker([task], { workerId: 'w1' });
-    const running = executor.deliver(stale, batch);
-    await stall.reached;
-    expect(await lateSweeper().run()).toMatchObject({ requeued: 1, sent: 1 });
+describe.each<AfterStall>(['succeeds', 'fails'])(
+  'worker after a lost lease, when the stalled attempt %s',
+  (afterStall) => {
+    it('keeps per-key order: the requeued task runs again before the next task of its key', async () => {
+      // Arrange: A and B share a key; w1 receives both and freezes inside A past its lease,
+      // while the sweeper requeues A and sends a new message for it (at the tail of the group).
+      const stall = gate();
+      const { task, trace } = tracedStep('A', stall, afterStall);
+      const client = executor.client();
+      const results = await client.enqueueBatch([
+        { task, payload: { name: 'A' }, options: { id: 'A', orderingKey: KEY } },
+        { task, payload: { name: 'B' }, options: { id: 'B', orderingKey: KEY } },
+      ]);
+      expect(results.every((r) => r.ok)).toBe(true);
+      const batch = await executor.receive({ visibilityTimeout: 60 });
+      expect(batch).toHaveLength(2);
+      const stale = executor.worker([task], { workerId: 'w1' });
+      const running = executor.deliver(stale, batch);
+      await stall.reached;
+      expect(await lateSweeper().run()).toMatchObject({ requeued: 1, sent: 1 });
 
-    // Act: w1 resumes; then another worker carries on with whatever the queue delivers.
-    stall.open();
-    const staleResponse: SQSBatchResponse = await running;
-    await runUntilFinished(executor.worker([task], { workerId: 'w2' }), ['A', 'B']);
+      // Act: w1 resumes; then another worker carries on with whatever the queue delivers.
+      stall.open();
+      const staleResponse: SQSBatchResponse = await running;
+      await runUntilFinished(executor.worker([task], { workerId: 'w2' }), ['A', 'B']);
 
-    // Assert: w1 handed both messages back; A's second attempt ran before B, and B ended last.
-    expect(staleResponse.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(
-      batch.map((r) => r.messageId).sort(),
-    );
-    expect(trace.filter((t) => t.startsWith('start'))).toEqual([
-      'start A#1',
-      'start A#2',
-      'start B#1',
-    ]);
-    expect(trace.at(-1)).toBe('end B#1');
-    const [a, b] = await Promise.all([client.get('A'), client.get('B')]);
-    expect(a).toMatchObject({ status: TaskStatus.SUCCEEDED, attempt: 2 });
-    expect(b).toMatchObject({ status: TaskStatus.SUCCEEDED, attempt: 1 });
-    expect((a?.finishedAt ?? Infinity) < (b?.finishedAt ?? 0)).toBe(true);
-    expect(a?.history.filter((h) => h.event === AuditEvent.SUCCEEDED)).toHaveLength(1);
-  });
-});
+      // Assert: w1 handed both messages back; A's second attempt ran before B, and B ended last.
+      expect(staleResponse.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(
+        batch.map((r) => r.messageId).sort(),
+      );
+      expect(trace.filter((t) => t.startsWith('start'))).toEqual([
+        'start A#1',
+        'start A#2',
+        'start B#1',
+      ]);
+      expect(trace.at(-1)).toBe('end B#1');
+      const [a, b] = await Promise.all([client.get('A'), client.get('B')]);
+      expect(a).toMatchObject({ status: TaskStatus.SUCCEEDED, attempt: 2 });
+      expect(b).toMatchObject({ status: TaskStatus.SUCCEEDED, attempt: 1 });
+      expect((a?.finishedAt ?? Infinity) < (b?.finishedAt ?? 0)).toBe(true);
+      expect(a?.history.filter((h) => h.event === AuditEvent.SUCCEEDED)).toHaveLength(1);
+    });
+  },
+);
