@@ -510,39 +510,95 @@ export class TaskStore {
   }
 
   /**
-   * SCHEDULED → (gone): removes a delayed task whose schedule could not be created, so the
-   * failed enqueue leaves nothing behind and a retry of the same id starts afresh. Only an
-   * untouched record is removed (SCHEDULED, never attempted, same generation); the audit
-   * line `rolled-back` records it.
+   * Marks a SCHEDULED task `scheduleConfirmed`: an enqueue that found the record (a retry of
+   * the one that wrote it) has made sure of its schedule and is about to report the task as
+   * enqueued. From then on {@link discard} refuses, so the writing enqueue can no longer roll
+   * back a task that another caller was told exists. Not a transition (the status stays),
+   * so no history entry. Pinned to the record seen: its creation time tells it apart from a
+   * later record of the same id.
    *
-   * @returns false when the record had changed (it is then left as it is).
+   * @returns `confirmed` (now or before); `moved-on` when the task left SCHEDULED (fired,
+   *   sent or cancelled), so no rollback can touch it either; `gone` when the record seen no
+   *   longer exists (rolled back, perhaps replaced by a new record of the same id).
+   */
+  async confirmSchedule(
+    seen: Pick<TaskRecord, 'id' | 'generation' | 'createdAt'>,
+  ): Promise<'confirmed' | 'moved-on' | 'gone'> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [TableSchema.PARTITION_KEY]: seen.id },
+          UpdateExpression: 'SET #confirmed = :true',
+          ConditionExpression:
+            'attribute_exists(#pk) AND #createdAt = :createdAt AND #status = :scheduled AND #attempt = :zero AND #generation = :generation',
+          ExpressionAttributeNames: {
+            '#pk': TableSchema.PARTITION_KEY,
+            '#confirmed': 'scheduleConfirmed',
+            '#createdAt': 'createdAt',
+            '#status': 'status',
+            '#attempt': 'attempt',
+            '#generation': 'generation',
+          },
+          ExpressionAttributeValues: {
+            ':true': true,
+            ':createdAt': seen.createdAt,
+            ':scheduled': TaskStatus.SCHEDULED,
+            ':zero': 0,
+            ':generation': seen.generation,
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return 'confirmed';
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      const current = err.Item === undefined ? undefined : fromItem(unmarshall(err.Item));
+      return current === undefined || current.createdAt !== seen.createdAt ? 'gone' : 'moved-on';
+    }
+  }
+
+  /**
+   * SCHEDULED → (gone): removes a delayed task whose schedule this enqueue could not create,
+   * so the failed enqueue leaves nothing behind and a retry of the same id starts afresh.
+   * Only a record this enqueue still owns is removed: the one it wrote (same creation time),
+   * untouched (SCHEDULED, never attempted, same generation), and not confirmed by another
+   * enqueue ({@link confirmSchedule}). The audit line `rolled-back` records it.
+   *
+   * @returns `discarded: true` when removed; otherwise the record DynamoDB held instead
+   *   (undefined when there is none), which is left as it is.
    */
   async discard(
-    seen: Pick<TaskRecord, 'id' | 'type' | 'generation'>,
+    seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'>,
     reason: string,
-  ): Promise<boolean> {
+  ): Promise<{ readonly discarded: boolean; readonly current?: TaskRecord | undefined }> {
     try {
       await this.doc.send(
         new DeleteCommand({
           TableName: this.tableName,
           Key: { [TableSchema.PARTITION_KEY]: seen.id },
           ConditionExpression:
-            '#status = :scheduled AND #attempt = :zero AND #generation = :generation',
+            '#createdAt = :createdAt AND #status = :scheduled AND #attempt = :zero AND #generation = :generation AND attribute_not_exists(#confirmed)',
           ExpressionAttributeNames: {
+            '#createdAt': 'createdAt',
             '#status': 'status',
             '#attempt': 'attempt',
             '#generation': 'generation',
+            '#confirmed': 'scheduleConfirmed',
           },
           ExpressionAttributeValues: {
+            ':createdAt': seen.createdAt,
             ':scheduled': TaskStatus.SCHEDULED,
             ':zero': 0,
             ':generation': seen.generation,
           },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
     } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      const current = err.Item === undefined ? undefined : fromItem(unmarshall(err.Item));
+      return { discarded: false, current };
     }
     this.audit(seen.id, seen.type, {
       event: AuditEvent.ROLLED_BACK,
@@ -551,7 +607,7 @@ export class TaskStore {
       status: TaskStatus.SCHEDULED,
       detail: truncate(reason, MAX_DETAIL_CHARS),
     });
-    return true;
+    return { discarded: true };
   }
 
   /**

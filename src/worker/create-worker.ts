@@ -13,6 +13,7 @@ import { TaskStore } from '../store/task-store.js';
 import { type BatchOptions, type ProcessorDeps, processBatch } from './processor.js';
 import { retryHorizonIssue } from './retry-horizon.js';
 import { type BatchSummary, pollQueue } from './sqs-poller.js';
+import { TakeoverGate } from './takeover-gate.js';
 import type { TaskDefinition } from './task-definition.js';
 import { VisibilityController } from './visibility.js';
 
@@ -74,7 +75,10 @@ export interface PollOptions {
   readonly batchSize?: number;
   /** @default 20 */
   readonly waitTimeSeconds?: number;
-  /** Receive loops at once. @default 1 */
+  /**
+   * Batches processed at once. A batch's lease takeovers still run alone: while one runs,
+   * the worker's other batches wait (ADR 0007). @default 1
+   */
   readonly concurrency?: number;
   readonly onBatch?: (summary: BatchSummary) => void;
 }
@@ -152,6 +156,7 @@ export function createWorker(
     leaseDurationMs: options.leaseDurationMs ?? Defaults.LEASE_DURATION_MS,
     maxResultBytes: options.maxResultBytes ?? Defaults.MAX_RESULT_BYTES,
     groupConcurrency: options.groupConcurrency ?? 10,
+    takeoverGate: new TakeoverGate(),
     random: Math.random,
   };
   // One flush per batch, in both entry points; a batch that throws still publishes.
