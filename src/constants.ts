@@ -37,8 +37,10 @@ export function isTerminal(status: TaskStatus): boolean {
 }
 
 /**
- * Audit events, one per state transition (DESIGN §1.6). Each is written to the task's
- * history in the same conditional write as the transition, and logged.
+ * Audit events, one per state transition. Each is logged, and written to the task's history
+ * in the same conditional write as the transition, except `heartbeat-extended`: a heartbeat
+ * only counts itself on the record (`heartbeats`, `lastHeartbeatAt`), so that a long task's
+ * history does not grow with its run time.
  */
 export const AuditEvent = {
   SUBMITTED: 'submitted',
@@ -70,7 +72,7 @@ export const Defaults = {
   MAX_PAYLOAD_BYTES: 256 * 1024,
   /** Largest handler result stored on the record; larger results are not stored. */
   MAX_RESULT_BYTES: 32 * 1024,
-  /** Ceiling of `retry.maxAttempts`; with it the task's item stays under 400 KB. */
+  /** Ceiling of `retry.maxAttempts`. */
   MAX_ATTEMPTS_LIMIT: 100,
   /** Attempts per task, the first run included. */
   MAX_ATTEMPTS: 3,
@@ -106,6 +108,20 @@ export const Defaults = {
   SCHEDULE_MAX_RETRY_ATTEMPTS: 185,
   /** Duplicate firings noted in one task's history at most; later ones are only logged. */
   MAX_DUPLICATE_NOTES: 20,
+  /**
+   * Byte budget of a task's history (estimated as JSON). Past it, a transition folds the
+   * older entries into the record's `historyTruncated` count, keeping the first and the
+   * newest ones, so the item stays far under DynamoDB's 400 KB: payload (256 KB) + result
+   * (32 KB) + history (16 KB) + a few KB of other attributes.
+   */
+  HISTORY_BUDGET_BYTES: 16 * 1024,
+  /** A fold shrinks the history to this fraction of its budget, so folds stay rare. */
+  HISTORY_FOLD_TARGET: 0.75,
+  /**
+   * DynamoDB's item size limit, as bytes of the item's JSON (an upper estimate). A write the
+   * service refused for size is retried without the result when the estimate exceeds this.
+   */
+  MAX_ITEM_BYTES: 400 * 1024,
 } as const;
 
 /** Names of the table's key attributes and its status index (shared by store, provisioning and CDK). */

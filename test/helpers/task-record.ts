@@ -31,6 +31,9 @@ export function taskRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
     deadReason: undefined,
     finishedAt: undefined,
     history: [],
+    historyTruncated: 0,
+    heartbeats: 0,
+    lastHeartbeatAt: undefined,
     ...overrides,
   };
 }
