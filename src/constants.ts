@@ -63,7 +63,7 @@ export const AuditEvent = {
   ROLLED_BACK: 'rolled-back',
   /**
    * The sweeper gave a QUEUED task whose turn was long overdue a new generation, to send it
-   * again: its message may have outlived the queue's retention (docs/adr/0008-retention-and-overdue-resend.md).
+   * again: its message may have outlived the queue's retention (docs/adr/0010-retention-and-overdue-resend.md).
    */
   RESENT: 'resent',
 } as const;

@@ -60,7 +60,7 @@ export interface TaskRecord {
   /**
    * A delayed task only: an enqueue other than the one that wrote the record found or made
    * its schedule and reported the task as enqueued. The writing enqueue then no longer rolls
-   * it back when its own CreateSchedule fails (ADR 0008).
+   * it back when its own CreateSchedule fails (ADR 0009).
    */
   readonly scheduleConfirmed: boolean;
   /**
