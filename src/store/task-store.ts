@@ -90,7 +90,6 @@ export interface TaskPage {
   readonly cursor: string | undefined;
 }
 
-
 /**
  * The DynamoDB task store. Each lifecycle transition is one method and one conditional
  * write; the condition names the allowed starting state(s) and, for a worker's writes,
