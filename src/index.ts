@@ -11,6 +11,7 @@ export type {
 export type {
   BatchEntry,
   BatchEntryResult,
+  CheckReport,
   EnqueueResult,
   TaskClientOptions,
   WaitOptions,
@@ -30,7 +31,7 @@ export {
   StackOutputSuffix,
 } from './config.js';
 export { AuditEvent, Defaults, isTerminal, TaskStatus, TERMINAL_STATUSES } from './constants.js';
-export type { ValidationIssue } from './errors.js';
+export type { ConfigurationProblem, ValidationIssue } from './errors.js';
 export {
   ConfigurationError,
   ErrorCode,
