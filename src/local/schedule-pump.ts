@@ -222,20 +222,28 @@ export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
         } catch (err) {
           logger.warn('schedule pump: tick failed', { error: (err as Error).message });
         }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, intervalMs);
-          signal.addEventListener(
-            'abort',
-            () => {
-              clearTimeout(timer);
-              resolve();
-            },
-            { once: true },
-          );
-        });
+        await pause(intervalMs, signal);
       }
     },
   };
+}
+
+/**
+ * Waits `ms`, or less if `signal` aborts. The abort listener is removed when the time is up,
+ * so a long run keeps one listener on the signal, not one per tick.
+ */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /** The group's ENABLED schedules in full (ListSchedules returns only summaries). */
