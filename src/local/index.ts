@@ -6,6 +6,8 @@ export {
   resetEmulator,
   startEmulator,
 } from './emulator.js';
+export type { EmulatorPlan, EmulatorProbe, EmulatorRuntimeOptions } from './emulator-runtime.js';
+export { planEmulator, prepareEmulator, probeEmulator } from './emulator-runtime.js';
 export type { EventSourceMappingOptions, SqsLambdaHandler } from './event-source-mapping.js';
 export { runEventSourceMapping } from './event-source-mapping.js';
 export type { ProvisionedExecutor, ProvisionedScheduler } from './provision.js';
