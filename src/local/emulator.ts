@@ -41,6 +41,8 @@ export interface EmulatorHandle {
   /** Base URL for AWS SDK clients, e.g. `http://localhost:41234`. */
   endpoint: string;
   port: number;
+  /** The server's process id. */
+  pid: number | undefined;
   /** Terminates the server (SIGTERM, then SIGKILL after 5 s). Safe to call more than once. */
   stop(): Promise<void>;
   /** Wipes all emulated AWS state. Throws if the server rejects the request. */
@@ -164,6 +166,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   return {
     endpoint,
     port,
+    pid: child.pid,
     stop,
     async reset() {
       if (!(await resetEmulator(endpoint))) throw new Error(`moto reset failed at ${endpoint}`);

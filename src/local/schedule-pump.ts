@@ -22,6 +22,7 @@ import { GetQueueUrlCommand, SendMessageCommand, type SQSClient } from '@aws-sdk
 import { silentLogger, type TaskLogger } from '../observability/logger.js';
 import { parseScheduleExpression } from '../scheduler/expression.js';
 import { formatScheduledTime, occurrences } from '../scheduler/occurrences.js';
+import { pause } from './pause.js';
 
 /** Options of {@link createSchedulePump}. */
 export interface SchedulePumpOptions {
@@ -226,24 +227,6 @@ export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
       }
     },
   };
-}
-
-/**
- * Waits `ms`, or less if `signal` aborts. The abort listener is removed when the time is up,
- * so a long run keeps one listener on the signal, not one per tick.
- */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** The group's ENABLED schedules in full (ListSchedules returns only summaries). */
