@@ -1,3 +1,4 @@
+export type { CheckReport } from './client/check.js';
 export type { Arrangement } from './client/delayed.js';
 export { DelayedTasks } from './client/delayed.js';
 export type { EnqueueOptions } from './client/prepare.js';
@@ -11,7 +12,6 @@ export type {
 export type {
   BatchEntry,
   BatchEntryResult,
-  CheckReport,
   EnqueueResult,
   TaskClientOptions,
   WaitOptions,

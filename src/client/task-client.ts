@@ -29,7 +29,6 @@ import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
 
 export type { BatchEntry, BatchEntryResult, EnqueueResult } from './batch.js';
-export type { CheckReport } from './check.js';
 export type { WaitOptions } from './wait.js';
 
 /** Options of {@link TaskClient}. */
@@ -117,10 +116,10 @@ export class TaskClient {
   }
 
   /**
-   * Calls the table, the queue and (when any scheduling setting is given) the schedule group
-   * once each, at once, and reports every problem found, each naming its resource and
-   * endpoint. Never throws for a problem it finds; see {@link TaskClient.assertReady}.
-   * Needs `dynamodb:GetItem`, `sqs:GetQueueAttributes` and `scheduler:GetScheduleGroup`.
+   * Calls the table, the queue and (when scheduling is configured) the schedule group once
+   * each, at once, and reports every problem, naming its resource and endpoint; it does not
+   * throw for them (see {@link TaskClient.assertReady}). Needs `dynamodb:GetItem`,
+   * `sqs:GetQueueAttributes` and `scheduler:GetScheduleGroup`.
    */
   check(): Promise<CheckReport> {
     const { store, dynamodb, sqs, queueUrl, target, location } = this;
@@ -189,7 +188,8 @@ export class TaskClient {
    * and drains their messages from the dead-letter queue. Tasks sharing an ordering key are
    * re-sent in their original enqueue order.
    *
-   * @throws ConfigurationError when draining needs the DLQ URL and none is configured.
+   * @throws ConfigurationError when draining needs the DLQ URL and none is configured, or the
+   *   work queue cannot be sent to for a permanent reason (the tasks then wait PENDING).
    */
   redrive(selection: RedriveSelection): Promise<RedriveResult> {
     return redriveDead(selection, {
@@ -228,8 +228,8 @@ export class TaskClient {
     status: TaskStatus,
     options: { limit?: number; cursor?: string } = {},
   ): Promise<TaskPage> {
-    const known = assertTaskStatus(status, 'list status');
-    return this.onTable(() => this.store.list(known, options));
+    const valid = assertTaskStatus(status, 'list status');
+    return this.onTable(() => this.store.list(valid, options));
   }
 
   /**
