@@ -108,7 +108,8 @@ export interface LocalExecutor {
  * once everything runs, with a ready {@link TaskClient}.
  *
  * @throws EmulatorUnavailableError when no emulator is given and moto cannot be run or installed.
- * @throws ConfigurationError when attaching to resources that do not exist.
+ * @throws ConfigurationError listing every problem (see `TaskClient.check`) when attaching to
+ *   resources that do not exist, and for an endpoint on amazonaws.com.
  */
 export async function startLocalExecutor(options: LocalExecutorOptions): Promise<LocalExecutor> {
   const name = options.name ?? `tasklane-local-${randomBytes(4).toString('hex')}`;
@@ -140,6 +141,8 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
       await provisionScheduleGroup(location.scheduleGroup, clients.scheduler);
     }
     const client = new TaskClient({ ...location, ...clients, logger, ...options.client });
+    // Attached resources may be wrong; say so now, not as a worker that polls in vain.
+    if (options.location !== undefined) await client.assertReady();
     const background = runInBackground(options, location, clients, logger);
     cleanup.push(() => background.stop());
     return {

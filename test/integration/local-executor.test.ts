@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskClient } from '../../src/client/task-client.js';
 import { TaskStatus } from '../../src/constants.js';
+import { ConfigurationError } from '../../src/errors.js';
 import { type LocalExecutor, startLocalExecutor } from '../../src/local/local-executor.js';
 import { defineTask } from '../../src/worker/task-definition.js';
 import { setupExecutor } from '../helpers/executor.js';
@@ -122,6 +123,27 @@ describe('startLocalExecutor', () => {
     expect(record).toMatchObject({ status: TaskStatus.SUCCEEDED, result: 'hello Grace' });
     expect(queuesAfter.sort()).toEqual(queuesBefore.sort());
     expect(running.emulator).toBeUndefined();
+  });
+
+  it('refuses to attach to resources that do not exist, naming each', async () => {
+    // Arrange
+    const endpoint = process.env.AWS_ENDPOINT_URL ?? '';
+    const location = {
+      tableName: 'no-such-table',
+      queueUrl: `${endpoint}/000000000000/no-such-queue.fifo`,
+    };
+
+    // Act
+    const error = await startLocalExecutor({ tasks: [greet], log: 'silent', location }).catch(
+      (err: unknown) => err,
+    );
+
+    // Assert
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as ConfigurationError).problems.map((p) => p.resource)).toEqual([
+      location.tableName,
+      location.queueUrl,
+    ]);
   });
 
   it('runs the sweeper periodically, so a task whose send failed still runs', async () => {
