@@ -1,5 +1,4 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
 import { AwsService, toConfigurationError } from '../aws-errors.js';
@@ -9,12 +8,14 @@ import { IdempotencyConflictError } from '../errors.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
 import type { TaskRecord } from '../store/record.js';
+import { resolveRetention } from '../store/retention.js';
 import { type TaskPage, TaskStore } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../worker/task-definition.js';
 import { type BatchEntry, type BatchEntryResult, type EnqueueResult, enqueueAll } from './batch.js';
 import { cancelTask } from './cancel.js';
 import { type CheckReport, checkExecutor, reportError } from './check.js';
 import { DelayedTasks } from './delayed.js';
+import type { TaskClientOptions } from './options.js';
 import { type EnqueueOptions, nextSequence, prepareTask } from './prepare.js';
 import { purgeDead, type RedriveResult, type RedriveSelection, redriveDead } from './redrive.js';
 import { SchedulerTarget } from './scheduler-target.js';
@@ -29,31 +30,8 @@ import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
 
 export type { BatchEntry, BatchEntryResult, EnqueueResult } from './batch.js';
+export type { TaskClientOptions } from './options.js';
 export type { WaitOptions } from './wait.js';
-
-/** Options of {@link TaskClient}. */
-export interface TaskClientOptions extends ExecutorLocation {
-  /** The dead-letter queue, drained by `redrive`. Env: `TASKLANE_DLQ_URL`. */
-  readonly deadLetterQueueUrl?: string;
-  /** Injected DynamoDB client. @default a new client from the environment */
-  readonly dynamodb?: DynamoDBClient;
-  /** Injected SQS client. @default a new client from the environment */
-  readonly sqs?: SQSClient;
-  /** Largest accepted payload as UTF-8 JSON, in bytes. @default 262144 */
-  readonly maxPayloadBytes?: number;
-  /** Must match the workers' setting. @default 8 */
-  readonly statusShards?: number;
-  readonly logger?: TaskLogger;
-  /** @default Date.now */
-  readonly clock?: () => number;
-  /** Injected EventBridge Scheduler client. @default a new client from the environment */
-  readonly scheduler?: SchedulerClient;
-  /**
-   * A `runAt` further out than this gets a one-time schedule; a nearer one is sent at once
-   * and held back by the worker. @default 60000
-   */
-  readonly scheduleThresholdMs?: number;
-}
 
 /**
  * The producer SDK: enqueue tasks, read them, wait for them, cancel them.
@@ -94,6 +72,7 @@ export class TaskClient {
       logger: this.logger,
       clock: this.clock,
       ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
+      retention: resolveRetention(options.retention),
     });
     this.dispatcher = new Dispatcher(this.sqs, location.queueUrl, this.store, this.logger);
     const target = new SchedulerTarget({
@@ -144,7 +123,8 @@ export class TaskClient {
    * @throws PayloadTooLargeError above `maxPayloadBytes`.
    * @throws IdempotencyConflictError when the id exists with another type or payload.
    * @throws ScheduleFailedError when a delayed task's schedule could not be created (the task
-   *   was rolled back: retry the same id).
+   *   was rolled back: retry the same id). A retry that runs while the first call is still
+   *   in progress either keeps the task for both (ADR 0008) or throws this too.
    * @throws ConfigurationError for a delayed task when scheduling is not configured, and when
    *   the table or queue does not exist, access is denied, the endpoint does not answer or no
    *   region is set. When only the send failed, the record stays PENDING and the sweeper sends
