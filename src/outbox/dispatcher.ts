@@ -21,7 +21,7 @@ const MARK_CONCURRENCY = 16;
  * endpoint does not answer, no region; see `classifyAwsError`) throws a ConfigurationError
  * instead of reporting "not sent": waiting cannot fix it. The record stays PENDING all the
  * same, so once the configuration is fixed the sweeper (or a re-enqueue of the same id)
- * sends it. See docs/adr on configuration errors and the outbox.
+ * sends it (docs/adr/0009-configuration-errors-throw.md).
  */
 export class Dispatcher {
   constructor(
