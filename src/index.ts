@@ -3,6 +3,7 @@
  *
  * @module tasklane
  */
+export type { CheckReport } from './client/check.js';
 export type { Arrangement } from './client/delayed.js';
 export { DelayedTasks } from './client/delayed.js';
 export type { EnqueueOptions } from './client/prepare.js';
@@ -35,7 +36,7 @@ export {
   StackOutputSuffix,
 } from './config.js';
 export { AuditEvent, Defaults, isTerminal, TaskStatus, TERMINAL_STATUSES } from './constants.js';
-export type { ValidationIssue } from './errors.js';
+export type { ConfigurationProblem, ValidationIssue } from './errors.js';
 export {
   ConfigurationError,
   ErrorCode,
