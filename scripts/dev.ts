@@ -14,13 +14,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import pLimit from 'p-limit';
-import { executorSettings, TaskClient, type TaskRecord } from '../src/index.js';
+import { TaskClient, type TaskRecord } from '../src/index.js';
 import {
   type EmulatorHandle,
   emulatorEnvironment,
   provision,
   startEmulator,
 } from '../src/local/index.js';
+import { executorSettings } from '../src/resources.js';
 import { demoTasks } from './dev/demo-tasks.js';
 import { type FileLogger, jsonLinesLogger } from './dev/file-logger.js';
 import { progressView, watchUntilFinished } from './dev/progress.js';

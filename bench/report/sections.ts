@@ -98,7 +98,7 @@ export function packageSection(results: BenchResults): string {
   return [
     '## 5. The Lambda package',
     '',
-    'Bundled with esbuild as the construct packages a function: minified, `platform: node`, `target: node20`, ESM, `keepNames`, every dependency inside except `@aws-sdk/*`, which the Lambda Node.js runtime provides (ADR 0006). The ratio is against the Powertools baseline handler bundled the same way. The last two rows bundle the AWS SDK v3 in as well.',
+    'Bundled with esbuild as the construct packages a function: minified, `platform: node`, `target: node24`, ESM, `keepNames`, every dependency inside except `@aws-sdk/*`, which the Lambda Node.js runtime provides (ADR 0006). The ratio is against the Powertools baseline handler bundled the same way. The last two rows bundle the AWS SDK v3 in as well.',
     '',
     table(
       ['Bundle', 'Minified', 'Gzipped', 'Ratio to Powertools'],

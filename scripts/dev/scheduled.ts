@@ -9,7 +9,6 @@ import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import {
   AuditEvent,
-  firingTaskId,
   isTerminal,
   type TaskClient,
   type TaskLogger,
@@ -17,6 +16,7 @@ import {
   TaskStatus,
 } from '../../src/index.js';
 import { createSchedulePump } from '../../src/local/index.js';
+import { firingTaskId } from '../../src/scheduler/names.js';
 import { formatScheduledTime } from '../../src/scheduler/occurrences.js';
 import type { DemoTasks } from './demo-tasks.js';
 

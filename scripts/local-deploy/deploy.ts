@@ -75,8 +75,6 @@ export async function deployToEmulator(options: LocalDeployOptions): Promise<Loc
     ...process.env,
     ...emulatorEnvironment(options.endpoint),
     CDK_DISABLE_CLI_TELEMETRY: '1',
-    // The SDK's Node 20 deprecation notice, once per CLI run, is noise here.
-    NODE_NO_WARNINGS: '1',
   };
   const cdk = (args: string[]) => runCdk(args, { cwd, env, log: options.log });
   const timed = async (step: () => Promise<void>) => {

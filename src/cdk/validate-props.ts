@@ -4,12 +4,12 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { Token } from 'aws-cdk-lib';
-import { ValidationError, type ValidationIssue } from '../src/errors.js';
-import { type ExecutorSettingsProps, settingsIssues } from '../src/resources.js';
+import { ValidationError, type ValidationIssue } from '../errors.js';
+import { type ExecutorSettingsProps, settingsIssues } from '../resources.js';
 
 /** The subset of TaskExecutorProps that this module checks, with Durations in seconds. */
 export interface PropsToValidate extends ExecutorSettingsProps {
-  readonly workerEntry: string;
+  readonly workerEntry: string | undefined;
   readonly workerMemorySize?: number;
   readonly batchSize?: number;
   readonly maxConcurrency?: number;
@@ -41,6 +41,9 @@ const rules: readonly Rule[] = [
   {
     path: 'workerEntry',
     check: ({ workerEntry }) => {
+      if (workerEntry === undefined) {
+        return 'expected the path of the worker module that exports `handler`, received undefined';
+      }
       if (Token.isUnresolved(workerEntry)) return undefined;
       const shown = JSON.stringify(workerEntry);
       if (!ENTRY_EXTENSIONS.some((ext) => workerEntry.endsWith(ext))) {
