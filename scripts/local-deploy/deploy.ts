@@ -44,6 +44,11 @@ export interface LocalDeployOptions {
   readonly executorId?: string;
   /** Receives the CLI's output, line by line. @default - discarded */
   readonly log?: (line: string) => void;
+  /**
+   * Run `cdk bootstrap` first. Turn it off when the environment was bootstrapped already
+   * (the consumer test bootstraps while it installs the app). @default true
+   */
+  readonly bootstrap?: boolean;
 }
 
 /** What {@link deployToEmulator} deployed. */
@@ -84,9 +89,17 @@ export async function deployToEmulator(options: LocalDeployOptions): Promise<Loc
   };
 
   const synth = await timed(() => cdk(['synth', '--quiet', '--output', outdir, options.stack]));
-  const bootstrap = await timed(() =>
-    cdk(['bootstrap', '--app', outdir, ...(options.environment ? [options.environment] : [])]),
-  );
+  const bootstrap =
+    options.bootstrap === false
+      ? 0
+      : await timed(() =>
+          cdk([
+            'bootstrap',
+            '--app',
+            outdir,
+            ...(options.environment ? [options.environment] : []),
+          ]),
+        );
   const outputsFile = path.join(outdir, 'outputs.json');
   const deploy = await timed(() =>
     cdk([
