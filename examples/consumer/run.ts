@@ -11,6 +11,7 @@ import {
   AuditEvent,
   createSweeper,
   createWorker,
+  noopMetrics,
   silentLogger,
   TaskClient,
   TaskStatus,
