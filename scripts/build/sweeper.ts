@@ -4,7 +4,7 @@
  * construct's worker bundling: ESM, node24, minified with names kept, source map, the AWS
  * SDK left to the Lambda runtime.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { BUNDLING } from '../../src/cdk/executor-functions.js';
@@ -12,13 +12,13 @@ import { SWEEPER_BUNDLE_DIR, SWEEPER_BUNDLE_FILE } from '../../src/cdk/sweeper-b
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** Writes `dist/lambda/sweeper/index.mjs` (and its source map and metafile); returns its path. */
+/** Writes `dist/lambda/sweeper/index.mjs` and its source map; returns the bundle's path. */
 export async function bundleSweeper(root: string = ROOT): Promise<string> {
   const outdir = path.join(root, SWEEPER_BUNDLE_DIR);
   await rm(outdir, { recursive: true, force: true });
   await mkdir(outdir, { recursive: true });
   const outfile = path.join(outdir, SWEEPER_BUNDLE_FILE);
-  const result = await build({
+  await build({
     entryPoints: [path.join(root, 'functions/sweeper.ts')],
     outfile,
     bundle: true,
@@ -27,14 +27,13 @@ export async function bundleSweeper(root: string = ROOT): Promise<string> {
     target: BUNDLING.target,
     minify: BUNDLING.minify,
     sourcemap: BUNDLING.sourceMap,
+    // Mappings only: enough for Lambda's stack traces (--enable-source-maps), a fifth the size.
+    sourcesContent: false,
     keepNames: BUNDLING.keepNames,
-    metafile: true,
     external: [...BUNDLING.externalModules],
     mainFields: [...BUNDLING.mainFields],
     banner: { js: BUNDLING.banner },
     logLevel: 'warning',
   });
-  // The name the construct's bundling gives its metafile, which scripts/function-assets.ts reads.
-  await writeFile(path.join(outdir, 'index.meta.json'), JSON.stringify(result.metafile));
   return outfile;
 }
