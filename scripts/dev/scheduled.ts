@@ -7,12 +7,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AuditEvent,
-  firingTaskId,
   isTerminal,
   type TaskClient,
   type TaskRecord,
   TaskStatus,
 } from '../../src/index.js';
+import { firingTaskId } from '../../src/scheduler/names.js';
 import { formatScheduledTime } from '../../src/scheduler/occurrences.js';
 import type { DemoTasks } from './demo-tasks.js';
 
