@@ -11,6 +11,8 @@
  * 4. `node run.ts`: 50 tasks through the deployed resources, with `tasklane/local` standing in
  *    for Lambda and EventBridge Scheduler; it asserts how each one ends.
  * 5. `node require.cjs`: the CommonJS build, through require().
+ * 6. `node quickstart.ts`: the README's quick start (startLocalExecutor provisions its own
+ *    executor on the same emulator).
  *
  * Uses the emulator at AWS_ENDPOINT_URL (a http://localhost:PORT address) when set, else
  * starts moto_server. `--keep` leaves the temporary directory in place.
@@ -23,7 +25,15 @@ import { type EmulatorHandle, emulatorEnvironment, startEmulator } from '../src/
 import { deployToEmulator } from './local-deploy/deploy.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const APP_FILES = ['tasks.ts', 'worker.ts', 'app.ts', 'run.ts', 'require.cjs', 'cdk.json'];
+const APP_FILES = [
+  'tasks.ts',
+  'worker.ts',
+  'app.ts',
+  'run.ts',
+  'quickstart.ts',
+  'require.cjs',
+  'cdk.json',
+];
 const STACK = 'TasklaneConsumer';
 /** moto's account and the emulator's region. */
 const MOTO_ENVIRONMENT = 'aws://123456789012/us-east-1';
@@ -143,6 +153,8 @@ async function main(): Promise<void> {
     step('node run.ts: 50 tasks through the deployed executor with tasklane/local');
     await run('node', ['run.ts'], { cwd: app, env, echo: true });
     await run('node', ['require.cjs'], { cwd: app, env, echo: true });
+    step("node quickstart.ts: the README's quick start, on an executor of its own");
+    await run('node', ['quickstart.ts'], { cwd: app, env: emulated, echo: true });
     step(`passed in ${elapsed()}`);
   } finally {
     await emulator?.stop();
