@@ -1,4 +1,3 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
@@ -12,6 +11,7 @@ import {
 } from '../../src/errors.js';
 import { defineTask } from '../../src/worker/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import { throttledSqs } from '../helpers/throttled-sqs.js';
 
 const email = defineTask('send-email', {
   schema: z.object({ to: z.email(), subject: z.string().min(1) }),
@@ -113,19 +113,7 @@ describe('TaskClient.enqueue', () => {
   it('keeps the task PENDING (not lost) when a transient fault stops the send', async () => {
     // Arrange: an SQS client whose SendMessage is throttled (a wrong queue URL, by contrast,
     // is a ConfigurationError: see configuration-errors.test.ts).
-    const sqs = new SQSClient({ region: 'us-east-1', useQueueUrlAsEndpoint: false });
-    sqs.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'SendMessageCommand') {
-          throw Object.assign(new Error('Rate exceeded'), {
-            name: 'ThrottlingException',
-            $fault: 'client',
-          });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'throttle-sends' },
-    );
+    const sqs = throttledSqs();
     const client = executor.client({ sqs });
     const payload = { to: 'a@example.com', subject: 'hi' };
 

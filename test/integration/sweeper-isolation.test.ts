@@ -7,6 +7,7 @@ import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/worker/task-definition.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 import { putRawItem, rawItem } from '../helpers/raw-item.js';
+import { throttledSqs } from '../helpers/throttled-sqs.js';
 
 let executor: TestExecutor;
 
@@ -35,7 +36,7 @@ describe('sweep', () => {
   it('skips, logs and counts a task it cannot repair, and still sends the other tasks', async () => {
     // Arrange: three tasks whose producer could not send them, and a poisoned running one.
     const poisoned = await poisonedRunningTask();
-    const broken = executor.client({ queueUrl: `${executor.queueUrl}-missing` });
+    const broken = executor.client({ sqs: throttledSqs() });
     const unsent = await Promise.all([1, 2, 3].map((n) => broken.enqueue(noop, { n })));
     const logger = recordingLogger();
     const sweeper = createSweeper({
@@ -74,7 +75,7 @@ describe('sweep', () => {
 
   it('reports no failure when every task is repaired', async () => {
     // Arrange
-    const broken = executor.client({ queueUrl: `${executor.queueUrl}-missing` });
+    const broken = executor.client({ sqs: throttledSqs() });
     await broken.enqueue(noop, { n: 1 });
     const sweeper = createSweeper({
       tableName: executor.tableName,
