@@ -136,11 +136,6 @@ export function localTime(instant: number, zone: string): LocalDateTime {
   };
 }
 
-function wallKey(instant: number, zone: string): string {
-  const t = localTime(instant, zone);
-  return `${t.year}-${t.month}-${t.day}T${t.hour}:${t.minute}:${t.second}`;
-}
-
 /** The instant a wall-clock time names in a zone (the earlier one when DST repeats it). */
 export function zonedToUtc(local: LocalDateTime, zone: string): number {
   const asUtc = Date.UTC(
