@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { TaskClient } from '../../src/client/task-client.js';
 import { MAX_SCHEDULE_THRESHOLD_MS, scheduleThreshold } from '../../src/config.js';
 import { ValidationError } from '../../src/errors.js';
 
@@ -26,4 +27,17 @@ describe('scheduleThreshold', () => {
       );
     },
   );
+});
+
+describe('new TaskClient with scheduleThresholdMs', () => {
+  it('refuses 12 hours before anything is sent', () => {
+    const make = () =>
+      new TaskClient({
+        tableName: 'tasks',
+        queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/tasks.fifo',
+        scheduleThresholdMs: 12 * HOUR,
+      });
+
+    expect(make).toThrow(ValidationError);
+  });
 });
