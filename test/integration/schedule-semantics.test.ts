@@ -1,4 +1,8 @@
-import { SchedulerClient, UpdateScheduleCommand } from '@aws-sdk/client-scheduler';
+import {
+  GetScheduleCommand,
+  SchedulerClient,
+  UpdateScheduleCommand,
+} from '@aws-sdk/client-scheduler';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ValidationError } from '../../src/errors.js';
@@ -41,7 +45,6 @@ async function writeAsAnotherClient(
   name: string,
   change: { report?: string; state: 'ENABLED' | 'DISABLED' },
 ): Promise<void> {
-  const { GetScheduleCommand } = await import('@aws-sdk/client-scheduler');
   const scheduler = executor.clients.scheduler;
   const current = await scheduler.send(
     new GetScheduleCommand({ Name: name, GroupName: executor.scheduler.scheduleGroup }),
