@@ -109,23 +109,23 @@ export function holdsWrite(
  * writer wins for a write whose read, write and read-back all fall between this one's read
  * and write (see docs/scheduling.md).
  *
- * @returns false when the schedule does not exist (or was deleted meanwhile).
+ * @returns the schedule's ARN, or undefined when it does not exist (or was deleted meanwhile).
  */
 export async function writeVerified(
   client: SchedulerClient,
   groupName: string,
   name: string,
   build: (current: GetScheduleCommandOutput) => UpdateScheduleCommandInput,
-): Promise<boolean> {
+): Promise<string | undefined> {
   let current = await readSchedule(client, groupName, name);
   for (let attempt = 1; current !== undefined; attempt++) {
     const update = build(current);
-    await client.send(new UpdateScheduleCommand(update));
+    const out = await client.send(new UpdateScheduleCommand(update));
     const after = await readSchedule(client, groupName, name);
     if (after === undefined || holdsWrite(update, after) || attempt >= MAX_WRITE_ATTEMPTS) {
-      return true;
+      return out.ScheduleArn ?? current.Arn ?? '';
     }
     current = after;
   }
-  return false;
+  return undefined;
 }

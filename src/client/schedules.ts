@@ -91,11 +91,9 @@ export class RecurringSchedules {
         this.clock(),
       ),
     });
-    if (!(await writeVerified(client, this.target.groupName, name, build))) {
-      // Deleted between the create and the update: create it again.
-      return this.schedule(name, options);
-    }
-    const arn = (await readSchedule(client, this.target.groupName, name))?.Arn ?? '';
+    const arn = await writeVerified(client, this.target.groupName, name, build);
+    // Deleted between the create and the update: create it again.
+    if (arn === undefined) return this.schedule(name, options);
     return { name, arn, created: false };
   }
 
@@ -125,7 +123,7 @@ export class RecurringSchedules {
     checkName(name);
     const { client, groupName } = this.target;
     const build = (current: GetScheduleCommandOutput) => stateUpdate(current, state, this.clock());
-    if (!(await writeVerified(client, groupName, name, build))) {
+    if ((await writeVerified(client, groupName, name, build)) === undefined) {
       throw new ScheduleNotFoundError(name);
     }
   }
