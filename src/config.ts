@@ -1,4 +1,5 @@
-import { ConfigurationError } from './errors.js';
+import { Defaults } from './constants.js';
+import { ConfigurationError, ValidationError } from './errors.js';
 
 /** Where an executor's resources are. Every field can also come from the environment. */
 export interface ExecutorLocation {
@@ -195,4 +196,38 @@ export function locationFromStackOutputs(
     );
   }
   return result;
+}
+
+/**
+ * The largest `scheduleThresholdMs`. A task due within the threshold is sent at once and the
+ * worker holds its message back until runAt by changing its visibility, which SQS caps at
+ * 12 hours per receive; beyond that the change is refused and the message churns to the
+ * DLQ. One hour leaves a wide margin, and bounds how long a delayed task with an ordering
+ * key holds its key while it waits (see docs/scheduling.md).
+ */
+export const MAX_SCHEDULE_THRESHOLD_MS = 3_600_000;
+
+/**
+ * Checks the `scheduleThresholdMs` option.
+ *
+ * @returns the threshold, the default when undefined.
+ * @throws ValidationError unless it is a whole number of milliseconds from 0 to
+ *   {@link MAX_SCHEDULE_THRESHOLD_MS}.
+ */
+export function scheduleThreshold(value: unknown): number {
+  if (value === undefined) return Defaults.SCHEDULE_THRESHOLD_MS;
+  if (
+    typeof value === 'number' &&
+    Number.isSafeInteger(value) &&
+    value >= 0 &&
+    value <= MAX_SCHEDULE_THRESHOLD_MS
+  ) {
+    return value;
+  }
+  throw new ValidationError('TaskClient options', [
+    {
+      path: 'scheduleThresholdMs',
+      message: `expected a whole number of milliseconds from 0 to ${MAX_SCHEDULE_THRESHOLD_MS} (1 hour; the worker's hold-back must stay under SQS's 12-hour visibility cap), received ${typeof value === 'number' ? value : typeof value}`,
+    },
+  ]);
 }

@@ -143,12 +143,13 @@ export class DelayedTasks {
       return 'sent';
     }
     const name = delayedScheduleName(record.id);
+    const expression = atExpression(record.runAt ?? this.deps.clock());
     try {
       await this.deps.target.client.send(
         new CreateScheduleCommand({
           Name: name,
           GroupName: this.deps.target.groupName,
-          ScheduleExpression: atExpression(record.runAt ?? this.deps.clock()),
+          ScheduleExpression: expression,
           ScheduleExpressionTimezone: 'UTC',
           FlexibleTimeWindow: { Mode: 'OFF' },
           ActionAfterCompletion: 'DELETE',
@@ -156,7 +157,7 @@ export class DelayedTasks {
           Description: `Tasklane delayed task ${record.id}`.slice(0, 512),
           // The body is the task's own envelope: unique per task, as content-based dedup needs.
           Target: await this.deps.target.target(message.MessageBody, record.messageGroupId),
-          ClientToken: createHash('sha256').update(name).digest('hex'),
+          ClientToken: delayedClientToken(name, expression, message.MessageBody, record.createdAt),
         }),
       );
     } catch (err) {
@@ -186,4 +187,23 @@ export class DelayedTasks {
       throw err;
     }
   }
+}
+
+/**
+ * CreateSchedule's idempotency token for a delayed task's schedule. Scheduler answers a
+ * repeated token from its cache, so the token must change whenever the request would: it
+ * covers the name, the expression and the input, and the record's creation time, so that a
+ * re-enqueue of the same id after a rollback (a new record, the old schedule deleted) is
+ * not answered with the first, deleted schedule. Retries for one record (the SDK's, a
+ * repeated enqueue, the sweeper) share it.
+ */
+export function delayedClientToken(
+  name: string,
+  expression: string,
+  input: string,
+  createdAt: number,
+): string {
+  return createHash('sha256')
+    .update(JSON.stringify([name, expression, input, String(createdAt)]))
+    .digest('hex');
 }

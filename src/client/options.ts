@@ -31,7 +31,9 @@ export interface TaskClientOptions extends ExecutorLocation {
   readonly scheduler?: SchedulerClient;
   /**
    * A `runAt` further out than this gets a one-time schedule; a nearer one is sent at once
-   * and held back by the worker. @default 60000
+   * and held back by the worker (a task with an ordering key holds its key meanwhile).
+   * At most 3600000 (1 hour): the worker's hold-back must stay under SQS's 12-hour
+   * visibility cap. @default 60000
    */
   readonly scheduleThresholdMs?: number;
 }

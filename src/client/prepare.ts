@@ -1,5 +1,6 @@
 import { monotonicFactory } from 'ulid';
 import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../errors.js';
+import { instantProblem } from '../scheduler/limits.js';
 import { canonicalJson, payloadHash } from '../store/record.js';
 import type { NewTask } from '../store/task-store.js';
 import type { TaskDefinition } from '../worker/task-definition.js';
@@ -115,6 +116,13 @@ export async function prepareTask(
   };
 }
 
+function checkedInstant(issues: ValidationIssue[], path: string, ms: number): number | undefined {
+  const problem = instantProblem(ms);
+  if (problem === undefined) return ms;
+  issues.push({ path, message: problem });
+  return undefined;
+}
+
 /** Validates `runAt` / `delay`; returns the run time in epoch ms, if any. */
 function checkRunAt(
   issues: ValidationIssue[],
@@ -136,7 +144,7 @@ function checkRunAt(
       });
       return undefined;
     }
-    return runAt.getTime();
+    return checkedInstant(issues, 'options.runAt', runAt.getTime());
   }
   if (delay !== undefined) {
     if (typeof delay !== 'number' || !Number.isSafeInteger(delay) || delay < 0) {
@@ -146,7 +154,7 @@ function checkRunAt(
       });
       return undefined;
     }
-    return now + delay;
+    return checkedInstant(issues, 'options.delay', now + delay);
   }
   return undefined;
 }

@@ -1,57 +1,20 @@
 import {
   ConflictException,
   CreateScheduleCommand,
-  type CreateScheduleCommandInput,
   DeleteScheduleCommand,
-  GetScheduleCommand,
   type GetScheduleCommandOutput,
   ListSchedulesCommand,
   ResourceNotFoundException,
-  UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
-import { Defaults } from '../constants.js';
-import {
-  PayloadTooLargeError,
-  ScheduleNotFoundError,
-  ValidationError,
-  type ValidationIssue,
-} from '../errors.js';
-import { firingTemplate, parseMessage } from '../message.js';
-import { parseScheduleExpression, timezoneProblem } from '../scheduler/expression.js';
-import { isDelayedScheduleName, scheduleNameProblem } from '../scheduler/names.js';
-import type { PayloadOf, TaskDefinition } from '../worker/task-definition.js';
-import { prepareTask } from './prepare.js';
+import { ScheduleNotFoundError } from '../errors.js';
+import { parseMessage } from '../message.js';
+import { isDelayedScheduleName } from '../scheduler/names.js';
+import { startDateToSend } from '../scheduler/start-date.js';
+import { checkName, type RecurringScheduleOptions, validateSchedule } from './schedule-input.js';
+import { readSchedule, stateUpdate, updateStartDate, writeVerified } from './schedule-writes.js';
 import type { SchedulerTarget } from './scheduler-target.js';
 
-/** Options of `TaskClient.schedule`. Give exactly one of `cron` and `rate`. */
-export interface RecurringScheduleOptions<D extends TaskDefinition = TaskDefinition> {
-  /** The task type each firing runs. */
-  readonly task: D;
-  /** The payload of every firing's task; at most 8 KB as JSON. */
-  readonly payload: PayloadOf<D>;
-  /**
-   * AWS cron: `minutes hours day-of-month month day-of-week year`, with or without the
-   * `cron(...)` wrapper; one of the day fields must be `?`. E.g. `0 9 ? * MON-FRI *`.
-   */
-  readonly cron?: string;
-  /** `value unit`, with or without `rate(...)`, e.g. `5 minutes`, `1 hour`, `7 days`. */
-  readonly rate?: string;
-  /** IANA zone the cron expression is evaluated in. @default 'UTC' */
-  readonly timezone?: string;
-  /**
-   * Message group of the firings. @default the schedule's name: firings of one schedule run
-   * one after another, never overlapping
-   */
-  readonly orderingKey?: string;
-  /** No firing before this time. A rate schedule's firings count from it. @default now */
-  readonly startDate?: Date;
-  /** No firing from this time on. @default never */
-  readonly endDate?: Date;
-  /** Create it paused (Scheduler State DISABLED). @default false */
-  readonly paused?: boolean;
-  /** @default none */
-  readonly description?: string;
-}
+export type { RecurringScheduleOptions } from './schedule-input.js';
 
 /** Outcome of `TaskClient.schedule`. */
 export interface ScheduleResult {
@@ -81,28 +44,57 @@ export interface ScheduleDetails extends ScheduleSummary {
   readonly endDate: Date | undefined;
 }
 
-const CONTEXT_ATTRIBUTE = '<aws.scheduler.';
-
 /**
  * Recurring schedules in the executor's group. Every input is validated before the first
  * call to Scheduler, so invalid input writes nothing.
  */
 export class RecurringSchedules {
-  constructor(private readonly target: SchedulerTarget) {}
+  constructor(
+    private readonly target: SchedulerTarget,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
-  /** Creates a schedule, or updates the one of the same name. */
+  /**
+   * Creates a schedule, or updates the one of the same name. An update keeps the
+   * schedule's state (paused or not) unless `paused` is given, and its rate's phase unless
+   * `startDate` is; see {@link startDateToSend} for the StartDate actually sent.
+   */
   async schedule(name: string, options: RecurringScheduleOptions): Promise<ScheduleResult> {
-    const input = await this.validate(name, options);
+    const { input, expression } = await validateSchedule(this.target, name, options);
     const client = this.target.client;
+    const created = startDateToSend({
+      expression,
+      startDate: options.startDate?.getTime(),
+      endDate: options.endDate?.getTime(),
+      now: this.clock(),
+    });
     try {
-      const out = await client.send(new CreateScheduleCommand(input));
+      const out = await client.send(
+        new CreateScheduleCommand({
+          ...input,
+          StartDate: created === undefined ? undefined : new Date(created),
+        }),
+      );
       return { name, arn: out.ScheduleArn ?? '', created: true };
     } catch (err) {
       if (!(err instanceof ConflictException)) throw err;
     }
-    const { ActionAfterCompletion: _, ClientToken: __, ...update } = input;
-    const out = await client.send(new UpdateScheduleCommand(update));
-    return { name, arn: out.ScheduleArn ?? '', created: false };
+    const { ActionAfterCompletion: _, ClientToken: __, State: ___, ...update } = input;
+    const build = (current: GetScheduleCommandOutput) => ({
+      ...update,
+      State: options.paused === undefined ? stateOf(current.State) : input.State,
+      StartDate: updateStartDate(
+        input.ScheduleExpression,
+        options.startDate,
+        current,
+        options.endDate,
+        this.clock(),
+      ),
+    });
+    const arn = await writeVerified(client, this.target.groupName, name, build);
+    // Deleted between the create and the update: create it again.
+    if (arn === undefined) return this.schedule(name, options);
+    return { name, arn, created: false };
   }
 
   /** Deletes a schedule; false when it did not exist. */
@@ -121,30 +113,19 @@ export class RecurringSchedules {
 
   /**
    * Pauses (DISABLED) or resumes (ENABLED) a schedule. UpdateSchedule replaces the whole
-   * definition, so the current one is read and written back with the new state.
+   * definition, so the current one is read and written back with the new state, then read
+   * again, and written again if a concurrent update replaced it (see `writeVerified`).
+   * A rate keeps its phase (see `startDateToSend`).
    *
    * @throws ScheduleNotFoundError when no schedule has this name.
    */
   async setState(name: string, state: 'ENABLED' | 'DISABLED'): Promise<void> {
     checkName(name);
-    const current = await this.read(name);
-    if (current === undefined) throw new ScheduleNotFoundError(name);
-    await this.target.client.send(
-      new UpdateScheduleCommand({
-        Name: name,
-        GroupName: this.target.groupName,
-        ScheduleExpression: current.ScheduleExpression,
-        ScheduleExpressionTimezone: current.ScheduleExpressionTimezone,
-        FlexibleTimeWindow: current.FlexibleTimeWindow ?? { Mode: 'OFF' },
-        Target: current.Target,
-        StartDate: current.StartDate,
-        EndDate: current.EndDate,
-        Description: current.Description,
-        KmsKeyArn: current.KmsKeyArn,
-        ActionAfterCompletion: current.ActionAfterCompletion,
-        State: state,
-      }),
-    );
+    const { client, groupName } = this.target;
+    const build = (current: GetScheduleCommandOutput) => stateUpdate(current, state, this.clock());
+    if ((await writeVerified(client, groupName, name, build)) === undefined) {
+      throw new ScheduleNotFoundError(name);
+    }
   }
 
   /** Lists the group's schedules, page by page. */
@@ -192,136 +173,8 @@ export class RecurringSchedules {
     };
   }
 
-  private async read(name: string): Promise<GetScheduleCommandOutput | undefined> {
-    try {
-      return await this.target.client.send(
-        new GetScheduleCommand({ Name: name, GroupName: this.target.groupName }),
-      );
-    } catch (err) {
-      if (err instanceof ResourceNotFoundException) return undefined;
-      throw err;
-    }
-  }
-
-  /**
-   * Checks everything, reporting every problem at once, then builds CreateSchedule's input.
-   *
-   * @throws ValidationError, PayloadTooLargeError, ConfigurationError.
-   */
-  private async validate(
-    name: string,
-    options: RecurringScheduleOptions,
-  ): Promise<CreateScheduleCommandInput> {
-    const issues: ValidationIssue[] = [];
-    const nameProblem = scheduleNameProblem(name);
-    if (nameProblem !== undefined) issues.push({ path: 'name', message: nameProblem });
-    const expression = checkExpression(issues, options);
-    const timezone = options.timezone ?? 'UTC';
-    const zoneProblem = timezoneProblem(timezone);
-    if (zoneProblem !== undefined) issues.push({ path: 'timezone', message: zoneProblem });
-    checkDates(issues, options);
-    if (options.description !== undefined && String(options.description).length > 512) {
-      issues.push({ path: 'description', message: 'expected at most 512 characters' });
-    }
-    let payloadJson: string | undefined;
-    try {
-      const prepared = await prepareTask(
-        options.task,
-        options.payload,
-        options.orderingKey === undefined ? {} : { orderingKey: options.orderingKey },
-        Defaults.MAX_SCHEDULE_PAYLOAD_BYTES,
-      );
-      payloadJson = prepared.payloadJson;
-      if (payloadJson.includes(CONTEXT_ATTRIBUTE)) {
-        issues.push({
-          path: 'payload',
-          message: `must not contain '${CONTEXT_ATTRIBUTE}…>': Scheduler would substitute it`,
-        });
-      }
-    } catch (err) {
-      if (err instanceof ValidationError) issues.push(...err.issues);
-      else if (err instanceof PayloadTooLargeError) {
-        issues.push({
-          path: 'payload',
-          message: `expected at most ${err.limitBytes} bytes as JSON (it travels in the schedule), received ${err.sizeBytes}`,
-        });
-      } else throw err;
-    }
-    if (issues.length > 0 || expression === undefined || payloadJson === undefined) {
-      throw new ValidationError(`schedule ${JSON.stringify(String(name).slice(0, 80))}`, issues);
-    }
-    const input = firingTemplate({
-      schedule: name,
-      type: options.task.type,
-      payload: JSON.parse(payloadJson),
-      orderingKey: options.orderingKey,
-    });
-    return {
-      Name: name,
-      GroupName: this.target.groupName,
-      ScheduleExpression: expression,
-      ScheduleExpressionTimezone: timezone,
-      FlexibleTimeWindow: { Mode: 'OFF' },
-      State: options.paused === true ? 'DISABLED' : 'ENABLED',
-      StartDate: options.startDate,
-      EndDate: options.endDate,
-      Description: options.description,
-      ActionAfterCompletion: 'NONE',
-      Target: await this.target.target(input, options.orderingKey ?? name),
-    };
-  }
-}
-
-function checkName(name: string): void {
-  const problem = scheduleNameProblem(name);
-  if (problem !== undefined) {
-    throw new ValidationError('schedule name', [{ path: 'name', message: problem }]);
-  }
-}
-
-/** Returns the wrapped expression, or undefined after recording the problem. */
-function checkExpression(
-  issues: ValidationIssue[],
-  options: RecurringScheduleOptions,
-): string | undefined {
-  const { cron, rate } = options as { cron?: unknown; rate?: unknown };
-  if ((cron === undefined) === (rate === undefined)) {
-    issues.push({
-      path: 'cron',
-      message: `expected exactly one of cron and rate, received ${cron === undefined ? 'neither' : 'both'}`,
-    });
-    return undefined;
-  }
-  const [path, raw] = cron === undefined ? ['rate', rate] : ['cron', cron];
-  const text =
-    typeof raw === 'string' && !raw.trim().startsWith(`${path}(`) ? `${path}(${raw.trim()})` : raw;
-  const parsed = parseScheduleExpression(text);
-  if (!parsed.ok) {
-    issues.push({ path, message: parsed.problem });
-    return undefined;
-  }
-  if (parsed.expression.kind !== path) {
-    issues.push({
-      path,
-      message: `expected a ${path} expression, received ${JSON.stringify(raw)}`,
-    });
-    return undefined;
-  }
-  return parsed.expression.text;
-}
-
-function checkDates(issues: ValidationIssue[], options: RecurringScheduleOptions): void {
-  const valid = (path: 'startDate' | 'endDate'): number | undefined => {
-    const value: unknown = options[path];
-    if (value === undefined) return undefined;
-    if (value instanceof Date && !Number.isNaN(value.getTime())) return value.getTime();
-    issues.push({ path, message: `expected a valid Date, received ${JSON.stringify(value)}` });
-    return undefined;
-  };
-  const start = valid('startDate');
-  const end = valid('endDate');
-  if (start !== undefined && end !== undefined && end <= start) {
-    issues.push({ path: 'endDate', message: 'expected a time after startDate' });
+  private read(name: string): Promise<GetScheduleCommandOutput | undefined> {
+    return readSchedule(this.target.client, this.target.groupName, name);
   }
 }
 

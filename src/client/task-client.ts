@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
 import { AwsService, toConfigurationError } from '../aws-errors.js';
-import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
+import { EnvVars, type ExecutorLocation, resolveLocation, scheduleThreshold } from '../config.js';
 import { Defaults, TaskStatus } from '../constants.js';
 import { IdempotencyConflictError } from '../errors.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
@@ -88,9 +88,9 @@ export class TaskClient {
       queueUrl: this.queueUrl,
       logger: this.logger,
       clock: this.clock,
-      thresholdMs: options.scheduleThresholdMs ?? Defaults.SCHEDULE_THRESHOLD_MS,
+      thresholdMs: scheduleThreshold(options.scheduleThresholdMs),
     });
-    this.recurring = new RecurringSchedules(target);
+    this.recurring = new RecurringSchedules(target, this.clock);
     this.target = target;
   }
 

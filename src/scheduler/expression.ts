@@ -31,6 +31,8 @@ export type ExpressionParse =
 const UNIT_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
 const CRON_EXAMPLE = 'cron(0 9 ? * MON-FRI *)';
 const RATE_EXAMPLE = 'rate(5 minutes)';
+/** EventBridge Scheduler's cap on `ScheduleExpression`, wrapper included. */
+export const MAX_EXPRESSION_LENGTH = 256;
 
 /**
  * Parses `at(...)`, `rate(...)` or `cron(...)` the way EventBridge Scheduler reads them.
@@ -41,6 +43,12 @@ export function parseScheduleExpression(text: unknown): ExpressionParse {
     return {
       ok: false,
       problem: `expected a string such as ${RATE_EXAMPLE}, received ${typeof text}`,
+    };
+  }
+  if (text.length > MAX_EXPRESSION_LENGTH) {
+    return {
+      ok: false,
+      problem: `expected at most ${MAX_EXPRESSION_LENGTH} characters (Scheduler's limit), received ${text.length}: ${JSON.stringify(text.slice(0, 40))}…`,
     };
   }
   const match = /^(at|rate|cron)\((.*)\)$/s.exec(text.trim());
@@ -149,8 +157,14 @@ export function cronerOptions(timezone: string) {
 
 let zones: ReadonlySet<string> | undefined;
 
+/** tzdb's spelling: segments that start with a capital (`EST5EDT`, `Etc/GMT+5`, `America/Port-au-Prince`). */
+const ZONE_NAME = /^[A-Z][A-Za-z0-9_+-]*(\/[A-Z][A-Za-z0-9_+-]*)*$/;
+
 /**
- * Checks an IANA time zone name, as Scheduler's `ScheduleExpressionTimezone` expects.
+ * Checks an IANA time zone name, as Scheduler's `ScheduleExpressionTimezone` expects: a tzdb
+ * name of at most 50 characters, spelt as tzdb spells it. Links and legacy zones without a
+ * slash (`CET`, `EST5EDT`, `GMT`, `US/Eastern`) are accepted when this runtime knows them;
+ * offsets (`+01:00`) and wrong case (`utc`) are not.
  *
  * @returns what is wrong, or undefined when the zone is known.
  */
@@ -158,14 +172,16 @@ export function timezoneProblem(timezone: unknown): string | undefined {
   if (typeof timezone === 'string' && timezone.length > 0 && timezone.length <= 50) {
     zones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC']);
     if (zones.has(timezone)) return undefined;
-    try {
-      // Aliases (e.g. Asia/Calcutta) are valid but absent from the canonical list.
-      new Intl.DateTimeFormat('en-US', { timeZone: timezone });
-      if (timezone.includes('/')) return undefined;
-    } catch {
-      // Reported below.
+    if (ZONE_NAME.test(timezone)) {
+      try {
+        // Links (e.g. Asia/Calcutta, CET) are valid but absent from the canonical list.
+        new Intl.DateTimeFormat('en-US', { timeZone: timezone });
+        return undefined;
+      } catch {
+        // Reported below.
+      }
     }
   }
   const received = typeof timezone === 'string' ? JSON.stringify(timezone) : typeof timezone;
-  return `expected an IANA time zone such as 'Europe/Berlin' or 'UTC', received ${received}`;
+  return `expected an IANA time zone such as 'Europe/Berlin', 'CET' or 'UTC', spelt as in the tz database, received ${received}`;
 }

@@ -70,10 +70,34 @@ export function occurrences(
   return out;
 }
 
-/** True when the same wall time already happened shortly before (the hour DST repeats). */
+/** Further back than any backward shift of a zone's offset (date-line moves are 24 hours). */
+const MAX_SHIFT_MS = 26 * 3_600_000;
+
+/**
+ * True when the same wall time already happened before (the hours a backward shift of the
+ * offset repeats). The earlier instant is `instant` minus the shift: the shift is taken from
+ * the zone's real offsets over the day before, so a 3-hour shift (Antarctica/Casey) counts
+ * as much as the usual hour.
+ */
 function isRepeatedWallTime(instant: number, zone: string): boolean {
-  const key = wallKey(instant, zone);
-  return [30, 60, 120].some((minutes) => wallKey(instant - minutes * 60_000, zone) === key);
+  const offset = offsetAt(instant, zone);
+  // No change over the day before (zones do not shift and shift back within a day).
+  if (offsetAt(instant - MAX_SHIFT_MS, zone) === offset) return false;
+  for (let back = 30 * 60_000; back <= MAX_SHIFT_MS; back += 30 * 60_000) {
+    const earlier = offsetAt(instant - back, zone);
+    const shift = earlier - offset;
+    if (shift > 0 && offsetAt(instant - shift, zone) === earlier) return true;
+  }
+  return false;
+}
+
+/** The zone's offset from UTC at an instant, in ms (wall clock minus UTC). */
+function offsetAt(instant: number, zone: string): number {
+  const t = localTime(instant, zone);
+  return (
+    Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second) -
+    Math.floor(instant / 1000) * 1000
+  );
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -112,11 +136,6 @@ export function localTime(instant: number, zone: string): LocalDateTime {
   };
 }
 
-function wallKey(instant: number, zone: string): string {
-  const t = localTime(instant, zone);
-  return `${t.year}-${t.month}-${t.day}T${t.hour}:${t.minute}:${t.second}`;
-}
-
 /** The instant a wall-clock time names in a zone (the earlier one when DST repeats it). */
 export function zonedToUtc(local: LocalDateTime, zone: string): number {
   const asUtc = Date.UTC(
@@ -127,18 +146,14 @@ export function zonedToUtc(local: LocalDateTime, zone: string): number {
     local.minute,
     local.second,
   );
-  const offsetAt = (instant: number) => {
-    const t = localTime(instant, zone);
-    return (
-      Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second) -
-      Math.floor(instant / 1000) * 1000
-    );
-  };
-  // Two passes settle the offset; trying the offset of a few hours earlier first picks
-  // the earlier of two repeated wall times.
-  const early = asUtc - offsetAt(asUtc - 3 * 3_600_000);
-  if (offsetAt(early) === asUtc - early) return early;
-  return asUtc - offsetAt(asUtc - offsetAt(asUtc));
+  // The instants whose offset puts them at this wall time, found among the offsets in force
+  // around it; the earliest when a backward shift repeats it.
+  const found = [asUtc - MAX_SHIFT_MS, asUtc, asUtc + MAX_SHIFT_MS]
+    .map((probe) => asUtc - offsetAt(probe, zone))
+    .filter((instant) => offsetAt(instant, zone) === asUtc - instant);
+  if (found.length > 0) return Math.min(...found);
+  // A wall time that a forward shift skips: read with the offset of just before.
+  return asUtc - offsetAt(asUtc - offsetAt(asUtc, zone), zone);
 }
 
 /** `<aws.scheduler.scheduled-time>` as the service writes it: ISO 8601, whole seconds, `Z`. */
