@@ -28,7 +28,7 @@ import { runEventSourceMapping } from './event-source-mapping.js';
 import { type FileLogger, jsonLinesLogger } from './file-logger.js';
 import { pause } from './pause.js';
 import { provision, provisionScheduleGroup } from './provision.js';
-import { createSchedulePump } from './schedule-pump.js';
+import { createSchedulePump, LOCAL_SCHEDULER_SENDER_ID } from './schedule-pump.js';
 
 /** Where a local executor's resources are: enough for a TaskClient, a worker or a sweeper. */
 export interface LocalExecutorLocation extends ExecutorLocation {
@@ -131,7 +131,10 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     }
     const endpoint = emulator?.endpoint ?? (given as string);
     const clients = emulatorClients(endpoint);
+    // The pump signs as the scheduler stand-in, so the worker's sender check is real.
+    const pumpSqs = emulatorClients(endpoint, LOCAL_SCHEDULER_SENDER_ID).sqs;
     cleanup.push(() => {
+      pumpSqs.destroy();
       clients.sqs.destroy();
       clients.dynamodb.destroy();
       clients.scheduler.destroy();
@@ -143,7 +146,7 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     const client = new TaskClient({ ...location, ...clients, logger, ...options.client });
     // Attached resources may be wrong; say so now, not as a worker that polls in vain.
     if (options.location !== undefined) await client.assertReady();
-    const background = runInBackground(options, location, clients, logger);
+    const background = runInBackground(options, location, clients, pumpSqs, logger);
     cleanup.push(() => background.stop());
     return {
       client,
@@ -169,12 +172,12 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
 type Clients = { sqs: SQSClient; dynamodb: DynamoDBClient; scheduler: SchedulerClient };
 
 /** Clients bound to the emulator with dummy credentials, whatever the environment says. */
-function emulatorClients(endpoint: string): Clients {
+function emulatorClients(endpoint: string, accessKeyId = 'test'): Clients {
   const config = {
     ...awsClientConfig(),
     endpoint,
     region: process.env.AWS_REGION || 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    credentials: { accessKeyId, secretAccessKey: 'test' },
   };
   return {
     // Never follow a queue URL to its host: emulators report AWS's.
@@ -223,6 +226,7 @@ function runInBackground(
   options: LocalExecutorOptions,
   location: LocalExecutorLocation,
   clients: Clients,
+  pumpSqs: SQSClient,
   logger: TaskLogger,
 ): { failed: AbortSignal; stop(): Promise<void> } {
   const stopping = new AbortController();
@@ -231,6 +235,7 @@ function runInBackground(
     ...location,
     ...clients,
     logger,
+    schedulerSenderId: LOCAL_SCHEDULER_SENDER_ID,
     // EMF on stdout once per batch would be noise locally.
     metrics: noopMetrics,
     ...options.worker,
@@ -252,7 +257,12 @@ function runInBackground(
   const pump =
     location.scheduleGroup === undefined
       ? Promise.resolve()
-      : createSchedulePump({ ...clients, groupName: location.scheduleGroup, logger }).run({
+      : createSchedulePump({
+          ...clients,
+          sqs: pumpSqs,
+          groupName: location.scheduleGroup,
+          logger,
+        }).run({
           signal: stopping.signal,
           intervalMs: options.pumpIntervalMs ?? 500,
         });

@@ -24,6 +24,18 @@ export function testClients(): {
 }
 
 /**
+ * An SQS client for the emulator that signs with `accessKeyId`, which the emulator reports
+ * as the SenderId of what it sends: the schedule pump's own credentials.
+ */
+export function schedulerPumpSqs(accessKeyId: string): SQSClient {
+  return new SQSClient({
+    region: 'us-east-1',
+    useQueueUrlAsEndpoint: false,
+    credentials: { accessKeyId, secretAccessKey: 'test' },
+  });
+}
+
+/**
  * `prefix` plus a short random suffix, e.g. `jobs-3f9a1c2b`. Keeps tests independent on
  * emulators that cannot be reset. Output uses only [a-z0-9-], valid for SQS and DynamoDB names.
  */
