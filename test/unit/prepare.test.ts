@@ -98,6 +98,24 @@ describe('prepareTask', () => {
     });
   });
 
+  describe('the firing id namespace', () => {
+    it("rejects an id with '@', which only recurring schedules' firings use", async () => {
+      const error = await validationError(
+        prepareTask(email, validEmail, { id: 'nightly@2026-11-30T01:00:00Z' }, LIMIT),
+      );
+
+      expect(error.issues).toEqual([
+        { path: 'options.id', message: expect.stringMatching(/reserved for recurring schedules/) },
+      ]);
+    });
+
+    it("still accepts '@' in an ordering key", async () => {
+      const task = await prepareTask(email, validEmail, { orderingKey: 'a@example.com' }, LIMIT);
+
+      expect(task.orderingKey).toBe('a@example.com');
+    });
+  });
+
   describe('validation', () => {
     it('reports option and payload issues together in one ValidationError', async () => {
       // Arrange
