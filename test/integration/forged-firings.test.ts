@@ -139,6 +139,20 @@ describe('worker admission of firings', () => {
   });
 });
 
+describe('worker admission of a firing that cannot be serialised', () => {
+  it('rejects a payload nested 2,200 levels deep at once, holding no group', async () => {
+    const deep = JSON.parse(`${'['.repeat(2_200)}${']'.repeat(2_200)}`) as unknown;
+    const id = await sendFiring(pumpSqs(), { payload: deep });
+
+    const { rejected } = await processQueue();
+
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]?.attributes.detail).toMatch(/cannot be serialised \(RangeError\)/);
+    expect(await executor.client().get(id)).toBeUndefined();
+    expect(await executor.queueDepth()).toBe(0);
+  });
+});
+
 describe('worker admission of task envelopes', () => {
   it("rejects an envelope sent in another message group than the record's", async () => {
     await executor

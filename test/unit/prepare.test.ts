@@ -190,6 +190,16 @@ describe('prepareTask', () => {
       expect(error.message).toMatch(/circular/i);
     });
 
+    it('reports a payload nested past the depth cap as a ValidationError, not a crash', async () => {
+      const deep = JSON.parse(`${'['.repeat(5_000)}${']'.repeat(5_000)}`) as unknown;
+
+      const error = await validationError(prepareTask(anything, deep, {}, LIMIT));
+
+      expect(error.issues).toEqual([
+        { path: 'payload', message: expect.stringMatching(/nested deeper than 64 levels/) },
+      ]);
+    });
+
     it('reports a cyclic array payload as a ValidationError', async () => {
       const cyclic: unknown[] = [];
       cyclic.push(cyclic);
