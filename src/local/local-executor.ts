@@ -14,7 +14,6 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig } from '../aws-clients.js';
 import { TaskClient, type TaskClientOptions } from '../client/task-client.js';
 import type { ExecutorLocation } from '../config.js';
-import { ConfigurationError } from '../errors.js';
 import { defaultLogger, silentLogger, type TaskLogger } from '../observability/logger.js';
 import { noopMetrics } from '../observability/metrics.js';
 import { executorSettings } from '../resources.js';
@@ -23,6 +22,7 @@ import { createWorker, type WorkerOptions } from '../worker/create-worker.js';
 import type { BatchSummary } from '../worker/sqs-poller.js';
 import type { TaskDefinition } from '../worker/task-definition.js';
 import { type EmulatorHandle, startEmulator } from './emulator.js';
+import { assertLoopbackEndpoint, EMULATOR_ACCESS_KEY_ID } from './emulator-env.js';
 import { STATE_DIR } from './emulator-runtime.js';
 import { runEventSourceMapping } from './event-source-mapping.js';
 import { type FileLogger, jsonLinesLogger } from './file-logger.js';
@@ -109,7 +109,8 @@ export interface LocalExecutor {
  *
  * @throws EmulatorUnavailableError when no emulator is given and moto cannot be run or installed.
  * @throws ConfigurationError listing every problem (see `TaskClient.check`) when attaching to
- *   resources that do not exist, and for an endpoint on amazonaws.com.
+ *   resources that do not exist, and for an endpoint that is not on loopback (localhost,
+ *   127.0.0.0/8, [::1]).
  */
 export async function startLocalExecutor(options: LocalExecutorOptions): Promise<LocalExecutor> {
   const name = options.name ?? `tasklane-local-${randomBytes(4).toString('hex')}`;
@@ -122,7 +123,7 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     const { logger, file } = await openLog(options.log ?? 'file', stateDir, name);
     if (file !== undefined) cleanup.push(() => file.close());
     const given = options.endpoint ?? process.env.AWS_ENDPOINT_URL;
-    if (given !== undefined && given !== '') assertNotAws(given);
+    if (given !== undefined && given !== '') assertLoopbackEndpoint(given);
     let emulator: EmulatorHandle | undefined;
     if (given === undefined || given === '') {
       await mkdir(stateDir, { recursive: true });
@@ -172,7 +173,7 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
 type Clients = { sqs: SQSClient; dynamodb: DynamoDBClient; scheduler: SchedulerClient };
 
 /** Clients bound to the emulator with dummy credentials, whatever the environment says. */
-function emulatorClients(endpoint: string, accessKeyId = 'test'): Clients {
+function emulatorClients(endpoint: string, accessKeyId = EMULATOR_ACCESS_KEY_ID): Clients {
   const config = {
     ...awsClientConfig(),
     endpoint,
@@ -298,15 +299,5 @@ async function repeat(
   while (!signal.aborted) {
     await pause(intervalMs, signal);
     if (!signal.aborted) await task();
-  }
-}
-
-/** The local executor uses dummy credentials; refuse to point them at a real AWS endpoint. */
-function assertNotAws(endpoint: string): void {
-  if (/(^|\.)amazonaws\.com(\.cn)?$/i.test(new URL(endpoint).hostname)) {
-    throw new ConfigurationError(
-      `${endpoint} is a real AWS endpoint; the local executor uses dummy credentials and needs an emulator.`,
-      { endpoint },
-    );
   }
 }
