@@ -23,7 +23,7 @@ import { admitFiring } from './firing.js';
 import type { FiringSenders } from './firing-trust.js';
 import { runHandler } from './run-handler.js';
 import type { TakeoverGate } from './takeover-gate.js';
-import { type TaskDefinition, validatePayload } from './task-definition.js';
+import { describeInvalidPayload, type TaskDefinition, validatePayload } from './task-definition.js';
 import {
   type VisibilityChange,
   type VisibilityController,
@@ -333,12 +333,13 @@ async function execute(
     payload = await validatePayload(definition, record.payload);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
+    const reason = describeInvalidPayload(err, record.payloadHash);
     return finish(
       deps,
       record,
       () =>
-        deps.store.kill(lease, record.type, `invalid payload: ${err.message}`, {
-          error: errorInfo(err),
+        deps.store.kill(lease, record.type, reason, {
+          error: { name: err.name, message: reason },
         }),
       TaskOutcome.DEAD,
     );
