@@ -7,7 +7,11 @@
  * resources can be used. `--once` stops it right after the deployment instead.
  */
 import { mkdir } from 'node:fs/promises';
-import { type EmulatorHandle, emulatorEnvironment, startEmulator } from '../src/local/index.js';
+import {
+  applyEmulatorEnvironment,
+  type EmulatorHandle,
+  startEmulator,
+} from '../src/local/index.js';
 import { deployToEmulator } from './local-deploy/deploy.js';
 
 const STACK = 'TasklaneExample';
@@ -25,7 +29,7 @@ async function main(): Promise<void> {
     console.log(`emulator   moto_server at ${endpoint} (log: .tasklane/deploy-local.moto.log)`);
   }
   try {
-    Object.assign(process.env, emulatorEnvironment(endpoint));
+    applyEmulatorEnvironment(endpoint);
     const deployment = await deployToEmulator({
       endpoint,
       stack: STACK,

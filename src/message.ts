@@ -52,11 +52,26 @@ export type ParsedEnvelope =
   | { readonly ok: true; readonly envelope: TaskEnvelope }
   | { readonly ok: false; readonly reason: string };
 
-/** Parses a message body defensively: never throws, whatever the body holds. */
+/**
+ * Parses a message body defensively: never throws, whatever the body holds. A reason never
+ * quotes the body (it may hold anything a sender put there): it names the error, the
+ * fields' paths and the schema's issue codes, and ends with the body's hash, to find it.
+ */
 export function parseEnvelope(body: string): ParsedEnvelope {
   const json = parseJsonBody(body);
   if (!json.ok) return json;
-  return checkEnvelope(json.value);
+  return withBodyHash(checkEnvelope(json.value), body);
+}
+
+/** The first 16 hex digits of the body's SHA-256: enough to match a log line to a message. */
+export function bodyHash(body: string): string {
+  return createHash('sha256').update(body).digest('hex').slice(0, 16);
+}
+
+function withBodyHash<T extends { readonly ok: boolean }>(parsed: T, body: string): T {
+  if (parsed.ok) return parsed;
+  const failed = parsed as T & { readonly reason: string };
+  return { ...failed, reason: `${failed.reason}; body sha256 ${bodyHash(body)}` };
 }
 
 function parseJsonBody(
@@ -65,12 +80,16 @@ function parseJsonBody(
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly reason: string } {
   if (Buffer.byteLength(body, 'utf8') > MAX_ENVELOPE_BYTES) {
-    return { ok: false, reason: `body is larger than ${MAX_ENVELOPE_BYTES} bytes` };
+    return withBodyHash(
+      { ok: false, reason: `body is larger than ${MAX_ENVELOPE_BYTES} bytes` },
+      body,
+    );
   }
   try {
     return { ok: true, value: JSON.parse(body) };
   } catch (err) {
-    return { ok: false, reason: `body is not JSON (${(err as Error).message})` };
+    // The parser's message quotes the body: only the error's name is kept.
+    return withBodyHash({ ok: false, reason: `body is not JSON (${(err as Error).name})` }, body);
   }
 }
 
@@ -85,8 +104,17 @@ function checkEnvelope(json: unknown): ParsedEnvelope {
   return { ok: true, envelope: parsed.data };
 }
 
+/**
+ * Each issue's path and code. Not the schema's messages, which may quote what was received,
+ * nor the names of unrecognized keys, which come from the body.
+ */
 function describeIssues(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+  return error.issues
+    .map((i) => {
+      const path = i.path.map((segment) => String(segment).slice(0, 64)).join('.');
+      return `${path || '(root)'}: ${i.code}`;
+    })
+    .join('; ');
 }
 
 /** `<aws.scheduler.scheduled-time>` once substituted: ISO 8601 in whole seconds, UTC. */
@@ -138,14 +166,14 @@ export function parseMessage(body: string): ParsedMessage {
   if (typeof value === 'object' && value !== null && 'kind' in value) {
     const parsed = firingSchema.safeParse(value);
     if (!parsed.success) {
-      return {
-        ok: false,
-        reason: `body is not a Tasklane firing (${describeIssues(parsed.error)})`,
-      };
+      return withBodyHash(
+        { ok: false, reason: `body is not a Tasklane firing (${describeIssues(parsed.error)})` },
+        body,
+      );
     }
     return { ok: true, kind: 'firing', firing: parsed.data };
   }
-  const envelope = checkEnvelope(value);
+  const envelope = withBodyHash(checkEnvelope(value), body);
   return envelope.ok ? { ok: true, kind: 'task', envelope: envelope.envelope } : envelope;
 }
 

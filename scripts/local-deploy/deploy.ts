@@ -25,7 +25,8 @@ import {
 } from '@aws-sdk/client-lambda';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { type ExecutorOutputs, locationFromStackOutputs } from '../../src/config.js';
-import { emulatorEnvironment, onEmulator } from '../../src/local/emulator.js';
+import { onEmulator } from '../../src/local/emulator.js';
+import { applyEmulatorEnvironment } from '../../src/local/emulator-env.js';
 import { provisionScheduleGroup } from '../../src/local/provision.js';
 
 /** Options of {@link deployToEmulator}. */
@@ -76,11 +77,11 @@ export async function deployToEmulator(options: LocalDeployOptions): Promise<Loc
   assertLocalEndpoint(options.endpoint);
   const cwd = options.cwd ?? process.cwd();
   const outdir = path.resolve(cwd, options.outdir ?? 'cdk.out');
-  const env = {
-    ...process.env,
-    ...emulatorEnvironment(options.endpoint),
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  applyEmulatorEnvironment(options.endpoint, env);
+  Object.assign(env, {
     CDK_DISABLE_CLI_TELEMETRY: '1',
-  };
+  });
   const cdk = (args: string[]) => runCdk(args, { cwd, env, log: options.log });
   const timed = async (step: () => Promise<void>) => {
     const started = performance.now();

@@ -11,7 +11,8 @@ export interface EnqueueOptions {
   /**
    * Idempotency key, used as the task id. Enqueueing the same id again returns the existing
    * task; with another payload it throws IdempotencyConflictError. 1-128 printable ASCII
-   * characters, no spaces. @default a new ULID
+   * characters, no spaces, and no `@`: ids with `@` are the recurring schedules' firings,
+   * `<schedule>@<time>` (docs/security.md). @default a new ULID
    */
   readonly id?: string;
   /**
@@ -55,6 +56,19 @@ function checkKey(issues: ValidationIssue[], path: string, value: unknown): void
 }
 
 /**
+ * Firing ids (`<schedule>@<scheduledTime>`) are the only ids with `@`, so a producer can
+ * never take a firing's id and have the genuine firing dropped as a duplicate.
+ */
+function checkIdNamespace(issues: ValidationIssue[], id: unknown): void {
+  if (typeof id === 'string' && KEY_PATTERN.test(id) && id.includes('@')) {
+    issues.push({
+      path: 'options.id',
+      message: `expected no '@' (ids with '@' are reserved for recurring schedules' firings), received ${JSON.stringify(id.slice(0, 80))}`,
+    });
+  }
+}
+
+/**
  * Validates and serializes one enqueue: options, payload schema, JSON form and size.
  *
  * @throws ValidationError with every problem in the options and payload together, unknown
@@ -73,6 +87,7 @@ export async function prepareTask(
   // From JavaScript, options may be anything; the issue above already says so.
   const options: EnqueueOptions = typeof given === 'object' && given !== null ? given : {};
   checkKey(issues, 'options.id', options.id);
+  checkIdNamespace(issues, options.id);
   checkKey(issues, 'options.orderingKey', options.orderingKey);
   const runAt = checkRunAt(issues, options, now);
   // The payload travels as JSON, so the schema judges what the worker will see: the value

@@ -190,20 +190,6 @@ export async function resetEmulator(endpoint: string): Promise<boolean> {
   return res.ok;
 }
 
-/**
- * Environment variables that point AWS SDK v3 clients at `endpoint` with dummy credentials.
- * The SDK reads `AWS_ENDPOINT_URL` itself, so clients need no endpoint option.
- */
-export function emulatorEnvironment(endpoint: string): Record<string, string> {
-  return {
-    AWS_ENDPOINT_URL: endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_DEFAULT_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-  };
-}
-
 /** Asks the OS for an unused port. Racy in theory, but moto binds within milliseconds. */
 async function freeLoopbackPort(): Promise<number> {
   return new Promise((resolve, reject) => {

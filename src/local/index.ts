@@ -7,11 +7,16 @@
 export type { EmulatorHandle, EmulatorOptions } from './emulator.js';
 export {
   EmulatorUnavailableError,
-  emulatorEnvironment,
   onEmulator,
   resetEmulator,
   startEmulator,
 } from './emulator.js';
+export {
+  applyEmulatorEnvironment,
+  assertLoopbackEndpoint,
+  emulatorEnvironment,
+  restoreEnvironment,
+} from './emulator-env.js';
 export type { EmulatorPlan, EmulatorProbe, EmulatorRuntimeOptions } from './emulator-runtime.js';
 export { planEmulator, prepareEmulator, probeEmulator } from './emulator-runtime.js';
 export type { EventSourceMappingOptions, SqsLambdaHandler } from './event-source-mapping.js';

@@ -14,7 +14,6 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig } from '../aws-clients.js';
 import { TaskClient, type TaskClientOptions } from '../client/task-client.js';
 import type { ExecutorLocation } from '../config.js';
-import { ConfigurationError } from '../errors.js';
 import { defaultLogger, silentLogger, type TaskLogger } from '../observability/logger.js';
 import { noopMetrics } from '../observability/metrics.js';
 import { executorSettings } from '../resources.js';
@@ -23,12 +22,13 @@ import { createWorker, type WorkerOptions } from '../worker/create-worker.js';
 import type { BatchSummary } from '../worker/sqs-poller.js';
 import type { TaskDefinition } from '../worker/task-definition.js';
 import { type EmulatorHandle, startEmulator } from './emulator.js';
+import { assertLoopbackEndpoint, EMULATOR_ACCESS_KEY_ID } from './emulator-env.js';
 import { STATE_DIR } from './emulator-runtime.js';
 import { runEventSourceMapping } from './event-source-mapping.js';
 import { type FileLogger, jsonLinesLogger } from './file-logger.js';
 import { pause } from './pause.js';
 import { provision, provisionScheduleGroup } from './provision.js';
-import { createSchedulePump } from './schedule-pump.js';
+import { createSchedulePump, LOCAL_SCHEDULER_SENDER_ID } from './schedule-pump.js';
 
 /** Where a local executor's resources are: enough for a TaskClient, a worker or a sweeper. */
 export interface LocalExecutorLocation extends ExecutorLocation {
@@ -109,7 +109,8 @@ export interface LocalExecutor {
  *
  * @throws EmulatorUnavailableError when no emulator is given and moto cannot be run or installed.
  * @throws ConfigurationError listing every problem (see `TaskClient.check`) when attaching to
- *   resources that do not exist, and for an endpoint on amazonaws.com.
+ *   resources that do not exist, and for an endpoint that is not on loopback (localhost,
+ *   127.0.0.0/8, [::1]).
  */
 export async function startLocalExecutor(options: LocalExecutorOptions): Promise<LocalExecutor> {
   const name = options.name ?? `tasklane-local-${randomBytes(4).toString('hex')}`;
@@ -122,7 +123,7 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     const { logger, file } = await openLog(options.log ?? 'file', stateDir, name);
     if (file !== undefined) cleanup.push(() => file.close());
     const given = options.endpoint ?? process.env.AWS_ENDPOINT_URL;
-    if (given !== undefined && given !== '') assertNotAws(given);
+    if (given !== undefined && given !== '') assertLoopbackEndpoint(given);
     let emulator: EmulatorHandle | undefined;
     if (given === undefined || given === '') {
       await mkdir(stateDir, { recursive: true });
@@ -131,7 +132,10 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     }
     const endpoint = emulator?.endpoint ?? (given as string);
     const clients = emulatorClients(endpoint);
+    // The pump signs as the scheduler stand-in, so the worker's sender check is real.
+    const pumpSqs = emulatorClients(endpoint, LOCAL_SCHEDULER_SENDER_ID).sqs;
     cleanup.push(() => {
+      pumpSqs.destroy();
       clients.sqs.destroy();
       clients.dynamodb.destroy();
       clients.scheduler.destroy();
@@ -143,7 +147,7 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     const client = new TaskClient({ ...location, ...clients, logger, ...options.client });
     // Attached resources may be wrong; say so now, not as a worker that polls in vain.
     if (options.location !== undefined) await client.assertReady();
-    const background = runInBackground(options, location, clients, logger);
+    const background = runInBackground(options, location, clients, pumpSqs, logger);
     cleanup.push(() => background.stop());
     return {
       client,
@@ -169,12 +173,12 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
 type Clients = { sqs: SQSClient; dynamodb: DynamoDBClient; scheduler: SchedulerClient };
 
 /** Clients bound to the emulator with dummy credentials, whatever the environment says. */
-function emulatorClients(endpoint: string): Clients {
+function emulatorClients(endpoint: string, accessKeyId = EMULATOR_ACCESS_KEY_ID): Clients {
   const config = {
     ...awsClientConfig(),
     endpoint,
     region: process.env.AWS_REGION || 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    credentials: { accessKeyId, secretAccessKey: 'test' },
   };
   return {
     // Never follow a queue URL to its host: emulators report AWS's.
@@ -223,6 +227,7 @@ function runInBackground(
   options: LocalExecutorOptions,
   location: LocalExecutorLocation,
   clients: Clients,
+  pumpSqs: SQSClient,
   logger: TaskLogger,
 ): { failed: AbortSignal; stop(): Promise<void> } {
   const stopping = new AbortController();
@@ -231,6 +236,7 @@ function runInBackground(
     ...location,
     ...clients,
     logger,
+    schedulerSenderId: LOCAL_SCHEDULER_SENDER_ID,
     // EMF on stdout once per batch would be noise locally.
     metrics: noopMetrics,
     ...options.worker,
@@ -252,7 +258,12 @@ function runInBackground(
   const pump =
     location.scheduleGroup === undefined
       ? Promise.resolve()
-      : createSchedulePump({ ...clients, groupName: location.scheduleGroup, logger }).run({
+      : createSchedulePump({
+          ...clients,
+          sqs: pumpSqs,
+          groupName: location.scheduleGroup,
+          logger,
+        }).run({
           signal: stopping.signal,
           intervalMs: options.pumpIntervalMs ?? 500,
         });
@@ -288,15 +299,5 @@ async function repeat(
   while (!signal.aborted) {
     await pause(intervalMs, signal);
     if (!signal.aborted) await task();
-  }
-}
-
-/** The local executor uses dummy credentials; refuse to point them at a real AWS endpoint. */
-function assertNotAws(endpoint: string): void {
-  if (/(^|\.)amazonaws\.com(\.cn)?$/i.test(new URL(endpoint).hostname)) {
-    throw new ConfigurationError(
-      `${endpoint} is a real AWS endpoint; the local executor uses dummy credentials and needs an emulator.`,
-      { endpoint },
-    );
   }
 }

@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type ExecutorSettings, tableKeyDefinition } from '../resources.js';
+import { LOCAL_SCHEDULER_SENDER_ID } from './schedule-pump.js';
 
 /** What {@link provision} created or found. */
 export interface ProvisionedExecutor {
@@ -34,6 +35,11 @@ export interface ProvisionedScheduler {
    * AWS the CDK construct creates it, allowed to send to the work queue only.
    */
   readonly schedulerRoleArn: string;
+  /**
+   * The SenderId the worker accepts firings from: in an emulator, the access key id the
+   * local schedule pump signs with (in AWS, the scheduler role's unique id).
+   */
+  readonly schedulerSenderId: string;
 }
 
 /**
@@ -123,6 +129,7 @@ async function provisionScheduler(
     scheduleDeadLetterArn: await arnOf(sqs, dlqUrl),
     scheduleDeadLetterQueueUrl: dlqUrl,
     schedulerRoleArn: `arn:${partition ?? 'aws'}:iam::${account ?? region}:role/${roleName}`,
+    schedulerSenderId: LOCAL_SCHEDULER_SENDER_ID,
   };
 }
 

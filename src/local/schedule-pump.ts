@@ -24,9 +24,21 @@ import { parseScheduleExpression } from '../scheduler/expression.js';
 import { formatScheduledTime, occurrences } from '../scheduler/occurrences.js';
 import { pause } from './pause.js';
 
+/**
+ * The access key id the local pump signs its sends with. The emulator reports it as the
+ * messages' SenderId, as SQS reports the scheduler role's id, so a worker given it as
+ * `schedulerSenderId` tells the pump's firings from a producer's (ADR 0013).
+ */
+export const LOCAL_SCHEDULER_SENDER_ID = 'schedulerpump';
+
 /** Options of {@link createSchedulePump}. */
 export interface SchedulePumpOptions {
   readonly scheduler: SchedulerClient;
+  /**
+   * The client the pump delivers with. Give it credentials of its own (access key id
+   * {@link LOCAL_SCHEDULER_SENDER_ID}), not a producer's: the worker believes a firing only
+   * from the scheduler's SenderId.
+   */
   readonly sqs: SQSClient;
   readonly groupName: string;
   /** @default Date.now */

@@ -10,6 +10,7 @@ import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
 import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
+import { resolveFiringSenders } from './firing-trust.js';
 import { type BatchOptions, type ProcessorDeps, processBatch } from './processor.js';
 import { retryHorizonIssue } from './retry-horizon.js';
 import { type BatchSummary, pollQueue } from './sqs-poller.js';
@@ -63,6 +64,17 @@ export interface WorkerOptions extends ExecutorLocation {
    * @default 14 days, which `defineTask` already checks
    */
   readonly queueRetentionMs?: number;
+  /**
+   * The principal allowed to send recurring schedules' firings: the scheduler role's unique
+   * id (`AROA…`, from `aws iam get-role`; SQS reports `AROA…:<session>` as the SenderId, and
+   * the part before `:` is compared). A firing from anyone else is rejected: acknowledged,
+   * audited as `message-rejected`, never run (ADR 0013). `false` (or `'*'` in the
+   * environment) accepts firings from any sender: only for a queue no one else can send to.
+   * The local executor passes its schedule pump's access key id.
+   * @default `TASKLANE_SCHEDULER_SENDER_ID`; when neither is set, every firing is rejected
+   *   and logged as an error
+   */
+  readonly schedulerSenderId?: string | false;
 }
 
 /** Options of {@link Worker.poll}. */
@@ -158,6 +170,7 @@ export function createWorker(
     groupConcurrency: options.groupConcurrency ?? 10,
     takeoverGate: new TakeoverGate(),
     random: Math.random,
+    firingSenders: resolveFiringSenders(options.schedulerSenderId),
   };
   // One flush per batch, in both entry points; a batch that throws still publishes.
   const run = (records: readonly SQSRecord[], batch?: BatchOptions) =>

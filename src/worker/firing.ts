@@ -3,20 +3,28 @@ import { Defaults, isTerminal } from '../constants.js';
 import type { FiringEnvelope } from '../message.js';
 import { firingTaskId } from '../scheduler/names.js';
 import { canonicalJson, payloadHash, type TaskRecord } from '../store/record.js';
+import { firingProblem } from './firing-trust.js';
 import type { ProcessorDeps } from './processor.js';
 
-/** What the worker does with a firing: run its task, or stop (an idempotent no-op). */
+/** What the worker does with a firing: run its task, stop (an idempotent no-op), or refuse it. */
 export type Admission =
   | { readonly kind: 'run'; readonly record: TaskRecord }
-  | { readonly kind: 'duplicate'; readonly record: TaskRecord };
+  | { readonly kind: 'duplicate'; readonly record: TaskRecord }
+  /** Not a firing the worker believes: acknowledged and audited as rejected, never run. */
+  | { readonly kind: 'reject'; readonly id: string; readonly reason: string };
 
 /**
- * Turns a recurring schedule's firing into its task, `<schedule>@<scheduledTime>`. The
- * record is created idempotently, so however many times Scheduler delivers a firing it is
- * one task. A delivery that finds the task finished is a duplicate firing: it is noted in
- * the task's history (`duplicate-dropped`, with the execution id) and goes no further. A
- * delivery that finds it unfinished joins the normal claim flow, which also covers the
- * redelivery of a message whose worker crashed after creating the record.
+ * Turns a recurring schedule's firing into its task, `<schedule>@<scheduledTime>`.
+ *
+ * A firing names its own type and payload, so it is first checked (ADR 0013): it must come
+ * from the scheduler role (the message's SenderId), name no delayed task's schedule, and be
+ * dated no later than now plus the clock-skew allowance. The record is then created
+ * idempotently, so however many times Scheduler delivers a firing it is one task. A
+ * delivery that finds the task finished is a duplicate firing: it is noted in the task's
+ * history (`duplicate-dropped`, with the execution id) and goes no further. A delivery that
+ * finds it unfinished joins the normal claim flow, which also covers the redelivery of a
+ * message whose worker crashed after creating the record. A delivery whose type or payload
+ * differs from the existing record's is a conflict, rejected: it is not the same firing.
  */
 export async function admitFiring(
   firing: FiringEnvelope,
@@ -24,14 +32,28 @@ export async function admitFiring(
   deps: ProcessorDeps,
 ): Promise<Admission> {
   const id = firingTaskId(firing.schedule, firing.scheduledTime);
+  const problem = firingProblem(
+    firing,
+    message.attributes.SenderId,
+    deps.firingSenders,
+    deps.clock(),
+  );
+  if (problem !== undefined) return { kind: 'reject', id, reason: problem };
+  let payloadJson: string;
+  try {
+    payloadJson = canonicalJson(firing.payload ?? null);
+  } catch (err) {
+    // Too deep to serialise: refused here, before any record exists (never retried).
+    return { kind: 'reject', id, reason: `payload cannot be serialised (${(err as Error).name})` };
+  }
+  const hash = payloadHash(firing.type, payloadJson);
   const definition = deps.definitions.get(firing.type);
-  const payloadJson = canonicalJson(firing.payload ?? null);
   const delivery = `execution ${firing.execution.id}, attempt ${firing.execution.attempt}`;
   const { record, created } = await deps.store.create({
     id,
     type: firing.type,
     payloadJson,
-    payloadHash: payloadHash(firing.type, payloadJson),
+    payloadHash: hash,
     // An unknown type still gets a record, which the claim flow then declares DEAD.
     maxAttempts: definition?.retry.maxAttempts ?? Defaults.MAX_ATTEMPTS,
     timeoutMs: definition?.timeoutMs ?? Defaults.TASK_TIMEOUT_MS,
@@ -39,6 +61,13 @@ export async function admitFiring(
     messageGroupId: message.attributes.MessageGroupId ?? firing.orderingKey ?? firing.schedule,
     detail: `fired by schedule ${firing.schedule} for ${firing.scheduledTime} (${delivery})`,
   });
+  if (!created && (record.type !== firing.type || record.payloadHash !== hash)) {
+    return {
+      kind: 'reject',
+      id,
+      reason: `conflicting firing: the task exists with another type or payload (payload hash ${hash.slice(0, 16)})`,
+    };
+  }
   if (created || !isTerminal(record.status)) return { kind: 'run', record };
   await deps.store.noteDuplicate(
     record,

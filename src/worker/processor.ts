@@ -20,9 +20,10 @@ import { retryDelayMs } from './backoff.js';
 import { decideClaim, isLeaseTakeover } from './claim-decision.js';
 import { fifoBatchFailures, groupMessages } from './fifo.js';
 import { admitFiring } from './firing.js';
+import type { FiringSenders } from './firing-trust.js';
 import { runHandler } from './run-handler.js';
 import type { TakeoverGate } from './takeover-gate.js';
-import { type TaskDefinition, validatePayload } from './task-definition.js';
+import { describeInvalidPayload, type TaskDefinition, validatePayload } from './task-definition.js';
 import {
   type VisibilityChange,
   type VisibilityController,
@@ -52,6 +53,8 @@ export interface ProcessorDeps {
   /** Shared by every batch of the worker: takeovers never run beside other claimed work. */
   readonly takeoverGate: TakeoverGate;
   readonly random: () => number;
+  /** Who may send a recurring schedule's firing (ADR 0013). */
+  readonly firingSenders: FiringSenders;
 }
 
 /** Per-invocation limits, e.g. the Lambda's remaining time. */
@@ -213,12 +216,31 @@ async function processRecord(
   if (parsed.kind === 'firing') {
     // A recurring schedule's firing: its task is created here, once per scheduled time.
     const admission = await admitFiring(parsed.firing, message, deps);
+    if (admission.kind === 'reject') {
+      if (deps.firingSenders.kind === 'unconfigured') {
+        deps.logger.error('firing refused: the worker is not configured to trust the scheduler', {
+          messageId: message.messageId,
+        });
+      }
+      return reject(
+        deps,
+        message,
+        { id: admission.id, type: parsed.firing.type },
+        admission.reason,
+      );
+    }
     if (admission.kind === 'duplicate') return ACK;
     seen = admission.record;
     envelope = { id: seen.id, type: seen.type };
   } else {
     envelope = parsed.envelope;
     seen = await deps.store.get(envelope.id);
+    const group = message.attributes.MessageGroupId;
+    // A message in another group than its task's would let a forged envelope jump a key's
+    // queue. (A standard queue has no groups, and nothing to jump.)
+    if (seen !== undefined && group !== undefined && group !== seen.messageGroupId) {
+      return reject(deps, message, envelope, "message group does not match the record's");
+    }
   }
   for (let round = 0; round < CLAIM_ROUNDS; round++) {
     if (seen === undefined) return reject(deps, message, envelope, 'no task record has this id');
@@ -311,12 +333,13 @@ async function execute(
     payload = await validatePayload(definition, record.payload);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
+    const reason = describeInvalidPayload(err, record.payloadHash);
     return finish(
       deps,
       record,
       () =>
-        deps.store.kill(lease, record.type, `invalid payload: ${err.message}`, {
-          error: errorInfo(err),
+        deps.store.kill(lease, record.type, reason, {
+          error: { name: err.name, message: reason },
         }),
       TaskOutcome.DEAD,
     );

@@ -171,3 +171,15 @@ export async function validatePayload<S extends StandardSchemaV1>(
   }
   return result.value as StandardSchemaV1.InferOutput<S>;
 }
+
+/**
+ * How the worker records a stored payload its schema refused: the error's name, the paths
+ * of the issues and the payload's hash. Never the schema's messages, which may quote the
+ * value received, since the reason goes into the task's history and the log.
+ */
+export function describeInvalidPayload(error: ValidationError, payloadHash: string): string {
+  const paths = [
+    ...new Set(error.issues.map((i) => (i.path === '' ? 'payload' : `payload.${i.path}`))),
+  ];
+  return `invalid payload (${error.name}) at ${paths.join(', ')}; payload hash ${payloadHash.slice(0, 16)}`;
+}

@@ -5,21 +5,38 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 
 /**
- * SDK clients for the emulator. The endpoint and credentials come from the environment
- * (AWS_ENDPOINT_URL etc., set by the integration setup), so only the region is pinned here.
- * The SQS client never follows a queue URL to its host (emulators report AWS's host), so it
- * cannot reach real AWS.
+ * SDK clients for the emulator: the endpoint the integration setup put in AWS_ENDPOINT_URL
+ * and dummy credentials, both given explicitly so that no other variable (a service's
+ * endpoint, a session token) can redirect or sign them. The SQS client never follows a
+ * queue URL to its host (emulators report AWS's host), so it cannot reach real AWS.
  */
 export function testClients(): {
   sqs: SQSClient;
   dynamodb: DynamoDBClient;
   scheduler: SchedulerClient;
 } {
-  const region = 'us-east-1';
+  const config = emulatorConfig('test');
   return {
-    sqs: new SQSClient({ region, useQueueUrlAsEndpoint: false }),
-    dynamodb: new DynamoDBClient({ region }),
-    scheduler: new SchedulerClient({ region }),
+    sqs: new SQSClient({ ...config, useQueueUrlAsEndpoint: false }),
+    dynamodb: new DynamoDBClient(config),
+    scheduler: new SchedulerClient(config),
+  };
+}
+
+/**
+ * An SQS client for the emulator that signs with `accessKeyId`, which the emulator reports
+ * as the SenderId of what it sends: the schedule pump's own credentials.
+ */
+export function schedulerPumpSqs(accessKeyId: string): SQSClient {
+  return new SQSClient({ ...emulatorConfig(accessKeyId), useQueueUrlAsEndpoint: false });
+}
+
+function emulatorConfig(accessKeyId: string) {
+  const endpoint = process.env.AWS_ENDPOINT_URL;
+  return {
+    region: 'us-east-1',
+    ...(endpoint ? { endpoint } : {}),
+    credentials: { accessKeyId, secretAccessKey: 'test' },
   };
 }
 

@@ -25,7 +25,7 @@ import { executorSettings } from '../../src/resources.js';
 import { createWorker, type Worker, type WorkerOptions } from '../../src/worker/create-worker.js';
 import { toSqsRecord } from '../../src/worker/sqs-poller.js';
 import type { TaskDefinition } from '../../src/worker/task-definition.js';
-import { testClients, uniqueName } from './aws.js';
+import { schedulerPumpSqs, testClients, uniqueName } from './aws.js';
 
 /** A provisioned executor plus factories for clients and workers bound to it. */
 export interface TestExecutor extends ProvisionedExecutor {
@@ -66,6 +66,8 @@ export async function setupExecutor(
   const { queueArn } = location;
   if (location.scheduler === undefined) throw new Error('provision created no scheduler resources');
   const scheduler = location.scheduler;
+  // The pump signs as the scheduler stand-in: the emulator reports its key id as SenderId.
+  const pumpSqs = schedulerPumpSqs(scheduler.schedulerSenderId);
   const base = {
     tableName: location.tableName,
     queueUrl: location.queueUrl,
@@ -89,12 +91,18 @@ export async function setupExecutor(
     pump: (options = {}) =>
       createSchedulePump({
         scheduler: clients.scheduler,
-        sqs: clients.sqs,
+        sqs: pumpSqs,
         groupName: scheduler.scheduleGroup,
         ...options,
       }),
     worker: (tasks, options = {}) =>
-      createWorker(tasks, { ...base, leaseGraceMs: 1000, metrics: noopMetrics, ...options }),
+      createWorker(tasks, {
+        ...base,
+        leaseGraceMs: 1000,
+        metrics: noopMetrics,
+        schedulerSenderId: scheduler.schedulerSenderId,
+        ...options,
+      }),
     deliver: async (worker, records) => {
       const response = await worker.processBatch(records);
       const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));

@@ -8,14 +8,11 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import {
-  type EmulatorHandle,
-  emulatorEnvironment,
-  startEmulator,
-} from '../../src/local/emulator.js';
+import { type EmulatorHandle, startEmulator } from '../../src/local/emulator.js';
+import { applyEmulatorEnvironment, restoreEnvironment } from '../../src/local/emulator-env.js';
 
 let emulator: EmulatorHandle | undefined;
-const previousEnv: Record<string, string | undefined> = {};
+let previousEnv: Record<string, string | undefined> = {};
 
 /** Starts moto (unless AWS_ENDPOINT_URL already names an emulator) and publishes its endpoint. */
 export async function setup(project: TestProject): Promise<void> {
@@ -31,10 +28,7 @@ export async function setup(project: TestProject): Promise<void> {
   }
 
   // Workers inherit the main process env; provide() covers runners that do not.
-  for (const [key, value] of Object.entries(emulatorEnvironment(endpoint))) {
-    previousEnv[key] = process.env[key];
-    process.env[key] = value;
-  }
+  previousEnv = applyEmulatorEnvironment(endpoint);
   project.provide('awsEndpoint', endpoint);
 }
 
@@ -42,8 +36,5 @@ export async function setup(project: TestProject): Promise<void> {
 export async function teardown(): Promise<void> {
   await emulator?.stop();
   emulator = undefined;
-  for (const [key, value] of Object.entries(previousEnv)) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
+  restoreEnvironment(previousEnv);
 }

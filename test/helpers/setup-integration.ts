@@ -6,10 +6,11 @@
  * uniqueName() for resources so leftovers from other files do not collide.
  */
 import { beforeAll, inject } from 'vitest';
-import { emulatorEnvironment, resetEmulator } from '../../src/local/emulator.js';
+import { resetEmulator } from '../../src/local/emulator.js';
+import { applyEmulatorEnvironment } from '../../src/local/emulator-env.js';
 
 const endpoint = inject('awsEndpoint');
-Object.assign(process.env, emulatorEnvironment(endpoint));
+applyEmulatorEnvironment(endpoint);
 
 beforeAll(async () => {
   await resetEmulator(endpoint);

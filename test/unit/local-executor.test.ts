@@ -15,6 +15,17 @@ describe('startLocalExecutor', () => {
     // Assert
     expect(error).toBeInstanceOf(ConfigurationError);
     expect(error).toMatchObject({ endpoint });
-    expect((error as Error).message).toContain('needs an emulator');
+    expect((error as Error).message).toContain('not a loopback endpoint');
+  });
+
+  it('refuses any endpoint off this machine, not only AWS', async () => {
+    const endpoint = 'http://10.0.0.5:4566';
+
+    const error = await startLocalExecutor({ tasks: [], endpoint, log: 'silent' }).catch(
+      (err: unknown) => err,
+    );
+
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error).toMatchObject({ endpoint });
   });
 });

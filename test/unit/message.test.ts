@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MESSAGE_SCHEMA_VERSION } from '../../src/constants.js';
-import { firingTemplate, parseEnvelope, parseMessage, taskMessage } from '../../src/message.js';
+import {
+  bodyHash,
+  firingTemplate,
+  parseEnvelope,
+  parseMessage,
+  taskMessage,
+} from '../../src/message.js';
 
 const MAX_ENVELOPE_BYTES = 16 * 1024;
 
@@ -167,7 +173,7 @@ describe('parseEnvelope', () => {
   it('rejects extra keys (a message cannot smuggle a payload)', () => {
     const body = JSON.stringify({ tasklane: 1, id: 'a', type: 't', payload: { admin: true } });
 
-    expect(expectRejected(body)).toMatch(/payload/);
+    expect(expectRejected(body)).toMatch(/unrecognized_keys/);
   });
 
   it.each([
@@ -201,9 +207,24 @@ describe('parseEnvelope', () => {
     const reason = expectRejected(body);
 
     // Assert
-    expect(reason).toContain('__proto__');
+    expect(reason).toContain('unrecognized_keys');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.prototype).not.toHaveProperty('polluted');
+  });
+
+  it.each([
+    ['not JSON', 'SECRET-42 {'],
+    ['an unknown key', '{"tasklane":1,"id":"a","type":"t","SECRET-42":1}'],
+    ['a wrong value', '{"tasklane":1,"id":"a","type":["SECRET-42"]}'],
+    ['a value too long', `{"tasklane":1,"id":"a","type":"SECRET-42${'x'.repeat(200)}"}`],
+    ['a bad firing', '{"tasklane":1,"kind":"firing","schedule":"SECRET-42!"}'],
+  ])('never quotes the body in the reason (%s), only its hash', (_label, body) => {
+    const reason = expectRejected(body);
+    const viaMessage = parseMessage(body);
+
+    expect(reason).not.toContain('SECRET');
+    expect(reason).toContain(`body sha256 ${bodyHash(body)}`);
+    expect(viaMessage.ok ? 'accepted' : viaMessage.reason).not.toMatch(/SECRET|accepted/);
   });
 
   it('rejects an envelope hidden under __proto__', () => {

@@ -98,6 +98,24 @@ describe('prepareTask', () => {
     });
   });
 
+  describe('the firing id namespace', () => {
+    it("rejects an id with '@', which only recurring schedules' firings use", async () => {
+      const error = await validationError(
+        prepareTask(email, validEmail, { id: 'nightly@2026-11-30T01:00:00Z' }, LIMIT),
+      );
+
+      expect(error.issues).toEqual([
+        { path: 'options.id', message: expect.stringMatching(/reserved for recurring schedules/) },
+      ]);
+    });
+
+    it("still accepts '@' in an ordering key", async () => {
+      const task = await prepareTask(email, validEmail, { orderingKey: 'a@example.com' }, LIMIT);
+
+      expect(task.orderingKey).toBe('a@example.com');
+    });
+  });
+
   describe('validation', () => {
     it('reports option and payload issues together in one ValidationError', async () => {
       // Arrange
@@ -170,6 +188,16 @@ describe('prepareTask', () => {
         { path: 'payload', message: expect.stringMatching(/circular/i) },
       ]);
       expect(error.message).toMatch(/circular/i);
+    });
+
+    it('reports a payload nested past the depth cap as a ValidationError, not a crash', async () => {
+      const deep = JSON.parse(`${'['.repeat(5_000)}${']'.repeat(5_000)}`) as unknown;
+
+      const error = await validationError(prepareTask(anything, deep, {}, LIMIT));
+
+      expect(error.issues).toEqual([
+        { path: 'payload', message: expect.stringMatching(/nested deeper than 64 levels/) },
+      ]);
     });
 
     it('reports a cyclic array payload as a ValidationError', async () => {

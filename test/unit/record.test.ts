@@ -1,6 +1,11 @@
 import { encodeTime } from 'ulid';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, compareEnqueueOrder, payloadHash } from '../../src/store/record.js';
+import {
+  canonicalJson,
+  compareEnqueueOrder,
+  MAX_PAYLOAD_DEPTH,
+  payloadHash,
+} from '../../src/store/record.js';
 import { taskRecord } from '../helpers/task-record.js';
 
 describe('canonicalJson', () => {
@@ -20,7 +25,45 @@ describe('canonicalJson', () => {
 
     expect(payloadHash('t', a)).not.toBe(payloadHash('t', b));
   });
+
+  it('serialises a value nested exactly to the cap', () => {
+    const value = nested(MAX_PAYLOAD_DEPTH);
+
+    expect(canonicalJson(value)).toBe(
+      `${'['.repeat(MAX_PAYLOAD_DEPTH)}${']'.repeat(MAX_PAYLOAD_DEPTH)}`,
+    );
+  });
+
+  it('refuses a value one level deeper than the cap with a RangeError naming the cap', () => {
+    expect(() => canonicalJson(nested(MAX_PAYLOAD_DEPTH + 1))).toThrow(
+      new RangeError(`nested deeper than ${MAX_PAYLOAD_DEPTH} levels of arrays and objects`),
+    );
+  });
+
+  it('refuses 100,000 levels without overflowing the stack', () => {
+    const value = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`) as unknown;
+
+    expect(() => canonicalJson(value)).toThrow(/nested deeper than/);
+  });
+
+  it('counts the depth of what toJSON returns, as JSON.stringify does', () => {
+    const value = { toJSON: () => nested(MAX_PAYLOAD_DEPTH + 1) };
+
+    expect(() => canonicalJson(value)).toThrow(RangeError);
+  });
+
+  it('still serialises a shared (not cyclic) object twice', () => {
+    const shared = { a: 1 };
+
+    expect(canonicalJson({ x: shared, y: shared })).toBe('{"x":{"a":1},"y":{"a":1}}');
+  });
 });
+
+function nested(depth: number): unknown {
+  let value: unknown[] = [];
+  for (let i = 1; i < depth; i++) value = [value];
+  return value;
+}
 
 describe('compareEnqueueOrder', () => {
   const at = (ms: number) => `${encodeTime(ms, 10)}0000000000000000`;
