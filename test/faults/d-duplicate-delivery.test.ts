@@ -1,7 +1,8 @@
 /**
  * (d) Duplicate delivery. SQS delivers at least once, and replays happen: every task's
- * message is delivered 2–3 times, the copies sometimes in flight together with the original
- * (on another worker) and sometimes long after the task finished. The handler must run once.
+ * message is delivered 2–3 times: copies in its own group (queued behind the original, and
+ * sometimes long after the task finished), and deliveries straight to another worker while
+ * the original is in flight. The handler must run once.
  */
 import { describe, it } from 'vitest';
 import { AuditEvent } from '../../src/constants.js';
@@ -37,7 +38,7 @@ describe('(d) duplicate delivery', () => {
     const logger = recordingLogger();
     // Each task is delivered once more by SQS, and half of them a third time: later through
     // SQS (in its own or another group), or straight to the other worker while it runs.
-    const third = new Map<string, 'none' | 'later' | 'later-same-group' | 'in-flight'>();
+    const third = new Map<string, 'none' | 'later' | 'in-flight'>();
     const racing: Promise<unknown>[] = [];
     const workers: Worker[] = [];
     for (const n of [0, 1]) {
@@ -57,10 +58,7 @@ describe('(d) duplicate delivery', () => {
       payload: { seq, mode: WorkMode.OK, runMs: s.rng.int(10, 150) },
     }));
     for (const { id } of tasks) {
-      third.set(
-        id,
-        s.rng.chance(0.5) ? 'none' : s.rng.pick(['later', 'later-same-group', 'in-flight']),
-      );
+      third.set(id, s.rng.chance(0.5) ? 'none' : s.rng.pick(['later', 'in-flight']));
     }
     const { sqs } = s.executor.clients;
     const { queueUrl } = s.executor;
@@ -79,8 +77,8 @@ describe('(d) duplicate delivery', () => {
           if (record === undefined) continue;
           now.push(duplicateOf(record, 1));
           const plan = third.get(record.id);
-          if (plan === 'later' || plan === 'later-same-group') {
-            next.push(duplicateOf(record, 2, plan === 'later-same-group'));
+          if (plan === 'later') {
+            next.push(duplicateOf(record, 2));
           }
         }
         await sendRaw(sqs, queueUrl, [...now, ...late]);

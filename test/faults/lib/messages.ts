@@ -21,18 +21,18 @@ export interface RawMessage {
 
 /**
  * A copy of a task's message, as SQS's at-least-once delivery (or a replay) would produce:
- * the same body, its own deduplication id, and by default its own message group, so that
- * it can be in flight at the same time as the original.
+ * the same body and message group, with its own deduplication id. (A copy in another group
+ * is not a duplicate SQS can make: the worker rejects it as a forgery, ADR 0013. Copies in
+ * flight together with the original are `syntheticDelivery`'s job.)
  */
 export function duplicateOf(
   record: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'messageGroupId'>,
   copy: number,
-  sameGroup = false,
 ): RawMessage {
   const original = taskMessage(record);
   return {
     body: original.MessageBody,
-    groupId: sameGroup ? original.MessageGroupId : `${original.MessageGroupId}~copy${copy}`,
+    groupId: original.MessageGroupId,
     dedupId: createHash('sha256').update(`${record.id}#copy#${copy}`).digest('hex'),
   };
 }
