@@ -23,6 +23,7 @@ import { allowLogsToUseKey } from './encryption.js';
 import { ExecutorFunction } from './executor-functions.js';
 import {
   consumeGrant,
+  DELAYED_SCHEDULE_PREFIXES,
   enqueueGrant,
   type GrantTargets,
   KEY_USE_ACTIONS,
@@ -61,8 +62,13 @@ export class TaskExecutor extends Construct {
   readonly sweeper: IFunction;
   readonly scheduling: ExecutorScheduling;
   readonly monitoring: ExecutorMonitoring;
-  /** Every schedule of the executor's group: `arn:…:scheduler:…:schedule/<group>/*`. */
+  /** Every schedule of the executor's task group: `arn:…:scheduler:…:schedule/<group>/*`. */
   readonly schedulesArn: string;
+  /**
+   * The delayed tasks' one-time schedules, `arn:…:schedule/<group>/task.*` and
+   * `…/task_*`: what producers, operators and the sweeper may create or delete.
+   */
+  readonly delayedSchedulesArns: readonly string[];
   /** The functions' `POWERTOOLS_SERVICE_NAME`, the `service` dimension of their metrics. */
   readonly serviceName: string;
   /** The customer-managed key of the queues, the table, the logs and the functions' environment. */
@@ -136,6 +142,13 @@ export class TaskExecutor extends Construct {
       resource: 'schedule',
       resourceName: `${settings.scheduler.groupName}/*`,
     });
+    this.delayedSchedulesArns = DELAYED_SCHEDULE_PREFIXES.map((prefix) =>
+      stack.formatArn({
+        service: 'scheduler',
+        resource: 'schedule',
+        resourceName: `${settings.scheduler.groupName}/${prefix}*`,
+      }),
+    );
 
     const environment = {
       [EnvVars.TABLE_NAME]: this.table.tableName,
@@ -205,7 +218,7 @@ export class TaskExecutor extends Construct {
     sweeper.allow(['dynamodb:Query'], [statusIndexArn]);
     sweeper.allow(['dynamodb:UpdateItem'], [this.table.tableArn]);
     sweeper.allow(['sqs:SendMessage'], [this.workQueue.queueArn]);
-    sweeper.allow(['scheduler:CreateSchedule'], [this.schedulesArn]);
+    sweeper.allow(['scheduler:CreateSchedule'], [...this.delayedSchedulesArns]);
     sweeper.allow(['iam:PassRole'], [this.scheduling.schedulerRole.roleArn], {
       StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
     });
@@ -245,7 +258,8 @@ export class TaskExecutor extends Construct {
    * rollback of a delayed task whose schedule could not be created) on the table;
    * `sqs:SendMessage`, `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue (the
    * queue's own grantSendMessages); `scheduler:CreateSchedule` and `scheduler:DeleteSchedule`
-   * on `schedule/<group>/*`; `iam:PassRole` of the scheduler role only, with the condition
+   * on delayed tasks' schedules only, `schedule/<group>/task.*` and `schedule/<group>/task_*`
+   * (a recurring schedule may not use those prefixes); `iam:PassRole` of the scheduler role only, with the condition
    * `iam:PassedToService` = `scheduler.amazonaws.com`; with `encryptionKey`, `kms:Decrypt`,
    * `kms:Encrypt` and `kms:GenerateDataKey` on the key.
    */
@@ -283,8 +297,8 @@ export class TaskExecutor extends Construct {
    * on the table; `dynamodb:Query` on the status index (selecting DEAD tasks);
    * `sqs:SendMessage` on the work queue; `sqs:ReceiveMessage`, `sqs:DeleteMessage` and
    * `sqs:ChangeMessageVisibility` on the DLQ (redrive clears the dead letters of the tasks it
-   * brings back); `scheduler:DeleteSchedule` on `schedule/<group>/*` (cancelling a delayed
-   * task); with `encryptionKey`, `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on
+   * brings back); `scheduler:DeleteSchedule` on `schedule/<group>/task.*` and `…/task_*`
+   * (cancelling a delayed task); with `encryptionKey`, `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on
    * the key.
    */
   grantOperate(grantee: IGrantable): Grant {
@@ -356,6 +370,7 @@ export class TaskExecutor extends Construct {
       deadLetterQueue: this.deadLetterQueue,
       encryptionKey: this.encryptionKey,
       schedulesArn: this.schedulesArn,
+      delayedSchedulesArns: this.delayedSchedulesArns,
       schedulerRoleArn: this.scheduling.schedulerRole.roleArn,
       acknowledge: (scope, id, reason, covering) => {
         const done = acknowledgeFinding(scope, id, reason, covering);
