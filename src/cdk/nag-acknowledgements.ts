@@ -109,6 +109,7 @@ export function acknowledgeNagFindings(context: NagContext): NagAcknowledgement[
       monitoring.workerErrorsAlarm,
       monitoring.workerThrottlesAlarm,
       monitoring.sweeperErrorsAlarm,
+      monitoring.sweeperNotRunningAlarm,
       monitoring.deadTasksAlarm,
     ]) {
       acknowledge(

@@ -96,18 +96,22 @@ describe('TaskExecutor scheduling', () => {
     ]);
   });
 
-  it('starts the sweeper every minute, in the group, with its own role and a DLQ', () => {
-    // Arrange
+  it('starts the sweeper every minute, in a group of its own, with its own role and a DLQ', () => {
+    // Arrange: the task group is what grants reach (schedule/TasklaneExample/*); the
+    // sweeper's group is another one, so no producer or schedule manager can delete it.
     const sweeper = idOf(template, 'AWS::Lambda::Function', {
       Description: 'the Tasklane sweeper of TasklaneExample',
     });
     const dlq = idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-schedule-dlq' });
     const role = idOf(template, 'AWS::IAM::Role', { Description: 'Starts the sweeper' });
+    const systemGroup = idOf(template, 'AWS::Scheduler::ScheduleGroup', {
+      Name: 'TasklaneExample.sys',
+    });
 
     // Assert
     template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'rate(1 minute)',
-      GroupName: Match.anyValue(),
+      GroupName: 'TasklaneExample.sys',
       State: 'ENABLED',
       Target: {
         Arn: arnOf(sweeper),
@@ -115,6 +119,9 @@ describe('TaskExecutor scheduling', () => {
         DeadLetterConfig: { Arn: arnOf(dlq) },
         RetryPolicy: Match.anyValue(),
       },
+    });
+    template.hasResource('AWS::Scheduler::Schedule', {
+      DependsOn: Match.arrayWith([systemGroup]),
     });
     template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
       Roles: [{ Ref: role }],
