@@ -78,7 +78,7 @@ describe('TaskExecutor alarms and dashboard', () => {
     });
   });
 
-    it('publishes metrics under the service name the alarm reads', () => {
+  it('publishes metrics under the service name the alarm reads', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'the Tasklane worker of TasklaneExample',
       Environment: {
