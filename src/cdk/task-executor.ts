@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Duration, Stack, Token } from 'aws-cdk-lib';
 import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
-import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { Grant, IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -58,7 +58,17 @@ export class TaskExecutor extends Construct {
   /** Standard queue for failed schedule deliveries and failed sweeper runs. */
   readonly scheduleDeadLetterQueue: Queue;
   readonly table: Table;
+  /**
+   * The worker function. Its `grantPrincipal` drops grants (its role takes no policy
+   * updates, so that nothing is granted to it implicitly): grant to {@link workerPrincipal}.
+   */
   readonly worker: IFunction;
+  /**
+   * The worker's role as a grantee, for what your handlers call:
+   * `bucket.grantRead(executor.workerPrincipal)`. The statements go into the worker's
+   * managed policy.
+   */
+  readonly workerPrincipal: IPrincipal;
   readonly sweeper: IFunction;
   readonly scheduling: ExecutorScheduling;
   readonly monitoring: ExecutorMonitoring;
@@ -189,6 +199,7 @@ export class TaskExecutor extends Construct {
       }),
     );
     this.worker = worker.function;
+    this.workerPrincipal = worker.grantee;
 
     const sweeper = new ExecutorFunction(this, 'Sweeper', {
       ...common,
