@@ -60,20 +60,37 @@ export class ExecutorScheduling extends Construct {
     this.scheduleGroup = new ScheduleGroup(this, 'Group', {
       scheduleGroupName: props.scheduleGroupName,
     });
-    this.schedulerRole = this.schedulerExecutionRole('SchedulerRole', 'Delivers scheduled tasks', [
-      new PolicyStatement({
-        actions: ['sqs:SendMessage'],
-        resources: [workQueue.queueArn, deadLetterQueue.queueArn],
-      }),
-      ...keyUse,
-    ]);
-    const sweeperRole = this.schedulerExecutionRole('SweeperScheduleRole', 'Starts the sweeper', [
-      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [sweeper.functionArn] }),
-      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [deadLetterQueue.queueArn] }),
-      ...keyUse,
-    ]);
+    const systemGroupName = systemScheduleGroupName(props.scheduleGroupName);
+    this.schedulerRole = this.schedulerExecutionRole(
+      'SchedulerRole',
+      'Delivers scheduled tasks',
+      props.scheduleGroupName,
+      [
+        new PolicyStatement({
+          actions: ['sqs:SendMessage'],
+          resources: [workQueue.queueArn, deadLetterQueue.queueArn],
+        }),
+        ...keyUse,
+      ],
+    );
+    const sweeperRole = this.schedulerExecutionRole(
+      'SweeperScheduleRole',
+      'Starts the sweeper',
+      systemGroupName,
+      [
+        new PolicyStatement({
+          actions: ['lambda:InvokeFunction'],
+          resources: [sweeper.functionArn],
+        }),
+        new PolicyStatement({
+          actions: ['sqs:SendMessage'],
+          resources: [deadLetterQueue.queueArn],
+        }),
+        ...keyUse,
+      ],
+    );
     this.systemScheduleGroup = new ScheduleGroup(this, 'SystemGroup', {
-      scheduleGroupName: systemScheduleGroupName(props.scheduleGroupName),
+      scheduleGroupName: systemGroupName,
     });
     this.sweeperSchedule = new CfnSchedule(this, 'SweeperSchedule', {
       description: 'Requeues expired leases and sends tasks whose message was never sent',
@@ -93,12 +110,32 @@ export class ExecutorScheduling extends Construct {
     this.sweeperSchedule.node.addDependency(this.systemScheduleGroup);
   }
 
-  /** A role only EventBridge Scheduler of this account can assume, with one managed policy. */
-  private schedulerExecutionRole(id: string, purpose: string, statements: PolicyStatement[]): Role {
+  /**
+   * A role only EventBridge Scheduler can assume, and only for a schedule of `groupName` in
+   * this account (`aws:SourceArn` is the schedule group's ARN, which is what Scheduler
+   * passes; `aws:SourceAccount` this account), with one managed policy.
+   */
+  private schedulerExecutionRole(
+    id: string,
+    purpose: string,
+    groupName: string,
+    statements: PolicyStatement[],
+  ): Role {
+    const stack = Stack.of(this);
+    // A literal ARN, not a reference: moto's CloudFormation skips AWS::Scheduler::*, and a
+    // reference to a skipped resource fails a deployment into the emulator.
+    const groupArn = stack.formatArn({
+      service: 'scheduler',
+      resource: 'schedule-group',
+      resourceName: groupName,
+    });
     const role = new Role(this, id, {
       description: purpose,
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnEquals: { 'aws:SourceArn': groupArn },
+        },
       }),
     });
     new ManagedPolicy(this, `${id}Policy`, { roles: [role], statements, description: purpose });

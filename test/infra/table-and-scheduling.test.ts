@@ -46,6 +46,22 @@ describe('TaskExecutor table', () => {
   });
 });
 
+/** `arn:<partition>:scheduler:<region>:<account>:schedule-group/<name>`, as CDK joins it. */
+const groupArn = (name: string) => ({
+  'Fn::Join': [
+    '',
+    [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':scheduler:',
+      { Ref: 'AWS::Region' },
+      ':',
+      { Ref: 'AWS::AccountId' },
+      `:schedule-group/${name}`,
+    ],
+  ],
+});
+
 describe('TaskExecutor scheduling', () => {
   const template = exampleTemplate();
 
@@ -68,7 +84,12 @@ describe('TaskExecutor scheduling', () => {
             Action: 'sts:AssumeRole',
             Effect: 'Allow',
             Principal: { Service: 'scheduler.amazonaws.com' },
-            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+            // Only for this account's schedules of the executor's task group: Scheduler
+            // passes the schedule group's ARN as aws:SourceArn.
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+              ArnEquals: { 'aws:SourceArn': groupArn('TasklaneExample') },
+            },
           },
         ],
       },
@@ -118,6 +139,20 @@ describe('TaskExecutor scheduling', () => {
         RoleArn: arnOf(role),
         DeadLetterConfig: { Arn: arnOf(dlq) },
         RetryPolicy: Match.anyValue(),
+      },
+    });
+    template.hasResourceProperties('AWS::IAM::Role', {
+      Description: 'Starts the sweeper',
+      AssumeRolePolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Principal: { Service: 'scheduler.amazonaws.com' },
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+              ArnEquals: { 'aws:SourceArn': groupArn('TasklaneExample.sys') },
+            },
+          }),
+        ],
       },
     });
     template.hasResource('AWS::Scheduler::Schedule', {
