@@ -98,6 +98,9 @@ export class ExecutorScheduling extends Construct {
       scheduleExpression: 'rate(1 minute)',
       flexibleTimeWindow: { mode: 'OFF' },
       state: 'ENABLED',
+      // Scheduler encrypts the schedule's target settings with the key; the sweeper's role
+      // may decrypt with it (keyUse).
+      ...(encryptionKey ? { kmsKeyArn: encryptionKey.keyArn } : {}),
       target: {
         arn: sweeper.functionArn,
         roleArn: sweeperRole.roleArn,

@@ -134,6 +134,8 @@ describe('TaskExecutor scheduling', () => {
       ScheduleExpression: 'rate(1 minute)',
       GroupName: 'TasklaneExample.sys',
       State: 'ENABLED',
+      // Without encryptionKey, Scheduler's own AWS-owned key.
+      KmsKeyArn: Match.absent(),
       Target: {
         Arn: arnOf(sweeper),
         RoleArn: arnOf(role),
