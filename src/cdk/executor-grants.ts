@@ -77,6 +77,22 @@ export const KEY_USE_ACTIONS = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataK
  */
 export const DELAYED_SCHEDULE_PREFIXES = ['task.', 'task_'] as const;
 
+/**
+ * The ARN patterns of a task schedule group: every schedule in it, and the delayed tasks'
+ * ones (`task.*`, `task_*`).
+ */
+export function scheduleArns(
+  stack: Stack,
+  groupName: string,
+): { schedulesArn: string; delayedSchedulesArns: string[] } {
+  const arn = (name: string) =>
+    stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: name });
+  return {
+    schedulesArn: arn(`${groupName}/*`),
+    delayedSchedulesArns: DELAYED_SCHEDULE_PREFIXES.map((prefix) => arn(`${groupName}/${prefix}*`)),
+  };
+}
+
 /** Why `schedule/<group>/*` is as narrow as a statement on recurring schedules gets. */
 export const GROUP_WILDCARD_REASON =
   'Recurring schedules are named by the caller at run time, and IAM cannot exclude names from a pattern; the statement is scoped to the executor’s task schedule group, schedule/<group>/*. The sweeper’s own schedule lives in a group of its own, outside this pattern.';

@@ -23,13 +23,13 @@ import { allowLogsToUseKey } from './encryption.js';
 import { ExecutorFunction } from './executor-functions.js';
 import {
   consumeGrant,
-  DELAYED_SCHEDULE_PREFIXES,
   enqueueGrant,
   type GrantTargets,
   KEY_USE_ACTIONS,
   manageSchedulesGrant,
   operateGrant,
   readGrant,
+  scheduleArns,
   WORKER_QUEUE_ACTIONS,
   WORKER_TABLE_ACTIONS,
 } from './executor-grants.js';
@@ -147,18 +147,9 @@ export class TaskExecutor extends Construct {
       queueProps(settings.scheduler.deadLetterQueue, key),
     );
     this.table = createTaskTable(this, 'Table', settings.table, props);
-    this.schedulesArn = stack.formatArn({
-      service: 'scheduler',
-      resource: 'schedule',
-      resourceName: `${settings.scheduler.groupName}/*`,
-    });
-    this.delayedSchedulesArns = DELAYED_SCHEDULE_PREFIXES.map((prefix) =>
-      stack.formatArn({
-        service: 'scheduler',
-        resource: 'schedule',
-        resourceName: `${settings.scheduler.groupName}/${prefix}*`,
-      }),
-    );
+    const arns = scheduleArns(stack, settings.scheduler.groupName);
+    this.schedulesArn = arns.schedulesArn;
+    this.delayedSchedulesArns = arns.delayedSchedulesArns;
 
     const environment = {
       [EnvVars.TABLE_NAME]: this.table.tableName,
