@@ -6,9 +6,12 @@
 import type { Duration } from 'aws-cdk-lib';
 import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import {
+  type AddToPrincipalPolicyResult,
   Effect,
+  type IPrincipal,
   ManagedPolicy,
   PolicyStatement,
+  type PrincipalPolicyFragment,
   Role,
   ServicePrincipal,
 } from 'aws-cdk-lib/aws-iam';
@@ -78,6 +81,12 @@ export class ExecutorFunction extends Construct {
   readonly logGroup: LogGroup;
   /** The function's only permissions; add statements with {@link allow}. */
   readonly policy: ManagedPolicy;
+  /**
+   * The function's role as a grantee: what is granted to it (`bucket.grantRead(grantee)`)
+   * lands in {@link policy}. The function's own `grantPrincipal` is the role without policy
+   * updates, which drops grants, so that nothing is granted to it implicitly.
+   */
+  readonly grantee: IPrincipal;
 
   constructor(scope: Construct, id: string, props: ExecutorFunctionProps) {
     super(scope, id);
@@ -100,6 +109,7 @@ export class ExecutorFunction extends Construct {
         }),
       ],
     });
+    this.grantee = new PolicyGrantee(this, 'Grantee', this.role, this.policy);
     if (props.deadLetterQueue) {
       this.allow(['sqs:SendMessage'], [props.deadLetterQueue.queueArn]);
     }
@@ -169,5 +179,39 @@ export class ExecutorFunction extends Construct {
         ...(conditions === undefined ? {} : { conditions }),
       }),
     );
+  }
+}
+
+/**
+ * A role as a principal whose grants go into one managed policy: the function's, so that
+ * its permissions stay in one customer-managed policy, never an inline one.
+ */
+class PolicyGrantee extends Construct implements IPrincipal {
+  readonly grantPrincipal: IPrincipal = this;
+  readonly assumeRoleAction: string;
+  readonly principalAccount: string | undefined;
+
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly role: Role,
+    private readonly policy: ManagedPolicy,
+  ) {
+    super(scope, id);
+    this.assumeRoleAction = role.assumeRoleAction;
+    this.principalAccount = role.principalAccount;
+  }
+
+  get policyFragment(): PrincipalPolicyFragment {
+    return this.role.policyFragment;
+  }
+
+  addToPrincipalPolicy(statement: PolicyStatement): AddToPrincipalPolicyResult {
+    this.policy.addStatements(statement);
+    return { statementAdded: true, policyDependable: this.policy };
+  }
+
+  addToPolicy(statement: PolicyStatement): boolean {
+    return this.addToPrincipalPolicy(statement).statementAdded;
   }
 }

@@ -3,10 +3,12 @@
  * actions that feature calls. The TaskExecutor's grant methods delegate here and list the
  * actions in their JSDoc.
  *
- * Schedule names are made at run time (one per delayed task or recurring job), so schedule
- * actions are scoped to the executor's group, `schedule/<group>/*`: the narrowest ARN IAM
- * accepts. `scheduler:ListSchedules` supports no resource type at all and needs `*`.
- * Both wildcards are acknowledged to cdk-nag on the policy that holds them.
+ * Schedule names are made at run time, so schedule actions take an ARN pattern. What only
+ * touches delayed tasks' one-time schedules (enqueue, cancel, the sweeper's repair) is
+ * scoped to their names, `schedule/<group>/task.*` and `schedule/<group>/task_*`; managing
+ * recurring schedules, whose names the caller chooses, takes the group, `schedule/<group>/*`.
+ * `scheduler:ListSchedules` supports no resource type at all and needs `*`. Each wildcard
+ * is acknowledged to cdk-nag on the policy that holds it.
  */
 import { Names, Stack } from 'aws-cdk-lib';
 import {
@@ -35,6 +37,8 @@ export interface GrantTargets {
   readonly encryptionKey?: IKey | undefined;
   /** `arn:<partition>:scheduler:<region>:<account>:schedule/<group>/*`. */
   readonly schedulesArn: string;
+  /** The delayed tasks' schedules: `…:schedule/<group>/task.*` and `…/task_*`. */
+  readonly delayedSchedulesArns: readonly string[];
   readonly schedulerRoleArn: string;
   /** Records a cdk-nag acknowledgement (see `acknowledgeFinding` in nag-acknowledgements.ts). */
   readonly acknowledge: (scope: IConstruct, id: string, reason: string, covering?: boolean) => void;
@@ -66,27 +70,60 @@ export const WORKER_QUEUE_ACTIONS = [
  */
 export const KEY_USE_ACTIONS = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
 
-/** Why `schedule/<group>/*` is as narrow as a schedule statement gets. */
+/**
+ * The name prefixes of delayed tasks' one-time schedules, `task.` (the task id) and `task_`
+ * (its hash): see `delayedScheduleName` in src/scheduler/names.ts, which a recurring
+ * schedule's name may not start with.
+ */
+export const DELAYED_SCHEDULE_PREFIXES = ['task.', 'task_'] as const;
+
+/**
+ * The ARN patterns of a task schedule group: every schedule in it, and the delayed tasks'
+ * ones (`task.*`, `task_*`).
+ */
+export function scheduleArns(
+  stack: Stack,
+  groupName: string,
+): { schedulesArn: string; delayedSchedulesArns: string[] } {
+  const arn = (name: string) =>
+    stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: name });
+  return {
+    schedulesArn: arn(`${groupName}/*`),
+    delayedSchedulesArns: DELAYED_SCHEDULE_PREFIXES.map((prefix) => arn(`${groupName}/${prefix}*`)),
+  };
+}
+
+/** Why `schedule/<group>/*` is as narrow as a statement on recurring schedules gets. */
 export const GROUP_WILDCARD_REASON =
-  'EventBridge Scheduler names schedules at run time (one per delayed task or recurring job) and supports no finer resource than a schedule ARN; the statement is scoped to the executor’s own schedule group, schedule/<group>/*, the narrowest pattern that covers them.';
+  'Recurring schedules are named by the caller at run time, and IAM cannot exclude names from a pattern; the statement is scoped to the executor’s task schedule group, schedule/<group>/*. The sweeper’s own schedule lives in a group of its own, outside this pattern.';
+
+/** Why `schedule/<group>/task.*` and `…/task_*` are as narrow as delayed-task statements get. */
+export const DELAYED_WILDCARD_REASON =
+  'A delayed task’s one-time schedule is named after its task id (task.<id>, or task_<hash> for an id Scheduler refuses), which is known only at run time; the statement is scoped to those two name prefixes in the executor’s task schedule group, so it reaches neither recurring schedules (which may not use the prefixes) nor the sweeper’s schedule (in a group of its own).';
 const LIST_SCHEDULES_REASON =
   'scheduler:ListSchedules supports no resource type (Service Authorization Reference for EventBridge Scheduler), so IAM only accepts "*"; the client always passes the executor’s GroupName. The action lists names and states only, and sits alone in this policy so that no other statement shares the acknowledgement.';
 
 /**
- * Statements on the executor's schedules. The group wildcard is acknowledged on the
- * principal (a role), covering whichever of its policies the statement lands in; the
- * finding names the exact ARN pattern, so it covers no other wildcard.
+ * Statements on the executor's schedules: on the delayed tasks' ones (`delayed`), or on the
+ * whole task group. Each wildcard is acknowledged on the principal (a role), covering
+ * whichever of its policies the statement lands in; the finding names the exact ARN pattern,
+ * so it covers no other wildcard.
  */
 export function scheduleGrant(
   targets: GrantTargets,
   grantee: IGrantable,
   actions: string[],
+  scope: 'delayed' | 'group',
 ): Grant {
-  const grant = Grant.addToPrincipal({ grantee, actions, resourceArns: [targets.schedulesArn] });
+  const resourceArns =
+    scope === 'delayed' ? [...targets.delayedSchedulesArns] : [targets.schedulesArn];
+  const reason = scope === 'delayed' ? DELAYED_WILDCARD_REASON : GROUP_WILDCARD_REASON;
+  const grant = Grant.addToPrincipal({ grantee, actions, resourceArns });
   const principal = grantee.grantPrincipal;
   if (grant.principalStatement !== undefined && Construct.isConstruct(principal)) {
-    const finding = iam5Finding(principal, targets.schedulesArn);
-    targets.acknowledge(principal, finding, GROUP_WILDCARD_REASON, true);
+    for (const arn of resourceArns) {
+      targets.acknowledge(principal, iam5Finding(principal, arn), reason, true);
+    }
   }
   return grant;
 }
@@ -132,7 +169,12 @@ export function enqueueGrant(targets: GrantTargets, grantee: IGrantable): Grant 
       }),
     )
     .combine(
-      scheduleGrant(targets, grantee, ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule']),
+      scheduleGrant(
+        targets,
+        grantee,
+        ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
+        'delayed',
+      ),
     )
     .combine(passSchedulerRoleGrant(targets, grantee))
     .combine(keyGrant(targets, grantee, KEY_USE_ACTIONS));
@@ -189,7 +231,7 @@ export function operateGrant(targets: GrantTargets, grantee: IGrantable): Grant 
         }),
       )
       // Cancelling a delayed task deletes its one-time schedule.
-      .combine(scheduleGrant(targets, grantee, ['scheduler:DeleteSchedule']))
+      .combine(scheduleGrant(targets, grantee, ['scheduler:DeleteSchedule'], 'delayed'))
       .combine(keyGrant(targets, grantee, KEY_USE_ACTIONS))
   );
 }
@@ -213,12 +255,17 @@ export function readGrant(targets: GrantTargets, grantee: IGrantable): Grant {
 
 /** TaskClient.schedule, unschedule, pauseSchedule, resumeSchedule, getSchedule, listSchedules. */
 export function manageSchedulesGrant(targets: GrantTargets, grantee: IGrantable): Grant {
-  const grant = scheduleGrant(targets, grantee, [
-    'scheduler:CreateSchedule',
-    'scheduler:UpdateSchedule',
-    'scheduler:DeleteSchedule',
-    'scheduler:GetSchedule',
-  ]).combine(passSchedulerRoleGrant(targets, grantee));
+  const grant = scheduleGrant(
+    targets,
+    grantee,
+    [
+      'scheduler:CreateSchedule',
+      'scheduler:UpdateSchedule',
+      'scheduler:DeleteSchedule',
+      'scheduler:GetSchedule',
+    ],
+    'group',
+  ).combine(passSchedulerRoleGrant(targets, grantee));
   const principal = grantee.grantPrincipal;
   if (!isRole(principal)) {
     // Not a role (a user, an account…): the statement joins the principal's own policy.

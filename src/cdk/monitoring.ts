@@ -55,6 +55,11 @@ export class ExecutorMonitoring extends Construct {
   readonly workerErrorsAlarm: Alarm;
   readonly workerThrottlesAlarm: Alarm;
   readonly sweeperErrorsAlarm: Alarm;
+  /**
+   * The sweeper has not run for 5 minutes (no invocations; missing data breaches): its
+   * schedule was deleted or disabled, or Scheduler cannot start it.
+   */
+  readonly sweeperNotRunningAlarm: Alarm;
   /** Tasks were declared DEAD (by the worker or the sweeper): they need a look and a redrive. */
   readonly deadTasksAlarm: Alarm;
   readonly dashboard: Dashboard;
@@ -121,6 +126,19 @@ export class ExecutorMonitoring extends Construct {
       0,
       'The sweeper failed; expired leases and unsent tasks wait until it succeeds.',
     );
+    this.sweeperNotRunningAlarm = new Alarm(this, 'SweeperNotRunning', {
+      alarmName: `${props.namePrefix}-SweeperNotRunning`,
+      metric: executor.sweeper.metricInvocations({ statistic: 'Sum', period: FIVE_MINUTES }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      // Lambda publishes no Invocations datapoint for a function that did not run.
+      treatMissingData: TreatMissingData.BREACHING,
+      alarmDescription:
+        'The sweeper has not run for 5 minutes: its schedule was deleted or disabled, or Scheduler cannot start it. Expired leases and unsent tasks wait until it runs again.',
+    });
+    this.sweeperNotRunningAlarm.addAlarmAction(...props.alarmActions);
+    this.sweeperNotRunningAlarm.addOkAction(...props.alarmActions);
     this.deadTasksAlarm = above(
       'DeadTasks',
       executor.metricDeadTasks({ period: Duration.minutes(1) }),
@@ -135,6 +153,7 @@ export class ExecutorMonitoring extends Construct {
       this.workerErrorsAlarm,
       this.workerThrottlesAlarm,
       this.sweeperErrorsAlarm,
+      this.sweeperNotRunningAlarm,
       this.deadTasksAlarm,
     ];
     this.dashboard.addWidgets(

@@ -7,7 +7,7 @@
 import { type CfnResource, Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import type { ExecutorFunction } from './executor-functions.js';
-import { GROUP_WILDCARD_REASON, iam5Finding } from './executor-grants.js';
+import { DELAYED_WILDCARD_REASON, iam5Finding } from './executor-grants.js';
 import type { TaskExecutor, TaskExecutorProps } from './task-executor.js';
 
 /** What {@link acknowledgeNagFindings} needs. */
@@ -64,11 +64,9 @@ export function acknowledgeNagFindings(context: NagContext): NagAcknowledgement[
     'Only the SQS event source mapping invokes the worker, synchronously. A function DLQ or on-failure destination applies to asynchronous invocations only, and an SQS mapping cannot have one; messages that keep failing go to the work queue’s own DLQ (RedrivePolicy), and DynamoDB records every failed attempt.',
   );
   // The sweeper recreates an overdue delayed task's one-time schedule.
-  acknowledge(
-    sweeper.policy,
-    iam5Finding(sweeper.policy, executor.schedulesArn),
-    GROUP_WILDCARD_REASON,
-  );
+  for (const arn of executor.delayedSchedulesArns) {
+    acknowledge(sweeper.policy, iam5Finding(sweeper.policy, arn), DELAYED_WILDCARD_REASON);
+  }
   if (props.reservedConcurrency === undefined) {
     acknowledge(
       worker.function,
@@ -111,6 +109,7 @@ export function acknowledgeNagFindings(context: NagContext): NagAcknowledgement[
       monitoring.workerErrorsAlarm,
       monitoring.workerThrottlesAlarm,
       monitoring.sweeperErrorsAlarm,
+      monitoring.sweeperNotRunningAlarm,
       monitoring.deadTasksAlarm,
     ]) {
       acknowledge(

@@ -1,6 +1,6 @@
 /**
- * EventBridge Scheduler for one executor: its schedule group, the role that task schedules
- * deliver with, and the sweeper's `rate(1 minute)` schedule.
+ * EventBridge Scheduler for one executor: its task schedule group, the role that task
+ * schedules deliver with, and the sweeper's `rate(1 minute)` schedule in a group of its own.
  */
 import { Stack } from 'aws-cdk-lib';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -22,9 +22,23 @@ export interface ExecutorSchedulingProps {
   readonly encryptionKey?: IKey | undefined;
 }
 
-/** The schedule group, the scheduler role, and the sweeper's schedule. */
+/**
+ * The group of the executor's own schedules (the sweeper's): `<group>.sys`. Executor names
+ * allow no `.`, so it is never another executor's task group, and at most 64 characters.
+ */
+export function systemScheduleGroupName(scheduleGroupName: string): string {
+  return `${scheduleGroupName}.sys`;
+}
+
+/** The schedule groups, the scheduler role, and the sweeper's schedule. */
 export class ExecutorScheduling extends Construct {
+  /** The group of delayed tasks' and recurring schedules, which grants reach. */
   readonly scheduleGroup: ScheduleGroup;
+  /**
+   * The group of the sweeper's schedule, `<group>.sys`, apart from the task group so that
+   * no grant on the task group (`schedule/<group>/*`) reaches it.
+   */
+  readonly systemScheduleGroup: ScheduleGroup;
   /**
    * The execution role of task schedules: `sqs:SendMessage` to the work queue, and to the
    * schedule DLQ, which Scheduler also sends with this role. Nothing else.
@@ -46,24 +60,47 @@ export class ExecutorScheduling extends Construct {
     this.scheduleGroup = new ScheduleGroup(this, 'Group', {
       scheduleGroupName: props.scheduleGroupName,
     });
-    this.schedulerRole = this.schedulerExecutionRole('SchedulerRole', 'Delivers scheduled tasks', [
-      new PolicyStatement({
-        actions: ['sqs:SendMessage'],
-        resources: [workQueue.queueArn, deadLetterQueue.queueArn],
-      }),
-      ...keyUse,
-    ]);
-    const sweeperRole = this.schedulerExecutionRole('SweeperScheduleRole', 'Starts the sweeper', [
-      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [sweeper.functionArn] }),
-      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [deadLetterQueue.queueArn] }),
-      ...keyUse,
-    ]);
+    const systemGroupName = systemScheduleGroupName(props.scheduleGroupName);
+    this.schedulerRole = this.schedulerExecutionRole(
+      'SchedulerRole',
+      'Delivers scheduled tasks',
+      props.scheduleGroupName,
+      [
+        new PolicyStatement({
+          actions: ['sqs:SendMessage'],
+          resources: [workQueue.queueArn, deadLetterQueue.queueArn],
+        }),
+        ...keyUse,
+      ],
+    );
+    const sweeperRole = this.schedulerExecutionRole(
+      'SweeperScheduleRole',
+      'Starts the sweeper',
+      systemGroupName,
+      [
+        new PolicyStatement({
+          actions: ['lambda:InvokeFunction'],
+          resources: [sweeper.functionArn],
+        }),
+        new PolicyStatement({
+          actions: ['sqs:SendMessage'],
+          resources: [deadLetterQueue.queueArn],
+        }),
+        ...keyUse,
+      ],
+    );
+    this.systemScheduleGroup = new ScheduleGroup(this, 'SystemGroup', {
+      scheduleGroupName: systemGroupName,
+    });
     this.sweeperSchedule = new CfnSchedule(this, 'SweeperSchedule', {
       description: 'Requeues expired leases and sends tasks whose message was never sent',
-      groupName: this.scheduleGroup.scheduleGroupName,
+      groupName: this.systemScheduleGroup.scheduleGroupName,
       scheduleExpression: 'rate(1 minute)',
       flexibleTimeWindow: { mode: 'OFF' },
       state: 'ENABLED',
+      // Scheduler encrypts the schedule's target settings with the key; the sweeper's role
+      // may decrypt with it (keyUse).
+      ...(encryptionKey ? { kmsKeyArn: encryptionKey.keyArn } : {}),
       target: {
         arn: sweeper.functionArn,
         roleArn: sweeperRole.roleArn,
@@ -72,14 +109,36 @@ export class ExecutorScheduling extends Construct {
         deadLetterConfig: { arn: deadLetterQueue.queueArn },
       },
     });
+    // The group's name is a literal, not a reference: the schedule must wait for the group.
+    this.sweeperSchedule.node.addDependency(this.systemScheduleGroup);
   }
 
-  /** A role only EventBridge Scheduler of this account can assume, with one managed policy. */
-  private schedulerExecutionRole(id: string, purpose: string, statements: PolicyStatement[]): Role {
+  /**
+   * A role only EventBridge Scheduler can assume, and only for a schedule of `groupName` in
+   * this account (`aws:SourceArn` is the schedule group's ARN, which is what Scheduler
+   * passes; `aws:SourceAccount` this account), with one managed policy.
+   */
+  private schedulerExecutionRole(
+    id: string,
+    purpose: string,
+    groupName: string,
+    statements: PolicyStatement[],
+  ): Role {
+    const stack = Stack.of(this);
+    // A literal ARN, not a reference: moto's CloudFormation skips AWS::Scheduler::*, and a
+    // reference to a skipped resource fails a deployment into the emulator.
+    const groupArn = stack.formatArn({
+      service: 'scheduler',
+      resource: 'schedule-group',
+      resourceName: groupName,
+    });
     const role = new Role(this, id, {
       description: purpose,
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnEquals: { 'aws:SourceArn': groupArn },
+        },
       }),
     });
     new ManagedPolicy(this, `${id}Policy`, { roles: [role], statements, description: purpose });

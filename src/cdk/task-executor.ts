@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Duration, Stack, Token } from 'aws-cdk-lib';
 import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
-import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { Grant, IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -29,6 +29,7 @@ import {
   manageSchedulesGrant,
   operateGrant,
   readGrant,
+  scheduleArns,
   WORKER_QUEUE_ACTIONS,
   WORKER_TABLE_ACTIONS,
 } from './executor-grants.js';
@@ -57,12 +58,27 @@ export class TaskExecutor extends Construct {
   /** Standard queue for failed schedule deliveries and failed sweeper runs. */
   readonly scheduleDeadLetterQueue: Queue;
   readonly table: Table;
+  /**
+   * The worker function. Its `grantPrincipal` drops grants (its role takes no policy
+   * updates, so that nothing is granted to it implicitly): grant to {@link workerPrincipal}.
+   */
   readonly worker: IFunction;
+  /**
+   * The worker's role as a grantee, for what your handlers call:
+   * `bucket.grantRead(executor.workerPrincipal)`. The statements go into the worker's
+   * managed policy.
+   */
+  readonly workerPrincipal: IPrincipal;
   readonly sweeper: IFunction;
   readonly scheduling: ExecutorScheduling;
   readonly monitoring: ExecutorMonitoring;
-  /** Every schedule of the executor's group: `arn:…:scheduler:…:schedule/<group>/*`. */
+  /** Every schedule of the executor's task group: `arn:…:scheduler:…:schedule/<group>/*`. */
   readonly schedulesArn: string;
+  /**
+   * The delayed tasks' one-time schedules, `arn:…:schedule/<group>/task.*` and
+   * `…/task_*`: what producers, operators and the sweeper may create or delete.
+   */
+  readonly delayedSchedulesArns: readonly string[];
   /** The functions' `POWERTOOLS_SERVICE_NAME`, the `service` dimension of their metrics. */
   readonly serviceName: string;
   /** The customer-managed key of the queues, the table, the logs and the functions' environment. */
@@ -131,11 +147,9 @@ export class TaskExecutor extends Construct {
       queueProps(settings.scheduler.deadLetterQueue, key),
     );
     this.table = createTaskTable(this, 'Table', settings.table, props);
-    this.schedulesArn = stack.formatArn({
-      service: 'scheduler',
-      resource: 'schedule',
-      resourceName: `${settings.scheduler.groupName}/*`,
-    });
+    const arns = scheduleArns(stack, settings.scheduler.groupName);
+    this.schedulesArn = arns.schedulesArn;
+    this.delayedSchedulesArns = arns.delayedSchedulesArns;
 
     const environment = {
       [EnvVars.TABLE_NAME]: this.table.tableName,
@@ -176,6 +190,7 @@ export class TaskExecutor extends Construct {
       }),
     );
     this.worker = worker.function;
+    this.workerPrincipal = worker.grantee;
 
     const sweeper = new ExecutorFunction(this, 'Sweeper', {
       ...common,
@@ -205,7 +220,7 @@ export class TaskExecutor extends Construct {
     sweeper.allow(['dynamodb:Query'], [statusIndexArn]);
     sweeper.allow(['dynamodb:UpdateItem'], [this.table.tableArn]);
     sweeper.allow(['sqs:SendMessage'], [this.workQueue.queueArn]);
-    sweeper.allow(['scheduler:CreateSchedule'], [this.schedulesArn]);
+    sweeper.allow(['scheduler:CreateSchedule'], [...this.delayedSchedulesArns]);
     sweeper.allow(['iam:PassRole'], [this.scheduling.schedulerRole.roleArn], {
       StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
     });
@@ -245,7 +260,8 @@ export class TaskExecutor extends Construct {
    * rollback of a delayed task whose schedule could not be created) on the table;
    * `sqs:SendMessage`, `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue (the
    * queue's own grantSendMessages); `scheduler:CreateSchedule` and `scheduler:DeleteSchedule`
-   * on `schedule/<group>/*`; `iam:PassRole` of the scheduler role only, with the condition
+   * on delayed tasks' schedules only, `schedule/<group>/task.*` and `schedule/<group>/task_*`
+   * (a recurring schedule may not use those prefixes); `iam:PassRole` of the scheduler role only, with the condition
    * `iam:PassedToService` = `scheduler.amazonaws.com`; with `encryptionKey`, `kms:Decrypt`,
    * `kms:Encrypt` and `kms:GenerateDataKey` on the key.
    */
@@ -283,8 +299,8 @@ export class TaskExecutor extends Construct {
    * on the table; `dynamodb:Query` on the status index (selecting DEAD tasks);
    * `sqs:SendMessage` on the work queue; `sqs:ReceiveMessage`, `sqs:DeleteMessage` and
    * `sqs:ChangeMessageVisibility` on the DLQ (redrive clears the dead letters of the tasks it
-   * brings back); `scheduler:DeleteSchedule` on `schedule/<group>/*` (cancelling a delayed
-   * task); with `encryptionKey`, `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on
+   * brings back); `scheduler:DeleteSchedule` on `schedule/<group>/task.*` and `…/task_*`
+   * (cancelling a delayed task); with `encryptionKey`, `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on
    * the key.
    */
   grantOperate(grantee: IGrantable): Grant {
@@ -356,6 +372,7 @@ export class TaskExecutor extends Construct {
       deadLetterQueue: this.deadLetterQueue,
       encryptionKey: this.encryptionKey,
       schedulesArn: this.schedulesArn,
+      delayedSchedulesArns: this.delayedSchedulesArns,
       schedulerRoleArn: this.scheduling.schedulerRole.roleArn,
       acknowledge: (scope, id, reason, covering) => {
         const done = acknowledgeFinding(scope, id, reason, covering);

@@ -108,6 +108,24 @@ describe('TaskExecutor encryptionKey', () => {
     });
   });
 
+  it('encrypts the sweeper’s schedule with the key, which its role may decrypt with', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 minute)',
+      KmsKeyArn: arnOf(key),
+    });
+    template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
+      Description: 'Starts the sweeper',
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+            Resource: arnOf(key),
+          }),
+        ]),
+      },
+    });
+  });
+
   it('extends every grant to the key, by its ARN', () => {
     const client = idOf(template, 'AWS::IAM::Role', {
       AssumeRolePolicyDocument: Match.objectLike({

@@ -10,6 +10,10 @@ import { arnOf, idOf } from '../helpers/infra.js';
 const groupSchedules = {
   'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(':schedule/Grants/\\*$')])],
 };
+/** The delayed tasks' schedules in that group: `schedule/Grants/task.*` and `task_*`. */
+const delayedSchedules = ['task\\.', 'task_'].map((prefix) => ({
+  'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(`:schedule/Grants/${prefix}\\*$`)])],
+}));
 const passedToScheduler = {
   StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
 };
@@ -31,7 +35,7 @@ describe('TaskExecutor grants', () => {
     return Template.fromStack(stack);
   }
 
-  it('grantEnqueue allows writing records, sending messages and creating schedules', () => {
+  it('grantEnqueue allows writing records, sending messages and delayed tasks’ schedules', () => {
     // Act
     const template = granted((executor, role) => executor.grantEnqueue(role));
 
@@ -58,7 +62,8 @@ describe('TaskExecutor grants', () => {
           {
             Effect: 'Allow',
             Action: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
-            Resource: groupSchedules,
+            // Not the whole group: recurring schedules stay out of a producer's reach.
+            Resource: delayedSchedules,
           },
           {
             Effect: 'Allow',
@@ -159,6 +164,7 @@ describe('TaskExecutor grants', () => {
     executor.grantEnqueue(role);
     executor.grantManageSchedules(role);
     executor.grantRead(role);
+    const schedules = 'arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule';
     const findings = awsSolutions
       .validateScope(stack)
       .violations.flatMap((v) =>
@@ -172,7 +178,9 @@ describe('TaskExecutor grants', () => {
       a.path.startsWith('Grants/Producer'),
     );
     expect(onProducer.map(({ id, path }) => `${id} @ ${path}`)).toEqual([
-      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Grants/*] @ Grants/Producer',
+      `AwsSolutions-IAM5[Resource::${schedules}/Grants/task.*] @ Grants/Producer`,
+      `AwsSolutions-IAM5[Resource::${schedules}/Grants/task_*] @ Grants/Producer`,
+      `AwsSolutions-IAM5[Resource::${schedules}/Grants/*] @ Grants/Producer`,
       expect.stringMatching(
         /^AwsSolutions-IAM5\[Resource::\*\] @ Grants\/Producer\/\w+ListSchedules\/Resource$/,
       ),

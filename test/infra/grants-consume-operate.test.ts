@@ -81,10 +81,14 @@ describe('TaskExecutor.grantOperate', () => {
           },
           {
             Effect: 'Allow',
+            // Cancel deletes delayed tasks' schedules only, never a recurring one.
             Action: 'scheduler:DeleteSchedule',
-            Resource: {
-              'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(':schedule/Grants/\\*$')])],
-            },
+            Resource: ['task\\.', 'task_'].map((prefix) => ({
+              'Fn::Join': [
+                '',
+                Match.arrayWith([Match.stringLikeRegexp(`:schedule/Grants/${prefix}\\*$`)]),
+              ],
+            })),
           },
         ],
       }),

@@ -59,6 +59,25 @@ describe('TaskExecutor alarms and dashboard', () => {
     });
   });
 
+  it('alarms when the sweeper has not run for 5 minutes, counting no data as not run', () => {
+    const sweeper = idOf(template, 'AWS::Lambda::Function', {
+      Description: 'the Tasklane sweeper of TasklaneExample',
+    });
+
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'tasklane-TasklaneExample-SweeperNotRunning',
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: sweeper } }],
+      Statistic: 'Sum',
+      Period: 300,
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      // A deleted or disabled schedule leaves no datapoint at all.
+      TreatMissingData: 'breaching',
+    });
+  });
+
   it('publishes metrics under the service name the alarm reads', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'the Tasklane worker of TasklaneExample',
@@ -88,14 +107,14 @@ describe('TaskExecutor alarms and dashboard', () => {
 
     // Assert
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(7);
+    expect(alarms).toHaveLength(8);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([{ Ref: expect.any(String) }]);
       expect(alarm.Properties.OKActions).toEqual(alarm.Properties.AlarmActions);
     }
   });
 
-  it('draws a dashboard with the task outcomes, timings and the DEAD alarm', () => {
+  it('draws a dashboard with the task outcomes, timings and the DEAD and sweeper alarms', () => {
     // Arrange
     const [dashboard] = Object.values(
       template.findResources('AWS::CloudWatch::Dashboard', {
@@ -116,6 +135,7 @@ describe('TaskExecutor alarms and dashboard', () => {
       'TaskDuration',
       'QueueLatency',
       'tasklane-TasklaneExample-DeadTasks',
+      'tasklane-TasklaneExample-SweeperNotRunning',
     ]) {
       expect(body).toContain(name);
     }

@@ -50,13 +50,16 @@ describe('cdk-nag over the example stack', () => {
     }
     const keys = acknowledgements.map(({ id, path }) => `${id} @ ${path}`);
     expect(new Set(keys).size).toBe(keys.length);
-    // No VPC, key or alarm actions: 14 NIST ones (7 of them the alarms' actions), and the
+    // No VPC, key or alarm actions: 15 NIST ones (8 of them the alarms' actions), and the
     // sweeper's schedule-group wildcard (AwsSolutions-IAM5).
     const perPack = (prefix: string) => acknowledgements.filter((a) => a.id.startsWith(prefix));
-    expect(perPack('NIST.800.53.R5-')).toHaveLength(14);
-    expect(perPack('AwsSolutions-').map((a) => a.path)).toEqual([
-      'TasklaneExample/Executor/Sweeper/Policy/Resource',
-    ]);
+    expect(perPack('NIST.800.53.R5-')).toHaveLength(15);
+    expect(perPack('AwsSolutions-').map((a) => `${a.id} @ ${a.path}`)).toEqual(
+      ['task.*', 'task_*'].map(
+        (pattern) =>
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/TasklaneExample/${pattern}] @ TasklaneExample/Executor/Sweeper/Policy/Resource`,
+      ),
+    );
   });
 
   it('with every optional prop set, stays clean with fewer acknowledgements', () => {
@@ -85,8 +88,9 @@ describe('cdk-nag over the example stack', () => {
     expect(executor.nagAcknowledgements.map((a) => a.id).sort()).toEqual([
       'AwsSolutions-IAM5[Resource::*]',
       'AwsSolutions-IAM5[Resource::*]',
-      // The sweeper recreates overdue delayed tasks' schedules in the group.
-      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Full/*]',
+      // The sweeper recreates overdue delayed tasks' schedules, and only those.
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Full/task.*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Full/task_*]',
       'NIST.800.53.R5-DynamoDBInBackupPlan',
       'NIST.800.53.R5-LambdaDLQ',
     ]);

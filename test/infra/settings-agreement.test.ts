@@ -3,8 +3,10 @@
  * tests show that the synthesized stack says what `provision()` sends to the emulator.
  */
 import { Match } from 'aws-cdk-lib/assertions';
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { DELAYED_SCHEDULE_PREFIXES } from '../../src/cdk/executor-grants.js';
 import { executorSettings, type QueueSettings, tableKeyDefinition } from '../../src/resources.js';
+import { delayedScheduleName, scheduleNameProblem } from '../../src/scheduler/names.js';
 import { exampleTemplate } from '../helpers/infra.js';
 
 /** CreateQueue attributes are strings; CloudFormation takes booleans and numbers. */
@@ -60,5 +62,26 @@ describe('TaskExecutor and provision() agree', () => {
     template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', {
       Name: settings.scheduler.groupName,
     });
+  });
+});
+
+describe('TaskExecutor and the client agree on delayed tasks’ schedule names', () => {
+  const covered = (name: string) =>
+    DELAYED_SCHEDULE_PREFIXES.some((prefix) => name.startsWith(prefix));
+
+  it.each([
+    ['a plain id', 'order-42'],
+    ['an id Scheduler refuses, hashed', 'order/42 with spaces'],
+    ['an id too long for a name, hashed', 'x'.repeat(128)],
+  ])('the grants’ name prefixes cover %s', (_, id) => {
+    const name = delayedScheduleName(id);
+
+    expect(covered(name)).toBe(true);
+  });
+
+  it('no recurring schedule name falls under the prefixes', () => {
+    expect(scheduleNameProblem('task.nightly')).toMatch(/reserved/);
+    expect(scheduleNameProblem('task_nightly')).toMatch(/reserved/);
+    expect(covered('nightly')).toBe(false);
   });
 });

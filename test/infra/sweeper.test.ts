@@ -71,13 +71,16 @@ describe('TaskExecutor sweeper', () => {
           { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf(queue) },
           {
             Effect: 'Allow',
+            // Only delayed tasks' schedules: task.<id> and task_<hash>.
             Action: 'scheduler:CreateSchedule',
-            Resource: {
+            Resource: ['task\\.', 'task_'].map((prefix) => ({
               'Fn::Join': [
                 '',
-                Match.arrayWith([Match.stringLikeRegexp(':schedule/TasklaneExample/\\*$')]),
+                Match.arrayWith([
+                  Match.stringLikeRegexp(`:schedule/TasklaneExample/${prefix}\\*$`),
+                ]),
               ],
-            },
+            })),
           },
           {
             Effect: 'Allow',

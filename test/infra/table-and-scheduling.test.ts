@@ -46,6 +46,22 @@ describe('TaskExecutor table', () => {
   });
 });
 
+/** `arn:<partition>:scheduler:<region>:<account>:schedule-group/<name>`, as CDK joins it. */
+const groupArn = (name: string) => ({
+  'Fn::Join': [
+    '',
+    [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':scheduler:',
+      { Ref: 'AWS::Region' },
+      ':',
+      { Ref: 'AWS::AccountId' },
+      `:schedule-group/${name}`,
+    ],
+  ],
+});
+
 describe('TaskExecutor scheduling', () => {
   const template = exampleTemplate();
 
@@ -68,7 +84,12 @@ describe('TaskExecutor scheduling', () => {
             Action: 'sts:AssumeRole',
             Effect: 'Allow',
             Principal: { Service: 'scheduler.amazonaws.com' },
-            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+            // Only for this account's schedules of the executor's task group: Scheduler
+            // passes the schedule group's ARN as aws:SourceArn.
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+              ArnEquals: { 'aws:SourceArn': groupArn('TasklaneExample') },
+            },
           },
         ],
       },
@@ -96,25 +117,48 @@ describe('TaskExecutor scheduling', () => {
     ]);
   });
 
-  it('starts the sweeper every minute, in the group, with its own role and a DLQ', () => {
-    // Arrange
+  it('starts the sweeper every minute, in a group of its own, with its own role and a DLQ', () => {
+    // Arrange: the task group is what grants reach (schedule/TasklaneExample/*); the
+    // sweeper's group is another one, so no producer or schedule manager can delete it.
     const sweeper = idOf(template, 'AWS::Lambda::Function', {
       Description: 'the Tasklane sweeper of TasklaneExample',
     });
     const dlq = idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-schedule-dlq' });
     const role = idOf(template, 'AWS::IAM::Role', { Description: 'Starts the sweeper' });
+    const systemGroup = idOf(template, 'AWS::Scheduler::ScheduleGroup', {
+      Name: 'TasklaneExample.sys',
+    });
 
     // Assert
     template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'rate(1 minute)',
-      GroupName: Match.anyValue(),
+      GroupName: 'TasklaneExample.sys',
       State: 'ENABLED',
+      // Without encryptionKey, Scheduler's own AWS-owned key.
+      KmsKeyArn: Match.absent(),
       Target: {
         Arn: arnOf(sweeper),
         RoleArn: arnOf(role),
         DeadLetterConfig: { Arn: arnOf(dlq) },
         RetryPolicy: Match.anyValue(),
       },
+    });
+    template.hasResourceProperties('AWS::IAM::Role', {
+      Description: 'Starts the sweeper',
+      AssumeRolePolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Principal: { Service: 'scheduler.amazonaws.com' },
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+              ArnEquals: { 'aws:SourceArn': groupArn('TasklaneExample.sys') },
+            },
+          }),
+        ],
+      },
+    });
+    template.hasResource('AWS::Scheduler::Schedule', {
+      DependsOn: Match.arrayWith([systemGroup]),
     });
     template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
       Roles: [{ Ref: role }],
