@@ -19,6 +19,7 @@ import { Construct } from 'constructs';
 import { EnvVars } from '../config.js';
 import { METRICS_NAMESPACE, MetricName } from '../observability/metrics.js';
 import { type ExecutorSettings, executorSettings } from '../resources.js';
+import { SCHEDULER_SENDER_ID_ENV } from '../worker/firing-trust.js';
 import { allowLogsToUseKey } from './encryption.js';
 import { ExecutorFunction } from './executor-functions.js';
 import {
@@ -233,6 +234,9 @@ export class TaskExecutor extends Construct {
     for (const [key, value] of Object.entries(schedulingEnvironment)) {
       sweeper.function.addEnvironment(key, value);
     }
+    // The worker believes a recurring firing only from the scheduler role: the SenderId of a
+    // message sent under an assumed role starts with the role's unique id (ADR 0013).
+    worker.function.addEnvironment(SCHEDULER_SENDER_ID_ENV, this.scheduling.schedulerRole.roleId);
     this.monitoring = new ExecutorMonitoring(this, 'Monitoring', {
       executor: this,
       namePrefix: `tasklane-${name}`,

@@ -30,6 +30,25 @@ describe('TaskExecutor worker', () => {
     });
   });
 
+  it("believes recurring firings only from the scheduler role: its RoleId is the worker's sender id", () => {
+    // Arrange
+    const roles = template.findResources('AWS::IAM::Role', {
+      Properties: { Description: Match.stringLikeRegexp('Delivers scheduled tasks') },
+    });
+    const [schedulerRole] = Object.keys(roles);
+
+    // Assert
+    expect(schedulerRole).toBeDefined();
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'the Tasklane worker of TasklaneExample',
+      Environment: {
+        Variables: Match.objectLike({
+          TASKLANE_SCHEDULER_SENDER_ID: { 'Fn::GetAtt': [schedulerRole, 'RoleId'] },
+        }),
+      },
+    });
+  });
+
   it('maps the work queue with ReportBatchItemFailures, batch size and maxConcurrency', () => {
     // Arrange
     const custom = exampleTemplate({ executor: { batchSize: 5, maxConcurrency: 40 } });
