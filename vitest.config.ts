@@ -4,6 +4,8 @@
  * - integration: one shared moto emulator (globalSetup) whose state each file resets, so files
  *   must run one at a time.
  * - infra: CDK Template assertions, cdk-nag and cfn-lint over the synthesized stack; no emulator.
+ * - contract: the AWS behaviours the guarantees rely on, checked against whatever endpoint
+ *   AWS_ENDPOINT_URL names (moto through the harness by default); same setup as integration.
  */
 import { defineConfig } from 'vitest/config';
 
@@ -26,6 +28,19 @@ export default defineConfig({
           setupFiles: ['test/helpers/setup-integration.ts'],
           // Files share one emulator and reset it in beforeAll; running two at once would wipe
           // each other's resources. This forces maxWorkers to 1 for this project only.
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'contract',
+          include: ['test/contract/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/helpers/global-setup.ts'],
+          setupFiles: ['test/helpers/setup-integration.ts'],
+          // One emulator per project run, reset by each file: files run one at a time.
           fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 60_000,

@@ -1,0 +1,161 @@
+/**
+ * Fixtures for the contract suite: plain SDK calls that behave the same on AWS, on moto
+ * behind the harness, or on any other emulator that AWS_ENDPOINT_URL names.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { inject } from 'vitest';
+import { uniqueName } from '../helpers/aws.js';
+
+const region = 'us-east-1';
+
+/** An SQS client that never follows a queue URL to another host (emulators report AWS's). */
+export const sqs = new SQSClient({ region, useQueueUrlAsEndpoint: false });
+export const dynamodb = new DynamoDBClient({ region });
+
+let motoProbe: Promise<boolean> | undefined;
+
+/**
+ * Whether the endpoint is moto (it answers moto's own API). Pinned deviations assert moto's
+ * behaviour only there, and AWS's everywhere else.
+ */
+export function endpointIsMoto(): Promise<boolean> {
+  motoProbe ??= (async () => {
+    try {
+      const res = await fetch(new URL('/moto-api/', inject('awsEndpoint')), {
+        signal: AbortSignal.timeout(5_000),
+      });
+      await res.body?.cancel();
+      return res.ok;
+    } catch {
+      return false;
+    }
+  })();
+  return motoProbe;
+}
+
+/** Options for {@link createFifoQueue}. */
+export interface FifoQueueOptions {
+  /** Seconds a received message stays invisible. */
+  visibilityTimeout: number;
+  /** ARN of a dead-letter queue and the receive count that moves a message there. */
+  redrive?: { deadLetterTargetArn: string; maxReceiveCount: number };
+  /** Extra queue attributes, e.g. DeduplicationScope. */
+  attributes?: Record<string, string>;
+}
+
+/** Creates a FIFO queue with a unique name and returns its URL and ARN. */
+export async function createFifoQueue(
+  prefix: string,
+  options: FifoQueueOptions,
+): Promise<{ url: string; arn: string }> {
+  const attributes: Record<string, string> = {
+    FifoQueue: 'true',
+    VisibilityTimeout: String(options.visibilityTimeout),
+    ...options.attributes,
+  };
+  if (options.redrive) attributes.RedrivePolicy = JSON.stringify(options.redrive);
+  const created = await sqs.send(
+    new CreateQueueCommand({ QueueName: `${uniqueName(prefix)}.fifo`, Attributes: attributes }),
+  );
+  const url = created.QueueUrl ?? '';
+  const described = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+  );
+  return { url, arn: described.Attributes?.QueueArn ?? '' };
+}
+
+/** Sends `bodies` to one group in order, each body doubling as its deduplication id. */
+export async function sendToGroup(url: string, group: string, bodies: string[]): Promise<void> {
+  const out = await sqs.send(
+    new SendMessageBatchCommand({
+      QueueUrl: url,
+      Entries: bodies.map((body, n) => ({
+        Id: String(n),
+        MessageBody: body,
+        MessageGroupId: group,
+        MessageDeduplicationId: body,
+      })),
+    }),
+  );
+  if (out.Failed?.length) throw new Error(`send failed: ${JSON.stringify(out.Failed)}`);
+}
+
+/** One ReceiveMessage without waiting; `visibilityTimeout` overrides the queue's. */
+export async function receive(
+  url: string,
+  max: number,
+  visibilityTimeout?: number,
+): Promise<Message[]> {
+  const out = await sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: url,
+      MaxNumberOfMessages: max,
+      WaitTimeSeconds: 0,
+      VisibilityTimeout: visibilityTimeout,
+      MessageSystemAttributeNames: ['All'],
+    }),
+  );
+  return out.Messages ?? [];
+}
+
+/**
+ * Receives until `count` messages have been taken, polling every 100 ms for up to `withinMs`.
+ * Needed because a receive may return fewer messages than are available.
+ */
+export async function receiveCount(
+  url: string,
+  count: number,
+  visibilityTimeout: number,
+  withinMs = 10_000,
+): Promise<Message[]> {
+  const taken: Message[] = [];
+  const deadline = Date.now() + withinMs;
+  while (taken.length < count && Date.now() < deadline) {
+    const batch = await receive(url, Math.min(10, count - taken.length), visibilityTimeout);
+    taken.push(...batch);
+    if (batch.length === 0) await sleep(100);
+  }
+  return taken;
+}
+
+/**
+ * Drains a queue one message at a time, deleting each, and returns the bodies in the order
+ * they arrived. Stops after `count` messages or `withinMs`.
+ */
+export async function drainInOrder(url: string, count: number, withinMs = 15_000) {
+  const bodies: string[] = [];
+  const deadline = Date.now() + withinMs;
+  while (bodies.length < count && Date.now() < deadline) {
+    const [message] = await receive(url, 1, 30);
+    if (!message) {
+      await sleep(100);
+      continue;
+    }
+    bodies.push(message.Body ?? '');
+    await deleteMessage(url, message);
+  }
+  return bodies;
+}
+
+/** Deletes one received message. */
+export async function deleteMessage(url: string, message: Message): Promise<void> {
+  await sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message.ReceiptHandle }));
+}
+
+/** Bodies of `messages`, in order. */
+export function bodiesOf(messages: Message[]): string[] {
+  return messages.map((m) => m.Body ?? '');
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
