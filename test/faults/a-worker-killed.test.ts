@@ -11,8 +11,8 @@
 import { describe, it } from 'vitest';
 import { startSweeperLoop } from './lib/executor.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
-import { sleep } from './lib/random.js';
 import { checkOrder } from './lib/order.js';
+import { sleep } from './lib/random.js';
 import { enqueueAll, type PlannedTask, range } from './lib/run.js';
 import {
   allSucceed,
@@ -41,7 +41,7 @@ describe('(a) worker killed', () => {
       id: 'a',
       title: '(a) Worker killed',
       description:
-        '4 worker processes run 1,000 tasks, 240 of them under 6 ordering keys (40 per key), while a random one is SIGKILLed 50 times, at random moments, and restarted. Lease 3 s with automatic heartbeat, visibility 6 s, sweeper every 8 s. Per-key order is judged from the handlers\' own start and end times.',
+        "4 worker processes run 1,000 tasks, 240 of them under 6 ordering keys (40 per key), while a random one is SIGKILLed 50 times, at random moments, and restarted. Lease 3 s with automatic heartbeat, visibility 6 s, sweeper every 8 s. Per-key order is judged from the handlers' own start and end times.",
       workerTimeoutSeconds: 1,
       maxAttempts: PROFILE.maxAttempts,
     });

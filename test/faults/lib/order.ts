@@ -137,7 +137,10 @@ export async function checkOrder(s: Scenario, tasks: readonly KeyedTask[]): Prom
   const report = checkKeyOrder(tasks, await readAllRecords(s.executor), s.calls);
   if (report.violations.length > 0) console.log(describeViolations(report));
   s.note('ordering keys', report.keys);
-  s.note('stale runs of an earlier task overlapping a later one (lost leases)', report.staleOverlaps);
+  s.note(
+    'stale runs of an earlier task overlapping a later one (lost leases)',
+    report.staleOverlaps,
+  );
   s.check(
     'key-order',
     'per-key order: no task starts before the previous task of its key finished (0 violations)',

@@ -37,6 +37,8 @@ export interface ScenarioOptions {
   /** Sets the queue's visibility timeout (6×). */
   readonly workerTimeoutSeconds: number;
   readonly maxAttempts: number;
+  /** Provisions a schedule group too (delayed tasks). */
+  readonly scheduling?: boolean;
 }
 
 export class Scenario {

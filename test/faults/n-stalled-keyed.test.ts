@@ -1,0 +1,116 @@
+/**
+ * (n) A stalled worker loses its lease on a keyed task. A worker process is frozen (SIGSTOP:
+ * a long GC pause, throttled heartbeats) while it runs a task with an ordering key, until
+ * the lease has expired and the sweeper has requeued the task and sent it again (the new
+ * message joins the tail of the key's message group). Then it resumes (SIGCONT): its
+ * heartbeat learns of the lost lease, its fenced write is refused, and the original message
+ * must go back to the head of its group rather than be acknowledged, so that the next task
+ * of the key does not run before the retry. Repeated several times; per-key order is judged
+ * from the handlers' own start and end times (lib/order.ts).
+ */
+import { describe, it } from 'vitest';
+import { TaskStatus } from '../../src/constants.js';
+import { readRecords, startSweeperLoop } from './lib/executor.js';
+import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
+import { checkOrder } from './lib/order.js';
+import { sleep } from './lib/random.js';
+import { enqueueAll, eventuallyTrue, type PlannedTask, range } from './lib/run.js';
+import {
+  allSucceed,
+  checkCommon,
+  checkDuplicatesExplained,
+  checkSucceededOrExhausted,
+  Scenario,
+} from './lib/scenario.js';
+
+const KEYS = 5;
+const PER_KEY = 30;
+const STALLS = 5;
+const STALL_MS = 5000;
+const PROFILE: TaskProfile = {
+  timeoutMs: 4000,
+  maxAttempts: 5,
+  baseDelayMs: 200,
+  maxDelayMs: 1000,
+};
+
+describe('(n) stalled worker with ordering keys', () => {
+  it(`keeps per-key order while a worker stalls ${STALLS} times past its lease`, async () => {
+    // Arrange: a worker that will be frozen and a healthy one, over keyed tasks only.
+    const s = await Scenario.open({
+      id: 'n',
+      title: '(n) Stalled worker, ordering keys',
+      description: `${KEYS} ordering keys × ${PER_KEY} tasks, two worker processes. One is SIGSTOPped ${STALLS} times for ${STALL_MS / 1000} s while it runs a keyed task: past its 2 s lease (heartbeat every 0.67 s), within the 12 s message visibility, so the sweeper (every 1 s) requeues and re-sends the task before the frozen worker resumes. Per-key order is judged from the handlers' own start and end times.`,
+      workerTimeoutSeconds: 2,
+      maxAttempts: PROFILE.maxAttempts,
+    });
+    const settings = {
+      leaseGraceMs: 500,
+      leaseDurationMs: 2000,
+      concurrency: 1,
+      batchSize: 10,
+      waitTimeSeconds: 1,
+    };
+    const victim = s.fleet(PROFILE, settings, 'victim');
+    const healthy = s.fleet(PROFILE, settings, 'healthy');
+    const sweeper = startSweeperLoop(s.executor, { intervalMs: 1000, pendingAgeMs: 2000 });
+    const tasks: PlannedTask[] = range(KEYS * PER_KEY).map((seq) => {
+      const key = `key-${seq % KEYS}`;
+      return {
+        id: `n-${seq}`,
+        payload: { seq, mode: WorkMode.OK, runMs: s.rng.int(200, 500), key },
+        orderingKey: key,
+      };
+    });
+    const enqueued = await enqueueAll(s.client(), s.producerTask(PROFILE), tasks);
+    victim.start(1);
+    healthy.start(1);
+    const runningOnVictim = async () => {
+      const records = await readRecords(s.executor, enqueued.ids);
+      return [...records.values()].filter(
+        (r) => r.status === TaskStatus.RUNNING && r.workerId?.startsWith('victim'),
+      );
+    };
+
+    // Act: freeze the victim while it runs a keyed task, past its lease; then resume it.
+    const stalled: string[] = [];
+    for (let n = 0; n < STALLS; n++) {
+      const running = await eventuallyTrue(
+        async () => (await runningOnVictim()).length > 0,
+        30_000,
+      ).then(
+        () => true,
+        () => false,
+      );
+      if (!running) break;
+      victim.workers[0]?.signal('SIGSTOP');
+      await sleep(300);
+      stalled.push(...(await runningOnVictim()).map((r) => r.id));
+      await sleep(STALL_MS - 300);
+      victim.workers[0]?.signal('SIGCONT');
+      await sleep(s.rng.int(1500, 3000));
+    }
+    await s.quiesce(enqueued.ids, 120_000);
+    await sweeper.stop();
+    await Promise.all([victim.stopAll(), healthy.stopAll()]);
+
+    // Assert
+    const { figures, verdicts } = await s.classify(allSucceed(enqueued.ids));
+    const stalledLost = verdicts.filter((v) => stalled.includes(v.id) && v.lostLeases > 0).length;
+    s.note('stalls', stalled.length);
+    s.note('stalled tasks that lost their lease', stalledLost);
+    s.note('sweeper requeues', sweeper.stats.requeued);
+    checkCommon(s, figures);
+    checkDuplicatesExplained(s, figures);
+    checkSucceededOrExhausted(s, figures, verdicts);
+    s.check(
+      'stalls',
+      `${STALLS} stalls, each on a running keyed task that then lost its lease`,
+      stalled.length === STALLS && stalledLost === stalled.length,
+      `${stalled.length} stalls, ${stalledLost} lost their lease`,
+    );
+    const keyed = enqueued.ids.map((id) => ({ id, key: `key-${Number(id.slice(2)) % KEYS}` }));
+    await checkOrder(s, keyed);
+    await s.finish();
+  });
+});
