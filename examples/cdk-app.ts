@@ -1,7 +1,7 @@
 /**
- * The README's Deploy example: a TaskExecutor in your own CDK app, with a producer wired by
- * grantEnqueue, and an SDK configured from the stack outputs. Type-checked in CI with the
- * rest of the repository; an application imports the construct from its own copy of infra/.
+ * The example of docs/deploying.md: a TaskExecutor in your own CDK app, with a producer wired
+ * by grantEnqueue, and an SDK configured from the stack outputs. Type-checked in CI with the
+ * rest of the repository; an application imports the construct from 'tasklane/cdk'.
  */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { App, Duration, Stack } from 'aws-cdk-lib';

@@ -1,6 +1,8 @@
 /**
- * The README's SDK example. It is type-checked with the rest of the repository, so the
- * README cannot drift from the API. In an application, import from 'tasklane' instead.
+ * The task definition and the Lambda worker of the README's quick start, with a producer that
+ * reads its location from the environment. It is type-checked with the rest of the
+ * repository, so the docs cannot drift from the API. In an application, import from
+ * 'tasklane' instead.
  */
 import * as z from 'zod';
 import { createWorker, defineTask, TaskClient } from '../src/index.js';

@@ -34,6 +34,22 @@ export interface TaskExecutorProps {
   /** The largest `retry.maxAttempts` of your task types, 1 to 100. @default 3 */
   readonly maxAttempts?: number;
   /**
+   * The largest `retry.maxDelayMs` of your task types. With maxAttempts and workerTimeout it
+   * bounds the retry horizon, maxAttempts × (maxRetryDelay + workerTimeout), which must stay
+   * within half of the work queue's message retention (14 days): retries reuse the first
+   * message, and SQS counts its retention from the first send.
+   * @default Duration.minutes(5)
+   */
+  readonly maxRetryDelay?: Duration;
+  /**
+   * How long a SUCCEEDED or CANCELLED task is kept, and so how long its id stays reserved,
+   * before DynamoDB's TTL removes it: 1 minute to 3650 days, or `'forever'` (no TTL is
+   * written). DEAD tasks stay until purged. Passed to the functions as
+   * `TASKLANE_RETENTION_MS`; give producers the same setting (TaskClient's `retention`).
+   * @default Duration.days(30)
+   */
+  readonly retention?: Duration | 'forever';
+  /**
    * Receives before SQS moves a message to the DLQ. DynamoDB's attempt count is
    * authoritative; this is a safety net, so it must exceed maxAttempts. @default 50
    */

@@ -69,6 +69,9 @@ export class TaskExecutor extends Construct {
     const workerEntry = path.resolve(props.workerEntry ?? 'functions/worker.ts');
     const workerTimeout = props.workerTimeout ?? Duration.seconds(60);
     const maxConcurrency = props.maxConcurrency ?? 10;
+    const retention = props.retention ?? Duration.days(30);
+    const retentionMs =
+      retention === 'forever' ? retention : retention.toMilliseconds({ integral: false });
     const settingsProps = {
       name: props.name ?? stack.stackName,
       workerTimeoutSeconds: workerTimeout.toSeconds({ integral: false }),
@@ -88,6 +91,8 @@ export class TaskExecutor extends Construct {
       oldestMessageAgeThresholdSeconds: props.oldestMessageAgeThreshold?.toSeconds({
         integral: false,
       }),
+      maxRetryDelaySeconds: props.maxRetryDelay?.toSeconds({ integral: false }),
+      retentionMs,
     });
     const settings = executorSettings(settingsProps, {
       isUnresolved: (v) => Token.isUnresolved(v),
@@ -118,6 +123,8 @@ export class TaskExecutor extends Construct {
       [EnvVars.QUEUE_URL]: this.workQueue.queueUrl,
       // Known up front, so neither function looks it up (GetQueueUrl, GetQueueAttributes).
       [EnvVars.QUEUE_ARN]: this.workQueue.queueArn,
+      // How long finished tasks keep their id reserved; both functions write terminal states.
+      [EnvVars.RETENTION_MS]: String(retentionMs),
       POWERTOOLS_SERVICE_NAME: this.serviceName,
     };
     const common = {

@@ -4,8 +4,11 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { Token } from 'aws-cdk-lib';
+import { Defaults } from '../src/constants.js';
 import { ValidationError, type ValidationIssue } from '../src/errors.js';
 import { type ExecutorSettingsProps, settingsIssues } from '../src/resources.js';
+import { retentionIssue } from '../src/store/retention.js';
+import { retryHorizonIssue } from '../src/worker/retry-horizon.js';
 
 /** The subset of TaskExecutorProps that this module checks, with Durations in seconds. */
 export interface PropsToValidate extends ExecutorSettingsProps {
@@ -15,6 +18,10 @@ export interface PropsToValidate extends ExecutorSettingsProps {
   readonly maxConcurrency?: number;
   readonly reservedConcurrency?: number;
   readonly oldestMessageAgeThresholdSeconds?: number;
+  /** `maxRetryDelay`, in seconds. */
+  readonly maxRetryDelaySeconds?: number;
+  /** `retention`, in milliseconds, or `'forever'`. */
+  readonly retentionMs?: number | 'forever';
 }
 
 interface Rule {
@@ -75,6 +82,39 @@ const rules: readonly Rule[] = [
   {
     path: 'oldestMessageAgeThreshold',
     check: (p) => integerIn(p.oldestMessageAgeThresholdSeconds, 60, 1_209_600, ' seconds'),
+  },
+  {
+    path: 'maxRetryDelay',
+    check: (p) =>
+      integerIn(p.maxRetryDelaySeconds, 0, Defaults.MAX_VISIBILITY_TIMEOUT_SECONDS, ' seconds'),
+  },
+  {
+    // Retries reuse the first message, whose retention (14 days) runs from its first send.
+    path: 'maxAttempts',
+    check: ({
+      maxAttempts = Defaults.MAX_ATTEMPTS,
+      maxRetryDelaySeconds = Defaults.RETRY_MAX_DELAY_MS / 1000,
+      workerTimeoutSeconds = 60,
+    }) => {
+      const figures = [maxAttempts, maxRetryDelaySeconds, workerTimeoutSeconds];
+      if (figures.some((v) => Token.isUnresolved(v) || !Number.isFinite(v))) return undefined;
+      return retryHorizonIssue(
+        {
+          maxAttempts,
+          maxDelayMs: maxRetryDelaySeconds * 1000,
+          timeoutMs: workerTimeoutSeconds * 1000,
+        },
+        Defaults.QUEUE_RETENTION_SECONDS * 1000,
+        { maxDelay: 'maxRetryDelay', timeout: 'workerTimeout' },
+      );
+    },
+  },
+  {
+    path: 'retention',
+    check: ({ retentionMs }) =>
+      retentionMs === undefined || Token.isUnresolved(retentionMs)
+        ? undefined
+        : retentionIssue(retentionMs),
   },
 ];
 

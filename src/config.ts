@@ -28,6 +28,8 @@ export const EnvVars = {
   SCHEDULE_GROUP: 'TASKLANE_SCHEDULE_GROUP',
   SCHEDULER_ROLE_ARN: 'TASKLANE_SCHEDULER_ROLE_ARN',
   SCHEDULE_DLQ_ARN: 'TASKLANE_SCHEDULE_DLQ_ARN',
+  /** How long a finished task's id stays reserved: milliseconds, or `forever`. */
+  RETENTION_MS: 'TASKLANE_RETENTION_MS',
 } as const;
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Task statuses.
  *
- * Lifecycle (DESIGN §2):
+ * Lifecycle (docs/design.md §2):
  * - `SCHEDULED` → due → claimable (delayed tasks, delivered by EventBridge Scheduler).
  * - `PENDING` → written, message not yet confirmed sent (the outbox).
  * - `QUEUED` → message sent; waiting for a worker. Also the state a retry returns to.
@@ -37,7 +37,7 @@ export function isTerminal(status: TaskStatus): boolean {
 }
 
 /**
- * Audit events, one per state transition (DESIGN §1.6). Each is written to the task's
+ * Audit events, one per state transition (docs/design.md §1.7). Each is written to the task's
  * history in the same conditional write as the transition, and logged.
  */
 export const AuditEvent = {
@@ -59,6 +59,11 @@ export const AuditEvent = {
   MESSAGE_REJECTED: 'message-rejected',
   /** A delayed task whose schedule could not be created was removed again (enqueue threw). */
   ROLLED_BACK: 'rolled-back',
+  /**
+   * The sweeper gave a QUEUED task whose turn was long overdue a new generation, to send it
+   * again: its message may have outlived the queue's retention (docs/adr/0008-retention-and-overdue-resend.md).
+   */
+  RESENT: 'resent',
 } as const;
 
 /** One of the {@link AuditEvent} values. */
@@ -66,7 +71,7 @@ export type AuditEvent = (typeof AuditEvent)[keyof typeof AuditEvent];
 
 /** Defaults shared by the SDK, the worker and the infrastructure. */
 export const Defaults = {
-  /** Largest accepted payload, as UTF-8 JSON (DESIGN §6: keep well under SQS's 1 MiB). */
+  /** Largest accepted payload, as UTF-8 JSON (docs/design.md §7: keep well under SQS's 1 MiB). */
   MAX_PAYLOAD_BYTES: 256 * 1024,
   /** Largest handler result stored on the record; larger results are not stored. */
   MAX_RESULT_BYTES: 32 * 1024,
@@ -106,6 +111,20 @@ export const Defaults = {
   SCHEDULE_MAX_RETRY_ATTEMPTS: 185,
   /** Duplicate firings noted in one task's history at most; later ones are only logged. */
   MAX_DUPLICATE_NOTES: 20,
+  /** The work queue's message retention: SQS's maximum, 14 days, in seconds. */
+  QUEUE_RETENTION_SECONDS: 1_209_600,
+  /**
+   * A task type's retry horizon may use at most this share of the queue's retention: retries
+   * reuse the first message, whose retention runs from its first send.
+   */
+  RETRY_HORIZON_SHARE: 0.5,
+  /** How long a finished task's id stays reserved: 30 days, then DynamoDB's TTL removes it. */
+  RETENTION_MS: 30 * 24 * 60 * 60 * 1000,
+  /** Shortest and longest finite retention accepted; beyond the longest, use `'forever'`. */
+  MIN_RETENTION_MS: 60_000,
+  MAX_RETENTION_MS: 3650 * 24 * 60 * 60 * 1000,
+  /** A QUEUED task due this long ago and never claimed is sent again by the sweeper. */
+  QUEUED_OVERDUE_MS: 6 * 60 * 60 * 1000,
 } as const;
 
 /** Names of the table's key attributes and its status index (shared by store, provisioning and CDK). */

@@ -1,3 +1,8 @@
+/**
+ * `tasklane`: the SDK (TaskClient, defineTask) and the worker (createWorker, createSweeper).
+ *
+ * @module tasklane
+ */
 export type { Arrangement } from './client/delayed.js';
 export { DelayedTasks } from './client/delayed.js';
 export type { EnqueueOptions } from './client/prepare.js';
@@ -68,6 +73,7 @@ export { delayedScheduleName, firingTaskId } from './scheduler/names.js';
 export type { ScheduleTiming } from './scheduler/occurrences.js';
 export { occurrences } from './scheduler/occurrences.js';
 export type { HistoryEntry, TaskErrorInfo, TaskRecord } from './store/record.js';
+export type { Retention } from './store/retention.js';
 export type { Lease, TaskPage, TaskStoreOptions } from './store/task-store.js';
 export { TaskStore } from './store/task-store.js';
 export type { SweeperOptions } from './sweeper/create-sweeper.js';

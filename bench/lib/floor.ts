@@ -1,5 +1,5 @@
 /**
- * The request floor derived on paper from the code and DESIGN.md: what one task must cost
+ * The request floor derived on paper from the code and docs/design.md: what one task must cost
  * at batch size `b`, assuming full batches and no idle polling. The bench compares measured
  * counts against it.
  */
@@ -15,7 +15,7 @@ export interface FloorLine {
   readonly why: string;
 }
 
-/** Tasklane's floor; `delayed` follows DESIGN §3 (Scheduler delivery), not yet built. */
+/** Tasklane's floor; `delayed` follows docs/design.md §4 (Scheduler delivery), not yet built. */
 export function tasklaneFloor(kind: FloorCase, b: number): FloorLine[] {
   const consume = (why: string): FloorLine[] => [
     { key: 'SQS.ReceiveMessage', perTask: 1 / b, why: `the mapping receives ${b} per call${why}` },

@@ -8,6 +8,9 @@ import { retriedCost, successfulCost, type TaskCost } from './analysis.js';
 import { ratio, table, usd } from './markdown.js';
 import type { BenchResults } from './results.js';
 import type { PerTask } from './tallies.js';
+import { templateFile } from './template.js';
+
+const costTemplate = templateFile('cost.md');
 
 function usage(perTask: PerTask): PerTaskUsage {
   return {
@@ -83,14 +86,19 @@ export function costSection(results: BenchResults): string {
   ]);
   rows.push(['CloudWatch Logs, beside the total', ...columns.map((c) => usd(c.logs)), 'not built']);
   const logBytes = summarize(tS.runs.map((r) => r.logBytes)).median;
-  return [
-    '## 4. Cost per million tasks',
-    '',
-    `Computed from the per-task medians of section 3 at us-east-1 on-demand prices, without free tiers, from \`bench/prices.ts\` (prices as of ${PRICES.asOf}): SQS FIFO $${PRICES.sqsFifoPerMillionRequests} per million requests (each started 64 KB of payload billed as one), DynamoDB on-demand $${PRICES.dynamodbPerMillionWriteUnits} per million write units and $${PRICES.dynamodbPerMillionReadUnits} per million read units, Lambda $${PRICES.lambdaPerMillionRequests} per million requests plus $${PRICES.lambdaPerGbSecondArm} per GB-s (Arm), EventBridge Scheduler $${PRICES.schedulerPerMillionInvocations} per million invocations.`,
-    '',
-    `Stated Lambda configuration: ${LAMBDA_ASSUMPTIONS.memoryMb} MB, ${LAMBDA_ASSUMPTIONS.architecture}, ${LAMBDA_ASSUMPTIONS.durationMsPerInvocation} ms billed per invocation (a batch of ${b}) for both systems. That duration is an assumption: on moto every request waits behind one lock, so the measured invocation times (section 2) describe moto, not Lambda. Write units are counted per write from the item's size; Tasklane's writes also pay for the status index (section 3). Idle receives are left out.`,
-    '',
-    table(
+  return costTemplate('section', {
+    asOf: PRICES.asOf,
+    sqs: PRICES.sqsFifoPerMillionRequests,
+    writes: PRICES.dynamodbPerMillionWriteUnits,
+    reads: PRICES.dynamodbPerMillionReadUnits,
+    lambdaRequests: PRICES.lambdaPerMillionRequests,
+    gbSecond: PRICES.lambdaPerGbSecondArm,
+    scheduler: PRICES.schedulerPerMillionInvocations,
+    memoryMb: LAMBDA_ASSUMPTIONS.memoryMb,
+    architecture: LAMBDA_ASSUMPTIONS.architecture,
+    durationMs: LAMBDA_ASSUMPTIONS.durationMsPerInvocation,
+    batchSize: b,
+    table: table(
       [
         'Per million tasks',
         'Tasklane, successful',
@@ -101,7 +109,7 @@ export function costSection(results: BenchResults): string {
       ],
       rows,
     ),
-    '',
-    `The audit log is not in the issue's price list but is a real cost: Tasklane's producer and worker write ${Math.round(logBytes)} bytes of log lines per successful task (the Powertools baseline logs nothing), at $${PRICES.cloudwatchLogsPerGbIngested} per GB ingested.`,
-  ].join('\n');
+    logBytes: Math.round(logBytes),
+    logsPerGb: PRICES.cloudwatchLogsPerGbIngested,
+  });
 }

@@ -5,6 +5,9 @@ import { retriedCost, successfulCost, type TaskCost } from './analysis.js';
 import { num, table } from './markdown.js';
 import type { BenchResults } from './results.js';
 import { dynamodbWrites, requests } from './tallies.js';
+import { templateFile } from './template.js';
+
+const requestsTemplate = templateFile('requests.md');
 
 const NOT_REQUESTS = (key: string) => key.startsWith('Lambda.') || key.startsWith('Scheduler.');
 
@@ -128,47 +131,31 @@ export function requestsSection(results: BenchResults): string {
   const b = results.profile.batchSize;
   const n = results.throughput.powertoolsSize;
   const tFloor = tasklaneFloor('successful', b);
-  return [
-    '## 3. AWS requests per task',
-    '',
-    `Every SDK call of every client (producer, worker, poller) is counted by a middleware in the SDK's \`deserialize\` step, inside the retry middleware, so a retried call counts once per attempt. Figures are per task, medians of ${results.profile.reps} repetitions. "Floor" is the count derived on paper below, at batch size ${b}. One-off start-up calls (\`GetQueueAttributes\`, \`GetQueueUrl\`) and receives that came back empty are left out of the totals; the empty ones are idle polling, which a Lambda event source mapping does on its own schedule whatever the number of tasks (the local stand-in long-polls 1 s, Lambda 20 s).`,
-    '',
-    `### Per successful task (${n} tasks per run)`,
-    '',
-    perTaskTable(
+  return requestsTemplate('section', {
+    reps: results.profile.reps,
+    batchSize: b,
+    successfulTasks: n,
+    successfulTable: perTaskTable(
       'successful',
       b,
       successfulCost(results, 'tasklane'),
       successfulCost(results, 'powertools'),
     ),
-    '',
-    `### Per retried task (${results.retries.tasks} tasks per run, each failing once, then succeeding)`,
-    '',
-    perTaskTable(
+    retriedTasks: results.retries.tasks,
+    retriedTable: perTaskTable(
       'retried',
       b,
       retriedCost(results, 'tasklane'),
       retriedCost(results, 'powertools'),
     ),
-    '',
-    '### Per delayed task',
-    '',
-    'Delayed tasks (EventBridge Scheduler delivery, DESIGN §3) are not built yet, so there is nothing to measure: the table shows the floor of the design. The Powertools baseline has no delayed delivery (SQS FIFO queues do not support per-message delays).',
-    '',
-    perTaskTable('delayed', b, undefined, undefined),
-    '',
-    '### The floor, derived',
-    '',
-    `Per **successful** task at batch size ${b}, Tasklane needs:`,
-    '',
-    ...tFloor.map((l) => `- \`${l.key}\` ${num(l.perTask)}: ${l.why}.`),
-    '',
-    `That is 4 DynamoDB writes (create, markSent, claim, complete), 1 strongly consistent read and 3/${b} SQS requests: ${num(
+    delayedTable: perTaskTable('delayed', b, undefined, undefined),
+    floorLines: tFloor
+      .map((l) =>
+        requestsTemplate('floor-line', { key: l.key, perTask: num(l.perTask), why: l.why }),
+      )
+      .join('\n'),
+    floorRequests: num(
       tFloor.filter((l) => !NOT_REQUESTS(l.key)).reduce((s, l) => s + l.perTask, 0),
-    )} requests. Each write is one conditional \`UpdateItem\`/\`PutItem\` as DESIGN §2 requires. Every transition also rewrites the status index key (\`statusShard\`, \`statusAt\`), and the index projects ALL attributes: a \`PutItem\` writes the index once, each \`UpdateItem\` twice (delete the old entry, put the new one), so one task costs 4 table write units and 7 index write units while the item stays under 1 KB.`,
-    '',
-    `A **retried** task repeats the consumer's part: another read and claim, plus the \`retry\` write, and one \`ChangeMessageVisibilityBatch\` per ${b} failed messages, which brings the message back after the retry delay instead of the queue's visibility timeout. A **delayed** task (as designed) is created SCHEDULED, gets one one-time schedule, and EventBridge Scheduler sends its message unbatched; there is no \`markSent\`, because the claim accepts a due SCHEDULED task.`,
-    '',
-    `The **Powertools baseline** writes nothing at enqueue (it has no producer side) and keeps one idempotency record per message: a conditional \`PutItem\` (INPROGRESS) and an \`UpdateItem\` (COMPLETED), no read; a failed attempt deletes its record (\`DeleteItem\`) so the redelivery can run.`,
-  ].join('\n');
+    ),
+  });
 }

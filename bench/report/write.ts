@@ -6,14 +6,17 @@ import type { Summary } from '../lib/stats.js';
 import { scaling } from './analysis.js';
 import { costSection } from './cost-section.js';
 import { findingsSection } from './findings-section.js';
+import { glanceSection } from './glance-section.js';
 import { header, methodSection } from './method-section.js';
 import { requestsSection } from './requests-section.js';
 import type { BenchResults } from './results.js';
 import { enqueueSection, packageSection, processSection, scalingSection } from './sections.js';
-import { headline } from './targets.js';
+import { headline, judgeTargets } from './targets.js';
 import { summaryTable, targetsSection } from './targets-section.js';
+import { templateFile } from './template.js';
 
 const ASSETS = 'docs/benchmarks';
+const reportTemplate = templateFile('report.md');
 
 function series(
   name: string,
@@ -107,6 +110,28 @@ function panels(results: BenchResults): Panel[] {
 }
 
 /**
+ * BENCHMARKS.md from a run's results; `chart` is the scaling chart's path relative to the
+ * report, when there is one.
+ */
+export function renderReport(results: BenchResults, chart: string | undefined): string {
+  const h = headline(results);
+  return `${reportTemplate('page', {
+    glance: glanceSection(results, h, judgeTargets(results, h)),
+    header: header(results),
+    summaryTable: summaryTable(results, h),
+    targets: targetsSection(results, h),
+    enqueue: enqueueSection(results),
+    processing: processSection(results),
+    requests: requestsSection(results),
+    cost: costSection(results),
+    package: packageSection(results),
+    scaling: scalingSection(results, chart),
+    findings: findingsSection(results),
+    method: methodSection(results),
+  })}\n`;
+}
+
+/**
  * Writes the report to `output`, and (for the default and full profiles) the chart and the
  * raw results under docs/benchmarks/ next to it.
  */
@@ -127,20 +152,5 @@ export async function writeReport(output: string, results: BenchResults): Promis
     path.join(assets, `${prefix}results.json`),
     `${JSON.stringify(results, null, 2)}\n`,
   );
-  const h = headline(results);
-  const markdown = [
-    header(results),
-    '## Summary',
-    summaryTable(results, h),
-    targetsSection(results, h),
-    enqueueSection(results),
-    processSection(results),
-    requestsSection(results),
-    costSection(results),
-    packageSection(results),
-    scalingSection(results, chart),
-    findingsSection(results),
-    methodSection(results),
-  ].join('\n\n');
-  await writeFile(output, `${markdown}\n`);
+  await writeFile(output, renderReport(results, chart));
 }

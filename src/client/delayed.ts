@@ -41,12 +41,14 @@ export interface DelayedTasksDeps {
  * Delayed tasks: a SCHEDULED record plus a one-time `at()` schedule in the executor's group
  * that sends the task's ordinary message body to the FIFO queue when it is due.
  *
- * Crash safety (rollback): the record is written first, then the schedule. If creating the
- * schedule fails, the record is removed again (only if untouched) and enqueue throws
+ * Crash safety (rollback, ADR 0008): the record is written first, then the schedule. If
+ * creating the schedule fails, the enqueue that wrote the record removes it again and throws
  * ScheduleFailedError, so the caller knows nothing was enqueued and can retry the same id.
- * If the process dies between the two writes, the SCHEDULED record has no schedule: a
- * re-enqueue of the same id calls {@link ensureScheduled}, and so should the sweeper for
- * SCHEDULED tasks that are overdue.
+ * It removes only what it still owns: a retry of the same id that finds the record makes
+ * sure of the schedule, then confirms the record before reporting success, and a confirmed
+ * record is never rolled back. If the process dies between the two writes, the SCHEDULED
+ * record has no schedule: a re-enqueue of the same id calls {@link ensureScheduled}, and so
+ * does the sweeper for SCHEDULED tasks that are overdue.
  */
 export class DelayedTasks {
   constructor(private readonly deps: DelayedTasksDeps) {}
@@ -64,21 +66,64 @@ export class DelayedTasks {
   /**
    * Arranges delivery of a SCHEDULED record just written (`created`) or found again.
    *
-   * @throws ScheduleFailedError when a fresh record's schedule could not be created; the
-   *   record has then been removed.
+   * @throws ScheduleFailedError when the task is not enqueued: a fresh record's schedule could
+   *   not be created (the record has then been removed), or the record found was rolled back
+   *   by the enqueue that wrote it before this one could confirm it.
    */
   async arrange(record: TaskRecord, created: boolean): Promise<Arrangement> {
+    if (!created) {
+      const arrangement = await this.ensureScheduled(record);
+      // Confirmed before it is reported, so the writing enqueue cannot roll it back after.
+      if (arrangement !== 'not-scheduled' && !record.scheduleConfirmed) {
+        const confirmed = await this.deps.store.confirmSchedule(record);
+        if (confirmed === 'gone') {
+          await this.dropSchedule(record.id);
+          throw new ScheduleFailedError(record.id, delayedScheduleName(record.id), {
+            cause: new Error('the enqueue that wrote the record rolled it back'),
+          });
+        }
+      }
+      return arrangement;
+    }
     try {
       return await this.ensureScheduled(record);
     } catch (err) {
-      if (!created) throw err;
       const name = delayedScheduleName(record.id);
-      await this.deleteSchedule(record.id).catch(() => false);
-      await this.deps.store.discard(
+      const { discarded, current } = await this.deps.store.discard(
         record,
         `schedule ${name} not created: ${(err as Error).message}`,
       );
+      if (!discarded && current !== undefined && current.createdAt === record.createdAt) {
+        // Another enqueue of this id confirmed the task (or it has moved on): it stands,
+        // with the schedule that enqueue made sure of.
+        this.deps.logger.info('schedule not created, but another enqueue of the task did', {
+          taskId: record.id,
+          error: (err as Error).message,
+        });
+        return 'scheduled';
+      }
+      // Only once the record is gone: deleting first would remove a schedule that a
+      // confirming enqueue relies on.
+      if (discarded) await this.dropSchedule(record.id);
       throw new ScheduleFailedError(record.id, name, { cause: err });
+    }
+  }
+
+  /**
+   * Deletes the schedule of a task that was rolled back. A new record of the same id may
+   * have been written meanwhile, and found this schedule in place; it is re-arranged, so
+   * that it does not wait for the sweeper.
+   */
+  private async dropSchedule(taskId: string): Promise<void> {
+    await this.deleteSchedule(taskId).catch(() => false);
+    const again = await this.deps.store.get(taskId).catch(() => undefined);
+    if (again?.status === TaskStatus.SCHEDULED) {
+      await this.ensureScheduled(again).catch((err: unknown) => {
+        this.deps.logger.warn('schedule of a re-enqueued task not restored; the sweeper will', {
+          taskId,
+          error: (err as Error).message,
+        });
+      });
     }
   }
 

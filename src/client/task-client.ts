@@ -14,6 +14,7 @@ import {
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
 import type { TaskRecord } from '../store/record.js';
+import { type Retention, resolveRetention } from '../store/retention.js';
 import { type TaskPage, TaskStore } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../worker/task-definition.js';
 import { DelayedTasks } from './delayed.js';
@@ -40,6 +41,13 @@ export interface TaskClientOptions extends ExecutorLocation {
   readonly maxPayloadBytes?: number;
   /** Must match the workers' setting. @default 8 */
   readonly statusShards?: number;
+  /**
+   * How long a SUCCEEDED or CANCELLED task is kept, and so how long its id stays reserved:
+   * milliseconds after it finished, or `'forever'` (no TTL). DEAD tasks stay until purged.
+   * Use the same value in producers, workers and the sweeper.
+   * @default `TASKLANE_RETENTION_MS`, else 30 days
+   */
+  readonly retention?: Retention;
   readonly logger?: TaskLogger;
   /** @default Date.now */
   readonly clock?: () => number;
@@ -119,6 +127,7 @@ export class TaskClient {
       logger: this.logger,
       clock: this.clock,
       ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
+      retention: resolveRetention(options.retention),
     });
     this.dispatcher = new Dispatcher(this.sqs, location.queueUrl, this.store, this.logger);
     const target = new SchedulerTarget({
@@ -147,7 +156,8 @@ export class TaskClient {
    * @throws PayloadTooLargeError above `maxPayloadBytes`.
    * @throws IdempotencyConflictError when the id exists with another type or payload.
    * @throws ScheduleFailedError when a delayed task's schedule could not be created (the task
-   *   was rolled back: retry the same id).
+   *   was rolled back: retry the same id). A retry that runs while the first call is still
+   *   in progress either keeps the task for both (ADR 0008) or throws this too.
    * @throws ConfigurationError for a delayed task when scheduling is not configured.
    */
   async enqueue<D extends TaskDefinition>(

@@ -1,3 +1,9 @@
+/**
+ * `tasklane/local`: the local executor for tests and dev servers, and the emulator pieces it
+ * is built from.
+ *
+ * @module tasklane/local
+ */
 export type { EmulatorHandle, EmulatorOptions } from './emulator.js';
 export {
   EmulatorUnavailableError,

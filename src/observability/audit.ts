@@ -2,7 +2,7 @@ import type { AuditEvent, TaskStatus } from '../constants.js';
 import type { TaskLogger } from './logger.js';
 
 /**
- * One audit record (DESIGN §1.6, NIST 800-53 AU-3): what happened, to which task, in which
+ * One audit record (docs/design.md §1.7, NIST 800-53 AU-3): what happened, to which task, in which
  * attempt, by which worker, when, and with what outcome. The same shape is stored in the
  * task's history and written to the log.
  */

@@ -57,6 +57,12 @@ export interface TaskRecord {
   readonly lastError: TaskErrorInfo | undefined;
   readonly deadReason: string | undefined;
   readonly finishedAt: number | undefined;
+  /**
+   * A delayed task only: an enqueue other than the one that wrote the record found or made
+   * its schedule and reported the task as enqueued. The writing enqueue then no longer rolls
+   * it back when its own CreateSchedule fails (ADR 0008).
+   */
+  readonly scheduleConfirmed: boolean;
   readonly history: readonly HistoryEntry[];
 }
 
@@ -136,6 +142,7 @@ export function fromItem(item: TaskItem): TaskRecord {
     lastError: (item.lastError as TaskErrorInfo | undefined) ?? undefined,
     deadReason: optionalString(item.deadReason),
     finishedAt: optionalNumber(item.finishedAt),
+    scheduleConfirmed: item.scheduleConfirmed === true,
     history: (item.history as HistoryEntry[] | undefined) ?? [],
   };
 }

@@ -24,6 +24,7 @@ import {
   type TaskItem,
   type TaskRecord,
 } from './record.js';
+import { checkRetention, expiresAtSeconds, type Retention } from './retention.js';
 
 /** What a worker holds after a claim; every worker write is fenced by it. */
 export interface Lease {
@@ -62,8 +63,12 @@ export interface TaskStoreOptions {
   readonly dynamodb: DynamoDBClient;
   /** @default Defaults.STATUS_SHARDS */
   readonly statusShards?: number;
-  /** How long finished tasks are kept before DynamoDB's TTL removes them. @default 30 days */
-  readonly retentionMs?: number;
+  /**
+   * How long a SUCCEEDED or CANCELLED task is kept (its id stays reserved) before DynamoDB's
+   * TTL removes it: milliseconds, or `'forever'` (no TTL attribute is written). DEAD tasks
+   * never get one. @default 30 days
+   */
+  readonly retention?: Retention;
   /** @default Date.now */
   readonly clock?: () => number;
   /** Receives one structured audit line per transition. */
@@ -98,8 +103,6 @@ interface TransitionSpec {
   readonly fenced?: boolean;
 }
 
-const RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
-
 /**
  * The item must stay under DynamoDB's 400 KB through every attempt: payload (256 KB) +
  * result (32 KB) + history. Each history entry is kept small by bounding its detail, and
@@ -119,7 +122,7 @@ export class TaskStore {
   readonly statusShards: number;
   private readonly doc: DynamoDBDocumentClient;
   private readonly clock: () => number;
-  private readonly retentionMs: number;
+  private readonly retention: Retention;
   private readonly logger: TaskLogger;
 
   constructor(options: TaskStoreOptions) {
@@ -129,7 +132,7 @@ export class TaskStore {
       marshallOptions: { removeUndefinedValues: true },
     });
     this.clock = options.clock ?? Date.now;
-    this.retentionMs = options.retentionMs ?? RETENTION_MS;
+    this.retention = checkRetention(options.retention ?? Defaults.RETENTION_MS);
     this.logger = options.logger ?? defaultLogger();
   }
 
@@ -295,7 +298,7 @@ export class TaskStore {
       set: {
         result: resultJson,
         finishedAt: now,
-        [TableSchema.TTL_ATTRIBUTE]: Math.floor((now + this.retentionMs) / 1000),
+        [TableSchema.TTL_ATTRIBUTE]: expiresAtSeconds(now, this.retention),
       },
       remove: ['leaseToken', 'leaseExpiresAt'],
       statusAt: now,
@@ -376,7 +379,7 @@ export class TaskStore {
       },
       set: {
         finishedAt: now,
-        [TableSchema.TTL_ATTRIBUTE]: Math.floor((now + this.retentionMs) / 1000),
+        [TableSchema.TTL_ATTRIBUTE]: expiresAtSeconds(now, this.retention),
       },
       statusAt: now,
     });
@@ -410,6 +413,38 @@ export class TaskStore {
       },
       set: { generation: seen.generation + 1 },
       remove: ['leaseToken', 'leaseExpiresAt'],
+      statusAt: now,
+    });
+  }
+
+  /**
+   * QUEUED, due before `overdueBefore` → PENDING under a new generation, so the sweeper can
+   * send a fresh message: the task's own message may be gone (it outlived the queue's
+   * retention). The attempt is kept. PENDING rather than QUEUED, as for a requeue, so that a
+   * failed send leaves the task in the outbox. Fenced by the record's status, generation and
+   * attempt, and by its due time (the status index's sort key) still being overdue, so a
+   * claim, a retry or another sweeper in between makes this write lose.
+   */
+  resend(seen: TaskRecord, overdueBefore: number, actor?: string): Promise<TaskRecord> {
+    const now = this.clock();
+    return this.transition({
+      name: 'resend',
+      taskId: seen.id,
+      taskType: seen.type,
+      event: AuditEvent.RESENT,
+      to: TaskStatus.PENDING,
+      attempt: seen.attempt,
+      workerId: actor,
+      detail: `queued since ${new Date(seen.updatedAt).toISOString()} and never claimed; sent again as generation ${seen.generation + 1}`,
+      condition:
+        '#status = :queued AND #generation = :seenGeneration AND #attempt = :seenAttempt AND #statusAt < :overdueBefore',
+      values: {
+        ':queued': TaskStatus.QUEUED,
+        ':seenGeneration': seen.generation,
+        ':seenAttempt': seen.attempt,
+        ':overdueBefore': overdueBefore,
+      },
+      set: { generation: seen.generation + 1 },
       statusAt: now,
     });
   }
@@ -475,39 +510,95 @@ export class TaskStore {
   }
 
   /**
-   * SCHEDULED → (gone): removes a delayed task whose schedule could not be created, so the
-   * failed enqueue leaves nothing behind and a retry of the same id starts afresh. Only an
-   * untouched record is removed (SCHEDULED, never attempted, same generation); the audit
-   * line `rolled-back` records it.
+   * Marks a SCHEDULED task `scheduleConfirmed`: an enqueue that found the record (a retry of
+   * the one that wrote it) has made sure of its schedule and is about to report the task as
+   * enqueued. From then on {@link discard} refuses, so the writing enqueue can no longer roll
+   * back a task that another caller was told exists. Not a transition (the status stays),
+   * so no history entry. Pinned to the record seen: its creation time tells it apart from a
+   * later record of the same id.
    *
-   * @returns false when the record had changed (it is then left as it is).
+   * @returns `confirmed` (now or before); `moved-on` when the task left SCHEDULED (fired,
+   *   sent or cancelled), so no rollback can touch it either; `gone` when the record seen no
+   *   longer exists (rolled back, perhaps replaced by a new record of the same id).
+   */
+  async confirmSchedule(
+    seen: Pick<TaskRecord, 'id' | 'generation' | 'createdAt'>,
+  ): Promise<'confirmed' | 'moved-on' | 'gone'> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [TableSchema.PARTITION_KEY]: seen.id },
+          UpdateExpression: 'SET #confirmed = :true',
+          ConditionExpression:
+            'attribute_exists(#pk) AND #createdAt = :createdAt AND #status = :scheduled AND #attempt = :zero AND #generation = :generation',
+          ExpressionAttributeNames: {
+            '#pk': TableSchema.PARTITION_KEY,
+            '#confirmed': 'scheduleConfirmed',
+            '#createdAt': 'createdAt',
+            '#status': 'status',
+            '#attempt': 'attempt',
+            '#generation': 'generation',
+          },
+          ExpressionAttributeValues: {
+            ':true': true,
+            ':createdAt': seen.createdAt,
+            ':scheduled': TaskStatus.SCHEDULED,
+            ':zero': 0,
+            ':generation': seen.generation,
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return 'confirmed';
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      const current = err.Item === undefined ? undefined : fromItem(unmarshall(err.Item));
+      return current === undefined || current.createdAt !== seen.createdAt ? 'gone' : 'moved-on';
+    }
+  }
+
+  /**
+   * SCHEDULED → (gone): removes a delayed task whose schedule this enqueue could not create,
+   * so the failed enqueue leaves nothing behind and a retry of the same id starts afresh.
+   * Only a record this enqueue still owns is removed: the one it wrote (same creation time),
+   * untouched (SCHEDULED, never attempted, same generation), and not confirmed by another
+   * enqueue ({@link confirmSchedule}). The audit line `rolled-back` records it.
+   *
+   * @returns `discarded: true` when removed; otherwise the record DynamoDB held instead
+   *   (undefined when there is none), which is left as it is.
    */
   async discard(
-    seen: Pick<TaskRecord, 'id' | 'type' | 'generation'>,
+    seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'>,
     reason: string,
-  ): Promise<boolean> {
+  ): Promise<{ readonly discarded: boolean; readonly current?: TaskRecord | undefined }> {
     try {
       await this.doc.send(
         new DeleteCommand({
           TableName: this.tableName,
           Key: { [TableSchema.PARTITION_KEY]: seen.id },
           ConditionExpression:
-            '#status = :scheduled AND #attempt = :zero AND #generation = :generation',
+            '#createdAt = :createdAt AND #status = :scheduled AND #attempt = :zero AND #generation = :generation AND attribute_not_exists(#confirmed)',
           ExpressionAttributeNames: {
+            '#createdAt': 'createdAt',
             '#status': 'status',
             '#attempt': 'attempt',
             '#generation': 'generation',
+            '#confirmed': 'scheduleConfirmed',
           },
           ExpressionAttributeValues: {
+            ':createdAt': seen.createdAt,
             ':scheduled': TaskStatus.SCHEDULED,
             ':zero': 0,
             ':generation': seen.generation,
           },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
     } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      const current = err.Item === undefined ? undefined : fromItem(unmarshall(err.Item));
+      return { discarded: false, current };
     }
     this.audit(seen.id, seen.type, {
       event: AuditEvent.ROLLED_BACK,
@@ -516,7 +607,7 @@ export class TaskStore {
       status: TaskStatus.SCHEDULED,
       detail: truncate(reason, MAX_DETAIL_CHARS),
     });
-    return true;
+    return { discarded: true };
   }
 
   /**

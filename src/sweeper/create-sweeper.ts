@@ -8,13 +8,17 @@ import { ConfigurationError } from '../errors.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics, TaskOutcome } from '../observability/metrics.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
+import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
+import { overdueBefore } from './overdue.js';
 import { type SweepOptions, type SweepReport, sweep } from './sweeper.js';
 
 /** Options of {@link createSweeper}. */
 export interface SweeperOptions
   extends ExecutorLocation,
-    Partial<Pick<SweepOptions, 'budgetMs' | 'pendingAgeMs' | 'pageSize' | 'clock'>> {
+    Partial<
+      Pick<SweepOptions, 'budgetMs' | 'pendingAgeMs' | 'pageSize' | 'clock' | 'queuedOverdueMs'>
+    > {
   readonly dynamodb?: DynamoDBClient;
   readonly sqs?: SQSClient;
   /** Used to check overdue delayed tasks' schedules. @default a client from the environment */
@@ -27,6 +31,11 @@ export interface SweeperOptions
   readonly metrics?: TaskMetrics;
   /** Must match the producers' and workers' setting. @default 8 */
   readonly statusShards?: number;
+  /**
+   * How long finished tasks are kept (the sweeper itself only writes DEAD, which never
+   * expires). @default `TASKLANE_RETENTION_MS`, else 30 days
+   */
+  readonly retention?: Retention;
 }
 
 /**
@@ -35,6 +44,7 @@ export interface SweeperOptions
  */
 export function createSweeper(options: SweeperOptions = {}): { run(): Promise<SweepReport> } {
   const location = resolveLocation(options);
+  overdueBefore(0, options.queuedOverdueMs); // Validates the threshold up front.
   const logger = options.logger ?? defaultLogger();
   const metrics = options.metrics ?? powertoolsMetrics();
   const sqs = options.sqs ?? new SQSClient(sqsClientConfig());
@@ -44,6 +54,7 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
     logger,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
+    retention: resolveRetention(options.retention),
   });
   const dispatcher = new Dispatcher(sqs, location.queueUrl, store, logger);
   // Overdue delayed tasks are checked only where scheduling is configured.
@@ -64,6 +75,9 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
       ...(options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs }),
       ...(options.pendingAgeMs === undefined ? {} : { pendingAgeMs: options.pendingAgeMs }),
       ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+      ...(options.queuedOverdueMs === undefined
+        ? {}
+        : { queuedOverdueMs: options.queuedOverdueMs }),
       ...(delayed === undefined
         ? {}
         : { ensureScheduled: (record) => delayed.ensureScheduled(record) }),

@@ -4,6 +4,7 @@ import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
 import { compareEnqueueOrder, type TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
+import { overdueBefore, resendOverdue } from './overdue.js';
 
 /** The worker id the sweeper's transitions are recorded under. */
 const SWEEPER_ACTOR = 'sweeper';
@@ -28,6 +29,11 @@ export interface SweepOptions {
   readonly ensureScheduled?: (record: TaskRecord) => Promise<unknown>;
   /** A SCHEDULED task this long past its runAt is checked. @default 120000 */
   readonly scheduledGraceMs?: number;
+  /**
+   * A QUEUED task due this long ago (sent, or its retry delay over) and still not claimed
+   * is sent again under a new generation: its message may have expired. @default 21600000 (6 h)
+   */
+  readonly queuedOverdueMs?: number;
 }
 
 /** What one sweep did. */
@@ -36,7 +42,9 @@ export interface SweepReport {
   readonly requeued: number;
   /** RUNNING tasks whose lease expired on their final attempt, declared DEAD. */
   readonly killed: number;
-  /** PENDING tasks (re)sent: unsent outbox entries and the requeued ones. */
+  /** Overdue QUEUED tasks given a new generation to be sent again. */
+  readonly resent: number;
+  /** PENDING tasks (re)sent: unsent outbox entries, the requeued and the resent ones. */
   readonly sent: number;
   /** Sends that failed; those tasks stay PENDING for the next sweep. */
   readonly unsent: number;
@@ -56,6 +64,8 @@ export interface SweepReport {
  *   producer crashed between the write and the send), so it is sent now.
  * - SCHEDULED tasks overdue by `scheduledGraceMs` (with `ensureScheduled`): the schedule is
  *   checked and recreated, or the task is sent when due.
+ * - QUEUED tasks overdue by `queuedOverdueMs`: their message may have outlived the queue's
+ *   retention, so they are sent again under a new generation.
  *
  * Every change is a conditional transition, so the sweep is idempotent and two sweeps can
  * run at once: the loser of each race sees a rejected transition and moves on. A duplicate
@@ -67,7 +77,15 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   const deadline = clock() + (options.budgetMs ?? 45_000);
   const pageSize = options.pageSize ?? 100;
   const { store, logger } = options;
-  const counts = { requeued: 0, killed: 0, sent: 0, unsent: 0, scheduledChecked: 0, conflicts: 0 };
+  const counts = {
+    requeued: 0,
+    killed: 0,
+    resent: 0,
+    sent: 0,
+    unsent: 0,
+    scheduledChecked: 0,
+    conflicts: 0,
+  };
   let budgetExhausted = false;
   const toSend: TaskRecord[] = [];
 
@@ -100,6 +118,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   };
 
   const now = clock();
+  const queuedBefore = overdueBefore(now, options.queuedOverdueMs);
   await pages(TaskStatus.RUNNING, now + 1, async (record) => {
     if ((record.leaseExpiresAt ?? 0) > now) return;
     if (record.attempt >= record.maxAttempts) {
@@ -116,6 +135,10 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   });
   await pages(TaskStatus.PENDING, now - (options.pendingAgeMs ?? 60_000), async (record) => {
     toSend.push(record);
+  });
+  await pages(TaskStatus.QUEUED, queuedBefore, async (record) => {
+    toSend.push(await resendOverdue(store, record, queuedBefore, logger));
+    counts.resent += 1;
   });
 
   const ensureScheduled = options.ensureScheduled;

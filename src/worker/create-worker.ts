@@ -5,12 +5,15 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
 import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults } from '../constants.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError, type ValidationIssue } from '../errors.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
+import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
 import { type BatchOptions, type ProcessorDeps, processBatch } from './processor.js';
+import { retryHorizonIssue } from './retry-horizon.js';
 import { type BatchSummary, pollQueue } from './sqs-poller.js';
+import { TakeoverGate } from './takeover-gate.js';
 import type { TaskDefinition } from './task-definition.js';
 import { VisibilityController } from './visibility.js';
 
@@ -46,6 +49,20 @@ export interface WorkerOptions extends ExecutorLocation {
   readonly maxResultBytes?: number;
   /** Must match the producers' setting. @default 8 */
   readonly statusShards?: number;
+  /**
+   * How long a SUCCEEDED or CANCELLED task is kept, and so how long its id stays reserved:
+   * milliseconds after it finished, or `'forever'` (no TTL). DEAD tasks stay until purged.
+   * Use the same value in producers, workers and the sweeper.
+   * @default `TASKLANE_RETENTION_MS`, else 30 days
+   */
+  readonly retention?: Retention;
+  /**
+   * The work queue's message retention, in ms, when it is shorter than SQS's 14-day maximum
+   * (a queue you created yourself). Every task type's retry horizon, `maxAttempts ×
+   * (maxDelayMs + timeout)`, must then stay within half of it.
+   * @default 14 days, which `defineTask` already checks
+   */
+  readonly queueRetentionMs?: number;
 }
 
 /** Options of {@link Worker.poll}. */
@@ -58,7 +75,10 @@ export interface PollOptions {
   readonly batchSize?: number;
   /** @default 20 */
   readonly waitTimeSeconds?: number;
-  /** Receive loops at once. @default 1 */
+  /**
+   * Batches processed at once. A batch's lease takeovers still run alone: while one runs,
+   * the worker's other batches wait (ADR 0007). @default 1
+   */
   readonly concurrency?: number;
   readonly onBatch?: (summary: BatchSummary) => void;
 }
@@ -83,7 +103,8 @@ function defaultWorkerId(): string {
 /**
  * Creates a worker for the given task definitions.
  *
- * @throws ValidationError if two definitions share a type.
+ * @throws ValidationError if two definitions share a type, or (with `queueRetentionMs`) a
+ * task type's retry horizon is over half the queue's retention.
  * @throws ConfigurationError if the table or queue cannot be resolved.
  */
 export function createWorker(
@@ -96,15 +117,14 @@ export function createWorker(
     if (definitions.has(task.type)) duplicates.add(task.type);
     definitions.set(task.type, task);
   }
-  if (duplicates.size > 0) {
-    throw new ValidationError(
-      'worker task list',
-      [...duplicates].map((type) => ({
-        path: type,
-        message: 'task type is defined more than once',
-      })),
-    );
+  const issues: ValidationIssue[] = [...duplicates].map((type) => ({
+    path: type,
+    message: 'task type is defined more than once',
+  }));
+  if (options.queueRetentionMs !== undefined) {
+    issues.push(...horizonIssues(definitions.values(), options.queueRetentionMs));
   }
+  if (issues.length > 0) throw new ValidationError('worker task list', issues);
   const location = resolveLocation(options);
   const logger = options.logger ?? defaultLogger();
   const metrics = options.metrics ?? powertoolsMetrics();
@@ -125,6 +145,7 @@ export function createWorker(
       clock,
       logger,
       ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
+      retention: resolveRetention(options.retention),
     }),
     visibility: new VisibilityController(sqs, logger, location.queueUrl, queueArn),
     logger,
@@ -135,6 +156,7 @@ export function createWorker(
     leaseDurationMs: options.leaseDurationMs ?? Defaults.LEASE_DURATION_MS,
     maxResultBytes: options.maxResultBytes ?? Defaults.MAX_RESULT_BYTES,
     groupConcurrency: options.groupConcurrency ?? 10,
+    takeoverGate: new TakeoverGate(),
     random: Math.random,
   };
   // One flush per batch, in both entry points; a batch that throws still publishes.
@@ -161,4 +183,28 @@ export function createWorker(
         ...(poll.onBatch === undefined ? {} : { onBatch: poll.onBatch }),
       }),
   };
+}
+
+/** Task types whose retry horizon is over half the queue's retention, one issue each. */
+function horizonIssues(
+  definitions: Iterable<TaskDefinition>,
+  queueRetentionMs: number,
+): ValidationIssue[] {
+  if (!Number.isInteger(queueRetentionMs) || queueRetentionMs < 60_000) {
+    return [
+      {
+        path: 'queueRetentionMs',
+        message: `expected an integer number of milliseconds of at least 60000 (SQS's shortest retention), received ${queueRetentionMs}`,
+      },
+    ];
+  }
+  const issues: ValidationIssue[] = [];
+  for (const { type, retry, timeoutMs } of definitions) {
+    const message = retryHorizonIssue(
+      { maxAttempts: retry.maxAttempts, maxDelayMs: retry.maxDelayMs, timeoutMs },
+      queueRetentionMs,
+    );
+    if (message !== undefined) issues.push({ path: `${type}.retry`, message });
+  }
+  return issues;
 }

@@ -21,6 +21,7 @@ import { decideClaim, isLeaseTakeover } from './claim-decision.js';
 import { fifoBatchFailures, groupMessages } from './fifo.js';
 import { admitFiring } from './firing.js';
 import { runHandler } from './run-handler.js';
+import type { TakeoverGate } from './takeover-gate.js';
 import { type TaskDefinition, validatePayload } from './task-definition.js';
 import {
   type VisibilityChange,
@@ -48,6 +49,8 @@ export interface ProcessorDeps {
   readonly maxResultBytes: number;
   /** Message groups processed at once within one batch. */
   readonly groupConcurrency: number;
+  /** Shared by every batch of the worker: takeovers never run beside other claimed work. */
+  readonly takeoverGate: TakeoverGate;
   readonly random: () => number;
 }
 
@@ -67,6 +70,14 @@ type Outcome =
   | { readonly kind: 'takeover' };
 
 const ACK: Outcome = { kind: 'ack' };
+/**
+ * After a refused fenced write (the lease was lost): the message goes back at once and is
+ * never acknowledged. It is still at the head of its FIFO group, ahead of the message the
+ * sweeper sent for the requeued task and of the key's later tasks, so the task's next
+ * attempt runs from it, in order; the later copy is dropped as a duplicate once the task
+ * has finished (ADR 0007).
+ */
+const LEASE_LOST: Outcome = { kind: 'retry', delayMs: 0 };
 const CLAIM_ROUNDS = 3;
 /**
  * A returned message stays invisible at least this long, so a retry with a zero jittered
@@ -83,8 +94,8 @@ const MIN_RUN_MS = 1_000;
  * SQS records, runs each task at most once per claim, and returns the batch item failures.
  * Message groups run concurrently; inside a group, messages run in order and the first
  * failure holds back the rest (the FIFO rule). Lease takeovers (tasks whose last attempt
- * may have crashed its worker) wait until the rest of the batch is done, then run one at a
- * time (ADR 0007).
+ * may have crashed its worker) wait until the rest of the batch, and any other batch the
+ * worker is running, is done, then run one at a time (ADR 0007).
  */
 export async function processBatch(
   records: readonly SQSRecord[],
@@ -143,21 +154,28 @@ export async function processBatch(
   // First every task that is not a lease takeover; the groups that reach one stop there.
   const limit = pLimit(deps.groupConcurrency);
   const parked = (
-    await Promise.all(
-      groupMessages(messages).map((group) => limit(() => runGroup(group.map((m) => m.record)))),
+    await deps.takeoverGate.fresh(() =>
+      Promise.all(
+        groupMessages(messages).map((group) => limit(() => runGroup(group.map((m) => m.record)))),
+      ),
     )
   ).filter((rest): rest is SQSRecord[] => rest !== undefined);
   // Then the takeovers, one group at a time: the attempt that lost its lease may have
   // crashed its worker, and if this one does too, the batch-mates have finished and the
-  // takeovers still waiting were not claimed, so they lose no attempt (only a receive).
+  // takeovers still waiting were not claimed, so they lose no attempt (only a receive). The
+  // gate extends this to the worker's other batches (poll with concurrency > 1): none of
+  // them runs anything meanwhile.
   batch.phase = 'takeover';
   const leftOver: SQSRecord[][] = [];
-  for (const group of parked) {
-    // Nothing is parked in this phase; should it be, it must still be reported failed,
-    // never acknowledged unprocessed.
-    const rest = await runGroup(group);
-    if (rest !== undefined) leftOver.push(rest);
-  }
+  const runTakeovers = async (): Promise<void> => {
+    for (const group of parked) {
+      // Nothing is parked in this phase; should it be, it must still be reported failed,
+      // never acknowledged unprocessed.
+      const rest = await runGroup(group);
+      if (rest !== undefined) leftOver.push(rest);
+    }
+  };
+  if (parked.length > 0) await deps.takeoverGate.takeover(runTakeovers);
   for (const record of leftOver.flat()) {
     failed.add(record.messageId);
     changes.push({
@@ -370,10 +388,10 @@ async function execute(
       deps,
       record,
       AuditEvent.STALE_DROPPED,
-      'lease lost during the run; result discarded',
+      'lease lost during the run; result discarded, message returned',
       lease.attempt,
     );
-    return ACK;
+    return LEASE_LOST;
   }
   deps.metrics.count(TaskOutcome.FAILED);
   const error = errorInfo(outcome.error);
@@ -393,9 +411,9 @@ async function execute(
   const written = await fencedWrite(deps, record, () =>
     deps.store.retry(lease, record.type, error, delayMs),
   );
-  if (written) deps.metrics.count(TaskOutcome.RETRIED);
-  // After a lost lease the newer attempt owns the task, and this message is redundant.
-  return written ? { kind: 'retry', delayMs } : ACK;
+  if (!written) return LEASE_LOST;
+  deps.metrics.count(TaskOutcome.RETRIED);
+  return { kind: 'retry', delayMs };
 }
 
 /** The lease a claim takes: the run's timeout plus grace, capped by the lease duration. */
@@ -403,14 +421,19 @@ function leaseFor(timeoutMs: number, deps: ProcessorDeps): number {
   return Math.min(timeoutMs + deps.leaseGraceMs, deps.leaseDurationMs);
 }
 
-/** A terminal write, counted as `outcome` when it lands: either way the message is done with. */
+/**
+ * A terminal write, counted as `outcome` when it lands; the message is then done with. When
+ * the lease was lost, the message is returned instead: acknowledging it would let the key's
+ * next task overtake the requeued one.
+ */
 async function finish(
   deps: ProcessorDeps,
   record: TaskRecord,
   write: () => Promise<TaskRecord>,
   outcome: TaskOutcome,
 ): Promise<Outcome> {
-  if (await fencedWrite(deps, record, write)) deps.metrics.count(outcome);
+  if (!(await fencedWrite(deps, record, write))) return LEASE_LOST;
+  deps.metrics.count(outcome);
   return ACK;
 }
 
@@ -422,8 +445,8 @@ function recordQueueLatency(message: SQSRecord, deps: ProcessorDeps): void {
 }
 
 /**
- * Runs a fenced write. Returns false when the lease was lost: a newer attempt owns the task,
- * so this worker's outcome is dropped and audited as stale.
+ * Runs a fenced write. Returns false when the lease was lost: the task was requeued or taken
+ * over, so this worker's outcome is dropped and audited as stale (and its message returned).
  */
 async function fencedWrite(
   deps: ProcessorDeps,

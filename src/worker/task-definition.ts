@@ -2,6 +2,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { Defaults } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { retryHorizonIssue } from './retry-horizon.js';
 
 /** Retry policy of a task type. Delays grow exponentially with full jitter, capped. */
 export interface RetryPolicy {
@@ -9,7 +10,12 @@ export interface RetryPolicy {
   readonly maxAttempts?: number;
   /** Cap of the first retry's jittered delay, in ms; doubles per attempt. @default 1000 */
   readonly baseDelayMs?: number;
-  /** Cap of any retry delay, in ms (at most 12 hours, SQS's visibility ceiling). @default 300000 */
+  /**
+   * Cap of any retry delay, in ms (at most 12 hours, SQS's visibility ceiling). With
+   * `maxAttempts` and the timeout it bounds the retry horizon, `maxAttempts × (maxDelayMs +
+   * timeout)`, which must stay within 7 days (half of SQS's 14-day message retention).
+   * @default 300000
+   */
   readonly maxDelayMs?: number;
 }
 
@@ -122,10 +128,20 @@ export function defineTask<Schema extends StandardSchemaV1, Result = unknown>(
       message: `expected a function, received ${typeof options.handler}`,
     });
   }
+  const numericIssues = issues.length;
   checkInteger(issues, 'retry.maxAttempts', retry.maxAttempts, 1, Defaults.MAX_ATTEMPTS_LIMIT);
   checkInteger(issues, 'retry.baseDelayMs', retry.baseDelayMs, 0, MAX_TIMEOUT_MS);
   checkInteger(issues, 'retry.maxDelayMs', retry.maxDelayMs, 0, MAX_TIMEOUT_MS);
   checkInteger(issues, 'timeout', timeoutMs, 1, MAX_TIMEOUT_MS);
+  if (issues.length === numericIssues) {
+    // Only meaningful once each figure is in range; SQS's longest retention is the ceiling.
+    const horizon = retryHorizonIssue({
+      maxAttempts: retry.maxAttempts,
+      maxDelayMs: retry.maxDelayMs,
+      timeoutMs,
+    });
+    if (horizon !== undefined) issues.push({ path: 'retry', message: horizon });
+  }
   if (issues.length > 0) throw new ValidationError(`definition of task type '${type}'`, issues);
   return { type, schema: options.schema, handler: options.handler, retry, timeoutMs };
 }

@@ -3,7 +3,7 @@
  * claimed, heartbeat-extended, retry-scheduled, requeued, dead, redriven, succeeded), with a
  * stale worker, a duplicate and a forged message on the side, and a second task is
  * cancelled. Every transition must leave exactly one audit event, matching its history
- * entry, with the task id, type, attempt, worker, time and outcome (DESIGN §1.6).
+ * entry, with the task id, type, attempt, worker, time and outcome (docs/design.md §1.7).
  */
 import { DeleteMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
@@ -127,22 +127,25 @@ describe('(8) audit coverage', () => {
     });
     const client = s.client({ logger });
     // What the event source mapping does around the handler: delete what succeeded.
-    const handle = async (w: Worker, record: SQSRecord) => {
-      const response = await w.processBatch([record]);
-      if (response.batchItemFailures.length === 0) {
+    const handle = async (w: Worker, records: readonly SQSRecord[]) => {
+      const response = await w.processBatch(records);
+      const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+      const done = records.filter((r) => !failed.has(r.messageId));
+      if (done.length > 0) {
         await clients.sqs.send(
           new DeleteMessageBatchCommand({
             QueueUrl: queueUrl,
-            Entries: [{ Id: '0', ReceiptHandle: record.receiptHandle }],
+            Entries: done.map((r, n) => ({ Id: String(n), ReceiptHandle: r.receiptHandle })),
           }),
         );
       }
     };
-    const next = async (): Promise<SQSRecord> => {
+    /** The next batch: everything one receive returns, so no message is left in flight. */
+    const next = async (): Promise<SQSRecord[]> => {
       const deadline = Date.now() + 20_000;
       for (;;) {
-        const [record] = await receiveRecords(s.executor, 30);
-        if (record !== undefined) return record;
+        const records = await receiveRecords(s.executor, 30);
+        if (records.length > 0) return records;
         if (Date.now() > deadline) throw new Error('no message within 20 s');
       }
     };
@@ -154,8 +157,10 @@ describe('(8) audit coverage', () => {
     await eventuallyTrue(async () => (await client.get(id))?.attempt === 2, 10_000);
     await sweeper.run(); // requeued, sent
     release();
-    await staleRun; // stale-dropped
-    await handle(worker, await next()); // claimed#3, dead
+    await staleRun; // stale-dropped, its message handed back
+    // claimed#3 from the handed-back message, dead; the sweeper's copy behind it in the
+    // group is then a duplicate (duplicate-dropped), here or in a later batch.
+    await handle(worker, await next());
     await client.redrive({ ids: [id] }); // redriven, sent
     await handle(worker, await next()); // claimed#1, succeeded
     const done = await client.get(id);
@@ -233,9 +238,9 @@ describe('(8) audit coverage', () => {
     );
     s.check(
       'side-events',
-      'stale-dropped, 2 × duplicate-dropped and message-rejected each audited once',
+      'stale-dropped, 3 × duplicate-dropped (the sweeper copy of the requeued task, a repeat, a cancelled task) and message-rejected each audited once',
       sideEvents['stale-dropped'] === 1 &&
-        sideEvents['duplicate-dropped'] === 2 &&
+        sideEvents['duplicate-dropped'] === 3 &&
         sideEvents['message-rejected'] === 1,
       JSON.stringify(sideEvents),
     );

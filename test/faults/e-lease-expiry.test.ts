@@ -4,7 +4,7 @@
  * visibility have expired and another worker has taken them over and finished them. Then it
  * resumes (SIGCONT), and its handlers carry on, unaware.
  * - Without heartbeat: the stale runs finish and repeat their effect (a duplicate, which
- *   DESIGN §1.3 allows after a lost lease); their outcome write is fenced off.
+ *   docs/design.md §1.3 allows after a lost lease); their outcome write is fenced off.
  * - With heartbeat: the lease is short and heartbeated automatically, and the handler
  *   heartbeats right before its effect, so a stale run learns of its lost lease and stops.
  */

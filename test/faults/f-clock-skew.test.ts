@@ -124,7 +124,7 @@ describe('(f) clock skew', () => {
     );
     s.check(
       'no-takeover',
-      `no live lease taken over at all, with clocks up to ${spread} s apart (DESIGN §1.3: a handler runs again only after a crash or timeout)`,
+      `no live lease taken over at all, with clocks up to ${spread} s apart (docs/design.md §1.3: a handler runs again only after a crash or timeout)`,
       all.length === 0,
       `${all.length} takeovers (${beyondGrace.length} by a clock more than the grace ahead), ${figures.duplicatedEffects} duplicated effects`,
     );

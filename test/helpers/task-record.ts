@@ -30,6 +30,7 @@ export function taskRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
     lastError: undefined,
     deadReason: undefined,
     finishedAt: undefined,
+    scheduleConfirmed: false,
     history: [],
     ...overrides,
   };

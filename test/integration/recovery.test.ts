@@ -440,9 +440,10 @@ describe('worker heartbeats', () => {
     const running = a.processBatch([message]);
     await new Promise((r) => setTimeout(r, 200));
     await b.processBatch([message]);
-    await running;
+    const stale = await running;
 
-    // Assert
+    // Assert: A hands its message back instead of acknowledging it (ADR 0007).
+    expect(stale.batchItemFailures).toEqual([{ itemIdentifier: message.messageId }]);
     expect(signalA?.aborted).toBe(true);
     expect(signalA?.reason).toBeInstanceOf(LeaseLostError);
     const record = await client.get(id);

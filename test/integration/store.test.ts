@@ -1270,7 +1270,7 @@ describe('TaskStore TTL', () => {
       dynamodb,
       logger: silentLogger,
       clock: () => now,
-      retentionMs: 60_000,
+      retention: 60_000,
     });
     const { record } = await shortLived.create(newTask('ttl-custom'));
 

@@ -1,5 +1,5 @@
 /**
- * The reference model of one task's lifecycle (DESIGN §2), as a pure state machine. It is
+ * The reference model of one task's lifecycle (docs/design.md §2), as a pure state machine. It is
  * written from the design, independently of src/: the model test runs the same commands
  * against it and against the real store and processor, and compares them after each one.
  */

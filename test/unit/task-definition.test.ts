@@ -77,14 +77,17 @@ describe('defineTask', () => {
 
   it('accepts every bound of every numeric option', () => {
     const low = { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 };
-    const high = {
-      maxAttempts: Defaults.MAX_ATTEMPTS_LIMIT,
-      baseDelayMs: MAX_MS,
-      maxDelayMs: MAX_MS,
-    };
+    // Each upper bound with the others small enough for a retry horizon within 7 days.
+    const mostAttempts = { maxAttempts: Defaults.MAX_ATTEMPTS_LIMIT, maxDelayMs: 60_000 };
+    const longestDelays = { maxAttempts: 13, baseDelayMs: MAX_MS, maxDelayMs: MAX_MS };
+    const longestTimeout = { maxAttempts: 13, maxDelayMs: 0 };
 
     expect(() => defineTask('t', { schema, handler, retry: low, timeout: 1 })).not.toThrow();
-    expect(() => defineTask('t', { schema, handler, retry: high, timeout: MAX_MS })).not.toThrow();
+    expect(() => defineTask('t', { schema, handler, retry: mostAttempts })).not.toThrow();
+    expect(() => defineTask('t', { schema, handler, retry: longestDelays })).not.toThrow();
+    expect(() =>
+      defineTask('t', { schema, handler, retry: longestTimeout, timeout: MAX_MS }),
+    ).not.toThrow();
   });
 
   it.each(['a', 'a'.repeat(128), 'Email.send_v2:urgent-1'])('accepts the type %j', (type) => {

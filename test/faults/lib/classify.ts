@@ -69,7 +69,7 @@ const ATTEMPT_ENDINGS: ReadonlySet<string> = new Set([
 /**
  * Leases lost in a history: an attempt that was requeued by the sweeper, taken over by a
  * newer claim, or declared dead when its lease ran out, instead of being ended by its own
- * worker. A timed-out attempt counts too (DESIGN §1.3: "a lease was lost (a crash or
+ * worker. A timed-out attempt counts too (docs/design.md §1.3: "a lease was lost (a crash or
  * timeout)"): its handler may still finish its effect after the attempt was given up.
  */
 export function leaseLosses(history: readonly HistoryEntry[]): { lost: number; timeouts: number } {

@@ -1,20 +1,25 @@
 /**
  * Vitest globalSetup of the fault suite (after test/helpers/global-setup.ts has started the
  * emulator): draws the master seed, bundles the worker child process, and at the end writes
- * RELIABILITY.md from the results the scenario files left behind.
+ * docs/reliability/results.json and RELIABILITY.md from the results the scenario files left
+ * behind.
  */
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { TestProject } from 'vitest/node';
 import { masterSeed } from './random.js';
-import { previousResults, renderReliability } from './reliability-doc.js';
+import {
+  mergeResults,
+  RELIABILITY_DATA,
+  readReliabilityData,
+  writeReliability,
+} from './reliability-doc.js';
 import { loadResults } from './report.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const DOC = path.join(ROOT, 'RELIABILITY.md');
 let run: { seed: number; resultsDir: string; started: number } | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
@@ -48,20 +53,13 @@ export async function teardown(): Promise<void> {
   if (run === undefined) return;
   const fresh = await loadResults(run.resultsDir);
   if (fresh.length === 0) return;
-  let previous: ReturnType<typeof previousResults> = [];
-  try {
-    previous = previousResults(await readFile(DOC, 'utf8'));
-  } catch {
-    // First run: no earlier file.
-  }
-  const merged = new Map(previous.map((r) => [r.id, r]));
-  for (const result of fresh) merged.set(result.id, result);
-  const doc = renderReliability([...merged.values()], {
+  const previous = await readReliabilityData(path.join(ROOT, RELIABILITY_DATA));
+  const data = mergeResults(previous, fresh, {
     masterSeed: run.seed,
     date: new Date().toISOString(),
     wallMs: Date.now() - run.started,
     scenarios: fresh.length,
   });
-  await writeFile(DOC, doc);
-  console.log(`[faults] wrote ${DOC} (FAULT_SEED=${run.seed})`);
+  await writeReliability(ROOT, data);
+  console.log(`[faults] wrote RELIABILITY.md and ${RELIABILITY_DATA} (FAULT_SEED=${run.seed})`);
 }

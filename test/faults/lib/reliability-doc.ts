@@ -1,88 +1,135 @@
-/** Renders RELIABILITY.md from the scenario results of the last run(s). */
+/**
+ * RELIABILITY.md and its raw data, docs/reliability/results.json. The data file keeps every
+ * scenario's last result (so a partial run keeps the rest) and the last run's facts; the
+ * page is rendered from it through the Markdown templates in ./templates.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fillTemplate, loadTemplate } from '../../../scripts/lib/template.js';
 import { KNOWN_FAILURES } from './known-failures.js';
-import { renderSection, renderSummary, type ScenarioResult } from './report.js';
+import { renderSection, renderSummary, type ScenarioResult, verdict } from './report.js';
 
-const DATA_OPEN = '<!-- fault-results';
-const DATA_CLOSE = '-->';
+const PAGE = loadTemplate(new URL('./templates/reliability.md', import.meta.url));
+const GLANCE = loadTemplate(new URL('./templates/glance.md', import.meta.url));
 
-const INTRO = `# Reliability
+/** RELIABILITY.md, relative to the repository root. */
+export const RELIABILITY_DOC = 'RELIABILITY.md';
+/** The raw results behind it, relative to the repository root. */
+export const RELIABILITY_DATA = path.join('docs', 'reliability', 'results.json');
 
-This file is written by \`npm run test:faults\` (test/faults, test/model); do not edit it by
-hand. It holds the figures of the last run of each scenario.
+/** Facts of the latest fault run. */
+export interface FaultRun {
+  readonly masterSeed: number;
+  readonly date: string;
+  readonly wallMs: number;
+  /** Scenario files that ran then; the others keep the figures of their own last run. */
+  readonly scenarios: number;
+}
 
-The fault suite runs the real system against the emulator (moto, serialized so that
-conditional writes are atomic): real SQS FIFO queues, the real DynamoDB task table, the real
-worker (in the test process or in worker child processes that are SIGKILLed, SIGSTOPped and
-restarted), the real sweeper, and faults injected through AWS SDK v3 middleware.
+/** The content of docs/reliability/results.json. */
+export interface ReliabilityData {
+  readonly run: FaultRun;
+  readonly results: readonly ScenarioResult[];
+}
 
-**What is measured.** Every handler run writes to an *effects ledger* (a separate DynamoDB
-table): a \`call\` entry when the handler starts and an \`effect\` entry when its side effect
-happens. After each scenario the system is left to quiesce (workers and sweeper keep running
-until every task is terminal, or a deadline passes), and every task whose \`enqueue\` returned
-is classified, Jepsen-style, from its record, its history and the ledger:
-
-- **completed exactly once**: the expected terminal status, written once, with exactly the
-  expected number of effects (1 for work that succeeds, 0 for poison);
-- **lost**: not terminal after quiescing (or no record at all);
-- **duplicated**: more effects than expected, or more than one terminal write;
-- **unexpected**: terminal, but not as expected (wrong status, a missing effect, an effect by
-  an attempt that the history does not show, an attempt above maxAttempts).
-
-A *lost lease* is an attempt that did not end by its own worker's write: requeued by the
-sweeper, taken over by a newer claim, or declared dead when its lease ran out. DESIGN §1.3
-allows a handler to run again only then, so every duplicated effect must be matched by a lost
-lease in the task's history ("duplicates not explained by a lost lease" must be 0).
-
-**Replaying a run.** Every random choice (fault schedule, kill times, generated inputs,
-model commands) derives from one master seed, printed at the start of the run and shown
-below. Replay with \`FAULT_SEED=<seed> npm run test:faults\`, or one scenario with
-\`FAULT_SEED=<seed> npx vitest run -c vitest.faults.config.ts test/faults/<file>\`. The seed
-fixes the faults and the inputs; process scheduling, the emulator's timing and the system's
-own jitter still vary, so a replay reproduces the conditions, not every interleaving.
-`;
-
-/** Reads the results embedded in an earlier RELIABILITY.md, so a partial run keeps the rest. */
-export function previousResults(doc: string): ScenarioResult[] {
-  const start = doc.indexOf(DATA_OPEN);
-  if (start < 0) return [];
-  const end = doc.indexOf(DATA_CLOSE, start);
+/** Reads the data file; undefined when there is none yet (or it is unreadable). */
+export async function readReliabilityData(file: string): Promise<ReliabilityData | undefined> {
   try {
-    return JSON.parse(doc.slice(start + DATA_OPEN.length, end)) as ScenarioResult[];
+    const data = JSON.parse(await readFile(file, 'utf8')) as ReliabilityData;
+    return Array.isArray(data.results) ? data : undefined;
   } catch {
-    return [];
+    return undefined;
   }
 }
 
-export function renderReliability(
-  results: readonly ScenarioResult[],
-  run: { masterSeed: number; date: string; wallMs: number; scenarios: number },
-): string {
-  // Scenarios (a)…(k) first, in letter order, then the model and audit tests.
+/** Merges a run's fresh results over the previous ones (by scenario id) into the new data. */
+export function mergeResults(
+  previous: ReliabilityData | undefined,
+  fresh: readonly ScenarioResult[],
+  run: FaultRun,
+): ReliabilityData {
+  const merged = new Map((previous?.results ?? []).map((r) => [r.id, r]));
+  for (const result of fresh) merged.set(result.id, result);
+  return { run, results: ordered([...merged.values()]) };
+}
+
+/** Scenarios (a)…(k) first, in letter order, then the model and audit tests. */
+function ordered(results: readonly ScenarioResult[]): ScenarioResult[] {
   const rank = (r: ScenarioResult) => `${r.id.length <= 2 ? 0 : 1}${r.id}`;
-  const ordered = [...results].sort((a, b) => rank(a).localeCompare(rank(b)));
+  return [...results].sort((a, b) => rank(a).localeCompare(rank(b)));
+}
+
+function sum(results: readonly ScenarioResult[], pick: (r: ScenarioResult) => number | undefined) {
+  return results.reduce((total, r) => total + (pick(r) ?? 0), 0);
+}
+
+/** The one-minute summary: the verdict, the totals that matter, one row per scenario. */
+export function renderGlance(data: ReliabilityData): string {
+  const { results, run } = data;
+  const failing = results.filter((r) => verdict(r) === 'FAIL');
+  const knownFailing = results.filter((r) => verdict(r) === 'pass (known failures)');
+  const outcome =
+    failing.length > 0
+      ? `${failing.length} of ${results.length} scenarios FAIL: ${failing.map((r) => r.title).join(', ')}.`
+      : `All ${results.length} scenarios pass.`;
+  const rows = results.map((r) => {
+    const f = r.figures;
+    const cell = (value: number | undefined) => (value === undefined ? '–' : String(value));
+    return `| ${r.title} | ${cell(f?.tasks)} | ${cell(f?.exactlyOnce)} | ${cell(f?.lost)} | ${cell(f?.duplicatedEffects)} | ${verdict(r)} |`;
+  });
+  return fillTemplate(
+    GLANCE,
+    {
+      outcome,
+      scenarioCount: results.length,
+      date: run.date,
+      masterSeed: run.masterSeed,
+      tasks: sum(results, (r) => r.figures?.tasks).toLocaleString('en-US'),
+      lost: sum(results, (r) => r.figures?.lost),
+      terminalWrites: sum(results, (r) => r.figures?.duplicatedTerminalWrites),
+      unexplained: sum(results, (r) => r.figures?.unexplainedDuplicates),
+      known:
+        knownFailing.length === 0
+          ? 'No known failures are registered.'
+          : `${knownFailing.length} scenario(s) pass only because of registered known failures (see below).`,
+      table: [
+        '| Scenario | Tasks | Completed exactly once | Lost | Duplicated effects (after a lost lease) | Verdict |',
+        '| --- | ---: | ---: | ---: | ---: | --- |',
+        ...rows,
+      ].join('\n'),
+    },
+    'glance.md',
+  );
+}
+
+/** RELIABILITY.md from its data. */
+export function renderReliability(data: ReliabilityData): string {
+  const { run } = data;
+  const results = ordered(data.results);
   const known = Object.entries(KNOWN_FAILURES);
-  return [
-    INTRO,
-    '## Last run',
-    '',
-    `${run.date}: FAULT_SEED=${run.masterSeed}, ${run.scenarios} scenario file(s), ` +
-      `${(run.wallMs / 1000).toFixed(0)} s of wall time on this machine (2 cores). ` +
-      'Scenarios not run then keep the figures (and seed) of their own last run.',
-    '',
-    '## Summary',
-    '',
-    renderSummary(ordered),
-    '',
-    '## Known failures',
-    '',
-    known.length === 0
-      ? 'None registered.'
-      : known.map(([id, reason]) => `- \`${id}\`: ${reason}`).join('\n'),
-    '',
-    '## Scenarios',
-    '',
-    ...ordered.map(renderSection),
-    `${DATA_OPEN}\n${JSON.stringify(ordered)}\n${DATA_CLOSE}`,
-    '',
-  ].join('\n');
+  return fillTemplate(
+    PAGE,
+    {
+      glance: renderGlance({ run, results }).trimEnd(),
+      lastRun:
+        `${run.date}: FAULT_SEED=${run.masterSeed}, ${run.scenarios} scenario file(s), ` +
+        `${(run.wallMs / 1000).toFixed(0)} s of wall time on this machine (2 cores). ` +
+        'Scenarios not run then keep the figures (and seed) of their own last run.',
+      summaryTable: renderSummary(results),
+      knownFailures:
+        known.length === 0
+          ? 'None registered.'
+          : known.map(([id, reason]) => `- \`${id}\`: ${reason}`).join('\n'),
+      scenarios: results.map(renderSection).join('\n').trimEnd(),
+    },
+    'reliability.md',
+  );
+}
+
+/** Writes the data file and the page under `root`. */
+export async function writeReliability(root: string, data: ReliabilityData): Promise<void> {
+  const dataFile = path.join(root, RELIABILITY_DATA);
+  await mkdir(path.dirname(dataFile), { recursive: true });
+  await writeFile(dataFile, `${JSON.stringify(data, null, 2)}\n`);
+  await writeFile(path.join(root, RELIABILITY_DOC), renderReliability(data));
 }

@@ -1,10 +1,13 @@
 /**
  * Scenario results: each test file writes one JSON result into the run's results folder;
- * the global teardown renders them all into RELIABILITY.md.
+ * the global teardown renders them all into RELIABILITY.md (prose in ./templates/*.md).
  */
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fillTemplate, loadTemplate } from '../../../scripts/lib/template.js';
 import type { Figures } from './classify.js';
+
+const SCENARIO_TEMPLATE = loadTemplate(new URL('./templates/scenario.md', import.meta.url));
 
 /** One pass criterion and how it fared. */
 export interface CriterionResult {
@@ -67,7 +70,8 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
-function verdict(result: ScenarioResult): string {
+/** 'pass', 'pass (known failures)' or 'FAIL'. */
+export function verdict(result: ScenarioResult): string {
   if (result.criteria.some((c) => !c.pass && c.known === undefined)) return 'FAIL';
   if (result.criteria.some((c) => !c.pass)) return 'pass (known failures)';
   return 'pass';
@@ -102,19 +106,20 @@ function criteriaList(result: ScenarioResult): string {
 
 /** One section of RELIABILITY.md. */
 export function renderSection(result: ScenarioResult): string {
-  return [
-    `### ${result.title}`,
-    '',
-    result.description,
-    '',
-    `Seed ${result.seed} (derived from FAULT_SEED=${result.masterSeed}), run ${result.date}. ` +
-      `Verdict: **${verdict(result)}**.`,
-    '',
-    figuresTable(result),
-    '',
-    criteriaList(result),
-    '',
-  ].join('\n');
+  return fillTemplate(
+    SCENARIO_TEMPLATE,
+    {
+      title: result.title,
+      description: result.description,
+      seed: result.seed,
+      masterSeed: result.masterSeed,
+      date: result.date,
+      verdict: verdict(result),
+      figures: figuresTable(result),
+      criteria: criteriaList(result),
+    },
+    'scenario.md',
+  );
 }
 
 /** The summary table: one row per scenario. */

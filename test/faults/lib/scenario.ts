@@ -273,7 +273,7 @@ export function checkDuplicatesExplained(scenario: Scenario, figures: Figures): 
 
 /**
  * Every task SUCCEEDED, except that one may be DEAD if every one of its attempts lost its
- * lease or timed out: bounded retries (DESIGN §1.5) then rightly give up on it.
+ * lease or timed out: bounded retries (docs/design.md §1.5) then rightly give up on it.
  */
 export function checkSucceededOrExhausted(
   scenario: Scenario,

@@ -1,0 +1,55 @@
+/** The one-minute summary at the top of the report: checks, targets, cost, speed, package. */
+import { costPerMillion } from '../lib/cost.js';
+import { coldStart, type TaskCost } from './analysis.js';
+import { costRatio } from './cost-section.js';
+import { kb, num, usd } from './markdown.js';
+import type { BenchResults } from './results.js';
+import { requests } from './tallies.js';
+import type { Headline, Target } from './targets.js';
+import { templateFile } from './template.js';
+
+const glanceTemplate = templateFile('glance.md');
+
+const times = (x: number) => `${num(x)}×`;
+
+function costOf(cost: TaskCost): number {
+  return costPerMillion({ tally: cost.median.tally, lambdaInvocations: cost.median.invocations })
+    .total;
+}
+
+function names(targets: readonly Target[]): string {
+  return targets.length === 0
+    ? 'none'
+    : targets.map((t) => glanceTemplate(`label-${t.id}`)).join(', ');
+}
+
+/** The section's Markdown. */
+export function glanceSection(
+  results: BenchResults,
+  h: Headline,
+  targets: readonly Target[],
+): string {
+  const failed = results.checks.filter((c) => !c.ok).length;
+  const count = results.checks.length;
+  return glanceTemplate('section', {
+    date: results.date.slice(0, 10),
+    profile: results.profile.name,
+    checks:
+      failed === 0
+        ? glanceTemplate('checks-passed', { count })
+        : glanceTemplate('checks-failed', { failed, count }),
+    metCount: targets.filter((t) => t.met).length,
+    targetCount: targets.length,
+    metNames: names(targets.filter((t) => t.met)),
+    missedNames: names(targets.filter((t) => !t.met)),
+    tasklaneCost: usd(costOf(h.tasklane)),
+    powertoolsCost: usd(costOf(h.powertools)),
+    costRatio: times(costRatio(h.tasklane, h.powertools).median),
+    tasklaneRequests: num(requests(h.tasklane.median.tally)),
+    powertoolsRequests: num(requests(h.powertools.median.tally)),
+    largest: h.largest,
+    overhead: times(h.overhead.median),
+    bundle: kb(results.pkg.bundles.worker.bytes),
+    coldInit: times(coldStart(results, (c) => c.totalMs).ratio.median),
+  });
+}

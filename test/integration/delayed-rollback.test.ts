@@ -1,0 +1,140 @@
+import {
+  GetScheduleCommand,
+  ResourceNotFoundException,
+  SchedulerClient,
+} from '@aws-sdk/client-scheduler';
+import { beforeEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { TaskStatus } from '../../src/constants.js';
+import { ScheduleFailedError } from '../../src/errors.js';
+import { delayedScheduleName } from '../../src/scheduler/names.js';
+import { defineTask } from '../../src/worker/task-definition.js';
+import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
+
+const HOUR = 60 * 60_000;
+
+let executor: TestExecutor;
+const reminder = defineTask('reminder', {
+  schema: z.object({ note: z.string() }),
+  handler: () => undefined,
+});
+
+beforeEach(async () => {
+  executor = await setupExecutor();
+});
+
+async function scheduleExists(taskId: string): Promise<boolean> {
+  try {
+    await executor.clients.scheduler.send(
+      new GetScheduleCommand({
+        Name: delayedScheduleName(taskId),
+        GroupName: executor.scheduler.scheduleGroup,
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ResourceNotFoundException) return false;
+    throw err;
+  }
+}
+
+/**
+ * A Scheduler client whose CreateSchedule waits at a gate (a slow call); once the gate opens
+ * it fails (`outcome: 'fail'`, throttled after the SDK's own retries) or goes through.
+ */
+function heldScheduler(outcome: 'fail' | 'succeed') {
+  let open = (): void => undefined;
+  let arrive = (): void => undefined;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const reached = new Promise<void>((resolve) => (arrive = resolve));
+  const client = new SchedulerClient({ region: 'us-east-1' });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName !== 'CreateScheduleCommand') return next(args);
+      arrive();
+      await opened;
+      if (outcome === 'fail') {
+        throw Object.assign(new Error('Rate exceeded (injected)'), { name: 'ThrottlingException' });
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'held-create-schedule' },
+  );
+  return { client, open, reached };
+}
+
+describe('TaskClient.enqueue with runAt, retried while the first call is still running', () => {
+  it('keeps the task that the retry reported, though the first call then fails to schedule it', async () => {
+    // Arrange: the first call wrote the record and waits in CreateSchedule; the retry
+    // finds the record, creates the schedule and reports the task enqueued.
+    const runAt = new Date(Date.now() + HOUR);
+    const slow = heldScheduler('fail');
+    const first = executor
+      .client({ scheduler: slow.client })
+      .enqueue(reminder, { note: 'pay rent' }, { id: 'rent', runAt });
+    await slow.reached;
+    const retry = await executor
+      .client()
+      .enqueue(reminder, { note: 'pay rent' }, { id: 'rent', runAt });
+
+    // Act: the first call's CreateSchedule fails.
+    slow.open();
+    const outcome = await first;
+
+    // Assert: nothing was rolled back under the retry's feet, and both calls agree.
+    expect(retry).toMatchObject({ created: false, sent: true });
+    expect(outcome).toMatchObject({ id: 'rent', created: true, sent: true });
+    const record = await executor.client().get('rent');
+    expect(record).toMatchObject({ status: TaskStatus.SCHEDULED, scheduleConfirmed: true });
+    expect(await scheduleExists('rent')).toBe(true);
+  });
+
+  it('fails the retry too when the first call rolled the task back before the retry confirmed it', async () => {
+    // Arrange: both calls wait in CreateSchedule; the first will fail, the retry succeed.
+    const runAt = new Date(Date.now() + HOUR);
+    const failing = heldScheduler('fail');
+    const succeeding = heldScheduler('succeed');
+    const first = executor
+      .client({ scheduler: failing.client })
+      .enqueue(reminder, { note: 'water plants' }, { id: 'plants', runAt });
+    await failing.reached;
+    const retry = executor
+      .client({ scheduler: succeeding.client })
+      .enqueue(reminder, { note: 'water plants' }, { id: 'plants', runAt });
+    await succeeding.reached;
+
+    // Act: the first call fails and rolls back; only then does the retry's schedule land.
+    failing.open();
+    const firstError = await first.catch((err: unknown) => err);
+    succeeding.open();
+    const retryError = await retry.catch((err: unknown) => err);
+
+    // Assert: neither call claims a task that does not exist, and nothing is left behind.
+    expect(firstError).toBeInstanceOf(ScheduleFailedError);
+    expect(retryError).toBeInstanceOf(ScheduleFailedError);
+    expect(await executor.client().get('plants')).toBeUndefined();
+    expect(await scheduleExists('plants')).toBe(false);
+  });
+
+  it('lets a later enqueue of a rolled-back id start afresh', async () => {
+    // Arrange
+    const runAt = new Date(Date.now() + HOUR);
+    const failing = heldScheduler('fail');
+    failing.open();
+    await expect(
+      executor
+        .client({ scheduler: failing.client })
+        .enqueue(reminder, { note: 'call mum' }, { id: 'mum', runAt }),
+    ).rejects.toBeInstanceOf(ScheduleFailedError);
+
+    // Act
+    const again = await executor
+      .client()
+      .enqueue(reminder, { note: 'call mum' }, { id: 'mum', runAt });
+
+    // Assert
+    expect(again).toMatchObject({ created: true, sent: true });
+    expect(again.record.scheduleConfirmed).toBe(false);
+    expect(await scheduleExists('mum')).toBe(true);
+  });
+});

@@ -1,0 +1,181 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { beforeEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { AuditEvent, Defaults, TaskStatus } from '../../src/constants.js';
+import { TransitionRejectedError } from '../../src/errors.js';
+import { noopMetrics } from '../../src/observability/metrics.js';
+import { createSweeper } from '../../src/sweeper/create-sweeper.js';
+import { defineTask } from '../../src/worker/task-definition.js';
+import { setupExecutor, silentLogger, type TestExecutor } from '../helpers/executor.js';
+
+/** SQS's shortest message retention, in seconds. */
+const SHORTEST_RETENTION_SECONDS = 60;
+/** Far enough ahead that every QUEUED task is overdue by the default threshold. */
+const LATER_MS = Defaults.QUEUED_OVERDUE_MS + 10 * 60_000;
+
+let executor: TestExecutor;
+
+beforeEach(async () => {
+  executor = await setupExecutor();
+});
+
+function sweeper(clock: () => number) {
+  return createSweeper({
+    tableName: executor.tableName,
+    queueUrl: executor.queueUrl,
+    ...executor.clients,
+    logger: silentLogger,
+    metrics: noopMetrics,
+    clock,
+  });
+}
+
+const runs: string[] = [];
+const noop = defineTask('noop', {
+  schema: z.object({}),
+  handler: (_payload, { taskId }) => {
+    runs.push(taskId);
+  },
+});
+
+describe('sweep of overdue QUEUED tasks', () => {
+  it('re-sends a retrying task whose message outlived the queue retention, and it succeeds', async () => {
+    // Arrange: a queue that drops messages after a minute, and a task whose first attempt
+    // fails with a retry delay of up to two minutes.
+    await executor.clients.sqs.send(
+      new SetQueueAttributesCommand({
+        QueueUrl: executor.queueUrl,
+        Attributes: { MessageRetentionPeriod: String(SHORTEST_RETENTION_SECONDS) },
+      }),
+    );
+    const flaky = defineTask('flaky', {
+      schema: z.object({}),
+      retry: { maxAttempts: 3, baseDelayMs: 120_000, maxDelayMs: 120_000 },
+      handler: (_payload, { attempt }) => {
+        if (attempt === 1) throw new Error('dependency down');
+        return 'done';
+      },
+    });
+    const client = executor.client();
+    const worker = executor.worker([flaky]);
+    const sentAt = Date.now();
+    const { id } = await client.enqueue(flaky, {});
+    await executor.deliver(worker, await executor.receive({ waitTimeSeconds: 5 }));
+    expect(await client.get(id)).toMatchObject({ status: TaskStatus.QUEUED, attempt: 1 });
+    await sleep(sentAt + (SHORTEST_RETENTION_SECONDS + 2) * 1000 - Date.now());
+    expect(await executor.receive({ waitTimeSeconds: 1 })).toEqual([]); // The message expired.
+
+    // Act: a sweep once the retry is long overdue, then the worker takes the new message.
+    const report = await sweeper(() => Date.now() + LATER_MS).run();
+    const records = await executor.receive({ waitTimeSeconds: 5 });
+    await executor.deliver(worker, records);
+
+    // Assert
+    expect(report).toMatchObject({ resent: 1, sent: 1, unsent: 0, conflicts: 0 });
+    expect(records).toHaveLength(1);
+    const record = await client.get(id);
+    expect(record).toMatchObject({
+      status: TaskStatus.SUCCEEDED,
+      attempt: 2,
+      generation: 2,
+      result: 'done',
+    });
+    expect(record?.history.map((h) => h.event)).toEqual([
+      AuditEvent.SUBMITTED,
+      AuditEvent.SENT,
+      AuditEvent.CLAIMED,
+      AuditEvent.RETRY_SCHEDULED,
+      AuditEvent.RESENT,
+      AuditEvent.SENT,
+      AuditEvent.CLAIMED,
+      AuditEvent.SUCCEEDED,
+    ]);
+  }, 120_000);
+
+  it('leaves a QUEUED task alone until it is overdue', async () => {
+    // Arrange
+    const { id } = await executor.client().enqueue(noop, {});
+
+    // Act
+    const report = await sweeper(() => Date.now() + Defaults.QUEUED_OVERDUE_MS - 60_000).run();
+
+    // Assert
+    expect(report.resent).toBe(0);
+    expect(await executor.client().get(id)).toMatchObject({
+      status: TaskStatus.QUEUED,
+      generation: 1,
+    });
+    expect(await executor.queueDepth()).toBe(1);
+  });
+
+  it('runs the task once when its original message was still there: the copy is dropped', async () => {
+    // Arrange: a task waiting (say, behind its ordering key) past the threshold.
+    const client = executor.client();
+    const { id } = await client.enqueue(noop, {});
+    runs.length = 0;
+
+    // Act
+    const report = await sweeper(() => Date.now() + LATER_MS).run();
+    const depth = await executor.queueDepth();
+    const drained = await executor.drain(executor.worker([noop]));
+
+    // Assert
+    expect(report).toMatchObject({ resent: 1, sent: 1 });
+    expect(depth).toBe(2);
+    expect(drained).toEqual({ processed: 2, failed: 0 });
+    expect(runs).toEqual([id]);
+    const record = await client.get(id);
+    expect(record).toMatchObject({ status: TaskStatus.SUCCEEDED, attempt: 1, generation: 2 });
+  });
+
+  it('lets only one of two racing sweepers re-send a task', async () => {
+    // Arrange
+    const client = executor.client();
+    const { id } = await client.enqueue(noop, {});
+    const later = Date.now() + LATER_MS;
+
+    // Act
+    const reports = await Promise.all([sweeper(() => later).run(), sweeper(() => later).run()]);
+
+    // Assert
+    expect(reports.map((r) => r.resent).sort()).toEqual([0, 1]);
+    expect(await client.get(id)).toMatchObject({ status: TaskStatus.QUEUED, generation: 2 });
+  });
+});
+
+describe('TaskStore.resend', () => {
+  it('is refused once a worker claimed the task, with the record it found', async () => {
+    // Arrange
+    const client = executor.client();
+    const { id } = await client.enqueue(noop, {});
+    const seen = await client.store.get(id);
+    if (seen === undefined) throw new Error('no record');
+    await client.store.claim(seen, { workerId: 'w1', leaseMs: 60_000 });
+
+    // Act
+    const refusal = await client.store.resend(seen, Date.now() + LATER_MS).catch((e) => e);
+
+    // Assert
+    expect(refusal).toBeInstanceOf(TransitionRejectedError);
+    expect((refusal as TransitionRejectedError).current).toMatchObject({
+      status: TaskStatus.RUNNING,
+      attempt: 1,
+    });
+  });
+
+  it('is refused while the task is not yet overdue', async () => {
+    // Arrange
+    const client = executor.client();
+    const { id } = await client.enqueue(noop, {});
+    const seen = await client.store.get(id);
+    if (seen === undefined) throw new Error('no record');
+
+    // Act
+    const refusal = await client.store.resend(seen, Date.now() - 60_000).catch((e) => e);
+
+    // Assert
+    expect(refusal).toBeInstanceOf(TransitionRejectedError);
+    expect(await client.get(id)).toMatchObject({ status: TaskStatus.QUEUED, generation: 1 });
+  });
+});
