@@ -23,8 +23,8 @@ import {
   Scenario,
 } from './lib/scenario.js';
 
-const KEYS = 5;
-const PER_KEY = 30;
+const KEYS = 6;
+const PER_KEY = 25;
 const STALLS = 5;
 const STALL_MS = 5000;
 const PROFILE: TaskProfile = {
@@ -48,7 +48,8 @@ describe('(n) stalled worker with ordering keys', () => {
       leaseGraceMs: 500,
       leaseDurationMs: 2000,
       concurrency: 1,
-      batchSize: 10,
+      // Small batches, so that neither worker holds every key's messages at once.
+      batchSize: 3,
       waitTimeSeconds: 1,
     };
     const victim = s.fleet(PROFILE, settings, 'victim');
@@ -74,10 +75,11 @@ describe('(n) stalled worker with ordering keys', () => {
 
     // Act: freeze the victim while it runs a keyed task, past its lease; then resume it.
     const stalled: string[] = [];
-    for (let n = 0; n < STALLS; n++) {
+    const giveUpAt = Date.now() + 180_000;
+    for (let n = 0; n < STALLS && Date.now() < giveUpAt; n++) {
       const running = await eventuallyTrue(
         async () => (await runningOnVictim()).length > 0,
-        30_000,
+        Math.max(0, giveUpAt - Date.now()),
       ).then(
         () => true,
         () => false,
