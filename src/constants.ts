@@ -37,8 +37,10 @@ export function isTerminal(status: TaskStatus): boolean {
 }
 
 /**
- * Audit events, one per state transition (docs/design.md §1.7). Each is written to the task's
- * history in the same conditional write as the transition, and logged.
+ * Audit events, one per state transition (docs/design.md §1.7). Each is logged, and written to the task's history
+ * in the same conditional write as the transition, except `heartbeat-extended`: a heartbeat
+ * only counts itself on the record (`heartbeats`, `lastHeartbeatAt`), so that a long task's
+ * history does not grow with its run time.
  */
 export const AuditEvent = {
   SUBMITTED: 'submitted',
@@ -61,7 +63,7 @@ export const AuditEvent = {
   ROLLED_BACK: 'rolled-back',
   /**
    * The sweeper gave a QUEUED task whose turn was long overdue a new generation, to send it
-   * again: its message may have outlived the queue's retention (docs/adr/0008-retention-and-overdue-resend.md).
+   * again: its message may have outlived the queue's retention (docs/adr/0010-retention-and-overdue-resend.md).
    */
   RESENT: 'resent',
 } as const;
@@ -75,7 +77,7 @@ export const Defaults = {
   MAX_PAYLOAD_BYTES: 256 * 1024,
   /** Largest handler result stored on the record; larger results are not stored. */
   MAX_RESULT_BYTES: 32 * 1024,
-  /** Ceiling of `retry.maxAttempts`; with it the task's item stays under 400 KB. */
+  /** Ceiling of `retry.maxAttempts`. */
   MAX_ATTEMPTS_LIMIT: 100,
   /** Attempts per task, the first run included. */
   MAX_ATTEMPTS: 3,
@@ -125,6 +127,20 @@ export const Defaults = {
   MAX_RETENTION_MS: 3650 * 24 * 60 * 60 * 1000,
   /** A QUEUED task due this long ago and never claimed is sent again by the sweeper. */
   QUEUED_OVERDUE_MS: 6 * 60 * 60 * 1000,
+  /**
+   * Byte budget of a task's history (estimated as JSON). Past it, a transition folds the
+   * older entries into the record's `historyTruncated` count, keeping the first and the
+   * newest ones, so the item stays far under DynamoDB's 400 KB: payload (256 KB) + result
+   * (32 KB) + history (16 KB) + a few KB of other attributes.
+   */
+  HISTORY_BUDGET_BYTES: 16 * 1024,
+  /** A fold shrinks the history to this fraction of its budget, so folds stay rare. */
+  HISTORY_FOLD_TARGET: 0.75,
+  /**
+   * DynamoDB's item size limit, as bytes of the item's JSON (an upper estimate). A write the
+   * service refused for size is retried without the result when the estimate exceeds this.
+   */
+  MAX_ITEM_BYTES: 400 * 1024,
 } as const;
 
 /** Names of the table's key attributes and its status index (shared by store, provisioning and CDK). */

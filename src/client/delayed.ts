@@ -41,7 +41,7 @@ export interface DelayedTasksDeps {
  * Delayed tasks: a SCHEDULED record plus a one-time `at()` schedule in the executor's group
  * that sends the task's ordinary message body to the FIFO queue when it is due.
  *
- * Crash safety (rollback, ADR 0008): the record is written first, then the schedule. If
+ * Crash safety (rollback, ADR 0009): the record is written first, then the schedule. If
  * creating the schedule fails, the enqueue that wrote the record removes it again and throws
  * ScheduleFailedError, so the caller knows nothing was enqueued and can retry the same id.
  * It removes only what it still owns: a retry of the same id that finds the record makes

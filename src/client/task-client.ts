@@ -157,7 +157,7 @@ export class TaskClient {
    * @throws IdempotencyConflictError when the id exists with another type or payload.
    * @throws ScheduleFailedError when a delayed task's schedule could not be created (the task
    *   was rolled back: retry the same id). A retry that runs while the first call is still
-   *   in progress either keeps the task for both (ADR 0008) or throws this too.
+   *   in progress either keeps the task for both (ADR 0009) or throws this too.
    * @throws ConfigurationError for a delayed task when scheduling is not configured.
    */
   async enqueue<D extends TaskDefinition>(

@@ -60,10 +60,21 @@ export interface TaskRecord {
   /**
    * A delayed task only: an enqueue other than the one that wrote the record found or made
    * its schedule and reported the task as enqueued. The writing enqueue then no longer rolls
-   * it back when its own CreateSchedule fails (ADR 0008).
+   * it back when its own CreateSchedule fails (ADR 0009).
    */
   readonly scheduleConfirmed: boolean;
+  /**
+   * The task's transitions, oldest first, within a byte budget: once past it, the entries
+   * between the first one and the newest ones are folded into {@link historyTruncated}.
+   * Heartbeats are not entries (see {@link heartbeats}). Every entry also went to the log.
+   */
   readonly history: readonly HistoryEntry[];
+  /** History entries folded away to keep the history within its budget (0 when none). */
+  readonly historyTruncated: number;
+  /** Heartbeats (lease extensions) recorded over all attempts, counted instead of listed. */
+  readonly heartbeats: number;
+  /** When the latest heartbeat was recorded (epoch ms); undefined before the first. */
+  readonly lastHeartbeatAt: number | undefined;
 }
 
 /** The raw DynamoDB item, as the document client returns it. */
@@ -143,7 +154,10 @@ export function fromItem(item: TaskItem): TaskRecord {
     deadReason: optionalString(item.deadReason),
     finishedAt: optionalNumber(item.finishedAt),
     scheduleConfirmed: item.scheduleConfirmed === true,
-    history: (item.history as HistoryEntry[] | undefined) ?? [],
+    history: Array.isArray(item.history) ? (item.history as HistoryEntry[]) : [],
+    historyTruncated: Number(item.historyTruncated ?? 0),
+    heartbeats: Number(item.heartbeats ?? 0),
+    lastHeartbeatAt: optionalNumber(item.lastHeartbeatAt),
   };
 }
 

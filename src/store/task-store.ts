@@ -10,11 +10,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../constants.js';
-import { LeaseLostError, TransitionRejectedError, ValidationError } from '../errors.js';
+import { TransitionRejectedError, ValidationError } from '../errors.js';
 import { logAudit } from '../observability/audit.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { truncate } from '../text.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import { MAX_DETAIL_CHARS } from './history.js';
 import {
   fromItem,
   type HistoryEntry,
@@ -25,6 +26,7 @@ import {
   type TaskRecord,
 } from './record.js';
 import { checkRetention, expiresAtSeconds, type Retention } from './retention.js';
+import { type SeenHistory, type TransitionSpec, writeTransition } from './transition.js';
 
 /** What a worker holds after a claim; every worker write is fenced by it. */
 export interface Lease {
@@ -32,6 +34,12 @@ export interface Lease {
   readonly attempt: number;
   readonly leaseToken: string;
   readonly workerId: string;
+  /**
+   * The history as the claim wrote it. Heartbeats leave it unchanged, so the worker's
+   * fenced writes can fold it within their one write (ADR 0008). Without it,
+   * a fenced write appends.
+   */
+  readonly history?: readonly HistoryEntry[];
 }
 
 /** Input of {@link TaskStore.create}. */
@@ -82,40 +90,13 @@ export interface TaskPage {
   readonly cursor: string | undefined;
 }
 
-interface TransitionSpec {
-  readonly name: string;
-  readonly taskId: string;
-  readonly taskType: string;
-  readonly event: AuditEvent;
-  readonly to: TaskStatus;
-  /** Attempt number recorded in the history entry; the condition must pin it. */
-  readonly attempt: number;
-  readonly workerId?: string | undefined;
-  readonly detail?: string | undefined;
-  /** The allowed starting state (and fence), as a condition expression. */
-  readonly condition: string;
-  readonly set?: Record<string, unknown>;
-  readonly remove?: readonly string[];
-  readonly values?: Record<string, unknown>;
-  /** Sort key of the status index in the new state. */
-  readonly statusAt: number;
-  /** Worker writes raise LeaseLostError instead of TransitionRejectedError. */
-  readonly fenced?: boolean;
-}
-
-/**
- * The item must stay under DynamoDB's 400 KB through every attempt: payload (256 KB) +
- * result (32 KB) + history. Each history entry is kept small by bounding its detail, and
- * attempts are capped at 100, so the history stays under about 60 KB.
- */
-const MAX_DETAIL_CHARS = 240;
-
 /**
  * The DynamoDB task store. Each lifecycle transition is one method and one conditional
  * write; the condition names the allowed starting state(s) and, for a worker's writes,
  * the lease token and attempt. A refused write is explained with the record DynamoDB saw
- * (ReturnValuesOnConditionCheckFailure = ALL_OLD). Every write appends to the history and
- * emits an audit line. The store never scans: listing uses the sharded status index.
+ * (ReturnValuesOnConditionCheckFailure = ALL_OLD). Every write emits an audit line and,
+ * except a heartbeat, adds its entry to the history, which keeps within a byte budget
+ * (ADR 0008). The store never scans: listing uses the sharded status index.
  */
 export class TaskStore {
   readonly tableName: string;
@@ -209,10 +190,11 @@ export class TaskStore {
 
   /** PENDING → QUEUED, once the message of this generation is in the queue. */
   markSent(
-    record: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'attempt'>,
+    record: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'attempt'> & SeenHistory,
   ): Promise<TaskRecord> {
     return this.transition({
       name: 'mark as sent',
+      seen: record,
       taskId: record.id,
       taskType: record.type,
       event: AuditEvent.SENT,
@@ -258,6 +240,7 @@ export class TaskStore {
     }
     const record = await this.transition({
       name: 'claim',
+      seen,
       taskId: seen.id,
       taskType: seen.type,
       event: AuditEvent.CLAIMED,
@@ -272,15 +255,26 @@ export class TaskStore {
     });
     return {
       record,
-      lease: { taskId: seen.id, attempt: seen.attempt + 1, leaseToken, workerId: options.workerId },
+      lease: {
+        taskId: seen.id,
+        attempt: seen.attempt + 1,
+        leaseToken,
+        workerId: options.workerId,
+        history: record.history,
+      },
     };
   }
 
-  /** RUNNING → RUNNING with a later lease expiry (a heartbeat). Fenced by the lease. */
+  /**
+   * RUNNING → RUNNING with a later lease expiry (a heartbeat). Fenced by the lease. The
+   * heartbeat is counted (`heartbeats`, `lastHeartbeatAt`) and logged, not added to the
+   * history, so a long run does not grow the item.
+   */
   extendLease(lease: Lease, taskType: string, leaseMs: number): Promise<TaskRecord> {
     const leaseExpiresAt = this.clock() + leaseMs;
     return this.transition({
       ...this.fence(lease, taskType, 'extend the lease of'),
+      heartbeat: true,
       event: AuditEvent.HEARTBEAT_EXTENDED,
       to: TaskStatus.RUNNING,
       set: { leaseExpiresAt },
@@ -360,10 +354,14 @@ export class TaskStore {
    * SCHEDULED | PENDING | QUEUED → CANCELLED. A running task cannot be cancelled. `seen` is
    * the record the caller read; its attempt is pinned so the history entry is exact.
    */
-  cancel(seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'>, reason?: string): Promise<TaskRecord> {
+  cancel(
+    seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & SeenHistory,
+    reason?: string,
+  ): Promise<TaskRecord> {
     const now = this.clock();
     return this.transition({
       name: 'cancel',
+      seen,
       taskId: seen.id,
       taskType: seen.type,
       event: AuditEvent.CANCELLED,
@@ -396,6 +394,7 @@ export class TaskStore {
     const now = this.clock();
     return this.transition({
       name: 'requeue',
+      seen,
       taskId: seen.id,
       taskType: seen.type,
       event: AuditEvent.REQUEUED,
@@ -446,6 +445,7 @@ export class TaskStore {
       },
       set: { generation: seen.generation + 1 },
       statusAt: now,
+      seen,
     });
   }
 
@@ -454,12 +454,13 @@ export class TaskStore {
    * The caller then sends the message and marks it sent, as for a new task.
    */
   redrive(
-    seen: Pick<TaskRecord, 'id' | 'type' | 'attempt' | 'generation'>,
+    seen: Pick<TaskRecord, 'id' | 'type' | 'attempt' | 'generation'> & SeenHistory,
     reason?: string,
   ): Promise<TaskRecord> {
     const now = this.clock();
     return this.transition({
       name: 'redrive',
+      seen,
       taskId: seen.id,
       taskType: seen.type,
       event: AuditEvent.REDRIVEN,
@@ -707,6 +708,21 @@ export class TaskStore {
     return { items, cursor: done ? undefined : encodeCursor(shard, startKey) };
   }
 
+  /** Writes one transition (see {@link writeTransition}). */
+  private transition(spec: TransitionSpec): Promise<TaskRecord> {
+    return writeTransition(
+      {
+        doc: this.doc,
+        tableName: this.tableName,
+        statusShards: this.statusShards,
+        clock: this.clock,
+        logger: this.logger,
+        audit: (taskId, taskType, entry) => this.audit(taskId, taskType, entry),
+      },
+      spec,
+    );
+  }
+
   private fence(lease: Lease, taskType: string, name: string) {
     return {
       name,
@@ -715,6 +731,7 @@ export class TaskStore {
       attempt: lease.attempt,
       workerId: lease.workerId,
       fenced: true,
+      seen: lease.history === undefined ? undefined : { history: lease.history },
       condition: '#status = :running AND #leaseToken = :leaseToken AND #attempt = :fenceAttempt',
       values: {
         ':running': TaskStatus.RUNNING,
@@ -722,83 +739,6 @@ export class TaskStore {
         ':fenceAttempt': lease.attempt,
       } as Record<string, unknown>,
     };
-  }
-
-  /** Builds and sends the one conditional UpdateItem behind every transition. */
-  private async transition(spec: TransitionSpec): Promise<TaskRecord> {
-    const now = this.clock();
-    const entry: HistoryEntry = {
-      event: spec.event,
-      at: now,
-      attempt: spec.attempt,
-      status: spec.to,
-      ...(spec.workerId === undefined ? {} : { workerId: spec.workerId }),
-      ...(spec.detail === undefined ? {} : { detail: truncate(spec.detail, MAX_DETAIL_CHARS) }),
-    };
-    const names: Record<string, string> = {
-      '#pk': TableSchema.PARTITION_KEY,
-      '#status': 'status',
-      '#attempt': 'attempt',
-      '#history': 'history',
-      '#updatedAt': 'updatedAt',
-      '#statusShard': TableSchema.STATUS_INDEX_PARTITION_KEY,
-      '#statusAt': TableSchema.STATUS_INDEX_SORT_KEY,
-    };
-    const values: Record<string, unknown> = {
-      ...spec.values,
-      ':to': spec.to,
-      ':now_': now,
-      ':entry': [entry],
-      ':statusShard': statusShardKey(spec.to, statusShard(spec.taskId, this.statusShards)),
-      ':statusAt': spec.statusAt,
-    };
-    const sets = [
-      '#status = :to',
-      '#updatedAt = :now_',
-      '#history = list_append(#history, :entry)',
-      '#statusShard = :statusShard',
-      '#statusAt = :statusAt',
-    ];
-    for (const [attr, value] of Object.entries(spec.set ?? {})) {
-      if (value === undefined) continue;
-      names[`#${attr}`] = attr;
-      values[`:${attr}`] = value;
-      sets.push(`#${attr} = :${attr}`);
-    }
-    for (const attr of spec.remove ?? []) names[`#${attr}`] = attr;
-    for (const match of spec.condition.matchAll(/#(\w+)/g)) {
-      const attr = match[1] as string;
-      names[`#${attr}`] ??= attr;
-    }
-    const removeClause =
-      spec.remove === undefined || spec.remove.length === 0
-        ? ''
-        : ` REMOVE ${spec.remove.map((a) => `#${a}`).join(', ')}`;
-    try {
-      const out = await this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { [TableSchema.PARTITION_KEY]: spec.taskId },
-          UpdateExpression: `SET ${sets.join(', ')}${removeClause}`,
-          ConditionExpression: `attribute_exists(#pk) AND (${spec.condition})`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      const record = fromItem(out.Attributes ?? {});
-      this.audit(record.id, record.type, entry);
-      return record;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) {
-        const current = err.Item === undefined ? undefined : fromItem(unmarshall(err.Item));
-        throw spec.fenced
-          ? new LeaseLostError(spec.name, spec.taskId, current)
-          : new TransitionRejectedError(spec.name, spec.taskId, current);
-      }
-      throw err;
-    }
   }
 
   private audit(taskId: string, taskType: string, entry: HistoryEntry): void {

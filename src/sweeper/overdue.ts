@@ -31,7 +31,7 @@ export function overdueBefore(now: number, overdueMs = Defaults.QUEUED_OVERDUE_M
  * write), for the sweep to send it again. Its own message may have expired: retries and
  * tasks waiting behind their ordering key keep the first message, whose retention runs
  * from its first send. A duplicate is harmless, since the claim decides who runs the task,
- * and the new message joins the tail of its group (docs/adr/0008-retention-and-overdue-resend.md).
+ * and the new message joins the tail of its group (docs/adr/0010-retention-and-overdue-resend.md).
  *
  * @throws TransitionRejectedError when a worker or another sweeper moved the task first.
  */

@@ -3,7 +3,7 @@ import { TransitionRejectedError } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
 import { compareEnqueueOrder, type TaskRecord } from '../store/record.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { Lease, TaskPage, TaskStore } from '../store/task-store.js';
 import { overdueBefore, resendOverdue } from './overdue.js';
 
 /** The worker id the sweeper's transitions are recorded under. */
@@ -52,6 +52,12 @@ export interface SweepReport {
   readonly scheduledChecked: number;
   /** Transitions another actor won first (a worker, another sweeper). Harmless. */
   readonly conflicts: number;
+  /**
+   * Tasks (or pages of the status index) the sweep could not handle because of an
+   * unexpected error, e.g. a corrupt item. Each is logged and skipped; the rest of the sweep
+   * goes on, and the next sweep tries them again.
+   */
+  readonly failed: number;
   /** True when the time budget ended the sweep early. */
   readonly budgetExhausted: boolean;
 }
@@ -68,7 +74,9 @@ export interface SweepReport {
  *   retention, so they are sent again under a new generation.
  *
  * Every change is a conditional transition, so the sweep is idempotent and two sweeps can
- * run at once: the loser of each race sees a rejected transition and moves on. A duplicate
+ * run at once: the loser of each race sees a rejected transition and moves on. One task
+ * that cannot be repaired (an unexpected error on its record) is logged, counted in
+ * `failed` and skipped: it never stops the sweep, nor the sends of other tasks. A duplicate
  * send is harmless: SQS deduplicates the same generation within 5 minutes, and the worker
  * acknowledges a message for a task that already ran.
  */
@@ -85,6 +93,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     unsent: 0,
     scheduledChecked: 0,
     conflicts: 0,
+    failed: 0,
   };
   let budgetExhausted = false;
   const toSend: TaskRecord[] = [];
@@ -100,17 +109,36 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
         budgetExhausted = true;
         return;
       }
-      const page = await store.list(status, {
-        before,
-        limit: pageSize,
-        ...(cursor === undefined ? {} : { cursor }),
-      });
+      let page: TaskPage;
+      try {
+        page = await store.list(status, {
+          before,
+          limit: pageSize,
+          ...(cursor === undefined ? {} : { cursor }),
+        });
+      } catch (err) {
+        // The rest of this status waits for the next sweep; the other statuses go on.
+        counts.failed += 1;
+        logger.error('sweep could not list tasks; skipping the rest of this status', {
+          status,
+          error: describeError(err),
+        });
+        return;
+      }
       for (const record of page.items) {
         try {
           await each(record);
         } catch (err) {
-          if (!(err instanceof TransitionRejectedError)) throw err;
-          counts.conflicts += 1;
+          if (err instanceof TransitionRejectedError) {
+            counts.conflicts += 1;
+            continue;
+          }
+          counts.failed += 1;
+          logger.error('sweep could not repair a task; skipped until the next sweep', {
+            taskId: record.id,
+            status: record.status,
+            error: describeError(err),
+          });
         }
       }
       cursor = page.cursor;
@@ -167,11 +195,16 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   return report;
 }
 
-function leaseOf(record: TaskRecord) {
+function leaseOf(record: TaskRecord): Lease {
   return {
     taskId: record.id,
     attempt: record.attempt,
     leaseToken: record.leaseToken ?? '',
     workerId: SWEEPER_ACTOR,
+    history: record.history,
   };
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

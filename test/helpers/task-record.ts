@@ -32,6 +32,9 @@ export function taskRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
     finishedAt: undefined,
     scheduleConfirmed: false,
     history: [],
+    historyTruncated: 0,
+    heartbeats: 0,
+    lastHeartbeatAt: undefined,
     ...overrides,
   };
 }

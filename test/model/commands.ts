@@ -41,6 +41,7 @@ export async function compare(m: M.Model, r: RealSystem, tasks: readonly number[
         status: got.status,
         attempt: got.attempt,
         history: got.history.length,
+        heartbeats: got.heartbeats,
         terminalWrites: terminal,
       },
       `t${i} after ${m.steps} step(s); history ${got.history.map((h) => `${h.event}#${h.attempt}`).join(' > ')}`,
@@ -48,6 +49,7 @@ export async function compare(m: M.Model, r: RealSystem, tasks: readonly number[
       status: want.status,
       attempt: want.attempt,
       history: want.history,
+      heartbeats: want.heartbeats,
       terminalWrites: want.terminalWrites,
     });
     expect(got.attempt).toBeLessThanOrEqual(MAX_ATTEMPTS);

@@ -16,8 +16,10 @@ export type ModelStatus =
 export interface ModelTask {
   status: ModelStatus;
   attempt: number;
-  /** Entries the history must hold: one per transition. */
+  /** Entries the history must hold: one per transition (a heartbeat is only counted). */
   history: number;
+  /** Heartbeats the record must count. */
+  heartbeats: number;
   terminalWrites: number;
   leaseExpiresAt: number;
   /** The run (a handler invocation) holding the lease, if RUNNING. */
@@ -58,6 +60,7 @@ export function newModel(
       status: 'ABSENT' as ModelStatus,
       attempt: 0,
       history: 0,
+      heartbeats: 0,
       terminalWrites: 0,
       leaseExpiresAt: 0,
       holder: undefined,
@@ -127,7 +130,7 @@ export function heartbeat(m: Model, run: ModelRun): boolean {
   }
   const task = m.tasks[run.task] as ModelTask;
   task.leaseExpiresAt = m.now + m.leaseMs;
-  task.history += 1;
+  task.heartbeats += 1;
   return true;
 }
 

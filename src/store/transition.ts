@@ -1,0 +1,170 @@
+/**
+ * Writes one transition of the task store: one conditional UpdateItem (see
+ * {@link buildTransitionUpdate}), with the history kept within its byte budget.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { type AuditEvent, Defaults, TableSchema, type TaskStatus } from '../constants.js';
+import { LeaseLostError, TransitionRejectedError } from '../errors.js';
+import type { TaskLogger } from '../observability/logger.js';
+import { truncate } from '../text.js';
+import { itemBytes, MAX_DETAIL_CHARS, planHistory } from './history.js';
+import {
+  fromItem,
+  type HistoryEntry,
+  statusShard,
+  statusShardKey,
+  type TaskItem,
+  type TaskRecord,
+} from './record.js';
+import { buildTransitionUpdate, isItemSizeError } from './transition-update.js';
+
+/** The part of a record the caller read that lets a transition fold the history. */
+export type SeenHistory = Partial<Pick<TaskRecord, 'history'>>;
+
+/** One transition, as a store method describes it. */
+export interface TransitionSpec {
+  readonly name: string;
+  readonly taskId: string;
+  readonly taskType: string;
+  readonly event: AuditEvent;
+  readonly to: TaskStatus;
+  /** Attempt number recorded in the history entry; the condition must pin it. */
+  readonly attempt: number;
+  readonly workerId?: string | undefined;
+  readonly detail?: string | undefined;
+  /** The allowed starting state (and fence), as a condition expression. */
+  readonly condition: string;
+  readonly set?: Record<string, unknown>;
+  readonly remove?: readonly string[];
+  readonly values?: Record<string, unknown>;
+  /** Sort key of the status index in the new state. */
+  readonly statusAt: number;
+  /** Worker writes raise LeaseLostError instead of TransitionRejectedError. */
+  readonly fenced?: boolean;
+  /** The history the caller read, if it holds one: lets the write fold it. */
+  readonly seen?: SeenHistory | undefined;
+  /** A heartbeat: counted on the record instead of appended to the history. */
+  readonly heartbeat?: boolean;
+}
+
+/** What {@link writeTransition} needs from the store. */
+export interface TransitionContext {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly statusShards: number;
+  readonly clock: () => number;
+  readonly logger: TaskLogger;
+  /** Emits the audit line of a written transition. */
+  readonly audit: (taskId: string, taskType: string, entry: HistoryEntry) => void;
+}
+
+/** A transition is written at most this many times (see {@link writeTransition}). */
+const MAX_TRANSITION_ROUNDS = 3;
+
+/** Added to a terminal entry's detail when the item had no room left for the result. */
+const RESULT_DROPPED = "result not stored: the item would exceed DynamoDB's size limit";
+
+/**
+ * Sends the one conditional UpdateItem of a transition, keeping the history within its
+ * budget (ADR 0008): appended while it fits, else rewritten folded, from the
+ * history the caller read. Two refusals are recovered by writing the same transition again,
+ * under the same condition, so at most one write ever lands:
+ * - a rewrite refused because the stored list changed since it was read (only a duplicate
+ *   note can do that without failing the transition's own condition): folded again from
+ *   the list DynamoDB returned;
+ * - an item DynamoDB refused for its size (one written before histories had a budget): the
+ *   item is read, its history folded and rewritten, and the result left out if the item
+ *   would still be too large, so the task still reaches its next state.
+ */
+export async function writeTransition(
+  ctx: TransitionContext,
+  spec: TransitionSpec,
+): Promise<TaskRecord> {
+  let seen = spec.seen?.history;
+  let oversize: TaskItem | undefined;
+  for (let round = 0; ; round++) {
+    const now = ctx.clock();
+    const dropResult = oversize !== undefined && resultTooLarge(oversize, spec.set);
+    const entry = spec.heartbeat ? undefined : entryOf(spec, now, dropResult);
+    const plan = planHistory(seen, entry, { force: oversize !== undefined });
+    const update = buildTransitionUpdate({
+      tableName: ctx.tableName,
+      taskId: spec.taskId,
+      condition: spec.condition,
+      values: spec.values,
+      set: dropResult ? { ...spec.set, result: undefined } : spec.set,
+      remove: dropResult ? [...(spec.remove ?? []), 'result'] : spec.remove,
+      status: spec.to,
+      statusShard: statusShardKey(spec.to, statusShard(spec.taskId, ctx.statusShards)),
+      statusAt: spec.statusAt,
+      now,
+      entry,
+      plan,
+    });
+    try {
+      const out = await ctx.doc.send(new UpdateCommand(update));
+      const record = fromItem(out.Attributes ?? {});
+      ctx.audit(record.id, record.type, entry ?? entryOf(spec, now, false));
+      return record;
+    } catch (err) {
+      const last = round >= MAX_TRANSITION_ROUNDS - 1;
+      if (err instanceof ConditionalCheckFailedException) {
+        const current = err.Item === undefined ? undefined : fromItem(unmarshall(err.Item));
+        if (!last && plan.kind === 'rewrite' && current?.history.length !== plan.seenLength) {
+          seen = current?.history;
+          continue;
+        }
+        throw spec.fenced
+          ? new LeaseLostError(spec.name, spec.taskId, current)
+          : new TransitionRejectedError(spec.name, spec.taskId, current);
+      }
+      if (last || oversize !== undefined || !isItemSizeError(err)) throw err;
+      oversize = await readItem(ctx, spec.taskId);
+      if (oversize === undefined) throw err;
+      seen = fromItem(oversize).history;
+      ctx.logger.warn('item too large for DynamoDB; writing it again with a folded history', {
+        taskId: spec.taskId,
+        transition: spec.name,
+        resultDropped: resultTooLarge(oversize, spec.set),
+      });
+    }
+  }
+}
+
+function entryOf(spec: TransitionSpec, now: number, resultDropped: boolean): HistoryEntry {
+  const detail = resultDropped
+    ? `${spec.detail === undefined ? '' : `${spec.detail}; `}${RESULT_DROPPED}`
+    : spec.detail;
+  return {
+    event: spec.event,
+    at: now,
+    attempt: spec.attempt,
+    status: spec.to,
+    ...(spec.workerId === undefined ? {} : { workerId: spec.workerId }),
+    ...(detail === undefined ? {} : { detail: truncate(detail, MAX_DETAIL_CHARS) }),
+  };
+}
+
+async function readItem(ctx: TransitionContext, taskId: string): Promise<TaskItem | undefined> {
+  const out = await ctx.doc.send(
+    new GetCommand({
+      TableName: ctx.tableName,
+      Key: { [TableSchema.PARTITION_KEY]: taskId },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Item;
+}
+
+/**
+ * Whether a transition setting `set` on the stored `item` would leave it over DynamoDB's
+ * size limit even with a history of at most its budget: then the result is not stored.
+ */
+function resultTooLarge(item: TaskItem, set: Record<string, unknown> | undefined): boolean {
+  if (set?.result === undefined) return false;
+  const { history: _history, ...rest } = item;
+  const bytes = itemBytes({ ...rest, ...set }) + Defaults.HISTORY_BUDGET_BYTES;
+  return bytes > Defaults.MAX_ITEM_BYTES;
+}

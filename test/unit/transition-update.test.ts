@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import type { HistoryEntry } from '../../src/store/record.js';
+import {
+  buildTransitionUpdate,
+  isItemSizeError,
+  type TransitionWrite,
+} from '../../src/store/transition-update.js';
+
+const entry: HistoryEntry = {
+  event: AuditEvent.SUCCEEDED,
+  at: 5,
+  attempt: 1,
+  status: TaskStatus.SUCCEEDED,
+};
+
+function write(overrides: Partial<TransitionWrite> = {}): TransitionWrite {
+  return {
+    tableName: 'tasks',
+    taskId: 'task-1',
+    condition: '#status = :running AND #leaseToken = :leaseToken',
+    values: { ':running': TaskStatus.RUNNING, ':leaseToken': 't' },
+    set: { result: '"ok"', finishedAt: 5 },
+    remove: ['leaseToken'],
+    status: TaskStatus.SUCCEEDED,
+    statusShard: 'SUCCEEDED#3',
+    statusAt: 5,
+    now: 5,
+    entry,
+    plan: { kind: 'append' },
+    ...overrides,
+  };
+}
+
+describe('buildTransitionUpdate', () => {
+  it('appends the entry after the other attributes, under the transition condition', () => {
+    // Act
+    const update = buildTransitionUpdate(write());
+
+    // Assert
+    expect(update.UpdateExpression).toBe(
+      'SET #result = :result, #finishedAt = :finishedAt, #history = list_append(#history, :entry), ' +
+        '#status = :to, #updatedAt = :now_, #statusShard = :statusShard, #statusAt = :statusAt ' +
+        'REMOVE #leaseToken',
+    );
+    expect(update.ConditionExpression).toBe(
+      'attribute_exists(#pk) AND (#status = :running AND #leaseToken = :leaseToken)',
+    );
+    expect(update.ExpressionAttributeValues?.[':entry']).toEqual([entry]);
+    expect(update.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
+  });
+
+  it('rewrites a folded history first, pinned to the length it was folded from', () => {
+    // Arrange
+    const folded = [entry];
+
+    // Act
+    const update = buildTransitionUpdate(
+      write({ plan: { kind: 'rewrite', entries: folded, dropped: 7, seenLength: 9 } }),
+    );
+
+    // Assert
+    expect(update.UpdateExpression).toMatch(
+      /^SET #history = :history, #historyTruncated = if_not_exists\(#historyTruncated, :zero_\) \+ :dropped, #result = :result/,
+    );
+    expect(update.ConditionExpression).toBe(
+      'attribute_exists(#pk) AND ((#status = :running AND #leaseToken = :leaseToken) AND size(#history) = :historyLength)',
+    );
+    expect(update.ExpressionAttributeValues).toMatchObject({
+      ':history': folded,
+      ':dropped': 7,
+      ':historyLength': 9,
+    });
+  });
+
+  it('counts a heartbeat instead of adding a history entry', () => {
+    // Act
+    const update = buildTransitionUpdate(
+      write({ entry: undefined, set: { leaseExpiresAt: 9 }, remove: undefined }),
+    );
+
+    // Assert
+    expect(update.UpdateExpression).toBe(
+      'SET #leaseExpiresAt = :leaseExpiresAt, #heartbeats = if_not_exists(#heartbeats, :zero_) + :one_, ' +
+        '#lastHeartbeatAt = :now_, #status = :to, #updatedAt = :now_, #statusShard = :statusShard, #statusAt = :statusAt',
+    );
+    expect(update.ExpressionAttributeNames).not.toHaveProperty('#history');
+    expect(update.ExpressionAttributeValues).not.toHaveProperty(':entry');
+  });
+
+  it('skips attributes set to undefined', () => {
+    // Act
+    const update = buildTransitionUpdate(write({ set: { result: undefined } }));
+
+    // Assert
+    expect(update.UpdateExpression).not.toContain('#result');
+    expect(update.ExpressionAttributeValues).not.toHaveProperty(':result');
+  });
+});
+
+describe('isItemSizeError', () => {
+  const error = (name: string, message: string) => Object.assign(new Error(message), { name });
+
+  it("recognises DynamoDB's refusals of an item past 400 KB", () => {
+    expect(
+      isItemSizeError(
+        error('ValidationException', 'Item size to update has exceeded the maximum allowed size'),
+      ),
+    ).toBe(true);
+    expect(
+      isItemSizeError(
+        error('ValidationException', 'Item size has exceeded the maximum allowed size'),
+      ),
+    ).toBe(true);
+  });
+
+  it('rejects other validation errors and other errors', () => {
+    expect(
+      isItemSizeError(
+        error(
+          'ValidationException',
+          'An operand in the update expression has an incorrect data type',
+        ),
+      ),
+    ).toBe(false);
+    expect(isItemSizeError(error('ThrottlingException', 'Item size exceeded'))).toBe(false);
+    expect(isItemSizeError('Item size has exceeded the maximum allowed size')).toBe(false);
+  });
+});
