@@ -9,7 +9,7 @@ import { describe, it } from 'vitest';
 import { startSweeperLoop } from './lib/executor.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { faultyClients } from './lib/faults.js';
-import { ITEM_LIMIT_BYTES, itemBytes, rawTaskItem } from './lib/item-size.js';
+import { itemBytes, rawTaskItem } from './lib/item-size.js';
 import { sleep } from './lib/random.js';
 import { enqueueAll, range, startPolling } from './lib/run.js';
 import { allSucceed, checkCommon, Scenario } from './lib/scenario.js';

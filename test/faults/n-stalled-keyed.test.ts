@@ -24,9 +24,9 @@ import {
 } from './lib/scenario.js';
 
 const KEYS = 6;
-const PER_KEY = 25;
+const PER_KEY = 40;
 const STALLS = 5;
-const STALL_MS = 5000;
+const STALL_MS = 6000;
 const PROFILE: TaskProfile = {
   timeoutMs: 4000,
   maxAttempts: 5,
@@ -59,7 +59,7 @@ describe('(n) stalled worker with ordering keys', () => {
       const key = `key-${seq % KEYS}`;
       return {
         id: `n-${seq}`,
-        payload: { seq, mode: WorkMode.OK, runMs: s.rng.int(200, 500), key },
+        payload: { seq, mode: WorkMode.OK, runMs: s.rng.int(200, 600), key },
         orderingKey: key,
       };
     });
@@ -82,15 +82,19 @@ describe('(n) stalled worker with ordering keys', () => {
         Math.max(0, giveUpAt - Date.now()),
       ).then(
         () => true,
-        () => false,
+        (err: unknown) => {
+          console.log(`[faults] (n) no task running on the victim to stall: ${String(err)}`);
+          return false;
+        },
       );
       if (!running) break;
       victim.workers[0]?.signal('SIGSTOP');
-      await sleep(300);
+      // A write already on the wire when the process froze may still land: read after it.
+      await sleep(2000);
       stalled.push(...(await runningOnVictim()).map((r) => r.id));
-      await sleep(STALL_MS - 300);
+      await sleep(STALL_MS - 2000);
       victim.workers[0]?.signal('SIGCONT');
-      await sleep(s.rng.int(1500, 3000));
+      await sleep(s.rng.int(1000, 2500));
     }
     await s.quiesce(enqueued.ids, 120_000);
     await sweeper.stop();
@@ -99,6 +103,10 @@ describe('(n) stalled worker with ordering keys', () => {
     // Assert
     const { figures, verdicts } = await s.classify(allSucceed(enqueued.ids));
     const stalledLost = verdicts.filter((v) => stalled.includes(v.id) && v.lostLeases > 0).length;
+    s.note(
+      'handler calls on the stalled worker',
+      s.calls.entries.filter((c) => c.workerId.startsWith('victim')).length,
+    );
     s.note('stalls', stalled.length);
     s.note('stalled tasks that lost their lease', stalledLost);
     s.note('sweeper requeues', sweeper.stats.requeued);

@@ -5,9 +5,6 @@
  */
 import { type AttributeValue, type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 
-/** DynamoDB's item size limit. */
-export const ITEM_LIMIT_BYTES = 400 * 1024;
-
 function valueBytes(value: AttributeValue): number {
   if (value.S !== undefined) return Buffer.byteLength(value.S, 'utf8');
   if (value.N !== undefined) return Math.ceil(value.N.replace(/^-|\.|e.*$/gi, '').length / 2) + 1;
