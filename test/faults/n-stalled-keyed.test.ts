@@ -9,7 +9,6 @@
  * from the handlers' own start and end times (lib/order.ts).
  */
 import { describe, it } from 'vitest';
-import { TaskStatus } from '../../src/constants.js';
 import { leaseLosses } from './lib/classify.js';
 import { readRecords, startSweeperLoop } from './lib/executor.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
@@ -25,7 +24,7 @@ import {
 } from './lib/scenario.js';
 
 const KEYS = 6;
-const PER_KEY = 40;
+const PER_KEY = 20;
 const STALLS = 5;
 const STALL_MS = 6000;
 const PROFILE: TaskProfile = {
@@ -60,18 +59,20 @@ describe('(n) stalled worker with ordering keys', () => {
       const key = `key-${seq % KEYS}`;
       return {
         id: `n-${seq}`,
-        payload: { seq, mode: WorkMode.OK, runMs: s.rng.int(200, 600), key },
+        payload: { seq, mode: WorkMode.OK, runMs: s.rng.int(800, 1500), key },
         orderingKey: key,
       };
     });
     const enqueued = await enqueueAll(s.client(), s.producerTask(PROFILE), tasks);
     victim.start(1);
     healthy.start(1);
-    const runningOnVictim = async () => {
-      const records = await readRecords(s.executor, enqueued.ids);
-      return [...records.values()].filter(
-        (r) => r.status === TaskStatus.RUNNING && r.workerId?.startsWith('victim'),
-      );
+    // Handlers the victim has started and not ended, from its own reports (no reads).
+    const runningOnVictim = () => {
+      const ended = new Set(s.calls.ends.map((e) => `${e.taskId}#${e.attempt}#${e.workerId}`));
+      return s.calls.entries
+        .filter((c) => c.workerId.startsWith('victim'))
+        .filter((c) => !ended.has(`${c.taskId}#${c.attempt}#${c.workerId}`))
+        .map((c) => c.taskId);
     };
 
     // Act: freeze the victim while it runs a keyed task, past its lease; then resume it.
@@ -88,7 +89,7 @@ describe('(n) stalled worker with ordering keys', () => {
     const giveUpAt = Date.now() + 180_000;
     while ((await effective()) < STALLS && Date.now() < giveUpAt) {
       const running = await eventuallyTrue(
-        async () => (await runningOnVictim()).length > 0,
+        () => runningOnVictim().length > 0,
         Math.max(0, giveUpAt - Date.now()),
       ).then(
         () => true,
@@ -99,9 +100,8 @@ describe('(n) stalled worker with ordering keys', () => {
       );
       if (!running) break;
       victim.workers[0]?.signal('SIGSTOP');
-      await sleep(300);
-      stalls.push((await runningOnVictim()).map((r) => r.id));
-      await sleep(STALL_MS - 300);
+      stalls.push(runningOnVictim());
+      await sleep(STALL_MS);
       victim.workers[0]?.signal('SIGCONT');
       await sleep(s.rng.int(1000, 2500));
     }
