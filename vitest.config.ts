@@ -4,6 +4,7 @@
  * - integration: one shared moto emulator (globalSetup) whose state each file resets, so files
  *   must run one at a time.
  * - infra: CDK Template assertions, cdk-nag and cfn-lint over the synthesized stack; no emulator.
+ *   Its global setup builds the sweeper's bundle, which the construct deploys as it is.
  * - contract: the AWS behaviours the guarantees rely on, checked against whatever endpoint
  *   AWS_ENDPOINT_URL names (moto through the harness by default); same setup as integration.
  */
@@ -51,6 +52,7 @@ export default defineConfig({
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
           environment: 'node',
+          globalSetup: ['test/helpers/sweeper-bundle-setup.ts'],
           // Synthesis (and, for cdk-nag, esbuild bundling) and cfn-lint take seconds.
           testTimeout: 60_000,
           hookTimeout: 60_000,

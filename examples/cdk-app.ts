@@ -1,7 +1,7 @@
 /**
  * The example of docs/deploying.md: a TaskExecutor in your own CDK app, with a producer wired
  * by grantEnqueue, and an SDK configured from the stack outputs. Type-checked in CI with the
- * rest of the repository; an application imports the construct from 'tasklane/cdk'.
+ * rest of the repository; in an application, import from 'tasklane/cdk' and 'tasklane'.
  */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { App, Duration, Stack } from 'aws-cdk-lib';
@@ -9,7 +9,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
-import { TaskExecutor } from '../infra/task-executor.js';
+import { TaskExecutor } from '../src/cdk/index.js';
 import { EnvVars, locationFromStackOutputs, TaskClient } from '../src/index.js';
 
 /** Builds the app; `cdk.json` would point at a file that calls this and `app.synth()`. */

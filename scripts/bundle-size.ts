@@ -4,7 +4,7 @@
  *
  * Usage: tsx scripts/bundle-size.ts [outdir=cdk.out] [stack=TasklaneExample]
  */
-import { functionAssets } from '../infra/function-assets.js';
+import { functionAssets } from './function-assets.js';
 
 const [outdir = 'cdk.out', stack = 'TasklaneExample'] = process.argv.slice(2);
 const assets = functionAssets(outdir, stack);

@@ -183,10 +183,53 @@ export class WaitTimeoutError extends TasklaneError {
   }
 }
 
-/** The SDK or worker was configured wrongly (missing table name, bad option values, …). */
+/**
+ * One permanent misconfiguration found by an AWS call or by `TaskClient.check()`: a resource
+ * that does not exist, access denied, bad credentials, an endpoint that does not answer, or
+ * no region.
+ */
+export interface ConfigurationProblem {
+  /** What was wrong, e.g. `queue https://…/jobs.fifo does not exist`. */
+  readonly message: string;
+  /** The resource the call addressed: a queue URL, table name or schedule group. */
+  readonly resource?: string | undefined;
+  /** Where the call went: the endpoint URL, or a description when it is AWS's default. */
+  readonly endpoint?: string | undefined;
+  /** The AWS SDK's error. */
+  readonly cause?: unknown;
+}
+
+/** Options of {@link ConfigurationError}. */
+export interface ConfigurationErrorOptions extends ErrorOptions {
+  /** The resource the failed call addressed (queue URL, table name, schedule group). */
+  readonly resource?: string | undefined;
+  /** The endpoint the failed call went to. */
+  readonly endpoint?: string | undefined;
+  /** Every problem, when several were found at once (`TaskClient.check()`). */
+  readonly problems?: readonly ConfigurationProblem[];
+}
+
+/**
+ * Tasklane is configured wrongly, and retrying will not help: a setting is missing, or AWS
+ * says a resource does not exist, access is denied, the credentials are not valid, the
+ * endpoint does not answer, or no region is set. `resource` and `endpoint` name what was
+ * called and where; `cause` is the AWS SDK's error. Transient faults (throttling, 5xx) never
+ * raise it.
+ */
 export class ConfigurationError extends TasklaneError {
-  constructor(message: string) {
-    super(ErrorCode.CONFIGURATION, message);
+  /** The resource the failed call addressed, when one did. */
+  readonly resource: string | undefined;
+  /** The endpoint the failed call went to, when one did. */
+  readonly endpoint: string | undefined;
+  /** Every problem found; one entry for a single failed call, none for a missing setting. */
+  readonly problems: readonly ConfigurationProblem[];
+
+  constructor(message: string, options: ConfigurationErrorOptions = {}) {
+    const { resource, endpoint, problems, ...errorOptions } = options;
+    super(ErrorCode.CONFIGURATION, message, errorOptions);
+    this.resource = resource;
+    this.endpoint = endpoint;
+    this.problems = problems ?? [];
   }
 }
 

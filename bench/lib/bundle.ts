@@ -1,6 +1,6 @@
 /**
  * esbuild bundles, built the way a Lambda function is packaged: one minified ESM file for
- * node20 with every dependency inside, the AWS SDK included.
+ * node24 with every dependency inside, the AWS SDK included.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -33,7 +33,7 @@ export async function bundle(
     outfile,
     bundle: true,
     platform: 'node',
-    target: 'node20',
+    target: 'node24',
     format: 'esm',
     minify: options.minify ?? true,
     keepNames: true,

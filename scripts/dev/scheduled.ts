@@ -5,18 +5,14 @@
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SchedulerClient } from '@aws-sdk/client-scheduler';
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import {
   AuditEvent,
-  firingTaskId,
   isTerminal,
   type TaskClient,
-  type TaskLogger,
   type TaskRecord,
   TaskStatus,
 } from '../../src/index.js';
-import { createSchedulePump } from '../../src/local/index.js';
+import { firingTaskId } from '../../src/scheduler/names.js';
 import { formatScheduledTime } from '../../src/scheduler/occurrences.js';
 import type { DemoTasks } from './demo-tasks.js';
 
@@ -26,7 +22,6 @@ const DELAYS_MS = [2_000, 4_000, 6_000] as const;
 const RECURRING_START_MS = 3_000;
 /** Tasks may run this much after they were due, locally: pump tick + queue poll + claim. */
 const MAX_LATENESS_MS = 5_000;
-const PUMP_INTERVAL_MS = 250;
 
 /** What was scheduled, and when each should run. */
 export interface ScheduledPlan {
@@ -36,22 +31,6 @@ export interface ScheduledPlan {
     readonly expression: string;
     readonly firstTaskId: string;
     readonly dueAt: number;
-  };
-}
-
-/** Runs the schedule pump over the group with the real clock until stopped. */
-export function startPump(
-  clients: { scheduler: SchedulerClient; sqs: SQSClient; logger: TaskLogger },
-  groupName: string,
-): { stop(): Promise<void> } {
-  const stopping = new AbortController();
-  const pump = createSchedulePump({ ...clients, groupName });
-  const running = pump.run({ signal: stopping.signal, intervalMs: PUMP_INTERVAL_MS });
-  return {
-    async stop() {
-      stopping.abort();
-      await running;
-    },
   };
 }
 

@@ -6,12 +6,8 @@
  * handler run.
  */
 import pLimit from 'p-limit';
-import {
-  isTerminal,
-  type TaskClient,
-  type TaskRecord,
-  TERMINAL_STATUSES,
-} from '../../src/index.js';
+import { TERMINAL_STATUSES } from '../../src/constants.js';
+import { isTerminal, type TaskClient, type TaskRecord } from '../../src/index.js';
 
 /** Terminal counts at one moment. */
 export interface TerminalCounts {

@@ -44,6 +44,11 @@ export interface LocalDeployOptions {
   readonly executorId?: string;
   /** Receives the CLI's output, line by line. @default - discarded */
   readonly log?: (line: string) => void;
+  /**
+   * Run `cdk bootstrap` first. Turn it off when the environment was bootstrapped already
+   * (the consumer test bootstraps while it installs the app). @default true
+   */
+  readonly bootstrap?: boolean;
 }
 
 /** What {@link deployToEmulator} deployed. */
@@ -75,8 +80,6 @@ export async function deployToEmulator(options: LocalDeployOptions): Promise<Loc
     ...process.env,
     ...emulatorEnvironment(options.endpoint),
     CDK_DISABLE_CLI_TELEMETRY: '1',
-    // The SDK's Node 20 deprecation notice, once per CLI run, is noise here.
-    NODE_NO_WARNINGS: '1',
   };
   const cdk = (args: string[]) => runCdk(args, { cwd, env, log: options.log });
   const timed = async (step: () => Promise<void>) => {
@@ -86,9 +89,17 @@ export async function deployToEmulator(options: LocalDeployOptions): Promise<Loc
   };
 
   const synth = await timed(() => cdk(['synth', '--quiet', '--output', outdir, options.stack]));
-  const bootstrap = await timed(() =>
-    cdk(['bootstrap', '--app', outdir, ...(options.environment ? [options.environment] : [])]),
-  );
+  const bootstrap =
+    options.bootstrap === false
+      ? 0
+      : await timed(() =>
+          cdk([
+            'bootstrap',
+            '--app',
+            outdir,
+            ...(options.environment ? [options.environment] : []),
+          ]),
+        );
   const outputsFile = path.join(outdir, 'outputs.json');
   const deploy = await timed(() =>
     cdk([

@@ -3,6 +3,7 @@ import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../
 import { canonicalJson, payloadHash } from '../store/record.js';
 import type { NewTask } from '../store/task-store.js';
 import type { TaskDefinition } from '../worker/task-definition.js';
+import { checkOptionKeys, ENQUEUE_OPTION_KEYS } from './validate.js';
 
 /** Options of one enqueue. */
 export interface EnqueueOptions {
@@ -55,17 +56,21 @@ function checkKey(issues: ValidationIssue[], path: string, value: unknown): void
 /**
  * Validates and serializes one enqueue: options, payload schema, JSON form and size.
  *
- * @throws ValidationError with every problem in the options and payload together.
+ * @throws ValidationError with every problem in the options and payload together, unknown
+ *   option names included.
  * @throws PayloadTooLargeError when the JSON payload exceeds `maxPayloadBytes`.
  */
 export async function prepareTask(
   task: TaskDefinition,
   payload: unknown,
-  options: EnqueueOptions,
+  given: EnqueueOptions,
   maxPayloadBytes: number,
   now: number = Date.now(),
 ): Promise<NewTask> {
   const issues: ValidationIssue[] = [];
+  checkOptionKeys(issues, given, ENQUEUE_OPTION_KEYS);
+  // From JavaScript, options may be anything; the issue above already says so.
+  const options: EnqueueOptions = typeof given === 'object' && given !== null ? given : {};
   checkKey(issues, 'options.id', options.id);
   checkKey(issues, 'options.orderingKey', options.orderingKey);
   const runAt = checkRunAt(issues, options, now);

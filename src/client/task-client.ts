@@ -1,23 +1,21 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import pLimit from 'p-limit';
 import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
+import { AwsService, toConfigurationError } from '../aws-errors.js';
 import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
-import { Defaults, isTerminal, TaskStatus } from '../constants.js';
-import {
-  IdempotencyConflictError,
-  TaskNotFoundError,
-  TransitionRejectedError,
-  WaitTimeoutError,
-} from '../errors.js';
+import { Defaults, TaskStatus } from '../constants.js';
+import { IdempotencyConflictError } from '../errors.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
 import type { TaskRecord } from '../store/record.js';
-import { type Retention, resolveRetention } from '../store/retention.js';
+import { resolveRetention } from '../store/retention.js';
 import { type TaskPage, TaskStore } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../worker/task-definition.js';
+import { type BatchEntry, type BatchEntryResult, type EnqueueResult, enqueueAll } from './batch.js';
+import { cancelTask } from './cancel.js';
+import { type CheckReport, checkExecutor, reportError } from './check.js';
 import { DelayedTasks } from './delayed.js';
+import type { TaskClientOptions } from './options.js';
 import { type EnqueueOptions, nextSequence, prepareTask } from './prepare.js';
 import { purgeDead, type RedriveResult, type RedriveSelection, redriveDead } from './redrive.js';
 import { SchedulerTarget } from './scheduler-target.js';
@@ -28,70 +26,12 @@ import {
   type ScheduleResult,
   type ScheduleSummary,
 } from './schedules.js';
+import { assertTaskStatus } from './validate.js';
+import { type WaitOptions, waitForTerminal } from './wait.js';
 
-/** Options of {@link TaskClient}. */
-export interface TaskClientOptions extends ExecutorLocation {
-  /** The dead-letter queue, drained by `redrive`. Env: `TASKLANE_DLQ_URL`. */
-  readonly deadLetterQueueUrl?: string;
-  /** Injected DynamoDB client. @default a new client from the environment */
-  readonly dynamodb?: DynamoDBClient;
-  /** Injected SQS client. @default a new client from the environment */
-  readonly sqs?: SQSClient;
-  /** Largest accepted payload as UTF-8 JSON, in bytes. @default 262144 */
-  readonly maxPayloadBytes?: number;
-  /** Must match the workers' setting. @default 8 */
-  readonly statusShards?: number;
-  /**
-   * How long a SUCCEEDED or CANCELLED task is kept, and so how long its id stays reserved:
-   * milliseconds after it finished, or `'forever'` (no TTL). DEAD tasks stay until purged.
-   * Use the same value in producers, workers and the sweeper.
-   * @default `TASKLANE_RETENTION_MS`, else 30 days
-   */
-  readonly retention?: Retention;
-  readonly logger?: TaskLogger;
-  /** @default Date.now */
-  readonly clock?: () => number;
-  /** Injected EventBridge Scheduler client. @default a new client from the environment */
-  readonly scheduler?: SchedulerClient;
-  /**
-   * A `runAt` further out than this gets a one-time schedule; a nearer one is sent at once
-   * and held back by the worker. @default 60000
-   */
-  readonly scheduleThresholdMs?: number;
-}
-
-/** Outcome of an enqueue. */
-export interface EnqueueResult {
-  readonly id: string;
-  /** False when the id already existed with the same payload: nothing new was created. */
-  readonly created: boolean;
-  /**
-   * False when the record is stored but its message could not be sent yet. The task is
-   * not lost: it stays PENDING until a re-enqueue of the same id or the sweeper sends it.
-   */
-  readonly sent: boolean;
-  readonly record: TaskRecord;
-}
-
-/** One entry of {@link TaskClient.enqueueBatch}. */
-export interface BatchEntry<D extends TaskDefinition = TaskDefinition> {
-  readonly task: D;
-  readonly payload: PayloadOf<D>;
-  readonly options?: EnqueueOptions;
-}
-
-/** Per-entry outcome of {@link TaskClient.enqueueBatch}, in input order. */
-export type BatchEntryResult =
-  | ({ readonly ok: true } & EnqueueResult)
-  | { readonly ok: false; readonly error: Error };
-
-/** Options of {@link TaskClient.wait}. */
-export interface WaitOptions {
-  /** Give up after this long. @default 60000 */
-  readonly timeoutMs?: number;
-  /** First poll interval; grows to 2 s. @default 100 */
-  readonly intervalMs?: number;
-}
+export type { BatchEntry, BatchEntryResult, EnqueueResult } from './batch.js';
+export type { TaskClientOptions } from './options.js';
+export type { WaitOptions } from './wait.js';
 
 /**
  * The producer SDK: enqueue tasks, read them, wait for them, cancel them.
@@ -105,6 +45,8 @@ export class TaskClient {
   /** Delayed tasks' schedules; `ensureScheduled` is the sweeper's repair for SCHEDULED tasks. */
   readonly delayed: DelayedTasks;
   private readonly sqs: SQSClient;
+  private readonly dynamodb: DynamoDBClient;
+  private readonly location: ExecutorLocation;
   private readonly queueUrl: string;
   private readonly dispatcher: Dispatcher;
   private readonly deadLetterQueueUrl: string | undefined;
@@ -112,18 +54,21 @@ export class TaskClient {
   private readonly logger: TaskLogger;
   private readonly clock: () => number;
   private readonly recurring: RecurringSchedules;
+  private readonly target: SchedulerTarget;
 
   constructor(options: TaskClientOptions = {}) {
     const location = resolveLocation(options);
     this.queueUrl = location.queueUrl;
     this.deadLetterQueueUrl = options.deadLetterQueueUrl ?? process.env[EnvVars.DLQ_URL];
     this.sqs = options.sqs ?? new SQSClient(sqsClientConfig());
+    this.dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig());
+    this.location = options;
     this.logger = options.logger ?? defaultLogger();
     this.maxPayloadBytes = options.maxPayloadBytes ?? Defaults.MAX_PAYLOAD_BYTES;
     this.clock = options.clock ?? Date.now;
     this.store = new TaskStore({
       tableName: location.tableName,
-      dynamodb: options.dynamodb ?? new DynamoDBClient(awsClientConfig()),
+      dynamodb: this.dynamodb,
       logger: this.logger,
       clock: this.clock,
       ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
@@ -146,6 +91,28 @@ export class TaskClient {
       thresholdMs: options.scheduleThresholdMs ?? Defaults.SCHEDULE_THRESHOLD_MS,
     });
     this.recurring = new RecurringSchedules(target);
+    this.target = target;
+  }
+
+  /**
+   * Calls the table, the queue and (when scheduling is configured) the schedule group once
+   * each, at once, and reports every problem, naming its resource and endpoint; it does not
+   * throw for them (see {@link TaskClient.assertReady}). Needs `dynamodb:GetItem`,
+   * `sqs:GetQueueAttributes` and `scheduler:GetScheduleGroup`.
+   */
+  check(): Promise<CheckReport> {
+    const { store, dynamodb, sqs, queueUrl, target, location } = this;
+    return checkExecutor({ store, dynamodb, sqs, queueUrl, schedules: target, location });
+  }
+
+  /**
+   * {@link TaskClient.check}, throwing when anything is wrong: call it at startup.
+   *
+   * @throws ConfigurationError listing every problem; `problems` has them one by one.
+   */
+  async assertReady(): Promise<void> {
+    const error = reportError(await this.check());
+    if (error !== undefined) throw error;
   }
 
   /**
@@ -158,7 +125,10 @@ export class TaskClient {
    * @throws ScheduleFailedError when a delayed task's schedule could not be created (the task
    *   was rolled back: retry the same id). A retry that runs while the first call is still
    *   in progress either keeps the task for both (ADR 0009) or throws this too.
-   * @throws ConfigurationError for a delayed task when scheduling is not configured.
+   * @throws ConfigurationError for a delayed task when scheduling is not configured, and when
+   *   the table or queue does not exist, access is denied, the endpoint does not answer or no
+   *   region is set. When only the send failed, the record stays PENDING and the sweeper sends
+   *   it once the configuration is fixed.
    */
   async enqueue<D extends TaskDefinition>(
     task: D,
@@ -179,45 +149,18 @@ export class TaskClient {
    * Enqueues many tasks: conditional writes in parallel, then SendMessageBatch in groups of
    * 10, in input order so tasks sharing an ordering key keep their order. Each entry gets its
    * own result; one bad entry never affects the others.
+   *
+   * @throws ConfigurationError when the queue cannot be sent to for a permanent reason (see
+   *   {@link TaskClient.enqueue}): that is no entry's fault, and the records written stay
+   *   PENDING for the sweeper.
    */
-  async enqueueBatch(entries: readonly BatchEntry[]): Promise<BatchEntryResult[]> {
-    const results: BatchEntryResult[] = new Array(entries.length);
-    const limit = pLimit(16);
-    const toSend: { index: number; record: TaskRecord; created: boolean }[] = [];
-    // Taken in input order, before the writes run concurrently.
-    const sequences = entries.map(() => nextSequence());
-    await Promise.all(
-      entries.map((entry, index) =>
-        limit(async () => {
-          try {
-            const { record, created } = await this.createRecord(
-              entry.task,
-              entry.payload,
-              entry.options ?? {},
-              sequences[index],
-            );
-            if (record.status === TaskStatus.SCHEDULED) await this.delayed.arrange(record, created);
-            if (record.status === TaskStatus.PENDING) toSend.push({ index, record, created });
-            else results[index] = { ok: true, id: record.id, created, sent: true, record };
-          } catch (err) {
-            results[index] = { ok: false, error: err as Error };
-          }
-        }),
-      ),
-    );
-    toSend.sort((a, b) => a.index - b.index);
-    const sent = await this.dispatcher.sendAll(toSend.map((t) => t.record));
-    toSend.forEach((item, n) => {
-      const record = sent[n];
-      results[item.index] = {
-        ok: true,
-        id: item.record.id,
-        created: item.created,
-        sent: record !== undefined,
-        record: record ?? item.record,
-      };
+  enqueueBatch(entries: readonly BatchEntry[]): Promise<BatchEntryResult[]> {
+    return enqueueAll(entries, {
+      createRecord: (entry, sequence) =>
+        this.createRecord(entry.task, entry.payload, entry.options ?? {}, sequence),
+      delayed: this.delayed,
+      dispatcher: this.dispatcher,
     });
-    return results;
   }
 
   /**
@@ -225,7 +168,8 @@ export class TaskClient {
    * and drains their messages from the dead-letter queue. Tasks sharing an ordering key are
    * re-sent in their original enqueue order.
    *
-   * @throws ConfigurationError when draining needs the DLQ URL and none is configured.
+   * @throws ConfigurationError when draining needs the DLQ URL and none is configured, or the
+   *   work queue cannot be sent to for a permanent reason (the tasks then wait PENDING).
    */
   redrive(selection: RedriveSelection): Promise<RedriveResult> {
     return redriveDead(selection, {
@@ -246,14 +190,26 @@ export class TaskClient {
     return purgeDead(this.store, options.olderThan);
   }
 
-  /** Reads a task; undefined when no task has this id. */
+  /**
+   * Reads a task; undefined when no task has this id.
+   *
+   * @throws ConfigurationError when the table cannot be read for a permanent reason.
+   */
   get(id: string): Promise<TaskRecord | undefined> {
-    return this.store.get(id);
+    return this.onTable(() => this.store.get(id));
   }
 
-  /** Lists tasks in one status, a page at a time, through the sharded status index. */
-  list(status: TaskStatus, options: { limit?: number; cursor?: string } = {}): Promise<TaskPage> {
-    return this.store.list(status, options);
+  /**
+   * Lists tasks in one status, a page at a time, through the sharded status index.
+   *
+   * @throws ValidationError when `status` is not a TaskStatus.
+   */
+  async list(
+    status: TaskStatus,
+    options: { limit?: number; cursor?: string } = {},
+  ): Promise<TaskPage> {
+    const valid = assertTaskStatus(status, 'list status');
+    return this.onTable(() => this.store.list(valid, options));
   }
 
   /**
@@ -262,19 +218,8 @@ export class TaskClient {
    * @throws TaskNotFoundError when no task has this id.
    * @throws WaitTimeoutError after `timeoutMs`, carrying the last record seen.
    */
-  async wait(id: string, options: WaitOptions = {}): Promise<TaskRecord> {
-    const timeoutMs = options.timeoutMs ?? 60_000;
-    const deadline = Date.now() + timeoutMs;
-    let interval = options.intervalMs ?? 100;
-    for (;;) {
-      const record = await this.store.get(id);
-      if (record === undefined) throw new TaskNotFoundError(id);
-      if (isTerminal(record.status)) return record;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new WaitTimeoutError(id, timeoutMs, record);
-      await new Promise((resolve) => setTimeout(resolve, Math.min(interval, left)));
-      interval = Math.min(interval * 2, 2000);
-    }
+  wait(id: string, options: WaitOptions = {}): Promise<TaskRecord> {
+    return waitForTerminal(id, (taskId) => this.get(taskId), options);
   }
 
   /**
@@ -284,28 +229,9 @@ export class TaskClient {
    * @throws TaskNotFoundError when no task has this id.
    * @throws TransitionRejectedError when the task is running or finished; `current` says which.
    */
-  async cancel(id: string, reason?: string): Promise<TaskRecord> {
-    let seen = await this.store.get(id);
-    for (let round = 0; round < 3; round++) {
-      if (seen === undefined) throw new TaskNotFoundError(id);
-      try {
-        const cancelled = await this.store.cancel(seen, reason);
-        if (seen.status === TaskStatus.SCHEDULED) await this.dropSchedule(id);
-        return cancelled;
-      } catch (err) {
-        if (!(err instanceof TransitionRejectedError)) throw err;
-        const current = err.current;
-        // Only a change of attempt (a concurrent retry) is worth another try.
-        if (
-          current === undefined ||
-          current.status === TaskStatus.RUNNING ||
-          isTerminal(current.status)
-        )
-          throw err;
-        seen = current;
-      }
-    }
-    throw new TransitionRejectedError('cancel', id, seen);
+  cancel(id: string, reason?: string): Promise<TaskRecord> {
+    const { store, delayed, logger } = this;
+    return cancelTask(id, reason, { store, delayed, logger, get: (taskId) => this.get(taskId) });
   }
 
   /**
@@ -365,28 +291,35 @@ export class TaskClient {
     };
     const scheduled = this.delayed.needsSchedule(prepared.runAt);
     if (scheduled) this.delayed.assertConfigured();
-    const { record, created } = await this.store.create(
-      scheduled
-        ? {
-            ...prepared,
-            scheduled,
-            detail: `runAt ${new Date(prepared.runAt ?? 0).toISOString()}`,
-          }
-        : prepared,
+    const { record, created } = await this.onTable(() =>
+      this.store.create(
+        scheduled
+          ? {
+              ...prepared,
+              scheduled,
+              detail: `runAt ${new Date(prepared.runAt ?? 0).toISOString()}`,
+            }
+          : prepared,
+      ),
     );
     if (!created) assertSamePayload(record, prepared.payloadHash, prepared.type);
     return { record, created };
   }
 
-  /** Best effort: a schedule left behind fires into a CANCELLED task, which is dropped. */
-  private async dropSchedule(id: string): Promise<void> {
+  /** Runs a table call, turning a permanent fault into a ConfigurationError naming the table. */
+  private async onTable<T>(call: () => Promise<T>): Promise<T> {
     try {
-      await this.delayed.deleteSchedule(id);
+      return await call();
     } catch (err) {
-      this.logger.warn('schedule of a cancelled task not deleted; its firing will be dropped', {
-        taskId: id,
-        error: (err as Error).message,
-      });
+      throw (
+        (await toConfigurationError(err, {
+          kind: 'table',
+          resource: this.store.tableName,
+          client: this.dynamodb,
+          service: AwsService.DYNAMODB,
+          setting: `tableName (or ${EnvVars.TABLE_NAME})`,
+        })) ?? err
+      );
     }
   }
 }

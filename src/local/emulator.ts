@@ -3,12 +3,18 @@
  *
  * Everything here talks to loopback only. It never resolves or calls a real AWS endpoint.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
-import { access, constants as fsConstants } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  type EmulatorPlan,
+  type EmulatorRuntimeOptions,
+  EmulatorUnavailableError,
+  prepareEmulator,
+} from './emulator-runtime.js';
+
+export { EmulatorUnavailableError };
 
 /** Options for {@link startEmulator}. */
 export interface EmulatorOptions {
@@ -18,6 +24,16 @@ export interface EmulatorOptions {
   host?: string;
   /** File that receives the server's stdout and stderr (appended). Output is discarded if unset. */
   log?: string;
+  /**
+   * When neither moto nor `moto_server` is found: create `.tasklane/venv` (under `cwd`) and
+   * pip-install `requirements-emulator.txt` into it, showing progress on `progress`.
+   * @default true
+   */
+  install?: EmulatorRuntimeOptions['install'];
+  /** @default process.cwd() */
+  cwd?: string;
+  /** Where installation progress goes. @default process.stderr */
+  progress?: NodeJS.WritableStream;
 }
 
 /** A running emulator started by {@link startEmulator}. */
@@ -25,25 +41,12 @@ export interface EmulatorHandle {
   /** Base URL for AWS SDK clients, e.g. `http://localhost:41234`. */
   endpoint: string;
   port: number;
+  /** The server's process id. */
+  pid: number | undefined;
   /** Terminates the server (SIGTERM, then SIGKILL after 5 s). Safe to call more than once. */
   stop(): Promise<void>;
   /** Wipes all emulated AWS state. Throws if the server rejects the request. */
   reset(): Promise<void>;
-}
-
-/** Thrown when `moto_server` cannot be found or executed. */
-export class EmulatorUnavailableError extends Error {
-  readonly code = 'EMULATOR_UNAVAILABLE' as const;
-
-  constructor(detail?: string) {
-    super(
-      'moto_server was not found on PATH. Install it with ' +
-        '`pip install -r requirements-emulator.txt` (pins moto[server]==5.2.1), ' +
-        'or set AWS_ENDPOINT_URL to an already-running emulator (LocalStack, MiniStack) ' +
-        `to skip starting one.${detail ? ` (${detail})` : ''}`,
-    );
-    this.name = 'EmulatorUnavailableError';
-  }
 }
 
 const EXECUTABLE = 'moto_server';
@@ -53,39 +56,44 @@ const STOP_GRACE_MS = 5_000;
 // Enough output to show a Python traceback without flooding the error message.
 const OUTPUT_TAIL_CHARS = 4_000;
 
-const PYTHON = process.env.TASKLANE_PYTHON ?? 'python3';
 const SERIAL_SERVER = fileURLToPath(new URL('./moto_server_serial.py', import.meta.url));
 
 /**
  * The command that runs moto. Preferably our wrapper, which serializes requests so that
  * conditional writes are atomic and FIFO groups exclusive, as on AWS (see the .py file).
- * When moto cannot be imported from `python3` (say, moto_server installed with pipx), plain
- * `moto_server` runs instead, with a warning that those guarantees are weaker.
+ * When moto cannot be imported from any Python (say, moto_server installed with pipx),
+ * plain `moto_server` runs instead, with a warning that those guarantees are weaker.
  */
-function serverCommand(host: string, port: number): [string, string[]] {
-  const probe = spawnSync(PYTHON, ['-c', 'import moto.moto_server.werkzeug_app, werkzeug'], {
-    stdio: 'ignore',
-  });
-  if (probe.status === 0 && existsSync(SERIAL_SERVER)) {
-    return [PYTHON, [SERIAL_SERVER, '-H', host, '-p', String(port)]];
+function serverCommand(plan: EmulatorPlan, host: string, port: number): [string, string[]] {
+  if (plan.kind === 'python' && existsSync(SERIAL_SERVER)) {
+    return [plan.python, [SERIAL_SERVER, '-H', host, '-p', String(port)]];
   }
   process.stderr.write(
-    `warning: moto is not importable from ${PYTHON}; running plain ${EXECUTABLE}, whose ` +
+    `warning: moto is not importable from Python; running plain ${EXECUTABLE}, whose ` +
       'concurrent conditional writes are not atomic (set TASKLANE_PYTHON to the Python that has moto).\n',
   );
-  return [EXECUTABLE, ['-H', host, '-p', String(port)]];
+  return [
+    plan.kind === 'moto-server' ? plan.executable : EXECUTABLE,
+    ['-H', host, '-p', String(port)],
+  ];
 }
 
 /**
- * Starts `moto_server` on a loopback port and resolves once it answers HTTP.
+ * Starts `moto_server` on a loopback port and resolves once it answers HTTP. On a machine
+ * without moto, it first installs it into `.tasklane/venv` (see `prepareEmulator`).
  *
- * Rejects immediately with {@link EmulatorUnavailableError} when the executable is missing, and
- * with a plain `Error` (exit code plus output tail) if the server dies or stays silent for 20 s.
+ * Rejects at once with {@link EmulatorUnavailableError}, saying what to install, when moto
+ * is missing and cannot be installed; and with a plain `Error` (exit code plus output tail)
+ * if the server dies or stays silent for 20 s.
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
-  // Checking PATH up front gives a clear error before anything is spawned; the spawn 'error'
+  // Deciding up front gives a clear error before anything is spawned; the spawn 'error'
   // handler below still covers races and unusual PATH setups.
-  if (!(await findExecutable(EXECUTABLE))) throw new EmulatorUnavailableError();
+  const plan = await prepareEmulator({
+    ...(options.install === undefined ? {} : { install: options.install }),
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.progress === undefined ? {} : { progress: options.progress }),
+  });
 
   const host = options.host ?? 'localhost';
   // An explicit port must be free: if another emulator already listens there, the readiness
@@ -97,7 +105,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const endpoint = `http://localhost:${port}`;
 
   const logStream = options.log ? createWriteStream(options.log, { flags: 'a' }) : undefined;
-  const [command, args] = serverCommand(host, port);
+  const [command, args] = serverCommand(plan, host, port);
   const child = spawn(command, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: false,
@@ -113,7 +121,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   });
   const spawnFailed = new Promise<never>((_, reject) => {
     child.once('error', (err: NodeJS.ErrnoException) => {
-      reject(err.code === 'ENOENT' ? new EmulatorUnavailableError(err.message) : err);
+      reject(
+        err.code === 'ENOENT'
+          ? new EmulatorUnavailableError(`${command} could not be started: ${err.message}`)
+          : err,
+      );
     });
   });
 
@@ -154,6 +166,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   return {
     endpoint,
     port,
+    pid: child.pid,
     stop,
     async reset() {
       if (!(await resetEmulator(endpoint))) throw new Error(`moto reset failed at ${endpoint}`);
@@ -216,20 +229,6 @@ async function assertPortFree(port: number): Promise<void> {
     });
     server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
   });
-}
-
-async function findExecutable(name: string): Promise<string | undefined> {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, name);
-    try {
-      await access(candidate, fsConstants.X_OK);
-      return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
 }
 
 /** Drains the child's pipes (so it never blocks on a full pipe) and keeps a short tail. */

@@ -12,8 +12,18 @@ export {
   resetEmulator,
   startEmulator,
 } from './emulator.js';
+export type { EmulatorPlan, EmulatorProbe, EmulatorRuntimeOptions } from './emulator-runtime.js';
+export { planEmulator, prepareEmulator, probeEmulator } from './emulator-runtime.js';
 export type { EventSourceMappingOptions, SqsLambdaHandler } from './event-source-mapping.js';
 export { runEventSourceMapping } from './event-source-mapping.js';
+export type { FileLogger } from './file-logger.js';
+export { jsonLinesLogger } from './file-logger.js';
+export type {
+  LocalExecutor,
+  LocalExecutorLocation,
+  LocalExecutorOptions,
+} from './local-executor.js';
+export { startLocalExecutor } from './local-executor.js';
 export type { ProvisionedExecutor, ProvisionedScheduler } from './provision.js';
 export { provision, provisionScheduleGroup } from './provision.js';
 export type {

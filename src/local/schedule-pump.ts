@@ -22,6 +22,7 @@ import { GetQueueUrlCommand, SendMessageCommand, type SQSClient } from '@aws-sdk
 import { silentLogger, type TaskLogger } from '../observability/logger.js';
 import { parseScheduleExpression } from '../scheduler/expression.js';
 import { formatScheduledTime, occurrences } from '../scheduler/occurrences.js';
+import { pause } from './pause.js';
 
 /** Options of {@link createSchedulePump}. */
 export interface SchedulePumpOptions {
@@ -222,17 +223,7 @@ export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
         } catch (err) {
           logger.warn('schedule pump: tick failed', { error: (err as Error).message });
         }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, intervalMs);
-          signal.addEventListener(
-            'abort',
-            () => {
-              clearTimeout(timer);
-              resolve();
-            },
-            { once: true },
-          );
-        });
+        await pause(intervalMs, signal);
       }
     },
   };

@@ -1,7 +1,9 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import pLimit from 'p-limit';
+import { AwsService, toConfigurationError } from '../aws-errors.js';
+import { EnvVars } from '../config.js';
 import { Defaults } from '../constants.js';
-import { TransitionRejectedError } from '../errors.js';
+import { type ConfigurationError, TransitionRejectedError } from '../errors.js';
 import { taskMessage } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskRecord } from '../store/record.js';
@@ -14,6 +16,12 @@ const MARK_CONCURRENCY = 16;
  * The second half of the outbox: sends a PENDING task's message, then marks it sent
  * (PENDING → QUEUED). Used by enqueue, the sweeper and redrive alike. A send that fails
  * leaves the task PENDING, which the sweeper finds and retries; nothing is lost.
+ *
+ * A send that fails for a permanent reason (the queue does not exist, access denied, the
+ * endpoint does not answer, no region; see `classifyAwsError`) throws a ConfigurationError
+ * instead of reporting "not sent": waiting cannot fix it. The record stays PENDING all the
+ * same, so once the configuration is fixed the sweeper (or a re-enqueue of the same id)
+ * sends it (docs/adr/0011-configuration-errors-throw.md).
  */
 export class Dispatcher {
   constructor(
@@ -30,6 +38,8 @@ export class Dispatcher {
         new SendMessageCommand({ QueueUrl: this.queueUrl, ...taskMessage(record) }),
       );
     } catch (err) {
+      const permanent = await this.permanentFault(err, [record]);
+      if (permanent !== undefined) throw permanent;
       this.logger.warn('send failed; the task stays PENDING for the sweeper', {
         taskId: record.id,
         error: (err as Error).message,
@@ -47,18 +57,27 @@ export class Dispatcher {
    * its group in the same SendMessageBatch call: SQS may accept those in that call.)
    * Returns, per input index, the record after the send or undefined where the task was not
    * sent.
+   *
+   * @throws ConfigurationError when a send fails permanently; the tasks sent before it are
+   *   still marked sent, and the rest stay PENDING.
    */
   async sendAll(records: readonly TaskRecord[]): Promise<(TaskRecord | undefined)[]> {
     const sent: (TaskRecord | undefined)[] = new Array(records.length).fill(undefined);
     const toMark: number[] = [];
     const blocked = new Set<string>();
-    for (let i = 0; i < records.length; i += Defaults.SQS_BATCH_SIZE) {
+    let permanent: ConfigurationError | undefined;
+    for (let i = 0; i < records.length && permanent === undefined; i += Defaults.SQS_BATCH_SIZE) {
       const chunk = records
         .slice(i, i + Defaults.SQS_BATCH_SIZE)
         .map((record, n) => ({ record, index: i + n }))
         .filter(({ record }) => !blocked.has(record.messageGroupId));
       if (chunk.length === 0) continue;
-      const failed = await this.sendChunk(chunk.map((c) => c.record));
+      const outcome = await this.sendChunk(chunk.map((c) => c.record));
+      if (outcome instanceof Error) {
+        permanent = outcome;
+        break;
+      }
+      const failed = outcome;
       chunk.forEach(({ record, index }, n) => {
         if (failed.has(n)) blocked.add(record.messageGroupId);
         else toMark.push(index);
@@ -78,6 +97,7 @@ export class Dispatcher {
         }),
       ),
     );
+    if (permanent !== undefined) throw permanent;
     return sent;
   }
 
@@ -100,8 +120,13 @@ export class Dispatcher {
     }
   }
 
-  /** Sends one SendMessageBatch; returns the indexes of entries that failed. */
-  private async sendChunk(records: readonly TaskRecord[]): Promise<Set<number>> {
+  /**
+   * Sends one SendMessageBatch; returns the indexes of entries that failed, or the
+   * ConfigurationError when the call failed permanently.
+   */
+  private async sendChunk(
+    records: readonly TaskRecord[],
+  ): Promise<Set<number> | ConfigurationError> {
     try {
       const out = await this.sqs.send(
         new SendMessageBatchCommand({
@@ -117,10 +142,33 @@ export class Dispatcher {
       }
       return new Set((out.Failed ?? []).map((f) => Number(f.Id)));
     } catch (err) {
+      const permanent = await this.permanentFault(err, records);
+      if (permanent !== undefined) return permanent;
       this.logger.warn('batch send failed; the tasks stay PENDING for the sweeper', {
         error: (err as Error).message,
       });
       return new Set(records.map((_, n) => n));
     }
+  }
+
+  /** A ConfigurationError for a send that failed permanently; undefined for a transient one. */
+  private permanentFault(
+    err: unknown,
+    records: readonly TaskRecord[],
+  ): Promise<ConfigurationError | undefined> {
+    const ids = records.map((r) => r.id);
+    const listed = `${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''}`;
+    const which =
+      ids.length === 1
+        ? `Task '${ids[0]}' is stored PENDING`
+        : `Tasks ${listed} are stored PENDING`;
+    return toConfigurationError(err, {
+      kind: 'queue',
+      resource: this.queueUrl,
+      client: this.sqs,
+      service: AwsService.SQS,
+      setting: `queueUrl (or ${EnvVars.QUEUE_URL})`,
+      note: `${which}: once this is fixed, the sweeper sends ${ids.length === 1 ? 'it' : 'them'} (as does enqueueing the same id again).`,
+    });
   }
 }

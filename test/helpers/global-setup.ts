@@ -23,7 +23,9 @@ export async function setup(project: TestProject): Promise<void> {
   if (!endpoint) {
     const dir = await mkdtemp(path.join(tmpdir(), 'tasklane-moto-'));
     const log = path.join(dir, 'moto.log');
-    emulator = await startEmulator({ log });
+    // On a machine without moto this first installs it into <root>/.tasklane/venv, showing
+    // pip's progress, or fails at once saying what to install.
+    emulator = await startEmulator({ log, cwd: project.config.root });
     endpoint = emulator.endpoint;
     console.log(`[global-setup] moto_server at ${endpoint} (log: ${log})`);
   }

@@ -2,12 +2,12 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { TasklaneExampleStack } from '../../infra/example-stack.js';
-import type { TaskExecutorProps } from '../../infra/task-executor.js';
+import type { TaskExecutorProps } from '../../src/cdk/index.js';
 
 /** Options of {@link exampleStack}. */
 export interface ExampleStackOptions {
   /** Overrides of the executor's props. */
-  readonly executor?: TaskExecutorProps;
+  readonly executor?: Partial<TaskExecutorProps>;
   /**
    * Run esbuild for the functions. Off, the assets are hashed from the source, which is
    * all a template assertion needs, and much faster. @default false

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { TaskExecutor } from '../../infra/task-executor.js';
+import { TaskExecutor } from '../../src/cdk/index.js';
 import { arnOf, idOf } from '../helpers/infra.js';
 
 /** `schedule/Grants/*` in the stack's partition, region and account. */

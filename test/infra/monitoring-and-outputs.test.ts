@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { describe, expect, it } from 'vitest';
-import { TaskExecutor } from '../../infra/task-executor.js';
+import { TaskExecutor } from '../../src/cdk/index.js';
 import { arnOf, exampleTemplate, idOf } from '../helpers/infra.js';
 
 describe('TaskExecutor alarms and dashboard', () => {

@@ -7,7 +7,7 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks, type NagPack, NIST80053R5Checks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
-import { TaskExecutor } from '../../infra/task-executor.js';
+import { TaskExecutor } from '../../src/cdk/index.js';
 import { exampleStack } from '../helpers/infra.js';
 
 /** Every unacknowledged finding (error or warning) of a pack, as `rule @ construct path`. */
@@ -61,10 +61,11 @@ describe('cdk-nag over the example stack', () => {
 
   it('with every optional prop set, stays clean with fewer acknowledgements', () => {
     // Arrange: a VPC, a customer-managed key and an alarm topic, as a user would pass them.
+    // (test/infra/encryption.test.ts checks the key with every grant as well.)
     const { app, packs: all } = packs();
     const stack = new Stack(app, 'Full');
     const vpc = new Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0 });
-    const key = new Key(stack, 'LogKey', { enableKeyRotation: true });
+    const key = new Key(stack, 'Key', { enableKeyRotation: true });
     const topic = new Topic(stack, 'Alarms', { masterKey: key, enforceSSL: true });
 
     // Act
@@ -72,7 +73,7 @@ describe('cdk-nag over the example stack', () => {
       workerEntry: 'functions/worker.ts',
       vpc,
       reservedConcurrency: 20,
-      logEncryptionKey: key,
+      encryptionKey: key,
       alarmActions: [new SnsAction(topic)],
     });
     const ours = all.flatMap((pack) =>

@@ -1,17 +1,20 @@
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { TaskExecutor, type TaskExecutorProps } from '../../infra/task-executor.js';
+import { TaskExecutor, type TaskExecutorProps } from '../../src/cdk/task-executor.js';
 import { ValidationError } from '../../src/errors.js';
 
-function template(props: TaskExecutorProps): Template {
+/** The props under test; the worker entry is the example app's. */
+type Props = Omit<TaskExecutorProps, 'workerEntry'>;
+
+function template(props: Props): Template {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'Retention');
   new TaskExecutor(stack, 'Executor', { workerEntry: 'functions/worker.ts', ...props });
   return Template.fromStack(stack);
 }
 
-function rejection(props: TaskExecutorProps): ValidationError {
+function rejection(props: Props): ValidationError {
   try {
     template(props);
   } catch (err) {

@@ -16,6 +16,15 @@ describe('TaskExecutor sweeper', () => {
     }),
   });
 
+  it('deploys the handler pre-bundled in the package, on Node.js 24', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'the Tasklane sweeper of TasklaneExample',
+      Handler: 'index.handler',
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+    });
+  });
+
   it('finds the table, the queue and the scheduling settings in its environment', () => {
     // Arrange
     const { table, queue, scheduleDlq, schedulerRole } = ids();

@@ -1,9 +1,9 @@
 import { App, Duration, Stack, Token } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { TaskExecutor, type TaskExecutorProps } from '../../infra/task-executor.js';
+import { TaskExecutor, type TaskExecutorProps } from '../../src/cdk/index.js';
 import { ValidationError } from '../../src/errors.js';
 
-function construct(props: TaskExecutorProps, stackName = 'Valid'): TaskExecutor {
+function construct(props: Partial<TaskExecutorProps>, stackName = 'Valid'): TaskExecutor {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   return new TaskExecutor(new Stack(app, stackName), 'Executor', {
     workerEntry: 'functions/worker.ts',
@@ -11,7 +11,7 @@ function construct(props: TaskExecutorProps, stackName = 'Valid'): TaskExecutor 
   });
 }
 
-function rejection(props: TaskExecutorProps, stackName?: string): ValidationError {
+function rejection(props: Partial<TaskExecutorProps>, stackName?: string): ValidationError {
   try {
     construct(props, stackName);
   } catch (err) {
@@ -26,7 +26,7 @@ describe('TaskExecutor prop validation', () => {
     expect(construct({}).settings.workQueue.name).toBe('Valid-work.fifo');
   });
 
-  it.each<[string, TaskExecutorProps, string]>([
+  it.each<[string, Partial<TaskExecutorProps>, string]>([
     [
       'name',
       { name: 'has space' },
@@ -98,6 +98,20 @@ describe('TaskExecutor prop validation', () => {
     expect(error.message).toContain(`  - ${path}: expected `);
   });
 
+  it('rejects a missing workerEntry, as a JavaScript caller can leave it out', () => {
+    // Arrange
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const props = {} as TaskExecutorProps;
+
+    // Act
+    const act = () => new TaskExecutor(new Stack(app, 'NoEntry'), 'Executor', props);
+
+    // Assert
+    expect(act).toThrow(
+      /workerEntry: expected the path of the worker module that exports `handler`, received undefined/,
+    );
+  });
+
   it('rejects a stack name that cannot prefix resource names, unless name is given', () => {
     const long = `S${'x'.repeat(64)}`;
 
@@ -128,7 +142,7 @@ describe('TaskExecutor prop validation', () => {
 
   it('skips values that are Tokens', () => {
     // Arrange: values that would fail if they were checked.
-    const props: TaskExecutorProps = {
+    const props: Partial<TaskExecutorProps> = {
       batchSize: Token.asNumber({ Ref: 'BatchSize' }),
       maxConcurrency: Token.asNumber({ Ref: 'MaxConcurrency' }),
       reservedConcurrency: Token.asNumber({ Ref: 'Reserved' }),

@@ -1,3 +1,4 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
@@ -109,22 +110,34 @@ describe('TaskClient.enqueue', () => {
     expect(await executor.queueDepth()).toBe(0);
   });
 
-  it('keeps the task PENDING (not lost) when the message cannot be sent', async () => {
-    // The queue URL points nowhere: the record is written, the send fails.
-    const client = executor.client({ queueUrl: `${executor.queueUrl}-missing` });
-
-    const result = await client.enqueue(
-      email,
-      { to: 'a@example.com', subject: 'hi' },
-      { id: 'outbox-1' },
+  it('keeps the task PENDING (not lost) when a transient fault stops the send', async () => {
+    // Arrange: an SQS client whose SendMessage is throttled (a wrong queue URL, by contrast,
+    // is a ConfigurationError: see configuration-errors.test.ts).
+    const sqs = new SQSClient({ region: 'us-east-1', useQueueUrlAsEndpoint: false });
+    sqs.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'SendMessageCommand') {
+          throw Object.assign(new Error('Rate exceeded'), {
+            name: 'ThrottlingException',
+            $fault: 'client',
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'throttle-sends' },
     );
+    const client = executor.client({ sqs });
+    const payload = { to: 'a@example.com', subject: 'hi' };
 
+    // Act
+    const result = await client.enqueue(email, payload, { id: 'outbox-1' });
+    const stored = await client.get('outbox-1');
+    const retried = await executor.client().enqueue(email, payload, { id: 'outbox-1' });
+
+    // Assert
     expect(result).toMatchObject({ created: true, sent: false });
-    expect((await client.get('outbox-1'))?.status).toBe(TaskStatus.PENDING);
+    expect(stored?.status).toBe(TaskStatus.PENDING);
     // A re-enqueue of the same id through a healthy client completes the send.
-    const retried = await executor
-      .client()
-      .enqueue(email, { to: 'a@example.com', subject: 'hi' }, { id: 'outbox-1' });
     expect(retried).toMatchObject({ created: false, sent: true });
     expect(retried.record.status).toBe(TaskStatus.QUEUED);
     expect(await executor.queueDepth()).toBe(1);

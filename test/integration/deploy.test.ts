@@ -19,7 +19,7 @@ import { GetScheduleGroupCommand, SchedulerClient } from '@aws-sdk/client-schedu
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { flakyCharge, poison, resizeImage, sendEmail } from '../../examples/tasks.js';
-import { functionAssets } from '../../infra/function-assets.js';
+import { functionAssets } from '../../scripts/function-assets.js';
 import { deployToEmulator, type LocalDeployment } from '../../scripts/local-deploy/deploy.js';
 import { TaskClient } from '../../src/client/task-client.js';
 import { EnvVars, locationFromStackOutputs } from '../../src/config.js';

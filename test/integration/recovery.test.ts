@@ -7,7 +7,7 @@ import {
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
-import { LeaseLostError } from '../../src/errors.js';
+import { ConfigurationError, LeaseLostError } from '../../src/errors.js';
 import { noopMetrics, type TaskMetrics } from '../../src/observability/metrics.js';
 import type { TaskRecord } from '../../src/store/record.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
@@ -42,15 +42,17 @@ const noop = defineTask('noop', { schema: z.object({ n: z.number() }), handler: 
 
 describe('sweep', () => {
   it('sends a task whose message was never sent (the outbox)', async () => {
-    // Arrange: the producer's send fails after the record is written.
+    // Arrange: the producer's send fails after the record is written (here because its queue
+    // URL is wrong, which enqueue reports as a ConfigurationError).
     const broken = executor.client({ queueUrl: `${executor.queueUrl}-missing` });
-    const { id, sent } = await broken.enqueue(noop, { n: 1 });
+    const id = 'never-sent';
+    const failure = await broken.enqueue(noop, { n: 1 }, { id }).catch((err: unknown) => err);
 
     // Act
     const report = await sweeper().run();
 
     // Assert
-    expect(sent).toBe(false);
+    expect(failure).toBeInstanceOf(ConfigurationError);
     expect(report).toMatchObject({ sent: 1, unsent: 0, requeued: 0 });
     expect((await executor.client().get(id))?.status).toBe(TaskStatus.QUEUED);
     expect(await executor.queueDepth()).toBe(1);

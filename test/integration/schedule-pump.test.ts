@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import {
   CreateScheduleCommand,
   type CreateScheduleCommandInput,
@@ -183,5 +184,37 @@ describe('createSchedulePump', () => {
 
     // Assert
     expect(tick.deliveries).toEqual([]);
+  });
+});
+
+describe('SchedulePump.run', () => {
+  it('removes its abort listener after each pause, however many ticks it runs', async () => {
+    // Arrange
+    const stopping = new AbortController();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    let ticks = 0;
+    const listeners: number[] = [];
+    const pump = executor.pump();
+
+    // Act
+    const running = pump.run({
+      signal: stopping.signal,
+      intervalMs: 1,
+      onTick: () => {
+        ticks += 1;
+        listeners.push(getEventListeners(stopping.signal, 'abort').length);
+        if (ticks === 30) stopping.abort();
+      },
+    });
+    await running;
+    process.off('warning', onWarning);
+
+    // Assert
+    expect(ticks).toBe(30);
+    expect(Math.max(...listeners)).toBe(0);
+    expect(getEventListeners(stopping.signal, 'abort')).toHaveLength(0);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
   });
 });

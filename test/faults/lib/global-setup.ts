@@ -40,7 +40,7 @@ export async function setup(project: TestProject): Promise<void> {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node24',
     packages: 'external',
     logLevel: 'warning',
   });

@@ -15,11 +15,13 @@ export interface TaskExecutorProps {
    */
   readonly name?: string;
   /**
-   * Path of the worker's entry module: it exports `handler = createWorker(tasks).lambdaHandler`
-   * (see functions/worker.ts). It is bundled with esbuild, locally, without Docker.
-   * @default 'functions/worker.ts' in the current working directory (the CDK app's root)
+   * Path of the worker's entry module, which exports
+   * `handler = createWorker(tasks).lambdaHandler`. It is bundled with esbuild (install
+   * `esbuild` in the CDK app), locally, without Docker; `@aws-sdk/*` comes from the Lambda
+   * runtime. A relative path is resolved from the current working directory (the CDK app's
+   * root).
    */
-  readonly workerEntry?: string;
+  readonly workerEntry: string;
   /** The worker function's timeout, 1 s to 15 min. @default Duration.seconds(60) */
   readonly workerTimeout?: Duration;
   /** The worker function's memory, in MB. @default 512 */
@@ -67,8 +69,19 @@ export interface TaskExecutorProps {
   /** Retention of the functions' log groups (the audit trail). @default RetentionDays.ONE_YEAR */
   readonly logRetention?: RetentionDays;
   /**
-   * Customer-managed key for the log groups. Its key policy must allow CloudWatch Logs.
-   * @default - CloudWatch Logs' own encryption at rest
+   * Customer-managed KMS key for the executor's data at rest: the three queues, the task
+   * table, the functions' log groups and their environment variables. The functions, the
+   * scheduler's roles and every grant (`grantEnqueue`, `grantRead`, `grantConsume`,
+   * `grantOperate`) may use it. For a key defined in the same app (`new Key(...)`), CloudWatch
+   * Logs is allowed to use it for the executor's log groups; an imported key's policy must
+   * allow that already.
+   * @default - AWS-owned keys: SQS-managed SSE, DynamoDB's default encryption, CloudWatch
+   * Logs' own encryption at rest
+   */
+  readonly encryptionKey?: IKey;
+  /**
+   * Customer-managed key for the log groups only. Its key policy must allow CloudWatch Logs.
+   * @default - `encryptionKey`
    */
   readonly logEncryptionKey?: IKey;
   /** Deletion protection of the task table. @default true */

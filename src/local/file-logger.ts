@@ -1,9 +1,9 @@
 /**
- * A TaskLogger that appends JSON lines to a file: the demo keeps its terminal for the
- * progress bar and still keeps every audit event for inspection.
+ * A TaskLogger that appends JSON lines to a file: local runs keep their terminal quiet and
+ * still keep every audit event for inspection.
  */
 import { createWriteStream } from 'node:fs';
-import type { LogAttributes, TaskLogger } from '../../src/index.js';
+import type { LogAttributes, TaskLogger } from '../observability/logger.js';
 
 /** A logger that owns its file and must be closed. */
 export interface FileLogger extends TaskLogger {

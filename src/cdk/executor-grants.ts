@@ -17,6 +17,7 @@ import {
   ManagedPolicy,
   PolicyStatement,
 } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
 
@@ -28,12 +29,42 @@ export interface GrantTargets {
   /** `<table ARN>/index/<status index>`. */
   readonly statusIndexArn: string;
   readonly workQueue: IQueue;
+  /** The work queue's FIFO DLQ, which redrive reads. */
+  readonly deadLetterQueue: IQueue;
+  /** The customer-managed key of the queues and the table, when there is one. */
+  readonly encryptionKey?: IKey | undefined;
   /** `arn:<partition>:scheduler:<region>:<account>:schedule/<group>/*`. */
   readonly schedulesArn: string;
   readonly schedulerRoleArn: string;
   /** Records a cdk-nag acknowledgement (see `acknowledgeFinding` in nag-acknowledgements.ts). */
   readonly acknowledge: (scope: IConstruct, id: string, reason: string, covering?: boolean) => void;
 }
+
+/**
+ * What a worker calls on the table: the store's reads and conditional updates, and the
+ * record a recurring schedule's firing creates (PutItem).
+ */
+export const WORKER_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
+
+/**
+ * What a worker calls on the work queue: the event source mapping's (or the poll loop's)
+ * receive and delete, the visibility controller's heartbeats, and GetQueueAttributes or
+ * GetQueueUrl when the queue ARN is not configured.
+ */
+export const WORKER_QUEUE_ACTIONS = [
+  'sqs:ReceiveMessage',
+  'sqs:DeleteMessage',
+  'sqs:ChangeMessageVisibility',
+  'sqs:GetQueueAttributes',
+  'sqs:GetQueueUrl',
+];
+
+/**
+ * KMS actions of a principal that writes to, and reads from, the encrypted queues and table:
+ * SQS sends need GenerateDataKey and receives Decrypt; DynamoDB calls the key on the caller's
+ * behalf for its writes and reads. Listed one by one (no `GenerateDataKey*`).
+ */
+export const KEY_USE_ACTIONS = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
 
 /** Why `schedule/<group>/*` is as narrow as a schedule statement gets. */
 export const GROUP_WILDCARD_REASON =
@@ -70,6 +101,19 @@ export function passSchedulerRoleGrant(targets: GrantTargets, grantee: IGrantabl
   });
 }
 
+/**
+ * `actions` on the executor's customer-managed key, or an empty grant without one. The
+ * statement names the key's ARN, never `*`.
+ */
+export function keyGrant(targets: GrantTargets, grantee: IGrantable, actions: string[]): Grant {
+  if (targets.encryptionKey === undefined) return Grant.drop(grantee, 'no encryption key');
+  return Grant.addToPrincipal({
+    grantee,
+    actions,
+    resourceArns: [targets.encryptionKey.keyArn],
+  });
+}
+
 /** TaskClient.enqueue and enqueueBatch, immediate and delayed. */
 export function enqueueGrant(targets: GrantTargets, grantee: IGrantable): Grant {
   return Grant.addToPrincipal({
@@ -78,11 +122,76 @@ export function enqueueGrant(targets: GrantTargets, grantee: IGrantable): Grant 
     actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
     resourceArns: [targets.tableArn],
   })
-    .combine(targets.workQueue.grantSendMessages(grantee))
+    .combine(
+      // The queue's own grantSendMessages would add `kms:GenerateDataKey*` and
+      // `kms:ReEncrypt*` for an encrypted queue; keyGrant lists the key's actions instead.
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+        resourceArns: [targets.workQueue.queueArn],
+      }),
+    )
     .combine(
       scheduleGrant(targets, grantee, ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule']),
     )
-    .combine(passSchedulerRoleGrant(targets, grantee));
+    .combine(passSchedulerRoleGrant(targets, grantee))
+    .combine(keyGrant(targets, grantee, KEY_USE_ACTIONS));
+}
+
+/** A worker outside Lambda: `createWorker(tasks).poll()` on ECS, EC2 or a laptop. */
+export function consumeGrant(targets: GrantTargets, grantee: IGrantable): Grant {
+  return Grant.addToPrincipal({
+    grantee,
+    actions: WORKER_TABLE_ACTIONS,
+    resourceArns: [targets.tableArn],
+  })
+    .combine(
+      Grant.addToPrincipal({
+        grantee,
+        actions: WORKER_QUEUE_ACTIONS,
+        resourceArns: [targets.workQueue.queueArn],
+      }),
+    )
+    .combine(keyGrant(targets, grantee, KEY_USE_ACTIONS));
+}
+
+/** TaskClient.redrive, cancel and purgeDead, with the reads they start from. */
+export function operateGrant(targets: GrantTargets, grantee: IGrantable): Grant {
+  return (
+    Grant.addToPrincipal({
+      grantee,
+      // GetItem and UpdateItem: the transitions; DeleteItem: purgeDead.
+      actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      resourceArns: [targets.tableArn],
+    })
+      .combine(
+        Grant.addToPrincipal({
+          grantee,
+          // Selecting DEAD tasks (redrive all, purgeDead) pages the status index.
+          actions: ['dynamodb:Query'],
+          resourceArns: [targets.statusIndexArn],
+        }),
+      )
+      .combine(
+        Grant.addToPrincipal({
+          grantee,
+          // A redriven task's message, and a dead letter moved back.
+          actions: ['sqs:SendMessage'],
+          resourceArns: [targets.workQueue.queueArn],
+        }),
+      )
+      .combine(
+        Grant.addToPrincipal({
+          grantee,
+          // Redrive clears the DLQ of the messages of the tasks it brought back.
+          actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'],
+          resourceArns: [targets.deadLetterQueue.queueArn],
+        }),
+      )
+      // Cancelling a delayed task deletes its one-time schedule.
+      .combine(scheduleGrant(targets, grantee, ['scheduler:DeleteSchedule']))
+      .combine(keyGrant(targets, grantee, KEY_USE_ACTIONS))
+  );
 }
 
 /** TaskClient.get, list and wait. */
@@ -91,13 +200,15 @@ export function readGrant(targets: GrantTargets, grantee: IGrantable): Grant {
     grantee,
     actions: ['dynamodb:GetItem'],
     resourceArns: [targets.tableArn],
-  }).combine(
-    Grant.addToPrincipal({
-      grantee,
-      actions: ['dynamodb:Query'],
-      resourceArns: [targets.statusIndexArn],
-    }),
-  );
+  })
+    .combine(
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['dynamodb:Query'],
+        resourceArns: [targets.statusIndexArn],
+      }),
+    )
+    .combine(keyGrant(targets, grantee, ['kms:Decrypt']));
 }
 
 /** TaskClient.schedule, unschedule, pauseSchedule, resumeSchedule, getSchedule, listSchedules. */

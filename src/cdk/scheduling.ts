@@ -4,6 +4,7 @@
  */
 import { Stack } from 'aws-cdk-lib';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { CfnSchedule, ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -17,6 +18,8 @@ export interface ExecutorSchedulingProps {
   /** Standard queue for deliveries that failed after their retries. */
   readonly deadLetterQueue: IQueue;
   readonly sweeper: IFunction;
+  /** The queues' customer-managed key: sending to them needs GenerateDataKey and Decrypt. */
+  readonly encryptionKey?: IKey | undefined;
 }
 
 /** The schedule group, the scheduler role, and the sweeper's schedule. */
@@ -31,7 +34,15 @@ export class ExecutorScheduling extends Construct {
 
   constructor(scope: Construct, id: string, props: ExecutorSchedulingProps) {
     super(scope, id);
-    const { workQueue, deadLetterQueue, sweeper } = props;
+    const { workQueue, deadLetterQueue, sweeper, encryptionKey } = props;
+    const keyUse = encryptionKey
+      ? [
+          new PolicyStatement({
+            actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+            resources: [encryptionKey.keyArn],
+          }),
+        ]
+      : [];
     this.scheduleGroup = new ScheduleGroup(this, 'Group', {
       scheduleGroupName: props.scheduleGroupName,
     });
@@ -40,10 +51,12 @@ export class ExecutorScheduling extends Construct {
         actions: ['sqs:SendMessage'],
         resources: [workQueue.queueArn, deadLetterQueue.queueArn],
       }),
+      ...keyUse,
     ]);
     const sweeperRole = this.schedulerExecutionRole('SweeperScheduleRole', 'Starts the sweeper', [
       new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [sweeper.functionArn] }),
       new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [deadLetterQueue.queueArn] }),
+      ...keyUse,
     ]);
     this.sweeperSchedule = new CfnSchedule(this, 'SweeperSchedule', {
       description: 'Requeues expired leases and sends tasks whose message was never sent',

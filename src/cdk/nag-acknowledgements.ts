@@ -93,12 +93,12 @@ export function acknowledgeNagFindings(context: NagContext): NagAcknowledgement[
       );
     }
   }
-  if (props.logEncryptionKey === undefined) {
+  if ((props.logEncryptionKey ?? props.encryptionKey) === undefined) {
     for (const fn of [worker, sweeper]) {
       acknowledge(
         fn.logGroup,
         `${NIST}-CloudWatchLogGroupEncrypted`,
-        'CloudWatch Logs encrypts every log group at rest with its own keys. Pass logEncryptionKey for a customer-managed key.',
+        'CloudWatch Logs encrypts every log group at rest with its own keys. Pass encryptionKey (or logEncryptionKey) for a customer-managed key.',
       );
     }
   }

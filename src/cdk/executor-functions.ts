@@ -3,7 +3,7 @@
  * customer-managed policy that this module writes, so nothing is granted implicitly: the
  * role handed to the function ignores CDK's automatic grants.
  */
-import { Annotations, type Duration } from 'aws-cdk-lib';
+import type { Duration } from 'aws-cdk-lib';
 import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import {
   Effect,
@@ -13,7 +13,7 @@ import {
   ServicePrincipal,
 } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -22,13 +22,13 @@ import { Construct } from 'constructs';
 /**
  * esbuild settings shared by every function. The AWS SDK v3 (`@aws-sdk/*`) is left out and
  * taken from the Lambda runtime, which ships it: the bundle holds Tasklane, the tasks and
- * their other dependencies only (docs/adr/0006-worker-bundle.md). The target is node20, the
- * repository's pinned Node, so the same asset also runs in the local deploy test; the
- * runtime is newer.
+ * their other dependencies only (docs/adr/0006-worker-bundle.md). The target is node24,
+ * the Lambda runtime's major ({@link RUNTIME}); the repository's tests run Node 24 too.
+ * The sweeper's pre-bundled handler (built by the package's build) uses the same settings.
  */
 export const BUNDLING = {
   format: OutputFormat.ESM,
-  target: 'node20',
+  target: 'node24',
   minify: true,
   sourceMap: true,
   // Errors are told apart by constructor name (PermanentError, LeaseLostError…).
@@ -42,10 +42,18 @@ export const BUNDLING = {
     "import { createRequire as __tasklaneCreateRequire } from 'node:module'; const require = __tasklaneCreateRequire(import.meta.url);",
 } as const;
 
+/** The Lambda runtime of every executor function: Node.js 24, on ARM64. */
+export const RUNTIME = Runtime.NODEJS_24_X;
+
+/**
+ * A function's code: a module that exports `handler`, bundled here with esbuild (the
+ * worker), or a directory that already holds the bundle, `index.mjs` (the sweeper).
+ */
+export type FunctionCode = { readonly entry: string } | { readonly bundleDirectory: string };
+
 /** Inputs of {@link ExecutorFunction}. */
 export interface ExecutorFunctionProps {
-  /** The module that exports `handler`. */
-  readonly entry: string;
+  readonly code: FunctionCode;
   /** Log group name, e.g. `/tasklane/orders/worker`. */
   readonly logGroupName: string;
   readonly timeout: Duration;
@@ -53,6 +61,8 @@ export interface ExecutorFunctionProps {
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
   readonly logEncryptionKey?: IKey | undefined;
+  /** Encrypts the function's environment variables; the role may decrypt with it. */
+  readonly environmentKey?: IKey | undefined;
   readonly reservedConcurrency?: number | undefined;
   /** Where failed asynchronous invocations go (a Lambda DLQ). */
   readonly deadLetterQueue?: IQueue | undefined;
@@ -63,7 +73,7 @@ export interface ExecutorFunctionProps {
 
 /** A bundled Node.js function with its own log group, role and managed policy. */
 export class ExecutorFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
   /** The function's only permissions; add statements with {@link allow}. */
@@ -107,35 +117,42 @@ export class ExecutorFunction extends Construct {
         ['*'],
       );
     }
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: props.entry,
-      handler: 'handler',
+    if (props.environmentKey) this.allow(['kms:Decrypt'], [props.environmentKey.keyArn]);
+    const common = {
       description: props.description,
-      runtime: Runtime.NODEJS_LATEST,
+      runtime: RUNTIME,
       architecture: Architecture.ARM_64,
       timeout: props.timeout,
       memorySize: props.memorySize,
       role: this.role.withoutPolicyUpdates(),
       logGroup: this.logGroup,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-      bundling: {
-        ...BUNDLING,
-        externalModules: [...BUNDLING.externalModules],
-        mainFields: [...BUNDLING.mainFields],
-      },
+      ...(props.environmentKey ? { environmentEncryption: props.environmentKey } : {}),
       ...(props.reservedConcurrency === undefined
         ? {}
         : { reservedConcurrentExecutions: props.reservedConcurrency }),
       ...(props.deadLetterQueue ? { deadLetterQueue: props.deadLetterQueue } : {}),
       ...(props.vpc ? { vpc: props.vpc, vpcSubnets: props.vpcSubnets } : {}),
-    });
+    };
+    this.function =
+      'entry' in props.code
+        ? new NodejsFunction(this, 'Function', {
+            ...common,
+            entry: props.code.entry,
+            handler: 'handler',
+            bundling: {
+              ...BUNDLING,
+              externalModules: [...BUNDLING.externalModules],
+              mainFields: [...BUNDLING.mainFields],
+            },
+          })
+        : new LambdaFunction(this, 'Function', {
+            ...common,
+            code: Code.fromAsset(props.code.bundleDirectory),
+            handler: 'index.handler',
+          });
     // The managed policy must exist before the function assumes the role.
     this.function.node.addDependency(this.policy);
-    // NodejsFunction warns on the scope it was created in: this construct.
-    Annotations.of(this).acknowledgeWarning(
-      '@aws-cdk/aws-lambda-nodejs:variableRuntimeExternals',
-      'Only @aws-sdk/* is external, and every Node.js runtime since nodejs18.x ships the AWS SDK v3; NODEJS_LATEST cannot move to one without it.',
-    );
   }
 
   /** Adds one Allow statement to the function's managed policy. */

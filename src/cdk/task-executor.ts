@@ -6,25 +6,33 @@
  * provisioning uses too.
  */
 import path from 'node:path';
-import { CfnOutput, Duration, Stack, Token } from 'aws-cdk-lib';
+import { Duration, Stack, Token } from 'aws-cdk-lib';
 import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { EnvVars, StackOutputSuffix } from '../src/config.js';
-import { METRICS_NAMESPACE, MetricName } from '../src/observability/metrics.js';
-import { type ExecutorSettings, executorSettings } from '../src/resources.js';
+import { EnvVars } from '../config.js';
+import { METRICS_NAMESPACE, MetricName } from '../observability/metrics.js';
+import { type ExecutorSettings, executorSettings } from '../resources.js';
+import { allowLogsToUseKey } from './encryption.js';
 import { ExecutorFunction } from './executor-functions.js';
 import {
+  consumeGrant,
   enqueueGrant,
   type GrantTargets,
+  KEY_USE_ACTIONS,
   manageSchedulesGrant,
+  operateGrant,
   readGrant,
+  WORKER_QUEUE_ACTIONS,
+  WORKER_TABLE_ACTIONS,
 } from './executor-grants.js';
+import { addExecutorOutputs } from './executor-outputs.js';
 import { ExecutorMonitoring } from './monitoring.js';
 import {
   acknowledgeFinding,
@@ -33,6 +41,7 @@ import {
 } from './nag-acknowledgements.js';
 import { queueProps } from './queue-props.js';
 import { ExecutorScheduling } from './scheduling.js';
+import { sweeperBundleDirectory } from './sweeper-bundle.js';
 import type { TaskExecutorProps } from './task-executor-props.js';
 import { createTaskTable } from './task-table.js';
 import { validateTaskExecutorProps } from './validate-props.js';
@@ -56,6 +65,8 @@ export class TaskExecutor extends Construct {
   readonly schedulesArn: string;
   /** The functions' `POWERTOOLS_SERVICE_NAME`, the `service` dimension of their metrics. */
   readonly serviceName: string;
+  /** The customer-managed key of the queues, the table, the logs and the functions' environment. */
+  readonly encryptionKey: IKey | undefined;
   /**
    * The cdk-nag findings acknowledged on this executor's resources, and on the policies its
    * grants wrote, with their reasons.
@@ -63,10 +74,12 @@ export class TaskExecutor extends Construct {
   readonly nagAcknowledgements: readonly NagAcknowledgement[];
   private readonly acknowledged: NagAcknowledgement[] = [];
 
-  constructor(scope: Construct, id: string, props: TaskExecutorProps = {}) {
+  constructor(scope: Construct, id: string, props: TaskExecutorProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    const workerEntry = path.resolve(props.workerEntry ?? 'functions/worker.ts');
+    // Required by the types; a JavaScript caller that leaves it out gets a ValidationError.
+    const workerEntry =
+      props.workerEntry === undefined ? undefined : path.resolve(props.workerEntry);
     const workerTimeout = props.workerTimeout ?? Duration.seconds(60);
     const maxConcurrency = props.maxConcurrency ?? 10;
     const retention = props.retention ?? Duration.days(30);
@@ -100,16 +113,22 @@ export class TaskExecutor extends Construct {
     this.settings = settings;
     const name = settingsProps.name;
     this.serviceName = `tasklane-${name}`;
+    const key = props.encryptionKey;
+    this.encryptionKey = key;
 
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', queueProps(settings.deadLetterQueue));
+    this.deadLetterQueue = new Queue(
+      this,
+      'DeadLetterQueue',
+      queueProps(settings.deadLetterQueue, key),
+    );
     this.workQueue = new Queue(this, 'WorkQueue', {
-      ...queueProps(settings.workQueue),
+      ...queueProps(settings.workQueue, key),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
     });
     this.scheduleDeadLetterQueue = new Queue(
       this,
       'ScheduleDeadLetterQueue',
-      queueProps(settings.scheduler.deadLetterQueue),
+      queueProps(settings.scheduler.deadLetterQueue, key),
     );
     this.table = createTaskTable(this, 'Table', settings.table, props);
     this.schedulesArn = stack.formatArn({
@@ -127,15 +146,17 @@ export class TaskExecutor extends Construct {
       [EnvVars.RETENTION_MS]: String(retentionMs),
       POWERTOOLS_SERVICE_NAME: this.serviceName,
     };
+    if (key && props.logEncryptionKey === undefined) allowLogsToUseKey(this, key, name);
     const common = {
       logRetention: props.logRetention ?? RetentionDays.ONE_YEAR,
-      logEncryptionKey: props.logEncryptionKey,
+      logEncryptionKey: props.logEncryptionKey ?? key,
+      environmentKey: key,
       vpc: props.vpc,
       vpcSubnets: props.vpcSubnets,
     };
     const worker = new ExecutorFunction(this, 'Worker', {
       ...common,
-      entry: workerEntry,
+      code: { entry: workerEntry ?? '' },
       description: `the Tasklane worker of ${name}`,
       logGroupName: `/tasklane/${name}/worker`,
       timeout: workerTimeout,
@@ -143,23 +164,10 @@ export class TaskExecutor extends Construct {
       environment: { ...props.workerEnvironment, ...environment },
       reservedConcurrency: props.reservedConcurrency,
     });
-    // Exactly what the worker calls: the store's reads and conditional updates, the record a
-    // recurring schedule's firing creates (PutItem), and the event source mapping's and the
-    // visibility controller's SQS actions (GetQueueUrl when the queue ARN is not configured).
-    worker.allow(
-      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      [this.table.tableArn],
-    );
-    worker.allow(
-      [
-        'sqs:ReceiveMessage',
-        'sqs:DeleteMessage',
-        'sqs:ChangeMessageVisibility',
-        'sqs:GetQueueAttributes',
-        'sqs:GetQueueUrl',
-      ],
-      [this.workQueue.queueArn],
-    );
+    // Exactly what the worker calls (see WORKER_TABLE_ACTIONS and WORKER_QUEUE_ACTIONS).
+    worker.allow(WORKER_TABLE_ACTIONS, [this.table.tableArn]);
+    worker.allow(WORKER_QUEUE_ACTIONS, [this.workQueue.queueArn]);
+    if (key) worker.allow(KEY_USE_ACTIONS, [key.keyArn]);
     worker.function.addEventSource(
       new SqsEventSource(this.workQueue, {
         batchSize: props.batchSize ?? 10,
@@ -171,7 +179,7 @@ export class TaskExecutor extends Construct {
 
     const sweeper = new ExecutorFunction(this, 'Sweeper', {
       ...common,
-      entry: path.resolve(import.meta.dirname, '../functions/sweeper.ts'),
+      code: { bundleDirectory: sweeperBundleDirectory() },
       description: `the Tasklane sweeper of ${name}`,
       logGroupName: `/tasklane/${name}/sweeper`,
       timeout: Duration.seconds(60),
@@ -188,6 +196,7 @@ export class TaskExecutor extends Construct {
       workQueue: this.workQueue,
       deadLetterQueue: this.scheduleDeadLetterQueue,
       sweeper: this.sweeper,
+      encryptionKey: key,
     });
     const statusIndexArn = `${this.table.tableArn}/index/${settings.table.statusIndex.name}`;
     // Exactly what a sweep calls: it pages the status index, moves records on with
@@ -200,6 +209,7 @@ export class TaskExecutor extends Construct {
     sweeper.allow(['iam:PassRole'], [this.scheduling.schedulerRole.roleArn], {
       StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
     });
+    if (key) sweeper.allow(KEY_USE_ACTIONS, [key.keyArn]);
     const schedulingEnvironment = {
       [EnvVars.SCHEDULE_GROUP]: settings.scheduler.groupName,
       [EnvVars.SCHEDULER_ROLE_ARN]: this.scheduling.schedulerRole.roleArn,
@@ -214,7 +224,15 @@ export class TaskExecutor extends Construct {
       oldestMessageAgeThreshold: props.oldestMessageAgeThreshold ?? Duration.minutes(15),
       alarmActions: props.alarmActions ?? [],
     });
-    this.addOutputs(id, settings);
+    addExecutorOutputs(this, id, {
+      tableName: this.table.tableName,
+      workQueue: this.workQueue,
+      deadLetterQueue: this.deadLetterQueue,
+      scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
+      scheduleGroupName: settings.scheduler.groupName,
+      schedulerRoleArn: this.scheduling.schedulerRole.roleArn,
+      worker: this.worker,
+    });
     this.nagAcknowledgements = this.acknowledged;
     this.acknowledged.push(...acknowledgeNagFindings({ executor: this, worker, sweeper, props }));
   }
@@ -228,7 +246,8 @@ export class TaskExecutor extends Construct {
    * `sqs:SendMessage`, `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue (the
    * queue's own grantSendMessages); `scheduler:CreateSchedule` and `scheduler:DeleteSchedule`
    * on `schedule/<group>/*`; `iam:PassRole` of the scheduler role only, with the condition
-   * `iam:PassedToService` = `scheduler.amazonaws.com`.
+   * `iam:PassedToService` = `scheduler.amazonaws.com`; with `encryptionKey`, `kms:Decrypt`,
+   * `kms:Encrypt` and `kms:GenerateDataKey` on the key.
    */
   grantEnqueue(grantee: IGrantable): Grant {
     return enqueueGrant(this.grantTargets(), grantee);
@@ -238,10 +257,38 @@ export class TaskExecutor extends Construct {
    * Lets an observer read tasks: TaskClient.get, wait and list.
    *
    * Actions: `dynamodb:GetItem` on the table; `dynamodb:Query` on the status index only
-   * (listing never queries the table itself).
+   * (listing never queries the table itself); with `encryptionKey`, `kms:Decrypt` on the key.
    */
   grantRead(grantee: IGrantable): Grant {
     return readGrant(this.grantTargets(), grantee);
+  }
+
+  /**
+   * Lets a worker outside Lambda run tasks: `createWorker(tasks).poll()` on ECS, EC2 or a
+   * laptop, what the executor's own worker function may do.
+   *
+   * Actions: `dynamodb:GetItem`, `dynamodb:PutItem` and `dynamodb:UpdateItem` on the table;
+   * `sqs:ReceiveMessage`, `sqs:DeleteMessage`, `sqs:ChangeMessageVisibility`,
+   * `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue; with `encryptionKey`,
+   * `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on the key.
+   */
+  grantConsume(grantee: IGrantable): Grant {
+    return consumeGrant(this.grantTargets(), grantee);
+  }
+
+  /**
+   * Lets an operator repair and clean up: TaskClient.redrive, cancel and purgeDead.
+   *
+   * Actions: `dynamodb:GetItem`, `dynamodb:UpdateItem` and `dynamodb:DeleteItem` (purgeDead)
+   * on the table; `dynamodb:Query` on the status index (selecting DEAD tasks);
+   * `sqs:SendMessage` on the work queue; `sqs:ReceiveMessage`, `sqs:DeleteMessage` and
+   * `sqs:ChangeMessageVisibility` on the DLQ (redrive clears the dead letters of the tasks it
+   * brings back); `scheduler:DeleteSchedule` on `schedule/<group>/*` (cancelling a delayed
+   * task); with `encryptionKey`, `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on
+   * the key.
+   */
+  grantOperate(grantee: IGrantable): Grant {
+    return operateGrant(this.grantTargets(), grantee);
   }
 
   /**
@@ -306,6 +353,8 @@ export class TaskExecutor extends Construct {
       tableArn: this.table.tableArn,
       statusIndexArn: `${this.table.tableArn}/index/${this.settings.table.statusIndex.name}`,
       workQueue: this.workQueue,
+      deadLetterQueue: this.deadLetterQueue,
+      encryptionKey: this.encryptionKey,
       schedulesArn: this.schedulesArn,
       schedulerRoleArn: this.scheduling.schedulerRole.roleArn,
       acknowledge: (scope, id, reason, covering) => {
@@ -314,32 +363,5 @@ export class TaskExecutor extends Construct {
         if (!seen) this.acknowledged.push(done);
       },
     };
-  }
-
-  /** Outputs keyed `<id><suffix>`, which `locationFromStackOutputs()` reads back. */
-  private addOutputs(id: string, settings: ExecutorSettings): void {
-    const prefix = id.replace(/[^A-Za-z0-9]/g, '');
-    const outputs: [string, string, string][] = [
-      [StackOutputSuffix.TABLE_NAME, this.table.tableName, 'The task table'],
-      [StackOutputSuffix.QUEUE_URL, this.workQueue.queueUrl, 'The FIFO work queue'],
-      [StackOutputSuffix.QUEUE_ARN, this.workQueue.queueArn, 'The work queue, target of schedules'],
-      [StackOutputSuffix.DEAD_LETTER_QUEUE_URL, this.deadLetterQueue.queueUrl, 'The FIFO DLQ'],
-      // The literal name, not a reference: moto's CloudFormation skips Scheduler resources.
-      [StackOutputSuffix.SCHEDULE_GROUP_NAME, settings.scheduler.groupName, 'The schedule group'],
-      [
-        StackOutputSuffix.SCHEDULER_ROLE_ARN,
-        this.scheduling.schedulerRole.roleArn,
-        'Execution role of task schedules',
-      ],
-      [
-        StackOutputSuffix.SCHEDULE_DLQ_ARN,
-        this.scheduleDeadLetterQueue.queueArn,
-        'Where schedules put firings they could not deliver',
-      ],
-      [StackOutputSuffix.WORKER_FUNCTION_NAME, this.worker.functionName, 'The worker function'],
-    ];
-    for (const [suffix, value, description] of outputs) {
-      new CfnOutput(this, suffix, { key: `${prefix}${suffix}`, value, description });
-    }
   }
 }

@@ -3,13 +3,14 @@
  * One mapping, so the CDK queue and the emulator's queue are built from the same values.
  */
 import { Duration } from 'aws-cdk-lib';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
   type DeduplicationScope,
   type FifoThroughputLimit,
   QueueEncryption,
   type QueueProps,
 } from 'aws-cdk-lib/aws-sqs';
-import type { QueueSettings } from '../src/resources.js';
+import type { QueueSettings } from '../resources.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -39,12 +40,13 @@ const ATTRIBUTES: Readonly<Record<string, (value: string, props: Mutable<QueuePr
 };
 
 /**
- * QueueProps for one queue of the settings, with `enforceSSL` on.
+ * QueueProps for one queue of the settings, with `enforceSSL` on. With `encryptionKey`, the
+ * queue is encrypted with that customer-managed key instead of SQS-managed SSE.
  *
  * @throws Error for an attribute this mapping does not know, so that a new setting cannot
  * silently stay out of the CDK stack.
  */
-export function queueProps(queue: QueueSettings): QueueProps {
+export function queueProps(queue: QueueSettings, encryptionKey?: IKey): QueueProps {
   const props: Mutable<QueueProps> = { queueName: queue.name, enforceSSL: true };
   for (const [key, value] of Object.entries(queue.attributes)) {
     const apply = ATTRIBUTES[key];
@@ -52,6 +54,10 @@ export function queueProps(queue: QueueSettings): QueueProps {
       throw new Error(`queueProps: no mapping for the queue attribute ${key} of ${queue.name}`);
     }
     apply(value, props);
+  }
+  if (encryptionKey) {
+    props.encryption = QueueEncryption.KMS;
+    props.encryptionMasterKey = encryptionKey;
   }
   return props;
 }

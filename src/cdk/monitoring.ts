@@ -17,7 +17,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { MetricName } from '../src/observability/metrics.js';
+import { MetricName } from '../observability/metrics.js';
 
 /** What {@link ExecutorMonitoring} watches; the TaskExecutor construct provides it. */
 export interface MonitoredExecutor {

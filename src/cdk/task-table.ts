@@ -1,19 +1,25 @@
 /** The executor's DynamoDB task table, built from the shared settings. */
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import type { TableSettings } from '../src/resources.js';
+import type { TableSettings } from '../resources.js';
 import type { TaskExecutorProps } from './task-executor-props.js';
 
 /**
  * The task table: keyed by `pk`, on demand, PITR, TTL, deletion protection and RETAIN by
- * default, and the sparse status index that the sweeper and `list()` query.
+ * default, encrypted with the executor's key when it has one, and the sparse status index that the sweeper and `list()` query.
  */
 export function createTaskTable(
   scope: Construct,
   id: string,
   table: TableSettings,
-  props: Pick<TaskExecutorProps, 'deletionProtection' | 'removalPolicy'>,
+  props: Pick<TaskExecutorProps, 'deletionProtection' | 'removalPolicy' | 'encryptionKey'>,
 ): Table {
   const result = new Table(scope, id, {
     tableName: table.name,
@@ -23,6 +29,9 @@ export function createTaskTable(
     timeToLiveAttribute: table.ttlAttribute,
     deletionProtection: props.deletionProtection ?? true,
     removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+    ...(props.encryptionKey
+      ? { encryption: TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
+      : {}),
   });
   // Sparse: only records in a status the sweeper or list() looks for carry the keys.
   result.addGlobalSecondaryIndex({

@@ -4,15 +4,15 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { Token } from 'aws-cdk-lib';
-import { Defaults } from '../src/constants.js';
-import { ValidationError, type ValidationIssue } from '../src/errors.js';
-import { type ExecutorSettingsProps, settingsIssues } from '../src/resources.js';
-import { retentionIssue } from '../src/store/retention.js';
-import { retryHorizonIssue } from '../src/worker/retry-horizon.js';
+import { Defaults } from '../constants.js';
+import { ValidationError, type ValidationIssue } from '../errors.js';
+import { type ExecutorSettingsProps, settingsIssues } from '../resources.js';
+import { retentionIssue } from '../store/retention.js';
+import { retryHorizonIssue } from '../worker/retry-horizon.js';
 
 /** The subset of TaskExecutorProps that this module checks, with Durations in seconds. */
 export interface PropsToValidate extends ExecutorSettingsProps {
-  readonly workerEntry: string;
+  readonly workerEntry: string | undefined;
   readonly workerMemorySize?: number;
   readonly batchSize?: number;
   readonly maxConcurrency?: number;
@@ -48,6 +48,9 @@ const rules: readonly Rule[] = [
   {
     path: 'workerEntry',
     check: ({ workerEntry }) => {
+      if (workerEntry === undefined) {
+        return 'expected the path of the worker module that exports `handler`, received undefined';
+      }
       if (Token.isUnresolved(workerEntry)) return undefined;
       const shown = JSON.stringify(workerEntry);
       if (!ENTRY_EXTENSIONS.some((ext) => workerEntry.endsWith(ext))) {

@@ -1,0 +1,39 @@
+/**
+ * Bundles the sweeper's Lambda handler (functions/sweeper.ts) into the package, where the
+ * TaskExecutor construct deploys it from (`Code.fromAsset`). Same esbuild settings as the
+ * construct's worker bundling: ESM, node24, minified with names kept, source map, the AWS
+ * SDK left to the Lambda runtime.
+ */
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { BUNDLING } from '../../src/cdk/executor-functions.js';
+import { SWEEPER_BUNDLE_DIR, SWEEPER_BUNDLE_FILE } from '../../src/cdk/sweeper-bundle.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Writes `dist/lambda/sweeper/index.mjs` and its source map; returns the bundle's path. */
+export async function bundleSweeper(root: string = ROOT): Promise<string> {
+  const outdir = path.join(root, SWEEPER_BUNDLE_DIR);
+  await rm(outdir, { recursive: true, force: true });
+  await mkdir(outdir, { recursive: true });
+  const outfile = path.join(outdir, SWEEPER_BUNDLE_FILE);
+  await build({
+    entryPoints: [path.join(root, 'functions/sweeper.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: BUNDLING.target,
+    minify: BUNDLING.minify,
+    sourcemap: BUNDLING.sourceMap,
+    // Mappings only: enough for Lambda's stack traces (--enable-source-maps), a fifth the size.
+    sourcesContent: false,
+    keepNames: BUNDLING.keepNames,
+    external: [...BUNDLING.externalModules],
+    mainFields: [...BUNDLING.mainFields],
+    banner: { js: BUNDLING.banner },
+    logLevel: 'warning',
+  });
+  return outfile;
+}

@@ -1,0 +1,48 @@
+/** The executor's CloudFormation outputs, which `locationFromStackOutputs()` reads back. */
+import { CfnOutput } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { StackOutputSuffix } from '../config.js';
+
+/** The resources whose names and ARNs the outputs publish. */
+export interface OutputSources {
+  readonly tableName: string;
+  readonly workQueue: IQueue;
+  readonly deadLetterQueue: IQueue;
+  readonly scheduleDeadLetterQueue: IQueue;
+  readonly scheduleGroupName: string;
+  readonly schedulerRoleArn: string;
+  readonly worker: IFunction;
+}
+
+/** Adds the outputs to `scope`, keyed `<id><suffix>` (the id's letters and digits). */
+export function addExecutorOutputs(scope: Construct, id: string, sources: OutputSources): void {
+  const prefix = id.replace(/[^A-Za-z0-9]/g, '');
+  const outputs: [string, string, string][] = [
+    [StackOutputSuffix.TABLE_NAME, sources.tableName, 'The task table'],
+    [StackOutputSuffix.QUEUE_URL, sources.workQueue.queueUrl, 'The FIFO work queue'],
+    [
+      StackOutputSuffix.QUEUE_ARN,
+      sources.workQueue.queueArn,
+      'The work queue, target of schedules',
+    ],
+    [StackOutputSuffix.DEAD_LETTER_QUEUE_URL, sources.deadLetterQueue.queueUrl, 'The FIFO DLQ'],
+    // The literal name, not a reference: moto's CloudFormation skips Scheduler resources.
+    [StackOutputSuffix.SCHEDULE_GROUP_NAME, sources.scheduleGroupName, 'The schedule group'],
+    [
+      StackOutputSuffix.SCHEDULER_ROLE_ARN,
+      sources.schedulerRoleArn,
+      'Execution role of task schedules',
+    ],
+    [
+      StackOutputSuffix.SCHEDULE_DLQ_ARN,
+      sources.scheduleDeadLetterQueue.queueArn,
+      'Where schedules put firings they could not deliver',
+    ],
+    [StackOutputSuffix.WORKER_FUNCTION_NAME, sources.worker.functionName, 'The worker function'],
+  ];
+  for (const [suffix, value, description] of outputs) {
+    new CfnOutput(scope, suffix, { key: `${prefix}${suffix}`, value, description });
+  }
+}

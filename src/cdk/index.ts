@@ -1,0 +1,15 @@
+/**
+ * `tasklane/cdk`: the TaskExecutor construct, for AWS CDK apps. Needs `aws-cdk-lib` and
+ * `constructs` (optional peer dependencies of the package) and, to bundle the worker,
+ * `esbuild` in the app.
+ */
+export type {
+  ExecutorMonitoringProps,
+  MonitoredExecutor,
+} from './monitoring.js';
+export { ExecutorMonitoring } from './monitoring.js';
+export type { NagAcknowledgement } from './nag-acknowledgements.js';
+export type { ExecutorSchedulingProps } from './scheduling.js';
+export { ExecutorScheduling } from './scheduling.js';
+export type { TaskExecutorProps } from './task-executor.js';
+export { TaskExecutor } from './task-executor.js';

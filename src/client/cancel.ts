@@ -1,0 +1,62 @@
+import { isTerminal, TaskStatus } from '../constants.js';
+import { TaskNotFoundError, TransitionRejectedError } from '../errors.js';
+import type { TaskLogger } from '../observability/logger.js';
+import type { TaskRecord } from '../store/record.js';
+import type { TaskStore } from '../store/task-store.js';
+import type { DelayedTasks } from './delayed.js';
+
+/** What {@link cancelTask} needs from the client. */
+export interface CancelDeps {
+  readonly store: TaskStore;
+  /** Reads the task (turning a misconfigured table into a ConfigurationError). */
+  readonly get: (id: string) => Promise<TaskRecord | undefined>;
+  readonly delayed: DelayedTasks;
+  readonly logger: TaskLogger;
+}
+
+/**
+ * The body of `TaskClient.cancel`: SCHEDULED, PENDING or QUEUED → CANCELLED, retried when a
+ * concurrent retry changed the attempt, and a SCHEDULED task's schedule deleted.
+ *
+ * @throws TaskNotFoundError when no task has this id.
+ * @throws TransitionRejectedError when the task is running or finished.
+ */
+export async function cancelTask(
+  id: string,
+  reason: string | undefined,
+  deps: CancelDeps,
+): Promise<TaskRecord> {
+  let seen = await deps.get(id);
+  for (let round = 0; round < 3; round++) {
+    if (seen === undefined) throw new TaskNotFoundError(id);
+    try {
+      const cancelled = await deps.store.cancel(seen, reason);
+      if (seen.status === TaskStatus.SCHEDULED) await dropSchedule(id, deps);
+      return cancelled;
+    } catch (err) {
+      if (!(err instanceof TransitionRejectedError)) throw err;
+      const current = err.current;
+      // Only a change of attempt (a concurrent retry) is worth another try.
+      if (
+        current === undefined ||
+        current.status === TaskStatus.RUNNING ||
+        isTerminal(current.status)
+      )
+        throw err;
+      seen = current;
+    }
+  }
+  throw new TransitionRejectedError('cancel', id, seen);
+}
+
+/** Best effort: a schedule left behind fires into a CANCELLED task, which is dropped. */
+async function dropSchedule(id: string, deps: CancelDeps): Promise<void> {
+  try {
+    await deps.delayed.deleteSchedule(id);
+  } catch (err) {
+    deps.logger.warn('schedule of a cancelled task not deleted; its firing will be dropped', {
+      taskId: id,
+      error: (err as Error).message,
+    });
+  }
+}

@@ -1,0 +1,37 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { ExecutorLocation } from '../config.js';
+import type { TaskLogger } from '../observability/logger.js';
+import type { Retention } from '../store/retention.js';
+
+/** Options of {@link TaskClient}. */
+export interface TaskClientOptions extends ExecutorLocation {
+  /** The dead-letter queue, drained by `redrive`. Env: `TASKLANE_DLQ_URL`. */
+  readonly deadLetterQueueUrl?: string;
+  /** Injected DynamoDB client. @default a new client from the environment */
+  readonly dynamodb?: DynamoDBClient;
+  /** Injected SQS client. @default a new client from the environment */
+  readonly sqs?: SQSClient;
+  /** Largest accepted payload as UTF-8 JSON, in bytes. @default 262144 */
+  readonly maxPayloadBytes?: number;
+  /** Must match the workers' setting. @default 8 */
+  readonly statusShards?: number;
+  /**
+   * How long a SUCCEEDED or CANCELLED task is kept, and so how long its id stays reserved:
+   * milliseconds after it finished, or `'forever'` (no TTL). DEAD tasks stay until purged.
+   * Use the same value in producers, workers and the sweeper.
+   * @default `TASKLANE_RETENTION_MS`, else 30 days
+   */
+  readonly retention?: Retention;
+  readonly logger?: TaskLogger;
+  /** @default Date.now */
+  readonly clock?: () => number;
+  /** Injected EventBridge Scheduler client. @default a new client from the environment */
+  readonly scheduler?: SchedulerClient;
+  /**
+   * A `runAt` further out than this gets a one-time schedule; a nearer one is sent at once
+   * and held back by the worker. @default 60000
+   */
+  readonly scheduleThresholdMs?: number;
+}

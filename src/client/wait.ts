@@ -1,0 +1,36 @@
+import { isTerminal } from '../constants.js';
+import { TaskNotFoundError, WaitTimeoutError } from '../errors.js';
+import type { TaskRecord } from '../store/record.js';
+
+/** Options of {@link TaskClient.wait}. */
+export interface WaitOptions {
+  /** Give up after this long. @default 60000 */
+  readonly timeoutMs?: number;
+  /** First poll interval; grows to 2 s. @default 100 */
+  readonly intervalMs?: number;
+}
+
+/**
+ * Polls `read` until the task is terminal, backing off from `intervalMs` to 2 s.
+ *
+ * @throws TaskNotFoundError when no task has this id.
+ * @throws WaitTimeoutError after `timeoutMs`, carrying the last record seen.
+ */
+export async function waitForTerminal(
+  id: string,
+  read: (id: string) => Promise<TaskRecord | undefined>,
+  options: WaitOptions = {},
+): Promise<TaskRecord> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
+  let interval = options.intervalMs ?? 100;
+  for (;;) {
+    const record = await read(id);
+    if (record === undefined) throw new TaskNotFoundError(id);
+    if (isTerminal(record.status)) return record;
+    const left = deadline - Date.now();
+    if (left <= 0) throw new WaitTimeoutError(id, timeoutMs, record);
+    await new Promise((resolve) => setTimeout(resolve, Math.min(interval, left)));
+    interval = Math.min(interval * 2, 2000);
+  }
+}

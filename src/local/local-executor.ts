@@ -1,0 +1,302 @@
+/**
+ * `startLocalExecutor`: a whole Tasklane executor on a laptop or in a test, in one call.
+ * It starts the emulator (or uses one), provisions the resources from the same settings as
+ * the CDK construct (or attaches to existing ones), and runs in the background what AWS
+ * would: the worker's Lambda handler behind the SQS event source mapping, the EventBridge
+ * Scheduler pump, and the sweeper every few seconds.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { awsClientConfig } from '../aws-clients.js';
+import { TaskClient, type TaskClientOptions } from '../client/task-client.js';
+import type { ExecutorLocation } from '../config.js';
+import { ConfigurationError } from '../errors.js';
+import { defaultLogger, silentLogger, type TaskLogger } from '../observability/logger.js';
+import { noopMetrics } from '../observability/metrics.js';
+import { executorSettings } from '../resources.js';
+import { createSweeper } from '../sweeper/create-sweeper.js';
+import { createWorker, type WorkerOptions } from '../worker/create-worker.js';
+import type { BatchSummary } from '../worker/sqs-poller.js';
+import type { TaskDefinition } from '../worker/task-definition.js';
+import { type EmulatorHandle, startEmulator } from './emulator.js';
+import { STATE_DIR } from './emulator-runtime.js';
+import { runEventSourceMapping } from './event-source-mapping.js';
+import { type FileLogger, jsonLinesLogger } from './file-logger.js';
+import { pause } from './pause.js';
+import { provision, provisionScheduleGroup } from './provision.js';
+import { createSchedulePump } from './schedule-pump.js';
+
+/** Where a local executor's resources are: enough for a TaskClient, a worker or a sweeper. */
+export interface LocalExecutorLocation extends ExecutorLocation {
+  readonly tableName: string;
+  readonly queueUrl: string;
+  /** The dead-letter queue, when known (always, when provisioned). */
+  readonly deadLetterQueueUrl?: string | undefined;
+}
+
+/** Options of {@link startLocalExecutor}. */
+export interface LocalExecutorOptions {
+  /** The task definitions the worker runs. */
+  readonly tasks: readonly TaskDefinition[];
+  /**
+   * The emulator to use. @default `AWS_ENDPOINT_URL`, else a `moto_server` started for this
+   * executor (installed into `.tasklane/venv` first when missing) and stopped by `stop()`
+   */
+  readonly endpoint?: string;
+  /** Resource name prefix when provisioning. @default `tasklane-local-<random>` */
+  readonly name?: string;
+  /**
+   * Existing resources to attach to instead of provisioning, e.g.
+   * `locationFromStackOutputs(outputs)` of a stack deployed into the emulator. Its schedule
+   * group is created when missing (moto's CloudFormation skips Scheduler resources).
+   */
+  readonly location?: LocalExecutorLocation;
+  /**
+   * Where the audit log goes: `'file'` writes JSON lines to `.tasklane/<name>.log`, `'console'`
+   * is the default Powertools logger on stdout (about five lines per task), `'silent'` drops
+   * it, or any TaskLogger. @default 'file'
+   */
+  readonly log?: 'file' | 'console' | 'silent' | TaskLogger;
+  /** Directory of the log files and the emulator's virtual environment. @default '.tasklane' */
+  readonly stateDir?: string;
+  /** The worker's timeout, as the construct's `workerTimeoutSeconds`. @default 30 */
+  readonly workerTimeoutSeconds?: number;
+  /** Messages per invocation. @default 10 */
+  readonly batchSize?: number;
+  /** Concurrent invocations, as the mapping's maximum concurrency. @default 2 */
+  readonly maximumConcurrency?: number;
+  /** How often the schedule pump delivers due schedules. @default 500 */
+  readonly pumpIntervalMs?: number;
+  /** How often the sweeper runs (every minute in AWS). @default 5000 */
+  readonly sweepIntervalMs?: number;
+  /** A PENDING task this old is sent by the sweeper. @default 10000 */
+  readonly pendingAgeMs?: number;
+  /** More TaskClient options, e.g. `scheduleThresholdMs`. */
+  readonly client?: Partial<TaskClientOptions>;
+  /** More worker options, e.g. `leaseGraceMs`. */
+  readonly worker?: Partial<WorkerOptions>;
+  /** Called after every invocation of the worker. */
+  readonly onBatch?: (summary: BatchSummary) => void;
+}
+
+/** A running local executor; see {@link startLocalExecutor}. */
+export interface LocalExecutor {
+  /** A ready client for the executor, scheduling included. */
+  readonly client: TaskClient;
+  readonly location: LocalExecutorLocation;
+  /** The emulator's URL. */
+  readonly endpoint: string;
+  /** The emulator started for this executor; undefined when it used one already running. */
+  readonly emulator: EmulatorHandle | undefined;
+  /** The audit log file, when `log` is `'file'`. */
+  readonly logFile: string | undefined;
+  /** Aborts, with the reason, if the worker's event source mapping dies. */
+  readonly failed: AbortSignal;
+  /**
+   * Stops the worker (batches in progress finish), the pump and the sweeper, closes the
+   * clients and the log, and stops the emulator it started. Safe to call more than once.
+   */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a local executor: emulator, resources, worker, schedule pump and sweeper. Returns
+ * once everything runs, with a ready {@link TaskClient}.
+ *
+ * @throws EmulatorUnavailableError when no emulator is given and moto cannot be run or installed.
+ * @throws ConfigurationError listing every problem (see `TaskClient.check`) when attaching to
+ *   resources that do not exist, and for an endpoint on amazonaws.com.
+ */
+export async function startLocalExecutor(options: LocalExecutorOptions): Promise<LocalExecutor> {
+  const name = options.name ?? `tasklane-local-${randomBytes(4).toString('hex')}`;
+  const stateDir = options.stateDir ?? STATE_DIR;
+  const cleanup: (() => Promise<void> | void)[] = [];
+  const close = async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  };
+  try {
+    const { logger, file } = await openLog(options.log ?? 'file', stateDir, name);
+    if (file !== undefined) cleanup.push(() => file.close());
+    const given = options.endpoint ?? process.env.AWS_ENDPOINT_URL;
+    if (given !== undefined && given !== '') assertNotAws(given);
+    let emulator: EmulatorHandle | undefined;
+    if (given === undefined || given === '') {
+      await mkdir(stateDir, { recursive: true });
+      emulator = await startEmulator({ log: path.join(stateDir, `${name}.moto.log`) });
+      cleanup.push(() => emulator?.stop());
+    }
+    const endpoint = emulator?.endpoint ?? (given as string);
+    const clients = emulatorClients(endpoint);
+    cleanup.push(() => {
+      clients.sqs.destroy();
+      clients.dynamodb.destroy();
+      clients.scheduler.destroy();
+    });
+    const location = await locate(options, name, clients);
+    if (location.scheduleGroup !== undefined && options.location !== undefined) {
+      await provisionScheduleGroup(location.scheduleGroup, clients.scheduler);
+    }
+    const client = new TaskClient({ ...location, ...clients, logger, ...options.client });
+    // Attached resources may be wrong; say so now, not as a worker that polls in vain.
+    if (options.location !== undefined) await client.assertReady();
+    const background = runInBackground(options, location, clients, logger);
+    cleanup.push(() => background.stop());
+    return {
+      client,
+      location,
+      endpoint,
+      emulator,
+      logFile: file?.path,
+      failed: background.failed,
+      stop: (() => {
+        let stopping: Promise<void> | undefined;
+        return () => {
+          stopping ??= close();
+          return stopping;
+        };
+      })(),
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+type Clients = { sqs: SQSClient; dynamodb: DynamoDBClient; scheduler: SchedulerClient };
+
+/** Clients bound to the emulator with dummy credentials, whatever the environment says. */
+function emulatorClients(endpoint: string): Clients {
+  const config = {
+    ...awsClientConfig(),
+    endpoint,
+    region: process.env.AWS_REGION || 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  };
+  return {
+    // Never follow a queue URL to its host: emulators report AWS's.
+    sqs: new SQSClient({ ...config, useQueueUrlAsEndpoint: false }),
+    dynamodb: new DynamoDBClient(config),
+    scheduler: new SchedulerClient(config),
+  };
+}
+
+async function locate(
+  options: LocalExecutorOptions,
+  name: string,
+  clients: Clients,
+): Promise<LocalExecutorLocation> {
+  if (options.location !== undefined) return options.location;
+  const settings = executorSettings({
+    name,
+    workerTimeoutSeconds: options.workerTimeoutSeconds ?? 30,
+    maxAttempts: Math.max(1, ...options.tasks.map((t) => t.retry.maxAttempts)),
+  });
+  const provisioned = await provision(settings, clients);
+  return {
+    tableName: provisioned.tableName,
+    queueUrl: provisioned.queueUrl,
+    queueArn: provisioned.queueArn,
+    deadLetterQueueUrl: provisioned.deadLetterQueueUrl,
+    ...provisioned.scheduler,
+  };
+}
+
+async function openLog(
+  log: NonNullable<LocalExecutorOptions['log']>,
+  stateDir: string,
+  name: string,
+): Promise<{ logger: TaskLogger; file: FileLogger | undefined }> {
+  if (typeof log === 'object') return { logger: log, file: undefined };
+  if (log === 'silent') return { logger: silentLogger, file: undefined };
+  if (log === 'console') return { logger: defaultLogger(), file: undefined };
+  await mkdir(stateDir, { recursive: true });
+  const file = jsonLinesLogger(path.join(stateDir, `${name}.log`));
+  return { logger: file, file };
+}
+
+/** The worker behind the event source mapping, the schedule pump and the sweeper loop. */
+function runInBackground(
+  options: LocalExecutorOptions,
+  location: LocalExecutorLocation,
+  clients: Clients,
+  logger: TaskLogger,
+): { failed: AbortSignal; stop(): Promise<void> } {
+  const stopping = new AbortController();
+  const failed = new AbortController();
+  const worker = createWorker(options.tasks, {
+    ...location,
+    ...clients,
+    logger,
+    // EMF on stdout once per batch would be noise locally.
+    metrics: noopMetrics,
+    ...options.worker,
+  });
+  const mapping = runEventSourceMapping({
+    handler: worker.lambdaHandler,
+    queueUrl: location.queueUrl,
+    sqs: clients.sqs,
+    signal: stopping.signal,
+    logger,
+    timeoutSeconds: options.workerTimeoutSeconds ?? 30,
+    batchSize: options.batchSize ?? 10,
+    maximumConcurrency: options.maximumConcurrency ?? 2,
+    ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
+  }).catch((err: unknown) => {
+    logger.error('event source mapping stopped', { error: (err as Error).message });
+    failed.abort(err);
+  });
+  const pump =
+    location.scheduleGroup === undefined
+      ? Promise.resolve()
+      : createSchedulePump({ ...clients, groupName: location.scheduleGroup, logger }).run({
+          signal: stopping.signal,
+          intervalMs: options.pumpIntervalMs ?? 500,
+        });
+  const sweeper = createSweeper({
+    ...location,
+    ...clients,
+    logger,
+    metrics: noopMetrics,
+    pendingAgeMs: options.pendingAgeMs ?? 10_000,
+  });
+  const sweeps = repeat(options.sweepIntervalMs ?? 5_000, stopping.signal, async () => {
+    try {
+      await sweeper.run();
+    } catch (err) {
+      logger.warn('local sweeper: sweep failed', { error: (err as Error).message });
+    }
+  });
+  return {
+    failed: failed.signal,
+    async stop() {
+      stopping.abort();
+      await Promise.all([mapping, pump, sweeps]);
+    },
+  };
+}
+
+/** Runs `task` every `intervalMs` (after a first pause) until `signal` aborts. */
+async function repeat(
+  intervalMs: number,
+  signal: AbortSignal,
+  task: () => Promise<void>,
+): Promise<void> {
+  while (!signal.aborted) {
+    await pause(intervalMs, signal);
+    if (!signal.aborted) await task();
+  }
+}
+
+/** The local executor uses dummy credentials; refuse to point them at a real AWS endpoint. */
+function assertNotAws(endpoint: string): void {
+  if (/(^|\.)amazonaws\.com(\.cn)?$/i.test(new URL(endpoint).hostname)) {
+    throw new ConfigurationError(
+      `${endpoint} is a real AWS endpoint; the local executor uses dummy credentials and needs an emulator.`,
+      { endpoint },
+    );
+  }
+}

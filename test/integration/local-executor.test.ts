@@ -1,0 +1,177 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { TaskClient } from '../../src/client/task-client.js';
+import { TaskStatus } from '../../src/constants.js';
+import { ConfigurationError } from '../../src/errors.js';
+import { type LocalExecutor, startLocalExecutor } from '../../src/local/local-executor.js';
+import { defineTask } from '../../src/worker/task-definition.js';
+import { setupExecutor } from '../helpers/executor.js';
+
+const double = defineTask('double', {
+  schema: z.object({ n: z.number() }),
+  handler: ({ n }) => n * 2,
+});
+const greet = defineTask('greet', {
+  schema: z.object({ name: z.string() }),
+  handler: ({ name }) => `hello ${name}`,
+});
+
+let running: LocalExecutor | undefined;
+
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+});
+
+async function stateDir(): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), 'tasklane-local-'));
+}
+
+/** Whether anything answers HTTP at `endpoint`. */
+async function answers(endpoint: string): Promise<boolean> {
+  try {
+    const res = await fetch(new URL('/moto-api/', endpoint), { signal: AbortSignal.timeout(2000) });
+    await res.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('startLocalExecutor', () => {
+  it('runs enqueued and delayed tasks to SUCCEEDED, logging the audit events to a file', async () => {
+    // Arrange
+    running = await startLocalExecutor({
+      tasks: [double, greet],
+      stateDir: await stateDir(),
+      client: { scheduleThresholdMs: 500 },
+      pumpIntervalMs: 100,
+    });
+    const { client } = running;
+
+    // Act
+    const now = await client.enqueue(double, { n: 21 }, { id: 'now' });
+    const keyed = await client.enqueue(greet, { name: 'Ada' }, { orderingKey: 'k' });
+    const later = await client.enqueue(double, { n: 5 }, { id: 'later', delay: 1_500 });
+    const results = await Promise.all(
+      [now.id, keyed.id, later.id].map((id) => client.wait(id, { timeoutMs: 30_000 })),
+    );
+
+    // Assert
+    expect(later.record.status).toBe(TaskStatus.SCHEDULED);
+    expect(results.map((r) => [r.status, r.result])).toEqual([
+      [TaskStatus.SUCCEEDED, 42],
+      [TaskStatus.SUCCEEDED, 'hello Ada'],
+      [TaskStatus.SUCCEEDED, 10],
+    ]);
+    await running.stop();
+    const log = await readFile(running.logFile ?? '', 'utf8');
+    expect(log).toContain('"taskId":"now"');
+    expect(log).toContain('"event":"succeeded"');
+  });
+
+  it('starts its own emulator when none is given, and stop() leaves no process behind', async () => {
+    // Arrange
+    const shared = process.env.AWS_ENDPOINT_URL;
+    delete process.env.AWS_ENDPOINT_URL;
+    try {
+      running = await startLocalExecutor({ tasks: [double], stateDir: await stateDir() });
+    } finally {
+      process.env.AWS_ENDPOINT_URL = shared;
+    }
+    const { endpoint, emulator, client } = running;
+
+    // Act
+    const { id } = await client.enqueue(double, { n: 1 });
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+    await running.stop();
+
+    // Assert
+    expect(endpoint).not.toBe(shared);
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(emulator?.pid).toBeGreaterThan(0);
+    expect(() => process.kill(emulator?.pid ?? 0, 0)).toThrow(/ESRCH/);
+    expect(await answers(endpoint)).toBe(false);
+  });
+
+  it('attaches to existing resources without provisioning any', async () => {
+    // Arrange
+    const existing = await setupExecutor();
+    const sqs = new SQSClient({ region: 'us-east-1' });
+    const queuesBefore = (await sqs.send(new ListQueuesCommand({}))).QueueUrls ?? [];
+    running = await startLocalExecutor({
+      tasks: [greet],
+      log: 'silent',
+      location: {
+        tableName: existing.tableName,
+        queueUrl: existing.queueUrl,
+        queueArn: existing.queueArn,
+        ...existing.scheduler,
+      },
+    });
+
+    // Act
+    const { id } = await running.client.enqueue(greet, { name: 'Grace' });
+    const record = await existing.client().wait(id, { timeoutMs: 30_000 });
+    const queuesAfter = (await sqs.send(new ListQueuesCommand({}))).QueueUrls ?? [];
+
+    // Assert
+    expect(record).toMatchObject({ status: TaskStatus.SUCCEEDED, result: 'hello Grace' });
+    expect(queuesAfter.sort()).toEqual(queuesBefore.sort());
+    expect(running.emulator).toBeUndefined();
+  });
+
+  it('refuses to attach to resources that do not exist, naming each', async () => {
+    // Arrange
+    const endpoint = process.env.AWS_ENDPOINT_URL ?? '';
+    const location = {
+      tableName: 'no-such-table',
+      queueUrl: `${endpoint}/000000000000/no-such-queue.fifo`,
+    };
+
+    // Act
+    const error = await startLocalExecutor({ tasks: [greet], log: 'silent', location }).catch(
+      (err: unknown) => err,
+    );
+
+    // Assert
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as ConfigurationError).problems.map((p) => p.resource)).toEqual([
+      location.tableName,
+      location.queueUrl,
+    ]);
+  });
+
+  it('runs the sweeper periodically, so a task whose send failed still runs', async () => {
+    // Arrange
+    running = await startLocalExecutor({
+      tasks: [double],
+      log: 'silent',
+      sweepIntervalMs: 200,
+      pendingAgeMs: 0,
+    });
+    const throttled = new SQSClient({ region: 'us-east-1', endpoint: running.endpoint });
+    throttled.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'SendMessageCommand') {
+          throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'throttle-sends' },
+    );
+    const producer = new TaskClient({ ...running.location, sqs: throttled });
+
+    // Act
+    const { id, sent } = await producer.enqueue(double, { n: 4 });
+    const record = await running.client.wait(id, { timeoutMs: 30_000 });
+
+    // Assert
+    expect(sent).toBe(false);
+    expect(record).toMatchObject({ status: TaskStatus.SUCCEEDED, result: 8 });
+  });
+});

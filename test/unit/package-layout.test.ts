@@ -1,0 +1,81 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const SRC = path.join(ROOT, 'src');
+
+const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  exports: Record<string, unknown>;
+  files: string[];
+  engines: { node: string };
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  dependencies: Record<string, string>;
+};
+
+function sourceFiles(): string[] {
+  return readdirSync(SRC, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => path.join(SRC, file));
+}
+
+describe('package layout', () => {
+  it('keeps src/ self-contained: no import reaches infra/, scripts/, examples/, bench/ or functions/', () => {
+    // Arrange
+    const outside: string[] = [];
+
+    // Act
+    for (const file of sourceFiles()) {
+      const text = readFileSync(file, 'utf8');
+      for (const [, specifier = ''] of text.matchAll(/from '(\.[^']+)'/g)) {
+        const target = path.resolve(path.dirname(file), specifier);
+        if (!target.startsWith(`${SRC}${path.sep}`)) {
+          outside.push(`${path.relative(ROOT, file)} → ${specifier}`);
+        }
+      }
+    }
+
+    // Assert
+    expect(outside).toEqual([]);
+  });
+
+  it.each(['.', './cdk', './local'])(
+    'exports %s with types, import and require conditions into dist/',
+    (entry) => {
+      const sub = entry === '.' ? '' : `${entry.slice(2)}/`;
+
+      expect(manifest.exports[entry]).toEqual({
+        import: { types: `./dist/esm/${sub}index.d.ts`, default: `./dist/esm/${sub}index.js` },
+        require: { types: `./dist/cjs/${sub}index.d.ts`, default: `./dist/cjs/${sub}index.js` },
+      });
+      expect(existsSync(path.join(SRC, sub, 'index.ts'))).toBe(true);
+    },
+  );
+
+  it('ships the builds and the sweeper bundle, not the sources', () => {
+    expect(manifest.files).toEqual([
+      'dist/esm',
+      'dist/cjs',
+      'dist/lambda',
+      'requirements-emulator.txt',
+    ]);
+  });
+
+  it('makes aws-cdk-lib and constructs optional peers, and types the Lambda events', () => {
+    expect(Object.keys(manifest.peerDependencies).sort()).toEqual(['aws-cdk-lib', 'constructs']);
+    for (const peer of ['aws-cdk-lib', 'constructs']) {
+      expect(manifest.peerDependenciesMeta[peer]?.optional).toBe(true);
+    }
+    expect(manifest.dependencies['@types/aws-lambda']).toMatch(/^\^/);
+  });
+
+  it('puts every AWS SDK client on one caret version line', () => {
+    const clients = Object.entries(manifest.dependencies).filter(([name]) =>
+      /^@aws-sdk\/(client|lib)-/.test(name),
+    );
+
+    expect(clients.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(clients.map(([, range]) => range))).toEqual(new Set(['^3.1169.0']));
+  });
+});
