@@ -3,12 +3,17 @@
  * a random one 50 times at random moments and restarts it, as a crashing container or an
  * OOM-killed Lambda would. Tasks whose worker died are taken over when their lease expires:
  * by the sweeper, or by the redelivered message.
+ *
+ * Every fourth task (240 in all) carries one of 6 ordering keys, 40 tasks per key; the
+ * handlers' own start and end times must show each key's tasks running one after another,
+ * in the order their enqueue returned (lib/order.ts defines a violation).
  */
 import { describe, it } from 'vitest';
 import { startSweeperLoop } from './lib/executor.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
+import { checkOrder } from './lib/order.js';
 import { sleep } from './lib/random.js';
-import { enqueueAll, range } from './lib/run.js';
+import { enqueueAll, type PlannedTask, range } from './lib/run.js';
 import {
   allSucceed,
   checkCommon,
@@ -18,6 +23,8 @@ import {
 } from './lib/scenario.js';
 
 const TASKS = 1000;
+const KEYS = 6;
+const PER_KEY = 40;
 const WORKERS = 4;
 const KILLS = 50;
 const PROFILE: TaskProfile = {
@@ -34,7 +41,7 @@ describe('(a) worker killed', () => {
       id: 'a',
       title: '(a) Worker killed',
       description:
-        '4 worker processes run 1,000 tasks while a random one is SIGKILLed 50 times, at random moments, and restarted. Lease 3 s with automatic heartbeat, visibility 6 s, sweeper every 8 s.',
+        "4 worker processes run 1,000 tasks, 240 of them under 6 ordering keys (40 per key), while a random one is SIGKILLed 50 times, at random moments, and restarted. Lease 3 s with automatic heartbeat, visibility 6 s, sweeper every 8 s. Per-key order is judged from the handlers' own start and end times.",
       workerTimeoutSeconds: 1,
       maxAttempts: PROFILE.maxAttempts,
     });
@@ -48,10 +55,16 @@ describe('(a) worker killed', () => {
     fleet.start(WORKERS);
     const sweeper = startSweeperLoop(s.executor, { intervalMs: 8000, pendingAgeMs: 5000 });
     const task = s.producerTask(PROFILE);
-    const tasks = range(TASKS).map((seq) => ({
-      id: `a-${seq}`,
-      payload: { seq, mode: WorkMode.OK, runMs: s.rng.int(20, 300) },
-    }));
+    // Every fourth task is keyed, round-robin over the keys, until each key has PER_KEY.
+    const keyOf = (seq: number) =>
+      seq % 4 === 0 && seq / 4 < KEYS * PER_KEY ? `key-${(seq / 4) % KEYS}` : undefined;
+    const tasks: PlannedTask[] = range(TASKS).map((seq) => {
+      const key = keyOf(seq);
+      const payload = { seq, mode: WorkMode.OK, runMs: s.rng.int(20, 300) };
+      return key === undefined
+        ? { id: `a-${seq}`, payload }
+        : { id: `a-${seq}`, payload: { ...payload, key }, orderingKey: key };
+    });
     const killer = s.rng.fork('kills');
     const kills: number[] = [];
 
@@ -88,6 +101,13 @@ describe('(a) worker killed', () => {
       `${kills.length} kills, ${fleet.restarts} restarts`,
     );
     checkSucceededOrExhausted(s, figures, verdicts);
+    // Each key's tasks in the order their enqueue returned.
+    const planned = new Map(tasks.map((t) => [t.id, t]));
+    const keyed = enqueued.ids.flatMap((id) => {
+      const key = planned.get(id)?.orderingKey;
+      return key === undefined ? [] : [{ id, key }];
+    });
+    await checkOrder(s, keyed);
     await s.finish();
   });
 });

@@ -40,6 +40,7 @@ const worker = createWorker(
       workerId: config.workerId,
       profile: config.profile,
       calls: (entry) => process.stdout.write(CallLog.line(entry)),
+      ends: (entry) => process.stdout.write(CallLog.endLine(entry)),
     }),
   ],
   {

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import {
   BatchGetCommand,
@@ -14,7 +15,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { awsClientConfig } from '../../../src/aws-clients.js';
 import { isTerminal } from '../../../src/constants.js';
-import { provision } from '../../../src/local/provision.js';
+import { type ProvisionedScheduler, provision } from '../../../src/local/provision.js';
 import { silentLogger, type TaskLogger } from '../../../src/observability/logger.js';
 import { noopMetrics } from '../../../src/observability/metrics.js';
 import { executorSettings } from '../../../src/resources.js';
@@ -51,13 +52,18 @@ export interface FaultExecutor {
   readonly clients: AwsClients;
   /** A fault-free store for reading records. */
   readonly store: TaskStore;
+  /** The schedule group and its settings, when provisioned with `scheduling`. */
+  readonly scheduling?: ProvisionedScheduler & { readonly client: SchedulerClient };
 }
 
 export async function provisionExecutor(
   label: string,
-  props: { workerTimeoutSeconds: number; maxAttempts: number },
+  props: { workerTimeoutSeconds: number; maxAttempts: number; scheduling?: boolean },
 ): Promise<FaultExecutor> {
   const clients = newClients();
+  const scheduler = props.scheduling
+    ? new SchedulerClient({ ...awsClientConfig(), region: REGION })
+    : undefined;
   const name = `faults-${label}-${randomBytes(3).toString('hex')}`;
   const settings = executorSettings({
     name,
@@ -65,13 +71,17 @@ export async function provisionExecutor(
     maxAttempts: props.maxAttempts,
     maxReceiveCount: Math.max(50, props.maxAttempts * 10),
   });
-  const location = await provision(settings, clients);
+  const location = await provision(settings, { ...clients, ...(scheduler ? { scheduler } : {}) });
   const attrs = await clients.sqs.send(
     new GetQueueAttributesCommand({ QueueUrl: location.queueUrl, AttributeNames: ['QueueArn'] }),
   );
+  const { scheduler: scheduling, ...rest } = location;
   return {
     name,
-    ...location,
+    ...rest,
+    ...(scheduling === undefined || scheduler === undefined
+      ? {}
+      : { scheduling: { ...scheduling, client: scheduler } }),
     queueArn: attrs.Attributes?.QueueArn ?? '',
     visibilityTimeoutSeconds: settings.visibilityTimeoutSeconds,
     clients,
@@ -85,7 +95,15 @@ export async function provisionExecutor(
 
 /** A sweeper run in a loop, as the scheduled Lambda would run it (but every few hundred ms). */
 export interface SweeperLoop {
-  readonly stats: { runs: number; errors: number; requeued: number; killed: number; sent: number };
+  readonly stats: {
+    runs: number;
+    errors: number;
+    requeued: number;
+    killed: number;
+    sent: number;
+    /** Overdue QUEUED tasks sent again under a new generation (message past retention). */
+    resent: number;
+  };
   /** Runs one sweep now (between the loop's own runs). */
   runOnce(): Promise<SweepReport | undefined>;
   stop(): Promise<void>;
@@ -99,6 +117,8 @@ export function startSweeperLoop(
     clients?: AwsClients;
     logger?: TaskLogger;
     clock?: () => number;
+    /** A QUEUED task this long overdue is sent again (the sweeper's default is 6 h). */
+    queuedOverdueMs?: number;
   },
 ): SweeperLoop {
   const clients = options.clients ?? executor.clients;
@@ -106,12 +126,22 @@ export function startSweeperLoop(
     tableName: executor.tableName,
     queueUrl: executor.queueUrl,
     ...clients,
+    ...(executor.scheduling === undefined
+      ? {}
+      : {
+          queueArn: executor.queueArn,
+          scheduleGroup: executor.scheduling.scheduleGroup,
+          schedulerRoleArn: executor.scheduling.schedulerRoleArn,
+          scheduleDeadLetterArn: executor.scheduling.scheduleDeadLetterArn,
+          scheduler: executor.scheduling.client,
+        }),
     logger: options.logger ?? silentLogger,
     metrics: noopMetrics,
     pendingAgeMs: options.pendingAgeMs,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.queuedOverdueMs === undefined ? {} : { queuedOverdueMs: options.queuedOverdueMs }),
   });
-  const stats = { runs: 0, errors: 0, requeued: 0, killed: 0, sent: 0 };
+  const stats = { runs: 0, errors: 0, requeued: 0, killed: 0, sent: 0, resent: 0 };
   let chain: Promise<unknown> = Promise.resolve();
   const runOnce = (): Promise<SweepReport | undefined> => {
     const run = chain.then(async () => {
@@ -121,6 +151,7 @@ export function startSweeperLoop(
         stats.requeued += report.requeued;
         stats.killed += report.killed;
         stats.sent += report.sent;
+        stats.resent += (report as { resent?: number }).resent ?? 0;
         return report;
       } catch {
         // A throttled or failed sweep is retried by the next run, as the schedule would.

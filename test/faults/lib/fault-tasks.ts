@@ -6,8 +6,12 @@
  */
 import { z } from 'zod';
 import { PermanentError } from '../../../src/errors.js';
-import { defineTask, type TaskDefinition } from '../../../src/worker/task-definition.js';
-import type { EffectsLedger, RunEntry } from './ledger.js';
+import {
+  defineTask,
+  type TaskContext,
+  type TaskDefinition,
+} from '../../../src/worker/task-definition.js';
+import type { EffectsLedger, RunEnd, RunEntry } from './ledger.js';
 import { sleep } from './random.js';
 
 /** The one task type of the fault suite. */
@@ -17,7 +21,7 @@ export const FAULT_TASK_TYPE = 'fault.work';
 export const WorkMode = {
   /** Works for `runMs`, then records its effect. */
   OK: 'ok',
-  /** Throws a transient error on attempt 1, then behaves like `ok`. */
+  /** Throws a transient error on attempt 1 (to `failAttempts`), then behaves like `ok`. */
   FAIL_ONCE: 'fail-once',
   /** Poison: throws on every attempt, so it is retried until DEAD. */
   THROW: 'throw',
@@ -37,6 +41,10 @@ export const workPayload = z.strictObject({
   mode: z.enum(Object.values(WorkMode) as [WorkMode, ...WorkMode[]]),
   runMs: z.number().int().min(0).max(60_000),
   key: z.string().max(128).optional(),
+  /** Heartbeats (`ctx.heartbeat()`, one after another) before the work of `runMs`. */
+  beats: z.number().int().min(0).max(50_000).optional(),
+  /** Attempts that fail in mode `fail-once`. @default 1 */
+  failAttempts: z.number().int().min(1).max(100).optional(),
 });
 export type WorkPayload = z.infer<typeof workPayload>;
 
@@ -56,8 +64,10 @@ export interface TaskProfile {
 /** What a handler run needs from its host. */
 export interface HandlerEnv {
   readonly ledger: EffectsLedger;
-  /** Receives each handler call as it starts. */
-  readonly calls: (entry: Omit<RunEntry, 'at'>) => void;
+  /** Receives each handler call as it starts, with the handler's own start time. */
+  readonly calls: (entry: RunEntry) => void;
+  /** Receives each handler call as it ends (returns or throws), with its own end time. */
+  readonly ends?: (entry: RunEnd) => void;
   readonly workerId: string;
   readonly profile: TaskProfile;
   /** The flaky dependency of scenario (h); throws while it is down. */
@@ -70,7 +80,7 @@ const never = () => new Promise<never>(() => undefined);
 
 /** Builds the fault task definition for one worker. */
 export function faultTask(env: HandlerEnv): TaskDefinition {
-  const { ledger, workerId, profile } = env;
+  const { workerId, profile } = env;
   return defineTask(FAULT_TASK_TYPE, {
     schema: workPayload,
     timeout: profile.timeoutMs,
@@ -81,35 +91,56 @@ export function faultTask(env: HandlerEnv): TaskDefinition {
     },
     handler: async (payload, ctx) => {
       const run = { taskId: ctx.taskId, attempt: ctx.attempt, workerId };
-      env.calls(run);
+      env.calls({ ...run, at: Date.now() });
       env.onCall?.(payload, run);
-      switch (payload.mode) {
-        case WorkMode.THROW:
-          throw new Error(`poison task ${payload.seq} fails on every attempt`);
-        case WorkMode.PERMANENT:
-          throw new PermanentError(`poison task ${payload.seq} is permanently invalid`);
-        case WorkMode.HANG:
-          return never();
-        case WorkMode.CRASH:
-          setImmediate(() => {
-            throw new Error(`poison task ${payload.seq} crashes its worker`);
-          });
-          return never();
-        case WorkMode.FAIL_ONCE:
-          if (ctx.attempt === 1) throw new Error(`task ${payload.seq}: transient failure`);
-          break;
-        case WorkMode.DEPENDENCY:
-          if (env.dependency === undefined) throw new Error('no dependency configured');
-          await env.dependency();
-          break;
-        case WorkMode.OK:
-          break;
+      try {
+        return await work(env, payload, ctx, run);
+      } catch (err) {
+        env.ends?.({ ...run, at: Date.now(), ok: false });
+        throw err;
       }
-      await sleep(payload.runMs, ctx.signal);
-      if (profile.fenceEffect) await ctx.heartbeat();
-      if (ctx.signal.aborted) throw ctx.signal.reason;
-      await ledger.record(run);
-      return { seq: payload.seq };
     },
   }) as TaskDefinition;
+}
+
+/** A run's work; reports its end when it returns (a throw is reported by the caller). */
+async function work(
+  env: HandlerEnv,
+  payload: WorkPayload,
+  ctx: TaskContext,
+  run: Omit<RunEntry, 'at'>,
+): Promise<{ seq: number }> {
+  const { ledger, profile } = env;
+  switch (payload.mode) {
+    case WorkMode.THROW:
+      throw new Error(`poison task ${payload.seq} fails on every attempt`);
+    case WorkMode.PERMANENT:
+      throw new PermanentError(`poison task ${payload.seq} is permanently invalid`);
+    case WorkMode.HANG:
+      return never();
+    case WorkMode.CRASH:
+      setImmediate(() => {
+        throw new Error(`poison task ${payload.seq} crashes its worker`);
+      });
+      return never();
+    case WorkMode.FAIL_ONCE:
+      if (ctx.attempt <= (payload.failAttempts ?? 1)) {
+        throw new Error(`task ${payload.seq}: transient failure`);
+      }
+      break;
+    case WorkMode.DEPENDENCY:
+      if (env.dependency === undefined) throw new Error('no dependency configured');
+      await env.dependency();
+      break;
+    case WorkMode.OK:
+      break;
+  }
+  for (let beat = 0; beat < (payload.beats ?? 0); beat++) await ctx.heartbeat();
+  await sleep(payload.runMs, ctx.signal);
+  if (profile.fenceEffect) await ctx.heartbeat();
+  if (ctx.signal.aborted) throw ctx.signal.reason;
+  await ledger.record(run);
+  // Reported before the worker writes the outcome, so the end precedes any later task.
+  env.ends?.({ ...run, at: Date.now(), ok: true });
+  return { seq: payload.seq };
 }

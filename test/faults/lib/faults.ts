@@ -5,8 +5,11 @@
  * middleware, outside the retries, counts the attempts each call took.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { type AwsClients, newClients } from './executor.js';
+import { awsClientConfig } from '../../../src/aws-clients.js';
+import { type AwsClients, newClients, REGION } from './executor.js';
+import { sleep } from './random.js';
 
 export type Service = 'dynamodb' | 'sqs';
 
@@ -32,7 +35,11 @@ export interface FaultStats {
   failedCalls: Record<string, number>;
 }
 
-function injectedError(action: FaultAction, service: Service, command: string): Error {
+function injectedError(
+  action: FaultAction,
+  service: Service | 'scheduler',
+  command: string,
+): Error {
   const name =
     action === 'throttle'
       ? service === 'dynamodb'
@@ -127,4 +134,39 @@ export function stubbedSqs(responses: Record<string, object>): AwsClients['sqs']
     { step: 'initialize', priority: 'high', name: 'sqsStub' },
   );
   return sqs;
+}
+
+/** What to do to one Scheduler call: wait `delayMs`, then fail it (`fail`) or send it. */
+export interface SchedulerFault {
+  readonly delayMs?: number;
+  readonly fail?: boolean;
+}
+
+/**
+ * A Scheduler client (configured as Tasklane's own) whose calls go through `plan`: a call
+ * can be slowed, and failed before it reaches the service (not retryable, like a process
+ * that dies or a network that drops the call). Counts the calls it failed.
+ */
+export function faultyScheduler(plan: (command: string) => SchedulerFault | undefined): {
+  client: SchedulerClient;
+  failed: () => number;
+} {
+  const client = new SchedulerClient({ ...awsClientConfig(), region: REGION });
+  let failed = 0;
+  const stack = client.middlewareStack as unknown as {
+    add(mw: unknown, options: Record<string, unknown>): void;
+  };
+  stack.add(
+    (next: Next, context: { commandName?: string }) =>
+      async (args: Args): Promise<Output> => {
+        const command = (context.commandName ?? '').replace(/Command$/, '');
+        const fault = plan(command);
+        if (fault?.delayMs !== undefined) await sleep(fault.delayMs);
+        if (fault?.fail !== true) return next(args);
+        failed += 1;
+        throw injectedError('crash-before', 'scheduler', command);
+      },
+    { step: 'initialize', priority: 'high', name: 'schedulerFaultInjection' },
+  );
+  return { client, failed: () => failed };
 }

@@ -4,6 +4,7 @@
  * docs/reliability/results.json and RELIABILITY.md from the results the scenario files left
  * behind.
  */
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,7 +31,9 @@ export async function setup(project: TestProject): Promise<void> {
   // node_modules so that its package imports resolve.
   const cache = path.join(ROOT, 'node_modules', '.cache', 'tasklane-faults');
   await mkdir(cache, { recursive: true });
-  const workerScript = path.join(cache, 'worker-process.mjs');
+  // One bundle per checkout: node_modules may be shared by several checkouts of the project.
+  const checkout = createHash('sha256').update(ROOT).digest('hex').slice(0, 12);
+  const workerScript = path.join(cache, `worker-process-${checkout}.mjs`);
   await build({
     entryPoints: [path.join(ROOT, 'test', 'faults', 'worker-process.ts')],
     outfile: workerScript,

@@ -19,27 +19,46 @@ export interface RunEntry {
   readonly at: number;
 }
 
+/** The end of one handler run: when it returned (`ok`) or threw. */
+export interface RunEnd extends RunEntry {
+  readonly ok: boolean;
+}
+
 /** One ledger item: an effect that happened. */
 export interface LedgerEntry extends RunEntry {
   readonly runId: string;
 }
 
 /**
- * Handler calls, in start order. Worker child processes report theirs on stdout (a line per
- * call; writes to a pipe are synchronous on Linux, so a SIGKILL cannot lose a reported one).
+ * Handler calls, in start order, and their ends. Worker child processes report theirs on
+ * stdout (a line per call and per end; writes to a pipe are synchronous on Linux, so a
+ * SIGKILL cannot lose a reported one). Times are the handler's own clock readings: every
+ * process of the suite runs on this machine, so they compare across processes.
  */
 export class CallLog {
   readonly entries: RunEntry[] = [];
+  /** Ends of handler runs; a run killed with its process has none. */
+  readonly ends: RunEnd[] = [];
   /** Audit events that worker child processes reported (`@@audit` lines). */
   readonly audits: Record<string, unknown>[] = [];
 
-  record(entry: Omit<RunEntry, 'at'>): void {
-    this.entries.push({ ...entry, at: Date.now() });
+  /** Records a call; `at` is the handler's start time (now, when not given). */
+  record(entry: Omit<RunEntry, 'at'> & { at?: number }): void {
+    this.entries.push({ ...entry, at: entry.at ?? Date.now() });
+  }
+
+  recordEnd(entry: RunEnd): void {
+    this.ends.push(entry);
   }
 
   /** The line a child process prints for a call. */
-  static line(entry: Omit<RunEntry, 'at'>): string {
+  static line(entry: RunEntry): string {
     return `@@call ${JSON.stringify(entry)}\n`;
+  }
+
+  /** The line a child process prints for the end of a call. */
+  static endLine(entry: RunEnd): string {
+    return `@@end ${JSON.stringify(entry)}\n`;
   }
 
   /** The line a child process prints for an audit event. */
@@ -51,6 +70,7 @@ export class CallLog {
   ingest(text: string): void {
     for (const line of text.split('\n')) {
       if (line.startsWith('@@call ')) this.record(JSON.parse(line.slice(7)) as RunEntry);
+      if (line.startsWith('@@end ')) this.recordEnd(JSON.parse(line.slice(6)) as RunEnd);
       if (line.startsWith('@@audit ')) this.audits.push(JSON.parse(line.slice(8)));
     }
   }

@@ -37,6 +37,8 @@ export interface ScenarioOptions {
   /** Sets the queue's visibility timeout (6×). */
   readonly workerTimeoutSeconds: number;
   readonly maxAttempts: number;
+  /** Provisions a schedule group too (delayed tasks). */
+  readonly scheduling?: boolean;
 }
 
 export class Scenario {
@@ -96,13 +98,15 @@ export class Scenario {
 
   /** An in-process worker running the fault task. */
   worker(
-    env: Omit<HandlerEnv, 'ledger' | 'workerId' | 'calls'>,
+    env: Omit<HandlerEnv, 'ledger' | 'workerId' | 'calls' | 'ends'>,
     options: Partial<WorkerOptions> & { clients?: AwsClients } = {},
   ): Worker {
     const { clients, ...rest } = options;
     const workerId = rest.workerId ?? `inproc-${randomBytes(3).toString('hex')}`;
     const calls = (entry: Parameters<HandlerEnv['calls']>[0]) => this.calls.record(entry);
-    return createWorker([faultTask({ ...env, ledger: this.ledger, calls, workerId })], {
+    const ends = (entry: Parameters<NonNullable<HandlerEnv['ends']>>[0]) =>
+      this.calls.recordEnd(entry);
+    return createWorker([faultTask({ ...env, ledger: this.ledger, calls, ends, workerId })], {
       tableName: this.executor.tableName,
       queueUrl: this.executor.queueUrl,
       ...(clients ?? this.executor.clients),
