@@ -18,6 +18,14 @@ Further deviations of moto 5.2.1 are corrected by patching its backend objects a
   expired one at a time, while it is already judging which groups are blocked, so a group's
   messages come back out of order or not at all. Every expired message of the queue is now
   released before moto looks at the queue, so group blocking is judged on the complete state.
+- In-flight after a visibility change: a ChangeMessageVisibility on a message whose visibility
+  had expired (and that nobody has received since) makes it invisible again, but moto does not
+  count it as in flight, so the next messages of its FIFO group are handed out while it is
+  hidden: they overtake it. SQS keeps a group locked while any of its messages is invisible.
+  A message a visibility change leaves invisible is now counted as in flight.
+- Stale receipt handles: moto deletes a message with any receipt handle it ever had. SQS
+  needs the one from the most recent receive; with an older one "the request succeeds, but
+  the message will not be deleted" (DeleteMessage reference). It now does just that.
 - Retention: a message older than the queue's retention period is never delivered again, but
   moto leaves it at the head of the queue, where each receive takes it and stops, so its FIFO
   group stays blocked for good. SQS deletes it; it is now dropped before each receive.
@@ -97,9 +105,11 @@ def install_fidelity_fixes():
     )
     require_fields(
         Message("probe", "probe"),
-        ["visible", "sent_timestamp", "sender_id", "deduplication_id", "group_id"],
+        ["visible", "sent_timestamp", "sender_id", "deduplication_id", "group_id", "receipt_handle"],
     )
     fix_fifo_receive(SQSBackend)
+    fix_change_visibility(SQSBackend)
+    fix_stale_delete(Queue)
     fix_deduplication(Queue)
     fix_sender_id(SQSBackend)
     fix_update_item(DynamoDBBackend, DynamoType)
@@ -129,6 +139,40 @@ def fix_fifo_receive(SQSBackend):
         return receive_message(self, queue_name, *args, **kwargs)
 
     SQSBackend.receive_message = receive_in_group_order
+
+
+def fix_change_visibility(SQSBackend):
+    """Counts a message that a visibility change leaves invisible as in flight."""
+    change_message_visibility = require(
+        SQSBackend, "change_message_visibility", ["queue_name", "receipt_handle", "visibility_timeout"]
+    )
+    require(SQSBackend, "get_queue")
+
+    def change_and_keep_in_flight(self, queue_name, receipt_handle, visibility_timeout):
+        change_message_visibility(self, queue_name, receipt_handle, visibility_timeout)
+        queue = self.get_queue(queue_name)
+        for message in queue._messages:
+            if message.had_receipt_handle(receipt_handle):
+                if not message.visible:
+                    queue.pending_messages.add(message)
+                return
+
+    # change_message_visibility_batch calls self.change_message_visibility, so it is covered.
+    SQSBackend.change_message_visibility = change_and_keep_in_flight
+
+
+def fix_stale_delete(Queue):
+    """Ignores a DeleteMessage whose receipt handle is not the message's latest one."""
+    delete_message = require(Queue, "delete_message", ["receipt_handle"])
+
+    def delete_with_latest_handle_only(self, receipt_handle):
+        for message in self._messages:
+            if message.receipt_handle != receipt_handle and message.had_receipt_handle(receipt_handle):
+                return None
+        return delete_message(self, receipt_handle)
+
+    # SQSBackend.delete_message and delete_message_batch both go through Queue.delete_message.
+    Queue.delete_message = delete_with_latest_handle_only
 
 
 def fix_deduplication(Queue):

@@ -13,16 +13,7 @@ import {
 import { CreateQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { uniqueName } from '../helpers/aws.js';
-import {
-  bodiesOf,
-  createFifoQueue,
-  deleteMessage,
-  endpointIsMoto,
-  receive,
-  receiveCount,
-  sleep,
-  sqs,
-} from './support.js';
+import { bodiesOf, createFifoQueue, endpointIsMoto, receiveCount, sqs } from './support.js';
 
 async function refusalOf(call: Promise<unknown>): Promise<string | undefined> {
   return call.then(
@@ -52,30 +43,6 @@ describe('SQS deviations', () => {
 
     const expected = (await endpointIsMoto()) ? ['g1'] : ['g1', 'g2'];
     expect(bodiesOf(received).sort()).toEqual(expected);
-  });
-
-  it('moto: a stale receipt handle still deletes a message received again since (pinned deviation)', async () => {
-    const { url } = await createFifoQueue('stale', { visibilityTimeout: 1 });
-    await sqs.send(
-      new SendMessageCommand({
-        QueueUrl: url,
-        MessageBody: 'once',
-        MessageGroupId: 'g',
-        MessageDeduplicationId: 'once',
-      }),
-    );
-    const [first] = await receiveCount(url, 1, 1);
-    await sleep(1_500);
-    const [second] = await receiveCount(url, 1, 2);
-    expect(second?.Body).toBe('once');
-
-    // AWS: "the request succeeds, but the message will not be deleted" (DeleteMessage).
-    await deleteMessage(url, first ?? {}).catch(() => undefined);
-    await sleep(2_500);
-    const afterwards = await receive(url, 1);
-
-    const expected = (await endpointIsMoto()) ? [] : ['once'];
-    expect(bodiesOf(afterwards)).toEqual(expected);
   });
 
   it('moto: accepts a MessageRetentionPeriod under 60 seconds (pinned deviation)', async () => {

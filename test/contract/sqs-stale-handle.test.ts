@@ -1,0 +1,46 @@
+/**
+ * SQS: only the receipt handle of a message's most recent receive deletes it. A worker that
+ * stalled past its message's visibility holds an older handle once another receive has taken
+ * the message; whatever it does with that handle must not remove the newer delivery
+ * (docs/adr/0007-lease-takeovers-run-alone.md).
+ */
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from 'vitest';
+import {
+  bodiesOf,
+  createFifoQueue,
+  deleteMessage,
+  receive,
+  receiveCount,
+  sleep,
+  sqs,
+} from './support.js';
+
+describe('SQS DeleteMessage with a stale receipt handle', () => {
+  it('succeeds but leaves a message that has been received again since', async () => {
+    const { url } = await createFifoQueue('stale', { visibilityTimeout: 1 });
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: url,
+        MessageBody: 'once',
+        MessageGroupId: 'g',
+        MessageDeduplicationId: 'once',
+      }),
+    );
+    const [first] = await receiveCount(url, 1, 1);
+    await sleep(1_500);
+    const [second] = await receiveCount(url, 1, 2);
+    expect(second?.Body).toBe('once');
+
+    // "The request succeeds, but the message will not be deleted" (DeleteMessage reference).
+    const refusal = await deleteMessage(url, first ?? {}).then(
+      () => undefined,
+      (err: unknown) => (err instanceof Error ? err.name : String(err)),
+    );
+    await sleep(2_500);
+    const afterwards = await receive(url, 1);
+
+    expect(refusal).toBeUndefined();
+    expect(bodiesOf(afterwards)).toEqual(['once']);
+  });
+});
