@@ -37,7 +37,7 @@ export interface RealRun {
 export class RealSystem {
   readonly clock = { now: Date.now() };
   readonly store: TaskStore;
-  readonly workers: Worker[];
+  private readonly newWorker: (n: number) => Worker;
   private readonly sweeper: { run(): Promise<unknown> };
   private onRun: ((run: RealRun) => void) | undefined;
   /** Model run id → real run. */
@@ -73,14 +73,16 @@ export class RealSystem {
           this.onRun?.({ ctx, resolve, reject, batch: Promise.resolve() });
         }),
     });
-    this.workers = [0, 1].map((n) =>
+    // A worker per delivery, as each Lambda invocation is its own process: the takeover gate
+    // is shared by one process's batches (ADR 0007), and a run the model has not finished yet
+    // would otherwise hold back a takeover delivered to the same worker id forever.
+    this.newWorker = (n: number) =>
       createWorker([task], {
         ...common,
         workerId: `model-worker-${n}`,
         leaseGraceMs: GRACE_MS,
         leaseDurationMs: LEASE_MS + 1,
-      }),
-    );
+      });
     this.sweeper = createSweeper({ ...common, pendingAgeMs: 0 });
   }
 
@@ -117,7 +119,7 @@ export class RealSystem {
     const entered = new Promise<RealRun>((resolve) => {
       this.onRun = resolve;
     });
-    const batch = (this.workers[worker] as Worker).processBatch([this.record(task)]);
+    const batch = this.newWorker(worker).processBatch([this.record(task)]);
     const first = await Promise.race([entered, batch.then(() => undefined)]);
     this.onRun = undefined;
     if (first !== undefined) first.batch = batch;
