@@ -2,9 +2,8 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import pLimit from 'p-limit';
 import { AuditEvent } from '../constants.js';
 import {
+  isPermanentError,
   LeaseLostError,
-  PermanentError,
-  TasklaneError,
   TransitionRejectedError,
   UnknownTaskTypeError,
   ValidationError,
@@ -418,7 +417,7 @@ async function execute(
   }
   deps.metrics.count(TaskOutcome.FAILED);
   const error = errorInfo(outcome.error);
-  const permanent = isPermanent(outcome.error);
+  const permanent = isPermanentError(outcome.error);
   if (permanent || lease.attempt >= record.maxAttempts) {
     const reason = permanent
       ? `permanent error: ${error.message}`
@@ -533,14 +532,6 @@ function leaseOf(record: TaskRecord, workerId: string): Lease {
     leaseToken: record.leaseToken ?? '',
     workerId,
   };
-}
-
-function isPermanent(error: unknown): boolean {
-  // `code` as well as instanceof: a bundled handler may carry its own copy of the class.
-  return (
-    error instanceof PermanentError ||
-    (error instanceof TasklaneError && error.code === 'PERMANENT')
-  );
 }
 
 function errorInfo(error: unknown): TaskErrorInfo {
