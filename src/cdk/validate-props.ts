@@ -8,7 +8,7 @@ import { Defaults } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { type ExecutorSettingsProps, settingsIssues } from '../resources.js';
 import { retentionIssue } from '../store/retention.js';
-import { retryHorizonIssue } from '../worker/retry-horizon.js';
+import { retryHorizonIssue } from '../tasks/retry-horizon.js';
 
 /** The subset of TaskExecutorProps that this module checks, with Durations in seconds. */
 export interface PropsToValidate extends ExecutorSettingsProps {

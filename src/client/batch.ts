@@ -1,9 +1,9 @@
 import pLimit from 'p-limit';
 import { TaskStatus } from '../constants.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
+import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { TaskRecord } from '../store/record.js';
-import type { PayloadOf, TaskDefinition } from '../worker/task-definition.js';
-import type { DelayedTasks } from './delayed.js';
+import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import { type EnqueueOptions, nextSequence } from './prepare.js';
 
 /** Outcome of an enqueue. */

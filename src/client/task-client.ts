@@ -2,23 +2,23 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
 import { AwsService, toConfigurationError } from '../aws-errors.js';
-import { EnvVars, type ExecutorLocation, resolveLocation, scheduleThreshold } from '../config.js';
+import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults, TaskStatus } from '../constants.js';
 import { IdempotencyConflictError } from '../errors.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
+import { createDelayedTasks, type DelayedTasks } from '../scheduler/delayed.js';
+import { SchedulerTarget } from '../scheduler/target.js';
 import type { TaskRecord } from '../store/record.js';
 import { resolveRetention } from '../store/retention.js';
 import { type TaskPage, TaskStore } from '../store/task-store.js';
-import type { PayloadOf, TaskDefinition } from '../worker/task-definition.js';
+import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import { type BatchEntry, type BatchEntryResult, type EnqueueResult, enqueueAll } from './batch.js';
 import { cancelTask } from './cancel.js';
 import { type CheckReport, checkExecutor, reportError } from './check.js';
-import { DelayedTasks } from './delayed.js';
 import type { TaskClientOptions } from './options.js';
 import { type EnqueueOptions, nextSequence, prepareTask } from './prepare.js';
 import { purgeDead, type RedriveResult, type RedriveSelection, redriveDead } from './redrive.js';
-import { SchedulerTarget } from './scheduler-target.js';
 import {
   type RecurringScheduleOptions,
   RecurringSchedules,
@@ -81,14 +81,15 @@ export class TaskClient {
       queueUrl: this.queueUrl,
       scheduler: options.scheduler,
     });
-    this.delayed = new DelayedTasks({
+    this.delayed = createDelayedTasks({
+      location: options,
       store: this.store,
       target,
       sqs: this.sqs,
       queueUrl: this.queueUrl,
       logger: this.logger,
       clock: this.clock,
-      thresholdMs: scheduleThreshold(options.scheduleThresholdMs),
+      scheduleThresholdMs: options.scheduleThresholdMs,
     });
     this.recurring = new RecurringSchedules(target, this.clock);
     this.target = target;

@@ -18,9 +18,9 @@ import { defaultLogger, silentLogger, type TaskLogger } from '../observability/l
 import { noopMetrics } from '../observability/metrics.js';
 import { executorSettings } from '../resources.js';
 import { createSweeper } from '../sweeper/create-sweeper.js';
+import type { TaskDefinition } from '../tasks/task-definition.js';
 import { createWorker, type WorkerOptions } from '../worker/create-worker.js';
 import type { BatchSummary } from '../worker/sqs-poller.js';
-import type { TaskDefinition } from '../worker/task-definition.js';
 import { type EmulatorHandle, startEmulator } from './emulator.js';
 import { assertLoopbackEndpoint, EMULATOR_ACCESS_KEY_ID } from './emulator-env.js';
 import { STATE_DIR } from './emulator-runtime.js';

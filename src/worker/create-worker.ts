@@ -10,13 +10,13 @@ import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
 import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
+import { retryHorizonIssue } from '../tasks/retry-horizon.js';
+import type { TaskDefinition } from '../tasks/task-definition.js';
 import type { BatchOptions, ProcessorDeps } from './deps.js';
 import { resolveFiringSenders } from './firing-trust.js';
 import { processBatch } from './processor.js';
-import { retryHorizonIssue } from './retry-horizon.js';
 import { type BatchSummary, pollQueue } from './sqs-poller.js';
 import { TakeoverGate } from './takeover-gate.js';
-import type { TaskDefinition } from './task-definition.js';
 import { VisibilityController } from './visibility.js';
 
 /** Options of {@link createWorker}. */

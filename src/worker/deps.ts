@@ -9,9 +9,9 @@ import type { TaskLogger } from '../observability/logger.js';
 import type { TaskMetrics } from '../observability/metrics.js';
 import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
+import type { TaskDefinition } from '../tasks/task-definition.js';
 import type { FiringSenders } from './firing-trust.js';
 import type { TakeoverGate } from './takeover-gate.js';
-import type { TaskDefinition } from './task-definition.js';
 import type { VisibilityController } from './visibility.js';
 
 /** What the processor needs; built once per worker by `createWorker`. */

@@ -14,11 +14,15 @@ import type { TaskLogger } from '../observability/logger.js';
 import { TaskOutcome } from '../observability/metrics.js';
 import type { TaskErrorInfo, TaskRecord } from '../store/record.js';
 import type { Lease } from '../store/task-store.js';
+import {
+  describeInvalidPayload,
+  type TaskDefinition,
+  validatePayload,
+} from '../tasks/task-definition.js';
 import { retryDelayMs } from './backoff.js';
 import { ACK, auditTask, LEASE_LOST, leaseFor, type Outcome, type ProcessorDeps } from './deps.js';
 import { Heartbeat, type HeldMessage } from './heartbeat.js';
 import { type HandlerOutcome, runHandler } from './run-handler.js';
-import { describeInvalidPayload, type TaskDefinition, validatePayload } from './task-definition.js';
 
 /** A task this worker holds the lease of, and the message it came in. */
 export interface ClaimedTask {

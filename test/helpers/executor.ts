@@ -22,9 +22,9 @@ import type { LogAttributes, TaskLogger } from '../../src/observability/logger.j
 import { silentLogger } from '../../src/observability/logger.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { executorSettings } from '../../src/resources.js';
+import type { TaskDefinition } from '../../src/tasks/task-definition.js';
 import { createWorker, type Worker, type WorkerOptions } from '../../src/worker/create-worker.js';
 import { toSqsRecord } from '../../src/worker/sqs-poller.js';
-import type { TaskDefinition } from '../../src/worker/task-definition.js';
 import { schedulerPumpSqs, testClients, uniqueName } from './aws.js';
 
 /** A provisioned executor plus factories for clients and workers bound to it. */

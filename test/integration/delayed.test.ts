@@ -10,7 +10,7 @@ import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { ScheduleFailedError } from '../../src/errors.js';
 import { delayedScheduleName } from '../../src/scheduler/names.js';
 import { payloadHash } from '../../src/store/record.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 const MINUTE = 60_000;

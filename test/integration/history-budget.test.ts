@@ -8,7 +8,7 @@ import * as z from 'zod';
 import { AuditEvent, Defaults, TaskStatus } from '../../src/constants.js';
 import { historyBytes } from '../../src/store/history.js';
 import type { HistoryEntry } from '../../src/store/record.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 import { putRawItem, rawItem, rawItemBytes } from '../helpers/raw-item.js';
 

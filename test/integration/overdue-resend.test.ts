@@ -6,7 +6,7 @@ import { AuditEvent, Defaults, TaskStatus } from '../../src/constants.js';
 import { TransitionRejectedError } from '../../src/errors.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, silentLogger, type TestExecutor } from '../helpers/executor.js';
 
 /** SQS's shortest message retention, in seconds. */

@@ -11,7 +11,7 @@ import { ConfigurationError, LeaseLostError } from '../../src/errors.js';
 import { noopMetrics, type TaskMetrics } from '../../src/observability/metrics.js';
 import type { TaskRecord } from '../../src/store/record.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { testClients } from '../helpers/aws.js';
 import {
   recordingLogger,

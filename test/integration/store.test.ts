@@ -22,8 +22,8 @@ import { executorSettings } from '../../src/resources.js';
 import { historyBytes } from '../../src/store/history.js';
 import { statusShard, type TaskErrorInfo, type TaskRecord } from '../../src/store/record.js';
 import { type Lease, type NewTask, TaskStore } from '../../src/store/task-store.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { decideClaim } from '../../src/worker/claim-decision.js';
-import { defineTask } from '../../src/worker/task-definition.js';
 import { testClients, uniqueName } from '../helpers/aws.js';
 
 const T0 = Date.UTC(2030, 0, 1);

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { TaskStatus } from '../../src/constants.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 import { putRawItem, rawItem } from '../helpers/raw-item.js';
 import { throttledSqs } from '../helpers/throttled-sqs.js';
