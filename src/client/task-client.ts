@@ -188,7 +188,7 @@ export class TaskClient {
    * Conditional per task, so one redriven meanwhile is kept.
    */
   purgeDead(options: { olderThan: number }): Promise<number> {
-    return purgeDead(this.store, options.olderThan);
+    return purgeDead(this.store, options.olderThan, this.clock);
   }
 
   /**
@@ -220,7 +220,7 @@ export class TaskClient {
    * @throws WaitTimeoutError after `timeoutMs`, carrying the last record seen.
    */
   wait(id: string, options: WaitOptions = {}): Promise<TaskRecord> {
-    return waitForTerminal(id, (taskId) => this.get(taskId), options);
+    return waitForTerminal(id, (taskId) => this.get(taskId), this.clock, options);
   }
 
   /**

@@ -7,8 +7,10 @@ import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { type AuditEvent, Defaults, TableSchema, type TaskStatus } from '../constants.js';
 import { LeaseLostError, TransitionRejectedError } from '../errors.js';
+import { auditEntry } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { truncate } from '../text.js';
+import type { Condition } from './expression.js';
 import { itemBytes, MAX_DETAIL_CHARS, planHistory } from './history.js';
 import {
   fromItem,
@@ -34,19 +36,18 @@ export interface TransitionSpec {
   readonly attempt: number;
   readonly workerId?: string | undefined;
   readonly detail?: string | undefined;
-  /** The allowed starting state (and fence), as a condition expression. */
-  readonly condition: string;
-  readonly set?: Record<string, unknown>;
-  readonly remove?: readonly string[];
-  readonly values?: Record<string, unknown>;
+  /** The allowed starting state (and fence). */
+  readonly condition: Condition;
+  readonly set?: Record<string, unknown> | undefined;
+  readonly remove?: readonly string[] | undefined;
   /** Sort key of the status index in the new state. */
   readonly statusAt: number;
   /** Worker writes raise LeaseLostError instead of TransitionRejectedError. */
-  readonly fenced?: boolean;
+  readonly fenced?: boolean | undefined;
   /** The history the caller read, if it holds one: lets the write fold it. */
   readonly seen?: SeenHistory | undefined;
   /** A heartbeat: counted on the record instead of appended to the history. */
-  readonly heartbeat?: boolean;
+  readonly heartbeat?: boolean | undefined;
 }
 
 /** What {@link writeTransition} needs from the store. */
@@ -56,8 +57,6 @@ export interface TransitionContext {
   readonly statusShards: number;
   readonly clock: () => number;
   readonly logger: TaskLogger;
-  /** Emits the audit line of a written transition. */
-  readonly audit: (taskId: string, taskType: string, entry: HistoryEntry) => void;
 }
 
 /** A transition is written at most this many times (see {@link writeTransition}). */
@@ -93,7 +92,6 @@ export async function writeTransition(
       tableName: ctx.tableName,
       taskId: spec.taskId,
       condition: spec.condition,
-      values: spec.values,
       set: dropResult ? { ...spec.set, result: undefined } : spec.set,
       remove: dropResult ? [...(spec.remove ?? []), 'result'] : spec.remove,
       status: spec.to,
@@ -106,7 +104,7 @@ export async function writeTransition(
     try {
       const out = await ctx.doc.send(new UpdateCommand(update));
       const record = fromItem(out.Attributes ?? {});
-      ctx.audit(record.id, record.type, entry ?? entryOf(spec, now, false));
+      auditEntry(ctx.logger, record, entry ?? entryOf(spec, now, false));
       return record;
     } catch (err) {
       const last = round >= MAX_TRANSITION_ROUNDS - 1;

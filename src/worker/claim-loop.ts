@@ -10,7 +10,6 @@ import { parseMessage } from '../message.js';
 import { logAudit } from '../observability/audit.js';
 import { TaskOutcome } from '../observability/metrics.js';
 import type { TaskRecord } from '../store/record.js';
-import type { Lease } from '../store/task-store.js';
 import { decideClaim, isLeaseTakeover } from './claim-decision.js';
 import {
   ACK,
@@ -132,12 +131,7 @@ async function decide(
       deps.logger.debug('message deferred', { taskId: seen.id, reason: decision.reason });
       return done({ kind: 'retry', delayMs: decision.delayMs });
     case 'expire':
-      await deps.store.kill(
-        leaseOf(seen, deps.workerId),
-        seen.type,
-        'lease expired on the final attempt',
-        { leaseExpired: true },
-      );
+      await deps.store.expire(seen, 'lease expired on the final attempt', deps.workerId);
       deps.metrics.count(TaskOutcome.DEAD);
       return done(ACK);
     case 'claim': {
@@ -195,13 +189,4 @@ function reject(
     { level: 'warn', fields: { messageId: message.messageId } },
   );
   return ACK;
-}
-
-function leaseOf(record: TaskRecord, workerId: string): Lease {
-  return {
-    taskId: record.id,
-    attempt: record.attempt,
-    leaseToken: record.leaseToken ?? '',
-    workerId,
-  };
 }

@@ -60,7 +60,7 @@ export async function execute(task: ClaimedTask, deps: ProcessorDeps): Promise<O
     return finish(
       deps,
       record,
-      () => deps.store.complete(task.lease, record.type, resultJson),
+      () => deps.store.complete(task.lease, resultJson),
       TaskOutcome.SUCCEEDED,
     );
   }
@@ -121,9 +121,7 @@ async function settleFailure(
     return kill(task, deps, reason, error);
   }
   const delayMs = retryDelayMs(lease.attempt, definition.retry, deps.random);
-  const written = await fencedWrite(deps, record, () =>
-    deps.store.retry(lease, record.type, error, delayMs),
-  );
+  const written = await fencedWrite(deps, record, () => deps.store.retry(lease, error, delayMs));
   if (!written) return LEASE_LOST;
   deps.metrics.count(TaskOutcome.RETRIED);
   return { kind: 'retry', delayMs };
@@ -136,12 +134,7 @@ function kill(
   error: TaskErrorInfo,
 ): Promise<Outcome> {
   const { record, lease } = task;
-  return finish(
-    deps,
-    record,
-    () => deps.store.kill(lease, record.type, reason, { error }),
-    TaskOutcome.DEAD,
-  );
+  return finish(deps, record, () => deps.store.kill(lease, reason, { error }), TaskOutcome.DEAD);
 }
 
 /**

@@ -32,7 +32,7 @@ export class Heartbeat {
   /** Extends the lease, then the message's visibility. */
   readonly beat = async (): Promise<void> => {
     try {
-      await this.deps.store.extendLease(this.task.lease, this.task.record.type, this.leaseMs);
+      await this.deps.store.extendLease(this.task.lease, this.leaseMs);
     } catch (err) {
       if (err instanceof LeaseLostError) this.controller.abort(err);
       throw err;

@@ -102,7 +102,7 @@ describe('terminal writes near the item size limit', () => {
     const result = JSON.stringify('r'.repeat(30 * KB));
 
     // Act
-    const record = await client.store.complete(lease, task.type, result);
+    const record = await client.store.complete(lease, result);
 
     // Assert
     expect(before).toBeGreaterThan(370 * KB);
@@ -137,11 +137,7 @@ describe('terminal writes near the item size limit', () => {
     });
 
     // Act
-    const record = await client.store.complete(
-      lease,
-      'legacy.report',
-      JSON.stringify('r'.repeat(32 * KB - 2)),
-    );
+    const record = await client.store.complete(lease, JSON.stringify('r'.repeat(32 * KB - 2)));
 
     // Assert
     expect(record).toMatchObject({ status: TaskStatus.SUCCEEDED, attempt: 1, result: undefined });

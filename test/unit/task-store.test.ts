@@ -13,7 +13,13 @@ import { FIXTURE_NOW } from '../helpers/task-record.js';
 
 const MAX_DETAIL_CHARS = 240;
 const MAX_DEAD_REASON_CHARS = 1_000;
-const lease: Lease = { taskId: 'task-1', attempt: 1, leaseToken: 'token-1', workerId: 'worker-a' };
+const lease: Lease = {
+  taskId: 'task-1',
+  taskType: 'report.build',
+  attempt: 1,
+  leaseToken: 'token-1',
+  workerId: 'worker-a',
+};
 
 interface SentUpdate {
   readonly ExpressionAttributeValues: Record<string, unknown>;
@@ -56,7 +62,7 @@ describe('TaskStore.kill', () => {
     const reason = 'r'.repeat(MAX_DETAIL_CHARS);
 
     // Act
-    await store.kill(lease, 'report.build', reason);
+    await store.kill(lease, reason);
 
     // Assert
     expect(appendedEntry(updates[0]).detail).toBe(reason);
@@ -68,7 +74,7 @@ describe('TaskStore.kill', () => {
     const reason = `${'r'.repeat(MAX_DETAIL_CHARS - 1)}-and-more`;
 
     // Act
-    await store.kill(lease, 'report.build', reason);
+    await store.kill(lease, reason);
 
     // Assert
     const { detail } = appendedEntry(updates[0]);
@@ -82,7 +88,7 @@ describe('TaskStore.kill', () => {
     const reason = 'd'.repeat(5_000);
 
     // Act
-    await store.kill(lease, 'report.build', reason);
+    await store.kill(lease, reason);
 
     // Assert
     const deadReason = updates[0]?.ExpressionAttributeValues[':deadReason'];
@@ -97,7 +103,7 @@ describe('TaskStore.retry', () => {
     const error = { name: 'UpstreamError', message: 'e'.repeat(2_000) };
 
     // Act
-    await store.retry(lease, 'report.build', error, 5_000);
+    await store.retry(lease, error, 5_000);
 
     // Assert
     const entry = appendedEntry(updates[0]);

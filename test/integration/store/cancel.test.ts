@@ -61,7 +61,7 @@ describe('TaskStore.cancel', () => {
     // Arrange
     const seen = await createQueued('cancel-stale');
     const { lease } = await store.claim(seen, { workerId: 'w', leaseMs: LEASE_MS });
-    const requeued = await store.retry(lease, 'report.build', { name: 'E', message: 'm' }, 0);
+    const requeued = await store.retry(lease, { name: 'E', message: 'm' }, 0);
 
     // Act
     const err = await rejection(store.cancel(seen));

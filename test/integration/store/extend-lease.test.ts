@@ -31,7 +31,7 @@ describe('TaskStore.extendLease', () => {
 
     // Act
     const outcomes = await attemptOnEach(selection, ({ record, lease }) =>
-      store.extendLease(lease ?? forgedLease(record), record.type, LEASE_MS),
+      store.extendLease(lease ?? forgedLease(record), LEASE_MS),
     );
 
     // Assert
@@ -45,7 +45,7 @@ describe('TaskStore.extendLease', () => {
     clock.now += 50_000;
 
     // Act
-    const record = await store.extendLease(lease, 'report.build', LEASE_MS);
+    const record = await store.extendLease(lease, LEASE_MS);
 
     // Assert
     expect(record).toMatchObject({
@@ -64,7 +64,7 @@ describe('TaskStore.extendLease', () => {
     // Arrange
     const { lease } = await createRunning('extend-hold', 'worker-a');
     clock.now += LEASE_MS - 1_000;
-    const extended = await store.extendLease(lease, 'report.build', LEASE_MS);
+    const extended = await store.extendLease(lease, LEASE_MS);
     clock.now += 2_000; // Past the original expiry, inside the extended one.
 
     // Act
@@ -81,7 +81,7 @@ describe('TaskStore.extendLease', () => {
     const second = await store.claim(first.record, { workerId: 'worker-b', leaseMs: LEASE_MS });
 
     // Act
-    const err = await rejection(store.extendLease(first.lease, 'report.build', LEASE_MS));
+    const err = await rejection(store.extendLease(first.lease, LEASE_MS));
 
     // Assert
     expect(err).toBeInstanceOf(LeaseLostError);

@@ -53,10 +53,9 @@ describe('TaskStore item size', () => {
       clock.now += 1_000;
       record =
         attempt < ATTEMPTS
-          ? await store.retry(lease, task.type, error, Defaults.RETRY_MAX_DELAY_MS)
+          ? await store.retry(lease, error, Defaults.RETRY_MAX_DELAY_MS)
           : await store.kill(
               lease,
-              task.type,
               `failed ${attempt} of ${ATTEMPTS} attempts; last error: ${error.name}: ${error.message}`,
               { error },
             );

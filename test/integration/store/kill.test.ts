@@ -2,14 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/constants.js';
 import { ErrorCode, LeaseLostError } from '../../../src/errors.js';
-import type { Lease } from '../../../src/store/task-store.js';
 import { decideClaim } from '../../../src/worker/claim-decision.js';
 import {
   attemptOnEach,
   changedSince,
   expectedOutcomes,
   forgedLease,
-  leaseSeenBy,
   rejection,
   seedSelection,
   snapshot,
@@ -34,7 +32,7 @@ describe('TaskStore.kill', () => {
 
     // Act
     const outcomes = await attemptOnEach(selection, ({ record, lease }) =>
-      store.kill(lease ?? forgedLease(record), record.type, 'poison'),
+      store.kill(lease ?? forgedLease(record), 'poison'),
     );
 
     // Assert
@@ -48,7 +46,7 @@ describe('TaskStore.kill', () => {
     clock.now += 1_500;
 
     // Act
-    const record = await store.kill(lease, 'report.build', 'permanent error: no such month', {
+    const record = await store.kill(lease, 'permanent error: no such month', {
       error: { name: 'PermanentError', message: 'no such month' },
     });
 
@@ -75,29 +73,23 @@ describe('TaskStore.kill', () => {
   it('refuses a wrong lease token with LeaseLostError', async () => {
     const { record, lease } = await createRunning('kill-token');
 
-    const err = await rejection(store.kill({ ...lease, leaseToken: 'x' }, 'report.build', 'r'));
+    const err = await rejection(store.kill({ ...lease, leaseToken: 'x' }, 'r'));
 
     expect(err).toBeInstanceOf(LeaseLostError);
     expect(err.current).toEqual(record);
     expect(await current('kill-token')).toEqual(record);
   });
+});
 
-  it('with leaseExpired, refuses while the lease is still live', async () => {
+describe('TaskStore.expire', () => {
+  it('refuses while the lease is still live', async () => {
     // Arrange: another worker saw the record and wants to declare it dead.
     const { record } = await createRunning('kill-live', 'worker-a', { maxAttempts: 1 });
-    const observed: Lease = {
-      taskId: record.id,
-      attempt: record.attempt,
-      leaseToken: record.leaseToken ?? '',
-      workerId: 'worker-b',
-    };
     clock.now += LEASE_MS - 1;
 
     // Act
     const err = await rejection(
-      store.kill(observed, 'report.build', 'lease expired on the final attempt', {
-        leaseExpired: true,
-      }),
+      store.expire(record, 'lease expired on the final attempt', 'worker-b'),
     );
 
     // Assert
@@ -106,21 +98,13 @@ describe('TaskStore.kill', () => {
     expect(await current('kill-live')).toEqual(record);
   });
 
-  it('with leaseExpired, kills once the lease has expired', async () => {
+  it('kills once the lease has expired', async () => {
     // Arrange
     const { record } = await createRunning('kill-expired', 'worker-a', { maxAttempts: 1 });
-    const observed: Lease = {
-      taskId: record.id,
-      attempt: record.attempt,
-      leaseToken: record.leaseToken ?? '',
-      workerId: 'worker-b',
-    };
     clock.now += LEASE_MS + 1;
 
     // Act
-    const dead = await store.kill(observed, 'report.build', 'lease expired on the final attempt', {
-      leaseExpired: true,
-    });
+    const dead = await store.expire(record, 'lease expired on the final attempt', 'worker-b');
 
     // Assert
     expect(dead).toMatchObject({
@@ -142,12 +126,7 @@ describe('TaskStore.kill', () => {
     expect(record.leaseExpiresAt).toBe(clock.now);
 
     // Act
-    const dead = await store.kill(
-      leaseSeenBy(record, 'worker-b'),
-      'report.build',
-      'lease expired on the final attempt',
-      { leaseExpired: true },
-    );
+    const dead = await store.expire(record, 'lease expired on the final attempt', 'worker-b');
 
     // Assert
     expect(decideClaim(record, clock.now)).toEqual({ kind: 'expire' });
@@ -162,12 +141,7 @@ describe('TaskStore.kill', () => {
 
     // Act
     const err = await rejection(
-      store.kill(
-        leaseSeenBy(record, 'worker-b'),
-        'report.build',
-        'lease expired on the final attempt',
-        { leaseExpired: true },
-      ),
+      store.expire(record, 'lease expired on the final attempt', 'worker-b'),
     );
 
     // Assert

@@ -31,7 +31,7 @@ describe('TaskStore.retry', () => {
 
     // Act
     const outcomes = await attemptOnEach(selection, ({ record, lease }) =>
-      store.retry(lease ?? forgedLease(record), record.type, { name: 'E', message: 'm' }, 0),
+      store.retry(lease ?? forgedLease(record), { name: 'E', message: 'm' }, 0),
     );
 
     // Assert
@@ -47,7 +47,6 @@ describe('TaskStore.retry', () => {
     // Act
     const record = await store.retry(
       lease,
-      'report.build',
       { name: 'TimeoutError', message: 'upstream slow' },
       5_000,
     );
@@ -78,7 +77,7 @@ describe('TaskStore.retry', () => {
   it('lets the next claim start the following attempt', async () => {
     // Arrange
     const { lease } = await createRunning('retry-next', 'worker-a');
-    const requeued = await store.retry(lease, 'report.build', { name: 'E', message: 'm' }, 0);
+    const requeued = await store.retry(lease, { name: 'E', message: 'm' }, 0);
 
     // Act
     const next = await store.claim(requeued, { workerId: 'worker-b', leaseMs: LEASE_MS });
@@ -92,7 +91,7 @@ describe('TaskStore.retry', () => {
     const { record, lease } = await createRunning('retry-token');
 
     const err = await rejection(
-      store.retry({ ...lease, leaseToken: 'nope' }, 'report.build', { name: 'E', message: 'm' }, 0),
+      store.retry({ ...lease, leaseToken: 'nope' }, { name: 'E', message: 'm' }, 0),
     );
 
     expect(err).toBeInstanceOf(LeaseLostError);
