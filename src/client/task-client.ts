@@ -41,9 +41,9 @@ export type { WaitOptions } from './wait.js';
  * the steps leaves a PENDING record that a re-enqueue or the sweeper completes.
  */
 export class TaskClient {
-  readonly store: TaskStore;
-  /** Delayed tasks' schedules; `ensureScheduled` is the sweeper's repair for SCHEDULED tasks. */
-  readonly delayed: DelayedTasks;
+  private readonly store: TaskStore;
+  /** Delayed tasks' schedules (see createDelayedTasks). */
+  private readonly delayed: DelayedTasks;
   private readonly sqs: SQSClient;
   private readonly dynamodb: DynamoDBClient;
   private readonly location: ExecutorLocation;

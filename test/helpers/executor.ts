@@ -22,6 +22,8 @@ import type { LogAttributes, TaskLogger } from '../../src/observability/logger.j
 import { silentLogger } from '../../src/observability/logger.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { executorSettings } from '../../src/resources.js';
+import { createDelayedTasks, type DelayedTasks } from '../../src/scheduler/delayed.js';
+import { TaskStore } from '../../src/store/task-store.js';
 import type { TaskDefinition } from '../../src/tasks/task-definition.js';
 import { createWorker, type Worker, type WorkerOptions } from '../../src/worker/create-worker.js';
 import { toSqsRecord } from '../../src/worker/sqs-poller.js';
@@ -35,6 +37,10 @@ export interface TestExecutor extends ProvisionedExecutor {
   /** A schedule pump over the executor's group. */
   pump(options?: Partial<SchedulePumpOptions>): SchedulePump;
   client(options?: Partial<TaskClientOptions>): TaskClient;
+  /** The executor's task store, as the client and the worker build it. */
+  store(options?: { clock?: () => number }): TaskStore;
+  /** Delayed-task scheduling on the executor, as the client and the sweeper build it. */
+  delayed(options?: { clock?: () => number }): DelayedTasks;
   worker(tasks: readonly TaskDefinition[], options?: Partial<WorkerOptions>): Worker;
   /**
    * Acts as the event source mapping for one batch: processes the records with the worker,
@@ -74,19 +80,37 @@ export async function setupExecutor(
     ...clients,
     logger: silentLogger,
   };
+  const schedulingLocation = {
+    tableName: location.tableName,
+    queueUrl: location.queueUrl,
+    queueArn,
+    scheduleGroup: scheduler.scheduleGroup,
+    schedulerRoleArn: scheduler.schedulerRoleArn,
+    scheduleDeadLetterArn: scheduler.scheduleDeadLetterArn,
+  };
+  const store = (options: { clock?: () => number } = {}) =>
+    new TaskStore({
+      tableName: location.tableName,
+      dynamodb: clients.dynamodb,
+      logger: silentLogger,
+      ...options,
+    });
   return {
     ...location,
     queueArn,
     scheduler,
     clients,
-    client: (options = {}) =>
-      new TaskClient({
-        ...base,
-        queueArn,
-        scheduleGroup: scheduler.scheduleGroup,
-        schedulerRoleArn: scheduler.schedulerRoleArn,
-        scheduleDeadLetterArn: scheduler.scheduleDeadLetterArn,
-        ...options,
+    client: (options = {}) => new TaskClient({ ...base, ...schedulingLocation, ...options }),
+    store,
+    delayed: (options = {}) =>
+      createDelayedTasks({
+        location: schedulingLocation,
+        store: store(options),
+        sqs: clients.sqs,
+        queueUrl: location.queueUrl,
+        scheduler: clients.scheduler,
+        logger: silentLogger,
+        clock: options.clock ?? Date.now,
       }),
     pump: (options = {}) =>
       createSchedulePump({

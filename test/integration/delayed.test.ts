@@ -279,7 +279,7 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
     // Arrange: the process died after the write, before CreateSchedule
     const client = executor.client();
     const runAt = Date.now() + 10 * MINUTE;
-    await client.store.create({
+    await executor.store().create({
       id: 'orphan',
       type: 'remind',
       payloadJson: '{"note":"x"}',
@@ -306,9 +306,8 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
   it('lets the sweeper repair an overdue SCHEDULED task by sending its message (ensureScheduled)', async () => {
     // Arrange: a SCHEDULED task whose schedule never existed, now overdue
     const { clock, state } = fakeClock();
-    const client = executor.client({ clock });
     const worker = executor.worker([remind], { clock });
-    const { record } = await client.store.create({
+    const { record } = await executor.store({ clock }).create({
       id: 'overdue',
       type: 'remind',
       payloadJson: '{"note":"x"}',
@@ -322,7 +321,7 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
     state.now += 2 * MINUTE;
 
     // Act
-    const outcome = await client.delayed.ensureScheduled(record);
+    const outcome = await executor.delayed({ clock }).ensureScheduled(record);
     await executor.drain(worker);
 
     // Assert

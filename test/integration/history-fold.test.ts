@@ -19,7 +19,7 @@ let store: TaskStore;
 
 beforeEach(async () => {
   executor = await setupExecutor();
-  store = executor.client().store;
+  store = executor.store();
 });
 
 const noop = defineTask('noop', { schema: z.object({}), handler: () => undefined });

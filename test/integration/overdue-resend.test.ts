@@ -149,12 +149,15 @@ describe('TaskStore.resend', () => {
     // Arrange
     const client = executor.client();
     const { id } = await client.enqueue(noop, {});
-    const seen = await client.store.get(id);
+    const seen = await executor.store().get(id);
     if (seen === undefined) throw new Error('no record');
-    await client.store.claim(seen, { workerId: 'w1', leaseMs: 60_000 });
+    await executor.store().claim(seen, { workerId: 'w1', leaseMs: 60_000 });
 
     // Act
-    const refusal = await client.store.resend(seen, Date.now() + LATER_MS).catch((e) => e);
+    const refusal = await executor
+      .store()
+      .resend(seen, Date.now() + LATER_MS)
+      .catch((e) => e);
 
     // Assert
     expect(refusal).toBeInstanceOf(TransitionRejectedError);
@@ -168,11 +171,14 @@ describe('TaskStore.resend', () => {
     // Arrange
     const client = executor.client();
     const { id } = await client.enqueue(noop, {});
-    const seen = await client.store.get(id);
+    const seen = await executor.store().get(id);
     if (seen === undefined) throw new Error('no record');
 
     // Act
-    const refusal = await client.store.resend(seen, Date.now() - 60_000).catch((e) => e);
+    const refusal = await executor
+      .store()
+      .resend(seen, Date.now() - 60_000)
+      .catch((e) => e);
 
     // Assert
     expect(refusal).toBeInstanceOf(TransitionRejectedError);

@@ -24,9 +24,9 @@ const noop = defineTask('noop', { schema: z.object({ n: z.number() }), handler: 
 async function poisonedRunningTask(): Promise<string> {
   const client = executor.client();
   const { id } = await client.enqueue(noop, { n: 0 }, { id: 'poisoned' });
-  const seen = await client.store.get(id);
+  const seen = await executor.store().get(id);
   if (seen === undefined) throw new Error('expected the record');
-  await client.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
+  await executor.store().claim(seen, { workerId: 'crashed', leaseMs: 1 });
   const item = await rawItem(executor, id);
   await putRawItem(executor, { ...item, history: 'not a list' });
   return id;

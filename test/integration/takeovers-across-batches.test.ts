@@ -37,7 +37,7 @@ async function twoBatches(task: ReturnType<typeof tracedTask>['task']) {
   }
   const suspect = await client.get('suspect');
   if (suspect === undefined) throw new Error('expected the record');
-  await client.store.claim(suspect, { workerId: 'crashed', leaseMs: 1 });
+  await executor.store().claim(suspect, { workerId: 'crashed', leaseMs: 1 });
   await new Promise((r) => setTimeout(r, 5));
   const received = await executor.receive({ visibilityTimeout: 60 });
   expect(received).toHaveLength(3);
