@@ -1,12 +1,4 @@
-/**
- * TaskExecutor: a Tasklane executor in one construct. SQS FIFO work queue and DLQ, the
- * worker Lambda behind an SQS event source mapping, the DynamoDB task table, the scheduler's
- * group and role, the sweeper on a one-minute schedule, alarms, a dashboard and outputs.
- * Queue and table settings come from `executorSettings()`, which the emulator's
- * provisioning uses too.
- */
-import path from 'node:path';
-import { Duration, Stack, Token } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Grant, IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
@@ -18,7 +10,7 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EnvVars } from '../config.js';
 import { METRICS_NAMESPACE, MetricName } from '../observability/metrics.js';
-import { type ExecutorSettings, executorSettings } from '../resources.js';
+import type { ExecutorSettings } from '../resources.js';
 import { SCHEDULER_SENDER_ID_ENV } from '../worker/firing-trust.js';
 import { allowLogsToUseKey } from './encryption.js';
 import { ExecutorFunction } from './executor-functions.js';
@@ -35,6 +27,7 @@ import {
   WORKER_TABLE_ACTIONS,
 } from './executor-grants.js';
 import { addExecutorOutputs } from './executor-outputs.js';
+import { allowSweeper, resolveExecutorSettings } from './executor-setup.js';
 import { ExecutorMonitoring } from './monitoring.js';
 import {
   acknowledgeFinding,
@@ -46,7 +39,6 @@ import { ExecutorScheduling } from './scheduling.js';
 import { sweeperBundleDirectory } from './sweeper-bundle.js';
 import type { TaskExecutorProps } from './task-executor-props.js';
 import { createTaskTable } from './task-table.js';
-import { validateTaskExecutorProps } from './validate-props.js';
 
 export type { TaskExecutorProps } from './task-executor-props.js';
 
@@ -94,41 +86,9 @@ export class TaskExecutor extends Construct {
   constructor(scope: Construct, id: string, props: TaskExecutorProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    // Required by the types; a JavaScript caller that leaves it out gets a ValidationError.
-    const workerEntry =
-      props.workerEntry === undefined ? undefined : path.resolve(props.workerEntry);
-    const workerTimeout = props.workerTimeout ?? Duration.seconds(60);
-    const maxConcurrency = props.maxConcurrency ?? 10;
-    const retention = props.retention ?? Duration.days(30);
-    const retentionMs =
-      retention === 'forever' ? retention : retention.toMilliseconds({ integral: false });
-    const settingsProps = {
-      name: props.name ?? stack.stackName,
-      workerTimeoutSeconds: workerTimeout.toSeconds({ integral: false }),
-      ...(props.visibilityTimeout && {
-        visibilityTimeoutSeconds: props.visibilityTimeout.toSeconds({ integral: false }),
-      }),
-      ...(props.maxAttempts !== undefined && { maxAttempts: props.maxAttempts }),
-      ...(props.maxReceiveCount !== undefined && { maxReceiveCount: props.maxReceiveCount }),
-    };
-    validateTaskExecutorProps({
-      ...settingsProps,
-      workerEntry,
-      workerMemorySize: props.workerMemorySize,
-      batchSize: props.batchSize,
-      maxConcurrency,
-      reservedConcurrency: props.reservedConcurrency,
-      oldestMessageAgeThresholdSeconds: props.oldestMessageAgeThreshold?.toSeconds({
-        integral: false,
-      }),
-      maxRetryDelaySeconds: props.maxRetryDelay?.toSeconds({ integral: false }),
-      retentionMs,
-    });
-    const settings = executorSettings(settingsProps, {
-      isUnresolved: (v) => Token.isUnresolved(v),
-    });
+    const { settings, name, workerEntry, workerTimeout, maxConcurrency, retentionMs } =
+      resolveExecutorSettings(stack, props);
     this.settings = settings;
-    const name = settingsProps.name;
     this.serviceName = `tasklane-${name}`;
     const key = props.encryptionKey;
     this.encryptionKey = key;
@@ -214,26 +174,16 @@ export class TaskExecutor extends Construct {
       sweeper: this.sweeper,
       encryptionKey: key,
     });
-    const statusIndexArn = `${this.table.tableArn}/index/${settings.table.statusIndex.name}`;
-    // Exactly what a sweep calls: it pages the status index, moves records on with
-    // conditional updates, (re)sends messages (SendMessageBatch), and repairs overdue
-    // delayed tasks by recreating their one-time schedule (or sending them when due).
-    sweeper.allow(['dynamodb:Query'], [statusIndexArn]);
-    sweeper.allow(['dynamodb:UpdateItem'], [this.table.tableArn]);
-    sweeper.allow(['sqs:SendMessage'], [this.workQueue.queueArn]);
-    sweeper.allow(['scheduler:CreateSchedule'], [...this.delayedSchedulesArns]);
-    sweeper.allow(['iam:PassRole'], [this.scheduling.schedulerRole.roleArn], {
-      StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
+    allowSweeper(sweeper, {
+      table: this.table,
+      statusIndexName: settings.table.statusIndex.name,
+      workQueue: this.workQueue,
+      scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
+      delayedSchedulesArns: this.delayedSchedulesArns,
+      scheduleGroupName: settings.scheduler.groupName,
+      schedulerRoleArn: this.scheduling.schedulerRole.roleArn,
+      key,
     });
-    if (key) sweeper.allow(KEY_USE_ACTIONS, [key.keyArn]);
-    const schedulingEnvironment = {
-      [EnvVars.SCHEDULE_GROUP]: settings.scheduler.groupName,
-      [EnvVars.SCHEDULER_ROLE_ARN]: this.scheduling.schedulerRole.roleArn,
-      [EnvVars.SCHEDULE_DLQ_ARN]: this.scheduleDeadLetterQueue.queueArn,
-    };
-    for (const [key, value] of Object.entries(schedulingEnvironment)) {
-      sweeper.function.addEnvironment(key, value);
-    }
     // The worker believes a recurring firing only from the scheduler role: the SenderId of a
     // message sent under an assumed role starts with the role's unique id (ADR 0013).
     worker.function.addEnvironment(SCHEDULER_SENDER_ID_ENV, this.scheduling.schedulerRole.roleId);
