@@ -13,15 +13,15 @@ import { retryHorizonIssue } from '../tasks/retry-horizon.js';
 /** The subset of TaskExecutorProps that this module checks, with Durations in seconds. */
 export interface PropsToValidate extends ExecutorSettingsProps {
   readonly workerEntry: string | undefined;
-  readonly workerMemorySize?: number;
-  readonly batchSize?: number;
-  readonly maxConcurrency?: number;
-  readonly reservedConcurrency?: number;
-  readonly oldestMessageAgeThresholdSeconds?: number;
+  readonly workerMemorySize?: number | undefined;
+  readonly batchSize?: number | undefined;
+  readonly maxConcurrency?: number | undefined;
+  readonly reservedConcurrency?: number | undefined;
+  readonly oldestMessageAgeThresholdSeconds?: number | undefined;
   /** `maxRetryDelay`, in seconds. */
-  readonly maxRetryDelaySeconds?: number;
+  readonly maxRetryDelaySeconds?: number | undefined;
   /** `retention`, in milliseconds, or `'forever'`. */
-  readonly retentionMs?: number | 'forever';
+  readonly retentionMs?: number | 'forever' | undefined;
 }
 
 interface Rule {

@@ -23,7 +23,9 @@ import {
 import { buildTransitionUpdate, isItemSizeError } from './transition-update.js';
 
 /** The part of a record the caller read that lets a transition fold the history. */
-export type SeenHistory = Partial<Pick<TaskRecord, 'history'>>;
+export interface SeenHistory {
+  readonly history?: TaskRecord['history'] | undefined;
+}
 
 /** One transition, as a store method describes it. */
 export interface TransitionSpec {

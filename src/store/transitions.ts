@@ -24,7 +24,7 @@ export interface Lease {
    * fenced writes can fold it within their one write (ADR 0008). Without it,
    * a fenced write appends.
    */
-  readonly history?: readonly HistoryEntry[];
+  readonly history?: readonly HistoryEntry[] | undefined;
 }
 
 /** The part of a record a transition is fenced by, as the caller read it. */

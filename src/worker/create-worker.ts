@@ -75,7 +75,7 @@ export interface WorkerOptions extends ExecutorLocation {
    * @default `TASKLANE_SCHEDULER_SENDER_ID`; when neither is set, every firing is rejected
    *   and logged as an error
    */
-  readonly schedulerSenderId?: string | false;
+  readonly schedulerSenderId?: string | false | undefined;
 }
 
 /** Options of {@link Worker.poll}. */
