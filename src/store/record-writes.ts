@@ -11,16 +11,17 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../constants.js';
 import { TransitionRejectedError } from '../errors.js';
 import { auditEntry } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { truncate } from '../text.js';
+import { and, type Condition, equals, exists } from './expression.js';
 import { MAX_DETAIL_CHARS } from './history.js';
 import {
   fromItem,
   type HistoryEntry,
+  refusedRecord,
   statusShard,
   statusShardKey,
   type TaskItem,
@@ -71,9 +72,17 @@ export async function getTask(ctx: WriteContext, taskId: string): Promise<TaskRe
   return out.Item === undefined ? undefined : fromItem(out.Item);
 }
 
-/** The record DynamoDB returned with a refusal (ALL_OLD), if there was one. */
-function refused(err: ConditionalCheckFailedException): TaskRecord | undefined {
-  return err.Item === undefined ? undefined : fromItem(unmarshall(err.Item));
+/**
+ * The SCHEDULED record an enqueue wrote, as it wrote it: the same creation time (not a later
+ * record of the same id), never attempted, the same generation.
+ */
+function untouchedSchedule(seen: Pick<TaskRecord, 'generation' | 'createdAt'>): Condition {
+  return and([
+    equals('createdAt', 'createdAt', seen.createdAt),
+    equals('status', 'scheduled', TaskStatus.SCHEDULED),
+    equals('attempt', 'zero', 0),
+    equals('generation', 'generation', seen.generation),
+  ]);
 }
 
 /** Writes a new task; an existing id is returned as it is, with `created: false`. */
@@ -123,7 +132,8 @@ export async function createTask(
       }),
     );
   } catch (err) {
-    const existing = err instanceof ConditionalCheckFailedException ? refused(err) : undefined;
+    const existing =
+      err instanceof ConditionalCheckFailedException ? refusedRecord(err) : undefined;
     if (existing !== undefined) return { record: existing, created: false };
     throw err;
   }
@@ -147,7 +157,7 @@ export async function purgeTask(ctx: WriteContext, seen: TaskRecord): Promise<vo
     );
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) {
-      const current = refused(err);
+      const current = refusedRecord(err);
       throw new TransitionRejectedError('purge', seen.id, current);
     }
     throw err;
@@ -165,36 +175,23 @@ export async function confirmSchedule(
   ctx: WriteContext,
   seen: Pick<TaskRecord, 'id' | 'generation' | 'createdAt'>,
 ): Promise<'confirmed' | 'moved-on' | 'gone'> {
+  const owned = and([exists('pk', TableSchema.PARTITION_KEY), untouchedSchedule(seen)]);
   try {
     await ctx.doc.send(
       new UpdateCommand({
         TableName: ctx.tableName,
         Key: { [TableSchema.PARTITION_KEY]: seen.id },
         UpdateExpression: 'SET #confirmed = :true',
-        ConditionExpression:
-          'attribute_exists(#pk) AND #createdAt = :createdAt AND #status = :scheduled AND #attempt = :zero AND #generation = :generation',
-        ExpressionAttributeNames: {
-          '#pk': TableSchema.PARTITION_KEY,
-          '#confirmed': 'scheduleConfirmed',
-          '#createdAt': 'createdAt',
-          '#status': 'status',
-          '#attempt': 'attempt',
-          '#generation': 'generation',
-        },
-        ExpressionAttributeValues: {
-          ':true': true,
-          ':createdAt': seen.createdAt,
-          ':scheduled': TaskStatus.SCHEDULED,
-          ':zero': 0,
-          ':generation': seen.generation,
-        },
+        ConditionExpression: owned.expression,
+        ExpressionAttributeNames: { ...owned.names, '#confirmed': 'scheduleConfirmed' },
+        ExpressionAttributeValues: { ...owned.values, ':true': true },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
     return 'confirmed';
   } catch (err) {
     if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    const current = refused(err);
+    const current = refusedRecord(err);
     return current === undefined || current.createdAt !== seen.createdAt ? 'gone' : 'moved-on';
   }
 }
@@ -205,32 +202,21 @@ export async function discardTask(
   seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'>,
   reason: string,
 ): Promise<{ readonly discarded: boolean; readonly current?: TaskRecord | undefined }> {
+  const owned = untouchedSchedule(seen);
   try {
     await ctx.doc.send(
       new DeleteCommand({
         TableName: ctx.tableName,
         Key: { [TableSchema.PARTITION_KEY]: seen.id },
-        ConditionExpression:
-          '#createdAt = :createdAt AND #status = :scheduled AND #attempt = :zero AND #generation = :generation AND attribute_not_exists(#confirmed)',
-        ExpressionAttributeNames: {
-          '#createdAt': 'createdAt',
-          '#status': 'status',
-          '#attempt': 'attempt',
-          '#generation': 'generation',
-          '#confirmed': 'scheduleConfirmed',
-        },
-        ExpressionAttributeValues: {
-          ':createdAt': seen.createdAt,
-          ':scheduled': TaskStatus.SCHEDULED,
-          ':zero': 0,
-          ':generation': seen.generation,
-        },
+        ConditionExpression: `${owned.expression} AND attribute_not_exists(#confirmed)`,
+        ExpressionAttributeNames: { ...owned.names, '#confirmed': 'scheduleConfirmed' },
+        ExpressionAttributeValues: owned.values,
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
   } catch (err) {
     if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    const current = refused(err);
+    const current = refusedRecord(err);
     return { discarded: false, current };
   }
   auditEntry(ctx.logger, seen, {

@@ -4,7 +4,6 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { type AuditEvent, Defaults, TableSchema, type TaskStatus } from '../constants.js';
 import { LeaseLostError, TransitionRejectedError } from '../errors.js';
 import { auditEntry } from '../observability/audit.js';
@@ -15,6 +14,7 @@ import { itemBytes, MAX_DETAIL_CHARS, planHistory } from './history.js';
 import {
   fromItem,
   type HistoryEntry,
+  refusedRecord,
   statusShard,
   statusShardKey,
   type TaskItem,
@@ -111,7 +111,7 @@ export async function writeTransition(
     } catch (err) {
       const last = round >= MAX_TRANSITION_ROUNDS - 1;
       if (err instanceof ConditionalCheckFailedException) {
-        const current = err.Item === undefined ? undefined : fromItem(unmarshall(err.Item));
+        const current = refusedRecord(err);
         if (!last && plan.kind === 'rewrite' && current?.history.length !== plan.seenLength) {
           seen = current?.history;
           continue;

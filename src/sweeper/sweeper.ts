@@ -25,7 +25,7 @@ export interface SweepOptions {
   readonly pageSize?: number;
   /**
    * Repairs an overdue SCHEDULED task: recreates its missing schedule, or sends it when due
-   * (`TaskClient.delayed.ensureScheduled`). Without it, SCHEDULED tasks are not swept.
+   * (`DelayedTasks.ensureScheduled`, see createDelayedTasks). Without it, SCHEDULED tasks are not swept.
    */
   readonly ensureScheduled?: (record: TaskRecord) => Promise<unknown>;
   /** A SCHEDULED task this long past its runAt is checked. @default 120000 */
