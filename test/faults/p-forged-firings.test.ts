@@ -107,9 +107,12 @@ describe('(p) forged firings', () => {
         return { name, timing: { expression: parsed.expression, startDate }, startDate };
       }),
     );
+    const firstOf = (t: { startDate: number }) => Math.ceil(t.startDate / 1000) * 1000;
+    const first0At = firstOf(timings[0] ?? { startDate: Date.now() });
     const now = Date.now();
-    for (const { name, startDate } of timings) {
-      const first = Math.ceil(startDate / 1000) * 1000;
+    for (const timing of timings) {
+      const { name } = timing;
+      const first = firstOf(timing);
       await forgeFiring('existing schedule, its first firing', bySender, attacker, name, first);
       await forgeFiring(
         'existing schedule, its next firing',
@@ -159,15 +162,15 @@ describe('(p) forged firings', () => {
       );
     }
 
-    const takenId = `${first0}@${formatScheduledTime(Math.ceil((timings[0]?.startDate ?? now) / 1000) * 1000 + MINUTE)}`;
+    // A producer tries to take the next genuine firing's id.
+    const takenId = `${first0}@${formatScheduledTime(first0At + MINUTE)}`;
     const atId = await client.enqueue(task, HOSTILE, { id: takenId }).then(
       () => 'accepted',
       (err: unknown) => (err instanceof TasklaneError ? err.code : 'untyped error'),
     );
 
     // A firing that ran, sent again by the scheduler's credentials with another payload.
-    const firstOf = (t: (typeof timings)[number]) => Math.ceil(t.startDate / 1000) * 1000;
-    const ranFirst = `${first0}@${formatScheduledTime(firstOf(timings[0] as (typeof timings)[number]))}`;
+    const ranFirst = `${first0}@${formatScheduledTime(first0At)}`;
     for (
       let waited = 0;
       waited < 30_000 && (await s.executor.store.get(ranFirst))?.status !== TaskStatus.SUCCEEDED;
@@ -180,7 +183,7 @@ describe('(p) forged firings', () => {
       /conflicting firing/,
       scheduler,
       first0,
-      firstOf(timings[0] as (typeof timings)[number]),
+      first0At,
     );
 
     // Every schedule fires twice (at its start and a minute later), then is deleted.

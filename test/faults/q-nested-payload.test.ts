@@ -9,7 +9,9 @@
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, it } from 'vitest';
+import { ErrorCode, TasklaneError } from '../../src/errors.js';
 import { formatScheduledTime } from '../../src/scheduler/occurrences.js';
+import { nested } from './lib/bad-inputs.js';
 import { FAULT_TASK_TYPE, type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import {
   firingBody,
@@ -39,7 +41,7 @@ describe('(q) nested payloads', () => {
     const s = await Scenario.open({
       id: 'q',
       title: '(q) Nested payloads',
-      description: `On the real local executor, ${ROUNDS} rounds each send one ordering key's message group 7 bad messages (raw bodies of arrays and objects nested ${SHALLOW.toLocaleString('en-US')} deep and arrays nested ${DEEP.toLocaleString('en-US')} deep; firings whose payload is nested that deep, signed by the scheduler's credentials and by another key), then ${TASKS_PER_ROUND} legitimate tasks of the key.`,
+      description: `On the real local executor, ${ROUNDS} rounds each send one ordering key's message group 7 bad messages (raw bodies of arrays and objects nested ${SHALLOW.toLocaleString('en-US')} deep and arrays nested ${DEEP.toLocaleString('en-US')} deep; firings whose payload is nested that deep, signed by the scheduler's credentials and by another key), then ${TASKS_PER_ROUND} legitimate tasks of the key. A producer also tries to enqueue and to schedule a payload nested ${DEEP.toLocaleString('en-US')} deep.`,
       workerTimeoutSeconds: 5,
       maxAttempts: PROFILE.maxAttempts,
       scheduling: true,
@@ -114,6 +116,22 @@ describe('(q) nested payloads', () => {
       lastEnqueued = Date.now();
       if (round < ROUNDS - 1) await sleep(2000);
     }
+    // The producer's boundary: enqueue and schedule refuse such a payload with a typed error.
+    const refused = async (attempt: Promise<unknown>) =>
+      attempt.then(
+        () => 'accepted',
+        (err: unknown) => (err instanceof TasklaneError ? err.code : `untyped ${String(err)}`),
+      );
+    const atProducer = [
+      await refused(client.enqueue(task, nested(DEEP, 'array') as never, { orderingKey: KEY })),
+      await refused(
+        client.schedule('q-producer', {
+          task,
+          payload: nested(DEEP, 'array') as never,
+          rate: '1 hour',
+        }),
+      ),
+    ];
     await s.quiesce(ids, 120_000);
     const finishedWithin = Date.now() - lastEnqueued;
     await sleep(2000);
@@ -170,6 +188,12 @@ describe('(q) nested payloads', () => {
       'work queue and DLQ empty afterwards (nothing dead-lettered)',
       depth === 0 && dlq === 0,
       `queue ${depth}, DLQ ${dlq}`,
+    );
+    s.check(
+      'producer-refuses',
+      `enqueue and schedule refuse a payload nested ${DEEP.toLocaleString('en-US')} deep with ValidationError`,
+      atProducer.every((code) => code === ErrorCode.VALIDATION),
+      atProducer.join(', '),
     );
     s.check('no-crash', '0 worker crashes', !crashed, crashed ? 'crashed' : 0);
     await s.finish();
