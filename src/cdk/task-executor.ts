@@ -43,6 +43,7 @@ import {
 } from './nag-acknowledgements.js';
 import { queueProps } from './queue-props.js';
 import { ExecutorScheduling } from './scheduling.js';
+import { SenderRestriction } from './sender-restriction.js';
 import { sweeperBundleDirectory } from './sweeper-bundle.js';
 import type { TaskExecutorProps } from './task-executor-props.js';
 import { createTaskTable } from './task-table.js';
@@ -91,6 +92,8 @@ export class TaskExecutor extends Construct {
    */
   readonly nagAcknowledgements: readonly NagAcknowledgement[];
   private readonly acknowledged: NagAcknowledgement[] = [];
+  /** With `restrictSenders`, the work queue's deny statement and the principals it spares. */
+  private readonly senders: SenderRestriction | undefined;
 
   constructor(scope: Construct, id: string, props: TaskExecutorProps) {
     super(scope, id);
@@ -243,6 +246,12 @@ export class TaskExecutor extends Construct {
     for (const [key, value] of Object.entries(schedulingEnvironment)) {
       sweeper.function.addEnvironment(key, value);
     }
+    this.senders = props.restrictSenders
+      ? new SenderRestriction(this.workQueue, [
+          this.scheduling.schedulerRole.roleArn,
+          sweeper.role.roleArn,
+        ])
+      : undefined;
     // The worker believes a recurring firing only from the scheduler role: the SenderId of a
     // message sent under an assumed role starts with the role's unique id (ADR 0013).
     worker.function.addEnvironment(SCHEDULER_SENDER_ID_ENV, this.scheduling.schedulerRole.roleId);
@@ -278,9 +287,11 @@ export class TaskExecutor extends Construct {
    * on delayed tasks' schedules only, `schedule/<group>.at/task.*` and
    * `schedule/<group>.at/task_*`; `iam:PassRole` of the scheduler role only, with the condition
    * `iam:PassedToService` = `scheduler.amazonaws.com`; with `encryptionKey`, `kms:Decrypt`,
-   * `kms:Encrypt` and `kms:GenerateDataKey` on the key.
+   * `kms:Encrypt` and `kms:GenerateDataKey` on the key. With `restrictSenders`, the grantee
+   * (a role or user) joins the principals the work queue's policy lets send.
    */
   grantEnqueue(grantee: IGrantable): Grant {
+    this.senders?.allow(grantee, 'grantEnqueue');
     return enqueueGrant(this.grantTargets(), grantee);
   }
 
@@ -316,9 +327,11 @@ export class TaskExecutor extends Construct {
    * `sqs:ChangeMessageVisibility` on the DLQ (redrive clears the dead letters of the tasks it
    * brings back); `scheduler:DeleteSchedule` on `schedule/<group>.at/task.*` and `…/task_*`
    * (cancelling a delayed task); with `encryptionKey`, `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on
-   * the key.
+   * the key. With `restrictSenders`, the grantee (a role or user) joins the principals the
+   * work queue's policy lets send, as redrive sends.
    */
   grantOperate(grantee: IGrantable): Grant {
+    this.senders?.allow(grantee, 'grantOperate');
     return operateGrant(this.grantTargets(), grantee);
   }
 
