@@ -1,5 +1,6 @@
 import { Defaults } from './constants.js';
 import { ConfigurationError, ValidationError } from './errors.js';
+import { delayedScheduleGroupName } from './scheduler/names.js';
 
 /** Where an executor's resources are. Every field can also come from the environment. */
 export interface ExecutorLocation {
@@ -12,8 +13,22 @@ export interface ExecutorLocation {
    * @default looked up once from the queue URL (needs sqs:GetQueueAttributes)
    */
   readonly queueArn?: string | undefined;
-  /** The executor's EventBridge Scheduler schedule group. Env: `TASKLANE_SCHEDULE_GROUP`. */
+  /**
+   * The executor's EventBridge Scheduler schedule group, of recurring schedules.
+   * Env: `TASKLANE_SCHEDULE_GROUP`.
+   */
   readonly scheduleGroup?: string | undefined;
+  /**
+   * The group of delayed tasks' one-time schedules. Env: `TASKLANE_DELAYED_SCHEDULE_GROUP`.
+   * @default `<scheduleGroup>.at`
+   */
+  readonly delayedScheduleGroup?: string | undefined;
+  /**
+   * The customer-managed KMS key that Scheduler encrypts the schedules' target input with
+   * (its `KmsKeyArn`). Env: `TASKLANE_KMS_KEY_ARN`.
+   * @default none: Scheduler's AWS owned key
+   */
+  readonly scheduleKmsKeyArn?: string | undefined;
   /** The role Scheduler assumes to send to the queue. Env: `TASKLANE_SCHEDULER_ROLE_ARN`. */
   readonly schedulerRoleArn?: string | undefined;
   /** Standard SQS queue for firings Scheduler could not deliver. Env: `TASKLANE_SCHEDULE_DLQ_ARN`. */
@@ -27,6 +42,9 @@ export const EnvVars = {
   DLQ_URL: 'TASKLANE_DLQ_URL',
   QUEUE_ARN: 'TASKLANE_QUEUE_ARN',
   SCHEDULE_GROUP: 'TASKLANE_SCHEDULE_GROUP',
+  DELAYED_SCHEDULE_GROUP: 'TASKLANE_DELAYED_SCHEDULE_GROUP',
+  /** The executor's customer-managed key, which schedules are encrypted with. */
+  KMS_KEY_ARN: 'TASKLANE_KMS_KEY_ARN',
   SCHEDULER_ROLE_ARN: 'TASKLANE_SCHEDULER_ROLE_ARN',
   SCHEDULE_DLQ_ARN: 'TASKLANE_SCHEDULE_DLQ_ARN',
   /** How long a finished task's id stays reserved: milliseconds, or `forever`. */
@@ -58,7 +76,12 @@ export function resolveLocation(
 
 /** Where an executor's scheduling resources are; see {@link resolveSchedulerLocation}. */
 export interface SchedulerLocation {
+  /** The group of recurring schedules. */
   readonly groupName: string;
+  /** The group of delayed tasks' one-time schedules. */
+  readonly delayedGroupName: string;
+  /** Scheduler's `KmsKeyArn` for every schedule; undefined for its AWS owned key. */
+  readonly kmsKeyArn: string | undefined;
   readonly roleArn: string;
   readonly deadLetterArn: string;
   /** Undefined when it must be looked up from the queue URL. */
@@ -94,6 +117,10 @@ export function resolveSchedulerLocation(
   }
   return {
     groupName,
+    delayedGroupName:
+      pick(options.delayedScheduleGroup, EnvVars.DELAYED_SCHEDULE_GROUP) ??
+      delayedScheduleGroupName(groupName),
+    kmsKeyArn: pick(options.scheduleKmsKeyArn, EnvVars.KMS_KEY_ARN),
     roleArn,
     deadLetterArn,
     queueArn: pick(options.queueArn, EnvVars.QUEUE_ARN),
@@ -114,6 +141,10 @@ export const StackOutputSuffix = {
   QUEUE_ARN: 'WorkQueueArn',
   DEAD_LETTER_QUEUE_URL: 'DeadLetterQueueUrl',
   SCHEDULE_GROUP_NAME: 'ScheduleGroupName',
+  /** Not `…ScheduleGroupName`: a key must end in one suffix only. */
+  DELAYED_SCHEDULE_GROUP_NAME: 'DelayedScheduleGroup',
+  /** Only with the construct's `encryptionKey`. */
+  KMS_KEY_ARN: 'EncryptionKeyArn',
   SCHEDULER_ROLE_ARN: 'SchedulerRoleArn',
   SCHEDULE_DLQ_ARN: 'ScheduleDeadLetterQueueArn',
   WORKER_FUNCTION_NAME: 'WorkerFunctionName',
@@ -130,6 +161,7 @@ export interface ExecutorOutputs extends ExecutorLocation {
   readonly queueArn: string;
   readonly deadLetterQueueUrl: string;
   readonly scheduleGroup: string;
+  readonly delayedScheduleGroup: string;
   readonly schedulerRoleArn: string;
   readonly scheduleDeadLetterArn: string;
   readonly workerFunctionName: string;
@@ -164,7 +196,13 @@ export function locationFromStackOutputs(
   );
   const prefix = constructId?.replace(/[^A-Za-z0-9]/g, '');
   const problems: string[] = [];
-  const read = (suffix: string): string => {
+  const read = (suffix: string, optional = false): string => {
+    if (optional) {
+      const keys = [...values.keys()].filter((key) =>
+        prefix === undefined ? key.endsWith(suffix) : key === `${prefix}${suffix}`,
+      );
+      return keys.length === 1 ? (values.get(keys[0] ?? '') ?? '') : '';
+    }
     if (prefix !== undefined) {
       const value = values.get(`${prefix}${suffix}`);
       if (value === undefined) problems.push(`no output ${prefix}${suffix}`);
@@ -180,7 +218,7 @@ export function locationFromStackOutputs(
     }
     return values.get(keys[0] ?? '') ?? '';
   };
-  const result: ExecutorOutputs = {
+  const result = {
     tableName: read(StackOutputSuffix.TABLE_NAME),
     queueUrl: read(StackOutputSuffix.QUEUE_URL),
     queueArn: read(StackOutputSuffix.QUEUE_ARN),
@@ -190,12 +228,20 @@ export function locationFromStackOutputs(
     scheduleDeadLetterArn: read(StackOutputSuffix.SCHEDULE_DLQ_ARN),
     workerFunctionName: read(StackOutputSuffix.WORKER_FUNCTION_NAME),
   };
+  // Stacks from before the split have no delayed group output: derive its name. The key's
+  // ARN is published only when the executor has one.
+  const delayedGroup = read(StackOutputSuffix.DELAYED_SCHEDULE_GROUP_NAME, true);
+  const kmsKeyArn = read(StackOutputSuffix.KMS_KEY_ARN, true);
   if (problems.length > 0) {
     throw new ConfigurationError(
       `Cannot read the executor from the stack outputs: ${problems.join('; ')}.`,
     );
   }
-  return result;
+  return {
+    ...result,
+    delayedScheduleGroup: delayedGroup || delayedScheduleGroupName(result.scheduleGroup),
+    ...(kmsKeyArn === '' ? {} : { scheduleKmsKeyArn: kmsKeyArn }),
+  };
 }
 
 /**

@@ -80,6 +80,15 @@ export interface TaskExecutorProps {
    */
   readonly encryptionKey?: IKey;
   /**
+   * Adds a statement to the work queue's policy that denies `sqs:SendMessage` to every
+   * principal but the scheduler role, the sweeper's role, and the roles and users given
+   * {@link TaskExecutor.grantEnqueue} or `grantOperate` (which must then be roles or users).
+   * It also denies senders that an identity policy alone would allow: other roles of the
+   * account, administrators, and other tools. See docs/security.md.
+   * @default false
+   */
+  readonly restrictSenders?: boolean;
+  /**
    * Customer-managed key for the log groups only. Its key policy must allow CloudWatch Logs.
    * @default - `encryptionKey`
    */

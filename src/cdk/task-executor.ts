@@ -43,6 +43,7 @@ import {
 } from './nag-acknowledgements.js';
 import { queueProps } from './queue-props.js';
 import { ExecutorScheduling } from './scheduling.js';
+import { SenderRestriction } from './sender-restriction.js';
 import { sweeperBundleDirectory } from './sweeper-bundle.js';
 import type { TaskExecutorProps } from './task-executor-props.js';
 import { createTaskTable } from './task-table.js';
@@ -73,11 +74,12 @@ export class TaskExecutor extends Construct {
   readonly sweeper: IFunction;
   readonly scheduling: ExecutorScheduling;
   readonly monitoring: ExecutorMonitoring;
-  /** Every schedule of the executor's task group: `arn:…:scheduler:…:schedule/<group>/*`. */
+  /** Every recurring schedule: `arn:…:scheduler:…:schedule/<group>/*`. */
   readonly schedulesArn: string;
   /**
-   * The delayed tasks' one-time schedules, `arn:…:schedule/<group>/task.*` and
-   * `…/task_*`: what producers, operators and the sweeper may create or delete.
+   * The delayed tasks' one-time schedules, in a group of their own:
+   * `arn:…:schedule/<group>.at/task.*` and `…/task_*`. What producers, operators and the
+   * sweeper may create or delete.
    */
   readonly delayedSchedulesArns: readonly string[];
   /** The functions' `POWERTOOLS_SERVICE_NAME`, the `service` dimension of their metrics. */
@@ -90,6 +92,8 @@ export class TaskExecutor extends Construct {
    */
   readonly nagAcknowledgements: readonly NagAcknowledgement[];
   private readonly acknowledged: NagAcknowledgement[] = [];
+  /** With `restrictSenders`, the work queue's deny statement and the principals it spares. */
+  private readonly senders: SenderRestriction | undefined;
 
   constructor(scope: Construct, id: string, props: TaskExecutorProps) {
     super(scope, id);
@@ -148,7 +152,11 @@ export class TaskExecutor extends Construct {
       queueProps(settings.scheduler.deadLetterQueue, key),
     );
     this.table = createTaskTable(this, 'Table', settings.table, props);
-    const arns = scheduleArns(stack, settings.scheduler.groupName);
+    const arns = scheduleArns(
+      stack,
+      settings.scheduler.groupName,
+      settings.scheduler.delayedGroupName,
+    );
     this.schedulesArn = arns.schedulesArn;
     this.delayedSchedulesArns = arns.delayedSchedulesArns;
 
@@ -209,6 +217,7 @@ export class TaskExecutor extends Construct {
 
     this.scheduling = new ExecutorScheduling(this, 'Scheduling', {
       scheduleGroupName: settings.scheduler.groupName,
+      delayedScheduleGroupName: settings.scheduler.delayedGroupName,
       workQueue: this.workQueue,
       deadLetterQueue: this.scheduleDeadLetterQueue,
       sweeper: this.sweeper,
@@ -228,12 +237,21 @@ export class TaskExecutor extends Construct {
     if (key) sweeper.allow(KEY_USE_ACTIONS, [key.keyArn]);
     const schedulingEnvironment = {
       [EnvVars.SCHEDULE_GROUP]: settings.scheduler.groupName,
+      [EnvVars.DELAYED_SCHEDULE_GROUP]: settings.scheduler.delayedGroupName,
+      // The sweeper recreates delayed tasks' schedules encrypted with the executor's key.
+      ...(key ? { [EnvVars.KMS_KEY_ARN]: key.keyArn } : {}),
       [EnvVars.SCHEDULER_ROLE_ARN]: this.scheduling.schedulerRole.roleArn,
       [EnvVars.SCHEDULE_DLQ_ARN]: this.scheduleDeadLetterQueue.queueArn,
     };
     for (const [key, value] of Object.entries(schedulingEnvironment)) {
       sweeper.function.addEnvironment(key, value);
     }
+    this.senders = props.restrictSenders
+      ? new SenderRestriction(this.workQueue, [
+          this.scheduling.schedulerRole.roleArn,
+          sweeper.role.roleArn,
+        ])
+      : undefined;
     // The worker believes a recurring firing only from the scheduler role: the SenderId of a
     // message sent under an assumed role starts with the role's unique id (ADR 0013).
     worker.function.addEnvironment(SCHEDULER_SENDER_ID_ENV, this.scheduling.schedulerRole.roleId);
@@ -249,8 +267,10 @@ export class TaskExecutor extends Construct {
       deadLetterQueue: this.deadLetterQueue,
       scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
       scheduleGroupName: settings.scheduler.groupName,
+      delayedScheduleGroupName: settings.scheduler.delayedGroupName,
       schedulerRoleArn: this.scheduling.schedulerRole.roleArn,
       worker: this.worker,
+      encryptionKeyArn: key?.keyArn,
     });
     this.nagAcknowledgements = this.acknowledged;
     this.acknowledged.push(...acknowledgeNagFindings({ executor: this, worker, sweeper, props }));
@@ -264,12 +284,14 @@ export class TaskExecutor extends Construct {
    * rollback of a delayed task whose schedule could not be created) on the table;
    * `sqs:SendMessage`, `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue (the
    * queue's own grantSendMessages); `scheduler:CreateSchedule` and `scheduler:DeleteSchedule`
-   * on delayed tasks' schedules only, `schedule/<group>/task.*` and `schedule/<group>/task_*`
-   * (a recurring schedule may not use those prefixes); `iam:PassRole` of the scheduler role only, with the condition
+   * on delayed tasks' schedules only, `schedule/<group>.at/task.*` and
+   * `schedule/<group>.at/task_*`; `iam:PassRole` of the scheduler role only, with the condition
    * `iam:PassedToService` = `scheduler.amazonaws.com`; with `encryptionKey`, `kms:Decrypt`,
-   * `kms:Encrypt` and `kms:GenerateDataKey` on the key.
+   * `kms:Encrypt` and `kms:GenerateDataKey` on the key. With `restrictSenders`, the grantee
+   * (a role or user) joins the principals the work queue's policy lets send.
    */
   grantEnqueue(grantee: IGrantable): Grant {
+    this.senders?.allow(grantee, 'grantEnqueue');
     return enqueueGrant(this.grantTargets(), grantee);
   }
 
@@ -303,11 +325,13 @@ export class TaskExecutor extends Construct {
    * on the table; `dynamodb:Query` on the status index (selecting DEAD tasks);
    * `sqs:SendMessage` on the work queue; `sqs:ReceiveMessage`, `sqs:DeleteMessage` and
    * `sqs:ChangeMessageVisibility` on the DLQ (redrive clears the dead letters of the tasks it
-   * brings back); `scheduler:DeleteSchedule` on `schedule/<group>/task.*` and `…/task_*`
+   * brings back); `scheduler:DeleteSchedule` on `schedule/<group>.at/task.*` and `…/task_*`
    * (cancelling a delayed task); with `encryptionKey`, `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on
-   * the key.
+   * the key. With `restrictSenders`, the grantee (a role or user) joins the principals the
+   * work queue's policy lets send, as redrive sends.
    */
   grantOperate(grantee: IGrantable): Grant {
+    this.senders?.allow(grantee, 'grantOperate');
     return operateGrant(this.grantTargets(), grantee);
   }
 
@@ -318,7 +342,9 @@ export class TaskExecutor extends Construct {
    * Actions: `scheduler:CreateSchedule`, `scheduler:UpdateSchedule`,
    * `scheduler:DeleteSchedule` and `scheduler:GetSchedule` on `schedule/<group>/*`;
    * `iam:PassRole` of the scheduler role only, with the condition `iam:PassedToService` =
-   * `scheduler.amazonaws.com`; and `scheduler:ListSchedules` on `*`, since that action
+   * `scheduler.amazonaws.com`; with `encryptionKey`, `kms:Encrypt` and `kms:Decrypt` on the
+   * key (Scheduler encrypts and decrypts the schedules' input with it on the caller's
+   * behalf); and `scheduler:ListSchedules` on `*`, since that action
    * supports no resource type. For a role, ListSchedules goes into a managed policy of its
    * own attached to the role (`<executor>ListSchedules`), where its cdk-nag acknowledgement
    * cannot cover any other statement; the returned Grant holds the other statements.

@@ -38,7 +38,8 @@ export interface DelayedTasksDeps {
 }
 
 /**
- * Delayed tasks: a SCHEDULED record plus a one-time `at()` schedule in the executor's group
+ * Delayed tasks: a SCHEDULED record plus a one-time `at()` schedule in the executor's
+ * delayed group (`<group>.at`, apart from recurring schedules)
  * that sends the task's ordinary message body to the FIFO queue when it is due.
  *
  * Crash safety (rollback, ADR 0009): the record is written first, then the schedule. If
@@ -148,13 +149,14 @@ export class DelayedTasks {
       await this.deps.target.client.send(
         new CreateScheduleCommand({
           Name: name,
-          GroupName: this.deps.target.groupName,
+          GroupName: this.deps.target.delayedGroupName,
           ScheduleExpression: expression,
           ScheduleExpressionTimezone: 'UTC',
           FlexibleTimeWindow: { Mode: 'OFF' },
           ActionAfterCompletion: 'DELETE',
           State: 'ENABLED',
           Description: `Tasklane delayed task ${record.id}`.slice(0, 512),
+          ...this.deps.target.encryption(),
           // The body is the task's own envelope: unique per task, as content-based dedup needs.
           Target: await this.deps.target.target(message.MessageBody, record.messageGroupId),
           ClientToken: delayedClientToken(name, expression, message.MessageBody, record.createdAt),
@@ -178,7 +180,7 @@ export class DelayedTasks {
       await this.deps.target.client.send(
         new DeleteScheduleCommand({
           Name: delayedScheduleName(taskId),
-          GroupName: this.deps.target.groupName,
+          GroupName: this.deps.target.delayedGroupName,
         }),
       );
       return true;

@@ -17,6 +17,7 @@ import type { ExecutorLocation } from '../config.js';
 import { defaultLogger, silentLogger, type TaskLogger } from '../observability/logger.js';
 import { noopMetrics } from '../observability/metrics.js';
 import { executorSettings } from '../resources.js';
+import { delayedScheduleGroupName } from '../scheduler/names.js';
 import { createSweeper } from '../sweeper/create-sweeper.js';
 import { createWorker, type WorkerOptions } from '../worker/create-worker.js';
 import type { BatchSummary } from '../worker/sqs-poller.js';
@@ -143,6 +144,10 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     const location = await locate(options, name, clients);
     if (location.scheduleGroup !== undefined && options.location !== undefined) {
       await provisionScheduleGroup(location.scheduleGroup, clients.scheduler);
+      await provisionScheduleGroup(
+        location.delayedScheduleGroup ?? delayedScheduleGroupName(location.scheduleGroup),
+        clients.scheduler,
+      );
     }
     const client = new TaskClient({ ...location, ...clients, logger, ...options.client });
     // Attached resources may be wrong; say so now, not as a worker that polls in vain.
@@ -262,6 +267,9 @@ function runInBackground(
           ...clients,
           sqs: pumpSqs,
           groupName: location.scheduleGroup,
+          ...(location.delayedScheduleGroup === undefined
+            ? {}
+            : { delayedGroupName: location.delayedScheduleGroup }),
           logger,
         }).run({
           signal: stopping.signal,

@@ -10,9 +10,12 @@ import { arnOf, idOf } from '../helpers/infra.js';
 const groupSchedules = {
   'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(':schedule/Grants/\\*$')])],
 };
-/** The delayed tasks' schedules in that group: `schedule/Grants/task.*` and `task_*`. */
+/** The delayed tasks' schedules, in their own group: `schedule/Grants.at/task.*` and `task_*`. */
 const delayedSchedules = ['task\\.', 'task_'].map((prefix) => ({
-  'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(`:schedule/Grants/${prefix}\\*$`)])],
+  'Fn::Join': [
+    '',
+    Match.arrayWith([Match.stringLikeRegexp(`:schedule/Grants\\.at/${prefix}\\*$`)]),
+  ],
 }));
 const passedToScheduler = {
   StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
@@ -178,8 +181,8 @@ describe('TaskExecutor grants', () => {
       a.path.startsWith('Grants/Producer'),
     );
     expect(onProducer.map(({ id, path }) => `${id} @ ${path}`)).toEqual([
-      `AwsSolutions-IAM5[Resource::${schedules}/Grants/task.*] @ Grants/Producer`,
-      `AwsSolutions-IAM5[Resource::${schedules}/Grants/task_*] @ Grants/Producer`,
+      `AwsSolutions-IAM5[Resource::${schedules}/Grants.at/task.*] @ Grants/Producer`,
+      `AwsSolutions-IAM5[Resource::${schedules}/Grants.at/task_*] @ Grants/Producer`,
       `AwsSolutions-IAM5[Resource::${schedules}/Grants/*] @ Grants/Producer`,
       expect.stringMatching(
         /^AwsSolutions-IAM5\[Resource::\*\] @ Grants\/Producer\/\w+ListSchedules\/Resource$/,

@@ -57,7 +57,7 @@ describe('cdk-nag over the example stack', () => {
     expect(perPack('AwsSolutions-').map((a) => `${a.id} @ ${a.path}`)).toEqual(
       ['task.*', 'task_*'].map(
         (pattern) =>
-          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/TasklaneExample/${pattern}] @ TasklaneExample/Executor/Sweeper/Policy/Resource`,
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/TasklaneExample.at/${pattern}] @ TasklaneExample/Executor/Sweeper/Policy/Resource`,
       ),
     );
   });
@@ -89,8 +89,8 @@ describe('cdk-nag over the example stack', () => {
       'AwsSolutions-IAM5[Resource::*]',
       'AwsSolutions-IAM5[Resource::*]',
       // The sweeper recreates overdue delayed tasks' schedules, and only those.
-      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Full/task.*]',
-      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Full/task_*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Full.at/task.*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Full.at/task_*]',
       'NIST.800.53.R5-DynamoDBInBackupPlan',
       'NIST.800.53.R5-LambdaDLQ',
     ]);

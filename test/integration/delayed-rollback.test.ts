@@ -28,7 +28,7 @@ async function scheduleExists(taskId: string): Promise<boolean> {
     await executor.clients.scheduler.send(
       new GetScheduleCommand({
         Name: delayedScheduleName(taskId),
-        GroupName: executor.scheduler.scheduleGroup,
+        GroupName: executor.scheduler.delayedScheduleGroup,
       }),
     );
     return true;

@@ -33,7 +33,7 @@ function fakeClock() {
 async function scheduleExists(name: string): Promise<boolean> {
   try {
     await executor.clients.scheduler.send(
-      new GetScheduleCommand({ Name: name, GroupName: executor.scheduler.scheduleGroup }),
+      new GetScheduleCommand({ Name: name, GroupName: executor.scheduler.delayedScheduleGroup }),
     );
     return true;
   } catch (err) {
@@ -78,7 +78,10 @@ describe('TaskClient.enqueue with runAt', () => {
     expect(result.record.runAt).toBe(runAt.getTime());
     expect(result.record.history.map((h) => h.event)).toEqual([AuditEvent.SCHEDULED]);
     const schedule = await executor.clients.scheduler.send(
-      new GetScheduleCommand({ Name: 'task.later-1', GroupName: executor.scheduler.scheduleGroup }),
+      new GetScheduleCommand({
+        Name: 'task.later-1',
+        GroupName: executor.scheduler.delayedScheduleGroup,
+      }),
     );
     // Rounded up to the second: Scheduler may be late, never early.
     const due = new Date(Math.ceil(runAt.getTime() / 1000) * 1000).toISOString().slice(0, 19);
@@ -228,7 +231,10 @@ describe('TaskClient.enqueue with runAt', () => {
     );
 
     const schedule = await executor.clients.scheduler.send(
-      new GetScheduleCommand({ Name: 'task.keyed', GroupName: executor.scheduler.scheduleGroup }),
+      new GetScheduleCommand({
+        Name: 'task.keyed',
+        GroupName: executor.scheduler.delayedScheduleGroup,
+      }),
     );
     expect(schedule.Target?.SqsParameters?.MessageGroupId).toBe('k1');
   });

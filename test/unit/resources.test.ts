@@ -107,6 +107,7 @@ describe('executorSettings', () => {
 
     expect(scheduler).toEqual({
       groupName: 'jobs',
+      delayedGroupName: 'jobs.at',
       deadLetterQueue: {
         name: 'jobs-schedule-dlq',
         attributes: { MessageRetentionPeriod: '1209600', SqsManagedSseEnabled: 'true' },

@@ -19,6 +19,8 @@ const expected = {
   queueArn: 'arn:aws:sqs:us-east-1:000000000000:shop-work.fifo',
   deadLetterQueueUrl: 'http://localhost:4566/000000000000/shop-dlq.fifo',
   scheduleGroup: 'shop',
+  // A stack from before delayed tasks had a group of their own: the name is derived.
+  delayedScheduleGroup: 'shop.at',
   schedulerRoleArn: 'arn:aws:iam::000000000000:role/shop-scheduler',
   scheduleDeadLetterArn: 'arn:aws:sqs:us-east-1:000000000000:shop-schedule-dlq',
   workerFunctionName: 'Shop-ExecutorWorker-abc',
@@ -27,6 +29,26 @@ const expected = {
 describe('locationFromStackOutputs', () => {
   it('reads a key → value record, such as one stack of cdk deploy --outputs-file', () => {
     expect(locationFromStackOutputs(outputs)).toEqual(expected);
+  });
+
+  it('reads the delayed tasks’ schedule group and the encryption key when published', () => {
+    // Arrange
+    const keyArn = 'arn:aws:kms:us-east-1:000000000000:key/abc';
+    const withKey = {
+      ...outputs,
+      ExecutorDelayedScheduleGroup: 'shop-delayed',
+      ExecutorEncryptionKeyArn: keyArn,
+    };
+
+    // Act
+    const location = locationFromStackOutputs(withKey);
+
+    // Assert
+    expect(location).toEqual({
+      ...expected,
+      delayedScheduleGroup: 'shop-delayed',
+      scheduleKmsKeyArn: keyArn,
+    });
   });
 
   it("reads DescribeStacks' Outputs array", () => {
@@ -74,6 +96,8 @@ describe('locationFromStackOutputs', () => {
     // Assert
     expect(scheduling).toEqual({
       groupName: 'shop',
+      delayedGroupName: 'shop.at',
+      kmsKeyArn: undefined,
       roleArn: expected.schedulerRoleArn,
       deadLetterArn: expected.scheduleDeadLetterArn,
       queueArn: expected.queueArn,
