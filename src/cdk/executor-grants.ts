@@ -184,8 +184,8 @@ export function enqueueGrant(targets: GrantTargets, grantee: IGrantable): Grant 
 }
 
 /**
- * A producer's UpdateItem (mark sent, confirm a delayed task's schedule, roll it back),
- * limited to the attributes those writes name, so it cannot touch a task's type, payload,
+ * A producer's UpdateItem (mark sent, confirm a delayed task's schedule, roll it back,
+ * cancel), limited to the attributes those writes name, so it cannot touch a task's type, payload,
  * attempt budget, lease or result. No DeleteItem: a rollback is a move to ROLLED_BACK.
  */
 function producerUpdateGrant(targets: GrantTargets, grantee: IGrantable): Grant {

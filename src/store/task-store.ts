@@ -132,9 +132,9 @@ export class TaskStore {
 
   /**
    * (new) → PENDING, or (new) → SCHEDULED with `scheduled` (history event `scheduled`, and
-   * the status index sorted by `runAt`, so the sweeper finds overdue ones). A ROLLED_BACK
-   * record of the id is replaced. Idempotent: when the id exists, nothing is written and the existing record is returned with
-   * `created: false`; the caller decides whether it conflicts.
+   * the status index sorted by `runAt`, so the sweeper finds overdue ones). Idempotent: when
+   * the id exists, nothing is written and the existing record is returned with
+   * `created: false`; the caller decides whether it conflicts. A ROLLED_BACK record is replaced.
    */
   async create(task: NewTask): Promise<{ record: TaskRecord; created: boolean }> {
     const now = this.clock();
