@@ -23,6 +23,7 @@ import {
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
+import { PRODUCER_UPDATE_ATTRIBUTES } from '../store/producer-writes.js';
 
 /** The executor's resources that grants point at. */
 export interface GrantTargets {
@@ -167,10 +168,12 @@ export const SCHEDULE_KEY_ACTIONS = ['kms:Decrypt', 'kms:Encrypt'];
 export function enqueueGrant(targets: GrantTargets, grantee: IGrantable): Grant {
   return Grant.addToPrincipal({
     grantee,
-    // DeleteItem: a delayed task whose schedule could not be created is rolled back.
-    actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    // Creates a record; whether it runs is decided by its one conditional write, which IAM
+    // cannot require (docs/security.md).
+    actions: ['dynamodb:PutItem'],
     resourceArns: [targets.tableArn],
   })
+    .combine(producerUpdateGrant(targets, grantee))
     .combine(
       // The queue's own grantSendMessages would add `kms:GenerateDataKey*` and
       // `kms:ReEncrypt*` for an encrypted queue; keyGrant lists the key's actions instead.
@@ -190,6 +193,22 @@ export function enqueueGrant(targets: GrantTargets, grantee: IGrantable): Grant 
     )
     .combine(passSchedulerRoleGrant(targets, grantee))
     .combine(keyGrant(targets, grantee, KEY_USE_ACTIONS));
+}
+
+/**
+ * A producer's UpdateItem (mark sent, confirm a delayed task's schedule, roll it back,
+ * cancel), limited to the attributes those writes name, so it cannot touch a task's type, payload,
+ * attempt budget, lease or result. No DeleteItem: a rollback is a move to ROLLED_BACK.
+ */
+function producerUpdateGrant(targets: GrantTargets, grantee: IGrantable): Grant {
+  return Grant.addToPrincipal({
+    grantee,
+    actions: ['dynamodb:UpdateItem'],
+    resourceArns: [targets.tableArn],
+    conditions: {
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...PRODUCER_UPDATE_ATTRIBUTES] },
+    },
+  });
 }
 
 /** A worker outside Lambda: `createWorker(tasks).poll()` on ECS, EC2 or a laptop. */

@@ -280,8 +280,10 @@ export class TaskExecutor extends Construct {
    * Lets a producer enqueue tasks: TaskClient.enqueue and enqueueBatch, immediate and
    * delayed, and cancel them.
    *
-   * Actions: `dynamodb:PutItem`, `dynamodb:UpdateItem` and `dynamodb:DeleteItem` (the
-   * rollback of a delayed task whose schedule could not be created) on the table;
+   * Actions: `dynamodb:PutItem` and `dynamodb:UpdateItem` on the table, the latter only on
+   * the attributes a producer's own updates name (`dynamodb:Attributes`, see
+   * `PRODUCER_UPDATE_ATTRIBUTES`), no `DeleteItem` (a rolled-back delayed task is moved to
+   * ROLLED_BACK);
    * `sqs:SendMessage`, `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue (the
    * queue's own grantSendMessages); `scheduler:CreateSchedule` and `scheduler:DeleteSchedule`
    * on delayed tasks' schedules only, `schedule/<group>.at/task.*` and

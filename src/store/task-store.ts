@@ -26,6 +26,7 @@ import {
   type TaskRecord,
 } from './record.js';
 import { checkRetention, expiresAtSeconds, type Retention } from './retention.js';
+import { CREATE_CONDITION, refusedConfirmation, rollbackTransition } from './rollback.js';
 import { type SeenHistory, type TransitionSpec, writeTransition } from './transition.js';
 
 /** What a worker holds after a claim; every worker write is fenced by it. */
@@ -133,7 +134,7 @@ export class TaskStore {
    * (new) → PENDING, or (new) → SCHEDULED with `scheduled` (history event `scheduled`, and
    * the status index sorted by `runAt`, so the sweeper finds overdue ones). Idempotent: when
    * the id exists, nothing is written and the existing record is returned with
-   * `created: false`; the caller decides whether it conflicts.
+   * `created: false`; the caller decides whether it conflicts. A ROLLED_BACK record is replaced.
    */
   async create(task: NewTask): Promise<{ record: TaskRecord; created: boolean }> {
     const now = this.clock();
@@ -172,8 +173,7 @@ export class TaskStore {
         new PutCommand({
           TableName: this.tableName,
           Item: item,
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': TableSchema.PARTITION_KEY },
+          ...CREATE_CONDITION,
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
@@ -555,59 +555,29 @@ export class TaskStore {
     } catch (err) {
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
       const current = err.Item === undefined ? undefined : fromItem(unmarshall(err.Item));
-      return current === undefined || current.createdAt !== seen.createdAt ? 'gone' : 'moved-on';
+      return refusedConfirmation(current, seen);
     }
   }
 
   /**
-   * SCHEDULED → (gone): removes a delayed task whose schedule this enqueue could not create,
-   * so the failed enqueue leaves nothing behind and a retry of the same id starts afresh.
-   * Only a record this enqueue still owns is removed: the one it wrote (same creation time),
-   * untouched (SCHEDULED, never attempted, same generation), and not confirmed by another
-   * enqueue ({@link confirmSchedule}). The audit line `rolled-back` records it.
+   * SCHEDULED → ROLLED_BACK: takes back a delayed task whose schedule this enqueue could not
+   * create, so it never runs, and a retry of the same id creates it afresh over it. Only a
+   * record this enqueue still owns is moved ({@link rollbackTransition}): one conditional
+   * UpdateItem, so producers need no DeleteItem (docs/adr/0015-rollback-moves-instead-of-deleting.md).
    *
-   * @returns `discarded: true` when removed; otherwise the record DynamoDB held instead
+   * @returns `discarded: true` when moved; otherwise the record DynamoDB held instead
    *   (undefined when there is none), which is left as it is.
    */
   async discard(
-    seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'>,
+    seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'> & SeenHistory,
     reason: string,
   ): Promise<{ readonly discarded: boolean; readonly current?: TaskRecord | undefined }> {
     try {
-      await this.doc.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: { [TableSchema.PARTITION_KEY]: seen.id },
-          ConditionExpression:
-            '#createdAt = :createdAt AND #status = :scheduled AND #attempt = :zero AND #generation = :generation AND attribute_not_exists(#confirmed)',
-          ExpressionAttributeNames: {
-            '#createdAt': 'createdAt',
-            '#status': 'status',
-            '#attempt': 'attempt',
-            '#generation': 'generation',
-            '#confirmed': 'scheduleConfirmed',
-          },
-          ExpressionAttributeValues: {
-            ':createdAt': seen.createdAt,
-            ':scheduled': TaskStatus.SCHEDULED,
-            ':zero': 0,
-            ':generation': seen.generation,
-          },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      await this.transition(rollbackTransition(seen, reason, this.clock(), this.retention));
     } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-      const current = err.Item === undefined ? undefined : fromItem(unmarshall(err.Item));
-      return { discarded: false, current };
+      if (!(err instanceof TransitionRejectedError)) throw err;
+      return { discarded: false, current: err.current };
     }
-    this.audit(seen.id, seen.type, {
-      event: AuditEvent.ROLLED_BACK,
-      at: this.clock(),
-      attempt: 0,
-      status: TaskStatus.SCHEDULED,
-      detail: truncate(reason, MAX_DETAIL_CHARS),
-    });
     return { discarded: true };
   }
 

@@ -4,6 +4,7 @@ import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { TaskExecutor } from '../../src/cdk/index.js';
+import { PRODUCER_UPDATE_ATTRIBUTES } from '../../src/store/producer-writes.js';
 import { arnOf, idOf } from '../helpers/infra.js';
 
 /** `schedule/Grants/*` in the stack's partition, region and account. */
@@ -51,11 +52,17 @@ describe('TaskExecutor grants', () => {
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
         Statement: [
+          { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: arnOf(table) },
           {
             Effect: 'Allow',
-            // DeleteItem: the rollback of a delayed task whose schedule was not created.
-            Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+            // Only the attributes its own updates name; no DeleteItem (a rollback is a move).
+            Action: 'dynamodb:UpdateItem',
             Resource: arnOf(table),
+            Condition: {
+              'ForAllValues:StringEquals': {
+                'dynamodb:Attributes': [...PRODUCER_UPDATE_ATTRIBUTES],
+              },
+            },
           },
           {
             Effect: 'Allow',
@@ -76,6 +83,31 @@ describe('TaskExecutor grants', () => {
           },
         ],
       },
+    });
+  });
+
+  it('grantEnqueue gives no DeleteItem and no unconditioned UpdateItem on the table', () => {
+    // Act
+    const template = granted((executor, role) => executor.grantEnqueue(role));
+
+    // Assert
+    const producer = idOf(template, 'AWS::IAM::Role', {
+      AssumeRolePolicyDocument: Match.objectLike({
+        Statement: [Match.objectLike({ Principal: { Service: 'ecs-tasks.amazonaws.com' } })],
+      }),
+    });
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter(
+        (policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: producer }]),
+      )
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Record<string, unknown>[]);
+    const actions = (statement: Record<string, unknown>) => [statement.Action].flat();
+    expect(statements.length).toBeGreaterThan(0);
+    expect(statements.flatMap(actions)).not.toContain('dynamodb:DeleteItem');
+    const updates = statements.filter((s) => actions(s).includes('dynamodb:UpdateItem'));
+    expect(updates).toHaveLength(1);
+    expect(updates[0]?.Condition).toEqual({
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...PRODUCER_UPDATE_ATTRIBUTES] },
     });
   });
 

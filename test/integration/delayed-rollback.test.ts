@@ -112,7 +112,9 @@ describe('TaskClient.enqueue with runAt, retried while the first call is still r
     // Assert: neither call claims a task that does not exist, and nothing is left behind.
     expect(firstError).toBeInstanceOf(ScheduleFailedError);
     expect(retryError).toBeInstanceOf(ScheduleFailedError);
-    expect(await executor.client().get('plants')).toBeUndefined();
+    expect(await executor.client().get('plants')).toMatchObject({
+      status: TaskStatus.ROLLED_BACK,
+    });
     expect(await scheduleExists('plants')).toBe(false);
   });
 

@@ -252,7 +252,7 @@ describe('TaskClient.enqueue with runAt', () => {
 });
 
 describe('TaskClient.enqueue with runAt when the schedule cannot be created (crash safety)', () => {
-  it('rolls back: throws ScheduleFailedError, keeps no record and no schedule, and a retry works', async () => {
+  it('rolls back: throws ScheduleFailedError, keeps no live record and no schedule, and a retry works', async () => {
     // Arrange
     const logger = recordingLogger();
     const broken = executor.client({ scheduler: failingScheduler(), logger });
@@ -266,7 +266,7 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
     expect(error).toBeInstanceOf(ScheduleFailedError);
     expect((error as ScheduleFailedError).message).toContain('ThrottlingException (injected)');
     expect((error as ScheduleFailedError).message).toContain('enqueue again with the same id');
-    expect(await broken.get('fragile')).toBeUndefined();
+    expect(await broken.get('fragile')).toMatchObject({ status: TaskStatus.ROLLED_BACK });
     expect(await scheduleExists('task.fragile')).toBe(false);
     expect(logger.lines.map((l) => l.attributes.event)).toContain(AuditEvent.ROLLED_BACK);
 

@@ -43,6 +43,7 @@ function expectedDecision(row: Omit<Row, 'expected'>): ClaimDecision {
     case TaskStatus.SUCCEEDED:
     case TaskStatus.DEAD:
     case TaskStatus.CANCELLED:
+    case TaskStatus.ROLLED_BACK:
       return dropDuplicate;
     case TaskStatus.RUNNING:
       if (row.lease === 'live') return leased;
@@ -69,7 +70,7 @@ const rows: Row[] = Object.values(TaskStatus).flatMap((status) =>
 
 describe('decideClaim', () => {
   it('covers every status × lease × attempts × schedule combination', () => {
-    expect(rows).toHaveLength(7 * 2 * 2 * 2);
+    expect(rows).toHaveLength(8 * 2 * 2 * 2);
   });
 
   it.each(rows)(

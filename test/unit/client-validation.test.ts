@@ -80,7 +80,7 @@ describe('assertTaskStatus', () => {
     // Assert
     expect(attempt).toThrow(ValidationError);
     expect(attempt).toThrow(
-      /status: expected one of SCHEDULED, PENDING, QUEUED, RUNNING, SUCCEEDED, DEAD, CANCELLED, received/,
+      /status: expected one of SCHEDULED, PENDING, QUEUED, RUNNING, SUCCEEDED, DEAD, CANCELLED, ROLLED_BACK, received/,
     );
   });
 });
