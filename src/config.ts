@@ -117,6 +117,8 @@ export const StackOutputSuffix = {
   SCHEDULER_ROLE_ARN: 'SchedulerRoleArn',
   SCHEDULE_DLQ_ARN: 'ScheduleDeadLetterQueueArn',
   WORKER_FUNCTION_NAME: 'WorkerFunctionName',
+  /** Only with `integrity: true`: the HMAC key of the integrity tag. */
+  INTEGRITY_KEY_ID: 'IntegrityKeyId',
 } as const;
 
 /**
@@ -133,6 +135,11 @@ export interface ExecutorOutputs extends ExecutorLocation {
   readonly schedulerRoleArn: string;
   readonly scheduleDeadLetterArn: string;
   readonly workerFunctionName: string;
+  /**
+   * Present when the executor has `integrity: true`: a TaskClient given these outputs then
+   * tags the tasks it creates (docs/security.md).
+   */
+  readonly integrity?: { readonly keyId: string };
 }
 
 /** One output as CloudFormation's DescribeStacks returns it. */
@@ -180,6 +187,17 @@ export function locationFromStackOutputs(
     }
     return values.get(keys[0] ?? '') ?? '';
   };
+  const integrityKeys = [...values.keys()].filter((key) =>
+    prefix === undefined
+      ? key.endsWith(StackOutputSuffix.INTEGRITY_KEY_ID)
+      : key === `${prefix}${StackOutputSuffix.INTEGRITY_KEY_ID}`,
+  );
+  if (integrityKeys.length > 1) {
+    problems.push(
+      `several outputs end in ${StackOutputSuffix.INTEGRITY_KEY_ID} (${integrityKeys.join(', ')}); pass the construct id`,
+    );
+  }
+  const integrityKeyId = values.get(integrityKeys[0] ?? '');
   const result: ExecutorOutputs = {
     tableName: read(StackOutputSuffix.TABLE_NAME),
     queueUrl: read(StackOutputSuffix.QUEUE_URL),
@@ -189,6 +207,7 @@ export function locationFromStackOutputs(
     schedulerRoleArn: read(StackOutputSuffix.SCHEDULER_ROLE_ARN),
     scheduleDeadLetterArn: read(StackOutputSuffix.SCHEDULE_DLQ_ARN),
     workerFunctionName: read(StackOutputSuffix.WORKER_FUNCTION_NAME),
+    ...(integrityKeyId === undefined ? {} : { integrity: { keyId: integrityKeyId } }),
   };
   if (problems.length > 0) {
     throw new ConfigurationError(
