@@ -14,6 +14,8 @@ export interface OutputSources {
   readonly scheduleGroupName: string;
   readonly schedulerRoleArn: string;
   readonly worker: IFunction;
+  /** The integrity tag's key, when integrity is on. */
+  readonly integrityKeyArn?: string | undefined;
 }
 
 /** Adds the outputs to `scope`, keyed `<id><suffix>` (the id's letters and digits). */
@@ -42,6 +44,13 @@ export function addExecutorOutputs(scope: Construct, id: string, sources: Output
     ],
     [StackOutputSuffix.WORKER_FUNCTION_NAME, sources.worker.functionName, 'The worker function'],
   ];
+  if (sources.integrityKeyArn !== undefined) {
+    outputs.push([
+      StackOutputSuffix.INTEGRITY_KEY_ID,
+      sources.integrityKeyArn,
+      'The HMAC key of the integrity tag',
+    ]);
+  }
   for (const [suffix, value, description] of outputs) {
     new CfnOutput(scope, suffix, { key: `${prefix}${suffix}`, value, description });
   }
