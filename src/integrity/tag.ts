@@ -15,6 +15,9 @@ export const INTEGRITY_KEY_ENV = 'TASKLANE_INTEGRITY_KEY_ID';
 /** The `lastError.name` and dead reason prefix of a task whose tag did not verify. */
 export const INTEGRITY_FAILED = 'INTEGRITY_FAILED';
 
+/** Bytes of an HMAC_SHA_256 MAC. */
+const MAC_BYTES = 32;
+
 /** Versions the MAC input, so a later encoding can never be confused with this one. */
 const MAC_INPUT_VERSION = 'tasklane-integrity-v1';
 
@@ -79,11 +82,11 @@ export class IntegrityTag {
       payloadHash: payloadHash(record.type, canonicalJson(record.payload ?? null)),
       maxAttempts: record.maxAttempts,
     };
-    const valid = await this.mac.verifyMac(
-      this.keyId,
-      macInput(fields),
-      Buffer.from(tag, 'base64'),
-    );
+    const mac = Buffer.from(tag, 'base64');
+    // A tag that cannot be a MAC is refused here: KMS would answer it with a validation
+    // error, which would read as an outage and have the message retried.
+    if (mac.length !== MAC_BYTES) return { ok: false, problem: 'mismatch' };
+    const valid = await this.mac.verifyMac(this.keyId, macInput(fields), mac);
     return valid ? { ok: true } : { ok: false, problem: 'mismatch' };
   }
 }

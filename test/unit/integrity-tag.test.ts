@@ -90,6 +90,17 @@ describe('IntegrityTag.verify', () => {
     expect(verdict).toEqual({ ok: false, problem: 'mismatch' });
   });
 
+  it('refuses a tag that is not 32 bytes without calling KMS', async () => {
+    const refusing = new IntegrityTag('key', {
+      generateMac: () => Promise.reject(new Error('not called')),
+      verifyMac: () => Promise.reject(new Error('not called')),
+    });
+
+    const verdict = await refusing.verify(record({ integrityTag: 'AAAA' }));
+
+    expect(verdict).toEqual({ ok: false, problem: 'mismatch' });
+  });
+
   it('reports a missing tag without calling KMS', async () => {
     const counting = new IntegrityTag('key', {
       generateMac: () => Promise.reject(new Error('not called')),
