@@ -6,11 +6,13 @@ import * as z from 'zod';
 import { AuditEvent, TableSchema, TaskStatus } from '../../src/constants.js';
 import { KmsMacClient } from '../../src/integrity/kms-mac.js';
 import { INTEGRITY_FAILED, IntegrityTag } from '../../src/integrity/tag.js';
-import { taskMessage } from '../../src/message.js';
+import { firingTemplate, taskMessage } from '../../src/message.js';
 import { type TaskMetrics, TaskOutcome } from '../../src/observability/metrics.js';
+import { formatScheduledTime } from '../../src/scheduler/occurrences.js';
 import { payloadHash } from '../../src/store/record.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/worker/task-definition.js';
+import { schedulerPumpSqs } from '../helpers/aws.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 let executor: TestExecutor;
@@ -157,6 +159,32 @@ describe('integrity tag: worker', () => {
     expect(record?.status).toBe(TaskStatus.DEAD);
     expect(record?.deadReason).toBe(`${INTEGRITY_FAILED}: the record has no integrity tag`);
     expect(integrityAudits(logger, id)).toHaveLength(1);
+  });
+});
+
+describe('integrity tag: recurring firings', () => {
+  it('tags the task a firing creates with the worker’s own key use, and runs it', async () => {
+    const worker = executor.worker([send, other], { integrity });
+    const at = Math.floor(Date.now() / 60_000) * 60_000;
+    const body = firingTemplate({ schedule: 'nightly', type: send.type, payload: { to: 'x' } })
+      .replace('<aws.scheduler.scheduled-time>', formatScheduledTime(at))
+      .replace('<aws.scheduler.execution-id>', 'exec-1')
+      .replace('<aws.scheduler.attempt-number>', '1');
+    await schedulerPumpSqs(executor.scheduler.schedulerSenderId).send(
+      new SendMessageCommand({
+        QueueUrl: executor.queueUrl,
+        MessageBody: body,
+        MessageGroupId: 'nightly',
+      }),
+    );
+
+    await executor.drain(worker);
+
+    const id = `nightly@${formatScheduledTime(at)}`;
+    const record = await executor.client().get(id);
+    expect(record?.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record?.integrityTag).toBeDefined();
+    expect(runs).toEqual([id]);
   });
 });
 
