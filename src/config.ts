@@ -31,6 +31,8 @@ export const EnvVars = {
   SCHEDULE_DLQ_ARN: 'TASKLANE_SCHEDULE_DLQ_ARN',
   /** How long a finished task's id stays reserved: milliseconds, or `forever`. */
   RETENTION_MS: 'TASKLANE_RETENTION_MS',
+  /** The integrity tag's KMS HMAC key (id or ARN); set when the executor has `integrity`. */
+  INTEGRITY_KEY_ID: 'TASKLANE_INTEGRITY_KEY_ID',
 } as const;
 
 /**

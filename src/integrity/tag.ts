@@ -6,11 +6,12 @@
  * check failing. (docs/adr/0014-integrity-tag.md, docs/security.md)
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EnvVars } from '../config.js';
 import { canonicalJson, payloadHash, type TaskRecord } from '../store/record.js';
 import { KmsMacClient, type MacService } from './kms-mac.js';
 
 /** Environment variable with the HMAC key's id or ARN; the CDK construct sets it. */
-export const INTEGRITY_KEY_ENV = 'TASKLANE_INTEGRITY_KEY_ID';
+export const INTEGRITY_KEY_ENV = EnvVars.INTEGRITY_KEY_ID;
 
 /** The `lastError.name` and dead reason prefix of a task whose tag did not verify. */
 export const INTEGRITY_FAILED = 'INTEGRITY_FAILED';
