@@ -49,6 +49,8 @@ export const EnvVars = {
   SCHEDULE_DLQ_ARN: 'TASKLANE_SCHEDULE_DLQ_ARN',
   /** How long a finished task's id stays reserved: milliseconds, or `forever`. */
   RETENTION_MS: 'TASKLANE_RETENTION_MS',
+  /** The integrity tag's KMS HMAC key (id or ARN); set when the executor has `integrity`. */
+  INTEGRITY_KEY_ID: 'TASKLANE_INTEGRITY_KEY_ID',
 } as const;
 
 /**
@@ -148,6 +150,8 @@ export const StackOutputSuffix = {
   SCHEDULER_ROLE_ARN: 'SchedulerRoleArn',
   SCHEDULE_DLQ_ARN: 'ScheduleDeadLetterQueueArn',
   WORKER_FUNCTION_NAME: 'WorkerFunctionName',
+  /** Only with `integrity: true`: the HMAC key of the integrity tag. */
+  INTEGRITY_KEY_ID: 'IntegrityKeyId',
 } as const;
 
 /**
@@ -165,6 +169,11 @@ export interface ExecutorOutputs extends ExecutorLocation {
   readonly schedulerRoleArn: string;
   readonly scheduleDeadLetterArn: string;
   readonly workerFunctionName: string;
+  /**
+   * Present when the executor has `integrity: true`: a TaskClient given these outputs then
+   * tags the tasks it creates (docs/security.md).
+   */
+  readonly integrity?: { readonly keyId: string };
 }
 
 /** One output as CloudFormation's DescribeStacks returns it. */
@@ -218,6 +227,17 @@ export function locationFromStackOutputs(
     }
     return values.get(keys[0] ?? '') ?? '';
   };
+  const integrityKeys = [...values.keys()].filter((key) =>
+    prefix === undefined
+      ? key.endsWith(StackOutputSuffix.INTEGRITY_KEY_ID)
+      : key === `${prefix}${StackOutputSuffix.INTEGRITY_KEY_ID}`,
+  );
+  if (integrityKeys.length > 1) {
+    problems.push(
+      `several outputs end in ${StackOutputSuffix.INTEGRITY_KEY_ID} (${integrityKeys.join(', ')}); pass the construct id`,
+    );
+  }
+  const integrityKeyId = values.get(integrityKeys[0] ?? '');
   const result = {
     tableName: read(StackOutputSuffix.TABLE_NAME),
     queueUrl: read(StackOutputSuffix.QUEUE_URL),
@@ -227,6 +247,7 @@ export function locationFromStackOutputs(
     schedulerRoleArn: read(StackOutputSuffix.SCHEDULER_ROLE_ARN),
     scheduleDeadLetterArn: read(StackOutputSuffix.SCHEDULE_DLQ_ARN),
     workerFunctionName: read(StackOutputSuffix.WORKER_FUNCTION_NAME),
+    ...(integrityKeyId === undefined ? {} : { integrity: { keyId: integrityKeyId } }),
   };
   // Stacks from before the split have no delayed group output: derive its name. The key's
   // ARN is published only when the executor has one.

@@ -72,6 +72,11 @@ export const AuditEvent = {
    * again: its message may have outlived the queue's retention (docs/adr/0010-retention-and-overdue-resend.md).
    */
   RESENT: 'resent',
+  /**
+   * The record's integrity tag is missing or does not match its id, type, payload and
+   * maxAttempts: the worker declares it DEAD unrun, the sweeper does not send it (docs/security.md).
+   */
+  INTEGRITY_FAILED: 'integrity-failed',
 } as const;
 
 /** One of the {@link AuditEvent} values. */

@@ -42,6 +42,9 @@ export {
   ValidationError,
   WaitTimeoutError,
 } from './errors.js';
+export type { MacService } from './integrity/kms-mac.js';
+export type { IntegrityOptions } from './integrity/tag.js';
+export { INTEGRITY_FAILED, INTEGRITY_KEY_ENV } from './integrity/tag.js';
 export type { AuditRecord } from './observability/audit.js';
 export type { LogAttributes, TaskLogger } from './observability/logger.js';
 export { silentLogger } from './observability/logger.js';

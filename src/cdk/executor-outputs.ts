@@ -17,6 +17,8 @@ export interface OutputSources {
   readonly worker: IFunction;
   /** The customer-managed key, published only when there is one. */
   readonly encryptionKeyArn?: string | undefined;
+  /** The integrity tag's key, when integrity is on. */
+  readonly integrityKeyArn?: string | undefined;
 }
 
 /** Adds the outputs to `scope`, keyed `<id><suffix>` (the id's letters and digits). */
@@ -59,6 +61,13 @@ export function addExecutorOutputs(scope: Construct, id: string, sources: Output
       StackOutputSuffix.KMS_KEY_ARN,
       sources.encryptionKeyArn,
       'The key of the table, queues, schedules, logs and functions',
+    ]);
+  }
+  if (sources.integrityKeyArn !== undefined) {
+    outputs.push([
+      StackOutputSuffix.INTEGRITY_KEY_ID,
+      sources.integrityKeyArn,
+      'The HMAC key of the integrity tag',
     ]);
   }
   for (const [suffix, value, description] of outputs) {

@@ -17,6 +17,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EnvVars } from '../config.js';
+import { INTEGRITY_KEY_ENV } from '../integrity/tag.js';
 import { METRICS_NAMESPACE, MetricName } from '../observability/metrics.js';
 import { type ExecutorSettings, executorSettings } from '../resources.js';
 import { SCHEDULER_SENDER_ID_ENV } from '../worker/firing-trust.js';
@@ -35,6 +36,13 @@ import {
   WORKER_TABLE_ACTIONS,
 } from './executor-grants.js';
 import { addExecutorOutputs } from './executor-outputs.js';
+import {
+  integrityGrant,
+  integrityKeyOf,
+  PRODUCER_INTEGRITY_ACTIONS,
+  SWEEPER_INTEGRITY_ACTIONS,
+  WORKER_INTEGRITY_ACTIONS,
+} from './integrity.js';
 import { ExecutorMonitoring } from './monitoring.js';
 import {
   acknowledgeFinding,
@@ -86,6 +94,8 @@ export class TaskExecutor extends Construct {
   readonly serviceName: string;
   /** The customer-managed key of the queues, the table, the logs and the functions' environment. */
   readonly encryptionKey: IKey | undefined;
+  /** The HMAC key of the integrity tag; undefined unless `integrity` or `integrityKey`. */
+  readonly integrityKey: IKey | undefined;
   /**
    * The cdk-nag findings acknowledged on this executor's resources, and on the policies its
    * grants wrote, with their reasons.
@@ -136,6 +146,7 @@ export class TaskExecutor extends Construct {
     this.serviceName = `tasklane-${name}`;
     const key = props.encryptionKey;
     this.encryptionKey = key;
+    this.integrityKey = integrityKeyOf(this, props, settingsProps.name);
 
     this.deadLetterQueue = new Queue(
       this,
@@ -168,6 +179,7 @@ export class TaskExecutor extends Construct {
       // How long finished tasks keep their id reserved; both functions write terminal states.
       [EnvVars.RETENTION_MS]: String(retentionMs),
       POWERTOOLS_SERVICE_NAME: this.serviceName,
+      ...(this.integrityKey && { [INTEGRITY_KEY_ENV]: this.integrityKey.keyArn }),
     };
     if (key && props.logEncryptionKey === undefined) allowLogsToUseKey(this, key, name);
     const common = {
@@ -191,6 +203,7 @@ export class TaskExecutor extends Construct {
     worker.allow(WORKER_TABLE_ACTIONS, [this.table.tableArn]);
     worker.allow(WORKER_QUEUE_ACTIONS, [this.workQueue.queueArn]);
     if (key) worker.allow(KEY_USE_ACTIONS, [key.keyArn]);
+    if (this.integrityKey) worker.allow(WORKER_INTEGRITY_ACTIONS, [this.integrityKey.keyArn]);
     worker.function.addEventSource(
       new SqsEventSource(this.workQueue, {
         batchSize: props.batchSize ?? 10,
@@ -235,6 +248,7 @@ export class TaskExecutor extends Construct {
       StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
     });
     if (key) sweeper.allow(KEY_USE_ACTIONS, [key.keyArn]);
+    if (this.integrityKey) sweeper.allow(SWEEPER_INTEGRITY_ACTIONS, [this.integrityKey.keyArn]);
     const schedulingEnvironment = {
       [EnvVars.SCHEDULE_GROUP]: settings.scheduler.groupName,
       [EnvVars.DELAYED_SCHEDULE_GROUP]: settings.scheduler.delayedGroupName,
@@ -271,6 +285,7 @@ export class TaskExecutor extends Construct {
       schedulerRoleArn: this.scheduling.schedulerRole.roleArn,
       worker: this.worker,
       encryptionKeyArn: key?.keyArn,
+      integrityKeyArn: this.integrityKey?.keyArn,
     });
     this.nagAcknowledgements = this.acknowledged;
     this.acknowledged.push(...acknowledgeNagFindings({ executor: this, worker, sweeper, props }));
@@ -289,12 +304,15 @@ export class TaskExecutor extends Construct {
    * on delayed tasks' schedules only, `schedule/<group>.at/task.*` and
    * `schedule/<group>.at/task_*`; `iam:PassRole` of the scheduler role only, with the condition
    * `iam:PassedToService` = `scheduler.amazonaws.com`; with `encryptionKey`, `kms:Decrypt`,
-   * `kms:Encrypt` and `kms:GenerateDataKey` on the key. With `restrictSenders`, the grantee
-   * (a role or user) joins the principals the work queue's policy lets send.
+   * `kms:Encrypt` and `kms:GenerateDataKey` on the key; with integrity, `kms:GenerateMac` on
+   * the integrity key. With `restrictSenders`, the grantee (a role or user) joins the
+   * principals the work queue's policy lets send.
    */
   grantEnqueue(grantee: IGrantable): Grant {
     this.senders?.allow(grantee, 'grantEnqueue');
-    return enqueueGrant(this.grantTargets(), grantee);
+    return enqueueGrant(this.grantTargets(), grantee).combine(
+      integrityGrant(this.integrityKey, grantee, PRODUCER_INTEGRITY_ACTIONS),
+    );
   }
 
   /**
@@ -314,10 +332,13 @@ export class TaskExecutor extends Construct {
    * Actions: `dynamodb:GetItem`, `dynamodb:PutItem` and `dynamodb:UpdateItem` on the table;
    * `sqs:ReceiveMessage`, `sqs:DeleteMessage`, `sqs:ChangeMessageVisibility`,
    * `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue; with `encryptionKey`,
-   * `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on the key.
+   * `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on the key; with integrity,
+   * `kms:VerifyMac` and `kms:GenerateMac` (recurring firings) on the integrity key.
    */
   grantConsume(grantee: IGrantable): Grant {
-    return consumeGrant(this.grantTargets(), grantee);
+    return consumeGrant(this.grantTargets(), grantee).combine(
+      integrityGrant(this.integrityKey, grantee, WORKER_INTEGRITY_ACTIONS),
+    );
   }
 
   /**

@@ -5,6 +5,7 @@ import { AwsService, toConfigurationError } from '../aws-errors.js';
 import { EnvVars, type ExecutorLocation, resolveLocation, scheduleThreshold } from '../config.js';
 import { Defaults, TaskStatus } from '../constants.js';
 import { IdempotencyConflictError } from '../errors.js';
+import { type IntegrityTag, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
 import type { TaskRecord } from '../store/record.js';
@@ -55,6 +56,7 @@ export class TaskClient {
   private readonly clock: () => number;
   private readonly recurring: RecurringSchedules;
   private readonly target: SchedulerTarget;
+  private readonly integrity: IntegrityTag | undefined;
 
   constructor(options: TaskClientOptions = {}) {
     const location = resolveLocation(options);
@@ -92,6 +94,7 @@ export class TaskClient {
     });
     this.recurring = new RecurringSchedules(target, this.clock);
     this.target = target;
+    this.integrity = resolveIntegrity(options.integrity, this.dynamodb);
   }
 
   /**
@@ -285,10 +288,9 @@ export class TaskClient {
     options: EnqueueOptions,
     sequence: string | undefined,
   ): Promise<{ record: TaskRecord; created: boolean }> {
-    const prepared = {
-      ...(await prepareTask(task, payload, options, this.maxPayloadBytes, this.clock())),
-      sequence,
-    };
+    const checked = await prepareTask(task, payload, options, this.maxPayloadBytes, this.clock());
+    const integrityTag = await this.integrity?.tag(checked);
+    const prepared = { ...checked, sequence, integrityTag };
     const scheduled = this.delayed.needsSchedule(prepared.runAt);
     if (scheduled) this.delayed.assertConfigured();
     const { record, created } = await this.onTable(() =>

@@ -64,6 +64,8 @@ export interface NewTask {
   readonly detail?: string | undefined;
   /** The producer's enqueue order (see {@link TaskRecord.sequence}). */
   readonly sequence?: string | undefined;
+  /** The integrity tag (src/integrity/tag.ts), when integrity is on. */
+  readonly integrityTag?: string | undefined;
 }
 
 /** Options of {@link TaskStore}. */
@@ -163,6 +165,7 @@ export class TaskStore {
       runAt: task.runAt,
       createdAt: now,
       sequence: task.sequence,
+      integrityTag: task.integrityTag,
       updatedAt: now,
       history: [entry],
       [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(status, shard),

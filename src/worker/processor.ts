@@ -9,6 +9,8 @@ import {
   UnknownTaskTypeError,
   ValidationError,
 } from '../errors.js';
+import { checkIntegrity } from '../integrity/check.js';
+import type { IntegrityTag } from '../integrity/tag.js';
 import { parseMessage } from '../message.js';
 import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
@@ -55,6 +57,8 @@ export interface ProcessorDeps {
   readonly random: () => number;
   /** Who may send a recurring schedule's firing (ADR 0013). */
   readonly firingSenders: FiringSenders;
+  /** Verifies each claimed record's integrity tag (and tags firings); undefined when off. */
+  readonly integrity?: IntegrityTag | undefined;
 }
 
 /** Per-invocation limits, e.g. the Lambda's remaining time. */
@@ -318,6 +322,12 @@ async function execute(
   deps: ProcessorDeps,
   timeoutMs: number,
 ): Promise<Outcome> {
+  // A record a table writer changed or planted never runs, and is never retried.
+  const tampered = await checkIntegrity({ ...deps, actor: deps.workerId }, record);
+  if (tampered !== undefined) {
+    const kill = () => deps.store.kill(lease, record.type, tampered.message, { error: tampered });
+    return finish(deps, record, kill, TaskOutcome.DEAD);
+  }
   const definition = deps.definitions.get(record.type);
   if (definition === undefined) {
     const error = new UnknownTaskTypeError(record.type, [...deps.definitions.keys()]);
