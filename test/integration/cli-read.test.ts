@@ -1,3 +1,4 @@
+import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -127,6 +128,40 @@ describe('tasklane dlq peek', () => {
     expect(first.stdout).toContain(dead);
     expect(second.map((m: { taskId: string }) => m.taskId)).toEqual([dead]);
     expect(second[0].receiveCount).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('tasklane --stack', () => {
+  it("reads the executor from the stack's outputs", async () => {
+    const outputs = {
+      TableName: executor.tableName,
+      WorkQueueUrl: executor.queueUrl,
+      WorkQueueArn: executor.queueArn,
+      DeadLetterQueueUrl: executor.deadLetterQueueUrl,
+      ScheduleGroupName: executor.scheduler.scheduleGroup,
+      SchedulerRoleArn: executor.scheduler.schedulerRoleArn,
+      ScheduleDeadLetterQueueArn: executor.scheduler.scheduleDeadLetterArn,
+      WorkerFunctionName: 'worker',
+    };
+    const template = {
+      Resources: { Marker: { Type: 'AWS::SQS::Queue' } },
+      Outputs: Object.fromEntries(
+        Object.entries(outputs).map(([k, v]) => [`Executor${k}`, { Value: v }]),
+      ),
+    };
+    const cloudformation = new CloudFormationClient({
+      region: 'us-east-1',
+      endpoint: process.env.AWS_ENDPOINT_URL as string,
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    });
+    await cloudformation.send(
+      new CreateStackCommand({ StackName: 'CliStack', TemplateBody: JSON.stringify(template) }),
+    );
+
+    const run = await runCli(['status', '--stack', 'CliStack', '--executor', 'Executor', '--json']);
+
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).counts.byStatus).toMatchObject({ QUEUED: 3, DEAD: 1 });
   });
 });
 
