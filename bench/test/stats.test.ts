@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatRatio, pairedRatio, summarize } from '../../bench/lib/stats.js';
+import { formatRatio, pairedRatio, summarize } from '../lib/stats.js';
 
 describe('summarize', () => {
   it('takes the middle value of an odd-sized sample, whatever the order', () => {

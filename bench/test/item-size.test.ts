@@ -1,12 +1,6 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import {
-  isWireItem,
-  itemSize,
-  numberSize,
-  readUnits,
-  writeUnits,
-} from '../../bench/lib/item-size.js';
+import { isWireItem, itemSize, numberSize, readUnits, writeUnits } from '../lib/item-size.js';
 
 const item = {
   pk: 'task-1',

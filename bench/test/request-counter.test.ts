@@ -1,6 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_SUFFIX, mergeTallies, RequestCounter } from '../../bench/lib/request-counter.js';
+import { EMPTY_SUFFIX, mergeTallies, RequestCounter } from '../lib/request-counter.js';
 
 type Handler = (args: { input: Record<string, unknown> }) => Promise<{ output: unknown }>;
 type Middleware = (next: Handler, context: Record<string, string>) => Handler;
