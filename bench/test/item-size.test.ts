@@ -16,10 +16,8 @@ describe('itemSize', () => {
   });
 
   it('gives the same size to an item and its wire (marshalled) form', () => {
-    // Arrange
     const wire = marshall(item);
 
-    // Act / assert
     expect(isWireItem(wire)).toBe(true);
     expect(isWireItem(item)).toBe(false);
     expect(itemSize(wire)).toBe(itemSize(item));

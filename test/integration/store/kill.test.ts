@@ -28,16 +28,13 @@ useStoreTable('store-kill');
 
 describe('TaskStore.kill', () => {
   it('kills only the RUNNING task under its own lease; every other status loses', async () => {
-    // Arrange
     const selection = await seedSelection('kill');
     const before = await snapshot(selection);
 
-    // Act
     const outcomes = await attemptOnEach(selection, ({ record, lease }) =>
       store.kill(lease ?? forgedLease(record), record.type, 'poison'),
     );
 
-    // Assert
     expect(outcomes).toEqual(expectedOutcomes([TaskStatus.RUNNING], ErrorCode.LEASE_LOST));
     expect(await changedSince(before)).toEqual([selection.RUNNING.record.id]);
   });
@@ -83,7 +80,7 @@ describe('TaskStore.kill', () => {
   });
 
   it('with leaseExpired, refuses while the lease is still live', async () => {
-    // Arrange: another worker saw the record and wants to declare it dead.
+    // Another worker saw the record and wants to declare it dead.
     const { record } = await createRunning('kill-live', 'worker-a', { maxAttempts: 1 });
     const observed: Lease = {
       taskId: record.id,
@@ -93,14 +90,12 @@ describe('TaskStore.kill', () => {
     };
     clock.now += LEASE_MS - 1;
 
-    // Act
     const err = await rejection(
       store.kill(observed, 'report.build', 'lease expired on the final attempt', {
         leaseExpired: true,
       }),
     );
 
-    // Assert
     expect(err).toBeInstanceOf(LeaseLostError);
     expect(err.current).toEqual(record);
     expect(await current('kill-live')).toEqual(record);
@@ -136,12 +131,10 @@ describe('TaskStore.kill', () => {
   });
 
   it('kills at the very millisecond the final lease expires, as decideClaim does', async () => {
-    // Arrange
     const { record } = await createRunning('kill-at-expiry', 'worker-a', { maxAttempts: 1 });
     clock.now = T0 + LEASE_MS;
     expect(record.leaseExpiresAt).toBe(clock.now);
 
-    // Act
     const dead = await store.kill(
       leaseSeenBy(record, 'worker-b'),
       'report.build',
@@ -149,18 +142,15 @@ describe('TaskStore.kill', () => {
       { leaseExpired: true },
     );
 
-    // Assert
     expect(decideClaim(record, clock.now)).toEqual({ kind: 'expire' });
     expect(dead).toMatchObject({ status: TaskStatus.DEAD, attempt: 1, finishedAt: clock.now });
     expect(dead.history.at(-1)).toMatchObject({ event: AuditEvent.DEAD, workerId: 'worker-b' });
   });
 
   it('refuses one millisecond before the final lease expires, as decideClaim does', async () => {
-    // Arrange
     const { record } = await createRunning('kill-before-expiry', 'worker-a', { maxAttempts: 1 });
     clock.now = T0 + LEASE_MS - 1;
 
-    // Act
     const err = await rejection(
       store.kill(
         leaseSeenBy(record, 'worker-b'),
@@ -170,7 +160,6 @@ describe('TaskStore.kill', () => {
       ),
     );
 
-    // Assert
     expect(decideClaim(record, clock.now)).toMatchObject({ kind: 'defer', delayMs: 1 });
     expect(err).toBeInstanceOf(LeaseLostError);
     expect(err.current).toEqual(record);
