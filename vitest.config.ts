@@ -12,6 +12,8 @@
  *   same setup as integration.
  * Vitest runs the files of the one-at-a-time projects (integration, contract, deploy) in one
  * sequential group after the others, so no file resets the emulator under another.
+ * CI (.ci/run) runs the projects in two steps, `npm run test:fast` (unit, bench, infra) and
+ * `npm run test:emulator` (integration, contract, deploy): a new project belongs in one of them.
  */
 import { defineConfig } from 'vitest/config';
 
@@ -64,7 +66,8 @@ export default defineConfig({
           name: 'deploy',
           include: ['test/deploy/**/*.test.ts'],
           environment: 'node',
-          globalSetup: ['test/helpers/global-setup.ts'],
+          // The stack it deploys ships the sweeper's bundle, built afresh here as for infra.
+          globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/sweeper-bundle-setup.ts'],
           setupFiles: ['test/helpers/setup-integration.ts'],
           // Resets the shared emulator like integration does: one file at a time.
           fileParallelism: false,
