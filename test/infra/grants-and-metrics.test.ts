@@ -112,10 +112,8 @@ describe('TaskExecutor grants', () => {
   });
 
   it('grantRead allows get and wait (GetItem) and list (Query on the status index only)', () => {
-    // Act
     const template = granted((executor, role) => executor.grantRead(role));
 
-    // Assert
     const table = idOf(template, 'AWS::DynamoDB::Table', { TableName: 'Grants-tasks' });
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: Match.objectEquals({
@@ -172,10 +170,8 @@ describe('TaskExecutor grants', () => {
   });
 
   it('grantManageSchedules puts ListSchedules, which takes no ARN, alone in a managed policy', () => {
-    // Act
     const template = granted((executor, role) => executor.grantManageSchedules(role));
 
-    // Assert
     const producer = idOf(template, 'AWS::IAM::Role', {
       AssumeRolePolicyDocument: Match.objectLike({
         Statement: [Match.objectLike({ Principal: { Service: 'ecs-tasks.amazonaws.com' } })],

@@ -38,10 +38,8 @@ describe('cdk-nag over the example stack', () => {
   });
 
   it('acknowledges each finding on one resource, with a reason', () => {
-    // Act
     const acknowledgements = stack.executor.nagAcknowledgements;
 
-    // Assert
     expect(acknowledgements.length).toBeGreaterThan(0);
     for (const { id, path, reason } of acknowledgements) {
       expect(id).toMatch(/^(AwsSolutions|NIST\.800\.53\.R5)-\w+/);
@@ -99,15 +97,12 @@ describe('cdk-nag over the example stack', () => {
 
 describe('cdk-nag packs (control)', () => {
   it('do report findings: a bare queue breaks AwsSolutions SQS3 and SQS4', () => {
-    // Arrange
     const { app, packs: [awsSolutions] = [] } = packs();
     const stack = new Stack(app, 'Bare');
     new Queue(stack, 'Queue');
 
-    // Act
     const found = findings(awsSolutions as NagPack, stack);
 
-    // Assert
     expect(found).toEqual(
       expect.arrayContaining([
         expect.stringContaining('AwsSolutions-SQS3 @ Bare/Queue/Resource'),

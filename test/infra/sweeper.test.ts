@@ -26,10 +26,8 @@ describe('TaskExecutor sweeper', () => {
   });
 
   it('finds the table, the queue and the scheduling settings in its environment', () => {
-    // Arrange
     const { table, queue, scheduleDlq, schedulerRole } = ids();
 
-    // Assert
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'the Tasklane sweeper of TasklaneExample',
       Environment: {

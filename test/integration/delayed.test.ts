@@ -175,19 +175,16 @@ describe('TaskClient.enqueue with runAt', () => {
   });
 
   it('sends a runAt within the threshold at once, and the worker waits for it', async () => {
-    // Arrange
     const { clock, state } = fakeClock();
     const client = executor.client({ clock });
     const worker = executor.worker([remind], { clock });
 
-    // Act
     const result = await client.enqueue(remind, { note: 'x' }, { id: 'soon', delay: 30_000 });
     const [message] = await executor.receive();
     const early = await worker.processBatch(message === undefined ? [] : [message]);
     state.now += 30_000;
     const due = await worker.processBatch(message === undefined ? [] : [message]);
 
-    // Assert
     expect(result.record.status).toBe(TaskStatus.QUEUED);
     expect(result.record.runAt).toBe(state.now);
     expect(await scheduleExists('task.soon')).toBe(false);
@@ -282,7 +279,7 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
   });
 
   it('repairs a SCHEDULED record left without a schedule by a crash, on re-enqueue', async () => {
-    // Arrange: the process died after the write, before CreateSchedule
+    // The process died after the write, before CreateSchedule
     const client = executor.client();
     const runAt = Date.now() + 10 * MINUTE;
     await client.store.create({
@@ -297,20 +294,18 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
       scheduled: true,
     });
 
-    // Act
     const again = await client.enqueue(
       remind,
       { note: 'x' },
       { id: 'orphan', runAt: new Date(runAt) },
     );
 
-    // Assert
     expect(again).toMatchObject({ created: false, sent: true });
     expect(await scheduleExists('task.orphan')).toBe(true);
   });
 
   it('lets the sweeper repair an overdue SCHEDULED task by sending its message (ensureScheduled)', async () => {
-    // Arrange: a SCHEDULED task whose schedule never existed, now overdue
+    // A SCHEDULED task whose schedule never existed, now overdue
     const { clock, state } = fakeClock();
     const client = executor.client({ clock });
     const worker = executor.worker([remind], { clock });
@@ -327,11 +322,9 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
     });
     state.now += 2 * MINUTE;
 
-    // Act
     const outcome = await client.delayed.ensureScheduled(record);
     await executor.drain(worker);
 
-    // Assert
     expect(outcome).toBe('sent');
     expect(ran).toEqual(['overdue']);
   });
@@ -339,20 +332,17 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
 
 describe('TaskClient.cancel of a delayed task', () => {
   it('deletes its schedule, marks it CANCELLED, and it never runs', async () => {
-    // Arrange
     const { clock, state } = fakeClock();
     const client = executor.client({ clock });
     const pump = executor.pump({ clock });
     const worker = executor.worker([remind], { clock });
     await client.enqueue(remind, { note: 'x' }, { id: 'called-off', delay: 10 * MINUTE });
 
-    // Act
     const cancelled = await client.cancel('called-off', 'no longer needed');
     state.now += 60 * MINUTE;
     const tick = await pump.tick();
     await executor.drain(worker);
 
-    // Assert
     expect(cancelled.status).toBe(TaskStatus.CANCELLED);
     expect(await scheduleExists('task.called-off')).toBe(false);
     expect(tick.deliveries).toHaveLength(0);
@@ -361,7 +351,7 @@ describe('TaskClient.cancel of a delayed task', () => {
   });
 
   it('still stops the run when the schedule fired before the cancel', async () => {
-    // Arrange: the firing is already in the queue
+    // The firing is already in the queue
     const { clock, state } = fakeClock();
     const client = executor.client({ clock });
     const pump = executor.pump({ clock });
@@ -370,11 +360,9 @@ describe('TaskClient.cancel of a delayed task', () => {
     state.now += 10 * MINUTE;
     expect((await pump.tick()).deliveries).toHaveLength(1);
 
-    // Act
     await client.cancel('too-late');
     const drained = await executor.drain(worker);
 
-    // Assert
     expect(drained.processed).toBe(1);
     expect(ran).toEqual([]);
     const record = await client.get('too-late');
@@ -389,7 +377,7 @@ describe('TaskClient.cancel of a delayed task', () => {
 
 describe('the schedule dead-letter queue', () => {
   it('receives a firing the pump could not deliver', async () => {
-    // Arrange: a schedule whose target queue does not exist
+    // A schedule whose target queue does not exist
     const { clock, state } = fakeClock();
     const client = executor.client({
       clock,
@@ -398,10 +386,8 @@ describe('the schedule dead-letter queue', () => {
     await client.enqueue(remind, { note: 'x' }, { id: 'lost', delay: 10 * MINUTE });
     state.now += 10 * MINUTE;
 
-    // Act
     const tick = await executor.pump({ clock }).tick();
 
-    // Assert
     expect(tick.deliveries[0]?.error).toBeDefined();
     const out = await executor.clients.sqs.send(
       new GetQueueAttributesCommand({

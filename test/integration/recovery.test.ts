@@ -42,16 +42,14 @@ const noop = defineTask('noop', { schema: z.object({ n: z.number() }), handler: 
 
 describe('sweep', () => {
   it('sends a task whose message was never sent (the outbox)', async () => {
-    // Arrange: the producer's send fails after the record is written (here because its queue
+    // The producer's send fails after the record is written (here because its queue
     // URL is wrong, which enqueue reports as a ConfigurationError).
     const broken = executor.client({ queueUrl: `${executor.queueUrl}-missing` });
     const id = 'never-sent';
     const failure = await broken.enqueue(noop, { n: 1 }, { id }).catch((err: unknown) => err);
 
-    // Act
     const report = await sweeper().run();
 
-    // Assert
     expect(failure).toBeInstanceOf(ConfigurationError);
     expect(report).toMatchObject({ sent: 1, unsent: 0, requeued: 0 });
     expect((await executor.client().get(id))?.status).toBe(TaskStatus.QUEUED);
@@ -505,7 +503,7 @@ describe('lease takeovers', () => {
   }
 
   it('runs a lost-lease task alone, after its batch-mates have finished', async () => {
-    // Arrange: three tasks in one batch; the first one's last attempt crashed its worker.
+    // Three tasks in one batch; the first one's last attempt crashed its worker.
     const { task, trace } = tracedTask();
     const ids = await enqueueTraced(task, 3, [1]);
     const batch = await executor.receive({ visibilityTimeout: 30 });
@@ -513,10 +511,9 @@ describe('lease takeovers', () => {
     const latencies: number[] = [];
     const metrics: TaskMetrics = { ...noopMetrics, queueLatency: (ms) => latencies.push(ms) };
 
-    // Act
     const response = await executor.worker([task], { metrics }).processBatch(batch);
 
-    // Assert: the takeover started only once both others had ended.
+    // The takeover started only once both others had ended.
     expect(response.batchItemFailures).toEqual([]);
     expect(trace).toHaveLength(6);
     expect(trace.slice(4)).toEqual(['start 1', 'end 1']);
@@ -525,16 +522,14 @@ describe('lease takeovers', () => {
   });
 
   it('runs the lost-lease tasks of a batch one at a time, after the others', async () => {
-    // Arrange: four tasks; a crashed worker had claimed 1, 2 and 3.
+    // Four tasks; a crashed worker had claimed 1, 2 and 3.
     const { task, trace } = tracedTask();
     const ids = await enqueueTraced(task, 4, [1, 2, 3]);
     const batch = await executor.receive({ visibilityTimeout: 30 });
     expect(batch).toHaveLength(4);
 
-    // Act
     const response = await executor.worker([task]).processBatch(batch);
 
-    // Assert
     expect(response.batchItemFailures).toEqual([]);
     expect(trace.slice(0, 2)).toEqual(['start 4', 'end 4']);
     expect(trace).toHaveLength(8);
@@ -549,7 +544,7 @@ describe('lease takeovers', () => {
   });
 
   it('counts a task the sweeper requeued and re-sent as a takeover', async () => {
-    // Arrange: a crashed worker's two tasks, requeued by the sweeper and QUEUED again, and a
+    // A crashed worker's two tasks, requeued by the sweeper and QUEUED again, and a
     // fresh third task.
     const { task, trace } = tracedTask();
     const ids = await enqueueTraced(task, 2, [1, 2]);
@@ -559,10 +554,9 @@ describe('lease takeovers', () => {
     await executor.client().enqueue(task, { n: 3 });
     const batch = await executor.receive({ visibilityTimeout: 30 });
 
-    // Act
     await executor.worker([task]).processBatch(batch);
 
-    // Assert: the fresh task ran first; the requeued ones after it, one at a time.
+    // The fresh task ran first; the requeued ones after it, one at a time.
     expect(trace.slice(0, 2)).toEqual(['start 3', 'end 3']);
     expect(trace).toHaveLength(6);
     expect(oneAtATime(trace)).toBe(true);

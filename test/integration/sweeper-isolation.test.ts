@@ -74,7 +74,6 @@ describe('sweep', () => {
   });
 
   it('reports no failure when every task is repaired', async () => {
-    // Arrange
     const broken = executor.client({ sqs: throttledSqs() });
     await broken.enqueue(noop, { n: 1 });
     const sweeper = createSweeper({
@@ -86,10 +85,8 @@ describe('sweep', () => {
       pendingAgeMs: 0,
     });
 
-    // Act
     const report = await sweeper.run();
 
-    // Assert
     expect(report).toMatchObject({ failed: 0, sent: 1 });
   });
 });

@@ -76,7 +76,6 @@ describe('decideClaim', () => {
   it.each(rows)(
     '$status, lease $lease, attempts $attempts, $schedule → $expected.kind',
     ({ status, lease, attempts, schedule, expected }) => {
-      // Arrange
       const seen = record({
         status,
         attempt: attempts === 'left' ? MAX_ATTEMPTS - 1 : MAX_ATTEMPTS,
@@ -85,10 +84,8 @@ describe('decideClaim', () => {
         runAt: schedule === 'due' ? NOW - 1 : NOW + DUE_IN_MS,
       });
 
-      // Act
       const decision = decideClaim(seen, NOW);
 
-      // Assert
       expect(decision).toEqual(expected);
     },
   );

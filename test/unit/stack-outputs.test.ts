@@ -52,22 +52,18 @@ describe('locationFromStackOutputs', () => {
   });
 
   it("reads DescribeStacks' Outputs array", () => {
-    // Arrange
     const described = Object.entries(outputs).map(([OutputKey, OutputValue]) => ({
       OutputKey,
       OutputValue,
       Description: 'ignored',
     }));
 
-    // Act
     const location = locationFromStackOutputs(described);
 
-    // Assert
     expect(location).toEqual(expected);
   });
 
   it('picks one executor by construct id when the stack has two', () => {
-    // Arrange
     const two = {
       ...outputs,
       ...Object.fromEntries(
@@ -78,22 +74,18 @@ describe('locationFromStackOutputs', () => {
       ),
     };
 
-    // Act
     const reports = locationFromStackOutputs(two, 'Reports');
 
-    // Assert
     expect(reports.tableName).toBe('shop-tasks-2');
     expect(reports.queueUrl).toBe(`${expected.queueUrl}-2`);
   });
 
   it('configures scheduling as it is: every scheduler setting comes from the outputs', () => {
-    // Arrange
     const location = locationFromStackOutputs(outputs);
 
-    // Act: an empty environment, so nothing can come from TASKLANE_* variables.
+    // An empty environment, so nothing can come from TASKLANE_* variables.
     const scheduling = resolveSchedulerLocation(location, {});
 
-    // Assert
     expect(scheduling).toEqual({
       groupName: 'shop',
       delayedGroupName: 'shop.at',
@@ -109,11 +101,9 @@ describe('locationFromStackOutputs', () => {
   });
 
   it('names every missing output at once', () => {
-    // Act
     const read = () =>
       locationFromStackOutputs({ ExecutorTableName: 'shop-tasks', ExecutorWorkQueueUrl: 'q' });
 
-    // Assert
     expect(read).toThrow(ConfigurationError);
     expect(read).toThrow(
       /no output ending in WorkQueueArn; no output ending in DeadLetterQueueUrl; no output ending in ScheduleGroupName; no output ending in SchedulerRoleArn; no output ending in ScheduleDeadLetterQueueArn; no output ending in WorkerFunctionName/,

@@ -1,0 +1,72 @@
+/** TaskStore.create: the first write of a task, and what a second create of the same id returns. */
+import { describe, expect, it } from 'vitest';
+import { AuditEvent, TaskStatus } from '../../../src/constants.js';
+import {
+  clock,
+  createRunning,
+  current,
+  newTask,
+  rawItem,
+  store,
+  T0,
+  useStoreTable,
+} from '../../helpers/store-table.js';
+
+useStoreTable('store-create');
+
+describe('TaskStore.create', () => {
+  it('writes a PENDING task at attempt 0 with a submitted history entry', async () => {
+    // Arrange
+    const task = newTask('create-1', { orderingKey: 'customer-7', messageGroupId: 'customer-7' });
+
+    // Act
+    const { record, created } = await store.create(task);
+
+    // Assert
+    expect(created).toBe(true);
+    expect(record).toMatchObject({
+      id: 'create-1',
+      type: 'report.build',
+      status: TaskStatus.PENDING,
+      payload: { month: '2030-01' },
+      payloadHash: 'hash-1',
+      attempt: 0,
+      maxAttempts: 3,
+      orderingKey: 'customer-7',
+      messageGroupId: 'customer-7',
+      generation: 1,
+      timeoutMs: 30_000,
+      createdAt: T0,
+      updatedAt: T0,
+      leaseToken: undefined,
+    });
+    expect(record.history).toEqual([
+      { event: AuditEvent.SUBMITTED, at: T0, attempt: 0, status: TaskStatus.PENDING },
+    ]);
+    expect(await current('create-1')).toEqual(record);
+  });
+
+  it('is idempotent: a second create returns the existing record and overwrites nothing', async () => {
+    const first = await store.create(newTask('create-2'));
+    const before = await rawItem('create-2');
+    clock.now += 5_000;
+
+    const second = await store.create(
+      newTask('create-2', { type: 'other.type', payloadJson: '{"x":1}', payloadHash: 'hash-2' }),
+    );
+
+    expect(second.created).toBe(false);
+    expect(second.record).toEqual(first.record);
+    expect(await rawItem('create-2')).toEqual(before);
+  });
+
+  it('returns the existing record in its current state, not as first created', async () => {
+    const { record } = await createRunning('create-3');
+
+    const again = await store.create(newTask('create-3'));
+
+    expect(again.created).toBe(false);
+    expect(again.record.status).toBe(TaskStatus.RUNNING);
+    expect(again.record.leaseToken).toBe(record.leaseToken);
+  });
+});
