@@ -98,8 +98,8 @@ describe('(p) forged firings', () => {
     }
     const timings = await Promise.all(
       names.map(async (name) => {
-        const out = await s.executor.scheduling?.client.send(
-          new GetScheduleCommand({ Name: name, GroupName: s.executor.scheduling?.scheduleGroup }),
+        const out = await s.executor.clients.scheduler?.send(
+          new GetScheduleCommand({ Name: name, GroupName: s.executor.scheduler?.scheduleGroup }),
         );
         const parsed = parseScheduleExpression(out?.ScheduleExpression ?? '');
         if (!parsed.ok) throw new Error(`schedule ${name}: ${parsed.problem}`);

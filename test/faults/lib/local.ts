@@ -12,8 +12,8 @@ import { type LocalExecutor, startLocalExecutor } from '../../../src/local/local
 import { LOCAL_SCHEDULER_SENDER_ID } from '../../../src/local/schedule-pump.js';
 import { firingTemplate } from '../../../src/message.js';
 import { formatScheduledTime } from '../../../src/scheduler/occurrences.js';
+import { REGION } from '../../helpers/aws.js';
 import { recordingLogger } from '../../helpers/executor.js';
-import { REGION } from './executor.js';
 import { faultTask, type TaskProfile, type WorkPayload } from './fault-tasks.js';
 import type { Scenario } from './scenario.js';
 
@@ -27,7 +27,7 @@ export interface LocalRun {
 
 /** Starts the local executor on the scenario's provisioned resources (scheduling included). */
 export async function startLocalRun(s: Scenario, profile: TaskProfile): Promise<LocalRun> {
-  const scheduling = s.executor.scheduling;
+  const scheduling = s.executor.scheduler;
   if (scheduling === undefined) throw new Error('the scenario must be opened with scheduling');
   const logger = recordingLogger();
   const runs: LocalRun['runs'][number][] = [];
@@ -48,6 +48,7 @@ export async function startLocalRun(s: Scenario, profile: TaskProfile): Promise<
       queueArn: s.executor.queueArn,
       deadLetterQueueUrl: s.executor.deadLetterQueueUrl,
       scheduleGroup: scheduling.scheduleGroup,
+      delayedScheduleGroup: scheduling.delayedScheduleGroup,
       schedulerRoleArn: scheduling.schedulerRoleArn,
       scheduleDeadLetterArn: scheduling.scheduleDeadLetterArn,
     },
