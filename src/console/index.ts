@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { TaskClientOptions } from '../client/options.js';
 import { TaskClient } from '../client/task-client.js';
+import { ConfigurationError } from '../errors.js';
 import { assertBindAllowed, isLoopbackHost, newToken } from './safety.js';
 import { createConsoleApp } from './server.js';
 
@@ -49,7 +50,8 @@ export interface RunningConsole {
  * Starts the console and resolves once it listens.
  *
  * @throws ConfigurationError for a non-loopback `host` without `allowRemote` and an access
- *   token of at least 16 characters, saying which is missing.
+ *   token of at least 16 characters, saying which is missing; and when the port is taken or
+ *   the address cannot be bound.
  */
 export async function startConsole(options: ConsoleOptions = {}): Promise<RunningConsole> {
   const host = options.host ?? '127.0.0.1';
@@ -64,10 +66,12 @@ export async function startConsole(options: ConsoleOptions = {}): Promise<Runnin
     loopbackOnly: isLoopbackHost(host),
   });
   const server = createAdaptorServer({ fetch: app.fetch });
+  const wanted = options.port ?? DEFAULT_CONSOLE_PORT;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_CONSOLE_PORT, host, () => {
-      server.off('error', reject);
+    const fail = (err: NodeJS.ErrnoException) => reject(listenError(err, host, wanted));
+    server.once('error', fail);
+    server.listen(wanted, host, () => {
+      server.off('error', fail);
       resolve();
     });
   });
@@ -81,4 +85,21 @@ export async function startConsole(options: ConsoleOptions = {}): Promise<Runnin
         server.close((err) => (err ? reject(err) : resolve()));
       }),
   };
+}
+
+function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
+  const where = `${host}:${port}`;
+  if (err.code === 'EADDRINUSE') {
+    return new ConfigurationError(
+      `the console cannot listen on ${where}: the port is in use; pass another --port (0 picks a free one)`,
+      { cause: err },
+    );
+  }
+  if (err.code === 'EADDRNOTAVAIL' || err.code === 'EACCES') {
+    return new ConfigurationError(
+      `the console cannot listen on ${where} (${err.code}): pass a --host this machine has and a --port above 1023`,
+      { cause: err },
+    );
+  }
+  return err;
 }
