@@ -7,6 +7,8 @@
  *   Its global setup builds the sweeper's bundle, which the construct deploys as it is.
  * - contract: the AWS behaviours the guarantees rely on, checked against whatever endpoint
  *   AWS_ENDPOINT_URL names (moto through the harness by default); same setup as integration.
+ * - browser: the web console in Debian's Chromium (playwright-core), against a local executor
+ *   on an emulator of its own, so the other projects' resets cannot touch it.
  */
 import { defineConfig } from 'vitest/config';
 
@@ -56,6 +58,17 @@ export default defineConfig({
           // Synthesis (and, for cdk-nag, esbuild bundling) and cfn-lint take seconds.
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          environment: 'node',
+          // One browser and one executor per file, shared by its tests in order.
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
         },
       },
     ],

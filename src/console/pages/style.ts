@@ -22,6 +22,9 @@ section{margin-bottom:8px}
 table{border-collapse:collapse;width:100%;background:#fff;border:1px solid #d5d9de}
 th,td{text-align:left;padding:6px 10px;border-bottom:1px solid #e4e7eb;vertical-align:top}
 th{background:#eef1f4;font-weight:600}
+th[scope=row]{background:#fff}
+caption{text-align:left;padding:4px 0}
+td pre.json{margin:0;max-height:160px}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}
 pre.json{background:#fff;border:1px solid #d5d9de;padding:10px;overflow:auto;max-height:360px;font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}
@@ -42,7 +45,7 @@ input,select,button{font:inherit;padding:5px 8px;border:1px solid #8a949e;border
 button{cursor:pointer;background:#0b57d0;border-color:#0b57d0;color:#fff;font-weight:600}
 button.secondary{background:#fff;color:#0b57d0}
 button.danger{background:#b3261e;border-color:#b3261e}
-.actions{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-end;margin:12px 0}
+.actions{display:flex;flex-wrap:wrap;gap:16px;align-items:center;margin:12px 0}
 form.inline{display:inline-flex;gap:8px;align-items:flex-end;margin:0}
 .notice{background:#fff;border-left:4px solid #0b57d0;padding:10px 14px;margin:12px 0}
 .notice.error{border-color:#b3261e}

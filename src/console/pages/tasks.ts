@@ -141,7 +141,7 @@ ${h.detail === undefined ? '' : html`<br><span>${h.detail}</span>`}</li>`,
 </section>
 <section aria-labelledby="payload"><h2 id="payload">Payload</h2>${json(r.payload)}</section>
 <section aria-labelledby="result"><h2 id="result">Result</h2>${json(r.result)}</section>
-<section aria-labelledby="error"><h2 id="error">Error</h2>${
+<section aria-labelledby="error"><h2 id="error">Last error</h2>${
     r.lastError === undefined
       ? html`<p class="muted">None.</p>`
       : html`<p><strong>${r.lastError.name}</strong>: ${r.lastError.message}</p>`
