@@ -16,9 +16,20 @@ export type {
 export type {
   BatchEntry,
   BatchEntryResult,
+  CountOptions,
+  DeadLetter,
+  DeadLetterStats,
+  Duration,
   EnqueueResult,
+  PurgeOptions,
+  PurgeResult,
   TaskClientOptions,
+  TaskCounts,
+  TaskListFilter,
+  TaskListPage,
+  TaskTransition,
   WaitOptions,
+  WatchOptions,
 } from './client/task-client.js';
 export { TaskClient } from './client/task-client.js';
 export type { ExecutorLocation, ExecutorOutputs, StackOutput } from './config.js';

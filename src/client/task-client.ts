@@ -14,9 +14,19 @@ import type { PayloadOf, TaskDefinition } from '../worker/task-definition.js';
 import { type BatchEntry, type BatchEntryResult, type EnqueueResult, enqueueAll } from './batch.js';
 import { cancelTask } from './cancel.js';
 import { type CheckReport, checkExecutor, reportError } from './check.js';
+import { type CountOptions, countTasks, type TaskCounts } from './counts.js';
+import {
+  type DeadLetter,
+  type DeadLetterStats,
+  deadLetterStats,
+  peekDeadLetters,
+  requireDeadLetterQueue,
+} from './dead-letters.js';
 import { DelayedTasks } from './delayed.js';
+import { listTasks, type TaskListFilter, type TaskListPage } from './list-tasks.js';
 import type { TaskClientOptions } from './options.js';
 import { type EnqueueOptions, nextSequence, prepareTask } from './prepare.js';
+import { type PurgeOptions, type PurgeResult, purgeTasks } from './purge.js';
 import { purgeDead, type RedriveResult, type RedriveSelection, redriveDead } from './redrive.js';
 import { SchedulerTarget } from './scheduler-target.js';
 import {
@@ -26,12 +36,20 @@ import {
   type ScheduleResult,
   type ScheduleSummary,
 } from './schedules.js';
+import { type StatusIndex, statusIndex } from './status-index.js';
 import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
+import { type TaskTransition, type WatchOptions, watchTransitions } from './watch.js';
 
 export type { BatchEntry, BatchEntryResult, EnqueueResult } from './batch.js';
+export type { CountOptions, TaskCounts } from './counts.js';
+export type { DeadLetter, DeadLetterStats } from './dead-letters.js';
+export type { Duration } from './duration.js';
+export type { TaskListFilter, TaskListPage } from './list-tasks.js';
 export type { TaskClientOptions } from './options.js';
+export type { PurgeOptions, PurgeResult } from './purge.js';
 export type { WaitOptions } from './wait.js';
+export type { TaskTransition, WatchOptions } from './watch.js';
 
 /**
  * The producer SDK: enqueue tasks, read them, wait for them, cancel them.
@@ -55,6 +73,7 @@ export class TaskClient {
   private readonly clock: () => number;
   private readonly recurring: RecurringSchedules;
   private readonly target: SchedulerTarget;
+  private readonly index: StatusIndex;
 
   constructor(options: TaskClientOptions = {}) {
     const location = resolveLocation(options);
@@ -92,6 +111,7 @@ export class TaskClient {
     });
     this.recurring = new RecurringSchedules(target, this.clock);
     this.target = target;
+    this.index = statusIndex(this.dynamodb, location.tableName, this.store.statusShards);
   }
 
   /**
@@ -200,16 +220,71 @@ export class TaskClient {
   }
 
   /**
-   * Lists tasks in one status, a page at a time, through the sharded status index.
+   * Lists tasks. With a filter (status, type, ordering key, time range, limit): newest first
+   * across every shard, by the time of the task's last status change (see
+   * {@link TaskListFilter}). With a status: that status's tasks shard by shard, as the
+   * sweeper reads them.
    *
-   * @throws ValidationError when `status` is not a TaskStatus.
+   * @throws ValidationError listing every bad filter, or when `status` is not a TaskStatus.
    */
+  list(filter?: TaskListFilter): Promise<TaskListPage>;
+  list(status: TaskStatus, options?: { limit?: number; cursor?: string }): Promise<TaskPage>;
   async list(
-    status: TaskStatus,
+    statusOrFilter: TaskStatus | TaskListFilter = {},
     options: { limit?: number; cursor?: string } = {},
-  ): Promise<TaskPage> {
-    const valid = assertTaskStatus(status, 'list status');
+  ): Promise<TaskPage | TaskListPage> {
+    if (typeof statusOrFilter === 'object' && statusOrFilter !== null) {
+      return this.onTable(() => listTasks(this.index, statusOrFilter));
+    }
+    const valid = assertTaskStatus(statusOrFilter, 'list status');
     return this.onTable(() => this.store.list(valid, options));
+  }
+
+  /**
+   * Counts tasks per status (and per type with `byType`) from the status index: one Query
+   * with `Select: COUNT` per `status#shard` partition, no write per task. It reads every
+   * index entry it counts; docs/operations.md gives the cost on a large table.
+   */
+  counts(options: CountOptions = {}): Promise<TaskCounts> {
+    return this.onTable(() => countTasks(this.index, options));
+  }
+
+  /**
+   * Looks at up to `limit` dead-letter messages without deleting them. Each peek counts as
+   * a receive (see {@link peekDeadLetters}).
+   *
+   * @throws ConfigurationError when no dead-letter queue URL is configured.
+   */
+  async peekDeadLetters(options: { limit?: number } = {}): Promise<DeadLetter[]> {
+    return peekDeadLetters(this.sqs, this.deadLetterUrl(), options);
+  }
+
+  /**
+   * The dead-letter queue's depth and its oldest message's first send time (from a peek of
+   * up to `sample` messages, 100 by default).
+   *
+   * @throws ConfigurationError when no dead-letter queue URL is configured.
+   */
+  async deadLetterStats(options: { sample?: number } = {}): Promise<DeadLetterStats> {
+    return deadLetterStats(this.sqs, this.deadLetterUrl(), options);
+  }
+
+  /**
+   * Deletes the DEAD tasks that died more than `olderThan` ago (with `dryRun`, only lists
+   * them). A task redriven meanwhile is kept.
+   *
+   * @throws ValidationError when `status` is not DEAD or `olderThan` is not a duration.
+   */
+  purge(options: PurgeOptions): Promise<PurgeResult> {
+    return this.onTable(() => purgeTasks(this.store, options, this.clock()));
+  }
+
+  /**
+   * Follows transitions as they happen (every task's, or one task's with `taskId`), by
+   * polling the status index. End it with `signal` or by leaving the `for await` loop.
+   */
+  watch(options: WatchOptions = {}): AsyncGenerator<TaskTransition> {
+    return watchTransitions(this.index, (id) => this.get(id), options, this.clock);
   }
 
   /**
@@ -272,6 +347,10 @@ export class TaskClient {
   /** Reads one recurring schedule: expression, time zone, task and payload. */
   getSchedule(name: string): Promise<ScheduleDetails | undefined> {
     return this.recurring.get(name);
+  }
+
+  private deadLetterUrl(): string {
+    return requireDeadLetterQueue(this.deadLetterQueueUrl, EnvVars.DLQ_URL);
   }
 
   /**
