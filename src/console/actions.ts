@@ -3,6 +3,7 @@
  * the POST that acts), then performed through the SDK. Parsing reports every problem at once.
  */
 import type { TaskClient } from '../client/task-client.js';
+import { TaskStatus } from '../constants.js';
 import { TasklaneError } from '../errors.js';
 
 /** One action the console can take. */
@@ -75,7 +76,25 @@ export interface ActionOutcome {
   readonly failed: boolean;
 }
 
-const DAY_MS = 86_400_000;
+/** At most this many ids are listed in a preview or an outcome. */
+export const PREVIEW_LIMIT = 50;
+
+/**
+ * What the confirmation step shows besides the sentence: for a purge, a dry run's list of
+ * the tasks it would delete (the SDK's own selection, so the page cannot drift from it).
+ */
+export async function previewOf(
+  client: TaskClient,
+  action: ConsoleAction,
+): Promise<{ readonly ids: readonly string[]; readonly total: number } | undefined> {
+  if (action.kind !== 'purge') return undefined;
+  const out = await client.purge({
+    status: TaskStatus.DEAD,
+    olderThan: `${action.olderThanDays}d`,
+    dryRun: true,
+  });
+  return { ids: out.purged.slice(0, PREVIEW_LIMIT), total: out.purged.length };
+}
 
 /** Performs an action through the client. SDK errors become a failed outcome, not a 500. */
 export async function perform(client: TaskClient, action: ConsoleAction): Promise<ActionOutcome> {
@@ -122,10 +141,17 @@ async function run(client: TaskClient, action: ConsoleAction): Promise<ActionOut
       };
     }
     case 'purge': {
-      const count = await client.purgeDead({ olderThan: action.olderThanDays * DAY_MS });
+      const out = await client.purge({
+        status: TaskStatus.DEAD,
+        olderThan: `${action.olderThanDays}d`,
+      });
       return {
-        title: `Purged ${count} DEAD tasks`,
-        lines: [`Deleted the DEAD tasks that died more than ${action.olderThanDays} days ago.`],
+        title: `Purged ${out.purged.length} DEAD tasks`,
+        lines: [
+          `Deleted the DEAD tasks that died more than ${action.olderThanDays} days ago.`,
+          ...out.purged.slice(0, PREVIEW_LIMIT).map((id) => `${id}: deleted`),
+          ...out.skipped.map((s) => `${s.id}: kept, ${s.reason}`),
+        ],
         ids: [],
         failed: false,
       };

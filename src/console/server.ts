@@ -7,7 +7,8 @@ import { secureHeaders } from 'hono/secure-headers';
 import type { ScheduleDetails } from '../client/schedules.js';
 import type { TaskClient } from '../client/task-client.js';
 import { TaskStatus } from '../constants.js';
-import { parseAction, perform } from './actions.js';
+import { ValidationError } from '../errors.js';
+import { parseAction, perform, previewOf } from './actions.js';
 import { guardActions, loopbackHostOnly, requireAccessToken } from './guards.js';
 import { confirmPage, outcomePage, problemPage } from './pages/confirm.js';
 import { deadPage } from './pages/dead.js';
@@ -21,7 +22,14 @@ import {
   taskListPage,
   taskMissingPage,
 } from './pages/tasks.js';
-import { listTasks, readOverview, readSchedules, STATUSES, type TaskFilter } from './queries.js';
+import {
+  listTasks,
+  readOverview,
+  readSchedules,
+  STATUSES,
+  type TaskFilter,
+  type TaskListPage,
+} from './queries.js';
 
 /** What {@link createConsoleApp} needs. */
 export interface ConsoleAppOptions {
@@ -60,14 +68,19 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
   if (options.accessToken !== undefined) app.use(requireAccessToken(options.accessToken, page));
   app.use(guardActions({ readOnly, csrf: options.csrfToken }, page));
 
-  app.get('/', async (c) => c.html(overviewPage(page(), await readOverview(client))));
+  app.get('/', async (c) => c.html(overviewPage(page(), await readOverview(client, clock()))));
 
   app.get('/tasks', async (c) => {
     const { query, filter, problems } = readListQuery((n) => c.req.query(n), clock());
-    const found =
-      problems.length > 0
-        ? undefined
-        : await listTasks(client, filter, { limit: query.limit, cursor: query.cursor });
+    let found: TaskListPage | undefined;
+    if (problems.length === 0) {
+      try {
+        found = await listTasks(client, filter, { limit: query.limit, cursor: query.cursor });
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        problems.push(...err.issues.map((i) => `${i.path || 'filter'}: ${i.message}`));
+      }
+    }
     return c.html(taskListPage(page(), query, found, problems), problems.length > 0 ? 400 : 200);
   });
 
@@ -94,7 +107,7 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
     return c.html(schedulesPage(page(), schedules, details, schedulesError));
   });
 
-  app.get('/confirm', (c) => {
+  app.get('/confirm', async (c) => {
     if (readOnly) {
       return c.html(
         problemPage(page(), 'Read-only console', [
@@ -106,8 +119,9 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
     const parsed = parseAction(c.req.query('action') ?? '', (n) => c.req.queries(n) ?? []);
     if ('problems' in parsed)
       return c.html(problemPage(page(), 'Nothing to confirm', parsed.problems), 400);
-    const back = c.req.header('referer') ?? '/';
-    return c.html(confirmPage(page(), parsed.action, sameOriginPath(back)));
+    const back = sameOriginPath(c.req.header('referer') ?? '/');
+    const preview = await previewOf(client, parsed.action);
+    return c.html(confirmPage(page(), parsed.action, back, preview));
   });
 
   app.post('/actions/:kind', async (c) => {

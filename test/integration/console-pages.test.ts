@@ -11,7 +11,7 @@ let app: Hono;
 
 beforeAll(async () => {
   const executor = await setupExecutor();
-  client = executor.client();
+  client = executor.client({ deadLetterQueueUrl: executor.deadLetterQueueUrl });
   await seedTasks(client);
   await executor.drain(executor.worker([reportTask, fragileTask]));
   await client.enqueue(reportTask, { month: 'later' }, { id: 'report-later', orderingKey: 'k1' });
@@ -42,6 +42,7 @@ describe('console GET /', () => {
     expect(page.body).toContain('>build-report</a>');
     expect(page.body).toContain(`/tasks/${SEEDED.dead}`);
     expect(page.body).toContain('nightly-report');
+    expect(page.body).toContain('<dt>Messages</dt><dd>0</dd>');
   });
 });
 
@@ -58,7 +59,7 @@ describe('console GET /tasks', () => {
     expect(page.body).toContain('<option value="SUCCEEDED" selected>');
   });
 
-  it('filters by ordering key and creation time', async () => {
+  it('filters by ordering key and by time of the last status change', async () => {
     // Act
     const byKey = await get('/tasks?key=k1');
     const future = await get(`/tasks?since=${new Date(Date.now() + 3_600_000).toISOString()}`);
@@ -100,6 +101,15 @@ describe('console GET /tasks', () => {
     expect(page.body).toContain('status: expected one of SCHEDULED');
     expect(page.body).toContain('since: expected an age such as 30m');
     expect(page.body).toContain('limit: expected one of 25, 50, 100; received &quot;7&quot;');
+  });
+
+  it('answers 400 for a cursor the SDK does not recognise', async () => {
+    // Act
+    const page = await get('/tasks?cursor=not-a-cursor');
+
+    // Assert
+    expect(page.status).toBe(400);
+    expect(page.body).toContain('Invalid filters');
   });
 });
 

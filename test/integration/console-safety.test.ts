@@ -97,6 +97,23 @@ describe('console actions: CSRF', () => {
   });
 });
 
+describe('console actions: purge', () => {
+  it('lists in the confirmation what a purge would delete, then deletes it', async () => {
+    // Arrange
+    await deadTask('dead-to-purge');
+    const app = consoleApp(client);
+
+    // Act
+    const confirm = await (await app.request('/confirm?action=purge&olderThanDays=0')).text();
+    const res = await postForm(app, '/actions/purge', { olderThanDays: '0', _csrf: TEST_CSRF });
+
+    // Assert
+    expect(confirm).toContain('href="/tasks/dead-to-purge"');
+    expect(await res.text()).toContain('dead-to-purge: deleted');
+    expect(await client.get('dead-to-purge')).toBeUndefined();
+  });
+});
+
 describe('console actions: read-only', () => {
   it('hides every action and refuses a POST even with the CSRF token', async () => {
     // Arrange

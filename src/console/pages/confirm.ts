@@ -4,7 +4,12 @@ import { type ActionOutcome, type ConsoleAction, describe } from '../actions.js'
 import { csrfField, type Html, layout, type PageContext, taskLink } from './layout.js';
 
 /** Asks to confirm an action; the form POSTs the same fields with the CSRF token. */
-export function confirmPage(ctx: PageContext, action: ConsoleAction, back: string): Html {
+export function confirmPage(
+  ctx: PageContext,
+  action: ConsoleAction,
+  back: string,
+  preview?: { readonly ids: readonly string[]; readonly total: number },
+): Html {
   const hidden =
     action.kind === 'redrive' || action.kind === 'cancel'
       ? action.ids.map((id) => html`<input type="hidden" name="id" value="${id}">`)
@@ -14,7 +19,10 @@ export function confirmPage(ctx: PageContext, action: ConsoleAction, back: strin
   const listed =
     action.kind === 'redrive' || action.kind === 'cancel'
       ? html`<ul>${action.ids.map((id) => html`<li>${taskLink(id)}</li>`)}</ul>`
-      : '';
+      : preview === undefined
+        ? ''
+        : html`<p>${preview.total === 0 ? 'No task matches: nothing would be deleted.' : `${preview.total} task(s) match${preview.total > preview.ids.length ? `; the first ${preview.ids.length}` : ''}:`}</p>
+<ul>${preview.ids.map((id) => html`<li>${taskLink(id)}</li>`)}</ul>`;
   const body = html`<div class="confirm" role="region" aria-labelledby="confirm-what">
 <p id="confirm-what">${describe(action)}</p>
 ${listed}

@@ -52,7 +52,7 @@ ${STATUSES.map((s) => html`<option value="${s}"${query.status === s ? ' selected
   )}</select></label>
 <button type="submit">Apply filters</button>
 <a href="/tasks">Clear</a>
-<p id="time-help" class="muted" style="flex-basis:100%;margin:0">Times: an age (30m, 2h, 7d) or an ISO time; creation time, newest first.</p>
+<p id="time-help" class="muted" style="flex-basis:100%;margin:0">Since and until: an age (30m, 2h, 7d) or an ISO time, compared with the task's last status change; newest first.</p>
 </form>
 ${problems.length > 0 ? html`<div class="notice error" role="alert"><p>Invalid filters:</p><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
 ${page === undefined ? '' : taskTable(page.items, 'Tasks matching the filters')}
