@@ -92,6 +92,17 @@ describe('console GET /tasks', () => {
     expect(second.body).toContain('Last page');
   });
 
+  it('offers to cancel selected tasks only where the status can still be cancelled', async () => {
+    // Act
+    const queued = await get('/tasks?status=QUEUED&key=k1');
+    const succeeded = await get('/tasks?status=SUCCEEDED');
+
+    // Assert
+    expect(queued.body).toContain('name="id" value="report-later"');
+    expect(queued.body).toContain('value="cancel" class="danger">Cancel selected');
+    expect(succeeded.body).not.toContain('type="checkbox"');
+  });
+
   it('answers 400 naming every invalid filter', async () => {
     // Act
     const page = await get('/tasks?status=LOST&since=yesterday&limit=7');

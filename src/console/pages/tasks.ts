@@ -55,9 +55,23 @@ ${STATUSES.map((s) => html`<option value="${s}"${query.status === s ? ' selected
 <p id="time-help" class="muted" style="flex-basis:100%;margin:0">Since and until: an age (30m, 2h, 7d) or an ISO time, compared with the task's last status change; newest first.</p>
 </form>
 ${problems.length > 0 ? html`<div class="notice error" role="alert"><p>Invalid filters:</p><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
-${page === undefined ? '' : taskTable(page.items, 'Tasks matching the filters')}
+${page === undefined ? '' : listBody(ctx, query, page)}
 ${page === undefined ? '' : pager(query, page.cursor)}`;
   return layout(ctx, { title: 'Tasks', path: '/tasks', body });
+}
+
+/**
+ * The list's table. Filtered to a status that can still be cancelled, its rows can be
+ * selected and cancelled (after the confirmation step).
+ */
+function listBody(ctx: PageContext, query: ListQuery, page: TaskListPage): Html {
+  const cancellable =
+    !ctx.readOnly && CANCELLABLE.includes(query.status as TaskStatus) && page.items.length > 0;
+  if (!cancellable) return taskTable(page.items, 'Tasks matching the filters');
+  return html`<form method="get" action="/confirm" aria-label="Act on selected tasks">
+${taskTable(page.items, 'Tasks matching the filters', { name: 'id' })}
+<div class="actions"><button type="submit" name="action" value="cancel" class="danger">Cancel selected…</button></div>
+</form>`;
 }
 
 /** A table of tasks; `caption` names it for screen readers. */
