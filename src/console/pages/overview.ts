@@ -67,7 +67,7 @@ function byTypeTable(data: Overview): Html {
 <tbody>${data.byType.map(
     (t) =>
       html`<tr><th scope="row"><a href="/tasks?type=${encodeURIComponent(t.type)}">${t.type}</a></th>${STATUSES.map(
-        (s) => html`<td class="num">${t.counts[s] ?? 0}</td>`,
+        (s) => html`<td class="num${t.counts[s] ? '' : ' muted'}">${t.counts[s] ?? 0}</td>`,
       )}</tr>`,
   )}</tbody>
 </table>`;
