@@ -42,7 +42,7 @@ export function assertBindAllowed(request: BindRequest): void {
   if (token.length < MIN_ACCESS_TOKEN_LENGTH) {
     problems.push(
       `set an access token of at least ${MIN_ACCESS_TOKEN_LENGTH} characters ` +
-        `(--access-token or TASKLANE_CONSOLE_TOKEN)${token === '' ? '' : `; received ${token.length} characters`}`,
+        `(--token or TASKLANE_CONSOLE_TOKEN)${token === '' ? '' : `; received ${token.length} characters`}`,
     );
   }
   if (problems.length === 0) return;
