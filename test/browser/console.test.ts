@@ -177,4 +177,21 @@ describe('console in Chromium', () => {
     expect(await page.locator('#schedule-nightly-report').textContent()).toContain('DISABLED');
     expect(await page.getByRole('link', { name: 'Resume nightly-report' }).count()).toBe(1);
   });
+
+  it('resumes the schedule with the keyboard alone: Enter on the link, Enter to confirm', async () => {
+    // Arrange
+    await page.goto(`${running.url}schedules`);
+
+    // Act
+    await page.getByRole('link', { name: 'Resume nightly-report' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/confirm/);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/actions/);
+    const outcome = await page.getByRole('heading', { level: 1 }).textContent();
+
+    // Assert
+    expect(outcome).toBe('Resumed nightly-report');
+    expect((await executor.client.getSchedule('nightly-report'))?.state).toBe('ENABLED');
+  });
 });
