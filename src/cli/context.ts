@@ -61,6 +61,11 @@ export function commaList(value: string): string[] {
     .filter((v) => v !== '');
 }
 
+/** A comma-separated list of statuses, upper-cased (`dead,queued` is `DEAD,QUEUED`). */
+export function statusList(value: string): string[] {
+  return commaList(value).map((s) => s.toUpperCase());
+}
+
 /** A positive integer option value. @throws CliError (usage) naming the option. */
 export function positiveInt(name: string, max: number): (value: string) => number {
   return (value) => {

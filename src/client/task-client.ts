@@ -256,7 +256,8 @@ export class TaskClient {
    * @throws ConfigurationError when no dead-letter queue URL is configured.
    */
   async peekDeadLetters(options: { limit?: number } = {}): Promise<DeadLetter[]> {
-    return peekDeadLetters(this.sqs, this.deadLetterUrl(), options);
+    const url = this.deadLetterUrl();
+    return this.onDeadLetterQueue(url, () => peekDeadLetters(this.sqs, url, options));
   }
 
   /**
@@ -266,7 +267,8 @@ export class TaskClient {
    * @throws ConfigurationError when no dead-letter queue URL is configured.
    */
   async deadLetterStats(options: { sample?: number } = {}): Promise<DeadLetterStats> {
-    return deadLetterStats(this.sqs, this.deadLetterUrl(), options);
+    const url = this.deadLetterUrl();
+    return this.onDeadLetterQueue(url, () => deadLetterStats(this.sqs, url, options));
   }
 
   /**
@@ -351,6 +353,23 @@ export class TaskClient {
 
   private deadLetterUrl(): string {
     return requireDeadLetterQueue(this.deadLetterQueueUrl, EnvVars.DLQ_URL);
+  }
+
+  /** Runs a DLQ call, turning a permanent fault into a ConfigurationError naming the queue. */
+  private async onDeadLetterQueue<T>(url: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      throw (
+        (await toConfigurationError(err, {
+          kind: 'dead-letter queue',
+          resource: url,
+          client: this.sqs,
+          service: AwsService.SQS,
+          setting: `deadLetterQueueUrl (or ${EnvVars.DLQ_URL})`,
+        })) ?? err
+      );
+    }
   }
 
   /**

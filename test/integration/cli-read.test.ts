@@ -66,7 +66,7 @@ describe('tasklane list', () => {
   it('lists tasks newest first with filters', async () => {
     const all = JSON.parse((await runCli(['list', '--json'], env)).stdout);
     const deadOnly = JSON.parse(
-      (await runCli(['list', '--status', 'DEAD', '--key', 'k', '--json'], env)).stdout,
+      (await runCli(['list', '--status', 'dead', '--key', 'k', '--json'], env)).stdout,
     );
     const table = await runCli(['list', '--type', 'email', '--limit', '2'], env);
 

@@ -145,6 +145,19 @@ describe('TaskClient.peekDeadLetters', () => {
   });
 });
 
+describe('TaskClient.deadLetterStats', () => {
+  it('names the queue and the setting when the dead-letter queue does not exist', async () => {
+    const missing = executor.deadLetterQueueUrl.replace(/[^/]+$/, 'no-such-dlq.fifo');
+    const client = executor.client({ deadLetterQueueUrl: missing });
+
+    const error = await client.deadLetterStats().catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toContain('no-such-dlq.fifo');
+    expect((error as Error).message).toContain('TASKLANE_DLQ_URL');
+  });
+});
+
 describe('TaskClient.purge', () => {
   it('lists with dryRun, then deletes only DEAD tasks older than the cut-off', async () => {
     const client = executor.client();

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { TaskClient } from '../../client/task-client.js';
-import { commandContext, positiveInt } from '../context.js';
+import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 
 interface ConsoleCliOptions {
@@ -32,7 +32,7 @@ export function registerConsole(program: Command): void {
     .command('console')
     .description('the local web console (bound to 127.0.0.1 unless told otherwise)')
     .option('--host <address>', 'address to bind', '127.0.0.1')
-    .option('--port <port>', 'port (default 4680)', positiveInt('--port', 65_535))
+    .option('--port <port>', 'port (default 4680; 0 picks a free one)', portNumber)
     .option('--read-only', 'hide and refuse every action')
     .option('--allow-remote', 'allow a non-loopback --host (needs --token too)')
     .option(
@@ -58,6 +58,15 @@ export function registerConsole(program: Command): void {
       });
       await running.close();
     });
+}
+
+function portNumber(value: string): number {
+  const port = Number(value);
+  if (Number.isInteger(port) && port >= 0 && port <= 65_535) return port;
+  throw new CliError(
+    `--port expects a whole number from 0 to 65535 (0 picks a free one), received ${JSON.stringify(value)}.`,
+    ExitCode.USAGE,
+  );
 }
 
 async function loadConsole(): Promise<ConsoleModule> {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { TaskStatus } from '../../constants.js';
 import type { TaskRecord } from '../../store/record.js';
-import { commaList, commandContext, positiveInt } from '../context.js';
+import { commandContext, positiveInt, statusList } from '../context.js';
 import { isoTime } from '../output.js';
 import { instantOption } from '../time-option.js';
 
@@ -23,7 +23,7 @@ export function registerList(program: Command): void {
     .option(
       '--status <statuses>',
       'only these statuses (comma-separated, e.g. DEAD,QUEUED)',
-      commaList,
+      statusList,
     )
     .option('--type <type>', 'only tasks of this type')
     .option('--key <orderingKey>', 'only tasks with this ordering key')

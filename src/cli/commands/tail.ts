@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { assertTaskStatus } from '../../client/validate.js';
 import type { TaskTransition } from '../../client/watch.js';
-import { commaList, commandContext, positiveInt } from '../context.js';
+import { commandContext, positiveInt, statusList } from '../context.js';
 import { isoTime } from '../output.js';
 import { instantOption } from '../time-option.js';
 
@@ -18,7 +18,7 @@ export function registerTail(program: Command): void {
     .command('tail')
     .description('follow transitions as they happen (--json: one JSON object per line)')
     .option('--id <id>', 'follow one task, from its first transition, until it ends')
-    .option('--status <statuses>', 'only tasks now in these statuses (comma-separated)', commaList)
+    .option('--status <statuses>', 'only tasks now in these statuses (comma-separated)', statusList)
     .option(
       '--since <when>',
       'start this far back (2m) or at an ISO time',
