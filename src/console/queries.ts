@@ -25,8 +25,9 @@ export interface TaskFilter {
 export interface Overview {
   readonly byStatus: Readonly<Record<TaskStatus, number>>;
   readonly byType: readonly { readonly type: string; readonly counts: Record<string, number> }[];
-  /** Undefined when the client has no dead-letter queue configured. */
+  /** Undefined when the dead-letter queue could not be read; `deadLettersError` says why. */
   readonly deadLetters: DeadLetterSummary | undefined;
+  readonly deadLettersError: string | undefined;
   readonly recentDead: readonly TaskRecord[];
   readonly schedules: readonly ScheduleSummary[] | undefined;
   /** Why schedules could not be read (e.g. scheduling not configured). */
@@ -57,7 +58,7 @@ export async function readOverview(client: TaskClient, now: number): Promise<Ove
     byType: Object.entries(counts.byType ?? {})
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([type, byStatus]) => ({ type, counts: { ...byStatus } })),
-    deadLetters,
+    ...deadLetters,
     recentDead: recent.items,
     ...schedules,
   };
@@ -66,16 +67,18 @@ export async function readOverview(client: TaskClient, now: number): Promise<Ove
 async function readDeadLetters(
   client: TaskClient,
   now: number,
-): Promise<DeadLetterSummary | undefined> {
+): Promise<{ deadLetters: DeadLetterSummary | undefined; deadLettersError: string | undefined }> {
   try {
     const stats = await client.deadLetterStats({ sample: 10 });
+    const oldestAgeMs = stats.oldestSentAt === undefined ? undefined : now - stats.oldestSentAt;
     return {
-      depth: stats.visible + stats.inFlight,
-      oldestAgeMs: stats.oldestSentAt === undefined ? undefined : now - stats.oldestSentAt,
+      deadLetters: { depth: stats.visible + stats.inFlight, oldestAgeMs },
+      deadLettersError: undefined,
     };
   } catch (err) {
-    // No DLQ URL configured: the page says so instead of failing.
-    if (err instanceof ConfigurationError) return undefined;
+    // No DLQ URL configured, or the queue is missing: the page says which, instead of failing.
+    if (err instanceof ConfigurationError)
+      return { deadLetters: undefined, deadLettersError: err.message };
     throw err;
   }
 }

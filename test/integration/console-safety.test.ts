@@ -140,6 +140,19 @@ describe('console actions: read-only', () => {
   });
 });
 
+describe('console GET / without a dead-letter queue URL', () => {
+  it('says why the dead-letter queue could not be read, and shows the rest', async () => {
+    // Act
+    const res = await consoleApp(client).request('/');
+
+    // Assert
+    const body = await res.text();
+    expect(res.status).toBe(200);
+    expect(body).toContain('The dead-letter queue could not be read:');
+    expect(body).toContain('<h2 id="by-type">Tasks by type</h2>');
+  });
+});
+
 describe('console access', () => {
   it('refuses a request whose Host is not a loopback name (DNS rebinding)', async () => {
     // Act

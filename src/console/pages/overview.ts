@@ -27,7 +27,7 @@ export function overviewPage(ctx: PageContext, data: Overview): Html {
 <h2 id="dlq">Dead-letter queue</h2>
 ${
   data.deadLetters === undefined
-    ? html`<p class="muted">No dead-letter queue is configured for this client.</p>`
+    ? html`<p class="muted">The dead-letter queue could not be read: ${data.deadLettersError ?? ''}</p>`
     : html`<dl class="facts">
 <dt>Messages</dt><dd>${data.deadLetters.depth}</dd>
 <dt>Oldest message</dt><dd>${data.deadLetters.oldestAgeMs === undefined ? 'none' : `${duration(data.deadLetters.oldestAgeMs)} old`}</dd>
