@@ -8,12 +8,15 @@
  *   must run one at a time.
  * - contract: the AWS behaviours the guarantees rely on, checked against whatever endpoint
  *   AWS_ENDPOINT_URL names (moto through the harness by default); same setup as integration.
+ * - browser: the web console in Debian's Chromium (playwright-core), against a local executor
+ *   on an emulator of its own, so the other projects' resets cannot touch it.
  * - deploy: the example stack deployed into the emulator with the CDK CLI and used (about 40 s);
  *   same setup as integration.
  * Vitest runs the files of the one-at-a-time projects (integration, contract, deploy) in one
  * sequential group after the others, so no file resets the emulator under another.
  * CI (.ci/run) runs the projects in two steps, `npm run test:fast` (unit, bench, infra) and
- * `npm run test:emulator` (integration, contract, deploy): a new project belongs in one of them.
+ * `npm run test:emulator` (integration, contract, deploy, browser): a new project belongs in one
+ * of them.
  */
 import { defineConfig } from 'vitest/config';
 
@@ -84,6 +87,17 @@ export default defineConfig({
           // Synthesis (and, for cdk-nag, esbuild bundling) and cfn-lint take seconds.
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          environment: 'node',
+          // One browser and one executor per file, shared by its tests in order.
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
         },
       },
     ],
