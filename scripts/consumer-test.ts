@@ -10,7 +10,8 @@
  *    as validation plugins: a finding fails it).
  * 4. `node run.ts`: 50 tasks through the deployed resources, with `tasklane/local` standing in
  *    for Lambda and EventBridge Scheduler; it asserts how each one ends.
- * 5. `node require.cjs`: the CommonJS build, through require().
+ * 5. `node require.cjs`: the CommonJS build, through require(); then the packed `tasklane`
+ *    bin: `npx tasklane status --stack <the deployed stack>`.
  * 6. `node quickstart.ts`: the README's quick start (startLocalExecutor provisions its own
  *    executor on the same emulator).
  *
@@ -153,6 +154,12 @@ async function main(): Promise<void> {
     step('node run.ts: 50 tasks through the deployed executor with tasklane/local');
     await run('node', ['run.ts'], { cwd: app, env, echo: true });
     await run('node', ['require.cjs'], { cwd: app, env, echo: true });
+    step(`npx tasklane status --stack ${STACK}: the packed bin, located by the stack's outputs`);
+    await run('npx', ['--no-install', 'tasklane', 'status', '--stack', STACK], {
+      cwd: app,
+      env: emulated,
+      echo: true,
+    });
     step("node quickstart.ts: the README's quick start, on an executor of its own");
     await run('node', ['quickstart.ts'], { cwd: app, env: emulated, echo: true });
     step(`passed in ${elapsed()}`);

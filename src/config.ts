@@ -1,5 +1,6 @@
 import { Defaults } from './constants.js';
 import { ConfigurationError, ValidationError } from './errors.js';
+import { delayedScheduleGroupName } from './scheduler/names.js';
 
 /** Where an executor's resources are. Every field can also come from the environment. */
 export interface ExecutorLocation {
@@ -12,8 +13,22 @@ export interface ExecutorLocation {
    * @default looked up once from the queue URL (needs sqs:GetQueueAttributes)
    */
   readonly queueArn?: string | undefined;
-  /** The executor's EventBridge Scheduler schedule group. Env: `TASKLANE_SCHEDULE_GROUP`. */
+  /**
+   * The executor's EventBridge Scheduler schedule group, of recurring schedules.
+   * Env: `TASKLANE_SCHEDULE_GROUP`.
+   */
   readonly scheduleGroup?: string | undefined;
+  /**
+   * The group of delayed tasks' one-time schedules. Env: `TASKLANE_DELAYED_SCHEDULE_GROUP`.
+   * @default `<scheduleGroup>.at`
+   */
+  readonly delayedScheduleGroup?: string | undefined;
+  /**
+   * The customer-managed KMS key that Scheduler encrypts the schedules' target input with
+   * (its `KmsKeyArn`). Env: `TASKLANE_KMS_KEY_ARN`.
+   * @default none: Scheduler's AWS owned key
+   */
+  readonly scheduleKmsKeyArn?: string | undefined;
   /** The role Scheduler assumes to send to the queue. Env: `TASKLANE_SCHEDULER_ROLE_ARN`. */
   readonly schedulerRoleArn?: string | undefined;
   /** Standard SQS queue for firings Scheduler could not deliver. Env: `TASKLANE_SCHEDULE_DLQ_ARN`. */
@@ -27,10 +42,15 @@ export const EnvVars = {
   DLQ_URL: 'TASKLANE_DLQ_URL',
   QUEUE_ARN: 'TASKLANE_QUEUE_ARN',
   SCHEDULE_GROUP: 'TASKLANE_SCHEDULE_GROUP',
+  DELAYED_SCHEDULE_GROUP: 'TASKLANE_DELAYED_SCHEDULE_GROUP',
+  /** The executor's customer-managed key, which schedules are encrypted with. */
+  KMS_KEY_ARN: 'TASKLANE_KMS_KEY_ARN',
   SCHEDULER_ROLE_ARN: 'TASKLANE_SCHEDULER_ROLE_ARN',
   SCHEDULE_DLQ_ARN: 'TASKLANE_SCHEDULE_DLQ_ARN',
   /** How long a finished task's id stays reserved: milliseconds, or `forever`. */
   RETENTION_MS: 'TASKLANE_RETENTION_MS',
+  /** The integrity tag's KMS HMAC key (id or ARN); set when the executor has `integrity`. */
+  INTEGRITY_KEY_ID: 'TASKLANE_INTEGRITY_KEY_ID',
 } as const;
 
 /**
@@ -58,7 +78,12 @@ export function resolveLocation(
 
 /** Where an executor's scheduling resources are; see {@link resolveSchedulerLocation}. */
 export interface SchedulerLocation {
+  /** The group of recurring schedules. */
   readonly groupName: string;
+  /** The group of delayed tasks' one-time schedules. */
+  readonly delayedGroupName: string;
+  /** Scheduler's `KmsKeyArn` for every schedule; undefined for its AWS owned key. */
+  readonly kmsKeyArn: string | undefined;
   readonly roleArn: string;
   readonly deadLetterArn: string;
   /** Undefined when it must be looked up from the queue URL. */
@@ -94,6 +119,10 @@ export function resolveSchedulerLocation(
   }
   return {
     groupName,
+    delayedGroupName:
+      pick(options.delayedScheduleGroup, EnvVars.DELAYED_SCHEDULE_GROUP) ??
+      delayedScheduleGroupName(groupName),
+    kmsKeyArn: pick(options.scheduleKmsKeyArn, EnvVars.KMS_KEY_ARN),
     roleArn,
     deadLetterArn,
     queueArn: pick(options.queueArn, EnvVars.QUEUE_ARN),
@@ -114,9 +143,15 @@ export const StackOutputSuffix = {
   QUEUE_ARN: 'WorkQueueArn',
   DEAD_LETTER_QUEUE_URL: 'DeadLetterQueueUrl',
   SCHEDULE_GROUP_NAME: 'ScheduleGroupName',
+  /** Not `…ScheduleGroupName`: a key must end in one suffix only. */
+  DELAYED_SCHEDULE_GROUP_NAME: 'DelayedScheduleGroup',
+  /** Only with the construct's `encryptionKey`. */
+  KMS_KEY_ARN: 'EncryptionKeyArn',
   SCHEDULER_ROLE_ARN: 'SchedulerRoleArn',
   SCHEDULE_DLQ_ARN: 'ScheduleDeadLetterQueueArn',
   WORKER_FUNCTION_NAME: 'WorkerFunctionName',
+  /** Only with `integrity: true`: the HMAC key of the integrity tag. */
+  INTEGRITY_KEY_ID: 'IntegrityKeyId',
 } as const;
 
 /**
@@ -130,9 +165,15 @@ export interface ExecutorOutputs extends ExecutorLocation {
   readonly queueArn: string;
   readonly deadLetterQueueUrl: string;
   readonly scheduleGroup: string;
+  readonly delayedScheduleGroup: string;
   readonly schedulerRoleArn: string;
   readonly scheduleDeadLetterArn: string;
   readonly workerFunctionName: string;
+  /**
+   * Present when the executor has `integrity: true`: a TaskClient given these outputs then
+   * tags the tasks it creates (docs/security.md).
+   */
+  readonly integrity?: { readonly keyId: string };
 }
 
 /** One output as CloudFormation's DescribeStacks returns it. */
@@ -164,7 +205,13 @@ export function locationFromStackOutputs(
   );
   const prefix = constructId?.replace(/[^A-Za-z0-9]/g, '');
   const problems: string[] = [];
-  const read = (suffix: string): string => {
+  const read = (suffix: string, optional = false): string => {
+    if (optional) {
+      const keys = [...values.keys()].filter((key) =>
+        prefix === undefined ? key.endsWith(suffix) : key === `${prefix}${suffix}`,
+      );
+      return keys.length === 1 ? (values.get(keys[0] ?? '') ?? '') : '';
+    }
     if (prefix !== undefined) {
       const value = values.get(`${prefix}${suffix}`);
       if (value === undefined) problems.push(`no output ${prefix}${suffix}`);
@@ -180,7 +227,18 @@ export function locationFromStackOutputs(
     }
     return values.get(keys[0] ?? '') ?? '';
   };
-  const result: ExecutorOutputs = {
+  const integrityKeys = [...values.keys()].filter((key) =>
+    prefix === undefined
+      ? key.endsWith(StackOutputSuffix.INTEGRITY_KEY_ID)
+      : key === `${prefix}${StackOutputSuffix.INTEGRITY_KEY_ID}`,
+  );
+  if (integrityKeys.length > 1) {
+    problems.push(
+      `several outputs end in ${StackOutputSuffix.INTEGRITY_KEY_ID} (${integrityKeys.join(', ')}); pass the construct id`,
+    );
+  }
+  const integrityKeyId = values.get(integrityKeys[0] ?? '');
+  const result = {
     tableName: read(StackOutputSuffix.TABLE_NAME),
     queueUrl: read(StackOutputSuffix.QUEUE_URL),
     queueArn: read(StackOutputSuffix.QUEUE_ARN),
@@ -189,13 +247,22 @@ export function locationFromStackOutputs(
     schedulerRoleArn: read(StackOutputSuffix.SCHEDULER_ROLE_ARN),
     scheduleDeadLetterArn: read(StackOutputSuffix.SCHEDULE_DLQ_ARN),
     workerFunctionName: read(StackOutputSuffix.WORKER_FUNCTION_NAME),
+    ...(integrityKeyId === undefined ? {} : { integrity: { keyId: integrityKeyId } }),
   };
+  // Stacks from before the split have no delayed group output: derive its name. The key's
+  // ARN is published only when the executor has one.
+  const delayedGroup = read(StackOutputSuffix.DELAYED_SCHEDULE_GROUP_NAME, true);
+  const kmsKeyArn = read(StackOutputSuffix.KMS_KEY_ARN, true);
   if (problems.length > 0) {
     throw new ConfigurationError(
       `Cannot read the executor from the stack outputs: ${problems.join('; ')}.`,
     );
   }
-  return result;
+  return {
+    ...result,
+    delayedScheduleGroup: delayedGroup || delayedScheduleGroupName(result.scheduleGroup),
+    ...(kmsKeyArn === '' ? {} : { scheduleKmsKeyArn: kmsKeyArn }),
+  };
 }
 
 /**

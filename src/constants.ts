@@ -7,6 +7,10 @@
  * - `QUEUED` → message sent; waiting for a worker. Also the state a retry returns to.
  * - `RUNNING` → claimed by a worker under a lease.
  * - `SUCCEEDED` | `DEAD` | `CANCELLED` → terminal; written exactly once.
+ * - `ROLLED_BACK` → a delayed task whose schedule could not be created, taken back by the
+ *   enqueue that wrote it (which threw `ScheduleFailedError`). Terminal: it never runs, and
+ *   `wait()` returns it. A later enqueue of the same id replaces it with a new record
+ *   (docs/adr/0015-rollback-moves-instead-of-deleting.md).
  *
  * `DEAD` is reached on the last failed attempt, a `PermanentError`, an unknown task type
  * or an invalid payload. A DEAD task keeps its history and can be redriven.
@@ -19,6 +23,7 @@ export const TaskStatus = {
   SUCCEEDED: 'SUCCEEDED',
   DEAD: 'DEAD',
   CANCELLED: 'CANCELLED',
+  ROLLED_BACK: 'ROLLED_BACK',
 } as const;
 
 /** One of the {@link TaskStatus} values. */
@@ -29,6 +34,7 @@ export const TERMINAL_STATUSES: readonly TaskStatus[] = [
   TaskStatus.SUCCEEDED,
   TaskStatus.DEAD,
   TaskStatus.CANCELLED,
+  TaskStatus.ROLLED_BACK,
 ];
 
 /** True when `status` is terminal. */
@@ -59,13 +65,18 @@ export const AuditEvent = {
   PURGED: 'purged',
   DUPLICATE_DROPPED: 'duplicate-dropped',
   MESSAGE_REJECTED: 'message-rejected',
-  /** A delayed task whose schedule could not be created was removed again (enqueue threw). */
+  /** A delayed task whose schedule could not be created was rolled back (enqueue threw). */
   ROLLED_BACK: 'rolled-back',
   /**
    * The sweeper gave a QUEUED task whose turn was long overdue a new generation, to send it
    * again: its message may have outlived the queue's retention (docs/adr/0010-retention-and-overdue-resend.md).
    */
   RESENT: 'resent',
+  /**
+   * The record's integrity tag is missing or does not match its id, type, payload and
+   * maxAttempts: the worker declares it DEAD unrun, the sweeper does not send it (docs/security.md).
+   */
+  INTEGRITY_FAILED: 'integrity-failed',
 } as const;
 
 /** One of the {@link AuditEvent} values. */

@@ -288,7 +288,7 @@ export class ScheduleFailedError extends TasklaneError {
     super(
       ErrorCode.SCHEDULE_FAILED,
       `Task '${taskId}' was not enqueued: its schedule '${scheduleName}' could not be created${reason}. ` +
-        'Nothing was kept; enqueue again with the same id to retry.',
+        'It will not run (its record is rolled back); enqueue again with the same id to retry.',
       options,
     );
     this.taskId = taskId;

@@ -16,9 +16,20 @@ export type {
 export type {
   BatchEntry,
   BatchEntryResult,
+  CountOptions,
+  DeadLetter,
+  DeadLetterStats,
+  Duration,
   EnqueueResult,
+  PurgeOptions,
+  PurgeResult,
   TaskClientOptions,
+  TaskCounts,
+  TaskListFilter,
+  TaskListPage,
+  TaskTransition,
   WaitOptions,
+  WatchOptions,
 } from './client/task-client.js';
 export { TaskClient } from './client/task-client.js';
 export type { ExecutorLocation, ExecutorOutputs, StackOutput } from './config.js';
@@ -42,6 +53,9 @@ export {
   ValidationError,
   WaitTimeoutError,
 } from './errors.js';
+export type { MacService } from './integrity/kms-mac.js';
+export type { IntegrityOptions } from './integrity/tag.js';
+export { INTEGRITY_FAILED, INTEGRITY_KEY_ENV } from './integrity/tag.js';
 export type { AuditRecord } from './observability/audit.js';
 export type { LogAttributes, TaskLogger } from './observability/logger.js';
 export { silentLogger } from './observability/logger.js';

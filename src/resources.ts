@@ -1,6 +1,7 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { Defaults, TableSchema } from './constants.js';
 import { ValidationError, type ValidationIssue } from './errors.js';
+import { delayedScheduleGroupName } from './scheduler/names.js';
 
 /** Inputs of {@link executorSettings}. */
 export interface ExecutorSettingsProps {
@@ -54,11 +55,13 @@ export interface ExecutorSettings {
   readonly workQueue: QueueSettings;
   readonly deadLetterQueue: QueueSettings;
   /**
-   * EventBridge Scheduler: the executor's schedule group (delayed tasks' one-time schedules
-   * and recurring schedules), and the standard queue receiving firings it could not deliver.
+   * EventBridge Scheduler: the executor's schedule groups (recurring schedules in the main
+   * one, delayed tasks' one-time schedules in `<group>.at`), and the standard queue
+   * receiving firings it could not deliver.
    */
   readonly scheduler: {
     readonly groupName: string;
+    readonly delayedGroupName: string;
     readonly deadLetterQueue: QueueSettings;
     /** Retry policy of every schedule's target (the service's maximums). */
     readonly maximumEventAgeSeconds: number;
@@ -176,6 +179,7 @@ export function executorSettings(
     scheduler: {
       // Group names allow 64 of [0-9a-zA-Z-_.]; the executor name (60 of [A-Za-z0-9_-]) fits.
       groupName: name,
+      delayedGroupName: delayedScheduleGroupName(name),
       deadLetterQueue: {
         // Scheduler's dead-letter queue must be a standard queue, even for a FIFO target.
         name: `${name}-schedule-dlq`,

@@ -142,6 +142,7 @@ async function completeInEmulator(executor: ExecutorOutputs, endpoint: string): 
   const lambda = new LambdaClient(config);
   try {
     await provisionScheduleGroup(executor.scheduleGroup, scheduler);
+    await provisionScheduleGroup(executor.delayedScheduleGroup, scheduler);
     const { EventSourceMappings = [] } = await lambda.send(
       new ListEventSourceMappingsCommand({ FunctionName: executor.workerFunctionName }),
     );

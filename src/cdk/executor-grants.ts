@@ -5,8 +5,9 @@
  *
  * Schedule names are made at run time, so schedule actions take an ARN pattern. What only
  * touches delayed tasks' one-time schedules (enqueue, cancel, the sweeper's repair) is
- * scoped to their names, `schedule/<group>/task.*` and `schedule/<group>/task_*`; managing
- * recurring schedules, whose names the caller chooses, takes the group, `schedule/<group>/*`.
+ * scoped to their names in their own group, `schedule/<group>.at/task.*` and
+ * `schedule/<group>.at/task_*`; managing recurring schedules, whose names the caller
+ * chooses, takes the recurring group, `schedule/<group>/*`.
  * `scheduler:ListSchedules` supports no resource type at all and needs `*`. Each wildcard
  * is acknowledged to cdk-nag on the policy that holds it.
  */
@@ -22,6 +23,7 @@ import {
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
+import { PRODUCER_UPDATE_ATTRIBUTES } from '../store/producer-writes.js';
 
 /** The executor's resources that grants point at. */
 export interface GrantTargets {
@@ -35,9 +37,9 @@ export interface GrantTargets {
   readonly deadLetterQueue: IQueue;
   /** The customer-managed key of the queues and the table, when there is one. */
   readonly encryptionKey?: IKey | undefined;
-  /** `arn:<partition>:scheduler:<region>:<account>:schedule/<group>/*`. */
+  /** The recurring schedules: `arn:<partition>:scheduler:<region>:<account>:schedule/<group>/*`. */
   readonly schedulesArn: string;
-  /** The delayed tasks' schedules: `…:schedule/<group>/task.*` and `…/task_*`. */
+  /** The delayed tasks' schedules: `…:schedule/<group>.at/task.*` and `…/task_*`. */
   readonly delayedSchedulesArns: readonly string[];
   readonly schedulerRoleArn: string;
   /** Records a cdk-nag acknowledgement (see `acknowledgeFinding` in nag-acknowledgements.ts). */
@@ -78,28 +80,31 @@ export const KEY_USE_ACTIONS = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataK
 export const DELAYED_SCHEDULE_PREFIXES = ['task.', 'task_'] as const;
 
 /**
- * The ARN patterns of a task schedule group: every schedule in it, and the delayed tasks'
- * ones (`task.*`, `task_*`).
+ * The ARN patterns of the task schedule groups: every schedule of the recurring group, and
+ * the delayed tasks' ones (`task.*`, `task_*`) in the delayed group.
  */
 export function scheduleArns(
   stack: Stack,
   groupName: string,
+  delayedGroupName: string,
 ): { schedulesArn: string; delayedSchedulesArns: string[] } {
   const arn = (name: string) =>
     stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: name });
   return {
     schedulesArn: arn(`${groupName}/*`),
-    delayedSchedulesArns: DELAYED_SCHEDULE_PREFIXES.map((prefix) => arn(`${groupName}/${prefix}*`)),
+    delayedSchedulesArns: DELAYED_SCHEDULE_PREFIXES.map((prefix) =>
+      arn(`${delayedGroupName}/${prefix}*`),
+    ),
   };
 }
 
 /** Why `schedule/<group>/*` is as narrow as a statement on recurring schedules gets. */
 export const GROUP_WILDCARD_REASON =
-  'Recurring schedules are named by the caller at run time, and IAM cannot exclude names from a pattern; the statement is scoped to the executor’s task schedule group, schedule/<group>/*. The sweeper’s own schedule lives in a group of its own, outside this pattern.';
+  'Recurring schedules are named by the caller at run time, and IAM cannot exclude names from a pattern; the statement is scoped to the executor’s recurring schedule group, schedule/<group>/*. Delayed tasks’ schedules (<group>.at) and the sweeper’s own schedule (<group>.sys) live in groups of their own, outside this pattern.';
 
-/** Why `schedule/<group>/task.*` and `…/task_*` are as narrow as delayed-task statements get. */
+/** Why `schedule/<group>.at/task.*` and `…/task_*` are as narrow as delayed-task statements get. */
 export const DELAYED_WILDCARD_REASON =
-  'A delayed task’s one-time schedule is named after its task id (task.<id>, or task_<hash> for an id Scheduler refuses), which is known only at run time; the statement is scoped to those two name prefixes in the executor’s task schedule group, so it reaches neither recurring schedules (which may not use the prefixes) nor the sweeper’s schedule (in a group of its own).';
+  'A delayed task’s one-time schedule is named after its task id (task.<id>, or task_<hash> for an id Scheduler refuses), which is known only at run time; the statement is scoped to those two name prefixes in the executor’s delayed-task schedule group (<group>.at), so it reaches neither recurring schedules (in the main group, and barred from the prefixes) nor the sweeper’s schedule (<group>.sys).';
 const LIST_SCHEDULES_REASON =
   'scheduler:ListSchedules supports no resource type (Service Authorization Reference for EventBridge Scheduler), so IAM only accepts "*"; the client always passes the executor’s GroupName. The action lists names and states only, and sits alone in this policy so that no other statement shares the acknowledgement.';
 
@@ -151,14 +156,24 @@ export function keyGrant(targets: GrantTargets, grantee: IGrantable, actions: st
   });
 }
 
+/**
+ * What a principal that writes or reads schedules encrypted with the executor's key
+ * (Scheduler's `KmsKeyArn`) needs on it: Scheduler encrypts a schedule's target input with
+ * the caller's `kms:Encrypt` on CreateSchedule and UpdateSchedule, and decrypts it with the
+ * caller's `kms:Decrypt` on GetSchedule.
+ */
+export const SCHEDULE_KEY_ACTIONS = ['kms:Decrypt', 'kms:Encrypt'];
+
 /** TaskClient.enqueue and enqueueBatch, immediate and delayed. */
 export function enqueueGrant(targets: GrantTargets, grantee: IGrantable): Grant {
   return Grant.addToPrincipal({
     grantee,
-    // DeleteItem: a delayed task whose schedule could not be created is rolled back.
-    actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    // Creates a record; whether it runs is decided by its one conditional write, which IAM
+    // cannot require (docs/security.md).
+    actions: ['dynamodb:PutItem'],
     resourceArns: [targets.tableArn],
   })
+    .combine(producerUpdateGrant(targets, grantee))
     .combine(
       // The queue's own grantSendMessages would add `kms:GenerateDataKey*` and
       // `kms:ReEncrypt*` for an encrypted queue; keyGrant lists the key's actions instead.
@@ -178,6 +193,22 @@ export function enqueueGrant(targets: GrantTargets, grantee: IGrantable): Grant 
     )
     .combine(passSchedulerRoleGrant(targets, grantee))
     .combine(keyGrant(targets, grantee, KEY_USE_ACTIONS));
+}
+
+/**
+ * A producer's UpdateItem (mark sent, confirm a delayed task's schedule, roll it back,
+ * cancel), limited to the attributes those writes name, so it cannot touch a task's type, payload,
+ * attempt budget, lease or result. No DeleteItem: a rollback is a move to ROLLED_BACK.
+ */
+function producerUpdateGrant(targets: GrantTargets, grantee: IGrantable): Grant {
+  return Grant.addToPrincipal({
+    grantee,
+    actions: ['dynamodb:UpdateItem'],
+    resourceArns: [targets.tableArn],
+    conditions: {
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...PRODUCER_UPDATE_ATTRIBUTES] },
+    },
+  });
 }
 
 /** A worker outside Lambda: `createWorker(tasks).poll()` on ECS, EC2 or a laptop. */
@@ -265,7 +296,9 @@ export function manageSchedulesGrant(targets: GrantTargets, grantee: IGrantable)
       'scheduler:GetSchedule',
     ],
     'group',
-  ).combine(passSchedulerRoleGrant(targets, grantee));
+  )
+    .combine(passSchedulerRoleGrant(targets, grantee))
+    .combine(keyGrant(targets, grantee, SCHEDULE_KEY_ACTIONS));
   const principal = grantee.grantPrincipal;
   if (!isRole(principal)) {
     // Not a role (a user, an account…): the statement joins the principal's own policy.

@@ -12,8 +12,13 @@ export interface OutputSources {
   readonly deadLetterQueue: IQueue;
   readonly scheduleDeadLetterQueue: IQueue;
   readonly scheduleGroupName: string;
+  readonly delayedScheduleGroupName: string;
   readonly schedulerRoleArn: string;
   readonly worker: IFunction;
+  /** The customer-managed key, published only when there is one. */
+  readonly encryptionKeyArn?: string | undefined;
+  /** The integrity tag's key, when integrity is on. */
+  readonly integrityKeyArn?: string | undefined;
 }
 
 /** Adds the outputs to `scope`, keyed `<id><suffix>` (the id's letters and digits). */
@@ -29,7 +34,16 @@ export function addExecutorOutputs(scope: Construct, id: string, sources: Output
     ],
     [StackOutputSuffix.DEAD_LETTER_QUEUE_URL, sources.deadLetterQueue.queueUrl, 'The FIFO DLQ'],
     // The literal name, not a reference: moto's CloudFormation skips Scheduler resources.
-    [StackOutputSuffix.SCHEDULE_GROUP_NAME, sources.scheduleGroupName, 'The schedule group'],
+    [
+      StackOutputSuffix.SCHEDULE_GROUP_NAME,
+      sources.scheduleGroupName,
+      'The schedule group of recurring schedules',
+    ],
+    [
+      StackOutputSuffix.DELAYED_SCHEDULE_GROUP_NAME,
+      sources.delayedScheduleGroupName,
+      'The schedule group of delayed tasks',
+    ],
     [
       StackOutputSuffix.SCHEDULER_ROLE_ARN,
       sources.schedulerRoleArn,
@@ -42,6 +56,20 @@ export function addExecutorOutputs(scope: Construct, id: string, sources: Output
     ],
     [StackOutputSuffix.WORKER_FUNCTION_NAME, sources.worker.functionName, 'The worker function'],
   ];
+  if (sources.encryptionKeyArn !== undefined) {
+    outputs.push([
+      StackOutputSuffix.KMS_KEY_ARN,
+      sources.encryptionKeyArn,
+      'The key of the table, queues, schedules, logs and functions',
+    ]);
+  }
+  if (sources.integrityKeyArn !== undefined) {
+    outputs.push([
+      StackOutputSuffix.INTEGRITY_KEY_ID,
+      sources.integrityKeyArn,
+      'The HMAC key of the integrity tag',
+    ]);
+  }
   for (const [suffix, value, description] of outputs) {
     new CfnOutput(scope, suffix, { key: `${prefix}${suffix}`, value, description });
   }

@@ -8,11 +8,19 @@ import { type CfnResource, Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import type { ExecutorFunction } from './executor-functions.js';
 import { DELAYED_WILDCARD_REASON, iam5Finding } from './executor-grants.js';
-import type { TaskExecutor, TaskExecutorProps } from './task-executor.js';
+import type { ExecutorMonitoring } from './monitoring.js';
+import type { TaskExecutorProps } from './task-executor-props.js';
 
-/** What {@link acknowledgeNagFindings} needs. */
+/**
+ * What {@link acknowledgeNagFindings} needs. `executor` is the TaskExecutor, described by the
+ * parts read here so that this module does not import the construct that calls it.
+ */
 export interface NagContext {
-  readonly executor: TaskExecutor;
+  readonly executor: {
+    readonly table: IConstruct;
+    readonly delayedSchedulesArns: readonly string[];
+    readonly monitoring: ExecutorMonitoring;
+  };
   readonly worker: ExecutorFunction;
   readonly sweeper: ExecutorFunction;
   readonly props: TaskExecutorProps;

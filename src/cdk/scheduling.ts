@@ -1,6 +1,7 @@
 /**
- * EventBridge Scheduler for one executor: its task schedule group, the role that task
- * schedules deliver with, and the sweeper's `rate(1 minute)` schedule in a group of its own.
+ * EventBridge Scheduler for one executor: its schedule groups (recurring schedules, and
+ * delayed tasks' one-time ones in `<group>.at`), the role that task schedules deliver
+ * with, and the sweeper's `rate(1 minute)` schedule in a group of its own (`<group>.sys`).
  */
 import { Stack } from 'aws-cdk-lib';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -12,7 +13,10 @@ import { Construct } from 'constructs';
 
 /** Inputs of {@link ExecutorScheduling}. */
 export interface ExecutorSchedulingProps {
+  /** The group of recurring schedules. */
   readonly scheduleGroupName: string;
+  /** The group of delayed tasks' one-time schedules. */
+  readonly delayedScheduleGroupName: string;
   /** Where task schedules deliver: the FIFO work queue. */
   readonly workQueue: IQueue;
   /** Standard queue for deliveries that failed after their retries. */
@@ -32,8 +36,13 @@ export function systemScheduleGroupName(scheduleGroupName: string): string {
 
 /** The schedule groups, the scheduler role, and the sweeper's schedule. */
 export class ExecutorScheduling extends Construct {
-  /** The group of delayed tasks' and recurring schedules, which grants reach. */
+  /** The group of recurring schedules. */
   readonly scheduleGroup: ScheduleGroup;
+  /**
+   * The group of delayed tasks' one-time schedules, `<group>.at`, apart from recurring
+   * ones so that listing those never pages through pending delayed tasks.
+   */
+  readonly delayedScheduleGroup: ScheduleGroup;
   /**
    * The group of the sweeper's schedule, `<group>.sys`, apart from the task group so that
    * no grant on the task group (`schedule/<group>/*`) reaches it.
@@ -60,11 +69,14 @@ export class ExecutorScheduling extends Construct {
     this.scheduleGroup = new ScheduleGroup(this, 'Group', {
       scheduleGroupName: props.scheduleGroupName,
     });
+    this.delayedScheduleGroup = new ScheduleGroup(this, 'DelayedGroup', {
+      scheduleGroupName: props.delayedScheduleGroupName,
+    });
     const systemGroupName = systemScheduleGroupName(props.scheduleGroupName);
     this.schedulerRole = this.schedulerExecutionRole(
       'SchedulerRole',
       'Delivers scheduled tasks',
-      props.scheduleGroupName,
+      [props.scheduleGroupName, props.delayedScheduleGroupName],
       [
         new PolicyStatement({
           actions: ['sqs:SendMessage'],
@@ -76,7 +88,7 @@ export class ExecutorScheduling extends Construct {
     const sweeperRole = this.schedulerExecutionRole(
       'SweeperScheduleRole',
       'Starts the sweeper',
-      systemGroupName,
+      [systemGroupName],
       [
         new PolicyStatement({
           actions: ['lambda:InvokeFunction'],
@@ -114,30 +126,32 @@ export class ExecutorScheduling extends Construct {
   }
 
   /**
-   * A role only EventBridge Scheduler can assume, and only for a schedule of `groupName` in
-   * this account (`aws:SourceArn` is the schedule group's ARN, which is what Scheduler
-   * passes; `aws:SourceAccount` this account), with one managed policy.
+   * A role only EventBridge Scheduler can assume, and only for a schedule of one of
+   * `groupNames` in this account (`aws:SourceArn` is the schedule group's ARN, which is
+   * what Scheduler passes; `aws:SourceAccount` this account), with one managed policy.
    */
   private schedulerExecutionRole(
     id: string,
     purpose: string,
-    groupName: string,
+    groupNames: readonly string[],
     statements: PolicyStatement[],
   ): Role {
     const stack = Stack.of(this);
-    // A literal ARN, not a reference: moto's CloudFormation skips AWS::Scheduler::*, and a
+    // Literal ARNs, not references: moto's CloudFormation skips AWS::Scheduler::*, and a
     // reference to a skipped resource fails a deployment into the emulator.
-    const groupArn = stack.formatArn({
-      service: 'scheduler',
-      resource: 'schedule-group',
-      resourceName: groupName,
-    });
+    const groupArns = groupNames.map((groupName) =>
+      stack.formatArn({
+        service: 'scheduler',
+        resource: 'schedule-group',
+        resourceName: groupName,
+      }),
+    );
     const role = new Role(this, id, {
       description: purpose,
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
         conditions: {
           StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnEquals: { 'aws:SourceArn': groupArn },
+          ArnEquals: { 'aws:SourceArn': groupArns.length === 1 ? groupArns[0] : groupArns },
         },
       }),
     });

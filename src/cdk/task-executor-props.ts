@@ -80,10 +80,36 @@ export interface TaskExecutorProps {
    */
   readonly encryptionKey?: IKey;
   /**
+   * Adds a statement to the work queue's policy that denies `sqs:SendMessage` to every
+   * principal but the scheduler role, the sweeper's role, and the roles and users given
+   * {@link TaskExecutor.grantEnqueue} or `grantOperate` (which must then be roles or users).
+   * It also denies senders that an identity policy alone would allow: other roles of the
+   * account, administrators, and other tools. See docs/security.md.
+   * @default false
+   */
+  readonly restrictSenders?: boolean;
+  /**
    * Customer-managed key for the log groups only. Its key policy must allow CloudWatch Logs.
    * @default - `encryptionKey`
    */
   readonly logEncryptionKey?: IKey;
+  /**
+   * Tag every task with a KMS HMAC over its id, type, payload and maxAttempts, made by the
+   * producer and checked by the worker before the handler runs and by the sweeper before a
+   * re-send, so that a principal with write access to the table but no `kms:GenerateMac`
+   * cannot change what runs (docs/security.md). Creates an HMAC_256 key (or uses
+   * `integrityKey`), passes it to the functions as `TASKLANE_INTEGRITY_KEY_ID` and publishes
+   * it as the output `<id>IntegrityKeyId`. Cost: one GenerateMac per created task and one
+   * VerifyMac per claimed attempt: at $0.03 per 10,000 KMS requests, $6 per million
+   * single-attempt tasks, plus
+   * $1 a month for the key. @default false
+   */
+  readonly integrity?: boolean;
+  /**
+   * The HMAC_256 key (KeyUsage GENERATE_VERIFY_MAC) of the integrity tag; implies
+   * `integrity: true`. @default - a new key when `integrity` is true
+   */
+  readonly integrityKey?: IKey;
   /** Deletion protection of the task table. @default true */
   readonly deletionProtection?: boolean;
   /** What happens to the task table when it leaves the stack. @default RemovalPolicy.RETAIN */

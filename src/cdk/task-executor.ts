@@ -4,30 +4,32 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Grant, IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { EnvVars } from '../config.js';
 import { METRICS_NAMESPACE, MetricName } from '../observability/metrics.js';
 import type { ExecutorSettings } from '../resources.js';
 import { SCHEDULER_SENDER_ID_ENV } from '../worker/firing-trust.js';
-import { allowLogsToUseKey } from './encryption.js';
-import { ExecutorFunction } from './executor-functions.js';
 import {
   consumeGrant,
   enqueueGrant,
   type GrantTargets,
-  KEY_USE_ACTIONS,
   manageSchedulesGrant,
   operateGrant,
   readGrant,
   scheduleArns,
-  WORKER_QUEUE_ACTIONS,
-  WORKER_TABLE_ACTIONS,
 } from './executor-grants.js';
 import { addExecutorOutputs } from './executor-outputs.js';
-import { allowSweeper, resolveExecutorSettings } from './executor-setup.js';
+import {
+  allowSweeper,
+  createExecutorFunctions,
+  resolveExecutorSettings,
+} from './executor-setup.js';
+import {
+  integrityGrant,
+  integrityKeyOf,
+  PRODUCER_INTEGRITY_ACTIONS,
+  WORKER_INTEGRITY_ACTIONS,
+} from './integrity.js';
 import { ExecutorMonitoring } from './monitoring.js';
 import {
   acknowledgeFinding,
@@ -36,7 +38,7 @@ import {
 } from './nag-acknowledgements.js';
 import { queueProps } from './queue-props.js';
 import { ExecutorScheduling } from './scheduling.js';
-import { sweeperBundleDirectory } from './sweeper-bundle.js';
+import { SenderRestriction } from './sender-restriction.js';
 import type { TaskExecutorProps } from './task-executor-props.js';
 import { createTaskTable } from './task-table.js';
 
@@ -65,23 +67,28 @@ export class TaskExecutor extends Construct {
   readonly sweeper: IFunction;
   readonly scheduling: ExecutorScheduling;
   readonly monitoring: ExecutorMonitoring;
-  /** Every schedule of the executor's task group: `arn:…:scheduler:…:schedule/<group>/*`. */
+  /** Every recurring schedule: `arn:…:scheduler:…:schedule/<group>/*`. */
   readonly schedulesArn: string;
   /**
-   * The delayed tasks' one-time schedules, `arn:…:schedule/<group>/task.*` and
-   * `…/task_*`: what producers, operators and the sweeper may create or delete.
+   * The delayed tasks' one-time schedules, in a group of their own:
+   * `arn:…:schedule/<group>.at/task.*` and `…/task_*`. What producers, operators and the
+   * sweeper may create or delete.
    */
   readonly delayedSchedulesArns: readonly string[];
   /** The functions' `POWERTOOLS_SERVICE_NAME`, the `service` dimension of their metrics. */
   readonly serviceName: string;
   /** The customer-managed key of the queues, the table, the logs and the functions' environment. */
   readonly encryptionKey: IKey | undefined;
+  /** The HMAC key of the integrity tag; undefined unless `integrity` or `integrityKey`. */
+  readonly integrityKey: IKey | undefined;
   /**
    * The cdk-nag findings acknowledged on this executor's resources, and on the policies its
    * grants wrote, with their reasons.
    */
   readonly nagAcknowledgements: readonly NagAcknowledgement[];
   private readonly acknowledged: NagAcknowledgement[] = [];
+  /** With `restrictSenders`, the work queue's deny statement and the principals it spares. */
+  private readonly senders: SenderRestriction | undefined;
 
   constructor(scope: Construct, id: string, props: TaskExecutorProps) {
     super(scope, id);
@@ -92,6 +99,7 @@ export class TaskExecutor extends Construct {
     this.serviceName = `tasklane-${name}`;
     const key = props.encryptionKey;
     this.encryptionKey = key;
+    this.integrityKey = integrityKeyOf(this, props, name);
 
     this.deadLetterQueue = new Queue(
       this,
@@ -108,67 +116,33 @@ export class TaskExecutor extends Construct {
       queueProps(settings.scheduler.deadLetterQueue, key),
     );
     this.table = createTaskTable(this, 'Table', settings.table, props);
-    const arns = scheduleArns(stack, settings.scheduler.groupName);
+    const arns = scheduleArns(
+      stack,
+      settings.scheduler.groupName,
+      settings.scheduler.delayedGroupName,
+    );
     this.schedulesArn = arns.schedulesArn;
     this.delayedSchedulesArns = arns.delayedSchedulesArns;
 
-    const environment = {
-      [EnvVars.TABLE_NAME]: this.table.tableName,
-      [EnvVars.QUEUE_URL]: this.workQueue.queueUrl,
-      // Known up front, so neither function looks it up (GetQueueUrl, GetQueueAttributes).
-      [EnvVars.QUEUE_ARN]: this.workQueue.queueArn,
-      // How long finished tasks keep their id reserved; both functions write terminal states.
-      [EnvVars.RETENTION_MS]: String(retentionMs),
-      POWERTOOLS_SERVICE_NAME: this.serviceName,
-    };
-    if (key && props.logEncryptionKey === undefined) allowLogsToUseKey(this, key, name);
-    const common = {
-      logRetention: props.logRetention ?? RetentionDays.ONE_YEAR,
-      logEncryptionKey: props.logEncryptionKey ?? key,
-      environmentKey: key,
-      vpc: props.vpc,
-      vpcSubnets: props.vpcSubnets,
-    };
-    const worker = new ExecutorFunction(this, 'Worker', {
-      ...common,
-      code: { entry: workerEntry ?? '' },
-      description: `the Tasklane worker of ${name}`,
-      logGroupName: `/tasklane/${name}/worker`,
-      timeout: workerTimeout,
-      memorySize: props.workerMemorySize ?? 512,
-      environment: { ...props.workerEnvironment, ...environment },
-      reservedConcurrency: props.reservedConcurrency,
+    const { worker, sweeper } = createExecutorFunctions(this, props, {
+      name,
+      serviceName: this.serviceName,
+      table: this.table,
+      workQueue: this.workQueue,
+      scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
+      integrityKey: this.integrityKey,
+      workerEntry,
+      workerTimeout,
+      maxConcurrency,
+      retentionMs,
     });
-    // Exactly what the worker calls (see WORKER_TABLE_ACTIONS and WORKER_QUEUE_ACTIONS).
-    worker.allow(WORKER_TABLE_ACTIONS, [this.table.tableArn]);
-    worker.allow(WORKER_QUEUE_ACTIONS, [this.workQueue.queueArn]);
-    if (key) worker.allow(KEY_USE_ACTIONS, [key.keyArn]);
-    worker.function.addEventSource(
-      new SqsEventSource(this.workQueue, {
-        batchSize: props.batchSize ?? 10,
-        maxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
     this.worker = worker.function;
     this.workerPrincipal = worker.grantee;
-
-    const sweeper = new ExecutorFunction(this, 'Sweeper', {
-      ...common,
-      code: { bundleDirectory: sweeperBundleDirectory() },
-      description: `the Tasklane sweeper of ${name}`,
-      logGroupName: `/tasklane/${name}/sweeper`,
-      timeout: Duration.seconds(60),
-      memorySize: 256,
-      environment,
-      // One sweep at a time: overlapping sweeps would only race for the same records.
-      reservedConcurrency: 1,
-      deadLetterQueue: this.scheduleDeadLetterQueue,
-    });
     this.sweeper = sweeper.function;
 
     this.scheduling = new ExecutorScheduling(this, 'Scheduling', {
       scheduleGroupName: settings.scheduler.groupName,
+      delayedScheduleGroupName: settings.scheduler.delayedGroupName,
       workQueue: this.workQueue,
       deadLetterQueue: this.scheduleDeadLetterQueue,
       sweeper: this.sweeper,
@@ -181,9 +155,17 @@ export class TaskExecutor extends Construct {
       scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
       delayedSchedulesArns: this.delayedSchedulesArns,
       scheduleGroupName: settings.scheduler.groupName,
+      delayedScheduleGroupName: settings.scheduler.delayedGroupName,
       schedulerRoleArn: this.scheduling.schedulerRole.roleArn,
       key,
+      integrityKey: this.integrityKey,
     });
+    this.senders = props.restrictSenders
+      ? new SenderRestriction(this.workQueue, [
+          this.scheduling.schedulerRole.roleArn,
+          sweeper.role.roleArn,
+        ])
+      : undefined;
     // The worker believes a recurring firing only from the scheduler role: the SenderId of a
     // message sent under an assumed role starts with the role's unique id (ADR 0013).
     worker.function.addEnvironment(SCHEDULER_SENDER_ID_ENV, this.scheduling.schedulerRole.roleId);
@@ -199,8 +181,11 @@ export class TaskExecutor extends Construct {
       deadLetterQueue: this.deadLetterQueue,
       scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
       scheduleGroupName: settings.scheduler.groupName,
+      delayedScheduleGroupName: settings.scheduler.delayedGroupName,
       schedulerRoleArn: this.scheduling.schedulerRole.roleArn,
       worker: this.worker,
+      encryptionKeyArn: key?.keyArn,
+      integrityKeyArn: this.integrityKey?.keyArn,
     });
     this.nagAcknowledgements = this.acknowledged;
     this.acknowledged.push(...acknowledgeNagFindings({ executor: this, worker, sweeper, props }));
@@ -210,17 +195,24 @@ export class TaskExecutor extends Construct {
    * Lets a producer enqueue tasks: TaskClient.enqueue and enqueueBatch, immediate and
    * delayed, and cancel them.
    *
-   * Actions: `dynamodb:PutItem`, `dynamodb:UpdateItem` and `dynamodb:DeleteItem` (the
-   * rollback of a delayed task whose schedule could not be created) on the table;
+   * Actions: `dynamodb:PutItem` and `dynamodb:UpdateItem` on the table, the latter only on
+   * the attributes a producer's own updates name (`dynamodb:Attributes`, see
+   * `PRODUCER_UPDATE_ATTRIBUTES`), no `DeleteItem` (a rolled-back delayed task is moved to
+   * ROLLED_BACK);
    * `sqs:SendMessage`, `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue (the
    * queue's own grantSendMessages); `scheduler:CreateSchedule` and `scheduler:DeleteSchedule`
-   * on delayed tasks' schedules only, `schedule/<group>/task.*` and `schedule/<group>/task_*`
-   * (a recurring schedule may not use those prefixes); `iam:PassRole` of the scheduler role only, with the condition
+   * on delayed tasks' schedules only, `schedule/<group>.at/task.*` and
+   * `schedule/<group>.at/task_*`; `iam:PassRole` of the scheduler role only, with the condition
    * `iam:PassedToService` = `scheduler.amazonaws.com`; with `encryptionKey`, `kms:Decrypt`,
-   * `kms:Encrypt` and `kms:GenerateDataKey` on the key.
+   * `kms:Encrypt` and `kms:GenerateDataKey` on the key; with integrity, `kms:GenerateMac` on
+   * the integrity key. With `restrictSenders`, the grantee (a role or user) joins the
+   * principals the work queue's policy lets send.
    */
   grantEnqueue(grantee: IGrantable): Grant {
-    return enqueueGrant(this.grantTargets(), grantee);
+    this.senders?.allow(grantee, 'grantEnqueue');
+    return enqueueGrant(this.grantTargets(), grantee).combine(
+      integrityGrant(this.integrityKey, grantee, PRODUCER_INTEGRITY_ACTIONS),
+    );
   }
 
   /**
@@ -240,10 +232,13 @@ export class TaskExecutor extends Construct {
    * Actions: `dynamodb:GetItem`, `dynamodb:PutItem` and `dynamodb:UpdateItem` on the table;
    * `sqs:ReceiveMessage`, `sqs:DeleteMessage`, `sqs:ChangeMessageVisibility`,
    * `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue; with `encryptionKey`,
-   * `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on the key.
+   * `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on the key; with integrity,
+   * `kms:VerifyMac` and `kms:GenerateMac` (recurring firings) on the integrity key.
    */
   grantConsume(grantee: IGrantable): Grant {
-    return consumeGrant(this.grantTargets(), grantee);
+    return consumeGrant(this.grantTargets(), grantee).combine(
+      integrityGrant(this.integrityKey, grantee, WORKER_INTEGRITY_ACTIONS),
+    );
   }
 
   /**
@@ -253,11 +248,13 @@ export class TaskExecutor extends Construct {
    * on the table; `dynamodb:Query` on the status index (selecting DEAD tasks);
    * `sqs:SendMessage` on the work queue; `sqs:ReceiveMessage`, `sqs:DeleteMessage` and
    * `sqs:ChangeMessageVisibility` on the DLQ (redrive clears the dead letters of the tasks it
-   * brings back); `scheduler:DeleteSchedule` on `schedule/<group>/task.*` and `…/task_*`
+   * brings back); `scheduler:DeleteSchedule` on `schedule/<group>.at/task.*` and `…/task_*`
    * (cancelling a delayed task); with `encryptionKey`, `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on
-   * the key.
+   * the key. With `restrictSenders`, the grantee (a role or user) joins the principals the
+   * work queue's policy lets send, as redrive sends.
    */
   grantOperate(grantee: IGrantable): Grant {
+    this.senders?.allow(grantee, 'grantOperate');
     return operateGrant(this.grantTargets(), grantee);
   }
 
@@ -268,7 +265,9 @@ export class TaskExecutor extends Construct {
    * Actions: `scheduler:CreateSchedule`, `scheduler:UpdateSchedule`,
    * `scheduler:DeleteSchedule` and `scheduler:GetSchedule` on `schedule/<group>/*`;
    * `iam:PassRole` of the scheduler role only, with the condition `iam:PassedToService` =
-   * `scheduler.amazonaws.com`; and `scheduler:ListSchedules` on `*`, since that action
+   * `scheduler.amazonaws.com`; with `encryptionKey`, `kms:Encrypt` and `kms:Decrypt` on the
+   * key (Scheduler encrypts and decrypts the schedules' input with it on the caller's
+   * behalf); and `scheduler:ListSchedules` on `*`, since that action
    * supports no resource type. For a role, ListSchedules goes into a managed policy of its
    * own attached to the role (`<executor>ListSchedules`), where its cdk-nag acknowledgement
    * cannot cover any other statement; the returned Grant holds the other statements.

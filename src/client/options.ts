@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { ExecutorLocation } from '../config.js';
+import type { IntegrityOptions } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Retention } from '../store/retention.js';
 
@@ -36,4 +37,10 @@ export interface TaskClientOptions extends ExecutorLocation {
    * visibility cap. @default 60000
    */
   readonly scheduleThresholdMs?: number | undefined;
+  /**
+   * Tag each new task with a KMS HMAC over its id, type, payload and maxAttempts, which the
+   * worker and the sweeper verify (one kms:GenerateMac per created task; docs/security.md).
+   * @default on when `TASKLANE_INTEGRITY_KEY_ID` is set, else off
+   */
+  readonly integrity?: IntegrityOptions | undefined;
 }

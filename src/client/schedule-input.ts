@@ -130,6 +130,7 @@ export async function validateSchedule(
     EndDate: options.endDate,
     Description: options.description,
     ActionAfterCompletion: 'NONE',
+    ...target.encryption(),
     Target: await target.target(firing, options.orderingKey ?? name),
   };
   return { input, expression: parsed };

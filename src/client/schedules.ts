@@ -129,22 +129,31 @@ export class RecurringSchedules {
     }
   }
 
-  /** Lists the group's schedules, page by page. */
+  /**
+   * Lists the recurring schedules, page by page: the main group holds no delayed task's
+   * schedule, so this pages through recurring ones only. With `includeDelayed`, the
+   * delayed tasks' group is listed too, which may be long.
+   */
   async list(options: { includeDelayed?: boolean } = {}): Promise<ScheduleSummary[]> {
+    const groups = [this.target.groupName];
+    if (options.includeDelayed === true) groups.push(this.target.delayedGroupName);
     const out: ScheduleSummary[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.target.client.send(
-        new ListSchedulesCommand({ GroupName: this.target.groupName, NextToken: token }),
-      );
-      for (const s of page.Schedules ?? []) {
-        const name = s.Name ?? '';
-        const kind = isDelayedScheduleName(name) ? 'delayed' : 'recurring';
-        if (kind === 'delayed' && options.includeDelayed !== true) continue;
-        out.push({ name, arn: s.Arn ?? '', state: stateOf(s.State), kind });
-      }
-      token = page.NextToken;
-    } while (token !== undefined && token !== '');
+    for (const group of groups) {
+      let token: string | undefined;
+      do {
+        const page = await this.target.client.send(
+          new ListSchedulesCommand({ GroupName: group, NextToken: token }),
+        );
+        for (const s of page.Schedules ?? []) {
+          const name = s.Name ?? '';
+          // An executor from before the split keeps older delayed schedules in the main group.
+          const kind = isDelayedScheduleName(name) ? 'delayed' : 'recurring';
+          if (kind === 'delayed' && options.includeDelayed !== true) continue;
+          out.push({ name, arn: s.Arn ?? '', state: stateOf(s.State), kind });
+        }
+        token = page.NextToken;
+      } while (token !== undefined && token !== '');
+    }
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 

@@ -5,6 +5,7 @@ import { AwsService, toConfigurationError } from '../aws-errors.js';
 import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults, TaskStatus } from '../constants.js';
 import { IdempotencyConflictError } from '../errors.js';
+import { type IntegrityTag, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
 import { createDelayedTasks, type DelayedTasks } from '../scheduler/delayed.js';
@@ -16,8 +17,18 @@ import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import { type BatchEntry, type BatchEntryResult, type EnqueueResult, enqueueAll } from './batch.js';
 import { cancelTask } from './cancel.js';
 import { type CheckReport, checkExecutor, reportError } from './check.js';
+import { type CountOptions, countTasks, type TaskCounts } from './counts.js';
+import {
+  type DeadLetter,
+  type DeadLetterStats,
+  deadLetterStats,
+  peekDeadLetters,
+  requireDeadLetterQueue,
+} from './dead-letters.js';
+import { listTasks, type TaskListFilter, type TaskListPage } from './list-tasks.js';
 import type { TaskClientOptions } from './options.js';
 import { type EnqueueOptions, nextSequence, prepareTask } from './prepare.js';
+import { type PurgeOptions, type PurgeResult, purgeTasks } from './purge.js';
 import { purgeDead, type RedriveResult, type RedriveSelection, redriveDead } from './redrive.js';
 import {
   type RecurringScheduleOptions,
@@ -26,12 +37,20 @@ import {
   type ScheduleResult,
   type ScheduleSummary,
 } from './schedules.js';
+import { type StatusIndex, statusIndex } from './status-index.js';
 import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
+import { type TaskTransition, type WatchOptions, watchTransitions } from './watch.js';
 
 export type { BatchEntry, BatchEntryResult, EnqueueResult } from './batch.js';
+export type { CountOptions, TaskCounts } from './counts.js';
+export type { DeadLetter, DeadLetterStats } from './dead-letters.js';
+export type { Duration } from './duration.js';
+export type { TaskListFilter, TaskListPage } from './list-tasks.js';
 export type { TaskClientOptions } from './options.js';
+export type { PurgeOptions, PurgeResult } from './purge.js';
 export type { WaitOptions } from './wait.js';
+export type { TaskTransition, WatchOptions } from './watch.js';
 
 /**
  * The producer SDK: enqueue tasks, read them, wait for them, cancel them.
@@ -55,6 +74,8 @@ export class TaskClient {
   private readonly clock: () => number;
   private readonly recurring: RecurringSchedules;
   private readonly target: SchedulerTarget;
+  private readonly integrity: IntegrityTag | undefined;
+  private readonly index: StatusIndex;
 
   constructor(options: TaskClientOptions = {}) {
     const location = resolveLocation(options);
@@ -93,6 +114,8 @@ export class TaskClient {
     });
     this.recurring = new RecurringSchedules(target, this.clock);
     this.target = target;
+    this.integrity = resolveIntegrity(options.integrity, this.dynamodb);
+    this.index = statusIndex(this.dynamodb, location.tableName, this.store.statusShards);
   }
 
   /**
@@ -201,16 +224,73 @@ export class TaskClient {
   }
 
   /**
-   * Lists tasks in one status, a page at a time, through the sharded status index.
+   * Lists tasks. With a filter (status, type, ordering key, time range, limit): newest first
+   * across every shard, by the time of the task's last status change (see
+   * {@link TaskListFilter}). With a status: that status's tasks shard by shard, as the
+   * sweeper reads them.
    *
-   * @throws ValidationError when `status` is not a TaskStatus.
+   * @throws ValidationError listing every bad filter, or when `status` is not a TaskStatus.
    */
+  list(filter?: TaskListFilter): Promise<TaskListPage>;
+  list(status: TaskStatus, options?: { limit?: number; cursor?: string }): Promise<TaskPage>;
   async list(
-    status: TaskStatus,
+    statusOrFilter: TaskStatus | TaskListFilter = {},
     options: { limit?: number; cursor?: string } = {},
-  ): Promise<TaskPage> {
-    const valid = assertTaskStatus(status, 'list status');
+  ): Promise<TaskPage | TaskListPage> {
+    if (typeof statusOrFilter === 'object' && statusOrFilter !== null) {
+      return this.onTable(() => listTasks(this.index, statusOrFilter));
+    }
+    const valid = assertTaskStatus(statusOrFilter, 'list status');
     return this.onTable(() => this.store.list(valid, options));
+  }
+
+  /**
+   * Counts tasks per status (and per type with `byType`) from the status index: one Query
+   * with `Select: COUNT` per `status#shard` partition, no write per task. It reads every
+   * index entry it counts; docs/operations.md gives the cost on a large table.
+   */
+  counts(options: CountOptions = {}): Promise<TaskCounts> {
+    return this.onTable(() => countTasks(this.index, options));
+  }
+
+  /**
+   * Looks at up to `limit` dead-letter messages without deleting them. Each peek counts as
+   * a receive (see {@link peekDeadLetters}).
+   *
+   * @throws ConfigurationError when no dead-letter queue URL is configured.
+   */
+  async peekDeadLetters(options: { limit?: number } = {}): Promise<DeadLetter[]> {
+    const url = this.deadLetterUrl();
+    return this.onDeadLetterQueue(url, () => peekDeadLetters(this.sqs, url, options));
+  }
+
+  /**
+   * The dead-letter queue's depth and its oldest message's first send time (from a peek of
+   * up to `sample` messages, 100 by default).
+   *
+   * @throws ConfigurationError when no dead-letter queue URL is configured.
+   */
+  async deadLetterStats(options: { sample?: number } = {}): Promise<DeadLetterStats> {
+    const url = this.deadLetterUrl();
+    return this.onDeadLetterQueue(url, () => deadLetterStats(this.sqs, url, options));
+  }
+
+  /**
+   * Deletes the DEAD tasks that died more than `olderThan` ago (with `dryRun`, only lists
+   * them). A task redriven meanwhile is kept.
+   *
+   * @throws ValidationError when `status` is not DEAD or `olderThan` is not a duration.
+   */
+  purge(options: PurgeOptions): Promise<PurgeResult> {
+    return this.onTable(() => purgeTasks(this.store, options, this.clock()));
+  }
+
+  /**
+   * Follows transitions as they happen (every task's, or one task's with `taskId`), by
+   * polling the status index. End it with `signal` or by leaving the `for await` loop.
+   */
+  watch(options: WatchOptions = {}): AsyncGenerator<TaskTransition> {
+    return watchTransitions(this.index, (id) => this.get(id), options, this.clock);
   }
 
   /**
@@ -275,6 +355,27 @@ export class TaskClient {
     return this.recurring.get(name);
   }
 
+  private deadLetterUrl(): string {
+    return requireDeadLetterQueue(this.deadLetterQueueUrl, EnvVars.DLQ_URL);
+  }
+
+  /** Runs a DLQ call, turning a permanent fault into a ConfigurationError naming the queue. */
+  private async onDeadLetterQueue<T>(url: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      throw (
+        (await toConfigurationError(err, {
+          kind: 'dead-letter queue',
+          resource: url,
+          client: this.sqs,
+          service: AwsService.SQS,
+          setting: `deadLetterQueueUrl (or ${EnvVars.DLQ_URL})`,
+        })) ?? err
+      );
+    }
+  }
+
   /**
    * Validates and writes the record: SCHEDULED when runAt is beyond the threshold (after
    * checking that scheduling is configured, so a misconfiguration writes nothing), else
@@ -286,10 +387,9 @@ export class TaskClient {
     options: EnqueueOptions,
     sequence: string | undefined,
   ): Promise<{ record: TaskRecord; created: boolean }> {
-    const prepared = {
-      ...(await prepareTask(task, payload, options, this.maxPayloadBytes, this.clock())),
-      sequence,
-    };
+    const checked = await prepareTask(task, payload, options, this.maxPayloadBytes, this.clock());
+    const integrityTag = await this.integrity?.tag(checked);
+    const prepared = { ...checked, sequence, integrityTag };
     const scheduled = this.delayed.needsSchedule(prepared.runAt);
     if (scheduled) this.delayed.assertConfigured();
     const { record, created } = await this.onTable(() =>

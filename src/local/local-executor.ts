@@ -14,9 +14,11 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig } from '../aws-clients.js';
 import { TaskClient, type TaskClientOptions } from '../client/task-client.js';
 import type { ExecutorLocation } from '../config.js';
+import { KmsMacClient, type KmsMacClientOptions } from '../integrity/kms-mac.js';
 import { defaultLogger, silentLogger, type TaskLogger } from '../observability/logger.js';
 import { noopMetrics } from '../observability/metrics.js';
 import { executorSettings } from '../resources.js';
+import { delayedScheduleGroupName } from '../scheduler/names.js';
 import { createSweeper } from '../sweeper/create-sweeper.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import { createWorker, type WorkerOptions } from '../worker/create-worker.js';
@@ -36,6 +38,8 @@ export interface LocalExecutorLocation extends ExecutorLocation {
   readonly queueUrl: string;
   /** The dead-letter queue, when known (always, when provisioned). */
   readonly deadLetterQueueUrl?: string | undefined;
+  /** The integrity tag's HMAC key, when integrity is on (see `integrity`). */
+  readonly integrity?: { readonly keyId: string } | undefined;
 }
 
 /** Options of {@link startLocalExecutor}. */
@@ -79,6 +83,11 @@ export interface LocalExecutorOptions {
   readonly client?: Partial<TaskClientOptions>;
   /** More worker options, e.g. `leaseGraceMs`. */
   readonly worker?: Partial<WorkerOptions>;
+  /**
+   * Tag tasks and verify the tags (docs/security.md): creates an HMAC_256 key in the
+   * emulator's KMS, unless `location.integrity` names one. @default false
+   */
+  readonly integrity?: boolean;
   /** Called after every invocation of the worker. */
   readonly onBatch?: (summary: BatchSummary) => void;
 }
@@ -140,14 +149,28 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
       clients.dynamodb.destroy();
       clients.scheduler.destroy();
     });
-    const location = await locate(options, name, clients);
+    const location = await withIntegrityKey(options, await locate(options, name, clients), {
+      credentialsFrom: clients.dynamodb,
+      endpoint,
+    });
     if (location.scheduleGroup !== undefined && options.location !== undefined) {
       await provisionScheduleGroup(location.scheduleGroup, clients.scheduler);
+      await provisionScheduleGroup(
+        location.delayedScheduleGroup ?? delayedScheduleGroupName(location.scheduleGroup),
+        clients.scheduler,
+      );
     }
-    const client = new TaskClient({ ...location, ...clients, logger, ...options.client });
+    const integrity = integrityOptions(location, endpoint);
+    const client = new TaskClient({
+      ...location,
+      ...clients,
+      logger,
+      ...integrity,
+      ...options.client,
+    });
     // Attached resources may be wrong; say so now, not as a worker that polls in vain.
     if (options.location !== undefined) await client.assertReady();
-    const background = runInBackground(options, location, clients, pumpSqs, logger);
+    const background = runInBackground(options, location, clients, pumpSqs, logger, integrity);
     cleanup.push(() => background.stop());
     return {
       client,
@@ -186,6 +209,26 @@ function emulatorClients(endpoint: string, accessKeyId = EMULATOR_ACCESS_KEY_ID)
     dynamodb: new DynamoDBClient(config),
     scheduler: new SchedulerClient(config),
   };
+}
+
+/** With `integrity: true` and no key in the location, a new HMAC key in the emulator's KMS. */
+async function withIntegrityKey(
+  options: LocalExecutorOptions,
+  location: LocalExecutorLocation,
+  kms: KmsMacClientOptions,
+): Promise<LocalExecutorLocation> {
+  if (options.integrity !== true || location.integrity !== undefined) return location;
+  const keyId = await new KmsMacClient(kms).createHmacKey('Tasklane local integrity tag');
+  return { ...location, integrity: { keyId } };
+}
+
+/** The integrity option of the client, worker and sweeper: the key, through the emulator. */
+function integrityOptions(
+  location: LocalExecutorLocation,
+  endpoint: string,
+): { integrity?: { keyId: string; endpoint: string } } {
+  const keyId = location.integrity?.keyId;
+  return keyId === undefined ? {} : { integrity: { keyId, endpoint } };
 }
 
 async function locate(
@@ -229,12 +272,14 @@ function runInBackground(
   clients: Clients,
   pumpSqs: SQSClient,
   logger: TaskLogger,
+  integrity: ReturnType<typeof integrityOptions>,
 ): { failed: AbortSignal; stop(): Promise<void> } {
   const stopping = new AbortController();
   const failed = new AbortController();
   const worker = createWorker(options.tasks, {
     ...location,
     ...clients,
+    ...integrity,
     logger,
     schedulerSenderId: LOCAL_SCHEDULER_SENDER_ID,
     // EMF on stdout once per batch would be noise locally.
@@ -262,6 +307,9 @@ function runInBackground(
           ...clients,
           sqs: pumpSqs,
           groupName: location.scheduleGroup,
+          ...(location.delayedScheduleGroup === undefined
+            ? {}
+            : { delayedGroupName: location.delayedScheduleGroup }),
           logger,
         }).run({
           signal: stopping.signal,
@@ -270,6 +318,7 @@ function runInBackground(
   const sweeper = createSweeper({
     ...location,
     ...clients,
+    ...integrity,
     logger,
     metrics: noopMetrics,
     pendingAgeMs: options.pendingAgeMs ?? 10_000,

@@ -27,7 +27,10 @@ export interface ProvisionedExecutor {
 
 /** The scheduling part of {@link ProvisionedExecutor}, shaped as TaskClient options take it. */
 export interface ProvisionedScheduler {
+  /** The group of recurring schedules. */
   readonly scheduleGroup: string;
+  /** The group of delayed tasks' one-time schedules (`<scheduleGroup>.at`). */
+  readonly delayedScheduleGroup: string;
   readonly scheduleDeadLetterArn: string;
   readonly scheduleDeadLetterQueueUrl: string;
   /**
@@ -122,10 +125,12 @@ async function provisionScheduler(
   );
   const dlqUrl = dlq.QueueUrl ?? '';
   await provisionScheduleGroup(settings.scheduler.groupName, scheduler);
+  await provisionScheduleGroup(settings.scheduler.delayedGroupName, scheduler);
   const [, partition, , region, account] = queueArn.split(':');
   const roleName = `${settings.scheduler.groupName}-scheduler`.slice(0, 64);
   return {
     scheduleGroup: settings.scheduler.groupName,
+    delayedScheduleGroup: settings.scheduler.delayedGroupName,
     scheduleDeadLetterArn: await arnOf(sqs, dlqUrl),
     scheduleDeadLetterQueueUrl: dlqUrl,
     schedulerRoleArn: `arn:${partition ?? 'aws'}:iam::${account ?? region}:role/${roleName}`,

@@ -1,6 +1,6 @@
 /**
  * The local stand-in for EventBridge Scheduler's delivery. moto stores schedules but never
- * fires them; the pump reads the group's schedules, works out which firings are due, and
+ * fires them; the pump reads the executor's groups' schedules (recurring and delayed), works out which firings are due, and
  * sends each to its target queue as the service would: the target's input with the
  * `<aws.scheduler.*>` context attributes substituted, in the target's message group.
  *
@@ -22,6 +22,7 @@ import { GetQueueUrlCommand, SendMessageCommand, type SQSClient } from '@aws-sdk
 import { silentLogger, type TaskLogger } from '../observability/logger.js';
 import { SchedulerContext, substituteContext } from '../scheduler/context.js';
 import { parseScheduleExpression } from '../scheduler/expression.js';
+import { delayedScheduleGroupName } from '../scheduler/names.js';
 import { formatScheduledTime, occurrences } from '../scheduler/occurrences.js';
 import { pause } from './pause.js';
 
@@ -41,7 +42,10 @@ export interface SchedulePumpOptions {
    * from the scheduler's SenderId.
    */
   readonly sqs: SQSClient;
+  /** The group of recurring schedules. */
   readonly groupName: string;
+  /** The group of delayed tasks' one-time schedules. @default `<groupName>.at` */
+  readonly delayedGroupName?: string;
   /** @default Date.now */
   readonly clock?: () => number;
   /** Recurring firings at or before this instant are never delivered. @default clock() now */
@@ -87,8 +91,12 @@ export interface SchedulePump {
   }): Promise<void>;
 }
 
-/** Creates a pump over one schedule group. */
+/** Creates a pump over an executor's schedule groups, recurring and delayed. */
 export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
+  const groups = [
+    options.groupName,
+    options.delayedGroupName ?? delayedScheduleGroupName(options.groupName),
+  ];
   const clock = options.clock ?? Date.now;
   const logger = options.logger ?? silentLogger;
   const copies = options.deliveriesPerFiring ?? 1;
@@ -159,11 +167,9 @@ export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
     );
   };
 
-  const remove = async (name: string): Promise<boolean> => {
+  const remove = async ({ name, group }: { name: string; group: string }): Promise<boolean> => {
     try {
-      await options.scheduler.send(
-        new DeleteScheduleCommand({ Name: name, GroupName: options.groupName }),
-      );
+      await options.scheduler.send(new DeleteScheduleCommand({ Name: name, GroupName: group }));
       return true;
     } catch (err) {
       if (err instanceof ResourceNotFoundException) return false;
@@ -174,8 +180,14 @@ export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
   const tick = async (now = clock()): Promise<PumpTick> => {
     const after = last;
     const due: { schedule: GetScheduleCommandOutput; at: number }[] = [];
-    const toDelete: string[] = [];
-    for (const schedule of await enabledSchedules(options.scheduler, options.groupName)) {
+    const toDelete: { name: string; group: string }[] = [];
+    const schedules: { schedule: GetScheduleCommandOutput; group: string }[] = [];
+    for (const group of groups) {
+      for (const schedule of await enabledSchedules(options.scheduler, group)) {
+        schedules.push({ schedule, group });
+      }
+    }
+    for (const { schedule, group } of schedules) {
       const parsed = parseScheduleExpression(schedule.ScheduleExpression);
       if (!parsed.ok) {
         logger.warn('schedule pump: expression not understood', {
@@ -199,13 +211,14 @@ export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
         if (at === undefined) continue;
         due.push({ schedule, at });
         completed.add(key);
-        if (schedule.ActionAfterCompletion === 'DELETE') toDelete.push(schedule.Name ?? '');
+        if (schedule.ActionAfterCompletion === 'DELETE')
+          toDelete.push({ name: schedule.Name ?? '', group });
         continue;
       }
       for (const at of occurrences(timing, after, now)) due.push({ schedule, at });
       const end = timing.endDate;
       if (end !== undefined && end <= now && schedule.ActionAfterCompletion === 'DELETE') {
-        toDelete.push(schedule.Name ?? '');
+        toDelete.push({ name: schedule.Name ?? '', group });
       }
     }
     due.sort((a, b) => a.at - b.at);
@@ -214,7 +227,7 @@ export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
       for (let copy = 0; copy < copies; copy++) deliveries.push(await deliver(schedule, at));
     }
     const deleted: string[] = [];
-    for (const name of toDelete) if (await remove(name)) deleted.push(name);
+    for (const one of toDelete) if (await remove(one)) deleted.push(one.name);
     last = Math.max(last, now);
     return { now, deliveries, deleted };
   };
@@ -235,7 +248,10 @@ export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
   };
 }
 
-/** The group's ENABLED schedules in full (ListSchedules returns only summaries). */
+/**
+ * The group's ENABLED schedules in full (ListSchedules returns only summaries); none when
+ * the group does not exist (an emulator provisioned before delayed tasks had a group).
+ */
 async function enabledSchedules(
   scheduler: SchedulerClient,
   groupName: string,
@@ -243,9 +259,12 @@ async function enabledSchedules(
   const names: string[] = [];
   let token: string | undefined;
   do {
-    const page = await scheduler.send(
-      new ListSchedulesCommand({ GroupName: groupName, NextToken: token }),
-    );
+    const page = await scheduler
+      .send(new ListSchedulesCommand({ GroupName: groupName, NextToken: token }))
+      .catch((err: unknown) => {
+        if (err instanceof ResourceNotFoundException) return { Schedules: [], NextToken: '' };
+        throw err;
+      });
     for (const s of page.Schedules ?? []) {
       if (s.State !== 'DISABLED' && s.Name !== undefined) names.push(s.Name);
     }

@@ -18,6 +18,8 @@ export const TaskOutcome = {
   FAILED: 'failed',
   RETRIED: 'retried',
   DEAD: 'dead',
+  /** A record whose integrity tag did not verify (docs/security.md). */
+  INTEGRITY_FAILED: 'integrity-failed',
 } as const;
 
 /** One of {@link TaskOutcome}. */
@@ -33,6 +35,8 @@ export const MetricName = {
   FAILED: 'TasksFailed',
   RETRIED: 'TasksRetried',
   DEAD: 'TasksDead',
+  /** Records refused because their integrity tag did not verify. */
+  INTEGRITY_FAILED: 'TasksIntegrityFailed',
   /** A handler run, in milliseconds. */
   DURATION: 'TaskDuration',
   /** From a message's SentTimestamp to its first pickup, in milliseconds. */
@@ -48,6 +52,7 @@ const OUTCOME_METRIC: Readonly<Record<TaskOutcome, MetricName>> = {
   failed: MetricName.FAILED,
   retried: MetricName.RETRIED,
   dead: MetricName.DEAD,
+  'integrity-failed': MetricName.INTEGRITY_FAILED,
 };
 
 /**

@@ -74,12 +74,14 @@ export function createDelayedTasks(options: DelayedTasksOptions): DelayedTasks {
 }
 
 /**
- * Delayed tasks: a SCHEDULED record plus a one-time `at()` schedule in the executor's group
+ * Delayed tasks: a SCHEDULED record plus a one-time `at()` schedule in the executor's
+ * delayed group (`<group>.at`, apart from recurring schedules)
  * that sends the task's ordinary message body to the FIFO queue when it is due.
  *
  * Crash safety (rollback, ADR 0009): the record is written first, then the schedule. If
- * creating the schedule fails, the enqueue that wrote the record removes it again and throws
- * ScheduleFailedError, so the caller knows nothing was enqueued and can retry the same id.
+ * creating the schedule fails, the enqueue that wrote the record moves it to ROLLED_BACK
+ * (it never runs) and throws ScheduleFailedError, so the caller knows nothing was enqueued
+ * and can retry the same id, which creates it afresh over the rolled-back record.
  * It removes only what it still owns: a retry of the same id that finds the record makes
  * sure of the schedule, then confirms the record before reporting success, and a confirmed
  * record is never rolled back. If the process dies between the two writes, the SCHEDULED
@@ -103,7 +105,7 @@ export class DelayedTasks {
    * Arranges delivery of a SCHEDULED record just written (`created`) or found again.
    *
    * @throws ScheduleFailedError when the task is not enqueued: a fresh record's schedule could
-   *   not be created (the record has then been removed), or the record found was rolled back
+   *   not be created (the record has then been rolled back), or the record found was rolled back
    *   by the enqueue that wrote it before this one could confirm it.
    */
   async arrange(record: TaskRecord, created: boolean): Promise<Arrangement> {
@@ -138,7 +140,7 @@ export class DelayedTasks {
         });
         return 'scheduled';
       }
-      // Only once the record is gone: deleting first would remove a schedule that a
+      // Only once the record is rolled back: deleting first would remove a schedule that a
       // confirming enqueue relies on.
       if (discarded) await this.dropSchedule(record.id);
       throw new ScheduleFailedError(record.id, name, { cause: err });
@@ -184,13 +186,14 @@ export class DelayedTasks {
       await this.deps.target.client.send(
         new CreateScheduleCommand({
           Name: name,
-          GroupName: this.deps.target.groupName,
+          GroupName: this.deps.target.delayedGroupName,
           ScheduleExpression: expression,
           ScheduleExpressionTimezone: 'UTC',
           FlexibleTimeWindow: { Mode: 'OFF' },
           ActionAfterCompletion: 'DELETE',
           State: 'ENABLED',
           Description: `Tasklane delayed task ${record.id}`.slice(0, 512),
+          ...this.deps.target.encryption(),
           // The body is the task's own envelope: unique per task, as content-based dedup needs.
           Target: await this.deps.target.target(message.MessageBody, record.messageGroupId),
           ClientToken: delayedClientToken(name, expression, message.MessageBody, record.createdAt),
@@ -214,7 +217,7 @@ export class DelayedTasks {
       await this.deps.target.client.send(
         new DeleteScheduleCommand({
           Name: delayedScheduleName(taskId),
-          GroupName: this.deps.target.groupName,
+          GroupName: this.deps.target.delayedGroupName,
         }),
       );
       return true;

@@ -4,12 +4,24 @@ import { createHash } from 'node:crypto';
 export const SCHEDULE_NAME_PATTERN = /^[0-9a-zA-Z_.-]{1,64}$/;
 
 /**
- * Schedules of delayed tasks share the group with recurring ones. Their names start with
- * `task.` (the task id as is) or `task_` (a hash of it), so a recurring schedule may not.
+ * Schedules of delayed tasks live in a group of their own (see
+ * {@link delayedScheduleGroupName}). Their names start with `task.` (the task id as is) or
+ * `task_` (a hash of it), and a recurring schedule's name may not, so that the two kinds
+ * stay apart by name too (schedules of executors from before the split share one group).
  */
 const DELAYED_PREFIX = 'task.';
 const HASHED_PREFIX = 'task_';
 const RESERVED = /^task[._]/;
+
+/**
+ * The group of an executor's delayed tasks' one-time schedules: `<group>.at`. Recurring
+ * schedules keep the main group, so listing them never pages through the (possibly
+ * millions of) pending delayed tasks. Executor names allow no `.`, so this is never
+ * another executor's main group, and a 60-character name still fits Scheduler's 64.
+ */
+export function delayedScheduleGroupName(scheduleGroupName: string): string {
+  return `${scheduleGroupName}.at`;
+}
 
 /**
  * The name of a delayed task's one-time schedule. The task id is kept when it fits

@@ -44,9 +44,23 @@ export class SchedulerTarget {
     return this.resolved;
   }
 
-  /** The schedule group's name. @throws ConfigurationError when not configured. */
+  /** The recurring schedules' group. @throws ConfigurationError when not configured. */
   get groupName(): string {
     return this.config().groupName;
+  }
+
+  /** The delayed tasks' group. @throws ConfigurationError when not configured. */
+  get delayedGroupName(): string {
+    return this.config().delayedGroupName;
+  }
+
+  /**
+   * `KmsKeyArn` for CreateSchedule: the executor's customer-managed key, or nothing (AWS
+   * owned key). @throws ConfigurationError when not configured.
+   */
+  encryption(): { KmsKeyArn?: string } {
+    const arn = this.config().kmsKeyArn;
+    return arn === undefined ? {} : { KmsKeyArn: arn };
   }
 
   /**

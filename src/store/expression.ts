@@ -62,6 +62,15 @@ export function exists(name: string, attribute: string): Condition {
   };
 }
 
+/** `attribute_not_exists(#attribute)`. */
+export function notExists(attribute: string): Condition {
+  return {
+    expression: `attribute_not_exists(#${attribute})`,
+    names: { [`#${attribute}`]: attribute },
+    values: {},
+  };
+}
+
 /** The conditions joined by AND; each joined condition is parenthesised when `group`. */
 export function and(conditions: readonly Condition[], group = false): Condition {
   const parts = conditions.map((c) => (group ? `(${c.expression})` : c.expression));

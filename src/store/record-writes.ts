@@ -1,6 +1,6 @@
 /**
  * The store's writes that are not lifecycle transitions: creating a task, deleting a DEAD
- * one, confirming or rolling back a delayed task's record, and noting a duplicate. Each is
+ * one, confirming a delayed task's record, and noting a duplicate. Each is
  * one conditional write, explained on refusal with the record DynamoDB saw (ALL_OLD).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -27,6 +27,7 @@ import {
   type TaskItem,
   type TaskRecord,
 } from './record.js';
+import { CREATE_CONDITION, refusedConfirmation } from './rollback.js';
 
 /** What these writes need of the store. */
 export interface WriteContext {
@@ -58,6 +59,8 @@ export interface NewTask {
   readonly detail?: string | undefined;
   /** The producer's enqueue order (see {@link TaskRecord.sequence}). */
   readonly sequence?: string | undefined;
+  /** The integrity tag (src/integrity/tag.ts), when integrity is on. */
+  readonly integrityTag?: string | undefined;
 }
 
 /** Reads one task with a strongly consistent read. */
@@ -85,7 +88,10 @@ function untouchedSchedule(seen: Pick<TaskRecord, 'generation' | 'createdAt'>): 
   ]);
 }
 
-/** Writes a new task; an existing id is returned as it is, with `created: false`. */
+/**
+ * Writes a new task; an existing id is returned as it is, with `created: false`, except a
+ * ROLLED_BACK record, which is replaced.
+ */
 export async function createTask(
   ctx: WriteContext,
   task: NewTask,
@@ -116,6 +122,7 @@ export async function createTask(
     runAt: task.runAt,
     createdAt: now,
     sequence: task.sequence,
+    integrityTag: task.integrityTag,
     updatedAt: now,
     history: [entry],
     [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(status, shard),
@@ -126,8 +133,7 @@ export async function createTask(
       new PutCommand({
         TableName: ctx.tableName,
         Item: item,
-        ConditionExpression: 'attribute_not_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': TableSchema.PARTITION_KEY },
+        ...CREATE_CONDITION,
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
@@ -191,42 +197,8 @@ export async function confirmSchedule(
     return 'confirmed';
   } catch (err) {
     if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    const current = refusedRecord(err);
-    return current === undefined || current.createdAt !== seen.createdAt ? 'gone' : 'moved-on';
+    return refusedConfirmation(refusedRecord(err), seen);
   }
-}
-
-/** Removes a delayed task this enqueue still owns (see `TaskStore.discard`). */
-export async function discardTask(
-  ctx: WriteContext,
-  seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'>,
-  reason: string,
-): Promise<{ readonly discarded: boolean; readonly current?: TaskRecord | undefined }> {
-  const owned = untouchedSchedule(seen);
-  try {
-    await ctx.doc.send(
-      new DeleteCommand({
-        TableName: ctx.tableName,
-        Key: { [TableSchema.PARTITION_KEY]: seen.id },
-        ConditionExpression: `${owned.expression} AND attribute_not_exists(#confirmed)`,
-        ExpressionAttributeNames: { ...owned.names, '#confirmed': 'scheduleConfirmed' },
-        ExpressionAttributeValues: owned.values,
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-  } catch (err) {
-    if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    const current = refusedRecord(err);
-    return { discarded: false, current };
-  }
-  auditEntry(ctx.logger, seen, {
-    event: AuditEvent.ROLLED_BACK,
-    at: ctx.clock(),
-    attempt: 0,
-    status: TaskStatus.SCHEDULED,
-    detail: truncate(reason, MAX_DETAIL_CHARS),
-  });
-  return { discarded: true };
 }
 
 /** Appends a bounded `duplicate-dropped` entry (see `TaskStore.noteDuplicate`). */

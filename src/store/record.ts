@@ -77,6 +77,11 @@ export interface TaskRecord {
   readonly heartbeats: number;
   /** When the latest heartbeat was recorded (epoch ms); undefined before the first. */
   readonly lastHeartbeatAt: number | undefined;
+  /**
+   * The integrity tag (base64 KMS HMAC over id, type, payload and maxAttempts) when the
+   * producer had integrity on; see docs/security.md.
+   */
+  readonly integrityTag: string | undefined;
 }
 
 /** The raw DynamoDB item, as the document client returns it. */
@@ -215,6 +220,7 @@ export function fromItem(item: TaskItem): TaskRecord {
     historyTruncated: Number(item.historyTruncated ?? 0),
     heartbeats: Number(item.heartbeats ?? 0),
     lastHeartbeatAt: optionalNumber(item.lastHeartbeatAt),
+    integrityTag: optionalString(item.integrityTag),
   };
 }
 

@@ -5,7 +5,8 @@ import { ValidationError } from '../errors.js';
 /**
  * How long a finished task (SUCCEEDED or CANCELLED) is kept, and so how long its id stays
  * reserved: a number of milliseconds after it finished, or `'forever'` (no TTL is written).
- * DEAD tasks never expire: they wait for a redrive or a purge.
+ * DEAD tasks never expire: they wait for a redrive or a purge. A ROLLED_BACK task (a delayed
+ * enqueue that threw) is kept as long, but reserves nothing: an enqueue of its id replaces it.
  */
 export type Retention = number | 'forever';
 

@@ -9,7 +9,6 @@ import type { TaskErrorInfo, TaskRecord } from './record.js';
 import {
   confirmSchedule,
   createTask,
-  discardTask,
   getTask,
   type NewTask,
   noteDuplicate,
@@ -92,7 +91,7 @@ export class TaskStore {
    * (new) → PENDING, or (new) → SCHEDULED with `scheduled` (history event `scheduled`, and
    * the status index sorted by `runAt`, so the sweeper finds overdue ones). Idempotent: when
    * the id exists, nothing is written and the existing record is returned with
-   * `created: false`; the caller decides whether it conflicts.
+   * `created: false`; the caller decides whether it conflicts. A ROLLED_BACK record is replaced.
    */
   create(task: NewTask): Promise<{ record: TaskRecord; created: boolean }> {
     return createTask(this.ctx, task);
@@ -226,20 +225,25 @@ export class TaskStore {
   }
 
   /**
-   * SCHEDULED → (gone): removes a delayed task whose schedule this enqueue could not create,
-   * so the failed enqueue leaves nothing behind and a retry of the same id starts afresh.
-   * Only a record this enqueue still owns is removed: the one it wrote (same creation time),
-   * untouched (SCHEDULED, never attempted, same generation), and not confirmed by another
-   * enqueue ({@link confirmSchedule}). The audit line `rolled-back` records it.
+   * SCHEDULED → ROLLED_BACK: takes back a delayed task whose schedule this enqueue could not
+   * create, so it never runs, and a retry of the same id creates it afresh over it. Only a
+   * record this enqueue still owns is moved (see the `rollback` transition): one conditional
+   * UpdateItem, so producers need no DeleteItem (docs/adr/0015-rollback-moves-instead-of-deleting.md).
    *
-   * @returns `discarded: true` when removed; otherwise the record DynamoDB held instead
+   * @returns `discarded: true` when moved; otherwise the record DynamoDB held instead
    *   (undefined when there is none), which is left as it is.
    */
-  discard(
-    seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'>,
+  async discard(
+    seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'> & SeenHistory,
     reason: string,
   ): Promise<{ readonly discarded: boolean; readonly current?: TaskRecord | undefined }> {
-    return discardTask(this.ctx, seen, reason);
+    try {
+      await this.write(transitions.rollback, { seen, reason });
+    } catch (err) {
+      if (!(err instanceof TransitionRejectedError)) throw err;
+      return { discarded: false, current: err.current };
+    }
+    return { discarded: true };
   }
 
   /**

@@ -7,7 +7,15 @@
 import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
 import { boundedError, MAX_ERROR_MESSAGE_CHARS } from '../error-info.js';
 import { truncate } from '../text.js';
-import { and, type Condition, compare, equals, lessThanAttribute, oneOf } from './expression.js';
+import {
+  and,
+  type Condition,
+  compare,
+  equals,
+  lessThanAttribute,
+  notExists,
+  oneOf,
+} from './expression.js';
 import type { HistoryEntry, TaskErrorInfo, TaskRecord } from './record.js';
 import { expiresAtSeconds, type Retention } from './retention.js';
 import type { SeenHistory, TransitionSpec } from './transition.js';
@@ -264,6 +272,36 @@ export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = 
   detail: ({ reason }) => reason,
   set: ({ seen }) => ({ attempt: 0, generation: seen.generation + 1 }),
   remove: ['deadReason', 'finishedAt', 'workerId'],
+  statusAt: at,
+};
+
+type RollbackInput = {
+  seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'> & SeenHistory;
+  reason: string;
+};
+/**
+ * SCHEDULED → ROLLED_BACK, for the enqueue that wrote the record and could not create its
+ * schedule: only the record it still owns, the one it wrote (same creation time), untouched
+ * (never attempted, same generation) and not confirmed by another enqueue. Kept with the
+ * retention TTL, like a finished task (docs/adr/0015-rollback-moves-instead-of-deleting.md).
+ */
+export const rollback: Transition<RollbackInput> = {
+  name: 'roll back',
+  from: [TaskStatus.SCHEDULED],
+  fence: ({ seen }) => [
+    equals('createdAt', 'createdAt', seen.createdAt),
+    equals('attempt', 'zero', 0),
+    equals('generation', 'generation', seen.generation),
+    notExists('scheduleConfirmed'),
+  ],
+  event: AuditEvent.ROLLED_BACK,
+  to: TaskStatus.ROLLED_BACK,
+  task: ({ seen }) => seen,
+  by: () => ({ attempt: 0 }),
+  detail: ({ reason }) => reason,
+  set: (_input, now, retention) => ({
+    [TableSchema.TTL_ATTRIBUTE]: expiresAtSeconds(now, retention),
+  }),
   statusAt: at,
 };
 

@@ -4,6 +4,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
 import { type ExecutorLocation, resolveLocation, resolveSchedulerLocation } from '../config.js';
 import { ConfigurationError } from '../errors.js';
+import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics, TaskOutcome } from '../observability/metrics.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
@@ -36,6 +37,11 @@ export interface SweeperOptions
    * expires). @default `TASKLANE_RETENTION_MS`, else 30 days
    */
   readonly retention?: Retention;
+  /**
+   * Verify each task's integrity tag before sending it (kms:VerifyMac).
+   * @default on when `TASKLANE_INTEGRITY_KEY_ID` is set, else off
+   */
+  readonly integrity?: IntegrityOptions | undefined;
 }
 
 /**
@@ -48,9 +54,11 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
   const logger = options.logger ?? defaultLogger();
   const metrics = options.metrics ?? powertoolsMetrics();
   const sqs = options.sqs ?? new SQSClient(sqsClientConfig());
+  const dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig());
+  const integrity = resolveIntegrity(options.integrity, dynamodb);
   const store = new TaskStore({
     tableName: location.tableName,
-    dynamodb: options.dynamodb ?? new DynamoDBClient(awsClientConfig()),
+    dynamodb,
     logger,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
@@ -74,6 +82,7 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
       store,
       dispatcher,
       logger,
+      integrity,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs }),
       ...(options.pendingAgeMs === undefined ? {} : { pendingAgeMs: options.pendingAgeMs }),
@@ -89,6 +98,9 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
     run: async () => {
       const report = await once();
       if (report.killed > 0) metrics.count(TaskOutcome.DEAD, report.killed);
+      if (report.integrityFailed > 0) {
+        metrics.count(TaskOutcome.INTEGRITY_FAILED, report.integrityFailed);
+      }
       metrics.flush();
       return report;
     },

@@ -1,6 +1,8 @@
 import { TaskStatus } from '../constants.js';
 import { describeError } from '../error-info.js';
 import { TransitionRejectedError } from '../errors.js';
+import { keepVerified } from '../integrity/check.js';
+import type { IntegrityTag } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
 import { compareEnqueueOrder, type TaskRecord } from '../store/record.js';
@@ -35,6 +37,8 @@ export interface SweepOptions {
    * is sent again under a new generation: its message may have expired. @default 21600000 (6 h)
    */
   readonly queuedOverdueMs?: number;
+  /** Verifies each task's integrity tag before sending it; undefined when integrity is off. */
+  readonly integrity?: IntegrityTag | undefined;
 }
 
 /** What one sweep did. */
@@ -59,6 +63,8 @@ export interface SweepReport {
    * goes on, and the next sweep tries them again.
    */
   readonly failed: number;
+  /** Tasks not sent because their integrity tag is missing or wrong (each audited). */
+  readonly integrityFailed: number;
   /** True when the time budget ended the sweep early. */
   readonly budgetExhausted: boolean;
 }
@@ -95,6 +101,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     scheduledChecked: 0,
     conflicts: 0,
     failed: 0,
+    integrityFailed: 0,
   };
   let budgetExhausted = false;
   const toSend: TaskRecord[] = [];
@@ -179,8 +186,12 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   }
 
   // Enqueue order within each ordering key: sends go out in the order the tasks were enqueued.
-  toSend.sort(compareEnqueueOrder);
-  const sent = await options.dispatcher.sendAll(toSend);
+  const checkDeps = { integrity: options.integrity, logger, clock, actor: SWEEPER_ACTOR };
+  const verified = await keepVerified(checkDeps, toSend);
+  counts.integrityFailed += verified.refused;
+  counts.failed += verified.failed;
+  verified.kept.sort(compareEnqueueOrder);
+  const sent = await options.dispatcher.sendAll(verified.kept);
   for (const record of sent) {
     if (record === undefined) counts.unsent += 1;
     else counts.sent += 1;

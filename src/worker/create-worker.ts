@@ -6,6 +6,7 @@ import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
 import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
+import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
 import { type Retention, resolveRetention } from '../store/retention.js';
@@ -22,6 +23,12 @@ import { VisibilityController } from './visibility.js';
 /** Options of {@link createWorker}. */
 export interface WorkerOptions extends ExecutorLocation {
   readonly dynamodb?: DynamoDBClient;
+  /**
+   * Verify each claimed task's integrity tag before its handler runs (kms:VerifyMac), and tag
+   * the recurring firings the worker creates (kms:GenerateMac). A task that fails is declared
+   * DEAD unrun (`INTEGRITY_FAILED`). @default on when `TASKLANE_INTEGRITY_KEY_ID` is set
+   */
+  readonly integrity?: IntegrityOptions | undefined;
   readonly sqs?: SQSClient;
   readonly logger?: TaskLogger;
   /**
@@ -172,6 +179,7 @@ export function createWorker(
     takeoverGate: new TakeoverGate(),
     random: Math.random,
     firingSenders: resolveFiringSenders(options.schedulerSenderId),
+    integrity: resolveIntegrity(options.integrity, dynamodb),
   };
   // One flush per batch, in both entry points; a batch that throws still publishes.
   const run = (records: readonly SQSRecord[], batch?: BatchOptions) =>

@@ -4,6 +4,7 @@
  * and a visibility change.
  */
 import type { AuditEvent } from '../constants.js';
+import type { IntegrityTag } from '../integrity/tag.js';
 import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskMetrics } from '../observability/metrics.js';
@@ -39,6 +40,8 @@ export interface ProcessorDeps {
   readonly random: () => number;
   /** Who may send a recurring schedule's firing (ADR 0013). */
   readonly firingSenders: FiringSenders;
+  /** Verifies each claimed record's integrity tag (and tags firings); undefined when off. */
+  readonly integrity?: IntegrityTag | undefined;
 }
 
 /** Per-invocation limits, e.g. the Lambda's remaining time. */

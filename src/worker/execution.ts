@@ -10,6 +10,7 @@ import {
   UnknownTaskTypeError,
   ValidationError,
 } from '../errors.js';
+import { checkIntegrity } from '../integrity/check.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { TaskOutcome } from '../observability/metrics.js';
 import type { TaskErrorInfo, TaskRecord } from '../store/record.js';
@@ -36,6 +37,9 @@ export interface ClaimedTask {
 /** Runs a claimed task's handler and writes its outcome under the lease. */
 export async function execute(task: ClaimedTask, deps: ProcessorDeps): Promise<Outcome> {
   const { record } = task;
+  // A record a table writer changed or planted never runs, and is never retried.
+  const tampered = await checkIntegrity({ ...deps, actor: deps.workerId }, record);
+  if (tampered !== undefined) return kill(task, deps, tampered.message, tampered);
   const definition = deps.definitions.get(record.type);
   if (definition === undefined) {
     const error = new UnknownTaskTypeError(record.type, [...deps.definitions.keys()]);

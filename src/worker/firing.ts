@@ -48,6 +48,14 @@ export async function admitFiring(
   }
   const hash = payloadHash(firing.type, payloadJson);
   const definition = deps.definitions.get(firing.type);
+  const maxAttempts = definition?.retry.maxAttempts ?? Defaults.MAX_ATTEMPTS;
+  // The worker tags the firings it creates, as a producer would (docs/adr/0016-integrity-tag.md).
+  const integrityTag = await deps.integrity?.tag({
+    id,
+    type: firing.type,
+    payloadHash: hash,
+    maxAttempts,
+  });
   const delivery = `execution ${firing.execution.id}, attempt ${firing.execution.attempt}`;
   const { record, created } = await deps.store.create({
     id,
@@ -55,10 +63,11 @@ export async function admitFiring(
     payloadJson,
     payloadHash: hash,
     // An unknown type still gets a record, which the claim flow then declares DEAD.
-    maxAttempts: definition?.retry.maxAttempts ?? Defaults.MAX_ATTEMPTS,
+    maxAttempts,
     timeoutMs: definition?.timeoutMs ?? Defaults.TASK_TIMEOUT_MS,
     orderingKey: firing.orderingKey,
     messageGroupId: message.attributes.MessageGroupId ?? firing.orderingKey ?? firing.schedule,
+    integrityTag,
     detail: `fired by schedule ${firing.schedule} for ${firing.scheduledTime} (${delivery})`,
   });
   if (!created && (record.type !== firing.type || record.payloadHash !== hash)) {

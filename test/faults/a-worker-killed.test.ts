@@ -9,7 +9,6 @@
  * in the order their enqueue returned (lib/order.ts defines a violation).
  */
 import { describe, it } from 'vitest';
-import { startSweeperLoop } from './lib/executor.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { checkOrder } from './lib/order.js';
 import { sleep } from './lib/random.js';
@@ -21,6 +20,7 @@ import {
   checkSucceededOrExhausted,
   Scenario,
 } from './lib/scenario.js';
+import { startSweeperLoop } from './lib/sweeper-loop.js';
 
 const TASKS = 1000;
 const KEYS = 6;

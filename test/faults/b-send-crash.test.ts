@@ -5,11 +5,11 @@
  * Either way the task sits PENDING in the outbox, and the sweeper must recover it.
  */
 import { describe, it } from 'vitest';
-import { startSweeperLoop } from './lib/executor.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { faultyClients } from './lib/faults.js';
 import { range, startPolling } from './lib/run.js';
 import { allSucceed, checkCommon, Scenario } from './lib/scenario.js';
+import { startSweeperLoop } from './lib/sweeper-loop.js';
 
 const TASKS = 200;
 const PROFILE: TaskProfile = {

@@ -8,12 +8,12 @@ import { describe, it } from 'vitest';
 import { AuditEvent } from '../../src/constants.js';
 import type { Worker } from '../../src/worker/create-worker.js';
 import { recordingLogger } from '../helpers/executor.js';
-import { startSweeperLoop } from './lib/executor.js';
 import { FAULT_TASK_TYPE, type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { duplicateOf, type RawMessage, sendRaw, syntheticDelivery } from './lib/messages.js';
 import { sleep } from './lib/random.js';
 import { enqueueAll, range, startPolling } from './lib/run.js';
 import { allSucceed, checkCommon, Scenario } from './lib/scenario.js';
+import { startSweeperLoop } from './lib/sweeper-loop.js';
 
 const TASKS = 500;
 // A generous timeout: this scenario is about deliveries, not slow handlers.

@@ -10,10 +10,11 @@
  */
 import { describe, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
-import { readRecords, startSweeperLoop } from './lib/executor.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
+import { readRecords } from './lib/records.js';
 import { enqueueAll, eventuallyTrue, range } from './lib/run.js';
 import { allSucceed, checkCommon, checkDuplicatesExplained, Scenario } from './lib/scenario.js';
+import { startSweeperLoop } from './lib/sweeper-loop.js';
 
 const TASKS = 30;
 const RUN_MS = 1500;

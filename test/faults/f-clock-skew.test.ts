@@ -9,11 +9,12 @@ import { describe, it } from 'vitest';
 import { AuditEvent, Defaults } from '../../src/constants.js';
 import type { TaskRecord } from '../../src/store/record.js';
 import type { Worker } from '../../src/worker/create-worker.js';
-import { readAllRecords, startSweeperLoop } from './lib/executor.js';
 import { FAULT_TASK_TYPE, type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { syntheticDelivery } from './lib/messages.js';
+import { readAllRecords } from './lib/records.js';
 import { enqueueAll, range, startPolling } from './lib/run.js';
 import { allSucceed, checkCommon, checkDuplicatesExplained, Scenario } from './lib/scenario.js';
+import { startSweeperLoop } from './lib/sweeper-loop.js';
 
 const TASKS = 200;
 const OFFSETS_MS = [-30_000, 0, 30_000];

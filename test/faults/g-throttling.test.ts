@@ -6,7 +6,6 @@
  */
 import { describe, it } from 'vitest';
 import { awsClientConfig } from '../../src/aws-clients.js';
-import { startSweeperLoop } from './lib/executor.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { type FaultPlan, faultyClients } from './lib/faults.js';
 import { sleep } from './lib/random.js';
@@ -18,6 +17,7 @@ import {
   checkSucceededOrExhausted,
   Scenario,
 } from './lib/scenario.js';
+import { startSweeperLoop } from './lib/sweeper-loop.js';
 
 const TASKS = 200;
 const THROTTLED = 0.3;

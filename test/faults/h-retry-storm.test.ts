@@ -5,10 +5,10 @@
  * once it is back.
  */
 import { describe, it } from 'vitest';
-import { startSweeperLoop } from './lib/executor.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { enqueueAll, range, startPolling } from './lib/run.js';
 import { allSucceed, checkCommon, Scenario } from './lib/scenario.js';
+import { startSweeperLoop } from './lib/sweeper-loop.js';
 
 const TASKS = 200;
 const OUTAGE_MS = 6000;

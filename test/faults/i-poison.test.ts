@@ -6,10 +6,10 @@
  */
 import { describe, it } from 'vitest';
 import type { Expectation } from './lib/classify.js';
-import { startSweeperLoop } from './lib/executor.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { enqueueAll, range } from './lib/run.js';
 import { checkCommon, checkDuplicatesExplained, Scenario } from './lib/scenario.js';
+import { startSweeperLoop } from './lib/sweeper-loop.js';
 
 const TASKS = 1000;
 const POISON: readonly WorkMode[] = [

@@ -14,9 +14,9 @@ import type { EnqueueOptions } from '../../src/client/prepare.js';
 import { AuditEvent, MESSAGE_SCHEMA_VERSION, TaskStatus } from '../../src/constants.js';
 import { ErrorCode, TasklaneError } from '../../src/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
+import { REGION } from '../helpers/aws.js';
 import { recordingLogger } from '../helpers/executor.js';
 import { type BadInput, badInputs, looksPolluted, prototypeSnapshot } from './lib/bad-inputs.js';
-import { REGION } from './lib/executor.js';
 import { type TaskProfile, workPayload } from './lib/fault-tasks.js';
 import { Scenario } from './lib/scenario.js';
 

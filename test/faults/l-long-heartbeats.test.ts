@@ -6,13 +6,13 @@
  * so that ordinary tasks depend on the sweeper; the raw items are measured throughout.
  */
 import { describe, it } from 'vitest';
-import { startSweeperLoop } from './lib/executor.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { faultyClients } from './lib/faults.js';
 import { itemBytes, rawTaskItem } from './lib/item-size.js';
 import { sleep } from './lib/random.js';
 import { enqueueAll, range, startPolling } from './lib/run.js';
 import { allSucceed, checkCommon, Scenario } from './lib/scenario.js';
+import { startSweeperLoop } from './lib/sweeper-loop.js';
 
 /** One task heartbeats ten thousand times (a 12-hour task at a lease of 13 s), three a thousand. */
 const BEATS = [10_000, 1000, 1000, 1000];

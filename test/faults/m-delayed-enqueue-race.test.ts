@@ -9,12 +9,13 @@ import { describe, it } from 'vitest';
 import { isTerminal } from '../../src/constants.js';
 import { ScheduleFailedError } from '../../src/errors.js';
 import { createSchedulePump } from '../../src/local/schedule-pump.js';
-import { readRecords, startSweeperLoop } from './lib/executor.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { faultyScheduler, type SchedulerFault } from './lib/faults.js';
 import { sleep } from './lib/random.js';
+import { readRecords } from './lib/records.js';
 import { range, startPolling } from './lib/run.js';
 import { allSucceed, checkCommon, Scenario } from './lib/scenario.js';
+import { startSweeperLoop } from './lib/sweeper-loop.js';
 
 const IDS = 30;
 const RUN_AT_MS = 8000;
@@ -54,8 +55,11 @@ describe('(m) delayed enqueue race', () => {
       maxAttempts: PROFILE.maxAttempts,
       scheduling: true,
     });
-    const scheduling = s.executor.scheduling;
-    if (scheduling === undefined) throw new Error('the executor has no schedule group');
+    const scheduling = s.executor.scheduler;
+    const schedulerClient = s.executor.clients.scheduler;
+    if (scheduling === undefined || schedulerClient === undefined) {
+      throw new Error('the executor has no schedule group');
+    }
     const injectors = Object.fromEntries(
       (Object.keys(ROLES) as Role[]).map((role) => [
         role,
@@ -77,7 +81,7 @@ describe('(m) delayed enqueue race', () => {
     const task = s.producerTask(PROFILE);
     const pumping = new AbortController();
     const pump = createSchedulePump({
-      scheduler: scheduling.client,
+      scheduler: schedulerClient,
       sqs: s.executor.clients.sqs,
       groupName: scheduling.scheduleGroup,
     }).run({ signal: pumping.signal, intervalMs: 500 });

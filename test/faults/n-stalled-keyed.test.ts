@@ -10,10 +10,10 @@
  */
 import { describe, it } from 'vitest';
 import { leaseLosses } from './lib/classify.js';
-import { readRecords, startSweeperLoop } from './lib/executor.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { checkOrder } from './lib/order.js';
 import { sleep } from './lib/random.js';
+import { readRecords } from './lib/records.js';
 import { enqueueAll, eventuallyTrue, type PlannedTask, range } from './lib/run.js';
 import {
   allSucceed,
@@ -22,6 +22,7 @@ import {
   checkSucceededOrExhausted,
   Scenario,
 } from './lib/scenario.js';
+import { startSweeperLoop } from './lib/sweeper-loop.js';
 
 const KEYS = 6;
 const PER_KEY = 20;

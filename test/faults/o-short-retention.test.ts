@@ -8,10 +8,10 @@
  */
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { describe, it } from 'vitest';
-import { startSweeperLoop } from './lib/executor.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { enqueueAll, range, startPolling } from './lib/run.js';
 import { allSucceed, checkCommon, Scenario } from './lib/scenario.js';
+import { startSweeperLoop } from './lib/sweeper-loop.js';
 
 const TASKS = 40;
 const RETENTION_SECONDS = 60;

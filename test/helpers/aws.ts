@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { awsClientConfig } from '../../src/aws-clients.js';
 
 /**
  * SDK clients for the emulator: the endpoint the integration setup put in AWS_ENDPOINT_URL
@@ -47,4 +48,29 @@ function emulatorConfig(accessKeyId: string) {
 export function uniqueName(prefix: string): string {
   const safePrefix = prefix.toLowerCase().replace(/[^a-z0-9-]/g, '-');
   return `${safePrefix}-${randomBytes(4).toString('hex')}`;
+}
+
+export const REGION = 'us-east-1';
+
+/** The SQS and DynamoDB clients an executor's parts are given. */
+export interface AwsClients {
+  readonly sqs: SQSClient;
+  readonly dynamodb: DynamoDBClient;
+}
+
+/**
+ * SDK clients configured as Tasklane configures its own (standard retries, 5 attempts), for
+ * the fault suite, where the SDK's retries are part of what is tested. The endpoint comes
+ * from AWS_ENDPOINT_URL, which the test setup points at the emulator.
+ */
+export function tasklaneClients(): AwsClients {
+  return {
+    sqs: new SQSClient({ ...awsClientConfig(), region: REGION }),
+    dynamodb: new DynamoDBClient({ ...awsClientConfig(), region: REGION }),
+  };
+}
+
+/** A Scheduler client configured as {@link tasklaneClients} are. */
+export function tasklaneScheduler(): SchedulerClient {
+  return new SchedulerClient({ ...awsClientConfig(), region: REGION });
 }

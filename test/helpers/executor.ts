@@ -1,4 +1,9 @@
-/** Builds a real executor (queues + table) in the emulator for integration tests. */
+/**
+ * A real executor (queues, table and, given a Scheduler client, a schedule group) in the
+ * emulator, for the integration tests and the fault suite, with factories for its clients and
+ * workers and a hand-played event source mapping.
+ */
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import {
   DeleteMessageBatchCommand,
   DeleteMessageCommand,
@@ -27,20 +32,20 @@ import { TaskStore } from '../../src/store/task-store.js';
 import type { TaskDefinition } from '../../src/tasks/task-definition.js';
 import { createWorker, type Worker, type WorkerOptions } from '../../src/worker/create-worker.js';
 import { toSqsRecord } from '../../src/worker/sqs-poller.js';
-import { schedulerPumpSqs, testClients, uniqueName } from './aws.js';
+import { type AwsClients, schedulerPumpSqs, testClients, uniqueName } from './aws.js';
 
-/** A provisioned executor plus factories for clients and workers bound to it. */
-export interface TestExecutor extends ProvisionedExecutor {
-  readonly clients: ReturnType<typeof testClients>;
-  readonly queueArn: string;
-  readonly scheduler: ProvisionedScheduler;
-  /** A schedule pump over the executor's group. */
+/** An executor provisioned in the emulator, with clients, a store and factories bound to it. */
+export interface EmulatorExecutor extends ProvisionedExecutor {
+  /** The name its resources are named from. */
+  readonly name: string;
+  readonly visibilityTimeoutSeconds: number;
+  /** The clients it was provisioned with, for observing and for the parts a test leaves alone. */
+  readonly clients: AwsClients & { readonly scheduler?: SchedulerClient };
+  /** A store for reading records (on the real clock). */
+  readonly store: TaskStore;
+  /** A schedule pump over the executor's group; throws without one. */
   pump(options?: Partial<SchedulePumpOptions>): SchedulePump;
   client(options?: Partial<TaskClientOptions>): TaskClient;
-  /** The executor's task store, as the client and the worker build it. */
-  store(options?: { clock?: () => number }): TaskStore;
-  /** Delayed-task scheduling on the executor, as the client and the sweeper build it. */
-  delayed(options?: { clock?: () => number }): DelayedTasks;
   worker(tasks: readonly TaskDefinition[], options?: Partial<WorkerOptions>): Worker;
   /**
    * Acts as the event source mapping for one batch: processes the records with the worker,
@@ -59,73 +64,122 @@ export interface TestExecutor extends ProvisionedExecutor {
   drain(worker: Worker): Promise<{ processed: number; failed: number }>;
 }
 
-/** Provisions a fresh executor with a unique name. */
+/** An executor with its schedule group: what the integration tests use. */
+export interface TestExecutor extends EmulatorExecutor {
+  readonly clients: ReturnType<typeof testClients>;
+  readonly scheduler: ProvisionedScheduler;
+  /** Delayed-task scheduling on the executor, as the client and the sweeper build it. */
+  delayed(options?: { store?: TaskStore; clock?: () => number }): DelayedTasks;
+}
+
+export interface EmulatorExecutorOptions {
+  /** Prefix of the resource names; a random suffix keeps executors apart. */
+  readonly label: string;
+  /** Sets the queue's visibility timeout (6×). */
+  readonly workerTimeoutSeconds: number;
+  readonly maxAttempts?: number;
+  readonly maxReceiveCount?: number;
+  /** The clients to provision with and to bind; a Scheduler client adds a schedule group. */
+  readonly clients: AwsClients & { readonly scheduler?: SchedulerClient };
+}
+
+/** Provisions a fresh executor for an integration test (with a schedule group). */
 export async function setupExecutor(
   props: { workerTimeoutSeconds?: number } = {},
 ): Promise<TestExecutor> {
   const clients = testClients();
-  const settings = executorSettings({
-    name: uniqueName('tl'),
+  const executor = await provisionExecutor({
+    label: 'tl',
     workerTimeoutSeconds: props.workerTimeoutSeconds ?? 10,
+    clients,
+  });
+  const { scheduler } = executor;
+  if (scheduler === undefined) throw new Error('provision created no scheduler resources');
+  const location = {
+    tableName: executor.tableName,
+    queueUrl: executor.queueUrl,
+    queueArn: executor.queueArn,
+    scheduleGroup: scheduler.scheduleGroup,
+    schedulerRoleArn: scheduler.schedulerRoleArn,
+    scheduleDeadLetterArn: scheduler.scheduleDeadLetterArn,
+  };
+  const delayed = (options: { store?: TaskStore; clock?: () => number } = {}) =>
+    createDelayedTasks({
+      location,
+      store: options.store ?? executor.store,
+      sqs: clients.sqs,
+      queueUrl: executor.queueUrl,
+      scheduler: clients.scheduler,
+      logger: silentLogger,
+      clock: options.clock ?? Date.now,
+    });
+  return { ...executor, clients, scheduler, delayed };
+}
+
+/** Provisions a fresh executor in the emulator from the same settings the construct uses. */
+export async function provisionExecutor(
+  options: EmulatorExecutorOptions,
+): Promise<EmulatorExecutor> {
+  const { clients } = options;
+  const name = uniqueName(options.label);
+  const settings = executorSettings({
+    name,
+    workerTimeoutSeconds: options.workerTimeoutSeconds,
+    ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+    ...(options.maxReceiveCount === undefined ? {} : { maxReceiveCount: options.maxReceiveCount }),
   });
   const location = await provision(settings, clients);
-  const { queueArn } = location;
-  if (location.scheduler === undefined) throw new Error('provision created no scheduler resources');
-  const scheduler = location.scheduler;
+  const { queueArn, scheduler } = location;
   // The pump signs as the scheduler stand-in: the emulator reports its key id as SenderId.
-  const pumpSqs = schedulerPumpSqs(scheduler.schedulerSenderId);
+  const pumpSqs =
+    scheduler === undefined ? undefined : schedulerPumpSqs(scheduler.schedulerSenderId);
   const base = {
     tableName: location.tableName,
     queueUrl: location.queueUrl,
     ...clients,
     logger: silentLogger,
   };
-  const schedulingLocation = {
-    tableName: location.tableName,
-    queueUrl: location.queueUrl,
-    queueArn,
-    scheduleGroup: scheduler.scheduleGroup,
-    schedulerRoleArn: scheduler.schedulerRoleArn,
-    scheduleDeadLetterArn: scheduler.scheduleDeadLetterArn,
-  };
-  const store = (options: { clock?: () => number } = {}) =>
-    new TaskStore({
+  return {
+    ...location,
+    name,
+    visibilityTimeoutSeconds: settings.visibilityTimeoutSeconds,
+    clients,
+    store: new TaskStore({
       tableName: location.tableName,
       dynamodb: clients.dynamodb,
       logger: silentLogger,
-      ...options,
-    });
-  return {
-    ...location,
-    queueArn,
-    scheduler,
-    clients,
-    client: (options = {}) => new TaskClient({ ...base, ...schedulingLocation, ...options }),
-    store,
-    delayed: (options = {}) =>
-      createDelayedTasks({
-        location: schedulingLocation,
-        store: store(options),
-        sqs: clients.sqs,
-        queueUrl: location.queueUrl,
-        scheduler: clients.scheduler,
-        logger: silentLogger,
-        clock: options.clock ?? Date.now,
+    }),
+    client: (overrides = {}) =>
+      new TaskClient({
+        ...base,
+        ...(scheduler === undefined
+          ? {}
+          : {
+              queueArn,
+              scheduleGroup: scheduler.scheduleGroup,
+              schedulerRoleArn: scheduler.schedulerRoleArn,
+              scheduleDeadLetterArn: scheduler.scheduleDeadLetterArn,
+            }),
+        ...overrides,
       }),
-    pump: (options = {}) =>
-      createSchedulePump({
+    pump: (overrides = {}) => {
+      if (scheduler === undefined || pumpSqs === undefined || clients.scheduler === undefined) {
+        throw new Error('the executor was provisioned without a schedule group');
+      }
+      return createSchedulePump({
         scheduler: clients.scheduler,
         sqs: pumpSqs,
         groupName: scheduler.scheduleGroup,
-        ...options,
-      }),
-    worker: (tasks, options = {}) =>
+        ...overrides,
+      });
+    },
+    worker: (tasks, overrides = {}) =>
       createWorker(tasks, {
         ...base,
         leaseGraceMs: 1000,
         metrics: noopMetrics,
-        schedulerSenderId: scheduler.schedulerSenderId,
-        ...options,
+        ...(scheduler === undefined ? {} : { schedulerSenderId: scheduler.schedulerSenderId }),
+        ...overrides,
       }),
     deliver: async (worker, records) => {
       const response = await worker.processBatch(records);

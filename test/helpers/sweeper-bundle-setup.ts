@@ -1,5 +1,5 @@
 /**
- * Global setup of the infra and integration projects: builds the sweeper's bundle, which the
+ * Global setup of the infra and deploy projects: builds the sweeper's bundle, which the
  * TaskExecutor construct deploys as it is (an installed package ships it; a checkout has it
  * after `npm run build`). Built afresh on every run, so it is never older than the source.
  */

@@ -35,6 +35,7 @@ export function taskRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
     historyTruncated: 0,
     heartbeats: 0,
     lastHeartbeatAt: undefined,
+    integrityTag: undefined,
     ...overrides,
   };
 }

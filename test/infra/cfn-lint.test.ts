@@ -29,26 +29,22 @@ function cfnLint(template: object): { status: number | null; matches: CfnLintMat
 
 describe('cfn-lint over the example stack', () => {
   it('finds nothing: no errors, no warnings', () => {
-    // Act
     const { status, matches } = cfnLint(exampleTemplate().toJSON());
 
-    // Assert
     expect(matches.map((m) => `${m.Level} ${m.Rule.Id}: ${m.Message}`)).toEqual([]);
     expect(status).toBe(0);
   });
 
   it('does report a broken template (control)', () => {
-    // Arrange: a FIFO queue whose name lacks the .fifo suffix.
+    // A FIFO queue whose name lacks the .fifo suffix.
     const broken = {
       Resources: {
         Queue: { Type: 'AWS::SQS::Queue', Properties: { FifoQueue: true, QueueName: 12 } },
       },
     };
 
-    // Act
     const { status, matches } = cfnLint(broken);
 
-    // Assert
     expect(status).not.toBe(0);
     expect(matches.some((m) => m.Level === 'Error')).toBe(true);
   });

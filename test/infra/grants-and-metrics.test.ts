@@ -4,15 +4,19 @@ import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { TaskExecutor } from '../../src/cdk/index.js';
+import { PRODUCER_UPDATE_ATTRIBUTES } from '../../src/store/producer-writes.js';
 import { arnOf, idOf } from '../helpers/infra.js';
 
 /** `schedule/Grants/*` in the stack's partition, region and account. */
 const groupSchedules = {
   'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(':schedule/Grants/\\*$')])],
 };
-/** The delayed tasks' schedules in that group: `schedule/Grants/task.*` and `task_*`. */
+/** The delayed tasks' schedules, in their own group: `schedule/Grants.at/task.*` and `task_*`. */
 const delayedSchedules = ['task\\.', 'task_'].map((prefix) => ({
-  'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(`:schedule/Grants/${prefix}\\*$`)])],
+  'Fn::Join': [
+    '',
+    Match.arrayWith([Match.stringLikeRegexp(`:schedule/Grants\\.at/${prefix}\\*$`)]),
+  ],
 }));
 const passedToScheduler = {
   StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
@@ -48,11 +52,17 @@ describe('TaskExecutor grants', () => {
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
         Statement: [
+          { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: arnOf(table) },
           {
             Effect: 'Allow',
-            // DeleteItem: the rollback of a delayed task whose schedule was not created.
-            Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+            // Only the attributes its own updates name; no DeleteItem (a rollback is a move).
+            Action: 'dynamodb:UpdateItem',
             Resource: arnOf(table),
+            Condition: {
+              'ForAllValues:StringEquals': {
+                'dynamodb:Attributes': [...PRODUCER_UPDATE_ATTRIBUTES],
+              },
+            },
           },
           {
             Effect: 'Allow',
@@ -76,11 +86,34 @@ describe('TaskExecutor grants', () => {
     });
   });
 
-  it('grantRead allows get and wait (GetItem) and list (Query on the status index only)', () => {
+  it('grantEnqueue gives no DeleteItem and no unconditioned UpdateItem on the table', () => {
     // Act
-    const template = granted((executor, role) => executor.grantRead(role));
+    const template = granted((executor, role) => executor.grantEnqueue(role));
 
     // Assert
+    const producer = idOf(template, 'AWS::IAM::Role', {
+      AssumeRolePolicyDocument: Match.objectLike({
+        Statement: [Match.objectLike({ Principal: { Service: 'ecs-tasks.amazonaws.com' } })],
+      }),
+    });
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter(
+        (policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: producer }]),
+      )
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Record<string, unknown>[]);
+    const actions = (statement: Record<string, unknown>) => [statement.Action].flat();
+    expect(statements.length).toBeGreaterThan(0);
+    expect(statements.flatMap(actions)).not.toContain('dynamodb:DeleteItem');
+    const updates = statements.filter((s) => actions(s).includes('dynamodb:UpdateItem'));
+    expect(updates).toHaveLength(1);
+    expect(updates[0]?.Condition).toEqual({
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...PRODUCER_UPDATE_ATTRIBUTES] },
+    });
+  });
+
+  it('grantRead allows get and wait (GetItem) and list (Query on the status index only)', () => {
+    const template = granted((executor, role) => executor.grantRead(role));
+
     const table = idOf(template, 'AWS::DynamoDB::Table', { TableName: 'Grants-tasks' });
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: Match.objectEquals({
@@ -137,10 +170,8 @@ describe('TaskExecutor grants', () => {
   });
 
   it('grantManageSchedules puts ListSchedules, which takes no ARN, alone in a managed policy', () => {
-    // Act
     const template = granted((executor, role) => executor.grantManageSchedules(role));
 
-    // Assert
     const producer = idOf(template, 'AWS::IAM::Role', {
       AssumeRolePolicyDocument: Match.objectLike({
         Statement: [Match.objectLike({ Principal: { Service: 'ecs-tasks.amazonaws.com' } })],
@@ -178,8 +209,8 @@ describe('TaskExecutor grants', () => {
       a.path.startsWith('Grants/Producer'),
     );
     expect(onProducer.map(({ id, path }) => `${id} @ ${path}`)).toEqual([
-      `AwsSolutions-IAM5[Resource::${schedules}/Grants/task.*] @ Grants/Producer`,
-      `AwsSolutions-IAM5[Resource::${schedules}/Grants/task_*] @ Grants/Producer`,
+      `AwsSolutions-IAM5[Resource::${schedules}/Grants.at/task.*] @ Grants/Producer`,
+      `AwsSolutions-IAM5[Resource::${schedules}/Grants.at/task_*] @ Grants/Producer`,
       `AwsSolutions-IAM5[Resource::${schedules}/Grants/*] @ Grants/Producer`,
       expect.stringMatching(
         /^AwsSolutions-IAM5\[Resource::\*\] @ Grants\/Producer\/\w+ListSchedules\/Resource$/,

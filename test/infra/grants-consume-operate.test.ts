@@ -86,7 +86,7 @@ describe('TaskExecutor.grantOperate', () => {
             Resource: ['task\\.', 'task_'].map((prefix) => ({
               'Fn::Join': [
                 '',
-                Match.arrayWith([Match.stringLikeRegexp(`:schedule/Grants/${prefix}\\*$`)]),
+                Match.arrayWith([Match.stringLikeRegexp(`:schedule/Grants\\.at/${prefix}\\*$`)]),
               ],
             })),
           },

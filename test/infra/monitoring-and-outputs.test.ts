@@ -94,7 +94,6 @@ describe('TaskExecutor alarms and dashboard', () => {
   });
 
   it('sends alarm and OK notifications to the given actions', () => {
-    // Arrange
     const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Alarmed');
     const topic = new Topic(stack, 'Pager');
     new TaskExecutor(stack, 'Executor', {
@@ -102,10 +101,8 @@ describe('TaskExecutor alarms and dashboard', () => {
       alarmActions: [new SnsAction(topic)],
     });
 
-    // Act
     const template = Template.fromStack(stack);
 
-    // Assert
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
     expect(alarms).toHaveLength(8);
     for (const alarm of alarms) {
@@ -115,17 +112,15 @@ describe('TaskExecutor alarms and dashboard', () => {
   });
 
   it('draws a dashboard with the task outcomes, timings and the DEAD and sweeper alarms', () => {
-    // Arrange
     const [dashboard] = Object.values(
       template.findResources('AWS::CloudWatch::Dashboard', {
         Properties: { DashboardName: 'tasklane-TasklaneExample' },
       }),
     );
 
-    // Act: the body is a JSON document joined with references.
+    // The body is a JSON document joined with references.
     const body = JSON.stringify(dashboard?.Properties.DashboardBody);
 
-    // Assert
     for (const name of [
       'TasksStarted',
       'TasksSucceeded',

@@ -38,10 +38,8 @@ describe('cdk-nag over the example stack', () => {
   });
 
   it('acknowledges each finding on one resource, with a reason', () => {
-    // Act
     const acknowledgements = stack.executor.nagAcknowledgements;
 
-    // Assert
     expect(acknowledgements.length).toBeGreaterThan(0);
     for (const { id, path, reason } of acknowledgements) {
       expect(id).toMatch(/^(AwsSolutions|NIST\.800\.53\.R5)-\w+/);
@@ -57,7 +55,7 @@ describe('cdk-nag over the example stack', () => {
     expect(perPack('AwsSolutions-').map((a) => `${a.id} @ ${a.path}`)).toEqual(
       ['task.*', 'task_*'].map(
         (pattern) =>
-          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/TasklaneExample/${pattern}] @ TasklaneExample/Executor/Sweeper/Policy/Resource`,
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/TasklaneExample.at/${pattern}] @ TasklaneExample/Executor/Sweeper/Policy/Resource`,
       ),
     );
   });
@@ -91,8 +89,8 @@ describe('cdk-nag over the example stack', () => {
       'AwsSolutions-IAM5[Resource::*]',
       'AwsSolutions-IAM5[Resource::*]',
       // The sweeper recreates overdue delayed tasks' schedules, and only those.
-      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Full/task.*]',
-      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Full/task_*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Full.at/task.*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Full.at/task_*]',
       'NIST.800.53.R5-DynamoDBInBackupPlan',
       'NIST.800.53.R5-LambdaDLQ',
     ]);
@@ -101,15 +99,12 @@ describe('cdk-nag over the example stack', () => {
 
 describe('cdk-nag packs (control)', () => {
   it('do report findings: a bare queue breaks AwsSolutions SQS3 and SQS4', () => {
-    // Arrange
     const { app, packs: [awsSolutions] = [] } = packs();
     const stack = new Stack(app, 'Bare');
     new Queue(stack, 'Queue');
 
-    // Act
     const found = findings(awsSolutions as NagPack, stack);
 
-    // Assert
     expect(found).toEqual(
       expect.arrayContaining([
         expect.stringContaining('AwsSolutions-SQS3 @ Bare/Queue/Resource'),

@@ -18,13 +18,11 @@ describe('TaskExecutor queues', () => {
   });
 
   it('redrives the work queue into a FIFO DLQ after maxReceiveCount receives', () => {
-    // Arrange
     const dlq = idOf(template, 'AWS::SQS::Queue', {
       QueueName: 'TasklaneExample-dlq.fifo',
       FifoQueue: true,
     });
 
-    // Assert
     template.hasResourceProperties('AWS::SQS::Queue', {
       QueueName: 'TasklaneExample-work.fifo',
       RedrivePolicy: { deadLetterTargetArn: arnOf(dlq), maxReceiveCount: 50 },
@@ -79,10 +77,8 @@ describe('TaskExecutor queues', () => {
 
 describe('TaskExecutor visibility and timeout', () => {
   it('sets the visibility timeout to 6 × the worker timeout', () => {
-    // Act
     const template = exampleTemplate({ executor: { workerTimeout: Duration.minutes(2) } });
 
-    // Assert
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('worker'),
       Timeout: 120,

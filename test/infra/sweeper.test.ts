@@ -26,10 +26,8 @@ describe('TaskExecutor sweeper', () => {
   });
 
   it('finds the table, the queue and the scheduling settings in its environment', () => {
-    // Arrange
     const { table, queue, scheduleDlq, schedulerRole } = ids();
 
-    // Assert
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'the Tasklane sweeper of TasklaneExample',
       Environment: {
@@ -71,13 +69,13 @@ describe('TaskExecutor sweeper', () => {
           { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf(queue) },
           {
             Effect: 'Allow',
-            // Only delayed tasks' schedules: task.<id> and task_<hash>.
+            // Only delayed tasks' schedules, in their group: task.<id> and task_<hash>.
             Action: 'scheduler:CreateSchedule',
             Resource: ['task\\.', 'task_'].map((prefix) => ({
               'Fn::Join': [
                 '',
                 Match.arrayWith([
-                  Match.stringLikeRegexp(`:schedule/TasklaneExample/${prefix}\\*$`),
+                  Match.stringLikeRegexp(`:schedule/TasklaneExample\\.at/${prefix}\\*$`),
                 ]),
               ],
             })),

@@ -69,6 +69,12 @@ describe('TaskExecutor scheduling', () => {
     template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'TasklaneExample' });
   });
 
+  it('creates a group of its own for delayed tasks’ schedules, `<name>.at`', () => {
+    template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', {
+      Name: 'TasklaneExample.at',
+    });
+  });
+
   it('lets the scheduler role only send to the work queue (and its DLQ), only for Scheduler', () => {
     // Arrange
     const queue = idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-work.fifo' });
@@ -84,11 +90,13 @@ describe('TaskExecutor scheduling', () => {
             Action: 'sts:AssumeRole',
             Effect: 'Allow',
             Principal: { Service: 'scheduler.amazonaws.com' },
-            // Only for this account's schedules of the executor's task group: Scheduler
-            // passes the schedule group's ARN as aws:SourceArn.
+            // Only for this account's schedules of the executor's task groups (recurring
+            // and delayed): Scheduler passes the schedule group's ARN as aws:SourceArn.
             Condition: {
               StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
-              ArnEquals: { 'aws:SourceArn': groupArn('TasklaneExample') },
+              ArnEquals: {
+                'aws:SourceArn': [groupArn('TasklaneExample'), groupArn('TasklaneExample.at')],
+              },
             },
           },
         ],

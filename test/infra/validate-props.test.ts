@@ -89,24 +89,19 @@ describe('TaskExecutor prop validation', () => {
       'expected an integer from 60 to 1209600 seconds, received 30',
     ],
   ])('rejects a bad %s, naming the value and what was expected', (path, props, message) => {
-    // Act
     const error = rejection(props);
 
-    // Assert
     expect(error.issues.map((issue) => issue.path)).toEqual([path]);
     expect(error.issues[0]?.message).toContain(message);
     expect(error.message).toContain(`  - ${path}: expected `);
   });
 
   it('rejects a missing workerEntry, as a JavaScript caller can leave it out', () => {
-    // Arrange
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const props = {} as TaskExecutorProps;
 
-    // Act
     const act = () => new TaskExecutor(new Stack(app, 'NoEntry'), 'Executor', props);
 
-    // Assert
     expect(act).toThrow(
       /workerEntry: expected the path of the worker module that exports `handler`, received undefined/,
     );
@@ -120,7 +115,6 @@ describe('TaskExecutor prop validation', () => {
   });
 
   it('reports every failure in one message', () => {
-    // Act
     const error = rejection({
       name: 'bad name',
       workerEntry: 'nope.ts',
@@ -129,7 +123,6 @@ describe('TaskExecutor prop validation', () => {
       workerTimeout: Duration.seconds(0),
     });
 
-    // Assert
     expect(error.issues.map((issue) => issue.path)).toEqual([
       'workerEntry',
       'batchSize',
@@ -141,7 +134,7 @@ describe('TaskExecutor prop validation', () => {
   });
 
   it('skips values that are Tokens', () => {
-    // Arrange: values that would fail if they were checked.
+    // Values that would fail if they were checked.
     const props: Partial<TaskExecutorProps> = {
       batchSize: Token.asNumber({ Ref: 'BatchSize' }),
       maxConcurrency: Token.asNumber({ Ref: 'MaxConcurrency' }),
@@ -149,10 +142,8 @@ describe('TaskExecutor prop validation', () => {
       maxReceiveCount: Token.asNumber({ Ref: 'MaxReceiveCount' }),
     };
 
-    // Act
     const executor = construct(props);
 
-    // Assert
     expect(executor.settings.maxReceiveCount).toBe(props.maxReceiveCount);
   });
 });

@@ -25,13 +25,10 @@ function workerPolicy(template: Template) {
 
 describe('TaskExecutor.workerPrincipal', () => {
   it('lands a handler’s grant in the worker’s managed policy', () => {
-    // Arrange
     const { stack, executor, bucket } = handlerStack();
 
-    // Act
     const grant = bucket.grantRead(executor.workerPrincipal);
 
-    // Assert
     expect(grant.success).toBe(true);
     const template = Template.fromStack(stack);
     const [reports = ''] = Object.keys(template.findResources('AWS::S3::Bucket'));
@@ -43,15 +40,12 @@ describe('TaskExecutor.workerPrincipal', () => {
   });
 
   it('writes no inline policy: the grant stays in the one customer-managed policy', () => {
-    // Arrange
     const { stack, executor, bucket } = handlerStack();
     const key = new Key(stack, 'HandlerKey', { enableKeyRotation: true });
 
-    // Act
     bucket.grantReadWrite(executor.workerPrincipal);
     key.grantDecrypt(executor.workerPrincipal);
 
-    // Assert
     const template = Template.fromStack(stack);
     template.resourceCountIs('AWS::IAM::Policy', 0);
     const keyId = idOf(template, 'AWS::KMS::Key', { EnableKeyRotation: true });
@@ -63,13 +57,10 @@ describe('TaskExecutor.workerPrincipal', () => {
   });
 
   it('is the worker function’s role', () => {
-    // Arrange
     const { stack, executor } = handlerStack();
 
-    // Act
     const fragment = stack.resolve(executor.workerPrincipal.policyFragment.principalJson);
 
-    // Assert
     const template = Template.fromStack(stack);
     const worker = idOf(template, 'AWS::Lambda::Function', {
       Description: 'the Tasklane worker of Handlers',

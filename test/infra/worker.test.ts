@@ -6,11 +6,9 @@ describe('TaskExecutor worker', () => {
   const template = exampleTemplate();
 
   it('runs Node.js 24 on ARM64, with the table and queue in its environment', () => {
-    // Arrange
     const table = idOf(template, 'AWS::DynamoDB::Table', { TableName: 'TasklaneExample-tasks' });
     const queue = idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-work.fifo' });
 
-    // Assert
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'the Tasklane worker of TasklaneExample',
       Runtime: 'nodejs24.x',
@@ -31,13 +29,11 @@ describe('TaskExecutor worker', () => {
   });
 
   it("believes recurring firings only from the scheduler role: its RoleId is the worker's sender id", () => {
-    // Arrange
     const roles = template.findResources('AWS::IAM::Role', {
       Properties: { Description: Match.stringLikeRegexp('Delivers scheduled tasks') },
     });
     const [schedulerRole] = Object.keys(roles);
 
-    // Assert
     expect(schedulerRole).toBeDefined();
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'the Tasklane worker of TasklaneExample',
@@ -50,11 +46,9 @@ describe('TaskExecutor worker', () => {
   });
 
   it('maps the work queue with ReportBatchItemFailures, batch size and maxConcurrency', () => {
-    // Arrange
     const custom = exampleTemplate({ executor: { batchSize: 5, maxConcurrency: 40 } });
     const queue = idOf(custom, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-work.fifo' });
 
-    // Assert
     custom.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: arnOf(queue),
       FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -73,12 +67,10 @@ describe('TaskExecutor worker', () => {
   });
 
   it('logs to its own log group with a retention', () => {
-    // Arrange
     const logs = idOf(template, 'AWS::Logs::LogGroup', {
       LogGroupName: '/tasklane/TasklaneExample/worker',
     });
 
-    // Assert
     template.hasResourceProperties('AWS::Logs::LogGroup', {
       LogGroupName: '/tasklane/TasklaneExample/worker',
       RetentionInDays: 365,

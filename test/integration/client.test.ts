@@ -48,15 +48,12 @@ function countCommands(client: {
 
 describe('TaskClient.enqueue', () => {
   it('creates one record and one message for the same id enqueued twice', async () => {
-    // Arrange
     const client = executor.client();
     const payload = { to: 'a@example.com', subject: 'hi' };
 
-    // Act
     const first = await client.enqueue(email, payload, { id: 'order-1' });
     const second = await client.enqueue(email, payload, { id: 'order-1' });
 
-    // Assert
     expect(first).toMatchObject({ id: 'order-1', created: true, sent: true });
     expect(second).toMatchObject({ id: 'order-1', created: false, sent: true });
     expect(second.record.history.filter((h) => h.event === AuditEvent.SUBMITTED)).toHaveLength(1);
@@ -111,18 +108,16 @@ describe('TaskClient.enqueue', () => {
   });
 
   it('keeps the task PENDING (not lost) when a transient fault stops the send', async () => {
-    // Arrange: an SQS client whose SendMessage is throttled (a wrong queue URL, by contrast,
+    // An SQS client whose SendMessage is throttled (a wrong queue URL, by contrast,
     // is a ConfigurationError: see configuration-errors.test.ts).
     const sqs = throttledSqs();
     const client = executor.client({ sqs });
     const payload = { to: 'a@example.com', subject: 'hi' };
 
-    // Act
     const result = await client.enqueue(email, payload, { id: 'outbox-1' });
     const stored = await client.get('outbox-1');
     const retried = await executor.client().enqueue(email, payload, { id: 'outbox-1' });
 
-    // Assert
     expect(result).toMatchObject({ created: true, sent: false });
     expect(stored?.status).toBe(TaskStatus.PENDING);
     // A re-enqueue of the same id through a healthy client completes the send.
@@ -134,7 +129,6 @@ describe('TaskClient.enqueue', () => {
 
 describe('TaskClient.enqueueBatch', () => {
   it('sends 25 tasks with 3 SendMessageBatch calls and reports each entry', async () => {
-    // Arrange
     const client = executor.client();
     const counts = countCommands(executor.clients.sqs);
     const entries = Array.from({ length: 25 }, (_, i) => ({
@@ -142,10 +136,8 @@ describe('TaskClient.enqueueBatch', () => {
       payload: { to: `u${i}@example.com`, subject: 's' },
     }));
 
-    // Act
     const results = await client.enqueueBatch(entries);
 
-    // Assert
     expect(results).toHaveLength(25);
     expect(
       results.every((r) => r.ok && r.created && r.sent && r.record.status === TaskStatus.QUEUED),
@@ -215,7 +207,6 @@ describe('TaskClient.get, list and wait', () => {
 
 describe('TaskClient.cancel', () => {
   it('cancels a queued task so the worker acknowledges it without running', async () => {
-    // Arrange
     let calls = 0;
     const task = defineTask('cancellable', {
       schema: z.object({}),
@@ -226,12 +217,10 @@ describe('TaskClient.cancel', () => {
     const client = executor.client();
     const { id } = await client.enqueue(task, {});
 
-    // Act
     const cancelled = await client.cancel(id, 'changed my mind');
     const batch = await executor.receive();
     const response = await executor.worker([task]).processBatch(batch);
 
-    // Assert
     expect(cancelled.status).toBe(TaskStatus.CANCELLED);
     expect(cancelled.history.at(-1)).toMatchObject({
       event: AuditEvent.CANCELLED,

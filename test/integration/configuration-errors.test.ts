@@ -41,14 +41,11 @@ async function closedPort(): Promise<number> {
 
 describe('TaskClient.enqueue with a wrong queue URL', () => {
   it('throws ConfigurationError naming the queue and endpoint, not sent: false', async () => {
-    // Arrange
     const queueUrl = `${endpoint}/000000000000/no-such-queue.fifo`;
     const client = executor.client({ queueUrl });
 
-    // Act
     const error = await rejection(client.enqueue(ping, { n: 1 }, { id: 'wrong-queue' }));
 
-    // Assert
     expect(error).toBeInstanceOf(ConfigurationError);
     expect(error).toMatchObject({ resource: queueUrl, endpoint });
     expect((error as Error).message).toContain(`queue '${queueUrl}' does not exist at ${endpoint}`);
@@ -57,7 +54,6 @@ describe('TaskClient.enqueue with a wrong queue URL', () => {
   });
 
   it('leaves the record PENDING, which the sweeper sends once the configuration is right', async () => {
-    // Arrange
     const wrong = executor.client({ queueUrl: `${endpoint}/000000000000/no-such-queue.fifo` });
     await rejection(wrong.enqueue(ping, { n: 1 }, { id: 'held' }));
     const sweeper = createSweeper({
@@ -68,12 +64,10 @@ describe('TaskClient.enqueue with a wrong queue URL', () => {
       pendingAgeMs: 0,
     });
 
-    // Act
     const before = await executor.client().get('held');
     const report = await sweeper.run();
     const after = await executor.client().get('held');
 
-    // Assert
     expect(before?.status).toBe(TaskStatus.PENDING);
     expect(report.sent).toBe(1);
     expect(after?.status).toBe(TaskStatus.QUEUED);
@@ -81,10 +75,8 @@ describe('TaskClient.enqueue with a wrong queue URL', () => {
   });
 
   it('makes enqueueBatch throw ConfigurationError as a whole', async () => {
-    // Arrange
     const client = executor.client({ queueUrl: `${endpoint}/000000000000/no-such-queue.fifo` });
 
-    // Act
     const error = await rejection(
       client.enqueueBatch([
         { task: ping, payload: { n: 1 } },
@@ -92,7 +84,6 @@ describe('TaskClient.enqueue with a wrong queue URL', () => {
       ]),
     );
 
-    // Assert
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as Error).message).toMatch(/Tasks .+, .+ are stored PENDING/);
   });
@@ -100,14 +91,11 @@ describe('TaskClient.enqueue with a wrong queue URL', () => {
 
 describe('TaskClient with a missing table', () => {
   it('throws ConfigurationError naming the table and endpoint, and sends nothing', async () => {
-    // Arrange
     const client = executor.client({ tableName: 'no-such-table' });
 
-    // Act
     const enqueueError = await rejection(client.enqueue(ping, { n: 1 }));
     const getError = await rejection(client.get('anything'));
 
-    // Assert
     for (const error of [enqueueError, getError]) {
       expect(error).toBeInstanceOf(ConfigurationError);
       expect(error).toMatchObject({ resource: 'no-such-table', endpoint });
@@ -121,17 +109,14 @@ describe('TaskClient with a missing table', () => {
 
 describe('TaskClient with an unreachable endpoint', () => {
   it('throws ConfigurationError naming the endpoint', async () => {
-    // Arrange
     const closed = `http://localhost:${await closedPort()}`;
     const client = executor.client({
       sqs: new SQSClient({ endpoint: closed, region: 'us-east-1', useQueueUrlAsEndpoint: false }),
       dynamodb: new DynamoDBClient({ endpoint: closed, region: 'us-east-1' }),
     });
 
-    // Act
     const error = await rejection(client.enqueue(ping, { n: 1 }));
 
-    // Assert
     expect(error).toBeInstanceOf(ConfigurationError);
     expect(error).toMatchObject({ resource: executor.tableName, endpoint: closed });
     expect((error as Error).message).toContain(`Nothing answers at ${closed}`);
@@ -140,10 +125,8 @@ describe('TaskClient with an unreachable endpoint', () => {
 
 describe('TaskClient.check', () => {
   it('reports ok for a provisioned executor', async () => {
-    // Act
     const report = await executor.client().check();
 
-    // Assert
     expect(report).toEqual({
       ok: true,
       checked: [
@@ -156,7 +139,6 @@ describe('TaskClient.check', () => {
   });
 
   it('reports every problem at once, each naming its resource and endpoint', async () => {
-    // Arrange
     const queueUrl = `${endpoint}/000000000000/no-such-queue.fifo`;
     const client = executor.client({
       tableName: 'no-such-table',
@@ -164,11 +146,9 @@ describe('TaskClient.check', () => {
       scheduleGroup: 'no-such-group',
     });
 
-    // Act
     const report = await client.check();
     const error = await rejection(client.assertReady());
 
-    // Assert
     expect(report.ok).toBe(false);
     expect(report.problems.map((p) => [p.resource, p.endpoint])).toEqual([
       ['no-such-table', endpoint],
@@ -181,13 +161,10 @@ describe('TaskClient.check', () => {
   });
 
   it('reports incomplete scheduling settings as a problem', async () => {
-    // Arrange
     const client = executor.client({ schedulerRoleArn: '', scheduleDeadLetterArn: '' });
 
-    // Act
     const report = await client.check();
 
-    // Assert
     expect(report.ok).toBe(false);
     expect(report.problems).toHaveLength(1);
     expect(report.problems[0]?.message).toContain('schedulerRoleArn');

@@ -28,7 +28,7 @@ async function scheduleExists(taskId: string): Promise<boolean> {
     await executor.clients.scheduler.send(
       new GetScheduleCommand({
         Name: delayedScheduleName(taskId),
-        GroupName: executor.scheduler.scheduleGroup,
+        GroupName: executor.scheduler.delayedScheduleGroup,
       }),
     );
     return true;
@@ -65,7 +65,7 @@ function heldScheduler(outcome: 'fail' | 'succeed') {
 
 describe('TaskClient.enqueue with runAt, retried while the first call is still running', () => {
   it('keeps the task that the retry reported, though the first call then fails to schedule it', async () => {
-    // Arrange: the first call wrote the record and waits in CreateSchedule; the retry
+    // The first call wrote the record and waits in CreateSchedule; the retry
     // finds the record, creates the schedule and reports the task enqueued.
     const runAt = new Date(Date.now() + HOUR);
     const slow = heldScheduler('fail');
@@ -77,11 +77,11 @@ describe('TaskClient.enqueue with runAt, retried while the first call is still r
       .client()
       .enqueue(reminder, { note: 'pay rent' }, { id: 'rent', runAt });
 
-    // Act: the first call's CreateSchedule fails.
+    // The first call's CreateSchedule fails.
     slow.open();
     const outcome = await first;
 
-    // Assert: nothing was rolled back under the retry's feet, and both calls agree.
+    // Nothing was rolled back under the retry's feet, and both calls agree.
     expect(retry).toMatchObject({ created: false, sent: true });
     expect(outcome).toMatchObject({ id: 'rent', created: true, sent: true });
     const record = await executor.client().get('rent');
@@ -90,7 +90,7 @@ describe('TaskClient.enqueue with runAt, retried while the first call is still r
   });
 
   it('fails the retry too when the first call rolled the task back before the retry confirmed it', async () => {
-    // Arrange: both calls wait in CreateSchedule; the first will fail, the retry succeed.
+    // Both calls wait in CreateSchedule; the first will fail, the retry succeed.
     const runAt = new Date(Date.now() + HOUR);
     const failing = heldScheduler('fail');
     const succeeding = heldScheduler('succeed');
@@ -103,21 +103,22 @@ describe('TaskClient.enqueue with runAt, retried while the first call is still r
       .enqueue(reminder, { note: 'water plants' }, { id: 'plants', runAt });
     await succeeding.reached;
 
-    // Act: the first call fails and rolls back; only then does the retry's schedule land.
+    // The first call fails and rolls back; only then does the retry's schedule land.
     failing.open();
     const firstError = await first.catch((err: unknown) => err);
     succeeding.open();
     const retryError = await retry.catch((err: unknown) => err);
 
-    // Assert: neither call claims a task that does not exist, and nothing is left behind.
+    // Neither call claims a task that does not exist, and nothing is left behind.
     expect(firstError).toBeInstanceOf(ScheduleFailedError);
     expect(retryError).toBeInstanceOf(ScheduleFailedError);
-    expect(await executor.client().get('plants')).toBeUndefined();
+    expect(await executor.client().get('plants')).toMatchObject({
+      status: TaskStatus.ROLLED_BACK,
+    });
     expect(await scheduleExists('plants')).toBe(false);
   });
 
   it('lets a later enqueue of a rolled-back id start afresh', async () => {
-    // Arrange
     const runAt = new Date(Date.now() + HOUR);
     const failing = heldScheduler('fail');
     failing.open();
@@ -127,12 +128,10 @@ describe('TaskClient.enqueue with runAt, retried while the first call is still r
         .enqueue(reminder, { note: 'call mum' }, { id: 'mum', runAt }),
     ).rejects.toBeInstanceOf(ScheduleFailedError);
 
-    // Act
     const again = await executor
       .client()
       .enqueue(reminder, { note: 'call mum' }, { id: 'mum', runAt });
 
-    // Assert
     expect(again).toMatchObject({ created: true, sent: true });
     expect(again.record.scheduleConfirmed).toBe(false);
     expect(await scheduleExists('mum')).toBe(true);

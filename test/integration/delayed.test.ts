@@ -10,8 +10,14 @@ import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { ScheduleFailedError } from '../../src/errors.js';
 import { delayedScheduleName } from '../../src/scheduler/names.js';
 import { payloadHash } from '../../src/store/record.js';
+import { TaskStore } from '../../src/store/task-store.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
-import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import {
+  recordingLogger,
+  setupExecutor,
+  silentLogger,
+  type TestExecutor,
+} from '../helpers/executor.js';
 
 const MINUTE = 60_000;
 
@@ -33,7 +39,7 @@ function fakeClock() {
 async function scheduleExists(name: string): Promise<boolean> {
   try {
     await executor.clients.scheduler.send(
-      new GetScheduleCommand({ Name: name, GroupName: executor.scheduler.scheduleGroup }),
+      new GetScheduleCommand({ Name: name, GroupName: executor.scheduler.delayedScheduleGroup }),
     );
     return true;
   } catch (err) {
@@ -78,7 +84,10 @@ describe('TaskClient.enqueue with runAt', () => {
     expect(result.record.runAt).toBe(runAt.getTime());
     expect(result.record.history.map((h) => h.event)).toEqual([AuditEvent.SCHEDULED]);
     const schedule = await executor.clients.scheduler.send(
-      new GetScheduleCommand({ Name: 'task.later-1', GroupName: executor.scheduler.scheduleGroup }),
+      new GetScheduleCommand({
+        Name: 'task.later-1',
+        GroupName: executor.scheduler.delayedScheduleGroup,
+      }),
     );
     // Rounded up to the second: Scheduler may be late, never early.
     const due = new Date(Math.ceil(runAt.getTime() / 1000) * 1000).toISOString().slice(0, 19);
@@ -172,19 +181,16 @@ describe('TaskClient.enqueue with runAt', () => {
   });
 
   it('sends a runAt within the threshold at once, and the worker waits for it', async () => {
-    // Arrange
     const { clock, state } = fakeClock();
     const client = executor.client({ clock });
     const worker = executor.worker([remind], { clock });
 
-    // Act
     const result = await client.enqueue(remind, { note: 'x' }, { id: 'soon', delay: 30_000 });
     const [message] = await executor.receive();
     const early = await worker.processBatch(message === undefined ? [] : [message]);
     state.now += 30_000;
     const due = await worker.processBatch(message === undefined ? [] : [message]);
 
-    // Assert
     expect(result.record.status).toBe(TaskStatus.QUEUED);
     expect(result.record.runAt).toBe(state.now);
     expect(await scheduleExists('task.soon')).toBe(false);
@@ -228,7 +234,10 @@ describe('TaskClient.enqueue with runAt', () => {
     );
 
     const schedule = await executor.clients.scheduler.send(
-      new GetScheduleCommand({ Name: 'task.keyed', GroupName: executor.scheduler.scheduleGroup }),
+      new GetScheduleCommand({
+        Name: 'task.keyed',
+        GroupName: executor.scheduler.delayedScheduleGroup,
+      }),
     );
     expect(schedule.Target?.SqsParameters?.MessageGroupId).toBe('k1');
   });
@@ -246,7 +255,7 @@ describe('TaskClient.enqueue with runAt', () => {
 });
 
 describe('TaskClient.enqueue with runAt when the schedule cannot be created (crash safety)', () => {
-  it('rolls back: throws ScheduleFailedError, keeps no record and no schedule, and a retry works', async () => {
+  it('rolls back: throws ScheduleFailedError, keeps no live record and no schedule, and a retry works', async () => {
     // Arrange
     const logger = recordingLogger();
     const broken = executor.client({ scheduler: failingScheduler(), logger });
@@ -260,7 +269,7 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
     expect(error).toBeInstanceOf(ScheduleFailedError);
     expect((error as ScheduleFailedError).message).toContain('ThrottlingException (injected)');
     expect((error as ScheduleFailedError).message).toContain('enqueue again with the same id');
-    expect(await broken.get('fragile')).toBeUndefined();
+    expect(await broken.get('fragile')).toMatchObject({ status: TaskStatus.ROLLED_BACK });
     expect(await scheduleExists('task.fragile')).toBe(false);
     expect(logger.lines.map((l) => l.attributes.event)).toContain(AuditEvent.ROLLED_BACK);
 
@@ -276,10 +285,10 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
   });
 
   it('repairs a SCHEDULED record left without a schedule by a crash, on re-enqueue', async () => {
-    // Arrange: the process died after the write, before CreateSchedule
+    // The process died after the write, before CreateSchedule
     const client = executor.client();
     const runAt = Date.now() + 10 * MINUTE;
-    await executor.store().create({
+    await executor.store.create({
       id: 'orphan',
       type: 'remind',
       payloadJson: '{"note":"x"}',
@@ -291,23 +300,27 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
       scheduled: true,
     });
 
-    // Act
     const again = await client.enqueue(
       remind,
       { note: 'x' },
       { id: 'orphan', runAt: new Date(runAt) },
     );
 
-    // Assert
     expect(again).toMatchObject({ created: false, sent: true });
     expect(await scheduleExists('task.orphan')).toBe(true);
   });
 
   it('lets the sweeper repair an overdue SCHEDULED task by sending its message (ensureScheduled)', async () => {
-    // Arrange: a SCHEDULED task whose schedule never existed, now overdue
+    // A SCHEDULED task whose schedule never existed, now overdue
     const { clock, state } = fakeClock();
     const worker = executor.worker([remind], { clock });
-    const { record } = await executor.store({ clock }).create({
+    const store = new TaskStore({
+      tableName: executor.tableName,
+      dynamodb: executor.clients.dynamodb,
+      logger: silentLogger,
+      clock,
+    });
+    const { record } = await store.create({
       id: 'overdue',
       type: 'remind',
       payloadJson: '{"note":"x"}',
@@ -320,11 +333,9 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
     });
     state.now += 2 * MINUTE;
 
-    // Act
-    const outcome = await executor.delayed({ clock }).ensureScheduled(record);
+    const outcome = await executor.delayed({ store, clock }).ensureScheduled(record);
     await executor.drain(worker);
 
-    // Assert
     expect(outcome).toBe('sent');
     expect(ran).toEqual(['overdue']);
   });
@@ -332,20 +343,17 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
 
 describe('TaskClient.cancel of a delayed task', () => {
   it('deletes its schedule, marks it CANCELLED, and it never runs', async () => {
-    // Arrange
     const { clock, state } = fakeClock();
     const client = executor.client({ clock });
     const pump = executor.pump({ clock });
     const worker = executor.worker([remind], { clock });
     await client.enqueue(remind, { note: 'x' }, { id: 'called-off', delay: 10 * MINUTE });
 
-    // Act
     const cancelled = await client.cancel('called-off', 'no longer needed');
     state.now += 60 * MINUTE;
     const tick = await pump.tick();
     await executor.drain(worker);
 
-    // Assert
     expect(cancelled.status).toBe(TaskStatus.CANCELLED);
     expect(await scheduleExists('task.called-off')).toBe(false);
     expect(tick.deliveries).toHaveLength(0);
@@ -354,7 +362,7 @@ describe('TaskClient.cancel of a delayed task', () => {
   });
 
   it('still stops the run when the schedule fired before the cancel', async () => {
-    // Arrange: the firing is already in the queue
+    // The firing is already in the queue
     const { clock, state } = fakeClock();
     const client = executor.client({ clock });
     const pump = executor.pump({ clock });
@@ -363,11 +371,9 @@ describe('TaskClient.cancel of a delayed task', () => {
     state.now += 10 * MINUTE;
     expect((await pump.tick()).deliveries).toHaveLength(1);
 
-    // Act
     await client.cancel('too-late');
     const drained = await executor.drain(worker);
 
-    // Assert
     expect(drained.processed).toBe(1);
     expect(ran).toEqual([]);
     const record = await client.get('too-late');
@@ -382,7 +388,7 @@ describe('TaskClient.cancel of a delayed task', () => {
 
 describe('the schedule dead-letter queue', () => {
   it('receives a firing the pump could not deliver', async () => {
-    // Arrange: a schedule whose target queue does not exist
+    // A schedule whose target queue does not exist
     const { clock, state } = fakeClock();
     const client = executor.client({
       clock,
@@ -391,10 +397,8 @@ describe('the schedule dead-letter queue', () => {
     await client.enqueue(remind, { note: 'x' }, { id: 'lost', delay: 10 * MINUTE });
     state.now += 10 * MINUTE;
 
-    // Act
     const tick = await executor.pump({ clock }).tick();
 
-    // Assert
     expect(tick.deliveries[0]?.error).toBeDefined();
     const out = await executor.clients.sqs.send(
       new GetQueueAttributesCommand({

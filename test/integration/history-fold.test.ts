@@ -19,7 +19,7 @@ let store: TaskStore;
 
 beforeEach(async () => {
   executor = await setupExecutor();
-  store = executor.store();
+  store = executor.store;
 });
 
 const noop = defineTask('noop', { schema: z.object({}), handler: () => undefined });
@@ -47,13 +47,10 @@ async function taskAtBudget(): Promise<TaskRecord> {
 
 describe('TaskStore history budget', () => {
   it('folds the history in the transition write, keeping the first and the newest entries', async () => {
-    // Arrange
     const seen = await taskAtBudget();
 
-    // Act
     const record = await store.cancel(seen, 'no longer needed');
 
-    // Assert
     expect(record.status).toBe(TaskStatus.CANCELLED);
     expect(record.historyTruncated).toBeGreaterThan(0);
     expect(record.history.length + record.historyTruncated).toBe(seen.history.length + 1);
@@ -68,14 +65,12 @@ describe('TaskStore history budget', () => {
   });
 
   it('keeps an entry written after the caller read the history, folding again from it', async () => {
-    // Arrange: a duplicate note lands between the caller's read and its transition.
+    // A duplicate note lands between the caller's read and its transition.
     const seen = await taskAtBudget();
     await store.noteDuplicate(seen, 'firing delivered twice');
 
-    // Act
     const record = await store.cancel(seen);
 
-    // Assert
     expect(record.status).toBe(TaskStatus.CANCELLED);
     expect(record.history.length + record.historyTruncated).toBe(seen.history.length + 2);
     expect(record.history.slice(-2).map((h) => h.event)).toEqual([
@@ -85,14 +80,12 @@ describe('TaskStore history budget', () => {
   });
 
   it('refuses a transition from the wrong state without rewriting the history', async () => {
-    // Arrange: the task was claimed after the caller read it QUEUED.
+    // The task was claimed after the caller read it QUEUED.
     const seen = await taskAtBudget();
     const { record: running } = await store.claim(seen, { workerId: 'w1', leaseMs: 60_000 });
 
-    // Act
     const err = await store.cancel(seen).catch((e: unknown) => e);
 
-    // Assert
     expect(err).toBeInstanceOf(TransitionRejectedError);
     expect((err as TransitionRejectedError).current).toEqual(running);
     expect(await store.get(seen.id)).toEqual(running);

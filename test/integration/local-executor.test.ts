@@ -75,7 +75,6 @@ describe('startLocalExecutor', () => {
   });
 
   it('starts its own emulator when none is given, and stop() leaves no process behind', async () => {
-    // Arrange
     const shared = process.env.AWS_ENDPOINT_URL;
     delete process.env.AWS_ENDPOINT_URL;
     try {
@@ -85,12 +84,10 @@ describe('startLocalExecutor', () => {
     }
     const { endpoint, emulator, client } = running;
 
-    // Act
     const { id } = await client.enqueue(double, { n: 1 });
     const record = await client.wait(id, { timeoutMs: 30_000 });
     await running.stop();
 
-    // Assert
     expect(endpoint).not.toBe(shared);
     expect(record.status).toBe(TaskStatus.SUCCEEDED);
     expect(emulator?.pid).toBeGreaterThan(0);
@@ -99,7 +96,6 @@ describe('startLocalExecutor', () => {
   });
 
   it('attaches to existing resources without provisioning any', async () => {
-    // Arrange
     const existing = await setupExecutor();
     const sqs = new SQSClient({ region: 'us-east-1' });
     const queuesBefore = (await sqs.send(new ListQueuesCommand({}))).QueueUrls ?? [];
@@ -114,31 +110,26 @@ describe('startLocalExecutor', () => {
       },
     });
 
-    // Act
     const { id } = await running.client.enqueue(greet, { name: 'Grace' });
     const record = await existing.client().wait(id, { timeoutMs: 30_000 });
     const queuesAfter = (await sqs.send(new ListQueuesCommand({}))).QueueUrls ?? [];
 
-    // Assert
     expect(record).toMatchObject({ status: TaskStatus.SUCCEEDED, result: 'hello Grace' });
     expect(queuesAfter.sort()).toEqual(queuesBefore.sort());
     expect(running.emulator).toBeUndefined();
   });
 
   it('refuses to attach to resources that do not exist, naming each', async () => {
-    // Arrange
     const endpoint = process.env.AWS_ENDPOINT_URL ?? '';
     const location = {
       tableName: 'no-such-table',
       queueUrl: `${endpoint}/000000000000/no-such-queue.fifo`,
     };
 
-    // Act
     const error = await startLocalExecutor({ tasks: [greet], log: 'silent', location }).catch(
       (err: unknown) => err,
     );
 
-    // Assert
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as ConfigurationError).problems.map((p) => p.resource)).toEqual([
       location.tableName,

@@ -94,13 +94,10 @@ describe('sweep of overdue QUEUED tasks', () => {
   }, 120_000);
 
   it('leaves a QUEUED task alone until it is overdue', async () => {
-    // Arrange
     const { id } = await executor.client().enqueue(noop, {});
 
-    // Act
     const report = await sweeper(() => Date.now() + Defaults.QUEUED_OVERDUE_MS - 60_000).run();
 
-    // Assert
     expect(report.resent).toBe(0);
     expect(await executor.client().get(id)).toMatchObject({
       status: TaskStatus.QUEUED,
@@ -110,17 +107,15 @@ describe('sweep of overdue QUEUED tasks', () => {
   });
 
   it('runs the task once when its original message was still there: the copy is dropped', async () => {
-    // Arrange: a task waiting (say, behind its ordering key) past the threshold.
+    // A task waiting (say, behind its ordering key) past the threshold.
     const client = executor.client();
     const { id } = await client.enqueue(noop, {});
     runs.length = 0;
 
-    // Act
     const report = await sweeper(() => Date.now() + LATER_MS).run();
     const depth = await executor.queueDepth();
     const drained = await executor.drain(executor.worker([noop]));
 
-    // Assert
     expect(report).toMatchObject({ resent: 1, sent: 1 });
     expect(depth).toBe(2);
     expect(drained).toEqual({ processed: 2, failed: 0 });
@@ -130,15 +125,12 @@ describe('sweep of overdue QUEUED tasks', () => {
   });
 
   it('lets only one of two racing sweepers re-send a task', async () => {
-    // Arrange
     const client = executor.client();
     const { id } = await client.enqueue(noop, {});
     const later = Date.now() + LATER_MS;
 
-    // Act
     const reports = await Promise.all([sweeper(() => later).run(), sweeper(() => later).run()]);
 
-    // Assert
     expect(reports.map((r) => r.resent).sort()).toEqual([0, 1]);
     expect(await client.get(id)).toMatchObject({ status: TaskStatus.QUEUED, generation: 2 });
   });
@@ -146,20 +138,14 @@ describe('sweep of overdue QUEUED tasks', () => {
 
 describe('TaskStore.resend', () => {
   it('is refused once a worker claimed the task, with the record it found', async () => {
-    // Arrange
     const client = executor.client();
     const { id } = await client.enqueue(noop, {});
-    const seen = await executor.store().get(id);
+    const seen = await executor.store.get(id);
     if (seen === undefined) throw new Error('no record');
-    await executor.store().claim(seen, { workerId: 'w1', leaseMs: 60_000 });
+    await executor.store.claim(seen, { workerId: 'w1', leaseMs: 60_000 });
 
-    // Act
-    const refusal = await executor
-      .store()
-      .resend(seen, Date.now() + LATER_MS)
-      .catch((e) => e);
+    const refusal = await executor.store.resend(seen, Date.now() + LATER_MS).catch((e) => e);
 
-    // Assert
     expect(refusal).toBeInstanceOf(TransitionRejectedError);
     expect((refusal as TransitionRejectedError).current).toMatchObject({
       status: TaskStatus.RUNNING,
@@ -168,19 +154,13 @@ describe('TaskStore.resend', () => {
   });
 
   it('is refused while the task is not yet overdue', async () => {
-    // Arrange
     const client = executor.client();
     const { id } = await client.enqueue(noop, {});
-    const seen = await executor.store().get(id);
+    const seen = await executor.store.get(id);
     if (seen === undefined) throw new Error('no record');
 
-    // Act
-    const refusal = await executor
-      .store()
-      .resend(seen, Date.now() - 60_000)
-      .catch((e) => e);
+    const refusal = await executor.store.resend(seen, Date.now() - 60_000).catch((e) => e);
 
-    // Assert
     expect(refusal).toBeInstanceOf(TransitionRejectedError);
     expect(await client.get(id)).toMatchObject({ status: TaskStatus.QUEUED, generation: 1 });
   });

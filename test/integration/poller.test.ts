@@ -118,17 +118,14 @@ describe('local event source mapping', () => {
   });
 
   it('deletes the successes and leaves reported failures to come back after the visibility timeout', async () => {
-    // Arrange
     await sendBodies(['ok-1', 'fail-1', 'ok-2']);
 
-    // Act
     const { summary } = await runOneBatch(async (event) => ({
       batchItemFailures: event.Records.filter((r) => r.body.startsWith('fail')).map((r) => ({
         itemIdentifier: r.messageId,
       })),
     }));
 
-    // Assert
     expect(summary).toEqual({ received: 3, deleted: 2, failed: 1 });
     expect(await approximateCount()).toBe(1);
     await new Promise((r) => setTimeout(r, 1200));

@@ -42,16 +42,14 @@ const noop = defineTask('noop', { schema: z.object({ n: z.number() }), handler: 
 
 describe('sweep', () => {
   it('sends a task whose message was never sent (the outbox)', async () => {
-    // Arrange: the producer's send fails after the record is written (here because its queue
+    // The producer's send fails after the record is written (here because its queue
     // URL is wrong, which enqueue reports as a ConfigurationError).
     const broken = executor.client({ queueUrl: `${executor.queueUrl}-missing` });
     const id = 'never-sent';
     const failure = await broken.enqueue(noop, { n: 1 }, { id }).catch((err: unknown) => err);
 
-    // Act
     const report = await sweeper().run();
 
-    // Assert
     expect(failure).toBeInstanceOf(ConfigurationError);
     expect(report).toMatchObject({ sent: 1, unsent: 0, requeued: 0 });
     expect((await executor.client().get(id))?.status).toBe(TaskStatus.QUEUED);
@@ -71,9 +69,9 @@ describe('sweep', () => {
         ReceiptHandle: message.receiptHandle,
       }),
     );
-    const seen = await executor.store().get(id);
+    const seen = await executor.store.get(id);
     if (seen === undefined) throw new Error('expected the record');
-    await executor.store().claim(seen, { workerId: 'crashed', leaseMs: 1 });
+    await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
     await new Promise((r) => setTimeout(r, 5));
 
     // Act
@@ -110,9 +108,9 @@ describe('sweep', () => {
     });
     const client = executor.client();
     const { id } = await client.enqueue(once, {});
-    const seen = await executor.store().get(id);
+    const seen = await executor.store.get(id);
     if (seen === undefined) throw new Error('expected the record');
-    await executor.store().claim(seen, { workerId: 'crashed', leaseMs: 1 });
+    await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
     await new Promise((r) => setTimeout(r, 5));
     const counted: [string, number | undefined][] = [];
     const metrics = { ...noopMetrics, count: (o: string, n?: number) => counted.push([o, n]) };
@@ -132,9 +130,9 @@ describe('sweep', () => {
     const ids: string[] = [];
     for (let n = 0; n < 6; n++) {
       const { id } = await client.enqueue(noop, { n });
-      const seen = await executor.store().get(id);
+      const seen = await executor.store.get(id);
       if (seen === undefined) throw new Error('expected the record');
-      await executor.store().claim(seen, { workerId: 'crashed', leaseMs: 1 });
+      await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
       ids.push(id);
     }
     await new Promise((r) => setTimeout(r, 5));
@@ -217,7 +215,7 @@ describe('sweep of delayed tasks', () => {
   it('sends an overdue SCHEDULED task whose schedule never existed, and it runs once', async () => {
     // Arrange: the producer died between writing the record and creating the schedule.
     const client = executor.client();
-    const { record } = await executor.store().create({
+    const { record } = await executor.store.create({
       id: 'late',
       type: 'noop',
       payloadJson: '{"n":5}',
@@ -461,7 +459,7 @@ describe('worker heartbeats', () => {
 describe('lease takeovers', () => {
   /** Claims a task as a worker that then crashed: its lease expires at once. */
   async function loseLease(record: TaskRecord): Promise<void> {
-    await executor.store().claim(record, { workerId: 'crashed', leaseMs: 1 });
+    await executor.store.claim(record, { workerId: 'crashed', leaseMs: 1 });
     await new Promise((r) => setTimeout(r, 5));
   }
 
@@ -505,7 +503,7 @@ describe('lease takeovers', () => {
   }
 
   it('runs a lost-lease task alone, after its batch-mates have finished', async () => {
-    // Arrange: three tasks in one batch; the first one's last attempt crashed its worker.
+    // Three tasks in one batch; the first one's last attempt crashed its worker.
     const { task, trace } = tracedTask();
     const ids = await enqueueTraced(task, 3, [1]);
     const batch = await executor.receive({ visibilityTimeout: 30 });
@@ -513,10 +511,9 @@ describe('lease takeovers', () => {
     const latencies: number[] = [];
     const metrics: TaskMetrics = { ...noopMetrics, queueLatency: (ms) => latencies.push(ms) };
 
-    // Act
     const response = await executor.worker([task], { metrics }).processBatch(batch);
 
-    // Assert: the takeover started only once both others had ended.
+    // The takeover started only once both others had ended.
     expect(response.batchItemFailures).toEqual([]);
     expect(trace).toHaveLength(6);
     expect(trace.slice(4)).toEqual(['start 1', 'end 1']);
@@ -525,16 +522,14 @@ describe('lease takeovers', () => {
   });
 
   it('runs the lost-lease tasks of a batch one at a time, after the others', async () => {
-    // Arrange: four tasks; a crashed worker had claimed 1, 2 and 3.
+    // Four tasks; a crashed worker had claimed 1, 2 and 3.
     const { task, trace } = tracedTask();
     const ids = await enqueueTraced(task, 4, [1, 2, 3]);
     const batch = await executor.receive({ visibilityTimeout: 30 });
     expect(batch).toHaveLength(4);
 
-    // Act
     const response = await executor.worker([task]).processBatch(batch);
 
-    // Assert
     expect(response.batchItemFailures).toEqual([]);
     expect(trace.slice(0, 2)).toEqual(['start 4', 'end 4']);
     expect(trace).toHaveLength(8);
@@ -549,7 +544,7 @@ describe('lease takeovers', () => {
   });
 
   it('counts a task the sweeper requeued and re-sent as a takeover', async () => {
-    // Arrange: a crashed worker's two tasks, requeued by the sweeper and QUEUED again, and a
+    // A crashed worker's two tasks, requeued by the sweeper and QUEUED again, and a
     // fresh third task.
     const { task, trace } = tracedTask();
     const ids = await enqueueTraced(task, 2, [1, 2]);
@@ -559,10 +554,9 @@ describe('lease takeovers', () => {
     await executor.client().enqueue(task, { n: 3 });
     const batch = await executor.receive({ visibilityTimeout: 30 });
 
-    // Act
     await executor.worker([task]).processBatch(batch);
 
-    // Assert: the fresh task ran first; the requeued ones after it, one at a time.
+    // The fresh task ran first; the requeued ones after it, one at a time.
     expect(trace.slice(0, 2)).toEqual(['start 3', 'end 3']);
     expect(trace).toHaveLength(6);
     expect(oneAtATime(trace)).toBe(true);

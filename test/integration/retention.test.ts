@@ -51,10 +51,8 @@ async function finishOneOfEach(retention: Retention | undefined) {
 
 describe('retention', () => {
   it('keeps finished tasks 30 days by default, and DEAD ones until purged', async () => {
-    // Act
     const items = await finishOneOfEach(undefined);
 
-    // Assert
     const expiresAt = (T0 + 30 * DAY_MS) / 1000;
     expect(items.succeeded).toMatchObject({ status: 'SUCCEEDED', expiresAt });
     expect(items.cancelled).toMatchObject({ status: 'CANCELLED', expiresAt });
@@ -63,10 +61,8 @@ describe('retention', () => {
   });
 
   it("writes no TTL at all with 'forever'", async () => {
-    // Act
     const items = await finishOneOfEach('forever');
 
-    // Assert
     expect(items.succeeded.status).toBe('SUCCEEDED');
     expect(items.cancelled.status).toBe('CANCELLED');
     expect(items.dead.status).toBe('DEAD');
@@ -74,10 +70,8 @@ describe('retention', () => {
   });
 
   it('honours a custom retention in milliseconds', async () => {
-    // Act
     const items = await finishOneOfEach(7 * DAY_MS);
 
-    // Assert
     expect(items.succeeded.expiresAt).toBe((T0 + 7 * DAY_MS) / 1000);
     expect(items.cancelled.expiresAt).toBe((T0 + 7 * DAY_MS) / 1000);
     expect(items.dead).not.toHaveProperty('expiresAt');

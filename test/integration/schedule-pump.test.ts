@@ -95,7 +95,6 @@ describe('createSchedulePump', () => {
   });
 
   it('respects StartDate, EndDate and State DISABLED', async () => {
-    // Arrange
     const { state, clock } = fakeClock();
     const start = state.now + 10 * MINUTE;
     await createSchedule('windowed', {
@@ -106,11 +105,9 @@ describe('createSchedulePump', () => {
     await createSchedule('disabled', { ScheduleExpression: 'rate(1 minute)', State: 'DISABLED' });
     const pump = executor.pump({ clock });
 
-    // Act
     state.now = start + 60 * MINUTE;
     const tick = await pump.tick();
 
-    // Assert
     expect(tick.deliveries.map((d) => [d.schedule, d.scheduledAt - start])).toEqual([
       ['windowed', 0],
       ['windowed', 5 * MINUTE],
@@ -119,7 +116,7 @@ describe('createSchedulePump', () => {
   });
 
   it('fires a cron in its time zone', async () => {
-    // Arrange: every day at 09:30 in Tokyo (UTC+9, no DST)
+    // Every day at 09:30 in Tokyo (UTC+9, no DST)
     const { state, clock } = fakeClock();
     await createSchedule('tokyo', {
       ScheduleExpression: 'cron(30 9 * * ? *)',
@@ -127,11 +124,9 @@ describe('createSchedulePump', () => {
     });
     const pump = executor.pump({ clock });
 
-    // Act
     state.now += 3 * 24 * 60 * MINUTE;
     const tick = await pump.tick();
 
-    // Assert
     expect(tick.deliveries.length).toBeGreaterThanOrEqual(2);
     for (const d of tick.deliveries) {
       expect(new Date(d.scheduledAt).toISOString().slice(11, 19)).toBe('00:30:00');
@@ -173,16 +168,14 @@ describe('createSchedulePump', () => {
   });
 
   it('never delivers recurring firings from before it started', async () => {
-    // Arrange: a schedule that would have fired every minute for the past hour
+    // A schedule that would have fired every minute for the past hour
     const { state, clock } = fakeClock();
     await createSchedule('backlog', { ScheduleExpression: 'rate(1 minute)' });
     state.now += 60 * MINUTE;
     const pump = executor.pump({ clock });
 
-    // Act
     const tick = await pump.tick();
 
-    // Assert
     expect(tick.deliveries).toEqual([]);
   });
 });

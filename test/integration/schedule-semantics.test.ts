@@ -168,7 +168,6 @@ describe('an old startDate', () => {
 
 describe('concurrent writers of one schedule', () => {
   it('a pause is not undone by an update that read the schedule before it', async () => {
-    // Arrange
     await executor
       .client()
       .schedule('job', { rate: '5 minutes', task: report, payload: { report: 'a' } });
@@ -177,10 +176,9 @@ describe('concurrent writers of one schedule', () => {
     );
     const client = executor.client({ scheduler });
 
-    // Act
     await client.pauseSchedule('job');
 
-    // Assert: both writers' intents stand.
+    // Both writers' intents stand.
     expect(await client.getSchedule('job')).toMatchObject({
       state: 'DISABLED',
       payload: { report: 'b' },
@@ -188,7 +186,6 @@ describe('concurrent writers of one schedule', () => {
   });
 
   it('an update is not undone by a pause that read the schedule before it', async () => {
-    // Arrange
     await executor
       .client()
       .schedule('job', { rate: '5 minutes', task: report, payload: { report: 'a' } });
@@ -197,10 +194,8 @@ describe('concurrent writers of one schedule', () => {
     );
     const client = executor.client({ scheduler });
 
-    // Act
     await client.schedule('job', { rate: '5 minutes', task: report, payload: { report: 'b' } });
 
-    // Assert
     expect(await client.getSchedule('job')).toMatchObject({
       state: 'DISABLED',
       payload: { report: 'b' },

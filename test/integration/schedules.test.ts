@@ -190,10 +190,8 @@ describe('TaskClient.schedule with a rate', () => {
 
 describe('TaskClient.schedule with a cron in a time zone', () => {
   it('stores the expression, the zone and a firing input carrying the scheduled time', async () => {
-    // Arrange
     const client = executor.client();
 
-    // Act
     const result = await client.schedule('weekday-digest', {
       cron: '0 8 ? * MON-FRI *',
       timezone: 'Europe/Berlin',
@@ -203,7 +201,6 @@ describe('TaskClient.schedule with a cron in a time zone', () => {
     });
     const details = await client.getSchedule('weekday-digest');
 
-    // Assert
     expect(result).toMatchObject({ name: 'weekday-digest', created: true });
     expect(details).toMatchObject({
       expression: 'cron(0 8 ? * MON-FRI *)',
@@ -239,19 +236,16 @@ describe('TaskClient.schedule with a cron in a time zone', () => {
 
 describe('TaskClient.unschedule and listSchedules', () => {
   it('lists recurring schedules only, unless delayed ones are asked for, and deletes by name', async () => {
-    // Arrange
     const client = executor.client();
     await client.schedule('b-job', { rate: '1 hour', task: report, payload: { report: 'b' } });
     await client.schedule('a-job', { rate: '1 day', task: report, payload: { report: 'a' } });
     await client.enqueue(report, { report: 'later' }, { id: 'later', delay: 10 * MINUTE });
 
-    // Act
     const recurring = await client.listSchedules();
     const all = await client.listSchedules({ includeDelayed: true });
     const removed = await client.unschedule('a-job');
     const removedAgain = await client.unschedule('a-job');
 
-    // Assert
     expect(recurring.map((s) => s.name)).toEqual(['a-job', 'b-job']);
     expect(all.map((s) => [s.name, s.kind])).toEqual([
       ['a-job', 'recurring'],
@@ -271,7 +265,7 @@ describe('TaskClient.unschedule and listSchedules', () => {
 
 describe('a firing of an unknown task type', () => {
   it('becomes one DEAD task with a clear reason, not a retry loop', async () => {
-    // Arrange: the worker does not know 'report'
+    // The worker does not know 'report'
     const { state, clock } = fakeClock();
     const start = state.now + MINUTE;
     await executor.client({ clock }).schedule('orphan-job', {
@@ -282,7 +276,6 @@ describe('a firing of an unknown task type', () => {
     });
     const other = defineTask('other', { schema: z.object({}), handler: () => undefined });
 
-    // Act
     await simulate(
       state,
       start,
@@ -291,7 +284,6 @@ describe('a firing of an unknown task type', () => {
       executor.worker([other], { clock }),
     );
 
-    // Assert
     const dead = await executor.client().list(TaskStatus.DEAD);
     expect(dead.items).toHaveLength(1);
     expect(dead.items[0]?.deadReason).toContain("Unknown task type 'report'");
@@ -318,15 +310,12 @@ describe('TaskClient.schedule and enqueue with bad input', () => {
   ])(
     'rejects %s with a typed error naming what was expected, and writes nothing',
     async (_, input, path, expected) => {
-      // Arrange
       const client = executor.client();
 
-      // Act
       const error = await client
         .schedule('bad', { task: report, payload: { report: 'r' }, ...input })
         .catch((e: unknown) => e);
 
-      // Assert
       expect(error).toBeInstanceOf(ValidationError);
       const issue = (error as ValidationError).issues.find((i) => i.path === path);
       expect(issue?.message).toContain(expected);

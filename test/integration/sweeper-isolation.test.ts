@@ -24,9 +24,9 @@ const noop = defineTask('noop', { schema: z.object({ n: z.number() }), handler: 
 async function poisonedRunningTask(): Promise<string> {
   const client = executor.client();
   const { id } = await client.enqueue(noop, { n: 0 }, { id: 'poisoned' });
-  const seen = await executor.store().get(id);
+  const seen = await executor.store.get(id);
   if (seen === undefined) throw new Error('expected the record');
-  await executor.store().claim(seen, { workerId: 'crashed', leaseMs: 1 });
+  await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
   const item = await rawItem(executor, id);
   await putRawItem(executor, { ...item, history: 'not a list' });
   return id;
@@ -74,7 +74,6 @@ describe('sweep', () => {
   });
 
   it('reports no failure when every task is repaired', async () => {
-    // Arrange
     const broken = executor.client({ sqs: throttledSqs() });
     await broken.enqueue(noop, { n: 1 });
     const sweeper = createSweeper({
@@ -86,10 +85,8 @@ describe('sweep', () => {
       pendingAgeMs: 0,
     });
 
-    // Act
     const report = await sweeper.run();
 
-    // Assert
     expect(report).toMatchObject({ failed: 0, sent: 1 });
   });
 });

@@ -37,7 +37,7 @@ async function twoBatches(task: ReturnType<typeof tracedTask>['task']) {
   }
   const suspect = await client.get('suspect');
   if (suspect === undefined) throw new Error('expected the record');
-  await executor.store().claim(suspect, { workerId: 'crashed', leaseMs: 1 });
+  await executor.store.claim(suspect, { workerId: 'crashed', leaseMs: 1 });
   await new Promise((r) => setTimeout(r, 5));
   const received = await executor.receive({ visibilityTimeout: 60 });
   expect(received).toHaveLength(3);
@@ -47,33 +47,29 @@ async function twoBatches(task: ReturnType<typeof tracedTask>['task']) {
 
 describe('Worker.processBatch with batches at once (poll concurrency)', () => {
   it('starts a takeover only after the fresh tasks of another running batch have ended', async () => {
-    // Arrange
     const { task, trace } = tracedTask();
     const { fresh, takeover } = await twoBatches(task);
     const worker = executor.worker([task]);
 
-    // Act: the fresh batch first, then the takeover batch while it runs.
+    // The fresh batch first, then the takeover batch while it runs.
     const freshDone = worker.processBatch(fresh);
     await new Promise((r) => setTimeout(r, 100));
     await Promise.all([freshDone, worker.processBatch(takeover)]);
 
-    // Assert
     expect(trace.slice(0, 2).sort()).toEqual(['start fresh-1', 'start fresh-2']);
     expect(trace.slice(4)).toEqual(['start suspect', 'end suspect']);
   });
 
   it('holds a batch of fresh tasks back while another batch runs a takeover', async () => {
-    // Arrange
     const { task, trace } = tracedTask();
     const { fresh, takeover } = await twoBatches(task);
     const worker = executor.worker([task]);
 
-    // Act: the takeover batch first, then the fresh batch while the takeover runs.
+    // The takeover batch first, then the fresh batch while the takeover runs.
     const takeoverDone = worker.processBatch(takeover);
     await new Promise((r) => setTimeout(r, 100));
     const responses = await Promise.all([takeoverDone, worker.processBatch(fresh)]);
 
-    // Assert
     expect(trace.slice(0, 2)).toEqual(['start suspect', 'end suspect']);
     expect(trace).toHaveLength(6);
     expect(responses.flatMap((r) => r.batchItemFailures)).toEqual([]);

@@ -112,7 +112,6 @@ describe('worker retries', () => {
   });
 
   it('declares a task DEAD after exactly maxAttempts runs when it always fails', async () => {
-    // Arrange
     let calls = 0;
     const doomed = defineTask('always-fails', {
       schema: z.object({}),
@@ -125,11 +124,9 @@ describe('worker retries', () => {
     const client = executor.client();
     const { id } = await client.enqueue(doomed, {});
 
-    // Act
     startLambda(executor.worker([doomed]).lambdaHandler);
     const record = await client.wait(id, { timeoutMs: 30_000 });
 
-    // Assert
     expect(record.status).toBe(TaskStatus.DEAD);
     expect(calls).toBe(3);
     expect(record.attempt).toBe(3);

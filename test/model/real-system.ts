@@ -15,8 +15,8 @@ import { TaskStore } from '../../src/store/task-store.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask, type TaskContext } from '../../src/tasks/task-definition.js';
 import { createWorker, type Worker } from '../../src/worker/create-worker.js';
-import type { FaultExecutor } from '../faults/lib/executor.js';
 import { stubbedSqs } from '../faults/lib/faults.js';
+import type { EmulatorExecutor } from '../helpers/executor.js';
 
 export const MODEL_TASK_TYPE = 'model.task';
 export const MAX_ATTEMPTS = 3;
@@ -44,7 +44,7 @@ export class RealSystem {
   readonly runs = new Map<number, RealRun>();
   prefix = '';
 
-  constructor(executor: FaultExecutor) {
+  constructor(executor: EmulatorExecutor) {
     const clock = () => this.clock.now;
     const queueUrl = 'http://stub.invalid/000000000000/model.fifo';
     const sqs = stubbedSqs({

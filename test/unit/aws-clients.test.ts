@@ -43,25 +43,20 @@ describe('sqsClientConfig', () => {
   });
 
   it("keeps requests on the configured endpoint when a queue URL names AWS's host", async () => {
-    // Arrange: an emulator endpoint, and a queue URL as moto or LocalStack report it.
+    // An emulator endpoint, and a queue URL as moto or LocalStack report it.
     vi.stubEnv('AWS_ENDPOINT_URL', 'http://localhost:4566');
 
-    // Act
     const host = await requestHost(sqsClientConfig());
 
-    // Assert
     expect(host).toBe('http://localhost:4566');
   });
 
   it("(control) without it, the SDK follows the queue URL to AWS's host", async () => {
-    // Arrange
     vi.stubEnv('AWS_ENDPOINT_URL', 'http://localhost:4566');
     vi.spyOn(console, 'warn').mockImplementation(() => undefined);
 
-    // Act
     const host = await requestHost({});
 
-    // Assert
     expect(host).toBe('https://sqs.us-east-1.amazonaws.com');
   });
 });

@@ -81,10 +81,8 @@ describe('classifyAwsError', () => {
     ],
     ['a missing region', new Error('Region is missing'), AwsFault.NO_REGION],
   ])('calls %s a permanent misconfiguration', (_, error, expected) => {
-    // Act
     const fault = classifyAwsError(error);
 
-    // Assert
     expect(fault).toBe(expected);
   });
 
@@ -99,40 +97,31 @@ describe('classifyAwsError', () => {
     ['a string', 'boom'],
     ['undefined', undefined],
   ])('leaves %s to the transient path', (_, error) => {
-    // Act
     const fault = classifyAwsError(error);
 
-    // Assert
     expect(fault).toBeUndefined();
   });
 });
 
 describe('endpointOf', () => {
   it("names the client's explicit endpoint", async () => {
-    // Arrange
     const client = staticClient('http://localhost:4566/', 'us-east-1');
 
-    // Act
     const endpoint = await endpointOf(client, AwsService.SQS, {});
 
-    // Assert
     expect(endpoint).toBe('http://localhost:4566');
   });
 
   it('prefers the service variable to AWS_ENDPOINT_URL', async () => {
-    // Arrange
     const client = staticClient(undefined, 'us-east-1');
     const env = { AWS_ENDPOINT_URL: 'http://a:1', AWS_ENDPOINT_URL_DYNAMODB: 'http://b:2' };
 
-    // Act
     const endpoint = await endpointOf(client, AwsService.DYNAMODB, env);
 
-    // Assert
     expect(endpoint).toBe('http://b:2');
   });
 
   it("falls back to AWS's regional endpoint, and says when there is no region", async () => {
-    // Act
     const regional = await endpointOf(
       staticClient(undefined, 'eu-west-1'),
       AwsService.SCHEDULER,
@@ -140,7 +129,6 @@ describe('endpointOf', () => {
     );
     const none = await endpointOf(staticClient(undefined, undefined), AwsService.SQS, {});
 
-    // Assert
     expect(regional).toBe('https://scheduler.eu-west-1.amazonaws.com');
     expect(none).toBe("AWS's SQS endpoint (no region set)");
   });
@@ -157,13 +145,10 @@ describe('toConfigurationError', () => {
   };
 
   it('names the resource, the endpoint and the setting, and keeps the SDK error as cause', async () => {
-    // Arrange
     const sdkError = serviceError('QueueDoesNotExist');
 
-    // Act
     const error = await toConfigurationError(sdkError, target);
 
-    // Assert
     expect(error).toBeInstanceOf(ConfigurationError);
     expect(error).toMatchObject({
       code: 'CONFIGURATION',
@@ -180,10 +165,8 @@ describe('toConfigurationError', () => {
   });
 
   it('returns undefined for a transient fault', async () => {
-    // Act
     const error = await toConfigurationError(serviceError('ThrottlingException'), target);
 
-    // Assert
     expect(error).toBeUndefined();
   });
 });

@@ -10,10 +10,8 @@ const fixed = (value: number) => () => value;
 
 describe('retryDelayMs', () => {
   it('returns 0 when the random draw is 0 (the bottom of the full-jitter range)', () => {
-    // Arrange / act
     const delays = [1, 2, 5, 10, 50].map((attempt) => retryDelayMs(attempt, policy, fixed(0)));
 
-    // Assert
     expect(delays).toEqual([0, 0, 0, 0, 0]);
   });
 
@@ -23,13 +21,10 @@ describe('retryDelayMs', () => {
   });
 
   it('stays strictly below the ceiling when the random draw is just under 1', () => {
-    // Arrange
     const ceilings = [1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000];
 
-    // Act
     const delays = ceilings.map((_, i) => retryDelayMs(i + 1, policy, fixed(ALMOST_ONE)));
 
-    // Assert
     expect(delays).toEqual(ceilings.map((c) => c - 1));
   });
 
@@ -43,13 +38,10 @@ describe('retryDelayMs', () => {
   });
 
   it('doubles the ceiling with every attempt until the cap', () => {
-    // Arrange
     const draw = fixed(0.5);
 
-    // Act
     const delays = [1, 2, 3, 4, 5, 6].map((attempt) => retryDelayMs(attempt, policy, draw));
 
-    // Assert
     expect(delays).toEqual([500, 1_000, 2_000, 4_000, 8_000, 16_000]);
   });
 
@@ -61,10 +53,8 @@ describe('retryDelayMs', () => {
 
   it('stays finite and capped for attempts far beyond any maxAttempts', () => {
     for (const attempt of [100, 1_000, 1_025, 10_000, Number.MAX_SAFE_INTEGER]) {
-      // Act
       const delay = retryDelayMs(attempt, policy, fixed(ALMOST_ONE));
 
-      // Assert
       expect(Number.isFinite(delay)).toBe(true);
       expect(delay).toBe(policy.maxDelayMs - 1);
     }
@@ -79,28 +69,24 @@ describe('retryDelayMs', () => {
   });
 
   it('returns 0, not NaN, when baseDelayMs is 0 and 2^(attempt−1) overflows to Infinity', () => {
-    // Arrange: 2^1024 is Infinity, and 0 × Infinity would be NaN.
+    // 2^1024 is Infinity, and 0 × Infinity would be NaN.
     const zeroBase = { maxAttempts: 3, baseDelayMs: 0, maxDelayMs: 60_000 };
 
-    // Act
     const delays = [1_025, 2_000, Number.MAX_SAFE_INTEGER].map((attempt) =>
       retryDelayMs(attempt, zeroBase, fixed(0.5)),
     );
 
-    // Assert
     expect(delays).toEqual([0, 0, 0]);
   });
 
   it('reaches the cap for huge attempts even with a 1 ms base and the largest maxDelayMs', () => {
-    // Arrange: the smallest positive base needs the largest exponent to reach the cap.
+    // The smallest positive base needs the largest exponent to reach the cap.
     const slowest = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 43_200_000 };
 
-    // Act
     const delays = [1_025, 2_000, Number.MAX_SAFE_INTEGER].map((attempt) =>
       retryDelayMs(attempt, slowest, fixed(0.5)),
     );
 
-    // Assert
     expect(delays).toEqual([21_600_000, 21_600_000, 21_600_000]);
   });
 

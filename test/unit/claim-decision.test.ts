@@ -43,6 +43,7 @@ function expectedDecision(row: Omit<Row, 'expected'>): ClaimDecision {
     case TaskStatus.SUCCEEDED:
     case TaskStatus.DEAD:
     case TaskStatus.CANCELLED:
+    case TaskStatus.ROLLED_BACK:
       return dropDuplicate;
     case TaskStatus.RUNNING:
       if (row.lease === 'live') return leased;
@@ -69,13 +70,12 @@ const rows: Row[] = Object.values(TaskStatus).flatMap((status) =>
 
 describe('decideClaim', () => {
   it('covers every status × lease × attempts × schedule combination', () => {
-    expect(rows).toHaveLength(7 * 2 * 2 * 2);
+    expect(rows).toHaveLength(8 * 2 * 2 * 2);
   });
 
   it.each(rows)(
     '$status, lease $lease, attempts $attempts, $schedule → $expected.kind',
     ({ status, lease, attempts, schedule, expected }) => {
-      // Arrange
       const seen = record({
         status,
         attempt: attempts === 'left' ? MAX_ATTEMPTS - 1 : MAX_ATTEMPTS,
@@ -84,10 +84,8 @@ describe('decideClaim', () => {
         runAt: schedule === 'due' ? NOW - 1 : NOW + DUE_IN_MS,
       });
 
-      // Act
       const decision = decideClaim(seen, NOW);
 
-      // Assert
       expect(decision).toEqual(expected);
     },
   );

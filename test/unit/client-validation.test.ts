@@ -20,10 +20,8 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 describe('prepareTask options', () => {
   it('rejects an unknown option, quoting it and suggesting the one meant', async () => {
-    // Act
     const error = await rejection(prepareTask(ping, { n: 1 }, { idd: 'x' } as never, 1024));
 
-    // Assert
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).issues).toEqual([
       {
@@ -35,69 +33,56 @@ describe('prepareTask options', () => {
   });
 
   it('reports every unknown option with the other problems, at once', async () => {
-    // Act
     const error = await rejection(
       prepareTask(ping, { n: 'one' }, { ordering: 'k', priority: 1 } as never, 1024),
     );
 
-    // Assert
     const paths = (error as ValidationError).issues.map((i) => i.path);
     expect(paths).toEqual(['options.ordering', 'options.priority', 'payload.n']);
   });
 
   it('rejects options that are not an object', async () => {
-    // Act
     const error = await rejection(prepareTask(ping, { n: 1 }, null as never, 1024));
 
-    // Assert
     expect((error as ValidationError).issues).toEqual([
       { path: 'options', message: 'expected an object, received null' },
     ]);
   });
 
   it('accepts every documented option', async () => {
-    // Act
     const task = await prepareTask(ping, { n: 1 }, { id: 'a', orderingKey: 'k', delay: 0 }, 1024);
 
-    // Assert
     expect(task).toMatchObject({ id: 'a', orderingKey: 'k' });
   });
 });
 
 describe('assertTaskStatus', () => {
   it('returns a known status', () => {
-    // Act
     const status = assertTaskStatus('DEAD', 'list status');
 
-    // Assert
     expect(status).toBe('DEAD');
   });
 
   it.each([['DONE'], ['dead'], [undefined], [3]])('rejects %j, listing the statuses', (value) => {
-    // Act
     const attempt = () => assertTaskStatus(value, 'list status');
 
-    // Assert
     expect(attempt).toThrow(ValidationError);
     expect(attempt).toThrow(
-      /status: expected one of SCHEDULED, PENDING, QUEUED, RUNNING, SUCCEEDED, DEAD, CANCELLED, received/,
+      /status: expected one of SCHEDULED, PENDING, QUEUED, RUNNING, SUCCEEDED, DEAD, CANCELLED, ROLLED_BACK, received/,
     );
   });
 });
 
 describe('TaskClient.list', () => {
   it('rejects an unknown status before calling AWS', async () => {
-    // Arrange
     const client = new TaskClient({
       tableName: 't',
       queueUrl: 'http://localhost:1/000000000000/q.fifo',
       logger: silentLogger,
     });
 
-    // Act
     const error = await rejection(client.list('DONE' as TaskStatus));
 
-    // Assert
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as Error).message).toContain('received "DONE"');
   });

@@ -14,9 +14,24 @@ describe('resolveSchedulerLocation', () => {
 
     expect(resolveSchedulerLocation({ ...full, queueArn: 'arn:q' }, env)).toEqual({
       groupName: 'jobs',
+      delayedGroupName: 'jobs.at',
+      kmsKeyArn: undefined,
       roleArn: full.schedulerRoleArn,
       deadLetterArn: full.scheduleDeadLetterArn,
       queueArn: 'arn:q',
+    });
+  });
+
+  it('reads the delayed group and the schedules’ key from the environment', () => {
+    const env = {
+      [EnvVars.DELAYED_SCHEDULE_GROUP]: 'jobs-later',
+      [EnvVars.KMS_KEY_ARN]: 'arn:aws:kms:eu-west-1:123456789012:key/k',
+    };
+
+    expect(resolveSchedulerLocation(full, env)).toMatchObject({
+      groupName: 'jobs',
+      delayedGroupName: 'jobs-later',
+      kmsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:key/k',
     });
   });
 
@@ -30,6 +45,8 @@ describe('resolveSchedulerLocation', () => {
 
     expect(resolveSchedulerLocation({ scheduleGroup: '' }, env)).toEqual({
       groupName: 'env-group',
+      delayedGroupName: 'env-group.at',
+      kmsKeyArn: undefined,
       roleArn: 'arn:role',
       deadLetterArn: 'arn:dlq',
       queueArn: undefined,

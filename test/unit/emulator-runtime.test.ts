@@ -92,10 +92,8 @@ describe('planEmulator', () => {
       { kind: 'install', python3: '/usr/bin/python3' },
     ],
   ])('chooses %s', (_, probe, expected) => {
-    // Act
     const plan = planEmulator(probe, { install: true });
 
-    // Assert
     expect(plan).toEqual(expected);
   });
 
@@ -115,10 +113,8 @@ describe('planEmulator', () => {
       /TASKLANE_PYTHON=\/opt\/py cannot import moto/,
     ],
   ])('is unavailable when %s, saying what to install', (_, probe, install, reason) => {
-    // Act
     const plan = planEmulator(probe, { install });
 
-    // Assert
     expect(plan.kind).toBe('unavailable');
     const message = plan.kind === 'unavailable' ? plan.message : '';
     expect(message).toMatch(reason);
@@ -130,14 +126,11 @@ describe('planEmulator', () => {
 
 describe('prepareEmulator', () => {
   it('fails at once when PATH has neither moto_server nor python3', async () => {
-    // Arrange
     const cwd = await mkdtemp(path.join(tmpdir(), 'tasklane-cwd-'));
     const started = Date.now();
 
-    // Act
     const error = await prepareEmulator({ env: { PATH: '' }, cwd }).catch((err: unknown) => err);
 
-    // Assert
     expect(error).toBeInstanceOf(EmulatorUnavailableError);
     expect(error).toMatchObject({ code: 'EMULATOR_UNAVAILABLE' });
     expect((error as Error).message).toContain('Install Python 3');
@@ -145,14 +138,12 @@ describe('prepareEmulator', () => {
   });
 
   it('fails at once when python3 cannot make a virtual environment', async () => {
-    // Arrange: a python3 that fails whatever it is asked (no moto, no venv module)
+    // A python3 that fails whatever it is asked (no moto, no venv module)
     const bin = await binDir({ python3: 'exit 1' });
     const cwd = await mkdtemp(path.join(tmpdir(), 'tasklane-cwd-'));
 
-    // Act
     const error = await prepareEmulator({ env: { PATH: bin }, cwd }).catch((err: unknown) => err);
 
-    // Assert
     expect(error).toBeInstanceOf(EmulatorUnavailableError);
     expect((error as Error).message).toContain(`${path.join(bin, 'python3')} has no venv module`);
   });

@@ -49,10 +49,8 @@ const cases: ReadonlyArray<readonly [string, ErrorCode, () => TasklaneError]> = 
 
 describe('error hierarchy', () => {
   it.each(cases)('%s has code %s, its class name, and is a TasklaneError', (name, code, make) => {
-    // Act
     const error = make();
 
-    // Assert
     expect(error.code).toBe(code);
     expect(error.name).toBe(name);
     expect(error.constructor.name).toBe(name);
@@ -112,17 +110,14 @@ describe('error hierarchy', () => {
 
   describe('ValidationError', () => {
     it('lists every issue in its message, one per line, root as (root)', () => {
-      // Arrange
       const issues = [
         { path: '', message: 'expected an object' },
         { path: 'retry.maxAttempts', message: 'expected an integer from 1 to 1000, received 0' },
         { path: 'payload.items.1', message: 'required' },
       ];
 
-      // Act
       const error = new ValidationError('enqueue of task type', issues);
 
-      // Assert
       expect(error.issues).toEqual(issues);
       expect(error.message).toBe(
         [

@@ -24,10 +24,8 @@ describe('fifoBatchFailures', () => {
 
     for (let k = 0; k < 10; k++) {
       it(`reports message ${k} and every later one when message ${k} fails`, () => {
-        // Act
         const reported = fifoBatchFailures(batch, new Set([`m${k}`]));
 
-        // Assert
         expect(reported).toEqual(ids(batch.slice(k)));
       });
     }
@@ -38,7 +36,6 @@ describe('fifoBatchFailures', () => {
   });
 
   it('holds back only the failing group when groups are interleaved', () => {
-    // Arrange
     const batch = [
       m('a1', 'A'),
       m('b1', 'B'),
@@ -50,10 +47,8 @@ describe('fifoBatchFailures', () => {
       m('c2', 'C'),
     ];
 
-    // Act
     const reported = fifoBatchFailures(batch, new Set(['b2']));
 
-    // Assert
     expect(reported).toEqual(['b2', 'b3']);
   });
 
@@ -70,13 +65,10 @@ describe('fifoBatchFailures', () => {
   });
 
   it('treats messages without a group (standard queue) as independent', () => {
-    // Arrange
     const batch = [m('s1'), m('s2'), m('s3'), m('s4')];
 
-    // Act
     const reported = fifoBatchFailures(batch, new Set(['s2']));
 
-    // Assert
     expect(reported).toEqual(['s2']);
   });
 
@@ -105,13 +97,10 @@ describe('groupMessages', () => {
   });
 
   it('keeps batch order inside each group', () => {
-    // Arrange
     const batch = [m('a1', 'A'), m('b1', 'B'), m('a2', 'A'), m('b2', 'B'), m('a3', 'A')];
 
-    // Act
     const groups = groupMessages(batch).map(ids);
 
-    // Assert
     expect(groups).toEqual([
       ['a1', 'a2', 'a3'],
       ['b1', 'b2'],
@@ -131,17 +120,14 @@ describe('groupMessages', () => {
   });
 
   it('loses and duplicates no message', () => {
-    // Arrange
     const batch = Array.from({ length: 10 }, (_, i) =>
       m(`m${i}`, i % 3 === 0 ? undefined : `G${i % 2}`),
     );
 
-    // Act
     const flattened = groupMessages(batch)
       .flat()
       .map((x) => x.messageId);
 
-    // Assert
     expect([...flattened].sort()).toEqual(ids(batch).sort());
   });
 

@@ -27,10 +27,8 @@ function entries(count: number, detailChars?: number): HistoryEntry[] {
 
 describe('entryBytes', () => {
   it('measures the UTF-8 bytes of the entry as JSON', () => {
-    // Arrange
     const e: HistoryEntry = { event: AuditEvent.SENT, at: 1, attempt: 0, status: 'QUEUED' };
 
-    // Act / assert
     expect(entryBytes(e)).toBe(JSON.stringify(e).length);
     expect(entryBytes({ ...e, detail: 'é' })).toBe(
       JSON.stringify({ ...e, detail: 'é' }).length + 1,
@@ -41,10 +39,8 @@ describe('entryBytes', () => {
 
 describe('planHistory', () => {
   it('appends while the history and the new entry fit in the budget', () => {
-    // Act
     const plan = planHistory(entries(3), entry(3), { budgetBytes: 10_000 });
 
-    // Assert
     expect(plan).toEqual({ kind: 'append' });
   });
 
@@ -53,15 +49,12 @@ describe('planHistory', () => {
   });
 
   it('folds past the budget down to its fold target, keeping the first and the newest entries', () => {
-    // Arrange
     const seen = entries(50);
     const next = entry(50);
     const budget = 2_000;
 
-    // Act
     const plan = planHistory(seen, next, { budgetBytes: budget });
 
-    // Assert
     if (plan.kind !== 'rewrite') throw new Error('expected a rewrite');
     expect(plan.seenLength).toBe(50);
     expect(plan.entries[0]).toEqual(seen[0]);
@@ -73,11 +66,10 @@ describe('planHistory', () => {
   });
 
   it('keeps every entry once the history is folded, whatever the number of transitions', () => {
-    // Arrange: 3,000 transitions, each planned from the history the previous one left.
+    // 3,000 transitions, each planned from the history the previous one left.
     let history: HistoryEntry[] = [entry(0, 240)];
     let truncated = 0;
 
-    // Act
     for (let n = 1; n <= 3_000; n++) {
       const next = entry(n, MAX_DETAIL_CHARS);
       const plan = planHistory(history, next);
@@ -89,7 +81,6 @@ describe('planHistory', () => {
       }
     }
 
-    // Assert
     expect(historyBytes(history)).toBeLessThanOrEqual(Defaults.HISTORY_BUDGET_BYTES);
     expect(history.length + truncated).toBe(3_001);
     expect(history[0]?.attempt).toBe(0);
@@ -97,18 +88,14 @@ describe('planHistory', () => {
   }, 30_000);
 
   it('rewrites without dropping anything when forced within the budget', () => {
-    // Act
     const plan = planHistory(entries(2), entry(2), { budgetBytes: 10_000, force: true });
 
-    // Assert
     expect(plan).toEqual({ kind: 'rewrite', entries: entries(3), dropped: 0, seenLength: 2 });
   });
 
   it('folds a heartbeat-only write (no new entry) when forced past the budget', () => {
-    // Act
     const plan = planHistory(entries(40), undefined, { budgetBytes: 1_000, force: true });
 
-    // Assert
     if (plan.kind !== 'rewrite') throw new Error('expected a rewrite');
     expect(plan.entries[0]).toEqual(entry(0));
     expect(plan.entries.at(-1)).toEqual(entry(39));
@@ -124,18 +111,14 @@ describe('foldHistory', () => {
   });
 
   it('keeps the first and the newest entry even when they alone pass the target', () => {
-    // Act
     const folded = foldHistory(entries(5, 1_000), 10);
 
-    // Assert
     expect(folded).toEqual([entry(0, 1_000), entry(4, 1_000)]);
   });
 
   it('keeps everything that fits the target', () => {
-    // Arrange
     const history = entries(4);
 
-    // Act / assert
     expect(foldHistory(history, historyBytes(history))).toEqual(history);
     expect(foldHistory(history, historyBytes(history) - 1)).toEqual([
       history[0],

@@ -60,12 +60,10 @@ describe('taskMessage', () => {
   });
 
   it('gives every generation of a task its own deduplication id', () => {
-    // Act
     const dedupIds = [1, 2, 3, 4].map(
       (generation) => taskMessage({ ...task, generation }).MessageDeduplicationId,
     );
 
-    // Assert
     expect(new Set(dedupIds).size).toBe(4);
   });
 
@@ -122,11 +120,9 @@ describe('parseEnvelope', () => {
   });
 
   it('rejects array nesting 10,000 deep without throwing', () => {
-    // Arrange
     const depth = 10_000;
     const body = '['.repeat(depth) + ']'.repeat(depth);
 
-    // Act / assert
     expect(() => parseEnvelope(body)).not.toThrow();
     expectRejected(body);
   });
@@ -149,10 +145,9 @@ describe('parseEnvelope', () => {
   });
 
   it('rejects a body over 16 KB before parsing it', () => {
-    // Arrange: a valid envelope padded with JSON whitespace past the limit.
+    // A valid envelope padded with JSON whitespace past the limit.
     const body = validBody + ' '.repeat(MAX_ENVELOPE_BYTES);
 
-    // Act / assert
     expect(expectRejected(body)).toMatch(/larger than 16384 bytes/);
   });
 
@@ -200,13 +195,11 @@ describe('parseEnvelope', () => {
   });
 
   it('rejects a __proto__ key and pollutes no prototype', () => {
-    // Arrange: written by hand, because JSON.stringify would drop __proto__.
+    // Written by hand, because JSON.stringify would drop __proto__.
     const body = '{"tasklane":1,"id":"a","type":"t","__proto__":{"polluted":true}}';
 
-    // Act
     const reason = expectRejected(body);
 
-    // Assert
     expect(reason).toContain('unrecognized_keys');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.prototype).not.toHaveProperty('polluted');

@@ -85,10 +85,8 @@ describe('powertoolsMetrics', () => {
   });
 
   it('starts afresh after a flush, so a batch publishes only its own values', () => {
-    // Arrange
     const metrics = powertoolsMetrics({ serviceName: 'svc' });
 
-    // Act
     const { emf } = captureOutput(() => {
       metrics.count(TaskOutcome.SUCCEEDED);
       metrics.flush();
@@ -96,7 +94,6 @@ describe('powertoolsMetrics', () => {
       metrics.flush();
     });
 
-    // Assert
     expect(emf).toHaveLength(2);
     expect(emf[1]).toHaveProperty(MetricName.DEAD, 1);
     expect(emf[1]).not.toHaveProperty(MetricName.SUCCEEDED);
@@ -112,32 +109,26 @@ describe('powertoolsMetrics', () => {
   });
 
   it('takes the service from POWERTOOLS_SERVICE_NAME, as the construct sets it', () => {
-    // Arrange
     vi.stubEnv('POWERTOOLS_SERVICE_NAME', 'tasklane-from-env');
     const metrics = powertoolsMetrics();
 
-    // Act
     const { emf } = captureOutput(() => {
       metrics.count(TaskOutcome.DEAD);
       metrics.flush();
     });
 
-    // Assert
     expect(emf[0]).toHaveProperty('service', 'tasklane-from-env');
   });
 
   it('publishes nothing when POWERTOOLS_METRICS_DISABLED is true', () => {
-    // Arrange
     vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'true');
     const metrics = powertoolsMetrics({ serviceName: 'svc' });
 
-    // Act
     const { emf } = captureOutput(() => {
       metrics.count(TaskOutcome.DEAD);
       metrics.flush();
     });
 
-    // Assert
     expect(emf).toEqual([]);
   });
 });

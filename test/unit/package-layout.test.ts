@@ -22,10 +22,8 @@ function sourceFiles(): string[] {
 
 describe('package layout', () => {
   it('keeps src/ self-contained: no import reaches infra/, scripts/, examples/, bench/ or functions/', () => {
-    // Arrange
     const outside: string[] = [];
 
-    // Act
     for (const file of sourceFiles()) {
       const text = readFileSync(file, 'utf8');
       for (const [, specifier = ''] of text.matchAll(/from '(\.[^']+)'/g)) {
@@ -36,7 +34,6 @@ describe('package layout', () => {
       }
     }
 
-    // Assert
     expect(outside).toEqual([]);
   });
 

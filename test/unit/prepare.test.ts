@@ -41,10 +41,8 @@ describe('prepareTask', () => {
       ['128 characters', 'k'.repeat(128)],
       ['punctuation', 'order#42/item:7?x=1&y="z"'],
     ])('accepts %s', async (_label, key) => {
-      // Act
       const task = await prepareTask(email, validEmail, { id: key, orderingKey: key }, LIMIT);
 
-      // Assert
       expect(task.id).toBe(key);
       expect(task.orderingKey).toBe(key);
     });
@@ -63,13 +61,10 @@ describe('prepareTask', () => {
       ['null', null],
       ['an object', { id: 'x' }],
     ])('rejects %s as id and as ordering key', async (_label, key) => {
-      // Arrange
       const options = { id: key, orderingKey: key } as unknown as { id: string };
 
-      // Act
       const error = await validationError(prepareTask(email, validEmail, options, LIMIT));
 
-      // Assert
       expect(error.issues.map((i) => i.path)).toEqual(['options.id', 'options.orderingKey']);
       expect(error.issues[0]?.message).toMatch(/printable ASCII/);
     });
@@ -84,13 +79,11 @@ describe('prepareTask', () => {
     });
 
     it('rejects a BigInt id and ordering key with a ValidationError naming the type', async () => {
-      // Arrange: JSON.stringify would throw a TypeError on these.
+      // JSON.stringify would throw a TypeError on these.
       const options = { id: 42n, orderingKey: 7n } as unknown as EnqueueOptions;
 
-      // Act
       const error = await validationError(prepareTask(email, validEmail, options, LIMIT));
 
-      // Assert
       expect(error.issues).toEqual([
         { path: 'options.id', message: expect.stringMatching(/received bigint$/) },
         { path: 'options.orderingKey', message: expect.stringMatching(/received bigint$/) },
@@ -118,14 +111,11 @@ describe('prepareTask', () => {
 
   describe('validation', () => {
     it('reports option and payload issues together in one ValidationError', async () => {
-      // Arrange
       const payload = { to: 'not-an-email', subject: '' };
       const options = { id: 'has space', orderingKey: '' };
 
-      // Act
       const error = await validationError(prepareTask(email, payload, options, LIMIT));
 
-      // Assert
       expect(error.issues.map((i) => i.path)).toEqual([
         'options.id',
         'options.orderingKey',
@@ -163,27 +153,22 @@ describe('prepareTask', () => {
     });
 
     it('reports a cyclic payload as a ValidationError, not a crash', async () => {
-      // Arrange
       const cyclic: Record<string, unknown> = { name: 'loop' };
       cyclic.self = cyclic;
 
-      // Act
       const error = await validationError(prepareTask(anything, cyclic, {}, LIMIT));
 
-      // Assert
       expect(error.issues.map((i) => i.path)).toEqual(['payload']);
       expect(error.issues[0]?.message).toMatch(/not JSON-serializable/);
     });
 
     it('says "circular" when a payload refers back to itself through nested objects', async () => {
-      // Arrange: objects only; the sorting replacer used to hide such a cycle from JSON.stringify.
+      // Objects only; the sorting replacer used to hide such a cycle from JSON.stringify.
       const order: Record<string, unknown> = { id: 'o-1' };
       order.customer = { name: 'Ada', lastOrder: order };
 
-      // Act
       const error = await validationError(prepareTask(anything, order, {}, LIMIT));
 
-      // Assert
       expect(error.issues).toEqual([
         { path: 'payload', message: expect.stringMatching(/circular/i) },
       ]);
@@ -232,26 +217,20 @@ describe('prepareTask', () => {
     const at = new Date(Date.UTC(2030, 0, 1, 12, 30));
 
     it('rejects a Date where the schema wants z.date(): the worker would receive a string', async () => {
-      // Arrange
       const reminder = defineTask('reminder', { schema: z.object({ when: z.date() }), handler });
 
-      // Act
       const error = await validationError(prepareTask(reminder, { when: at }, {}, LIMIT));
 
-      // Assert
       expect(error.issues).toEqual([
         { path: 'payload.when', message: expect.stringMatching(/expected date, received string/) },
       ]);
     });
 
     it('accepts a Date where the schema wants z.string(), stored as its ISO string', async () => {
-      // Arrange
       const reminder = defineTask('reminder', { schema: z.object({ when: z.string() }), handler });
 
-      // Act
       const task = await prepareTask(reminder, { when: at }, {}, LIMIT);
 
-      // Assert
       const stored = JSON.parse(task.payloadJson);
       expect(stored).toEqual({ when: '2030-01-01T12:30:00.000Z' });
       await expect(validatePayload(reminder, stored)).resolves.toEqual(stored);
@@ -269,10 +248,8 @@ describe('prepareTask', () => {
     });
 
     it('rejects a payload one byte above the limit with PayloadTooLargeError', async () => {
-      // Act
       const err = await rejection(prepareTask(anything, payloadOfBytes(LIMIT + 1), {}, LIMIT));
 
-      // Assert
       expect(err).toBeInstanceOf(PayloadTooLargeError);
       expect(err).toMatchObject({
         code: 'PAYLOAD_TOO_LARGE',
@@ -298,11 +275,9 @@ describe('prepareTask', () => {
     });
 
     it('generates strictly increasing ids, even within one millisecond', async () => {
-      // Act
       const ids: string[] = [];
       for (let i = 0; i < 500; i++) ids.push((await prepareTask(email, validEmail, {}, LIMIT)).id);
 
-      // Assert
       for (const id of ids) expect(id).toMatch(ULID);
       for (let i = 1; i < ids.length; i++) {
         expect((ids[i] as string) > (ids[i - 1] as string)).toBe(true);
@@ -339,7 +314,6 @@ describe('prepareTask', () => {
 
   describe('canonical JSON and hashing', () => {
     it('serializes and hashes {a, b} and {b, a} identically', async () => {
-      // Act
       const ab = await prepareTask(
         anything,
         { a: 1, b: { c: 2, d: [3, { e: 4, f: 5 }] } },
@@ -353,7 +327,6 @@ describe('prepareTask', () => {
         LIMIT,
       );
 
-      // Assert
       expect(ab.payloadJson).toBe('{"a":1,"b":{"c":2,"d":[3,{"e":4,"f":5}]}}');
       expect(ba.payloadJson).toBe(ab.payloadJson);
       expect(ba.payloadHash).toBe(ab.payloadHash);
@@ -392,14 +365,11 @@ describe('prepareTask', () => {
 
 describe('canonicalJson', () => {
   it('throws an error that says "circular" for a cyclic object, not a stack overflow', () => {
-    // Arrange
     const node: Record<string, unknown> = { name: 'loop' };
     node.next = { back: node };
 
-    // Act
     const act = () => canonicalJson(node);
 
-    // Assert
     expect(act).toThrow(TypeError);
     expect(act).toThrow(/circular/i);
   });
@@ -411,11 +381,9 @@ describe('canonicalJson', () => {
   });
 
   it('gives the same JSON for the same keys in any order, at every depth', () => {
-    // Act
     const one = canonicalJson({ z: [{ q: 1, p: 2 }], a: { c: null, b: 'x' } });
     const other = canonicalJson({ a: { b: 'x', c: null }, z: [{ p: 2, q: 1 }] });
 
-    // Assert
     expect(one).toBe('{"a":{"b":"x","c":null},"z":[{"p":2,"q":1}]}');
     expect(other).toBe(one);
   });

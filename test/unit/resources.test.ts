@@ -20,10 +20,8 @@ function validationError(props: ExecutorSettingsProps): ValidationError {
 
 describe('executorSettings', () => {
   it('names every resource after the prefix, with explicit .fifo queue names', () => {
-    // Act
     const settings = executorSettings({ name: 'jobs' });
 
-    // Assert
     expect(settings.workQueue.name).toBe('jobs-work.fifo');
     expect(settings.deadLetterQueue.name).toBe('jobs-dlq.fifo');
     expect(settings.table.name).toBe('jobs-tasks');
@@ -71,10 +69,8 @@ describe('executorSettings', () => {
     [60, 360],
     [900, 5_400],
   ])('sets visibility to 6 × a worker timeout of %i s (%i s)', (timeout, visibility) => {
-    // Act
     const settings = executorSettings({ workerTimeoutSeconds: timeout });
 
-    // Assert
     expect(settings.visibilityTimeoutSeconds).toBe(visibility);
     expect(settings.workQueue.attributes.VisibilityTimeout).toBe(String(visibility));
   });
@@ -107,6 +103,7 @@ describe('executorSettings', () => {
 
     expect(scheduler).toEqual({
       groupName: 'jobs',
+      delayedGroupName: 'jobs.at',
       deadLetterQueue: {
         name: 'jobs-schedule-dlq',
         attributes: { MessageRetentionPeriod: '1209600', SqsManagedSseEnabled: 'true' },
@@ -149,13 +146,11 @@ describe('executorSettings', () => {
   });
 
   it.each([Number.NaN, 0, -1, 2.5, 101])('rejects maxAttempts %s with a maxAttempts issue', (n) => {
-    // Arrange: a maxReceiveCount that would exceed any valid maxAttempts.
+    // A maxReceiveCount that would exceed any valid maxAttempts.
     const props = { maxAttempts: n, maxReceiveCount: 1_000 };
 
-    // Act
     const error = validationError(props);
 
-    // Assert
     expect(error.issues).toEqual([
       { path: 'maxAttempts', message: `expected an integer from 1 to 100, received ${n}` },
     ]);
@@ -181,7 +176,6 @@ describe('executorSettings', () => {
   });
 
   it('reports every invalid prop at once, quoting what it received', () => {
-    // Act
     const error = validationError({
       name: 'bad name!',
       workerTimeoutSeconds: 0,
@@ -189,7 +183,6 @@ describe('executorSettings', () => {
       maxReceiveCount: 5,
     });
 
-    // Assert
     expect(error.issues.map((i) => i.path)).toEqual([
       'name',
       'workerTimeoutSeconds',
@@ -212,10 +205,8 @@ describe('executorSettings', () => {
   });
 
   it.each([179, 43_201, 200.5])('rejects a visibility timeout of %s s for a 30 s worker', (v) => {
-    // Act
     const error = validationError({ workerTimeoutSeconds: 30, visibilityTimeoutSeconds: v });
 
-    // Assert
     expect(error.issues).toEqual([
       {
         path: 'visibilityTimeoutSeconds',
@@ -237,15 +228,13 @@ describe('executorSettings', () => {
   });
 
   it('skips the values that isUnresolved flags (CDK Tokens)', () => {
-    // Arrange: values that would fail, marked as not yet known.
+    // Values that would fail, marked as not yet known.
     const token = 'TOKEN[name]';
     const props = { name: token, maxReceiveCount: -1 };
     const isUnresolved = (value: unknown) => value === token || value === -1;
 
-    // Act
     const issues = settingsIssues(props, { isUnresolved });
 
-    // Assert
     expect(issues).toEqual([]);
     expect(executorSettings(props, { isUnresolved }).workQueue.name).toBe(`${token}-work.fifo`);
   });

@@ -19,10 +19,8 @@ describe('interpretBatchResponse', () => {
       ['an empty batchItemFailures list', { batchItemFailures: [] }],
       ['a null batchItemFailures', { batchItemFailures: null }],
     ])('for %s', (_label, response) => {
-      // Act
       const verdict = interpretBatchResponse(response, batch);
 
-      // Assert
       expect(verdict).toEqual({ ok: true, failedIds: new Set() });
     });
   });
@@ -73,10 +71,8 @@ describe('interpretBatchResponse', () => {
       ['one bad item among good ones', failures('m1', '', 'm2')],
       ['one unknown id among known ones', failures('m1', 'nope')],
     ])('for %s', (_label, response) => {
-      // Act
       const verdict = interpretBatchResponse(response, batch);
 
-      // Assert
       expect(verdict.ok).toBe(false);
       if (!verdict.ok) expect(verdict.reason).not.toBe('');
     });
@@ -175,7 +171,6 @@ describe('toSqsRecord', () => {
   });
 
   it('leaves FIFO-only attributes out for a standard-queue message', () => {
-    // Arrange
     const standard: Message = {
       MessageId: 'mid-2',
       ReceiptHandle: 'rh-2',
@@ -183,10 +178,8 @@ describe('toSqsRecord', () => {
       Attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1' },
     };
 
-    // Act
     const record = toSqsRecord(standard, ARN, 'us-east-1');
 
-    // Assert
     expect(record.attributes).not.toHaveProperty('MessageGroupId');
     expect(record.attributes).not.toHaveProperty('SequenceNumber');
     expect(record.attributes).not.toHaveProperty('MessageDeduplicationId');

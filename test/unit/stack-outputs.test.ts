@@ -19,6 +19,8 @@ const expected = {
   queueArn: 'arn:aws:sqs:us-east-1:000000000000:shop-work.fifo',
   deadLetterQueueUrl: 'http://localhost:4566/000000000000/shop-dlq.fifo',
   scheduleGroup: 'shop',
+  // A stack from before delayed tasks had a group of their own: the name is derived.
+  delayedScheduleGroup: 'shop.at',
   schedulerRoleArn: 'arn:aws:iam::000000000000:role/shop-scheduler',
   scheduleDeadLetterArn: 'arn:aws:sqs:us-east-1:000000000000:shop-schedule-dlq',
   workerFunctionName: 'Shop-ExecutorWorker-abc',
@@ -29,23 +31,39 @@ describe('locationFromStackOutputs', () => {
     expect(locationFromStackOutputs(outputs)).toEqual(expected);
   });
 
-  it("reads DescribeStacks' Outputs array", () => {
+  it('reads the delayed tasks’ schedule group and the encryption key when published', () => {
     // Arrange
+    const keyArn = 'arn:aws:kms:us-east-1:000000000000:key/abc';
+    const withKey = {
+      ...outputs,
+      ExecutorDelayedScheduleGroup: 'shop-delayed',
+      ExecutorEncryptionKeyArn: keyArn,
+    };
+
+    // Act
+    const location = locationFromStackOutputs(withKey);
+
+    // Assert
+    expect(location).toEqual({
+      ...expected,
+      delayedScheduleGroup: 'shop-delayed',
+      scheduleKmsKeyArn: keyArn,
+    });
+  });
+
+  it("reads DescribeStacks' Outputs array", () => {
     const described = Object.entries(outputs).map(([OutputKey, OutputValue]) => ({
       OutputKey,
       OutputValue,
       Description: 'ignored',
     }));
 
-    // Act
     const location = locationFromStackOutputs(described);
 
-    // Assert
     expect(location).toEqual(expected);
   });
 
   it('picks one executor by construct id when the stack has two', () => {
-    // Arrange
     const two = {
       ...outputs,
       ...Object.fromEntries(
@@ -56,24 +74,22 @@ describe('locationFromStackOutputs', () => {
       ),
     };
 
-    // Act
     const reports = locationFromStackOutputs(two, 'Reports');
 
-    // Assert
     expect(reports.tableName).toBe('shop-tasks-2');
     expect(reports.queueUrl).toBe(`${expected.queueUrl}-2`);
   });
 
   it('configures scheduling as it is: every scheduler setting comes from the outputs', () => {
-    // Arrange
     const location = locationFromStackOutputs(outputs);
 
-    // Act: an empty environment, so nothing can come from TASKLANE_* variables.
+    // An empty environment, so nothing can come from TASKLANE_* variables.
     const scheduling = resolveSchedulerLocation(location, {});
 
-    // Assert
     expect(scheduling).toEqual({
       groupName: 'shop',
+      delayedGroupName: 'shop.at',
+      kmsKeyArn: undefined,
       roleArn: expected.schedulerRoleArn,
       deadLetterArn: expected.scheduleDeadLetterArn,
       queueArn: expected.queueArn,
@@ -85,11 +101,9 @@ describe('locationFromStackOutputs', () => {
   });
 
   it('names every missing output at once', () => {
-    // Act
     const read = () =>
       locationFromStackOutputs({ ExecutorTableName: 'shop-tasks', ExecutorWorkQueueUrl: 'q' });
 
-    // Assert
     expect(read).toThrow(ConfigurationError);
     expect(read).toThrow(
       /no output ending in WorkQueueArn; no output ending in DeadLetterQueueUrl; no output ending in ScheduleGroupName; no output ending in SchedulerRoleArn; no output ending in ScheduleDeadLetterQueueArn; no output ending in WorkerFunctionName/,

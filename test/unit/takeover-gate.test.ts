@@ -19,33 +19,28 @@ const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('TakeoverGate', () => {
   it('runs fresh phases of several batches side by side', async () => {
-    // Arrange
     const gate = new TakeoverGate();
     const trace: string[] = [];
     const a = phase(trace, 'fresh a');
     const b = phase(trace, 'fresh b');
 
-    // Act
     const done = [gate.fresh(a.run), gate.fresh(b.run)];
     await settle();
     const startedTogether = [...trace];
     a.finish();
     b.finish();
 
-    // Assert
     expect(startedTogether).toEqual(['start fresh a', 'start fresh b']);
     expect(await Promise.all(done)).toEqual(['fresh a', 'fresh b']);
   });
 
   it('starts a takeover only once the fresh phases running before it have ended', async () => {
-    // Arrange
     const gate = new TakeoverGate();
     const trace: string[] = [];
     const a = phase(trace, 'fresh a');
     const b = phase(trace, 'fresh b');
     const t = phase(trace, 'takeover');
 
-    // Act
     const done = [gate.fresh(a.run), gate.fresh(b.run), gate.takeover(t.run)];
     await settle();
     a.finish();
@@ -56,20 +51,17 @@ describe('TakeoverGate', () => {
     t.finish();
     await Promise.all(done);
 
-    // Assert
     expect(afterFirstEnded).toEqual(['start fresh a', 'start fresh b', 'end fresh a']);
     expect(trace.slice(3)).toEqual(['end fresh b', 'start takeover', 'end takeover']);
   });
 
   it('holds back fresh phases that arrive while a takeover waits or runs', async () => {
-    // Arrange
     const gate = new TakeoverGate();
     const trace: string[] = [];
     const before = phase(trace, 'fresh before');
     const t = phase(trace, 'takeover');
     const after = phase(trace, 'fresh after');
 
-    // Act
     const done = [gate.fresh(before.run), gate.takeover(t.run), gate.fresh(after.run)];
     await settle();
     before.finish();
@@ -80,19 +72,16 @@ describe('TakeoverGate', () => {
     after.finish();
     await Promise.all(done);
 
-    // Assert
     expect(duringTakeover).toEqual(['start fresh before', 'end fresh before', 'start takeover']);
     expect(trace.slice(3)).toEqual(['end takeover', 'start fresh after', 'end fresh after']);
   });
 
   it('runs the takeovers of two batches one after the other', async () => {
-    // Arrange
     const gate = new TakeoverGate();
     const trace: string[] = [];
     const first = phase(trace, 'takeover 1');
     const second = phase(trace, 'takeover 2');
 
-    // Act
     const done = [gate.takeover(first.run), gate.takeover(second.run)];
     await settle();
     const whileFirstRuns = [...trace];
@@ -101,7 +90,6 @@ describe('TakeoverGate', () => {
     second.finish();
     await Promise.all(done);
 
-    // Assert
     expect(whileFirstRuns).toEqual(['start takeover 1']);
     expect(trace).toEqual([
       'start takeover 1',
@@ -112,16 +100,13 @@ describe('TakeoverGate', () => {
   });
 
   it('opens again after a phase throws', async () => {
-    // Arrange
     const gate = new TakeoverGate();
     const failing = () => Promise.reject(new Error('handler crashed'));
 
-    // Act
     const fresh = gate.fresh(failing);
     const takeover = gate.takeover(failing);
     const after = gate.takeover(async () => 'ran');
 
-    // Assert
     await expect(fresh).rejects.toThrow('handler crashed');
     await expect(takeover).rejects.toThrow('handler crashed');
     expect(await after).toBe('ran');

@@ -49,10 +49,8 @@ function customSchema(
 
 describe('defineTask', () => {
   it('applies the documented defaults', () => {
-    // Act
     const definition = defineTask('email.send', { schema, handler });
 
-    // Assert
     expect(definition.type).toBe('email.send');
     expect(definition.schema).toBe(schema);
     expect(definition.handler).toBe(handler);
@@ -125,7 +123,7 @@ describe('defineTask', () => {
   });
 
   it('reports every invalid option at once in one ValidationError', () => {
-    // Arrange: every option wrong at the same time.
+    // Every option wrong at the same time.
     const options = {
       schema: { not: 'a schema' },
       handler: 'not a function',
@@ -133,10 +131,8 @@ describe('defineTask', () => {
       timeout: -1,
     } as unknown as TaskDefinitionOptions<StandardSchemaV1, unknown>;
 
-    // Act
     const error = catchValidation(() => defineTask('bad type', options));
 
-    // Assert
     expect(error.issues.map((i) => i.path)).toEqual([
       'type',
       'schema',
@@ -181,13 +177,10 @@ describe('validatePayload', () => {
   });
 
   it('maps every zod issue to one issue with a dotted path', async () => {
-    // Arrange
     const payload = { name: 1, address: { zip: '123', lines: ['ok', 2] }, age: 1.5 };
 
-    // Act
     const error = await rejectsValidation(validatePayload(definition, payload));
 
-    // Assert
     expect(error.issues.map((i) => i.path)).toEqual([
       'name',
       'address.zip',
@@ -207,7 +200,6 @@ describe('validatePayload', () => {
   });
 
   it('maps object path segments ({ key }) and issues without a path', async () => {
-    // Arrange
     const custom = defineTask('t', {
       schema: customSchema([
         { message: 'bad deep', path: [{ key: 'a' }, { key: 0 }, 'b'] },
@@ -216,10 +208,8 @@ describe('validatePayload', () => {
       handler,
     });
 
-    // Act
     const error = await rejectsValidation(validatePayload(custom, {}));
 
-    // Assert
     expect(error.issues).toEqual([
       { path: 'a.0.b', message: 'bad deep' },
       { path: '', message: 'bad root' },

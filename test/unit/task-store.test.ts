@@ -57,40 +57,31 @@ function appendedEntry(update: SentUpdate | undefined): HistoryEntry {
 
 describe('TaskStore.kill', () => {
   it('writes a reason of exactly 240 characters as the history detail, whole', async () => {
-    // Arrange
     const { store, updates } = offlineStore();
     const reason = 'r'.repeat(MAX_DETAIL_CHARS);
 
-    // Act
     await store.kill(lease, reason);
 
-    // Assert
     expect(appendedEntry(updates[0]).detail).toBe(reason);
   });
 
   it('truncates a longer reason to a 240-character detail ending in "…"', async () => {
-    // Arrange
     const { store, updates } = offlineStore();
     const reason = `${'r'.repeat(MAX_DETAIL_CHARS - 1)}-and-more`;
 
-    // Act
     await store.kill(lease, reason);
 
-    // Assert
     const { detail } = appendedEntry(updates[0]);
     expect(detail).toHaveLength(MAX_DETAIL_CHARS);
     expect(detail).toBe(`${'r'.repeat(MAX_DETAIL_CHARS - 1)}…`);
   });
 
   it('truncates the dead reason to 1,000 characters ending in "…"', async () => {
-    // Arrange
     const { store, updates } = offlineStore();
     const reason = 'd'.repeat(5_000);
 
-    // Act
     await store.kill(lease, reason);
 
-    // Assert
     const deadReason = updates[0]?.ExpressionAttributeValues[':deadReason'];
     expect(deadReason).toBe(`${'d'.repeat(MAX_DEAD_REASON_CHARS - 1)}…`);
   });
@@ -98,14 +89,11 @@ describe('TaskStore.kill', () => {
 
 describe('TaskStore.retry', () => {
   it('truncates the detail built from a long error message to 240 characters ending in "…"', async () => {
-    // Arrange
     const { store, updates } = offlineStore();
     const error = { name: 'UpstreamError', message: 'e'.repeat(2_000) };
 
-    // Act
     await store.retry(lease, error, 5_000);
 
-    // Assert
     const entry = appendedEntry(updates[0]);
     expect(entry).toMatchObject({ status: TaskStatus.QUEUED, attempt: 1 });
     expect(entry.detail).toHaveLength(MAX_DETAIL_CHARS);

@@ -37,10 +37,8 @@ function write(overrides: Partial<TransitionWrite> = {}): TransitionWrite {
 
 describe('buildTransitionUpdate', () => {
   it('appends the entry after the other attributes, under the transition condition', () => {
-    // Act
     const update = buildTransitionUpdate(write());
 
-    // Assert
     expect(update.UpdateExpression).toBe(
       'SET #result = :result, #finishedAt = :finishedAt, #history = list_append(#history, :entry), ' +
         '#status = :to, #updatedAt = :now_, #statusShard = :statusShard, #statusAt = :statusAt ' +
@@ -54,15 +52,12 @@ describe('buildTransitionUpdate', () => {
   });
 
   it('rewrites a folded history first, pinned to the length it was folded from', () => {
-    // Arrange
     const folded = [entry];
 
-    // Act
     const update = buildTransitionUpdate(
       write({ plan: { kind: 'rewrite', entries: folded, dropped: 7, seenLength: 9 } }),
     );
 
-    // Assert
     expect(update.UpdateExpression).toMatch(
       /^SET #history = :history, #historyTruncated = if_not_exists\(#historyTruncated, :zero_\) \+ :dropped, #result = :result/,
     );
@@ -77,12 +72,10 @@ describe('buildTransitionUpdate', () => {
   });
 
   it('counts a heartbeat instead of adding a history entry', () => {
-    // Act
     const update = buildTransitionUpdate(
       write({ entry: undefined, set: { leaseExpiresAt: 9 }, remove: undefined }),
     );
 
-    // Assert
     expect(update.UpdateExpression).toBe(
       'SET #leaseExpiresAt = :leaseExpiresAt, #heartbeats = if_not_exists(#heartbeats, :zero_) + :one_, ' +
         '#lastHeartbeatAt = :now_, #status = :to, #updatedAt = :now_, #statusShard = :statusShard, #statusAt = :statusAt',
@@ -92,10 +85,8 @@ describe('buildTransitionUpdate', () => {
   });
 
   it('skips attributes set to undefined', () => {
-    // Act
     const update = buildTransitionUpdate(write({ set: { result: undefined } }));
 
-    // Assert
     expect(update.UpdateExpression).not.toContain('#result');
     expect(update.ExpressionAttributeValues).not.toHaveProperty(':result');
   });

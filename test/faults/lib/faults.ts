@@ -8,7 +8,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig } from '../../../src/aws-clients.js';
-import { type AwsClients, newClients, REGION } from './executor.js';
+import { type AwsClients, REGION, tasklaneClients } from '../../helpers/aws.js';
 import { sleep } from './random.js';
 
 export type Service = 'dynamodb' | 'sqs';
@@ -101,7 +101,7 @@ function attach(client: Client, service: Service, plan: FaultPlan, stats: FaultS
 
 /** New SDK clients (configured as Tasklane's own) whose calls go through `plan`. */
 export function faultyClients(plan: FaultPlan): { clients: AwsClients; stats: FaultStats } {
-  const clients = newClients();
+  const clients = tasklaneClients();
   const stats: FaultStats = {
     calls: 0,
     httpAttempts: 0,
@@ -120,7 +120,7 @@ export function faultyClients(plan: FaultPlan): { clients: AwsClients; stats: Fa
  * worker with synthetic records (the model test), where visibility changes have no queue.
  */
 export function stubbedSqs(responses: Record<string, object>): AwsClients['sqs'] {
-  const { sqs } = newClients();
+  const { sqs } = tasklaneClients();
   const stack = sqs.middlewareStack as unknown as {
     add(mw: unknown, options: Record<string, unknown>): void;
   };

@@ -10,7 +10,8 @@ import { MESSAGE_SCHEMA_VERSION } from '../../../src/constants.js';
 import { taskMessage } from '../../../src/message.js';
 import type { TaskRecord } from '../../../src/store/record.js';
 import { toSqsRecord } from '../../../src/worker/sqs-poller.js';
-import { type FaultExecutor, REGION } from './executor.js';
+import { REGION } from '../../helpers/aws.js';
+import type { EmulatorExecutor } from '../../helpers/executor.js';
 
 /** One raw message to send. */
 export interface RawMessage {
@@ -64,7 +65,7 @@ export async function sendRaw(
 
 /** Receives up to 10 messages as Lambda event records, holding them `visibilityTimeout` s. */
 export async function receiveRecords(
-  executor: Pick<FaultExecutor, 'clients' | 'queueUrl' | 'queueArn'>,
+  executor: Pick<EmulatorExecutor, 'clients' | 'queueUrl' | 'queueArn'>,
   visibilityTimeout: number,
 ): Promise<SQSRecord[]> {
   const out = await executor.clients.sqs.send(
@@ -87,7 +88,7 @@ export async function receiveRecords(
  * the worker treats that as the best-effort operation it is.
  */
 export function syntheticDelivery(
-  executor: Pick<FaultExecutor, 'queueArn'>,
+  executor: Pick<EmulatorExecutor, 'queueArn'>,
   taskId: string,
   taskType: string,
 ): SQSRecord {

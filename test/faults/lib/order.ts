@@ -18,8 +18,8 @@
  */
 import { AuditEvent } from '../../../src/constants.js';
 import type { TaskRecord } from '../../../src/store/record.js';
-import { readAllRecords } from './executor.js';
 import type { CallLog, RunEnd, RunEntry } from './ledger.js';
+import { readAllRecords } from './records.js';
 import type { Scenario } from './scenario.js';
 
 /** One keyed task, in the order it was enqueued. */

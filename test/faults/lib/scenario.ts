@@ -13,19 +13,15 @@ import {
   type Worker,
   type WorkerOptions,
 } from '../../../src/worker/create-worker.js';
+import { type AwsClients, tasklaneClients, tasklaneScheduler } from '../../helpers/aws.js';
+import { type EmulatorExecutor, provisionExecutor } from '../../helpers/executor.js';
 import { classify, type Expectation, type Figures, type TaskVerdict } from './classify.js';
-import {
-  type AwsClients,
-  type FaultExecutor,
-  provisionExecutor,
-  quiesce,
-  readAllRecords,
-} from './executor.js';
 import { faultTask, type HandlerEnv, type TaskProfile } from './fault-tasks.js';
 import { KNOWN_FAILURES } from './known-failures.js';
 import { CallLog, EffectsLedger } from './ledger.js';
 import { WorkerFleet, type WorkerProcessConfig } from './processes.js';
 import { deriveSeed, type Rng, rng } from './random.js';
+import { quiesce, readAllRecords } from './records.js';
 import { type CriterionResult, figuresTable, type ScenarioResult, saveResult } from './report.js';
 
 export interface ScenarioOptions {
@@ -55,7 +51,7 @@ export class Scenario {
 
   private constructor(
     readonly options: ScenarioOptions,
-    readonly executor: FaultExecutor,
+    readonly executor: EmulatorExecutor,
     readonly ledger: EffectsLedger,
   ) {
     this.seed = deriveSeed(this.masterSeed, options.id);
@@ -65,7 +61,17 @@ export class Scenario {
   }
 
   static async open(options: ScenarioOptions): Promise<Scenario> {
-    const executor = await provisionExecutor(options.id, options);
+    const executor = await provisionExecutor({
+      label: `faults-${options.id}`,
+      workerTimeoutSeconds: options.workerTimeoutSeconds,
+      maxAttempts: options.maxAttempts,
+      maxReceiveCount: Math.max(50, options.maxAttempts * 10),
+      // Clients configured as Tasklane's own: their retries are part of what is tested.
+      clients: {
+        ...tasklaneClients(),
+        ...(options.scheduling ? { scheduler: tasklaneScheduler() } : {}),
+      },
+    });
     const ledger = await EffectsLedger.create(
       `${executor.name}-effects`,
       executor.clients.dynamodb,

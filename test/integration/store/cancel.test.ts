@@ -16,16 +16,13 @@ useStoreTable('store-cancel');
 
 describe('TaskStore.cancel', () => {
   it('cancels only PENDING and QUEUED tasks, and refuses every other status', async () => {
-    // Arrange
     const selection = await seedSelection('cancel');
     const before = await snapshot(selection);
 
-    // Act
     const outcomes = await attemptOnEach(selection, ({ record }) =>
       store.cancel(record, 'user asked'),
     );
 
-    // Assert
     expect(outcomes).toEqual(
       expectedOutcomes([TaskStatus.PENDING, TaskStatus.QUEUED], ErrorCode.TRANSITION_REJECTED),
     );
@@ -35,14 +32,11 @@ describe('TaskStore.cancel', () => {
   });
 
   it('writes CANCELLED with the reason in the history', async () => {
-    // Arrange
     const queued = await createQueued('cancel-ok');
     clock.now += 700;
 
-    // Act
     const record = await store.cancel(queued, 'duplicate order');
 
-    // Assert
     expect(record).toMatchObject({
       status: TaskStatus.CANCELLED,
       attempt: 0,
@@ -58,15 +52,12 @@ describe('TaskStore.cancel', () => {
   });
 
   it('refuses a stale read whose attempt is no longer current', async () => {
-    // Arrange
     const seen = await createQueued('cancel-stale');
     const { lease } = await store.claim(seen, { workerId: 'w', leaseMs: LEASE_MS });
     const requeued = await store.retry(lease, { name: 'E', message: 'm' }, 0);
 
-    // Act
     const err = await rejection(store.cancel(seen));
 
-    // Assert
     expect(err.current).toEqual(requeued);
   });
 });

@@ -31,16 +31,13 @@ useStoreTable('store-claim');
 
 describe('TaskStore.claim', () => {
   it('claims only PENDING and QUEUED tasks, and refuses every other status', async () => {
-    // Arrange
     const selection = await seedSelection('claim');
     const before = await snapshot(selection);
 
-    // Act
     const outcomes = await attemptOnEach(selection, ({ record }) =>
       store.claim(record, { workerId: 'worker-b', leaseMs: LEASE_MS }),
     );
 
-    // Assert
     expect(outcomes).toEqual(
       expectedOutcomes([TaskStatus.PENDING, TaskStatus.QUEUED], ErrorCode.TRANSITION_REJECTED),
     );
@@ -90,41 +87,32 @@ describe('TaskStore.claim', () => {
   });
 
   it('claims a PENDING task whose message arrived before markSent', async () => {
-    // Arrange
     const { record: pending } = await store.create(newTask('claim-pending'));
 
-    // Act
     const { record, lease } = await store.claim(pending, { workerId: 'w', leaseMs: LEASE_MS });
 
-    // Assert
     expect(record.status).toBe(TaskStatus.RUNNING);
     expect(lease.attempt).toBe(1);
     expect(record.history.at(-1)).toMatchObject({ event: AuditEvent.CLAIMED, attempt: 1 });
   });
 
   it('rejects a claim while another lease is live', async () => {
-    // Arrange
     const { record: running } = await createRunning('claim-live', 'worker-a');
     clock.now += LEASE_MS - 1;
 
-    // Act
     const err = await rejection(store.claim(running, { workerId: 'worker-b', leaseMs: LEASE_MS }));
 
-    // Assert
     expect(err.code).toBe(ErrorCode.TRANSITION_REJECTED);
     expect(err.current).toEqual(running);
     expect(await current('claim-live')).toEqual(running);
   });
 
   it('takes over an expired lease as a new attempt with a new token', async () => {
-    // Arrange
     const first = await createRunning('claim-expired', 'worker-a');
     clock.now += LEASE_MS + 1;
 
-    // Act
     const second = await store.claim(first.record, { workerId: 'worker-b', leaseMs: LEASE_MS });
 
-    // Assert
     expect(second.lease.attempt).toBe(2);
     expect(second.lease.leaseToken).not.toBe(first.lease.leaseToken);
     expect(second.record).toMatchObject({
@@ -141,15 +129,12 @@ describe('TaskStore.claim', () => {
   });
 
   it('takes over a lease at the very millisecond it expires, as decideClaim does', async () => {
-    // Arrange
     const first = await createRunning('claim-at-expiry', 'worker-a');
     clock.now = T0 + LEASE_MS;
     expect(first.record.leaseExpiresAt).toBe(clock.now);
 
-    // Act
     const second = await store.claim(first.record, { workerId: 'worker-b', leaseMs: LEASE_MS });
 
-    // Assert
     expect(decideClaim(first.record, clock.now)).toEqual({ kind: 'claim' });
     expect(second.lease.attempt).toBe(2);
     expect(second.record).toMatchObject({
@@ -162,16 +147,13 @@ describe('TaskStore.claim', () => {
   });
 
   it('refuses a takeover one millisecond before the lease expires, as decideClaim does', async () => {
-    // Arrange
     const first = await createRunning('claim-before-expiry', 'worker-a');
     clock.now = T0 + LEASE_MS - 1;
 
-    // Act
     const err = await rejection(
       store.claim(first.record, { workerId: 'worker-b', leaseMs: LEASE_MS }),
     );
 
-    // Assert
     expect(decideClaim(first.record, clock.now)).toMatchObject({ kind: 'defer', delayMs: 1 });
     expect(err.code).toBe(ErrorCode.TRANSITION_REJECTED);
     expect(err.current).toEqual(first.record);
@@ -219,53 +201,43 @@ describe('TaskStore.claim', () => {
   });
 
   it('lets only the first of two claims made from the same read win', async () => {
-    // Arrange
     const seen = await createQueued('claim-same-read');
     const first = await store.claim(seen, { workerId: 'w1', leaseMs: LEASE_MS });
 
-    // Act
     const err = await rejection(store.claim(seen, { workerId: 'w2', leaseMs: LEASE_MS }));
 
-    // Assert
     expect(err.current).toEqual(first.record);
   });
 
   it('refuses a claim from a stale read once the task has moved on', async () => {
-    // Arrange
     const seen = await createQueued('claim-stale');
     const { lease } = await store.claim(seen, { workerId: 'w1', leaseMs: LEASE_MS });
     await store.retry(lease, { name: 'Error', message: 'boom' }, 0);
 
-    // Act: the task is QUEUED again, but at attempt 1, not the attempt 0 that was read.
+    // The task is QUEUED again, but at attempt 1, not the attempt 0 that was read.
     const err = await rejection(store.claim(seen, { workerId: 'w2', leaseMs: LEASE_MS }));
 
-    // Assert
     expect(err.current).toMatchObject({ status: TaskStatus.QUEUED, attempt: 1 });
   });
 
   it('refuses a claim when the attempt has reached maxAttempts', async () => {
-    // Arrange: a one-attempt task whose only attempt failed back to QUEUED.
+    // A one-attempt task whose only attempt failed back to QUEUED.
     const first = await createRunning('claim-exhausted', 'w1', { maxAttempts: 1 });
     const requeued = await store.retry(first.lease, { name: 'Error', message: 'x' }, 0);
     expect(requeued).toMatchObject({ status: TaskStatus.QUEUED, attempt: 1, maxAttempts: 1 });
 
-    // Act
     const err = await rejection(store.claim(requeued, { workerId: 'w2', leaseMs: LEASE_MS }));
 
-    // Assert
     expect(err.current).toEqual(requeued);
     expect(await current('claim-exhausted')).toEqual(requeued);
   });
 
   it('refuses to take over an expired lease on the final attempt', async () => {
-    // Arrange
     const { record } = await createRunning('claim-final', 'w1', { maxAttempts: 1 });
     clock.now += LEASE_MS + 1;
 
-    // Act
     const err = await rejection(store.claim(record, { workerId: 'w2', leaseMs: LEASE_MS }));
 
-    // Assert
     expect(err.current).toEqual(record);
   });
 });

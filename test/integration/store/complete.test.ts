@@ -25,16 +25,13 @@ useStoreTable('store-complete');
 
 describe('TaskStore.complete', () => {
   it('completes only the RUNNING task under its own lease; every other status loses', async () => {
-    // Arrange
     const selection = await seedSelection('complete');
     const before = await snapshot(selection);
 
-    // Act
     const outcomes = await attemptOnEach(selection, ({ record, lease }) =>
       store.complete(lease ?? forgedLease(record), '{"ok":true}'),
     );
 
-    // Assert
     expect(outcomes).toEqual(expectedOutcomes([TaskStatus.RUNNING], ErrorCode.LEASE_LOST));
     expect(await changedSince(before)).toEqual([selection.RUNNING.record.id]);
   });
@@ -78,13 +75,10 @@ describe('TaskStore.complete', () => {
   });
 
   it('refuses a wrong lease token with LeaseLostError carrying the current record', async () => {
-    // Arrange
     const { record, lease } = await createRunning('complete-token');
 
-    // Act
     const err = await rejection(store.complete({ ...lease, leaseToken: 'someone-else' }, '{}'));
 
-    // Assert
     expect(err).toBeInstanceOf(LeaseLostError);
     expect(err.code).toBe(ErrorCode.LEASE_LOST);
     expect(err.current).toEqual(record);
@@ -101,14 +95,11 @@ describe('TaskStore.complete', () => {
   });
 
   it('writes the terminal record exactly once', async () => {
-    // Arrange
     const { lease } = await createRunning('complete-twice');
     const done = await store.complete(lease, '{"n":1}');
 
-    // Act
     const err = await rejection(store.complete(lease, '{"n":2}'));
 
-    // Assert
     expect(err).toBeInstanceOf(LeaseLostError);
     expect(err.current).toEqual(done);
     expect(await current('complete-twice')).toEqual(done);

@@ -47,30 +47,24 @@ describe('TaskStore.create', () => {
   });
 
   it('is idempotent: a second create returns the existing record and overwrites nothing', async () => {
-    // Arrange
     const first = await store.create(newTask('create-2'));
     const before = await rawItem('create-2');
     clock.now += 5_000;
 
-    // Act
     const second = await store.create(
       newTask('create-2', { type: 'other.type', payloadJson: '{"x":1}', payloadHash: 'hash-2' }),
     );
 
-    // Assert
     expect(second.created).toBe(false);
     expect(second.record).toEqual(first.record);
     expect(await rawItem('create-2')).toEqual(before);
   });
 
   it('returns the existing record in its current state, not as first created', async () => {
-    // Arrange
     const { record } = await createRunning('create-3');
 
-    // Act
     const again = await store.create(newTask('create-3'));
 
-    // Assert
     expect(again.created).toBe(false);
     expect(again.record.status).toBe(TaskStatus.RUNNING);
     expect(again.record.leaseToken).toBe(record.leaseToken);

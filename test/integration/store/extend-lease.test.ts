@@ -25,29 +25,23 @@ useStoreTable('store-extend-lease');
 
 describe('TaskStore.extendLease', () => {
   it('extends only the RUNNING task under its own lease; every other status loses', async () => {
-    // Arrange
     const selection = await seedSelection('extend');
     const before = await snapshot(selection);
 
-    // Act
     const outcomes = await attemptOnEach(selection, ({ record, lease }) =>
       store.extendLease(lease ?? forgedLease(record), LEASE_MS),
     );
 
-    // Assert
     expect(outcomes).toEqual(expectedOutcomes([TaskStatus.RUNNING], ErrorCode.LEASE_LOST));
     expect(await changedSince(before)).toEqual([selection.RUNNING.record.id]);
   });
 
   it('moves the lease expiry and the status sort key forward, staying RUNNING', async () => {
-    // Arrange
     const { record: claimed, lease } = await createRunning('extend-ok', 'worker-a');
     clock.now += 50_000;
 
-    // Act
     const record = await store.extendLease(lease, LEASE_MS);
 
-    // Assert
     expect(record).toMatchObject({
       status: TaskStatus.RUNNING,
       attempt: 1,
@@ -61,29 +55,23 @@ describe('TaskStore.extendLease', () => {
   });
 
   it('keeps a live, extended lease from being taken over', async () => {
-    // Arrange
     const { lease } = await createRunning('extend-hold', 'worker-a');
     clock.now += LEASE_MS - 1_000;
     const extended = await store.extendLease(lease, LEASE_MS);
     clock.now += 2_000; // Past the original expiry, inside the extended one.
 
-    // Act
     const err = await rejection(store.claim(extended, { workerId: 'worker-b', leaseMs: LEASE_MS }));
 
-    // Assert
     expect(err.current).toEqual(extended);
   });
 
   it('refuses the old lease after a takeover, leaving the new lease alone', async () => {
-    // Arrange
     const first = await createRunning('extend-takeover', 'worker-a');
     clock.now += LEASE_MS + 1;
     const second = await store.claim(first.record, { workerId: 'worker-b', leaseMs: LEASE_MS });
 
-    // Act
     const err = await rejection(store.extendLease(first.lease, LEASE_MS));
 
-    // Assert
     expect(err).toBeInstanceOf(LeaseLostError);
     expect(err.current).toEqual(second.record);
     expect(await current('extend-takeover')).toEqual(second.record);

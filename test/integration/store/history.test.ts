@@ -90,15 +90,12 @@ describe('TaskStore history and status index', () => {
   });
 
   it('keys every seeded status in the index under the same shard', async () => {
-    // Arrange
     const selection = await seedSelection('index');
 
     for (const status of SEEDED_STATUSES) {
-      // Act
       const { id } = selection[status].record;
       const item = await rawItem(id);
 
-      // Assert
       expect(item.statusShard).toBe(`${status}#${statusShard(id, SHARDS)}`);
       expect(item.status).toBe(status);
       expect(typeof item.statusAt).toBe('number');
@@ -106,15 +103,12 @@ describe('TaskStore history and status index', () => {
   });
 
   it('adds nothing to the history when a transition is refused', async () => {
-    // Arrange
     const { record, lease } = await createRunning('history-refused');
 
-    // Act
     await rejection(store.complete({ ...lease, leaseToken: 'x' }, '{}'));
     await rejection(store.cancel(record));
     await rejection(store.markSent(record));
 
-    // Assert
     expect((await current('history-refused')).history).toEqual(record.history);
   });
 });

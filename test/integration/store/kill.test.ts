@@ -26,16 +26,13 @@ useStoreTable('store-kill');
 
 describe('TaskStore.kill', () => {
   it('kills only the RUNNING task under its own lease; every other status loses', async () => {
-    // Arrange
     const selection = await seedSelection('kill');
     const before = await snapshot(selection);
 
-    // Act
     const outcomes = await attemptOnEach(selection, ({ record, lease }) =>
       store.kill(lease ?? forgedLease(record), 'poison'),
     );
 
-    // Assert
     expect(outcomes).toEqual(expectedOutcomes([TaskStatus.RUNNING], ErrorCode.LEASE_LOST));
     expect(await changedSince(before)).toEqual([selection.RUNNING.record.id]);
   });
@@ -83,30 +80,23 @@ describe('TaskStore.kill', () => {
 
 describe('TaskStore.expire', () => {
   it('refuses while the lease is still live', async () => {
-    // Arrange: another worker saw the record and wants to declare it dead.
+    // Another worker saw the record and wants to declare it dead.
     const { record } = await createRunning('kill-live', 'worker-a', { maxAttempts: 1 });
     clock.now += LEASE_MS - 1;
 
-    // Act
     const err = await rejection(
       store.expire(record, 'lease expired on the final attempt', 'worker-b'),
     );
 
-    // Assert
     expect(err).toBeInstanceOf(LeaseLostError);
     expect(err.current).toEqual(record);
     expect(await current('kill-live')).toEqual(record);
   });
 
   it('kills once the lease has expired', async () => {
-    // Arrange
     const { record } = await createRunning('kill-expired', 'worker-a', { maxAttempts: 1 });
     clock.now += LEASE_MS + 1;
-
-    // Act
     const dead = await store.expire(record, 'lease expired on the final attempt', 'worker-b');
-
-    // Assert
     expect(dead).toMatchObject({
       status: TaskStatus.DEAD,
       attempt: 1,
@@ -120,31 +110,25 @@ describe('TaskStore.expire', () => {
   });
 
   it('kills at the very millisecond the final lease expires, as decideClaim does', async () => {
-    // Arrange
     const { record } = await createRunning('kill-at-expiry', 'worker-a', { maxAttempts: 1 });
     clock.now = T0 + LEASE_MS;
     expect(record.leaseExpiresAt).toBe(clock.now);
 
-    // Act
     const dead = await store.expire(record, 'lease expired on the final attempt', 'worker-b');
 
-    // Assert
     expect(decideClaim(record, clock.now)).toEqual({ kind: 'expire' });
     expect(dead).toMatchObject({ status: TaskStatus.DEAD, attempt: 1, finishedAt: clock.now });
     expect(dead.history.at(-1)).toMatchObject({ event: AuditEvent.DEAD, workerId: 'worker-b' });
   });
 
   it('refuses one millisecond before the final lease expires, as decideClaim does', async () => {
-    // Arrange
     const { record } = await createRunning('kill-before-expiry', 'worker-a', { maxAttempts: 1 });
     clock.now = T0 + LEASE_MS - 1;
 
-    // Act
     const err = await rejection(
       store.expire(record, 'lease expired on the final attempt', 'worker-b'),
     );
 
-    // Assert
     expect(decideClaim(record, clock.now)).toMatchObject({ kind: 'defer', delayMs: 1 });
     expect(err).toBeInstanceOf(LeaseLostError);
     expect(err.current).toEqual(record);

@@ -109,10 +109,8 @@ describe('TaskStore.list', () => {
   it.each([TaskStatus.PENDING, TaskStatus.QUEUED, TaskStatus.RUNNING] as const)(
     'returns exactly the %s tasks, from every shard',
     async (status) => {
-      // Act
       const { ids } = await listAll(status);
 
-      // Assert
       expect(ids.sort()).toEqual([...byStatus[status]].sort());
     },
   );
@@ -126,11 +124,9 @@ describe('TaskStore.list', () => {
   it.each([1, 3, 5, 7, 10, 11, 100, 1_000])(
     'pages through every QUEUED and RUNNING task with limit %i, without duplicates or gaps',
     async (limit) => {
-      // Act
       const queued = await listAll(TaskStatus.QUEUED, { limit });
       const running = await listAll(TaskStatus.RUNNING, { limit });
 
-      // Assert
       for (const [status, result] of [
         [TaskStatus.QUEUED, queued],
         [TaskStatus.RUNNING, running],
@@ -143,43 +139,35 @@ describe('TaskStore.list', () => {
   );
 
   it('keeps only entries whose status sort key is before `before`', async () => {
-    // Arrange: PENDING tasks are keyed by creation time.
+    // PENDING tasks are keyed by creation time.
     const cutoff = T0 + 16 * 1_000;
     const expected = byStatus.PENDING.filter((id) => (createdAt.get(id) ?? 0) < cutoff);
     expect(expected.length).toBeGreaterThan(0);
     expect(expected.length).toBeLessThan(byStatus.PENDING.length);
 
-    // Act
     const { ids } = await listAll(TaskStatus.PENDING, { before: cutoff, limit: 2 });
 
-    // Assert
     expect(ids.sort()).toEqual(expected.sort());
   });
 
   it('finds expired leases with `before: now` (RUNNING is keyed by lease expiry)', async () => {
-    // Arrange
     const lastExpiry = T0 + 32 * 1_000 + LEASE_MS;
 
-    // Act
     const noneYet = await listAll(TaskStatus.RUNNING, { before: T0 + LEASE_MS });
     const all = await listAll(TaskStatus.RUNNING, { before: lastExpiry + 1 });
 
-    // Assert
     expect(noneYet.ids).toEqual([]);
     expect(all.ids.sort()).toEqual([...byStatus.RUNNING].sort());
   });
 
   it('uses the status index and never a Scan', async () => {
-    // Arrange
     sentCommands.length = 0;
 
-    // Act
     await listAll(TaskStatus.PENDING);
     await listAll(TaskStatus.QUEUED, { limit: 3 });
     await listAll(TaskStatus.RUNNING, { before: T0 + LEASE_MS * 2 });
     await listAll(TaskStatus.DEAD);
 
-    // Assert
     expect(sentCommands.length).toBeGreaterThanOrEqual(4 * SHARDS);
     expect(new Set(sentCommands)).toEqual(new Set(['QueryCommand']));
     expect(sentCommands).not.toContain('ScanCommand');
@@ -188,13 +176,10 @@ describe('TaskStore.list', () => {
   it.each([0, -1, 1.5, 1_001, Number.NaN])(
     'rejects limit %s with a ValidationError on `limit`, sending no query',
     async (limit) => {
-      // Arrange
       sentCommands.length = 0;
 
-      // Act
       const err = await listRejection({ limit });
 
-      // Assert
       expect(err.issues).toEqual([
         { path: 'limit', message: `expected an integer from 1 to 1000, received ${limit}` },
       ]);
@@ -214,13 +199,10 @@ describe('TaskStore.list', () => {
   ])(
     'rejects a cursor with %s with a ValidationError on `cursor`, sending no query',
     async (_label, cursor) => {
-      // Arrange
       sentCommands.length = 0;
 
-      // Act
       const err = await listRejection({ cursor });
 
-      // Assert
       expect(err.issues).toEqual([
         { path: 'cursor', message: 'expected a cursor returned by a previous list call' },
       ]);

@@ -16,15 +16,12 @@ useStoreTable('store-mark-sent');
 
 describe('TaskStore.markSent', () => {
   it('moves only the PENDING task to QUEUED, and refuses every other status', async () => {
-    // Arrange
     const selection = await seedSelection('sent');
     const before = await snapshot(selection);
     clock.now += 1_000;
 
-    // Act
     const outcomes = await attemptOnEach(selection, ({ record }) => store.markSent(record));
 
-    // Assert
     expect(outcomes).toEqual(expectedOutcomes([TaskStatus.PENDING], ErrorCode.TRANSITION_REJECTED));
     expect(await changedSince(before)).toEqual([selection.PENDING.record.id]);
     const queued = await current(selection.PENDING.record.id);
@@ -38,13 +35,10 @@ describe('TaskStore.markSent', () => {
   });
 
   it('refuses a generation that is not the current one', async () => {
-    // Arrange
     const { record } = await store.create(newTask('sent-stale'));
 
-    // Act
     const err = await rejection(store.markSent({ ...record, generation: 2 }));
 
-    // Assert
     expect(err.code).toBe(ErrorCode.TRANSITION_REJECTED);
     expect(err.current?.status).toBe(TaskStatus.PENDING);
     expect((await current('sent-stale')).status).toBe(TaskStatus.PENDING);

@@ -25,16 +25,13 @@ useStoreTable('store-retry');
 
 describe('TaskStore.retry', () => {
   it('retries only the RUNNING task under its own lease; every other status loses', async () => {
-    // Arrange
     const selection = await seedSelection('retry');
     const before = await snapshot(selection);
 
-    // Act
     const outcomes = await attemptOnEach(selection, ({ record, lease }) =>
       store.retry(lease ?? forgedLease(record), { name: 'E', message: 'm' }, 0),
     );
 
-    // Assert
     expect(outcomes).toEqual(expectedOutcomes([TaskStatus.RUNNING], ErrorCode.LEASE_LOST));
     expect(await changedSince(before)).toEqual([selection.RUNNING.record.id]);
   });
@@ -75,14 +72,11 @@ describe('TaskStore.retry', () => {
   });
 
   it('lets the next claim start the following attempt', async () => {
-    // Arrange
     const { lease } = await createRunning('retry-next', 'worker-a');
     const requeued = await store.retry(lease, { name: 'E', message: 'm' }, 0);
 
-    // Act
     const next = await store.claim(requeued, { workerId: 'worker-b', leaseMs: LEASE_MS });
 
-    // Assert
     expect(next.lease.attempt).toBe(2);
     expect(next.record.lastError).toEqual({ name: 'E', message: 'm' });
   });

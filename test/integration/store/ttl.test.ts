@@ -18,18 +18,15 @@ useStoreTable('store-ttl');
 
 describe('TaskStore TTL', () => {
   it('sets expiresAt (epoch seconds) on SUCCEEDED and CANCELLED, and none on DEAD', async () => {
-    // Arrange
     const selection = await seedSelection('ttl');
     const expected = Math.floor(T0 / 1000) + RETENTION_SECONDS;
 
-    // Act
     const items = Object.fromEntries(
       await Promise.all(
         SEEDED_STATUSES.map(async (s) => [s, await rawItem(selection[s].record.id)] as const),
       ),
     );
 
-    // Assert
     expect(items.SUCCEEDED?.expiresAt).toBe(expected);
     expect(items.CANCELLED?.expiresAt).toBe(expected);
     for (const status of ['PENDING', 'QUEUED', 'RUNNING', 'DEAD'] as const) {
@@ -38,7 +35,6 @@ describe('TaskStore TTL', () => {
   });
 
   it('honours a custom retention', async () => {
-    // Arrange
     const shortLived = new TaskStore({
       tableName,
       dynamodb,
@@ -48,10 +44,8 @@ describe('TaskStore TTL', () => {
     });
     const { record } = await shortLived.create(newTask('ttl-custom'));
 
-    // Act
     await shortLived.cancel(record);
 
-    // Assert
     expect((await rawItem('ttl-custom')).expiresAt).toBe(Math.floor(T0 / 1000) + 60);
   });
 });

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { costPerMillion } from '../../bench/lib/cost.js';
-import {
-  floorRequests,
-  floorWrites,
-  powertoolsFloor,
-  tasklaneFloor,
-} from '../../bench/lib/floor.js';
-import { LAMBDA_ASSUMPTIONS, PRICES } from '../../bench/prices.js';
+import { costPerMillion } from '../lib/cost.js';
+import { floorRequests, floorWrites, powertoolsFloor, tasklaneFloor } from '../lib/floor.js';
+import { LAMBDA_ASSUMPTIONS, PRICES } from '../prices.js';
 
 const zero = { requests: 0, billedRequests: 0, writeUnits: 0, indexWriteUnits: 0, readUnits: 0 };
 

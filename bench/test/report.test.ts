@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import type { BenchResults } from '../../bench/report/results.js';
-import { renderReport } from '../../bench/report/write.js';
+import type { BenchResults } from '../report/results.js';
+import { renderReport } from '../report/write.js';
 
 async function recordedRun(): Promise<BenchResults> {
   return JSON.parse(await readFile('docs/benchmarks/results.json', 'utf8')) as BenchResults;

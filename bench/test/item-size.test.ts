@@ -1,12 +1,6 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import {
-  isWireItem,
-  itemSize,
-  numberSize,
-  readUnits,
-  writeUnits,
-} from '../../bench/lib/item-size.js';
+import { isWireItem, itemSize, numberSize, readUnits, writeUnits } from '../lib/item-size.js';
 
 const item = {
   pk: 'task-1',
@@ -22,10 +16,8 @@ describe('itemSize', () => {
   });
 
   it('gives the same size to an item and its wire (marshalled) form', () => {
-    // Arrange
     const wire = marshall(item);
 
-    // Act / assert
     expect(isWireItem(wire)).toBe(true);
     expect(isWireItem(item)).toBe(false);
     expect(itemSize(wire)).toBe(itemSize(item));

@@ -65,16 +65,13 @@ afterAll(() => {
 
 describe('cdk deploy into the emulator', () => {
   it('publishes the outputs the SDK needs, readable through DescribeStacks', async () => {
-    // Arrange
     const cloudformation = new CloudFormationClient({ region });
 
-    // Act
     const { Stacks = [] } = await cloudformation.send(
       new DescribeStacksCommand({ StackName: STACK }),
     );
     cloudformation.destroy();
 
-    // Assert
     expect(Stacks[0]?.StackStatus).toBe('CREATE_COMPLETE');
     const location = locationFromStackOutputs(Stacks[0]?.Outputs ?? []);
     expect(location).toMatchObject({
@@ -93,10 +90,8 @@ describe('cdk deploy into the emulator', () => {
   });
 
   it('creates the FIFO work queue with the shared settings and its DLQ redrive', async () => {
-    // Arrange
     const settings = executorSettings({ name: STACK });
 
-    // Act
     const work = await sqs.send(
       new GetQueueAttributesCommand({
         QueueUrl: deployment.executor.queueUrl,
@@ -110,7 +105,6 @@ describe('cdk deploy into the emulator', () => {
       }),
     );
 
-    // Assert
     expect(work.Attributes).toMatchObject(settings.workQueue.attributes);
     expect(dlq.Attributes?.FifoQueue).toBe('true');
     expect(JSON.parse(work.Attributes?.RedrivePolicy ?? '{}')).toEqual({
@@ -120,15 +114,12 @@ describe('cdk deploy into the emulator', () => {
   });
 
   it('creates the table with the store’s keys, status index and deletion protection', async () => {
-    // Arrange
     const keys = tableKeyDefinition(executorSettings({ name: STACK }).table);
 
-    // Act
     const { Table } = await dynamodb.send(
       new DescribeTableCommand({ TableName: deployment.executor.tableName }),
     );
 
-    // Assert
     expect(Table?.KeySchema).toEqual(keys.KeySchema);
     expect(Table?.AttributeDefinitions).toEqual(expect.arrayContaining(keys.AttributeDefinitions));
     expect(Table?.GlobalSecondaryIndexes).toEqual([

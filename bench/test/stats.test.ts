@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatRatio, pairedRatio, summarize } from '../../bench/lib/stats.js';
+import { formatRatio, pairedRatio, summarize } from '../lib/stats.js';
 
 describe('summarize', () => {
   it('takes the middle value of an odd-sized sample, whatever the order', () => {
@@ -19,14 +19,12 @@ describe('summarize', () => {
 
 describe('pairedRatio', () => {
   it('divides repetition by repetition before summarizing', () => {
-    // Arrange: the medians are 20 and 10, but the per-repetition ratios are 1, 2 and 4.
+    // The medians are 20 and 10, but the per-repetition ratios are 1, 2 and 4.
     const tasklane = [10, 20, 40];
     const baseline = [10, 10, 10];
 
-    // Act
     const ratio = pairedRatio(tasklane, baseline);
 
-    // Assert
     expect(ratio).toEqual({ median: 2, min: 1, max: 4, n: 3 });
   });
 

@@ -1,6 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_SUFFIX, mergeTallies, RequestCounter } from '../../bench/lib/request-counter.js';
+import { EMPTY_SUFFIX, mergeTallies, RequestCounter } from '../lib/request-counter.js';
 
 type Handler = (args: { input: Record<string, unknown> }) => Promise<{ output: unknown }>;
 type Middleware = (next: Handler, context: Record<string, string>) => Handler;
@@ -34,23 +34,18 @@ function fakeClient() {
 
 describe('RequestCounter', () => {
   it('counts inside the retry middleware, once per attempt', () => {
-    // Arrange
     const fake = fakeClient();
 
-    // Act
     new RequestCounter().attach(fake.client);
 
-    // Assert
     expect(fake.options()).toMatchObject({ step: 'deserialize', priority: 'high' });
   });
 
   it('counts requests by service and operation, failed ones included', async () => {
-    // Arrange
     const counter = new RequestCounter();
     const fake = fakeClient();
     counter.attach(fake.client);
 
-    // Act
     await fake.send('SQSClient', 'DeleteMessageBatchCommand', {}, {});
     await fake.send('SQSClient', 'DeleteMessageBatchCommand', {}, {});
     await expect(
@@ -62,7 +57,6 @@ describe('RequestCounter', () => {
       ),
     ).rejects.toThrow('conditional');
 
-    // Assert
     const tally = counter.snapshot();
     expect(tally['SQS.DeleteMessageBatch']?.requests).toBe(2);
     expect(tally['DynamoDB.PutItem']).toMatchObject({ requests: 1, writeUnits: 1 });

@@ -1,0 +1,73 @@
+import { TaskStatus } from '../constants.js';
+import { TransitionRejectedError, ValidationError } from '../errors.js';
+import type { TaskRecord } from '../store/record.js';
+import type { TaskStore } from '../store/task-store.js';
+import { type Duration, durationMs } from './duration.js';
+
+/** Options of `TaskClient.purge`. */
+export interface PurgeOptions {
+  /**
+   * Which tasks: only `DEAD` can be purged. SUCCEEDED and CANCELLED tasks leave by the
+   * table's TTL, after the retention period.
+   */
+  readonly status: typeof TaskStatus.DEAD;
+  /** Only tasks that died longer ago than this, e.g. `'30d'`. */
+  readonly olderThan: Duration;
+  /** List what would be purged and delete nothing. @default false */
+  readonly dryRun?: boolean;
+  /** Called after each task is handled, e.g. to drive a progress bar. */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/** What a purge did (or, with `dryRun`, would do). */
+export interface PurgeResult {
+  /** Tasks deleted; with `dryRun`, the tasks that would be. */
+  readonly purged: readonly string[];
+  /** Tasks selected but kept because they changed meanwhile (e.g. redriven). */
+  readonly skipped: readonly { readonly id: string; readonly reason: string }[];
+  readonly dryRun: boolean;
+}
+
+/**
+ * Deletes the DEAD tasks that died more than `olderThan` ago. Each delete is conditional on
+ * the task still being the DEAD record read, so a task redriven meanwhile is kept and
+ * reported in `skipped`.
+ *
+ * @throws ValidationError when `status` is not DEAD or `olderThan` is not a duration.
+ */
+export async function purgeTasks(
+  store: TaskStore,
+  options: PurgeOptions,
+  now: number,
+): Promise<PurgeResult> {
+  if (options.status !== TaskStatus.DEAD) {
+    throw new ValidationError('purge options', [
+      {
+        path: 'status',
+        message: `expected DEAD, received ${JSON.stringify(options.status)}: only DEAD tasks are purged; SUCCEEDED and CANCELLED tasks expire after the retention period`,
+      },
+    ]);
+  }
+  const before = now - durationMs(options.olderThan, 'purge option olderThan');
+  const selected: TaskRecord[] = [];
+  for await (const page of store.iterate(TaskStatus.DEAD, { before })) selected.push(...page);
+  if (options.dryRun === true) {
+    return { purged: selected.map((r) => r.id), skipped: [], dryRun: true };
+  }
+  const purged: string[] = [];
+  const skipped: { id: string; reason: string }[] = [];
+  for (const [i, record] of selected.entries()) {
+    try {
+      await store.purge(record);
+      purged.push(record.id);
+    } catch (err) {
+      if (!(err instanceof TransitionRejectedError)) throw err;
+      skipped.push({
+        id: record.id,
+        reason: `changed meanwhile (now ${err.current?.status ?? 'deleted'})`,
+      });
+    }
+    options.onProgress?.(i + 1, selected.length);
+  }
+  return { purged, skipped, dryRun: false };
+}

@@ -1,0 +1,110 @@
+/**
+ * The console's request guards as Hono middleware: the Host check against DNS rebinding, the
+ * access token, and the CSRF and read-only checks on every POST.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { problemPage } from './pages/confirm.js';
+import type { PageContext } from './pages/layout.js';
+import { isLoopbackHost, sameSecret } from './safety.js';
+
+/** The cookie that carries the access token after the first `?token=` visit. */
+export const TOKEN_COOKIE = 'tasklane_console_token';
+
+/** The form field that carries the CSRF token. */
+export const CSRF_FIELD = '_csrf';
+
+/** Builds the page context of a request. */
+export type PageContextOf = (c: Context) => PageContext;
+
+function refuse(
+  c: Context,
+  page: PageContextOf,
+  status: 400 | 401 | 403,
+  title: string,
+  why: string,
+) {
+  return c.html(problemPage(page(c), title, [why]), status);
+}
+
+/**
+ * On a loopback bind, refuses a request whose Host is not a loopback name: a page on another
+ * site that rebinds its DNS name to 127.0.0.1 would otherwise be same-origin with the console.
+ */
+export function loopbackHostOnly(page: PageContextOf): MiddlewareHandler {
+  return async (c, next) => {
+    const host = new URL(c.req.url).hostname;
+    if (!isLoopbackHost(host)) {
+      return refuse(
+        c,
+        page,
+        403,
+        'Host refused',
+        `the console answers on loopback names only; received Host "${host}"`,
+      );
+    }
+    await next();
+  };
+}
+
+/**
+ * Requires the access token: as `Authorization: Bearer <token>`, as the cookie, or once as
+ * `?token=` (which sets the cookie and redirects to the same page without it).
+ */
+export function requireAccessToken(token: string, page: PageContextOf): MiddlewareHandler {
+  return async (c, next) => {
+    const query = c.req.query('token');
+    if (query !== undefined && sameSecret(query, token)) {
+      setCookie(c, TOKEN_COOKIE, token, { httpOnly: true, sameSite: 'Strict', path: '/' });
+      const url = new URL(c.req.url);
+      url.searchParams.delete('token');
+      return c.redirect(`${url.pathname}${url.search}`, 303);
+    }
+    const bearer = c.req.header('authorization')?.replace(/^Bearer\s+/i, '');
+    if (sameSecret(bearer, token) || sameSecret(getCookie(c, TOKEN_COOKIE), token)) {
+      await next();
+      return;
+    }
+    return refuse(
+      c,
+      page,
+      401,
+      'Access token required',
+      'open the URL with ?token=<access token> once, or send Authorization: Bearer <access token>',
+    );
+  };
+}
+
+/** Refuses every POST in read-only mode, and any POST without the right CSRF token. */
+export function guardActions(
+  options: { readonly readOnly: boolean; readonly csrf: string },
+  page: PageContextOf,
+): MiddlewareHandler {
+  return async (c, next) => {
+    if (c.req.method !== 'POST') {
+      await next();
+      return;
+    }
+    if (options.readOnly) {
+      return refuse(
+        c,
+        page,
+        403,
+        'Read-only console',
+        'this console was started with --read-only; restart it without the flag to act',
+      );
+    }
+    const body = await c.req.parseBody({ all: true });
+    const sent = body[CSRF_FIELD];
+    if (typeof sent !== 'string' || !sameSecret(sent, options.csrf)) {
+      return refuse(
+        c,
+        page,
+        403,
+        'Form expired',
+        'the form had no valid CSRF token: reload the page and submit it again',
+      );
+    }
+    await next();
+  };
+}

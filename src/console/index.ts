@@ -1,0 +1,105 @@
+/**
+ * The web console (`tasklane console`): a local server of server-rendered pages over the
+ * SDK, using the operator's own credentials. Bound to 127.0.0.1 by default; see
+ * docs/operations.md#console for its safety rules.
+ */
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import type { TaskClientOptions } from '../client/options.js';
+import { TaskClient } from '../client/task-client.js';
+import { ConfigurationError } from '../errors.js';
+import { assertBindAllowed, isLoopbackHost, newToken } from './safety.js';
+import { createConsoleApp } from './server.js';
+
+export { assertBindAllowed, isLoopbackHost, MIN_ACCESS_TOKEN_LENGTH } from './safety.js';
+export { createConsoleApp } from './server.js';
+
+/** The port the console listens on unless told otherwise. */
+export const DEFAULT_CONSOLE_PORT = 4680;
+
+/** Options of {@link startConsole}. */
+export interface ConsoleOptions {
+  /** The client to read and act through. @default a TaskClient built from `location` */
+  readonly client?: TaskClient;
+  /** Where the executor is, when no `client` is given. @default the TASKLANE_* variables */
+  readonly location?: TaskClientOptions;
+  /** The address to bind. @default '127.0.0.1' */
+  readonly host?: string;
+  /** The port; 0 picks a free one. @default DEFAULT_CONSOLE_PORT */
+  readonly port?: number;
+  /** Hide and refuse every action. @default false */
+  readonly readOnly?: boolean;
+  /**
+   * A secret every request must present (required beyond loopback).
+   * @default the TASKLANE_CONSOLE_TOKEN variable, else none
+   */
+  readonly accessToken?: string;
+  /** Allow binding a non-loopback address (an access token is then required too). @default false */
+  readonly allowRemote?: boolean;
+}
+
+/** A running console. */
+export interface RunningConsole {
+  /** Where it answers, e.g. `http://127.0.0.1:4680/`. */
+  readonly url: string;
+  /** Stops listening and closes open connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the console and resolves once it listens.
+ *
+ * @throws ConfigurationError for a non-loopback `host` without `allowRemote` and an access
+ *   token of at least 16 characters, saying which is missing; and when the port is taken or
+ *   the address cannot be bound.
+ */
+export async function startConsole(options: ConsoleOptions = {}): Promise<RunningConsole> {
+  const host = options.host ?? '127.0.0.1';
+  const accessToken = options.accessToken ?? (process.env.TASKLANE_CONSOLE_TOKEN || undefined);
+  assertBindAllowed({ host, allowRemote: options.allowRemote === true, accessToken });
+  const client = options.client ?? new TaskClient(options.location ?? {});
+  const app = createConsoleApp({
+    client,
+    csrfToken: newToken(),
+    readOnly: options.readOnly === true,
+    accessToken,
+    loopbackOnly: isLoopbackHost(host),
+  });
+  const server = createAdaptorServer({ fetch: app.fetch });
+  const wanted = options.port ?? DEFAULT_CONSOLE_PORT;
+  await new Promise<void>((resolve, reject) => {
+    const fail = (err: NodeJS.ErrnoException) => reject(listenError(err, host, wanted));
+    server.once('error', fail);
+    server.listen(wanted, host, () => {
+      server.off('error', fail);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${port}/`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        if ('closeAllConnections' in server) server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
+
+function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
+  const where = `${host}:${port}`;
+  if (err.code === 'EADDRINUSE') {
+    return new ConfigurationError(
+      `the console cannot listen on ${where}: the port is in use; pass another --port (0 picks a free one)`,
+      { cause: err },
+    );
+  }
+  if (err.code === 'EADDRNOTAVAIL' || err.code === 'EACCES') {
+    return new ConfigurationError(
+      `the console cannot listen on ${where} (${err.code}): pass a --host this machine has and a --port above 1023`,
+      { cause: err },
+    );
+  }
+  return err;
+}

@@ -1,0 +1,34 @@
+/**
+ * The attributes a producer's UpdateItem may name, for the `dynamodb:Attributes` condition
+ * of `grantEnqueue` (docs/security.md, docs/adr/0015-rollback-moves-instead-of-deleting.md).
+ *
+ * A producer updates a record in four ways, each one conditional UpdateItem:
+ * - `TaskStore.markSent`: PENDING → QUEUED once its message is in the queue;
+ * - `TaskStore.confirmSchedule`: a retried delayed enqueue marks `scheduleConfirmed`;
+ * - `TaskStore.discard`: the delayed enqueue's rollback, SCHEDULED → ROLLED_BACK;
+ * - `TaskStore.cancel`: SCHEDULED, PENDING or QUEUED → CANCELLED.
+ *
+ * IAM counts every top-level attribute a request names, whether it sets it or only tests it
+ * in the condition, and requires the table's and the status index's key attributes. The
+ * list leaves out everything that decides what a task does: its type, payload and hash,
+ * `maxAttempts`, the lease, the result and the error. A unit test builds the four updates
+ * and checks they stay within this list.
+ */
+import { TableSchema } from '../constants.js';
+
+/** Every attribute a producer's UpdateItem names (sets, removes or tests). */
+export const PRODUCER_UPDATE_ATTRIBUTES: readonly string[] = [
+  TableSchema.PARTITION_KEY,
+  TableSchema.STATUS_INDEX_PARTITION_KEY,
+  TableSchema.STATUS_INDEX_SORT_KEY,
+  'status',
+  'updatedAt',
+  'history',
+  'historyTruncated',
+  'attempt',
+  'generation',
+  'createdAt',
+  'scheduleConfirmed',
+  'finishedAt',
+  TableSchema.TTL_ATTRIBUTE,
+];

@@ -1,0 +1,62 @@
+/**
+ * Runs the `tasklane` executable as a child process, as an operator's shell would: the
+ * package's bin entry (src/cli/main.ts, run by tsx so no build is needed), with its own
+ * environment, stdin not a terminal.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { EnvVars } from '../../src/config.js';
+import type { TestExecutor } from './executor.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const TSX = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+const MAIN = path.join(ROOT, 'src/cli/main.ts');
+
+/** What one run of the CLI produced. */
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The TASKLANE_* variables that point the CLI at a test executor. */
+export function executorEnv(executor: TestExecutor): Record<string, string> {
+  return {
+    [EnvVars.TABLE_NAME]: executor.tableName,
+    [EnvVars.QUEUE_URL]: executor.queueUrl,
+    [EnvVars.DLQ_URL]: executor.deadLetterQueueUrl,
+    [EnvVars.QUEUE_ARN]: executor.queueArn,
+    [EnvVars.SCHEDULE_GROUP]: executor.scheduler.scheduleGroup,
+    [EnvVars.SCHEDULER_ROLE_ARN]: executor.scheduler.schedulerRoleArn,
+    [EnvVars.SCHEDULE_DLQ_ARN]: executor.scheduler.scheduleDeadLetterArn,
+  };
+}
+
+/** Starts `tasklane <args>`; the environment is the test's (emulator) plus `env`. */
+export function startCli(args: readonly string[], env: Record<string, string> = {}): ChildProcess {
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('TASKLANE_')),
+  );
+  return spawn(process.execPath, [TSX, MAIN, ...args], {
+    cwd: ROOT,
+    env: { ...clean, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Runs `tasklane <args>` to its end. */
+export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const child = startCli(args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

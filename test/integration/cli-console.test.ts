@@ -1,0 +1,72 @@
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { executorEnv, runCli, startCli } from '../helpers/cli.js';
+import { fragileTask, reportTask, SEEDED, seedTasks } from '../helpers/console.js';
+import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
+
+let executor: TestExecutor;
+
+beforeAll(async () => {
+  executor = await setupExecutor();
+  await seedTasks(executor.client());
+  await executor.drain(executor.worker([reportTask, fragileTask]));
+});
+
+/** A port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+describe('tasklane console', () => {
+  it('serves the console until stopped, read-only with --read-only', async () => {
+    // Arrange
+    const port = await freePort();
+    const child = startCli(
+      ['console', '--port', String(port), '--read-only'],
+      executorEnv(executor),
+    );
+    let stdout = '';
+    child.stdout?.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    const exited = once(child, 'close');
+
+    // Act
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL printed: ${stdout}`)), 30_000);
+      child.stdout?.on('data', () => {
+        if (stdout.includes('Console at')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    const dead = await fetch(`http://127.0.0.1:${port}/dead`);
+    const body = await dead.text();
+    child.kill('SIGTERM');
+    const [code] = await exited;
+
+    // Assert
+    expect(stdout).toContain(`http://127.0.0.1:${port}/`);
+    expect(dead.status).toBe(200);
+    expect(body).toContain(`/tasks/${SEEDED.dead}`);
+    expect(body).toContain('Read-only: actions are disabled');
+    expect(code).toBe(0);
+  });
+
+  it('refuses a non-loopback --host without --allow-remote and a token, saying so', async () => {
+    // Act
+    const run = await runCli(['console', '--host', '0.0.0.0'], executorEnv(executor));
+
+    // Assert
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('pass --allow-remote');
+    expect(run.stderr).toContain('--token or TASKLANE_CONSOLE_TOKEN');
+  });
+});

@@ -1,0 +1,168 @@
+import { once } from 'node:events';
+import { beforeEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { TaskClient } from '../../src/client/task-client.js';
+import { TaskStatus } from '../../src/constants.js';
+import { PermanentError } from '../../src/errors.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
+import { greet } from '../fixtures/cli-dev-tasks.js';
+import { executorEnv, runCli, startCli } from '../helpers/cli.js';
+import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
+
+let failing = true;
+const flaky = defineTask('flaky', {
+  schema: z.object({ n: z.number() }),
+  retry: { maxAttempts: 1 },
+  handler: () => {
+    if (failing) throw new PermanentError('dependency down');
+    return 'ok';
+  },
+});
+const email = defineTask('email', { schema: z.object({ n: z.number() }), handler: () => 'sent' });
+
+let executor: TestExecutor;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  executor = await setupExecutor();
+  env = executorEnv(executor);
+  failing = true;
+});
+
+/** Enqueues `count` flaky tasks on one key and lets them die. */
+async function seedDead(count: number): Promise<string[]> {
+  const client = executor.client();
+  const ids: string[] = [];
+  for (let n = 0; n < count; n++)
+    ids.push((await client.enqueue(flaky, { n }, { orderingKey: 'k' })).id);
+  await executor.drain(executor.worker([flaky]));
+  return ids;
+}
+
+describe('tasklane redrive', () => {
+  it('shows with --dry-run, refuses without --yes off a terminal, redrives with --yes', async () => {
+    const [first, second] = await seedDead(2);
+
+    const dry = await runCli(['redrive', '--key', 'k', '--dry-run'], env);
+    const unconfirmed = await runCli(['redrive', '--ids', `${first}`], env);
+    const done = await runCli(['redrive', '--key', 'k', '--yes', '--json'], env);
+    failing = false;
+    await executor.drain(executor.worker([flaky]));
+
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(`Would redrive 2 DEAD task(s)`);
+    expect(unconfirmed.code).toBe(6);
+    expect(unconfirmed.stderr).toContain('pass --yes to confirm');
+    expect(done.code).toBe(0);
+    expect(JSON.parse(done.stdout).redriven).toEqual([first, second]);
+    const client = executor.client();
+    expect((await client.get(first as string))?.status).toBe(TaskStatus.SUCCEEDED);
+    expect((await client.get(second as string))?.status).toBe(TaskStatus.SUCCEEDED);
+  });
+
+  it('exits 2 unless exactly one of --ids, --all and --key is given', async () => {
+    const run = await runCli(['redrive', '--all', '--key', 'k'], env);
+
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('exactly one of --ids');
+  });
+});
+
+describe('tasklane cancel', () => {
+  it('cancels what has not started and exits 5 naming what it refused', async () => {
+    const [dead] = await seedDead(1);
+    const client = executor.client();
+    const { id: queued } = await client.enqueue(email, { n: 1 });
+
+    const dry = await runCli(['cancel', queued, '--dry-run', '--json'], env);
+    const run = await runCli(['cancel', queued, dead as string, 'nope', '--yes'], env);
+
+    expect(JSON.parse(dry.stdout)).toEqual([
+      { id: queued, outcome: 'would-cancel', detail: 'QUEUED' },
+    ]);
+    expect(run.code).toBe(5);
+    expect(run.stdout).toMatch(new RegExp(`${queued}\\s*│\\s*cancelled`));
+    expect(run.stdout).toContain('task is DEAD: only SCHEDULED, PENDING and QUEUED');
+    expect(run.stdout).toContain('no task has this id');
+    expect((await client.get(queued))?.status).toBe(TaskStatus.CANCELLED);
+  });
+});
+
+describe('tasklane purge', () => {
+  it('lists with --dry-run, then deletes with --yes', async () => {
+    const [dead] = await seedDead(1);
+
+    const young = await runCli(['purge', '--dead', '--older-than', '1h', '--dry-run'], env);
+    const dry = await runCli(['purge', '--dead', '--older-than', '0s', '--dry-run'], env);
+    const done = await runCli(['purge', '--dead', '--older-than', '0s', '--yes', '--json'], env);
+
+    expect(young.stdout).toContain('No DEAD task died more than 1h ago.');
+    expect(dry.stdout).toContain(`Would delete 1 DEAD task(s): ${dead}`);
+    expect(JSON.parse(done.stdout)).toMatchObject({ purged: [dead], dryRun: false });
+    expect(await executor.client().get(dead as string)).toBeUndefined();
+  });
+
+  it('exits 2 without --dead or with a malformed duration', async () => {
+    const noDead = await runCli(['purge', '--older-than', '30d'], env);
+    const badAge = await runCli(['purge', '--dead', '--older-than', 'a month', '--dry-run'], env);
+
+    expect(noDead.code).toBe(2);
+    expect(noDead.stderr).toContain('purge needs --dead and --older-than');
+    expect(badAge.code).toBe(2);
+    expect(badAge.stderr).toContain('expected a duration such as 90s');
+  });
+});
+
+describe('tasklane schedules', () => {
+  it('pauses and resumes a schedule, and exits 4 for an unknown one', async () => {
+    await executor.client().schedule('nightly', { rate: '1 day', task: email, payload: { n: 1 } });
+
+    const paused = await runCli(['schedules', 'pause', 'nightly'], env);
+    const listed = JSON.parse((await runCli(['schedules', 'list', '--json'], env)).stdout);
+    const resumed = await runCli(['schedules', 'resume', 'nightly', '--json'], env);
+    const unknown = await runCli(['schedules', 'pause', 'weekly'], env);
+
+    expect(paused.stdout).toContain('Schedule nightly is DISABLED.');
+    expect(listed).toEqual([expect.objectContaining({ name: 'nightly', state: 'DISABLED' })]);
+    expect(JSON.parse(resumed.stdout)).toEqual({ name: 'nightly', state: 'ENABLED' });
+    expect((await executor.client().getSchedule('nightly'))?.state).toBe('ENABLED');
+    expect(unknown.code).toBe(4);
+    expect(unknown.stderr).toContain('No schedule is named "weekly"');
+  });
+});
+
+describe('tasklane dev', () => {
+  it("runs the user's task module in a local executor until interrupted", async () => {
+    const child = startCli([
+      'dev',
+      '--tasks',
+      'test/fixtures/cli-dev-tasks.ts',
+      '--log',
+      'silent',
+      '--json',
+    ]);
+    let stdout = '';
+    child.stdout?.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    while (!stdout.trim().endsWith('}')) await once(child.stdout as NodeJS.ReadableStream, 'data');
+    const { env: devEnv, tasks } = JSON.parse(stdout);
+    const client = new TaskClient({
+      tableName: devEnv.TASKLANE_TABLE_NAME,
+      queueUrl: devEnv.TASKLANE_QUEUE_URL,
+      sqs: executor.clients.sqs,
+      dynamodb: executor.clients.dynamodb,
+      logger: silentLogger,
+    });
+
+    const { id } = await client.enqueue(greet, { name: 'ada' });
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+    child.kill('SIGINT');
+    const [code] = await once(child, 'close');
+
+    expect(tasks).toEqual(['greet']);
+    expect(record).toMatchObject({ status: TaskStatus.SUCCEEDED, result: 'hello ada' });
+    expect(code).toBe(0);
+  });
+});

@@ -1,0 +1,164 @@
+/**
+ * The producer's UpdateItem grant (`dynamodb:Attributes`) against the updates the store
+ * really builds: each producer-side write is sent to a client that answers offline, and the
+ * attributes its request names are read from the request itself, so a new attribute in any
+ * of those writes fails here before it is refused by IAM in an account.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { PRODUCER_UPDATE_ATTRIBUTES } from '../../src/store/producer-writes.js';
+import type { HistoryEntry } from '../../src/store/record.js';
+import { TaskStore } from '../../src/store/task-store.js';
+import { FIXTURE_NOW, taskRecord } from '../helpers/task-record.js';
+
+interface SentRequest {
+  readonly command: string;
+  readonly input: {
+    readonly Key?: Record<string, unknown>;
+    readonly UpdateExpression?: string;
+    readonly ConditionExpression?: string;
+    readonly ExpressionAttributeNames?: Record<string, string>;
+  };
+}
+
+/** Words of DynamoDB's expression grammar that are not attribute names. */
+const GRAMMAR = new Set([
+  'SET',
+  'REMOVE',
+  'ADD',
+  'DELETE',
+  'AND',
+  'OR',
+  'NOT',
+  'IN',
+  'BETWEEN',
+  'if_not_exists',
+  'list_append',
+  'attribute_exists',
+  'attribute_not_exists',
+  'attribute_type',
+  'begins_with',
+  'contains',
+  'size',
+]);
+
+/** A store whose client never reaches the network; `sent` holds every request. */
+function offlineStore(): { store: TaskStore; sent: SentRequest[] } {
+  const sent: SentRequest[] = [];
+  const dynamodb = new DynamoDBClient({
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'offline', secretAccessKey: 'offline' },
+  });
+  dynamodb.middlewareStack.add(
+    (_next, context) => async (args) => {
+      sent.push({ command: context.commandName ?? '', input: args.input as SentRequest['input'] });
+      return { output: { $metadata: {} }, response: {} };
+    },
+    { step: 'initialize', name: 'answerOffline' },
+  );
+  const store = new TaskStore({
+    tableName: 'tasks',
+    dynamodb,
+    logger: silentLogger,
+    clock: () => FIXTURE_NOW,
+  });
+  return { store, sent };
+}
+
+/**
+ * Every top-level attribute a request names: its key, its expression attribute names, and
+ * any name written bare in an expression.
+ */
+function attributesNamed(input: SentRequest['input']): string[] {
+  const names = new Set([
+    ...Object.keys(input.Key ?? {}),
+    ...Object.values(input.ExpressionAttributeNames ?? {}),
+  ]);
+  for (const expression of [input.UpdateExpression, input.ConditionExpression]) {
+    const bare = (expression ?? '').replace(/[#:]\w+/g, ' ').match(/[A-Za-z_]\w*/g) ?? [];
+    for (const word of bare) if (!GRAMMAR.has(word)) names.add(word);
+  }
+  return [...names];
+}
+
+/** A history too large to append to, so the write rewrites it folded. */
+function longHistory(): HistoryEntry[] {
+  return Array.from({ length: 200 }, (_, i) => ({
+    event: AuditEvent.SENT,
+    at: FIXTURE_NOW + i,
+    attempt: 0,
+    status: TaskStatus.QUEUED,
+    detail: 'x'.repeat(200),
+  }));
+}
+
+const entry: HistoryEntry = {
+  event: AuditEvent.SCHEDULED,
+  at: FIXTURE_NOW,
+  attempt: 0,
+  status: TaskStatus.SCHEDULED,
+};
+const pending = taskRecord({ status: TaskStatus.PENDING, history: [entry] });
+const scheduled = taskRecord({ status: TaskStatus.SCHEDULED, history: [entry] });
+
+/** The producer-side updates, as TaskClient's enqueue, rollback, confirmation and cancel call them. */
+const producerWrites: [string, (store: TaskStore) => Promise<unknown>, string][] = [
+  ['markSent', (store) => store.markSent(pending), 'status'],
+  [
+    'markSent, history folded',
+    (store) => store.markSent({ ...pending, history: longHistory() }),
+    'historyTruncated',
+  ],
+  ['confirmSchedule', (store) => store.confirmSchedule(scheduled), 'scheduleConfirmed'],
+  ['discard (the rollback)', (store) => store.discard(scheduled, 'not created'), 'expiresAt'],
+  [
+    'discard, history folded',
+    (store) => store.discard({ ...scheduled, history: longHistory() }, 'not created'),
+    'historyTruncated',
+  ],
+  ['cancel', (store) => store.cancel(scheduled, 'no longer needed'), 'finishedAt'],
+];
+
+describe('PRODUCER_UPDATE_ATTRIBUTES', () => {
+  it.each(producerWrites)('covers every attribute %s names', async (_name, write, among) => {
+    // Arrange
+    const { store, sent } = offlineStore();
+
+    // Act
+    await write(store).catch(() => undefined);
+
+    // Assert
+    const updates = sent.filter((request) => request.command === 'UpdateItemCommand');
+    expect(updates).toHaveLength(1);
+    const named = attributesNamed(updates[0]?.input ?? {});
+    expect(named).toContain(among);
+    expect(named.filter((a) => !PRODUCER_UPDATE_ATTRIBUTES.includes(a))).toEqual([]);
+  });
+
+  it('leaves out what decides what a task does', () => {
+    // Arrange
+    const decisive = [
+      'type',
+      'payload',
+      'payloadHash',
+      'maxAttempts',
+      'timeoutMs',
+      'runAt',
+      'messageGroupId',
+      'leaseToken',
+      'leaseExpiresAt',
+      'workerId',
+      'result',
+      'lastError',
+      'deadReason',
+    ];
+
+    // Act
+    const granted = decisive.filter((a) => PRODUCER_UPDATE_ATTRIBUTES.includes(a));
+
+    // Assert
+    expect(granted).toEqual([]);
+  });
+});
