@@ -61,6 +61,18 @@ describe('tasklane redrive', () => {
     expect((await client.get(second as string))?.status).toBe(TaskStatus.SUCCEEDED);
   });
 
+  it('exits 5 naming the task when an id named is no longer DEAD', async () => {
+    const [dead] = await seedDead(1);
+    failing = false;
+    await runCli(['redrive', '--ids', `${dead}`, '--yes'], env);
+    await executor.drain(executor.worker([flaky]));
+
+    const again = await runCli(['redrive', '--ids', `${dead}`, '--yes'], env);
+
+    expect(again.code).toBe(5);
+    expect(again.stdout).toContain(`skipped ${dead}: task is SUCCEEDED, not DEAD`);
+  });
+
   it('exits 2 unless exactly one of --ids, --all and --key is given', async () => {
     const run = await runCli(['redrive', '--all', '--key', 'k'], env);
 

@@ -41,6 +41,8 @@ export function registerRedrive(program: Command): void {
           );
           for (const s of preview.skipped) out.line(`  skipped ${s.id}: ${s.reason}`);
         }
+        // Nothing to redrive, and some ids named are not DEAD: skipped, as documented.
+        if (opts.dryRun !== true && preview.skipped.length > 0) process.exitCode = ExitCode.PARTIAL;
         return;
       }
       await confirm(`Redrive ${preview.dead.length} DEAD task(s)?`);
