@@ -7,6 +7,9 @@ import pLimit from 'p-limit';
  */
 export const WRITE_CONCURRENCY = 16;
 
+/** How many status-index queries an operator read (a filtered list, counts) runs at once. */
+export const QUERY_CONCURRENCY = 8;
+
 /** `fn` over `items`, at most `concurrency` at once; results in input order. */
 export function mapConcurrently<T, R>(
   items: readonly T[],
