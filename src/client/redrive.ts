@@ -115,6 +115,26 @@ export async function purgeDead(
   return purged;
 }
 
+/**
+ * The selected ids' records, read in the same order: the DEAD ones, and the others as
+ * skipped, with the reason.
+ */
+export function sortDead(
+  ids: readonly string[],
+  records: readonly (TaskRecord | undefined)[],
+): { dead: TaskRecord[]; skipped: { id: string; reason: string }[] } {
+  const dead: TaskRecord[] = [];
+  const skipped: { id: string; reason: string }[] = [];
+  records.forEach((record, i) => {
+    const id = ids[i] as string;
+    if (record === undefined) skipped.push({ id, reason: 'no task has this id' });
+    else if (record.status !== TaskStatus.DEAD)
+      skipped.push({ id, reason: `task is ${record.status}, not DEAD` });
+    else dead.push(record);
+  });
+  return { dead, skipped };
+}
+
 async function selectDead(
   selection: RedriveSelection,
   store: TaskStore,
@@ -126,16 +146,12 @@ async function selectDead(
         { path: 'ids', message: 'expected a non-empty array of task ids' },
       ]);
     }
-    const records = await Promise.all(selection.ids.map((id) => store.get(id)));
-    const dead: TaskRecord[] = [];
-    records.forEach((record, i) => {
-      const id = selection.ids[i] as string;
-      if (record === undefined) skipped.push({ id, reason: 'no task has this id' });
-      else if (record.status !== TaskStatus.DEAD)
-        skipped.push({ id, reason: `task is ${record.status}, not DEAD` });
-      else dead.push(record);
-    });
-    return dead;
+    const sorted = sortDead(
+      selection.ids,
+      await Promise.all(selection.ids.map((id) => store.get(id))),
+    );
+    skipped.push(...sorted.skipped);
+    return sorted.dead;
   }
   if (selection.all !== true) {
     throw new ValidationError('redrive selection', [
