@@ -5,7 +5,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { AwsService, toConfigurationError } from '../aws-errors.js';
+import { type AwsCallTarget, AwsService, toConfigurationError } from '../aws-errors.js';
 import { EnvVars } from '../config.js';
 
 /** The table a call goes to. */
@@ -14,40 +14,37 @@ export interface TableCall {
   readonly dynamodb: DynamoDBClient;
 }
 
-/** Runs a table call, turning a permanent fault into a ConfigurationError naming the table. */
-export async function onTable<T>(table: TableCall, call: () => Promise<T>): Promise<T> {
+/** Runs a call, turning a permanent fault into the ConfigurationError `toConfigurationError` makes. */
+async function guarded<T>(call: () => Promise<T>, target: AwsCallTarget): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    throw (
-      (await toConfigurationError(err, {
-        kind: 'table',
-        resource: table.tableName,
-        client: table.dynamodb,
-        service: AwsService.DYNAMODB,
-        setting: `tableName (or ${EnvVars.TABLE_NAME})`,
-      })) ?? err
-    );
+    throw (await toConfigurationError(err, target)) ?? err;
   }
 }
 
+/** Runs a table call, turning a permanent fault into a ConfigurationError naming the table. */
+export function onTable<T>(table: TableCall, call: () => Promise<T>): Promise<T> {
+  return guarded(call, {
+    kind: 'table',
+    resource: table.tableName,
+    client: table.dynamodb,
+    service: AwsService.DYNAMODB,
+    setting: `tableName (or ${EnvVars.TABLE_NAME})`,
+  });
+}
+
 /** Runs a DLQ call, turning a permanent fault into a ConfigurationError naming the queue. */
-export async function onDeadLetterQueue<T>(
+export function onDeadLetterQueue<T>(
   sqs: SQSClient,
   url: string,
   call: () => Promise<T>,
 ): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    throw (
-      (await toConfigurationError(err, {
-        kind: 'dead-letter queue',
-        resource: url,
-        client: sqs,
-        service: AwsService.SQS,
-        setting: `deadLetterQueueUrl (or ${EnvVars.DLQ_URL})`,
-      })) ?? err
-    );
-  }
+  return guarded(call, {
+    kind: 'dead-letter queue',
+    resource: url,
+    client: sqs,
+    service: AwsService.SQS,
+    setting: `deadLetterQueueUrl (or ${EnvVars.DLQ_URL})`,
+  });
 }
