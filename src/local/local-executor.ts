@@ -14,20 +14,20 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig } from '../aws-clients.js';
 import { TaskClient, type TaskClientOptions } from '../client/task-client.js';
 import type { ExecutorLocation } from '../config.js';
-import { KmsMacClient, type KmsMacClientOptions } from '../integrity/kms-mac.js';
 import { defaultLogger, silentLogger, type TaskLogger } from '../observability/logger.js';
 import { noopMetrics } from '../observability/metrics.js';
 import { executorSettings } from '../resources.js';
 import { delayedScheduleGroupName } from '../scheduler/names.js';
 import { createSweeper } from '../sweeper/create-sweeper.js';
+import type { TaskDefinition } from '../tasks/task-definition.js';
 import { createWorker, type WorkerOptions } from '../worker/create-worker.js';
 import type { BatchSummary } from '../worker/sqs-poller.js';
-import type { TaskDefinition } from '../worker/task-definition.js';
 import { type EmulatorHandle, startEmulator } from './emulator.js';
 import { assertLoopbackEndpoint, EMULATOR_ACCESS_KEY_ID } from './emulator-env.js';
 import { STATE_DIR } from './emulator-runtime.js';
 import { runEventSourceMapping } from './event-source-mapping.js';
 import { type FileLogger, jsonLinesLogger } from './file-logger.js';
+import { integrityOptions, withIntegrityKey } from './local-integrity.js';
 import { pause } from './pause.js';
 import { provision, provisionScheduleGroup } from './provision.js';
 import { createSchedulePump, LOCAL_SCHEDULER_SENDER_ID } from './schedule-pump.js';
@@ -209,26 +209,6 @@ function emulatorClients(endpoint: string, accessKeyId = EMULATOR_ACCESS_KEY_ID)
     dynamodb: new DynamoDBClient(config),
     scheduler: new SchedulerClient(config),
   };
-}
-
-/** With `integrity: true` and no key in the location, a new HMAC key in the emulator's KMS. */
-async function withIntegrityKey(
-  options: LocalExecutorOptions,
-  location: LocalExecutorLocation,
-  kms: KmsMacClientOptions,
-): Promise<LocalExecutorLocation> {
-  if (options.integrity !== true || location.integrity !== undefined) return location;
-  const keyId = await new KmsMacClient(kms).createHmacKey('Tasklane local integrity tag');
-  return { ...location, integrity: { keyId } };
-}
-
-/** The integrity option of the client, worker and sweeper: the key, through the emulator. */
-function integrityOptions(
-  location: LocalExecutorLocation,
-  endpoint: string,
-): { integrity?: { keyId: string; endpoint: string } } {
-  const keyId = location.integrity?.keyId;
-  return keyId === undefined ? {} : { integrity: { keyId, endpoint } };
 }
 
 async function locate(

@@ -11,12 +11,13 @@ import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
 import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
+import { retryHorizonIssue } from '../tasks/retry-horizon.js';
+import type { TaskDefinition } from '../tasks/task-definition.js';
+import type { BatchOptions, ProcessorDeps } from './deps.js';
 import { resolveFiringSenders } from './firing-trust.js';
-import { type BatchOptions, type ProcessorDeps, processBatch } from './processor.js';
-import { retryHorizonIssue } from './retry-horizon.js';
+import { processBatch } from './processor.js';
 import { type BatchSummary, pollQueue } from './sqs-poller.js';
 import { TakeoverGate } from './takeover-gate.js';
-import type { TaskDefinition } from './task-definition.js';
 import { VisibilityController } from './visibility.js';
 
 /** Options of {@link createWorker}. */
@@ -27,7 +28,7 @@ export interface WorkerOptions extends ExecutorLocation {
    * the recurring firings the worker creates (kms:GenerateMac). A task that fails is declared
    * DEAD unrun (`INTEGRITY_FAILED`). @default on when `TASKLANE_INTEGRITY_KEY_ID` is set
    */
-  readonly integrity?: IntegrityOptions;
+  readonly integrity?: IntegrityOptions | undefined;
   readonly sqs?: SQSClient;
   readonly logger?: TaskLogger;
   /**
@@ -81,7 +82,7 @@ export interface WorkerOptions extends ExecutorLocation {
    * @default `TASKLANE_SCHEDULER_SENDER_ID`; when neither is set, every firing is rejected
    *   and logged as an error
    */
-  readonly schedulerSenderId?: string | false;
+  readonly schedulerSenderId?: string | false | undefined;
 }
 
 /** Options of {@link Worker.poll}. */

@@ -10,7 +10,7 @@ import { TaskClient } from '../../src/client/task-client.js';
 import { TaskStatus } from '../../src/constants.js';
 import { PermanentError } from '../../src/errors.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { greet } from '../fixtures/cli-dev-tasks.js';
 import { executorEnv, runCli, startCli } from '../helpers/cli.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';

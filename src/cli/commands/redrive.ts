@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { RedriveSelection } from '../../client/redrive.js';
+import { type RedriveSelection, sortDead } from '../../client/redrive.js';
 import type { TaskClient } from '../../client/task-client.js';
 import { TaskStatus } from '../../constants.js';
 import { ConfigurationError } from '../../errors.js';
@@ -100,16 +100,8 @@ async function previewOf(
 ): Promise<{ dead: string[]; skipped: { id: string; reason: string }[] }> {
   if ('ids' in selection) {
     const records = await Promise.all(selection.ids.map((id) => client.get(id)));
-    const dead: string[] = [];
-    const skipped: { id: string; reason: string }[] = [];
-    records.forEach((r, i) => {
-      const id = selection.ids[i] as string;
-      if (r === undefined) skipped.push({ id, reason: 'no task has this id' });
-      else if (r.status !== TaskStatus.DEAD)
-        skipped.push({ id, reason: `task is ${r.status}, not DEAD` });
-      else dead.push(id);
-    });
-    return { dead, skipped };
+    const { dead, skipped } = sortDead(selection.ids, records);
+    return { dead: dead.map((r) => r.id), skipped };
   }
   const dead: string[] = [];
   let cursor: string | undefined;
