@@ -28,6 +28,7 @@ import { assertLoopbackEndpoint, EMULATOR_ACCESS_KEY_ID } from './emulator-env.j
 import { STATE_DIR } from './emulator-runtime.js';
 import { runEventSourceMapping } from './event-source-mapping.js';
 import { type FileLogger, jsonLinesLogger } from './file-logger.js';
+import { type LocalEventBus, type LocalEventsOption, localEventBus } from './local-events.js';
 import { pause } from './pause.js';
 import { provision, provisionScheduleGroup } from './provision.js';
 import { createSchedulePump, LOCAL_SCHEDULER_SENDER_ID } from './schedule-pump.js';
@@ -40,6 +41,8 @@ export interface LocalExecutorLocation extends ExecutorLocation {
   readonly deadLetterQueueUrl?: string | undefined;
   /** The integrity tag's HMAC key, when integrity is on (see `integrity`). */
   readonly integrity?: { readonly keyId: string } | undefined;
+  /** The EventBridge bus lifecycle events go to, when `events` is on. */
+  readonly eventBus?: string | undefined;
 }
 
 /** Options of {@link startLocalExecutor}. */
@@ -88,6 +91,12 @@ export interface LocalExecutorOptions {
    * emulator's KMS, unless `location.integrity` names one. @default false
    */
   readonly integrity?: boolean;
+  /**
+   * Publish lifecycle events (docs/events.md) to the emulator's EventBridge: `true` uses a
+   * bus named after the executor, `{ eventBus }` that bus; either is created when missing.
+   * The source is `tasklane.<name>`. @default false
+   */
+  readonly events?: LocalEventsOption;
   /** Called after every invocation of the worker. */
   readonly onBatch?: (summary: BatchSummary) => void;
 }
@@ -149,10 +158,13 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
       clients.dynamodb.destroy();
       clients.scheduler.destroy();
     });
-    const location = await withIntegrityKey(options, await locate(options, name, clients), {
+    const located = await withIntegrityKey(options, await locate(options, name, clients), {
       credentialsFrom: clients.dynamodb,
       endpoint,
     });
+    const bus = await localEventBus(options.events, name, emulatorConfig(endpoint));
+    if (bus !== undefined) cleanup.push(() => bus.client.destroy());
+    const location = bus === undefined ? located : { ...located, eventBus: bus.eventBus };
     if (location.scheduleGroup !== undefined && options.location !== undefined) {
       await provisionScheduleGroup(location.scheduleGroup, clients.scheduler);
       await provisionScheduleGroup(
@@ -170,7 +182,10 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     });
     // Attached resources may be wrong; say so now, not as a worker that polls in vain.
     if (options.location !== undefined) await client.assertReady();
-    const background = runInBackground(options, location, clients, pumpSqs, logger, integrity);
+    const background = runInBackground(options, location, clients, pumpSqs, logger, {
+      ...integrity,
+      ...(bus === undefined ? {} : { events: workerEvents(bus) }),
+    });
     cleanup.push(() => background.stop());
     return {
       client,
@@ -197,18 +212,28 @@ type Clients = { sqs: SQSClient; dynamodb: DynamoDBClient; scheduler: SchedulerC
 
 /** Clients bound to the emulator with dummy credentials, whatever the environment says. */
 function emulatorClients(endpoint: string, accessKeyId = EMULATOR_ACCESS_KEY_ID): Clients {
-  const config = {
-    ...awsClientConfig(),
-    endpoint,
-    region: process.env.AWS_REGION || 'us-east-1',
-    credentials: { accessKeyId, secretAccessKey: 'test' },
-  };
+  const config = emulatorConfig(endpoint, accessKeyId);
   return {
     // Never follow a queue URL to its host: emulators report AWS's.
     sqs: new SQSClient({ ...config, useQueueUrlAsEndpoint: false }),
     dynamodb: new DynamoDBClient(config),
     scheduler: new SchedulerClient(config),
   };
+}
+
+/** The configuration of a client bound to the emulator with dummy credentials. */
+function emulatorConfig(endpoint: string, accessKeyId = EMULATOR_ACCESS_KEY_ID) {
+  return {
+    ...awsClientConfig(),
+    endpoint,
+    region: process.env.AWS_REGION || 'us-east-1',
+    credentials: { accessKeyId, secretAccessKey: 'test' },
+  };
+}
+
+/** The worker's `events` option for a local bus. */
+function workerEvents(bus: LocalEventBus): NonNullable<WorkerOptions['events']> {
+  return { eventBus: bus.eventBus, source: bus.source, client: bus.client };
 }
 
 /** With `integrity: true` and no key in the location, a new HMAC key in the emulator's KMS. */
@@ -272,8 +297,9 @@ function runInBackground(
   clients: Clients,
   pumpSqs: SQSClient,
   logger: TaskLogger,
-  integrity: ReturnType<typeof integrityOptions>,
+  extra: ReturnType<typeof integrityOptions> & Pick<WorkerOptions, 'events'>,
 ): { failed: AbortSignal; stop(): Promise<void> } {
+  const { events, ...integrity } = extra;
   const stopping = new AbortController();
   const failed = new AbortController();
   const worker = createWorker(options.tasks, {
@@ -282,6 +308,7 @@ function runInBackground(
     ...integrity,
     logger,
     schedulerSenderId: LOCAL_SCHEDULER_SENDER_ID,
+    events: events ?? false,
     // EMF on stdout once per batch would be noise locally.
     metrics: noopMetrics,
     ...options.worker,

@@ -9,6 +9,7 @@ import {
   UnknownTaskTypeError,
   ValidationError,
 } from '../errors.js';
+import { EVENT_RETRY_SECONDS, type WorkerEvents } from '../events/worker-events.js';
 import { checkIntegrity } from '../integrity/check.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import { parseMessage } from '../message.js';
@@ -59,6 +60,8 @@ export interface ProcessorDeps {
   readonly firingSenders: FiringSenders;
   /** Verifies each claimed record's integrity tag (and tags firings); undefined when off. */
   readonly integrity?: IntegrityTag | undefined;
+  /** Lifecycle events and hooks; the store above already notes its writes' events. */
+  readonly events?: WorkerEvents | undefined;
 }
 
 /** Per-invocation limits, e.g. the Lambda's remaining time. */
@@ -117,6 +120,7 @@ export async function processBatch(
   const failed = new Set<string>();
   const changes: VisibilityChange[] = [];
   const batch: BatchState = { phase: 'fresh', pickedUp: new Set() };
+  const events = deps.events?.batch();
 
   /**
    * Runs a message group's records in order; the first failure holds back the rest. Returns
@@ -139,13 +143,16 @@ export async function processBatch(
         batch.pickedUp.add(record.messageId);
         recordQueueLatency(record, deps);
       }
-      const outcome = await processRecord(record, deps, options, batch).catch((err: unknown) => {
-        deps.logger.error('message processing failed', {
-          messageId: record.messageId,
-          error: describeError(err),
-        });
-        return { kind: 'fail' } as Outcome;
-      });
+      const work = () => processRecord(record, deps, options, batch);
+      const outcome = await (events?.within(record.messageId, work) ?? work()).catch(
+        (err: unknown) => {
+          deps.logger.error('message processing failed', {
+            messageId: record.messageId,
+            error: describeError(err),
+          });
+          return { kind: 'fail' } as Outcome;
+        },
+      );
       if (outcome.kind === 'ack') continue;
       if (outcome.kind === 'takeover') return group.slice(index);
       headFailed = true;
@@ -191,6 +198,19 @@ export async function processBatch(
       seconds: 0,
     });
   }
+  // Published after every terminal write of the batch; a message whose event was not
+  // accepted is handed back, and republishes it from the terminal record next time.
+  const held = (await events?.flush()) ?? new Set<string>();
+  for (const messageId of fifoBatchFailures(messages, held)) {
+    const message = messages.find((m) => m.messageId === messageId);
+    if (message === undefined || failed.has(messageId)) continue;
+    failed.add(messageId);
+    changes.push({
+      receiptHandle: message.record.receiptHandle,
+      eventSourceARN: message.record.eventSourceARN,
+      seconds: EVENT_RETRY_SECONDS,
+    });
+  }
   await deps.visibility.applyAll(changes);
   return {
     batchItemFailures: fifoBatchFailures(messages, failed).map((itemIdentifier) => ({
@@ -233,7 +253,10 @@ async function processRecord(
         admission.reason,
       );
     }
-    if (admission.kind === 'duplicate') return ACK;
+    if (admission.kind === 'duplicate') {
+      deps.events?.redelivered(admission.record);
+      return ACK;
+    }
     seen = admission.record;
     envelope = { id: seen.id, type: seen.type };
   } else {
@@ -268,6 +291,7 @@ async function processRecord(
       switch (decision.kind) {
         case 'drop-duplicate':
           audit(deps, seen, AuditEvent.DUPLICATE_DROPPED, `already ${seen.status}`);
+          deps.events?.redelivered(seen);
           return ACK;
         case 'defer':
           deps.logger.debug('message deferred', { taskId: seen.id, reason: decision.reason });
