@@ -9,6 +9,7 @@ import path from 'node:path';
 import { Duration, Stack, Token } from 'aws-cdk-lib';
 import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { Grant, IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -43,6 +44,12 @@ import {
   SWEEPER_INTEGRITY_ACTIONS,
   WORKER_INTEGRITY_ACTIONS,
 } from './integrity.js';
+import {
+  eventEnvironment,
+  eventGrant,
+  lifecycleEventBus,
+  WORKER_EVENT_ACTIONS,
+} from './lifecycle-events.js';
 import { ExecutorMonitoring } from './monitoring.js';
 import {
   acknowledgeFinding,
@@ -96,6 +103,8 @@ export class TaskExecutor extends Construct {
   readonly encryptionKey: IKey | undefined;
   /** The HMAC key of the integrity tag; undefined unless `integrity` or `integrityKey`. */
   readonly integrityKey: IKey | undefined;
+  /** The bus of lifecycle events; undefined unless `events` or `eventBus`. */
+  readonly eventBus: IEventBus | undefined;
   /**
    * The cdk-nag findings acknowledged on this executor's resources, and on the policies its
    * grants wrote, with their reasons.
@@ -147,6 +156,7 @@ export class TaskExecutor extends Construct {
     const key = props.encryptionKey;
     this.encryptionKey = key;
     this.integrityKey = integrityKeyOf(this, props, settingsProps.name);
+    this.eventBus = lifecycleEventBus(this, props);
 
     this.deadLetterQueue = new Queue(
       this,
@@ -196,7 +206,11 @@ export class TaskExecutor extends Construct {
       logGroupName: `/tasklane/${name}/worker`,
       timeout: workerTimeout,
       memorySize: props.workerMemorySize ?? 512,
-      environment: { ...props.workerEnvironment, ...environment },
+      environment: {
+        ...props.workerEnvironment,
+        ...environment,
+        ...eventEnvironment(this.eventBus, name),
+      },
       reservedConcurrency: props.reservedConcurrency,
     });
     // Exactly what the worker calls (see WORKER_TABLE_ACTIONS and WORKER_QUEUE_ACTIONS).
@@ -204,6 +218,7 @@ export class TaskExecutor extends Construct {
     worker.allow(WORKER_QUEUE_ACTIONS, [this.workQueue.queueArn]);
     if (key) worker.allow(KEY_USE_ACTIONS, [key.keyArn]);
     if (this.integrityKey) worker.allow(WORKER_INTEGRITY_ACTIONS, [this.integrityKey.keyArn]);
+    if (this.eventBus) worker.allow(WORKER_EVENT_ACTIONS, [this.eventBus.eventBusArn]);
     worker.function.addEventSource(
       new SqsEventSource(this.workQueue, {
         batchSize: props.batchSize ?? 10,
@@ -333,12 +348,14 @@ export class TaskExecutor extends Construct {
    * `sqs:ReceiveMessage`, `sqs:DeleteMessage`, `sqs:ChangeMessageVisibility`,
    * `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue; with `encryptionKey`,
    * `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on the key; with integrity,
-   * `kms:VerifyMac` and `kms:GenerateMac` (recurring firings) on the integrity key.
+   * `kms:VerifyMac` and `kms:GenerateMac` (recurring firings) on the integrity key; with
+   * lifecycle events, `events:PutEvents` on their bus (the poll loop reads
+   * `TASKLANE_EVENT_BUS`, or pass `events` to `createWorker`).
    */
   grantConsume(grantee: IGrantable): Grant {
-    return consumeGrant(this.grantTargets(), grantee).combine(
-      integrityGrant(this.integrityKey, grantee, WORKER_INTEGRITY_ACTIONS),
-    );
+    return consumeGrant(this.grantTargets(), grantee)
+      .combine(integrityGrant(this.integrityKey, grantee, WORKER_INTEGRITY_ACTIONS))
+      .combine(eventGrant(this.eventBus, grantee));
   }
 
   /**
