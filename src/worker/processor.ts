@@ -9,7 +9,7 @@ import {
   UnknownTaskTypeError,
   ValidationError,
 } from '../errors.js';
-import { EVENT_RETRY_SECONDS, type WorkerEvents } from '../events/worker-events.js';
+import { eventRetrySeconds, type WorkerEvents } from '../events/worker-events.js';
 import { checkIntegrity } from '../integrity/check.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import { parseMessage } from '../message.js';
@@ -208,7 +208,7 @@ export async function processBatch(
     changes.push({
       receiptHandle: message.record.receiptHandle,
       eventSourceARN: message.record.eventSourceARN,
-      seconds: EVENT_RETRY_SECONDS,
+      seconds: eventRetrySeconds(Number(message.record.attributes.ApproximateReceiveCount)),
     });
   }
   await deps.visibility.applyAll(changes);

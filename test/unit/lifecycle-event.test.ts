@@ -10,6 +10,7 @@ import {
 } from '../../src/events/lifecycle-event.js';
 import { chunkEntries } from '../../src/events/publisher.js';
 import { resolveEventPublisher } from '../../src/events/worker-config.js';
+import { eventRetrySeconds } from '../../src/events/worker-events.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { FIXTURE_NOW, taskRecord } from '../helpers/task-record.js';
 
@@ -182,5 +183,13 @@ describe('resolveEventPublisher', () => {
 
     expect(act).toThrow(ValidationError);
     expect(act).toThrow(/events\.source: expected 'tasklane\.' .* received 'aws\.orders'/);
+  });
+});
+
+describe('eventRetrySeconds', () => {
+  it('doubles from 10 s with each receive, up to 5 minutes', () => {
+    const holds = [1, 2, 3, 4, 5, 6, 7, 50].map(eventRetrySeconds);
+
+    expect(holds).toEqual([10, 20, 40, 80, 160, 300, 300, 300]);
   });
 });
