@@ -12,19 +12,8 @@ module.exports = {
       name: 'no-circular',
       severity: 'error',
       comment: 'Import cycles: modules that import each other, directly or through others.',
-      // Temporary exception: the known cycle src/worker/firing.ts <-> src/worker/processor.ts,
-      // which the worker split (issue 13, branch h-shape) removes. Delete this `from.pathNot`
-      // and the `no-circular-known-pair` rule below once it is merged.
-      from: { pathNot: '^src/worker/(firing|processor)\\.ts$' },
+      from: {},
       to: { circular: true },
-    },
-    {
-      name: 'no-circular-known-pair',
-      severity: 'error',
-      comment:
-        'Temporary (see no-circular): firing.ts and processor.ts may import each other, but no third module may join their cycle.',
-      from: { path: '^src/worker/(firing|processor)\\.ts$' },
-      to: { circular: true, pathNot: '^src/worker/(firing|processor)\\.ts$' },
     },
     {
       name: 'src-stays-in-src',

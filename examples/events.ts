@@ -4,7 +4,7 @@
  * rest of the repository; in an application, import from 'tasklane/cdk' and 'tasklane'.
  */
 import { App, Stack } from 'aws-cdk-lib';
-import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { EventBus, type IEventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { EventBridgeEvent } from 'aws-lambda';
@@ -21,7 +21,9 @@ import {
 export function ordersApp(): App {
   const app = new App();
   const stack = new Stack(app, 'Orders');
-  const bus = new EventBus(stack, 'TaskEvents', { eventBusName: 'orders-tasks' });
+  // Typed as the interface: under `exactOptionalPropertyTypes`, CDK's EventBus class does not
+  // match its own IEventBus (`eventSourceName`), which props and rules take.
+  const bus = new EventBus(stack, 'TaskEvents', { eventBusName: 'orders-tasks' }) as IEventBus;
   new TaskExecutor(stack, 'Tasks', {
     workerEntry: 'src/worker.ts',
     // `events: true` alone publishes to the account's default bus.

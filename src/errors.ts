@@ -20,6 +20,13 @@ export const ErrorCode = {
 /** One of the {@link ErrorCode} values. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/**
+ * Marks every Tasklane error, through a registered symbol that every copy of this module
+ * shares: a bundled handler may carry its own copy of the classes, whose errors fail
+ * `instanceof` against the worker's.
+ */
+const TASKLANE_ERROR: unique symbol = Symbol.for('tasklane.error') as never;
+
 /** Base of every error Tasklane throws. `code` is stable across releases; match on it. */
 export class TasklaneError extends Error {
   /** Stable error code. */
@@ -30,6 +37,29 @@ export class TasklaneError extends Error {
     this.code = code;
     this.name = new.target.name;
   }
+}
+Object.defineProperty(TasklaneError.prototype, TASKLANE_ERROR, { value: true });
+
+/**
+ * True for an error of any copy of the Tasklane classes (see {@link TasklaneError}), so a
+ * handler bundled with its own copy is still recognised.
+ */
+export function isTasklaneError(value: unknown): value is TasklaneError {
+  return (
+    value instanceof TasklaneError ||
+    (typeof value === 'object' &&
+      value !== null &&
+      (value as { [TASKLANE_ERROR]?: unknown })[TASKLANE_ERROR] === true &&
+      typeof (value as { code?: unknown }).code === 'string')
+  );
+}
+
+/** True for a {@link PermanentError}, of this copy of the classes or another. */
+export function isPermanentError(value: unknown): boolean {
+  return (
+    value instanceof PermanentError ||
+    (isTasklaneError(value) && value.code === ErrorCode.PERMANENT)
+  );
 }
 
 /** One problem found while validating input. `path` is dotted, empty for the root. */

@@ -71,9 +71,6 @@ export type { Retention } from './store/retention.js';
 export type { SweeperOptions } from './sweeper/create-sweeper.js';
 export { createSweeper } from './sweeper/create-sweeper.js';
 export type { SweepReport } from './sweeper/sweeper.js';
-export type { PollOptions, Worker, WorkerOptions } from './worker/create-worker.js';
-export { createWorker } from './worker/create-worker.js';
-export type { BatchSummary } from './worker/sqs-poller.js';
 export type {
   PayloadOf,
   RetryPolicy,
@@ -81,5 +78,8 @@ export type {
   TaskDefinition,
   TaskDefinitionOptions,
   TaskHandler,
-} from './worker/task-definition.js';
-export { defineTask } from './worker/task-definition.js';
+} from './tasks/task-definition.js';
+export { defineTask } from './tasks/task-definition.js';
+export type { PollOptions, Worker, WorkerOptions } from './worker/create-worker.js';
+export { createWorker } from './worker/create-worker.js';
+export type { BatchSummary } from './worker/sqs-poller.js';

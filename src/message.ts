@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { MESSAGE_SCHEMA_VERSION } from './constants.js';
+import { SchedulerContext } from './scheduler/context.js';
 import { SCHEDULE_NAME_PATTERN } from './scheduler/names.js';
 import type { TaskRecord } from './store/record.js';
 
@@ -192,8 +193,8 @@ export function firingTemplate(fields: {
     tasklane: MESSAGE_SCHEMA_VERSION,
     kind: 'firing',
     schedule: fields.schedule,
-    scheduledTime: '<aws.scheduler.scheduled-time>',
-    execution: { id: '<aws.scheduler.execution-id>', attempt: '<aws.scheduler.attempt-number>' },
+    scheduledTime: SchedulerContext.SCHEDULED_TIME,
+    execution: { id: SchedulerContext.EXECUTION_ID, attempt: SchedulerContext.ATTEMPT_NUMBER },
     type: fields.type,
     ...(fields.orderingKey === undefined ? {} : { orderingKey: fields.orderingKey }),
     payload: fields.payload,

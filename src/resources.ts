@@ -212,11 +212,11 @@ export function executorSettings(
  * CloudFormation's AWS::DynamoDB::Table share. Provisioning sends it as it is; the infra
  * tests check that the CDK construct synthesizes the same.
  */
-export function tableKeyDefinition(
-  table: TableSettings,
-): Required<
-  Pick<CreateTableCommandInput, 'AttributeDefinitions' | 'KeySchema' | 'GlobalSecondaryIndexes'>
-> {
+export function tableKeyDefinition(table: TableSettings): {
+  [K in 'AttributeDefinitions' | 'KeySchema' | 'GlobalSecondaryIndexes']-?: NonNullable<
+    CreateTableCommandInput[K]
+  >;
+} {
   return {
     AttributeDefinitions: [
       { AttributeName: table.partitionKey, AttributeType: 'S' },

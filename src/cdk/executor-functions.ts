@@ -142,7 +142,8 @@ export class ExecutorFunction extends Construct {
         ? {}
         : { reservedConcurrentExecutions: props.reservedConcurrency }),
       ...(props.deadLetterQueue ? { deadLetterQueue: props.deadLetterQueue } : {}),
-      ...(props.vpc ? { vpc: props.vpc, vpcSubnets: props.vpcSubnets } : {}),
+      ...(props.vpc ? { vpc: props.vpc } : {}),
+      ...(props.vpc && props.vpcSubnets ? { vpcSubnets: props.vpcSubnets } : {}),
     };
     this.function =
       'entry' in props.code

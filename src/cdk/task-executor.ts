@@ -1,55 +1,37 @@
-/**
- * TaskExecutor: a Tasklane executor in one construct. SQS FIFO work queue and DLQ, the
- * worker Lambda behind an SQS event source mapping, the DynamoDB task table, the scheduler's
- * group and role, the sweeper on a one-minute schedule, alarms, a dashboard and outputs.
- * Queue and table settings come from `executorSettings()`, which the emulator's
- * provisioning uses too.
- */
-import path from 'node:path';
-import { Duration, Stack, Token } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { Grant, IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { EnvVars } from '../config.js';
-import { INTEGRITY_KEY_ENV } from '../integrity/tag.js';
 import { METRICS_NAMESPACE, MetricName } from '../observability/metrics.js';
-import { type ExecutorSettings, executorSettings } from '../resources.js';
+import type { ExecutorSettings } from '../resources.js';
 import { SCHEDULER_SENDER_ID_ENV } from '../worker/firing-trust.js';
-import { allowLogsToUseKey } from './encryption.js';
-import { ExecutorFunction } from './executor-functions.js';
 import {
   consumeGrant,
   enqueueGrant,
   type GrantTargets,
-  KEY_USE_ACTIONS,
   manageSchedulesGrant,
   operateGrant,
   readGrant,
   scheduleArns,
-  WORKER_QUEUE_ACTIONS,
-  WORKER_TABLE_ACTIONS,
 } from './executor-grants.js';
 import { addExecutorOutputs } from './executor-outputs.js';
+import {
+  allowSweeper,
+  createExecutorFunctions,
+  resolveExecutorSettings,
+} from './executor-setup.js';
 import {
   integrityGrant,
   integrityKeyOf,
   PRODUCER_INTEGRITY_ACTIONS,
-  SWEEPER_INTEGRITY_ACTIONS,
   WORKER_INTEGRITY_ACTIONS,
 } from './integrity.js';
-import {
-  eventEnvironment,
-  eventGrant,
-  lifecycleEventBus,
-  WORKER_EVENT_ACTIONS,
-} from './lifecycle-events.js';
+import { eventGrant, lifecycleEventBus } from './lifecycle-events.js';
 import { ExecutorMonitoring } from './monitoring.js';
 import {
   acknowledgeFinding,
@@ -59,10 +41,8 @@ import {
 import { queueProps } from './queue-props.js';
 import { ExecutorScheduling } from './scheduling.js';
 import { SenderRestriction } from './sender-restriction.js';
-import { sweeperBundleDirectory } from './sweeper-bundle.js';
 import type { TaskExecutorProps } from './task-executor-props.js';
 import { createTaskTable } from './task-table.js';
-import { validateTaskExecutorProps } from './validate-props.js';
 
 export type { TaskExecutorProps } from './task-executor-props.js';
 
@@ -117,45 +97,13 @@ export class TaskExecutor extends Construct {
   constructor(scope: Construct, id: string, props: TaskExecutorProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    // Required by the types; a JavaScript caller that leaves it out gets a ValidationError.
-    const workerEntry =
-      props.workerEntry === undefined ? undefined : path.resolve(props.workerEntry);
-    const workerTimeout = props.workerTimeout ?? Duration.seconds(60);
-    const maxConcurrency = props.maxConcurrency ?? 10;
-    const retention = props.retention ?? Duration.days(30);
-    const retentionMs =
-      retention === 'forever' ? retention : retention.toMilliseconds({ integral: false });
-    const settingsProps = {
-      name: props.name ?? stack.stackName,
-      workerTimeoutSeconds: workerTimeout.toSeconds({ integral: false }),
-      ...(props.visibilityTimeout && {
-        visibilityTimeoutSeconds: props.visibilityTimeout.toSeconds({ integral: false }),
-      }),
-      ...(props.maxAttempts !== undefined && { maxAttempts: props.maxAttempts }),
-      ...(props.maxReceiveCount !== undefined && { maxReceiveCount: props.maxReceiveCount }),
-    };
-    validateTaskExecutorProps({
-      ...settingsProps,
-      workerEntry,
-      workerMemorySize: props.workerMemorySize,
-      batchSize: props.batchSize,
-      maxConcurrency,
-      reservedConcurrency: props.reservedConcurrency,
-      oldestMessageAgeThresholdSeconds: props.oldestMessageAgeThreshold?.toSeconds({
-        integral: false,
-      }),
-      maxRetryDelaySeconds: props.maxRetryDelay?.toSeconds({ integral: false }),
-      retentionMs,
-    });
-    const settings = executorSettings(settingsProps, {
-      isUnresolved: (v) => Token.isUnresolved(v),
-    });
+    const { settings, name, workerEntry, workerTimeout, maxConcurrency, retentionMs } =
+      resolveExecutorSettings(stack, props);
     this.settings = settings;
-    const name = settingsProps.name;
     this.serviceName = `tasklane-${name}`;
     const key = props.encryptionKey;
     this.encryptionKey = key;
-    this.integrityKey = integrityKeyOf(this, props, settingsProps.name);
+    this.integrityKey = integrityKeyOf(this, props, name);
     this.eventBus = lifecycleEventBus(this, props);
 
     this.deadLetterQueue = new Queue(
@@ -181,66 +129,21 @@ export class TaskExecutor extends Construct {
     this.schedulesArn = arns.schedulesArn;
     this.delayedSchedulesArns = arns.delayedSchedulesArns;
 
-    const environment = {
-      [EnvVars.TABLE_NAME]: this.table.tableName,
-      [EnvVars.QUEUE_URL]: this.workQueue.queueUrl,
-      // Known up front, so neither function looks it up (GetQueueUrl, GetQueueAttributes).
-      [EnvVars.QUEUE_ARN]: this.workQueue.queueArn,
-      // How long finished tasks keep their id reserved; both functions write terminal states.
-      [EnvVars.RETENTION_MS]: String(retentionMs),
-      POWERTOOLS_SERVICE_NAME: this.serviceName,
-      ...(this.integrityKey && { [INTEGRITY_KEY_ENV]: this.integrityKey.keyArn }),
-    };
-    if (key && props.logEncryptionKey === undefined) allowLogsToUseKey(this, key, name);
-    const common = {
-      logRetention: props.logRetention ?? RetentionDays.ONE_YEAR,
-      logEncryptionKey: props.logEncryptionKey ?? key,
-      environmentKey: key,
-      vpc: props.vpc,
-      vpcSubnets: props.vpcSubnets,
-    };
-    const worker = new ExecutorFunction(this, 'Worker', {
-      ...common,
-      code: { entry: workerEntry ?? '' },
-      description: `the Tasklane worker of ${name}`,
-      logGroupName: `/tasklane/${name}/worker`,
-      timeout: workerTimeout,
-      memorySize: props.workerMemorySize ?? 512,
-      environment: {
-        ...props.workerEnvironment,
-        ...environment,
-        ...eventEnvironment(this.eventBus, name),
-      },
-      reservedConcurrency: props.reservedConcurrency,
+    const { worker, sweeper } = createExecutorFunctions(this, props, {
+      name,
+      serviceName: this.serviceName,
+      table: this.table,
+      workQueue: this.workQueue,
+      scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
+      integrityKey: this.integrityKey,
+      eventBus: this.eventBus,
+      workerEntry,
+      workerTimeout,
+      maxConcurrency,
+      retentionMs,
     });
-    // Exactly what the worker calls (see WORKER_TABLE_ACTIONS and WORKER_QUEUE_ACTIONS).
-    worker.allow(WORKER_TABLE_ACTIONS, [this.table.tableArn]);
-    worker.allow(WORKER_QUEUE_ACTIONS, [this.workQueue.queueArn]);
-    if (key) worker.allow(KEY_USE_ACTIONS, [key.keyArn]);
-    if (this.integrityKey) worker.allow(WORKER_INTEGRITY_ACTIONS, [this.integrityKey.keyArn]);
-    if (this.eventBus) worker.allow(WORKER_EVENT_ACTIONS, [this.eventBus.eventBusArn]);
-    worker.function.addEventSource(
-      new SqsEventSource(this.workQueue, {
-        batchSize: props.batchSize ?? 10,
-        maxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
     this.worker = worker.function;
     this.workerPrincipal = worker.grantee;
-
-    const sweeper = new ExecutorFunction(this, 'Sweeper', {
-      ...common,
-      code: { bundleDirectory: sweeperBundleDirectory() },
-      description: `the Tasklane sweeper of ${name}`,
-      logGroupName: `/tasklane/${name}/sweeper`,
-      timeout: Duration.seconds(60),
-      memorySize: 256,
-      environment,
-      // One sweep at a time: overlapping sweeps would only race for the same records.
-      reservedConcurrency: 1,
-      deadLetterQueue: this.scheduleDeadLetterQueue,
-    });
     this.sweeper = sweeper.function;
 
     this.scheduling = new ExecutorScheduling(this, 'Scheduling', {
@@ -251,30 +154,18 @@ export class TaskExecutor extends Construct {
       sweeper: this.sweeper,
       encryptionKey: key,
     });
-    const statusIndexArn = `${this.table.tableArn}/index/${settings.table.statusIndex.name}`;
-    // Exactly what a sweep calls: it pages the status index, moves records on with
-    // conditional updates, (re)sends messages (SendMessageBatch), and repairs overdue
-    // delayed tasks by recreating their one-time schedule (or sending them when due).
-    sweeper.allow(['dynamodb:Query'], [statusIndexArn]);
-    sweeper.allow(['dynamodb:UpdateItem'], [this.table.tableArn]);
-    sweeper.allow(['sqs:SendMessage'], [this.workQueue.queueArn]);
-    sweeper.allow(['scheduler:CreateSchedule'], [...this.delayedSchedulesArns]);
-    sweeper.allow(['iam:PassRole'], [this.scheduling.schedulerRole.roleArn], {
-      StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
+    allowSweeper(sweeper, {
+      table: this.table,
+      statusIndexName: settings.table.statusIndex.name,
+      workQueue: this.workQueue,
+      scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
+      delayedSchedulesArns: this.delayedSchedulesArns,
+      scheduleGroupName: settings.scheduler.groupName,
+      delayedScheduleGroupName: settings.scheduler.delayedGroupName,
+      schedulerRoleArn: this.scheduling.schedulerRole.roleArn,
+      key,
+      integrityKey: this.integrityKey,
     });
-    if (key) sweeper.allow(KEY_USE_ACTIONS, [key.keyArn]);
-    if (this.integrityKey) sweeper.allow(SWEEPER_INTEGRITY_ACTIONS, [this.integrityKey.keyArn]);
-    const schedulingEnvironment = {
-      [EnvVars.SCHEDULE_GROUP]: settings.scheduler.groupName,
-      [EnvVars.DELAYED_SCHEDULE_GROUP]: settings.scheduler.delayedGroupName,
-      // The sweeper recreates delayed tasks' schedules encrypted with the executor's key.
-      ...(key ? { [EnvVars.KMS_KEY_ARN]: key.keyArn } : {}),
-      [EnvVars.SCHEDULER_ROLE_ARN]: this.scheduling.schedulerRole.roleArn,
-      [EnvVars.SCHEDULE_DLQ_ARN]: this.scheduleDeadLetterQueue.queueArn,
-    };
-    for (const [key, value] of Object.entries(schedulingEnvironment)) {
-      sweeper.function.addEnvironment(key, value);
-    }
     this.senders = props.restrictSenders
       ? new SenderRestriction(this.workQueue, [
           this.scheduling.schedulerRole.roleArn,

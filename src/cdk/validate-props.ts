@@ -8,20 +8,20 @@ import { Defaults } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { type ExecutorSettingsProps, settingsIssues } from '../resources.js';
 import { retentionIssue } from '../store/retention.js';
-import { retryHorizonIssue } from '../worker/retry-horizon.js';
+import { retryHorizonIssue } from '../tasks/retry-horizon.js';
 
 /** The subset of TaskExecutorProps that this module checks, with Durations in seconds. */
 export interface PropsToValidate extends ExecutorSettingsProps {
   readonly workerEntry: string | undefined;
-  readonly workerMemorySize?: number;
-  readonly batchSize?: number;
-  readonly maxConcurrency?: number;
-  readonly reservedConcurrency?: number;
-  readonly oldestMessageAgeThresholdSeconds?: number;
+  readonly workerMemorySize?: number | undefined;
+  readonly batchSize?: number | undefined;
+  readonly maxConcurrency?: number | undefined;
+  readonly reservedConcurrency?: number | undefined;
+  readonly oldestMessageAgeThresholdSeconds?: number | undefined;
   /** `maxRetryDelay`, in seconds. */
-  readonly maxRetryDelaySeconds?: number;
+  readonly maxRetryDelaySeconds?: number | undefined;
   /** `retention`, in milliseconds, or `'forever'`. */
-  readonly retentionMs?: number | 'forever';
+  readonly retentionMs?: number | 'forever' | undefined;
 }
 
 interface Rule {

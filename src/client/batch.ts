@@ -1,9 +1,9 @@
-import pLimit from 'p-limit';
+import { mapConcurrently } from '../concurrency.js';
 import { TaskStatus } from '../constants.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
+import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { TaskRecord } from '../store/record.js';
-import type { PayloadOf, TaskDefinition } from '../worker/task-definition.js';
-import type { DelayedTasks } from './delayed.js';
+import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import { type EnqueueOptions, nextSequence } from './prepare.js';
 
 /** Outcome of an enqueue. */
@@ -43,9 +43,6 @@ export interface BatchDeps {
   readonly dispatcher: Dispatcher;
 }
 
-/** Concurrent conditional writes of one batch. */
-const WRITE_CONCURRENCY = 16;
-
 /**
  * The body of `TaskClient.enqueueBatch`: conditional writes in parallel, then
  * SendMessageBatch in input order. A failed entry gets `ok: false`; the others go on.
@@ -57,24 +54,19 @@ export async function enqueueAll(
   deps: BatchDeps,
 ): Promise<BatchEntryResult[]> {
   const results: BatchEntryResult[] = new Array(entries.length);
-  const limit = pLimit(WRITE_CONCURRENCY);
   const toSend: { index: number; record: TaskRecord; created: boolean }[] = [];
   // Taken in input order, before the writes run concurrently.
   const sequences = entries.map(() => nextSequence());
-  await Promise.all(
-    entries.map((entry, index) =>
-      limit(async () => {
-        try {
-          const { record, created } = await deps.createRecord(entry, sequences[index]);
-          if (record.status === TaskStatus.SCHEDULED) await deps.delayed.arrange(record, created);
-          if (record.status === TaskStatus.PENDING) toSend.push({ index, record, created });
-          else results[index] = { ok: true, id: record.id, created, sent: true, record };
-        } catch (err) {
-          results[index] = { ok: false, error: err as Error };
-        }
-      }),
-    ),
-  );
+  await mapConcurrently(entries, async (entry, index) => {
+    try {
+      const { record, created } = await deps.createRecord(entry, sequences[index]);
+      if (record.status === TaskStatus.SCHEDULED) await deps.delayed.arrange(record, created);
+      if (record.status === TaskStatus.PENDING) toSend.push({ index, record, created });
+      else results[index] = { ok: true, id: record.id, created, sent: true, record };
+    } catch (err) {
+      results[index] = { ok: false, error: err as Error };
+    }
+  });
   toSend.sort((a, b) => a.index - b.index);
   const sent = await deps.dispatcher.sendAll(toSend.map((t) => t.record));
   toSend.forEach((item, n) => {

@@ -1,9 +1,9 @@
 import { isTerminal, TaskStatus } from '../constants.js';
 import { TaskNotFoundError, TransitionRejectedError } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';
+import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
-import type { DelayedTasks } from './delayed.js';
 
 /** What {@link cancelTask} needs from the client. */
 export interface CancelDeps {

@@ -4,8 +4,8 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type AwsCallTarget, AwsService, configurationProblem, endpointOf } from '../aws-errors.js';
 import { EnvVars, type ExecutorLocation } from '../config.js';
 import { ConfigurationError, type ConfigurationProblem } from '../errors.js';
+import type { SchedulerTarget } from '../scheduler/target.js';
 import type { TaskStore } from '../store/task-store.js';
-import type { SchedulerTarget } from './scheduler-target.js';
 
 /** What {@link TaskClient.check} found. */
 export interface CheckReport {

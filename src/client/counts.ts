@@ -1,4 +1,4 @@
-import pLimit from 'p-limit';
+import { mapConcurrently, QUERY_CONCURRENCY } from '../concurrency.js';
 import { TaskStatus } from '../constants.js';
 import { ValidationError } from '../errors.js';
 import { countStream, indexStreams, readStream, type StatusIndex } from './status-index.js';
@@ -27,8 +27,6 @@ export interface TaskCounts {
   readonly readUnits: number;
 }
 
-const PARALLEL_QUERIES = 8;
-
 /**
  * Counts tasks per status (and per type) with one Query per `status#shard` partition of the
  * status index: `Select: COUNT` for plain counts, the `type` attribute alone with `byType`.
@@ -53,29 +51,28 @@ export async function countTasks(
   const byType: Record<string, Partial<Record<TaskStatus, number>>> = {};
   let readUnits = 0;
   let done = 0;
-  const limit = pLimit(PARALLEL_QUERIES);
-  await Promise.all(
-    streams.map((stream) =>
-      limit(async () => {
-        if (options.byType === true) {
-          const out = await readStream(index, { stream }, { projection: ['type'] });
-          for (const item of out.items) {
-            const type = String(item.type);
-            const row = byType[type] ?? {};
-            row[stream.status] = (row[stream.status] ?? 0) + 1;
-            byType[type] = row;
-          }
-          byStatus[stream.status] += out.items.length;
-          readUnits += out.readUnits;
-        } else {
-          const out = await countStream(index, { stream });
-          byStatus[stream.status] += out.count;
-          readUnits += out.readUnits;
+  await mapConcurrently(
+    streams,
+    async (stream) => {
+      if (options.byType === true) {
+        const out = await readStream(index, { stream }, { projection: ['type'] });
+        for (const item of out.items) {
+          const type = String(item.type);
+          const row = byType[type] ?? {};
+          row[stream.status] = (row[stream.status] ?? 0) + 1;
+          byType[type] = row;
         }
-        done += 1;
-        options.onProgress?.(done, streams.length);
-      }),
-    ),
+        byStatus[stream.status] += out.items.length;
+        readUnits += out.readUnits;
+      } else {
+        const out = await countStream(index, { stream });
+        byStatus[stream.status] += out.count;
+        readUnits += out.readUnits;
+      }
+      done += 1;
+      options.onProgress?.(done, streams.length);
+    },
+    QUERY_CONCURRENCY,
   );
   const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
   return {

@@ -1,4 +1,4 @@
-import pLimit from 'p-limit';
+import { mapConcurrently, QUERY_CONCURRENCY } from '../concurrency.js';
 import { TableSchema, TaskStatus } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { fromItem, type TaskRecord } from '../store/record.js';
@@ -8,19 +8,19 @@ import { checkOptionKeys } from './validate.js';
 /** Filters of `TaskClient.list`; every one is optional and they combine with AND. */
 export interface TaskListFilter {
   /** One status or several. @default every status */
-  readonly status?: TaskStatus | readonly TaskStatus[];
+  readonly status?: TaskStatus | readonly TaskStatus[] | undefined;
   /** Only tasks of this type. */
-  readonly type?: string;
+  readonly type?: string | undefined;
   /** Only tasks with this ordering key. */
-  readonly orderingKey?: string;
+  readonly orderingKey?: string | undefined;
   /** Only tasks whose index time (see {@link listTasks}) is at or after this instant. */
-  readonly since?: Date | number;
+  readonly since?: Date | number | undefined;
   /** Only tasks whose index time is at or before this instant. */
-  readonly until?: Date | number;
+  readonly until?: Date | number | undefined;
   /** Tasks per page, 1 to 1000. @default 50 */
-  readonly limit?: number;
+  readonly limit?: number | undefined;
   /** The `cursor` of the previous page. */
-  readonly cursor?: string;
+  readonly cursor?: string | undefined;
 }
 
 /** A page of {@link listTasks}, newest first. */
@@ -31,7 +31,6 @@ export interface TaskListPage {
 }
 
 const FILTER_KEYS = ['status', 'type', 'orderingKey', 'since', 'until', 'limit', 'cursor'];
-const PARALLEL_QUERIES = 8;
 
 /**
  * Lists tasks newest first across every shard (and status) asked for. Time is the status
@@ -51,28 +50,27 @@ export async function listTasks(
   const { statuses, since, until, limit, after } = checkFilter(filter);
   const to = after === undefined ? until : Math.min(until ?? after.at, after.at);
   const streams = indexStreams(index, statuses);
-  const pool = pLimit(PARALLEL_QUERIES);
-  const pages = await Promise.all(
-    streams.map((stream) =>
-      pool(async () => {
-        const { items } = await readStream(
-          index,
-          {
-            stream,
-            from: since,
-            to,
-            newestFirst: true,
-            equals: { type: filter.type, orderingKey: filter.orderingKey },
-          },
-          // One more than a page, to know whether more follow.
-          {
-            limit: limit + 1,
-            ...(after === undefined ? {} : { keep: (item) => isBefore(item, after) }),
-          },
-        );
-        return items;
-      }),
-    ),
+  const pages = await mapConcurrently(
+    streams,
+    async (stream) => {
+      const { items } = await readStream(
+        index,
+        {
+          stream,
+          from: since,
+          to,
+          newestFirst: true,
+          equals: { type: filter.type, orderingKey: filter.orderingKey },
+        },
+        // One more than a page, to know whether more follow.
+        {
+          limit: limit + 1,
+          ...(after === undefined ? {} : { keep: (item) => isBefore(item, after) }),
+        },
+      );
+      return items;
+    },
+    QUERY_CONCURRENCY,
   );
   const merged = pages.flat().sort(newestFirst);
   const page = merged.slice(0, limit);

@@ -9,38 +9,38 @@ import type { Retention } from '../store/retention.js';
 /** Options of {@link TaskClient}. */
 export interface TaskClientOptions extends ExecutorLocation {
   /** The dead-letter queue, drained by `redrive`. Env: `TASKLANE_DLQ_URL`. */
-  readonly deadLetterQueueUrl?: string;
+  readonly deadLetterQueueUrl?: string | undefined;
   /** Injected DynamoDB client. @default a new client from the environment */
-  readonly dynamodb?: DynamoDBClient;
+  readonly dynamodb?: DynamoDBClient | undefined;
   /** Injected SQS client. @default a new client from the environment */
-  readonly sqs?: SQSClient;
+  readonly sqs?: SQSClient | undefined;
   /** Largest accepted payload as UTF-8 JSON, in bytes. @default 262144 */
-  readonly maxPayloadBytes?: number;
+  readonly maxPayloadBytes?: number | undefined;
   /** Must match the workers' setting. @default 8 */
-  readonly statusShards?: number;
+  readonly statusShards?: number | undefined;
   /**
    * How long a SUCCEEDED or CANCELLED task is kept, and so how long its id stays reserved:
    * milliseconds after it finished, or `'forever'` (no TTL). DEAD tasks stay until purged.
    * Use the same value in producers, workers and the sweeper.
    * @default `TASKLANE_RETENTION_MS`, else 30 days
    */
-  readonly retention?: Retention;
-  readonly logger?: TaskLogger;
+  readonly retention?: Retention | undefined;
+  readonly logger?: TaskLogger | undefined;
   /** @default Date.now */
-  readonly clock?: () => number;
+  readonly clock?: (() => number) | undefined;
   /** Injected EventBridge Scheduler client. @default a new client from the environment */
-  readonly scheduler?: SchedulerClient;
+  readonly scheduler?: SchedulerClient | undefined;
   /**
    * A `runAt` further out than this gets a one-time schedule; a nearer one is sent at once
    * and held back by the worker (a task with an ordering key holds its key meanwhile).
    * At most 3600000 (1 hour): the worker's hold-back must stay under SQS's 12-hour
    * visibility cap. @default 60000
    */
-  readonly scheduleThresholdMs?: number;
+  readonly scheduleThresholdMs?: number | undefined;
   /**
    * Tag each new task with a KMS HMAC over its id, type, payload and maxAttempts, which the
    * worker and the sweeper verify (one kms:GenerateMac per created task; docs/security.md).
    * @default on when `TASKLANE_INTEGRITY_KEY_ID` is set, else off
    */
-  readonly integrity?: IntegrityOptions;
+  readonly integrity?: IntegrityOptions | undefined;
 }

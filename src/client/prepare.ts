@@ -3,7 +3,7 @@ import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../
 import { instantProblem } from '../scheduler/limits.js';
 import { canonicalJson, payloadHash } from '../store/record.js';
 import type { NewTask } from '../store/task-store.js';
-import type { TaskDefinition } from '../worker/task-definition.js';
+import type { TaskDefinition } from '../tasks/task-definition.js';
 import { checkOptionKeys, ENQUEUE_OPTION_KEYS } from './validate.js';
 
 /** Options of one enqueue. */

@@ -50,15 +50,7 @@ export async function purgeTasks(
   }
   const before = now - durationMs(options.olderThan, 'purge option olderThan');
   const selected: TaskRecord[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.list(TaskStatus.DEAD, {
-      before,
-      ...(cursor === undefined ? {} : { cursor }),
-    });
-    selected.push(...page.items);
-    cursor = page.cursor;
-  } while (cursor !== undefined);
+  for await (const page of store.iterate(TaskStatus.DEAD, { before })) selected.push(...page);
   if (options.dryRun === true) {
     return { purged: selected.map((r) => r.id), skipped: [], dryRun: true };
   }

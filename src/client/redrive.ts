@@ -7,8 +7,8 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import pLimit from 'p-limit';
-import { isTerminal, TaskStatus } from '../constants.js';
+import { mapConcurrently } from '../concurrency.js';
+import { AuditEvent, isTerminal, TaskStatus } from '../constants.js';
 import { ConfigurationError, TransitionRejectedError, ValidationError } from '../errors.js';
 import { parseEnvelope } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';
@@ -55,23 +55,18 @@ export async function redriveDead(
   const dead = await selectDead(selection, deps.store, skipped);
   // Per-key order: the original enqueue order, so a key's tasks run again as they first did.
   dead.sort(compareEnqueueOrder);
-  const limit = pLimit(16);
-  const moved = await Promise.all(
-    dead.map((record) =>
-      limit(async () => {
-        try {
-          return await deps.store.redrive(record, 'redriven by TaskClient.redrive');
-        } catch (err) {
-          if (!(err instanceof TransitionRejectedError)) throw err;
-          skipped.push({
-            id: record.id,
-            reason: `no longer DEAD (${err.current?.status ?? 'deleted'})`,
-          });
-          return undefined;
-        }
-      }),
-    ),
-  );
+  const moved = await mapConcurrently(dead, async (record) => {
+    try {
+      return await deps.store.redrive(record, 'redriven by TaskClient.redrive');
+    } catch (err) {
+      if (!(err instanceof TransitionRejectedError)) throw err;
+      skipped.push({
+        id: record.id,
+        reason: `no longer DEAD (${err.current?.status ?? 'deleted'})`,
+      });
+      return undefined;
+    }
+  });
   const pending = moved.filter((r): r is TaskRecord => r !== undefined);
   const redrivenIds = new Set(pending.map((r) => r.id));
   const dlq =
@@ -93,7 +88,11 @@ export async function redriveDead(
 }
 
 /** Deletes DEAD tasks older than `olderThanMs` (by the time they died). Returns how many. */
-export async function purgeDead(store: TaskStore, olderThanMs: number): Promise<number> {
+export async function purgeDead(
+  store: TaskStore,
+  olderThanMs: number,
+  clock: () => number,
+): Promise<number> {
   if (!Number.isFinite(olderThanMs) || olderThanMs < 0) {
     throw new ValidationError('purgeDead options', [
       {
@@ -102,15 +101,9 @@ export async function purgeDead(store: TaskStore, olderThanMs: number): Promise<
       },
     ]);
   }
-  const before = Date.now() - olderThanMs;
   let purged = 0;
-  let cursor: string | undefined;
-  do {
-    const page = await store.list(TaskStatus.DEAD, {
-      before,
-      ...(cursor === undefined ? {} : { cursor }),
-    });
-    for (const record of page.items) {
+  for await (const page of store.iterate(TaskStatus.DEAD, { before: clock() - olderThanMs })) {
+    for (const record of page) {
       try {
         await store.purge(record);
         purged += 1;
@@ -118,9 +111,28 @@ export async function purgeDead(store: TaskStore, olderThanMs: number): Promise<
         if (!(err instanceof TransitionRejectedError)) throw err; // Redriven meanwhile.
       }
     }
-    cursor = page.cursor;
-  } while (cursor !== undefined);
+  }
   return purged;
+}
+
+/**
+ * The selected ids' records, read in the same order: the DEAD ones, and the others as
+ * skipped, with the reason.
+ */
+export function sortDead(
+  ids: readonly string[],
+  records: readonly (TaskRecord | undefined)[],
+): { dead: TaskRecord[]; skipped: { id: string; reason: string }[] } {
+  const dead: TaskRecord[] = [];
+  const skipped: { id: string; reason: string }[] = [];
+  records.forEach((record, i) => {
+    const id = ids[i] as string;
+    if (record === undefined) skipped.push({ id, reason: 'no task has this id' });
+    else if (record.status !== TaskStatus.DEAD)
+      skipped.push({ id, reason: `task is ${record.status}, not DEAD` });
+    else dead.push(record);
+  });
+  return { dead, skipped };
 }
 
 async function selectDead(
@@ -134,16 +146,12 @@ async function selectDead(
         { path: 'ids', message: 'expected a non-empty array of task ids' },
       ]);
     }
-    const records = await Promise.all(selection.ids.map((id) => store.get(id)));
-    const dead: TaskRecord[] = [];
-    records.forEach((record, i) => {
-      const id = selection.ids[i] as string;
-      if (record === undefined) skipped.push({ id, reason: 'no task has this id' });
-      else if (record.status !== TaskStatus.DEAD)
-        skipped.push({ id, reason: `task is ${record.status}, not DEAD` });
-      else dead.push(record);
-    });
-    return dead;
+    const sorted = sortDead(
+      selection.ids,
+      await Promise.all(selection.ids.map((id) => store.get(id))),
+    );
+    skipped.push(...sorted.skipped);
+    return sorted.dead;
   }
   if (selection.all !== true) {
     throw new ValidationError('redrive selection', [
@@ -151,15 +159,10 @@ async function selectDead(
     ]);
   }
   const dead: TaskRecord[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.list(TaskStatus.DEAD, cursor === undefined ? {} : { cursor });
-    for (const record of page.items) {
-      if (selection.orderingKey === undefined || record.orderingKey === selection.orderingKey)
-        dead.push(record);
-    }
-    cursor = page.cursor;
-  } while (cursor !== undefined);
+  for await (const page of store.iterate(TaskStatus.DEAD)) {
+    const { orderingKey } = selection;
+    dead.push(...page.filter((r) => orderingKey === undefined || r.orderingKey === orderingKey));
+  }
   return dead;
 }
 
@@ -251,7 +254,8 @@ async function decide(
     return record?.status === TaskStatus.DEAD ? 'release' : 'delete';
   }
   // PENDING covers the tasks this redrive just moved: their fresh message is sent next.
-  return record.status === TaskStatus.PENDING && record.history.at(-1)?.event === 'redriven'
+  return record.status === TaskStatus.PENDING &&
+    record.history.at(-1)?.event === AuditEvent.REDRIVEN
     ? 'delete'
     : 'move';
 }

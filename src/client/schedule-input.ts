@@ -2,6 +2,7 @@ import type { CreateScheduleCommandInput } from '@aws-sdk/client-scheduler';
 import { Defaults } from '../constants.js';
 import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../errors.js';
 import { firingTemplate } from '../message.js';
+import { SchedulerContext } from '../scheduler/context.js';
 import {
   parseScheduleExpression,
   type ScheduleExpression,
@@ -9,9 +10,9 @@ import {
 } from '../scheduler/expression.js';
 import { instantProblem } from '../scheduler/limits.js';
 import { scheduleNameProblem } from '../scheduler/names.js';
-import type { PayloadOf, TaskDefinition } from '../worker/task-definition.js';
+import type { SchedulerTarget } from '../scheduler/target.js';
+import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import { prepareTask } from './prepare.js';
-import type { SchedulerTarget } from './scheduler-target.js';
 
 /** Options of `TaskClient.schedule`. Give exactly one of `cron` and `rate`. */
 export interface RecurringScheduleOptions<D extends TaskDefinition = TaskDefinition> {
@@ -58,8 +59,6 @@ export interface ValidSchedule {
   readonly expression: ScheduleExpression;
 }
 
-const CONTEXT_ATTRIBUTE = '<aws.scheduler.';
-
 /**
  * Checks everything, reporting every problem at once, then builds CreateSchedule's input.
  *
@@ -91,10 +90,10 @@ export async function validateSchedule(
       Defaults.MAX_SCHEDULE_PAYLOAD_BYTES,
     );
     payloadJson = prepared.payloadJson;
-    if (payloadJson.includes(CONTEXT_ATTRIBUTE)) {
+    if (payloadJson.includes(SchedulerContext.PREFIX)) {
       issues.push({
         path: 'payload',
-        message: `must not contain '${CONTEXT_ATTRIBUTE}…>': Scheduler would substitute it`,
+        message: `must not contain '${SchedulerContext.PREFIX}…>': Scheduler would substitute it`,
       });
     }
   } catch (err) {

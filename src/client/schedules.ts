@@ -8,11 +8,12 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { ScheduleNotFoundError } from '../errors.js';
 import { parseMessage } from '../message.js';
+import { SchedulerContext, substituteContext } from '../scheduler/context.js';
 import { isDelayedScheduleName } from '../scheduler/names.js';
 import { startDateToSend } from '../scheduler/start-date.js';
+import type { SchedulerTarget } from '../scheduler/target.js';
 import { checkName, type RecurringScheduleOptions, validateSchedule } from './schedule-input.js';
 import { readSchedule, stateUpdate, updateStartDate, writeVerified } from './schedule-writes.js';
-import type { SchedulerTarget } from './scheduler-target.js';
 
 export type { RecurringScheduleOptions } from './schedule-input.js';
 
@@ -162,10 +163,11 @@ export class RecurringSchedules {
     const s = await this.read(name);
     if (s === undefined) return undefined;
     const parsed = parseMessage(
-      (s.Target?.Input ?? '')
-        .replace('<aws.scheduler.scheduled-time>', '1970-01-01T00:00:00Z')
-        .replace('<aws.scheduler.execution-id>', 'x')
-        .replace('<aws.scheduler.attempt-number>', '0'),
+      substituteContext(s.Target?.Input ?? '', {
+        [SchedulerContext.SCHEDULED_TIME]: '1970-01-01T00:00:00Z',
+        [SchedulerContext.EXECUTION_ID]: 'x',
+        [SchedulerContext.ATTEMPT_NUMBER]: '0',
+      }),
     );
     const firing = parsed.ok && parsed.kind === 'firing' ? parsed.firing : undefined;
     return {

@@ -1,21 +1,21 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
-import { AwsService, toConfigurationError } from '../aws-errors.js';
-import { EnvVars, type ExecutorLocation, resolveLocation, scheduleThreshold } from '../config.js';
-import { Defaults, TaskStatus } from '../constants.js';
-import { IdempotencyConflictError } from '../errors.js';
-import { type IntegrityTag, resolveIntegrity } from '../integrity/tag.js';
+import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
+import { TaskStatus } from '../constants.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
-import { Dispatcher } from '../outbox/dispatcher.js';
+import type { Dispatcher } from '../outbox/dispatcher.js';
+import type { DelayedTasks } from '../scheduler/delayed.js';
+import type { SchedulerTarget } from '../scheduler/target.js';
 import type { TaskRecord } from '../store/record.js';
-import { resolveRetention } from '../store/retention.js';
-import { type TaskPage, TaskStore } from '../store/task-store.js';
-import type { PayloadOf, TaskDefinition } from '../worker/task-definition.js';
+import type { TaskPage, TaskStore } from '../store/task-store.js';
+import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import { type BatchEntry, type BatchEntryResult, type EnqueueResult, enqueueAll } from './batch.js';
 import { cancelTask } from './cancel.js';
 import { type CheckReport, checkExecutor, reportError } from './check.js';
+import { clientParts } from './client-parts.js';
 import { type CountOptions, countTasks, type TaskCounts } from './counts.js';
+import { createRecord, type RecordWriter } from './create-record.js';
 import {
   type DeadLetter,
   type DeadLetterStats,
@@ -23,21 +23,20 @@ import {
   peekDeadLetters,
   requireDeadLetterQueue,
 } from './dead-letters.js';
-import { DelayedTasks } from './delayed.js';
+import { onDeadLetterQueue, onTable, type TableCall } from './guarded-calls.js';
 import { listTasks, type TaskListFilter, type TaskListPage } from './list-tasks.js';
 import type { TaskClientOptions } from './options.js';
-import { type EnqueueOptions, nextSequence, prepareTask } from './prepare.js';
+import { type EnqueueOptions, nextSequence } from './prepare.js';
 import { type PurgeOptions, type PurgeResult, purgeTasks } from './purge.js';
 import { purgeDead, type RedriveResult, type RedriveSelection, redriveDead } from './redrive.js';
-import { SchedulerTarget } from './scheduler-target.js';
-import {
-  type RecurringScheduleOptions,
+import type {
+  RecurringScheduleOptions,
   RecurringSchedules,
-  type ScheduleDetails,
-  type ScheduleResult,
-  type ScheduleSummary,
+  ScheduleDetails,
+  ScheduleResult,
+  ScheduleSummary,
 } from './schedules.js';
-import { type StatusIndex, statusIndex } from './status-index.js';
+import type { StatusIndex } from './status-index.js';
 import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
 import { type TaskTransition, type WatchOptions, watchTransitions } from './watch.js';
@@ -60,22 +59,22 @@ export type { TaskTransition, WatchOptions } from './watch.js';
  * the steps leaves a PENDING record that a re-enqueue or the sweeper completes.
  */
 export class TaskClient {
-  readonly store: TaskStore;
-  /** Delayed tasks' schedules; `ensureScheduled` is the sweeper's repair for SCHEDULED tasks. */
-  readonly delayed: DelayedTasks;
+  private readonly store: TaskStore;
+  /** Delayed tasks' schedules (see createDelayedTasks). */
+  private readonly delayed: DelayedTasks;
   private readonly sqs: SQSClient;
   private readonly dynamodb: DynamoDBClient;
   private readonly location: ExecutorLocation;
   private readonly queueUrl: string;
   private readonly dispatcher: Dispatcher;
   private readonly deadLetterQueueUrl: string | undefined;
-  private readonly maxPayloadBytes: number;
   private readonly logger: TaskLogger;
   private readonly clock: () => number;
   private readonly recurring: RecurringSchedules;
   private readonly target: SchedulerTarget;
-  private readonly integrity: IntegrityTag | undefined;
   private readonly index: StatusIndex;
+  private readonly tableCall: TableCall;
+  private readonly writer: RecordWriter;
 
   constructor(options: TaskClientOptions = {}) {
     const location = resolveLocation(options);
@@ -85,36 +84,22 @@ export class TaskClient {
     this.dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig());
     this.location = options;
     this.logger = options.logger ?? defaultLogger();
-    this.maxPayloadBytes = options.maxPayloadBytes ?? Defaults.MAX_PAYLOAD_BYTES;
     this.clock = options.clock ?? Date.now;
-    this.store = new TaskStore({
-      tableName: location.tableName,
+    const parts = clientParts(options, {
+      location,
+      sqs: this.sqs,
       dynamodb: this.dynamodb,
       logger: this.logger,
       clock: this.clock,
-      ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
-      retention: resolveRetention(options.retention),
     });
-    this.dispatcher = new Dispatcher(this.sqs, location.queueUrl, this.store, this.logger);
-    const target = new SchedulerTarget({
-      location: options,
-      sqs: this.sqs,
-      queueUrl: this.queueUrl,
-      scheduler: options.scheduler,
-    });
-    this.delayed = new DelayedTasks({
-      store: this.store,
-      target,
-      sqs: this.sqs,
-      queueUrl: this.queueUrl,
-      logger: this.logger,
-      clock: this.clock,
-      thresholdMs: scheduleThreshold(options.scheduleThresholdMs),
-    });
-    this.recurring = new RecurringSchedules(target, this.clock);
-    this.target = target;
-    this.integrity = resolveIntegrity(options.integrity, this.dynamodb);
-    this.index = statusIndex(this.dynamodb, location.tableName, this.store.statusShards);
+    this.store = parts.store;
+    this.dispatcher = parts.dispatcher;
+    this.target = parts.target;
+    this.delayed = parts.delayed;
+    this.recurring = parts.recurring;
+    this.index = parts.index;
+    this.tableCall = parts.tableCall;
+    this.writer = parts.writer;
   }
 
   /**
@@ -158,7 +143,13 @@ export class TaskClient {
     payload: PayloadOf<D>,
     options: EnqueueOptions = {},
   ): Promise<EnqueueResult> {
-    const { record, created } = await this.createRecord(task, payload, options, nextSequence());
+    const { record, created } = await createRecord(
+      this.writer,
+      task,
+      payload,
+      options,
+      nextSequence(),
+    );
     if (record.status === TaskStatus.SCHEDULED) {
       await this.delayed.arrange(record, created);
       return { id: record.id, created, sent: true, record };
@@ -180,7 +171,7 @@ export class TaskClient {
   enqueueBatch(entries: readonly BatchEntry[]): Promise<BatchEntryResult[]> {
     return enqueueAll(entries, {
       createRecord: (entry, sequence) =>
-        this.createRecord(entry.task, entry.payload, entry.options ?? {}, sequence),
+        createRecord(this.writer, entry.task, entry.payload, entry.options ?? {}, sequence),
       delayed: this.delayed,
       dispatcher: this.dispatcher,
     });
@@ -210,7 +201,7 @@ export class TaskClient {
    * Conditional per task, so one redriven meanwhile is kept.
    */
   purgeDead(options: { olderThan: number }): Promise<number> {
-    return purgeDead(this.store, options.olderThan);
+    return purgeDead(this.store, options.olderThan, this.clock);
   }
 
   /**
@@ -219,7 +210,7 @@ export class TaskClient {
    * @throws ConfigurationError when the table cannot be read for a permanent reason.
    */
   get(id: string): Promise<TaskRecord | undefined> {
-    return this.onTable(() => this.store.get(id));
+    return onTable(this.tableCall, () => this.store.get(id));
   }
 
   /**
@@ -237,10 +228,10 @@ export class TaskClient {
     options: { limit?: number; cursor?: string } = {},
   ): Promise<TaskPage | TaskListPage> {
     if (typeof statusOrFilter === 'object' && statusOrFilter !== null) {
-      return this.onTable(() => listTasks(this.index, statusOrFilter));
+      return onTable(this.tableCall, () => listTasks(this.index, statusOrFilter));
     }
     const valid = assertTaskStatus(statusOrFilter, 'list status');
-    return this.onTable(() => this.store.list(valid, options));
+    return onTable(this.tableCall, () => this.store.list(valid, options));
   }
 
   /**
@@ -249,7 +240,7 @@ export class TaskClient {
    * index entry it counts; docs/operations.md gives the cost on a large table.
    */
   counts(options: CountOptions = {}): Promise<TaskCounts> {
-    return this.onTable(() => countTasks(this.index, options));
+    return onTable(this.tableCall, () => countTasks(this.index, options));
   }
 
   /**
@@ -259,8 +250,8 @@ export class TaskClient {
    * @throws ConfigurationError when no dead-letter queue URL is configured.
    */
   async peekDeadLetters(options: { limit?: number } = {}): Promise<DeadLetter[]> {
-    const url = this.deadLetterUrl();
-    return this.onDeadLetterQueue(url, () => peekDeadLetters(this.sqs, url, options));
+    const url = requireDeadLetterQueue(this.deadLetterQueueUrl, EnvVars.DLQ_URL);
+    return onDeadLetterQueue(this.sqs, url, () => peekDeadLetters(this.sqs, url, options));
   }
 
   /**
@@ -270,8 +261,8 @@ export class TaskClient {
    * @throws ConfigurationError when no dead-letter queue URL is configured.
    */
   async deadLetterStats(options: { sample?: number } = {}): Promise<DeadLetterStats> {
-    const url = this.deadLetterUrl();
-    return this.onDeadLetterQueue(url, () => deadLetterStats(this.sqs, url, options));
+    const url = requireDeadLetterQueue(this.deadLetterQueueUrl, EnvVars.DLQ_URL);
+    return onDeadLetterQueue(this.sqs, url, () => deadLetterStats(this.sqs, url, options));
   }
 
   /**
@@ -281,7 +272,7 @@ export class TaskClient {
    * @throws ValidationError when `status` is not DEAD or `olderThan` is not a duration.
    */
   purge(options: PurgeOptions): Promise<PurgeResult> {
-    return this.onTable(() => purgeTasks(this.store, options, this.clock()));
+    return onTable(this.tableCall, () => purgeTasks(this.store, options, this.clock()));
   }
 
   /**
@@ -299,7 +290,7 @@ export class TaskClient {
    * @throws WaitTimeoutError after `timeoutMs`, carrying the last record seen.
    */
   wait(id: string, options: WaitOptions = {}): Promise<TaskRecord> {
-    return waitForTerminal(id, (taskId) => this.get(taskId), options);
+    return waitForTerminal(id, (taskId) => this.get(taskId), this.clock, options);
   }
 
   /**
@@ -353,78 +344,4 @@ export class TaskClient {
   getSchedule(name: string): Promise<ScheduleDetails | undefined> {
     return this.recurring.get(name);
   }
-
-  private deadLetterUrl(): string {
-    return requireDeadLetterQueue(this.deadLetterQueueUrl, EnvVars.DLQ_URL);
-  }
-
-  /** Runs a DLQ call, turning a permanent fault into a ConfigurationError naming the queue. */
-  private async onDeadLetterQueue<T>(url: string, call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (err) {
-      throw (
-        (await toConfigurationError(err, {
-          kind: 'dead-letter queue',
-          resource: url,
-          client: this.sqs,
-          service: AwsService.SQS,
-          setting: `deadLetterQueueUrl (or ${EnvVars.DLQ_URL})`,
-        })) ?? err
-      );
-    }
-  }
-
-  /**
-   * Validates and writes the record: SCHEDULED when runAt is beyond the threshold (after
-   * checking that scheduling is configured, so a misconfiguration writes nothing), else
-   * PENDING. An existing id must carry the same payload.
-   */
-  private async createRecord(
-    task: TaskDefinition,
-    payload: unknown,
-    options: EnqueueOptions,
-    sequence: string | undefined,
-  ): Promise<{ record: TaskRecord; created: boolean }> {
-    const checked = await prepareTask(task, payload, options, this.maxPayloadBytes, this.clock());
-    const integrityTag = await this.integrity?.tag(checked);
-    const prepared = { ...checked, sequence, integrityTag };
-    const scheduled = this.delayed.needsSchedule(prepared.runAt);
-    if (scheduled) this.delayed.assertConfigured();
-    const { record, created } = await this.onTable(() =>
-      this.store.create(
-        scheduled
-          ? {
-              ...prepared,
-              scheduled,
-              detail: `runAt ${new Date(prepared.runAt ?? 0).toISOString()}`,
-            }
-          : prepared,
-      ),
-    );
-    if (!created) assertSamePayload(record, prepared.payloadHash, prepared.type);
-    return { record, created };
-  }
-
-  /** Runs a table call, turning a permanent fault into a ConfigurationError naming the table. */
-  private async onTable<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (err) {
-      throw (
-        (await toConfigurationError(err, {
-          kind: 'table',
-          resource: this.store.tableName,
-          client: this.dynamodb,
-          service: AwsService.DYNAMODB,
-          setting: `tableName (or ${EnvVars.TABLE_NAME})`,
-        })) ?? err
-      );
-    }
-  }
-}
-
-function assertSamePayload(existing: TaskRecord, hash: string, type: string): void {
-  if (existing.payloadHash !== hash || existing.type !== type)
-    throw new IdempotencyConflictError(existing);
 }

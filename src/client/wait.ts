@@ -19,16 +19,17 @@ export interface WaitOptions {
 export async function waitForTerminal(
   id: string,
   read: (id: string) => Promise<TaskRecord | undefined>,
+  clock: () => number,
   options: WaitOptions = {},
 ): Promise<TaskRecord> {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const deadline = Date.now() + timeoutMs;
+  const deadline = clock() + timeoutMs;
   let interval = options.intervalMs ?? 100;
   for (;;) {
     const record = await read(id);
     if (record === undefined) throw new TaskNotFoundError(id);
     if (isTerminal(record.status)) return record;
-    const left = deadline - Date.now();
+    const left = deadline - clock();
     if (left <= 0) throw new WaitTimeoutError(id, timeoutMs, record);
     await new Promise((resolve) => setTimeout(resolve, Math.min(interval, left)));
     interval = Math.min(interval * 2, 2000);

@@ -20,11 +20,11 @@ export type LifecycleHook = (event: TaskEventDetail) => void | Promise<void>;
  * than once for one outcome: deduplicate on `taskId`.
  */
 export interface LifecycleHooks {
-  readonly onSucceeded?: LifecycleHook;
+  readonly onSucceeded?: LifecycleHook | undefined;
   /** An attempt failed with attempts left; the task will run again. */
-  readonly onFailed?: LifecycleHook;
-  readonly onDead?: LifecycleHook;
-  readonly onCancelled?: LifecycleHook;
+  readonly onFailed?: LifecycleHook | undefined;
+  readonly onDead?: LifecycleHook | undefined;
+  readonly onCancelled?: LifecycleHook | undefined;
 }
 
 /**
@@ -74,7 +74,7 @@ export class EventBatch {
    * Publishes the batch's events (one PutEvents call per 10 entries or 256 KB), then runs
    * the hooks. Returns the messages to hand back instead of acknowledging: those whose
    * terminal event was not accepted. Their next delivery finds the terminal record and
-   * publishes it again (docs/adr/0018-lifecycle-events-at-least-once.md).
+   * publishes it again (docs/adr/0019-lifecycle-events-at-least-once.md).
    */
   async flush(): Promise<ReadonlySet<string>> {
     return this.events.flush(this.noted);
@@ -100,13 +100,15 @@ export class WorkerEvents {
   }
 
   /**
-   * The store, with its worker transitions (complete, retry, kill) noting their event after
-   * the write lands. Reads and other writes pass through.
+   * The store, with the transitions a worker writes (complete, retry, kill, and expire of a
+   * lease that ran out on the final attempt) noting their event after the write lands. Reads
+   * and other writes pass through.
    */
   observe(store: TaskStore): TaskStore {
     const observed = Object.create(store) as TaskStore;
     observed.complete = async (...args) => this.noteTerminal(await store.complete(...args));
     observed.kill = async (...args) => this.noteTerminal(await store.kill(...args));
+    observed.expire = async (...args) => this.noteTerminal(await store.expire(...args));
     observed.retry = async (...args) => {
       const record = await store.retry(...args);
       this.note(failedEvent(record));

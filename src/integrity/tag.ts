@@ -48,11 +48,11 @@ export type IntegrityVerdict =
 /** The integrity settings of a TaskClient, worker or sweeper. */
 export interface IntegrityOptions {
   /** The KMS HMAC_256 key (id, ARN or alias). @default `TASKLANE_INTEGRITY_KEY_ID` */
-  readonly keyId?: string;
+  readonly keyId?: string | undefined;
   /** Computes and checks MACs. @default KMS, as the DynamoDB client's principal */
-  readonly mac?: MacService;
+  readonly mac?: MacService | undefined;
   /** The KMS endpoint, for the default `mac`. @default as {@link KmsMacClient} */
-  readonly endpoint?: string;
+  readonly endpoint?: string | undefined;
 }
 
 /** Makes and checks integrity tags with one KMS HMAC key. */

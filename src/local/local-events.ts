@@ -5,7 +5,7 @@ import {
   type EventBridgeClientConfig,
   ResourceNotFoundException,
 } from '@aws-sdk/client-eventbridge';
-import { DEFAULT_EVENT_BUS } from '../events/worker-config.js';
+import { DEFAULT_EVENT_BUS, type WorkerEventOptions } from '../events/worker-config.js';
 
 /** The `events` option of `startLocalExecutor`. */
 export type LocalEventsOption = boolean | { readonly eventBus?: string };
@@ -37,6 +37,11 @@ export async function localEventBus(
     throw err;
   }
   return { eventBus, source: `tasklane.${name}`, client };
+}
+
+/** The worker's `events` option for a local bus. */
+export function workerEventOptions(bus: LocalEventBus): WorkerEventOptions {
+  return { eventBus: bus.eventBus, source: bus.source, client: bus.client };
 }
 
 async function ensureBus(client: EventBridgeClient, name: string): Promise<void> {

@@ -8,27 +8,25 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig } from '../aws-clients.js';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { TaskClient, type TaskClientOptions } from '../client/task-client.js';
 import type { ExecutorLocation } from '../config.js';
-import { KmsMacClient, type KmsMacClientOptions } from '../integrity/kms-mac.js';
 import { defaultLogger, silentLogger, type TaskLogger } from '../observability/logger.js';
 import { noopMetrics } from '../observability/metrics.js';
 import { executorSettings } from '../resources.js';
 import { delayedScheduleGroupName } from '../scheduler/names.js';
 import { createSweeper } from '../sweeper/create-sweeper.js';
+import type { TaskDefinition } from '../tasks/task-definition.js';
 import { createWorker, type WorkerOptions } from '../worker/create-worker.js';
 import type { BatchSummary } from '../worker/sqs-poller.js';
-import type { TaskDefinition } from '../worker/task-definition.js';
 import { type EmulatorHandle, startEmulator } from './emulator.js';
-import { assertLoopbackEndpoint, EMULATOR_ACCESS_KEY_ID } from './emulator-env.js';
+import { type Clients, emulatorClients, emulatorConfig } from './emulator-clients.js';
+import { assertLoopbackEndpoint } from './emulator-env.js';
 import { STATE_DIR } from './emulator-runtime.js';
 import { runEventSourceMapping } from './event-source-mapping.js';
 import { type FileLogger, jsonLinesLogger } from './file-logger.js';
-import { type LocalEventBus, type LocalEventsOption, localEventBus } from './local-events.js';
+import { type LocalEventsOption, localEventBus, workerEventOptions } from './local-events.js';
+import { integrityOptions, withIntegrityKey } from './local-integrity.js';
 import { pause } from './pause.js';
 import { provision, provisionScheduleGroup } from './provision.js';
 import { createSchedulePump, LOCAL_SCHEDULER_SENDER_ID } from './schedule-pump.js';
@@ -184,7 +182,7 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     if (options.location !== undefined) await client.assertReady();
     const background = runInBackground(options, location, clients, pumpSqs, logger, {
       ...integrity,
-      ...(bus === undefined ? {} : { events: workerEvents(bus) }),
+      ...(bus === undefined ? {} : { events: workerEventOptions(bus) }),
     });
     cleanup.push(() => background.stop());
     return {
@@ -206,54 +204,6 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     await close();
     throw err;
   }
-}
-
-type Clients = { sqs: SQSClient; dynamodb: DynamoDBClient; scheduler: SchedulerClient };
-
-/** Clients bound to the emulator with dummy credentials, whatever the environment says. */
-function emulatorClients(endpoint: string, accessKeyId = EMULATOR_ACCESS_KEY_ID): Clients {
-  const config = emulatorConfig(endpoint, accessKeyId);
-  return {
-    // Never follow a queue URL to its host: emulators report AWS's.
-    sqs: new SQSClient({ ...config, useQueueUrlAsEndpoint: false }),
-    dynamodb: new DynamoDBClient(config),
-    scheduler: new SchedulerClient(config),
-  };
-}
-
-/** The configuration of a client bound to the emulator with dummy credentials. */
-function emulatorConfig(endpoint: string, accessKeyId = EMULATOR_ACCESS_KEY_ID) {
-  return {
-    ...awsClientConfig(),
-    endpoint,
-    region: process.env.AWS_REGION || 'us-east-1',
-    credentials: { accessKeyId, secretAccessKey: 'test' },
-  };
-}
-
-/** The worker's `events` option for a local bus. */
-function workerEvents(bus: LocalEventBus): NonNullable<WorkerOptions['events']> {
-  return { eventBus: bus.eventBus, source: bus.source, client: bus.client };
-}
-
-/** With `integrity: true` and no key in the location, a new HMAC key in the emulator's KMS. */
-async function withIntegrityKey(
-  options: LocalExecutorOptions,
-  location: LocalExecutorLocation,
-  kms: KmsMacClientOptions,
-): Promise<LocalExecutorLocation> {
-  if (options.integrity !== true || location.integrity !== undefined) return location;
-  const keyId = await new KmsMacClient(kms).createHmacKey('Tasklane local integrity tag');
-  return { ...location, integrity: { keyId } };
-}
-
-/** The integrity option of the client, worker and sweeper: the key, through the emulator. */
-function integrityOptions(
-  location: LocalExecutorLocation,
-  endpoint: string,
-): { integrity?: { keyId: string; endpoint: string } } {
-  const keyId = location.integrity?.keyId;
-  return keyId === undefined ? {} : { integrity: { keyId, endpoint } };
 }
 
 async function locate(

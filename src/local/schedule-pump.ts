@@ -20,6 +20,7 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { GetQueueUrlCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { silentLogger, type TaskLogger } from '../observability/logger.js';
+import { SchedulerContext, substituteContext } from '../scheduler/context.js';
 import { parseScheduleExpression } from '../scheduler/expression.js';
 import { delayedScheduleGroupName } from '../scheduler/names.js';
 import { formatScheduledTime, occurrences } from '../scheduler/occurrences.js';
@@ -90,13 +91,6 @@ export interface SchedulePump {
   }): Promise<void>;
 }
 
-const CONTEXT = {
-  scheduledTime: '<aws.scheduler.scheduled-time>',
-  executionId: '<aws.scheduler.execution-id>',
-  attemptNumber: '<aws.scheduler.attempt-number>',
-  scheduleArn: '<aws.scheduler.schedule-arn>',
-} as const;
-
 /** Creates a pump over an executor's schedule groups, recurring and delayed. */
 export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
   const groups = [
@@ -128,11 +122,11 @@ export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
     scheduledAt: number,
   ): Promise<PumpDelivery> => {
     const executionId = randomBytes(8).toString('hex');
-    const input = substitute(schedule.Target?.Input ?? '', {
-      [CONTEXT.scheduledTime]: formatScheduledTime(scheduledAt),
-      [CONTEXT.executionId]: executionId,
-      [CONTEXT.attemptNumber]: '1',
-      [CONTEXT.scheduleArn]: schedule.Arn ?? '',
+    const input = substituteContext(schedule.Target?.Input ?? '', {
+      [SchedulerContext.SCHEDULED_TIME]: formatScheduledTime(scheduledAt),
+      [SchedulerContext.EXECUTION_ID]: executionId,
+      [SchedulerContext.ATTEMPT_NUMBER]: '1',
+      [SchedulerContext.SCHEDULE_ARN]: schedule.Arn ?? '',
     });
     const base = { schedule: schedule.Name ?? '', scheduledAt, executionId };
     try {
@@ -288,12 +282,5 @@ async function enabledSchedules(
       if (!(err instanceof ResourceNotFoundException)) throw err;
     }
   }
-  return out;
-}
-
-function substitute(input: string, values: Readonly<Record<string, string>>): string {
-  let out = input;
-  for (const [placeholder, value] of Object.entries(values))
-    out = out.split(placeholder).join(value);
   return out;
 }

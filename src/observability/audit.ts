@@ -1,5 +1,6 @@
 import type { AuditEvent, TaskStatus } from '../constants.js';
-import type { TaskLogger } from './logger.js';
+import type { HistoryEntry } from '../store/record.js';
+import type { LogAttributes, TaskLogger } from './logger.js';
 
 /**
  * One audit record (docs/design.md §1.7, NIST 800-53 AU-3): what happened, to which task, in which
@@ -20,9 +21,30 @@ export interface AuditRecord {
   readonly detail: string | undefined;
 }
 
-/** Writes an audit record to the log as one structured line. */
-export function logAudit(logger: TaskLogger, record: AuditRecord): void {
-  logger.info(`task.${record.event}`, {
+/**
+ * What {@link logAudit} writes: an audit record, whose task may be unknown (a rejected
+ * message names no task the worker believes).
+ */
+export type AuditLine = Omit<AuditRecord, 'taskId' | 'taskType'> & {
+  readonly taskId: string | undefined;
+  readonly taskType: string | undefined;
+};
+
+/** How {@link logAudit} writes a line. */
+export interface AuditLineOptions {
+  /** @default 'info' */
+  readonly level?: 'info' | 'warn';
+  /** Added to the line, e.g. the message id of a rejected message. */
+  readonly fields?: LogAttributes;
+}
+
+/** Writes an audit record to the log as one structured line: the one audit emitter. */
+export function logAudit(
+  logger: TaskLogger,
+  record: AuditLine,
+  options: AuditLineOptions = {},
+): void {
+  logger[options.level ?? 'info'](`task.${record.event}`, {
     audit: true,
     event: record.event,
     taskId: record.taskId,
@@ -32,5 +54,24 @@ export function logAudit(logger: TaskLogger, record: AuditRecord): void {
     workerId: record.workerId,
     at: new Date(record.at).toISOString(),
     detail: record.detail,
+    ...options.fields,
+  });
+}
+
+/** The audit line of a history entry written to a task's record. */
+export function auditEntry(
+  logger: TaskLogger,
+  task: { readonly id: string; readonly type: string },
+  entry: HistoryEntry,
+): void {
+  logAudit(logger, {
+    event: entry.event,
+    taskId: task.id,
+    taskType: task.type,
+    attempt: entry.attempt,
+    status: entry.status,
+    workerId: entry.workerId,
+    at: entry.at,
+    detail: entry.detail,
   });
 }

@@ -1,6 +1,6 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import pLimit from 'p-limit';
 import { AwsService, toConfigurationError } from '../aws-errors.js';
+import { mapConcurrently } from '../concurrency.js';
 import { EnvVars } from '../config.js';
 import { Defaults } from '../constants.js';
 import { type ConfigurationError, TransitionRejectedError } from '../errors.js';
@@ -8,9 +8,6 @@ import { taskMessage } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
-
-/** Concurrent mark-as-sent writes; enough to keep up with SendMessageBatch. */
-const MARK_CONCURRENCY = 16;
 
 /**
  * The second half of the outbox: sends a PENDING task's message, then marks it sent
@@ -89,14 +86,9 @@ export class Dispatcher {
         tasks: records.length - toMark.length,
       });
     }
-    const limit = pLimit(MARK_CONCURRENCY);
-    await Promise.all(
-      toMark.map((index) =>
-        limit(async () => {
-          sent[index] = await this.markSent(records[index] as TaskRecord);
-        }),
-      ),
-    );
+    await mapConcurrently(toMark, async (index) => {
+      sent[index] = await this.markSent(records[index] as TaskRecord);
+    });
     if (permanent !== undefined) throw permanent;
     return sent;
   }

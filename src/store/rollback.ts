@@ -1,12 +1,11 @@
 /**
- * The rollback of a delayed enqueue as a conditional move to ROLLED_BACK, and the create
- * condition that lets a later enqueue of the same id revive it
+ * What a rolled-back delayed enqueue changes outside its own transition (the move to
+ * ROLLED_BACK is a row of store/transitions.ts): the create condition that lets a later
+ * enqueue of the same id revive it, and how a refused confirmation is read
  * (docs/adr/0015-rollback-moves-instead-of-deleting.md).
  */
-import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
+import { TableSchema, TaskStatus } from '../constants.js';
 import type { TaskRecord } from './record.js';
-import { expiresAtSeconds, type Retention } from './retention.js';
-import type { SeenHistory, TransitionSpec } from './transition.js';
 
 /**
  * The one condition of a create's PutItem: no record has the id, or the record there was
@@ -18,41 +17,6 @@ export const CREATE_CONDITION = {
   ExpressionAttributeNames: { '#pk': TableSchema.PARTITION_KEY, '#status': 'status' },
   ExpressionAttributeValues: { ':rolledBack': TaskStatus.ROLLED_BACK },
 } as const;
-
-/**
- * SCHEDULED → ROLLED_BACK, for the enqueue that wrote the record and could not create its
- * schedule. Allowed only on the record that enqueue still owns, the same condition the
- * DeleteItem it replaces had (ADR 0009): the record it wrote (same creation time),
- * untouched (SCHEDULED, never attempted, same generation) and not confirmed by another
- * enqueue. The record gets the retention TTL, like a finished task.
- */
-export function rollbackTransition(
-  seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'> & SeenHistory,
-  reason: string,
-  now: number,
-  retention: Retention,
-): TransitionSpec {
-  return {
-    name: 'roll back',
-    seen,
-    taskId: seen.id,
-    taskType: seen.type,
-    event: AuditEvent.ROLLED_BACK,
-    to: TaskStatus.ROLLED_BACK,
-    attempt: 0,
-    detail: reason,
-    condition:
-      '#createdAt = :createdAt AND #status = :scheduled AND #attempt = :zero AND #generation = :generation AND attribute_not_exists(#scheduleConfirmed)',
-    values: {
-      ':createdAt': seen.createdAt,
-      ':scheduled': TaskStatus.SCHEDULED,
-      ':zero': 0,
-      ':generation': seen.generation,
-    },
-    set: { [TableSchema.TTL_ATTRIBUTE]: expiresAtSeconds(now, retention) },
-    statusAt: now,
-  };
-}
 
 /**
  * How a refused schedule confirmation is read: `gone` when the record seen is no longer

@@ -4,6 +4,7 @@
  */
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { TableSchema } from '../constants.js';
+import type { Condition } from './expression.js';
 import type { HistoryPlan } from './history.js';
 import type { HistoryEntry } from './record.js';
 
@@ -11,11 +12,10 @@ import type { HistoryEntry } from './record.js';
 export interface TransitionWrite {
   readonly tableName: string;
   readonly taskId: string;
-  /** The allowed starting state (and fence), as a condition expression. */
-  readonly condition: string;
-  readonly values?: Record<string, unknown> | undefined;
+  /** The allowed starting state (and fence), with the names and values it uses. */
+  readonly condition: Condition;
   /** Attributes set by the transition; undefined values are skipped. */
-  readonly set?: Record<string, unknown> | undefined;
+  readonly set?: Readonly<Record<string, unknown>> | undefined;
   readonly remove?: readonly string[] | undefined;
   readonly status: string;
   readonly statusShard: string;
@@ -24,6 +24,38 @@ export interface TransitionWrite {
   /** The history entry; undefined for a heartbeat, which counts itself instead. */
   readonly entry: HistoryEntry | undefined;
   readonly plan: HistoryPlan;
+}
+
+/** The attributes every transition writes, under their expression names. */
+const TRANSITION_NAMES = {
+  '#pk': TableSchema.PARTITION_KEY,
+  '#status': 'status',
+  '#updatedAt': 'updatedAt',
+  '#statusShard': TableSchema.STATUS_INDEX_PARTITION_KEY,
+  '#statusAt': TableSchema.STATUS_INDEX_SORT_KEY,
+} as const;
+
+/**
+ * The parts of an update expression, each clause added with the names and values it uses.
+ */
+class UpdateParts {
+  readonly names: Record<string, string> = { ...TRANSITION_NAMES };
+  readonly values: Record<string, unknown> = {};
+  readonly sets: string[] = [];
+
+  /** Declares `#attribute` and `:key`s, returning the clause unchanged. */
+  clause(clause: string, attributes: readonly string[], values: Record<string, unknown> = {}) {
+    for (const attribute of attributes) this.names[`#${attribute}`] = attribute;
+    Object.assign(this.values, values);
+    return clause;
+  }
+
+  /** `#attribute = :attribute` for each defined value. */
+  assignments(set: Readonly<Record<string, unknown>>): string[] {
+    return Object.entries(set)
+      .filter(([, value]) => value !== undefined)
+      .map(([attr, value]) => this.clause(`#${attr} = :${attr}`, [attr], { [`:${attr}`]: value }));
+  }
 }
 
 /**
@@ -38,82 +70,66 @@ export interface TransitionWrite {
  * shrinks the item, comes first; an append, which grows it, after the other attributes.
  */
 export function buildTransitionUpdate(write: TransitionWrite): UpdateCommandInput {
-  const names: Record<string, string> = {
-    '#pk': TableSchema.PARTITION_KEY,
-    '#status': 'status',
-    '#updatedAt': 'updatedAt',
-    '#statusShard': TableSchema.STATUS_INDEX_PARTITION_KEY,
-    '#statusAt': TableSchema.STATUS_INDEX_SORT_KEY,
-  };
-  const values: Record<string, unknown> = {
-    ...write.values,
+  const parts = new UpdateParts();
+  Object.assign(parts.values, write.condition.values, {
     ':to': write.status,
     ':now_': write.now,
     ':statusShard': write.statusShard,
     ':statusAt': write.statusAt,
-  };
-  const attributes: string[] = [];
-  for (const [attr, value] of Object.entries(write.set ?? {})) {
-    if (value === undefined) continue;
-    names[`#${attr}`] = attr;
-    values[`:${attr}`] = value;
-    attributes.push(`#${attr} = :${attr}`);
-  }
-  const sets: string[] = [];
-  let condition = write.condition;
+  });
+  const attributes = parts.assignments(write.set ?? {});
+  let condition = write.condition.expression;
   const { plan, entry } = write;
   if (plan.kind === 'rewrite') {
-    names['#history'] = 'history';
-    names['#historyTruncated'] = 'historyTruncated';
-    values[':history'] = plan.entries;
-    values[':historyLength'] = plan.seenLength;
-    values[':dropped'] = plan.dropped;
-    values[':zero_'] = 0;
-    sets.push(
-      '#history = :history',
-      '#historyTruncated = if_not_exists(#historyTruncated, :zero_) + :dropped',
-      ...attributes,
-    );
-    condition = `(${condition}) AND size(#history) = :historyLength`;
+    const rewrite = [
+      parts.clause('#history = :history', ['history'], { ':history': plan.entries }),
+      parts.clause(
+        '#historyTruncated = if_not_exists(#historyTruncated, :zero_) + :dropped',
+        ['historyTruncated'],
+        { ':dropped': plan.dropped, ':zero_': 0 },
+      ),
+    ];
+    parts.sets.push(...rewrite, ...attributes);
+    const unchanged = parts.clause('size(#history) = :historyLength', ['history'], {
+      ':historyLength': plan.seenLength,
+    });
+    condition = `(${condition}) AND ${unchanged}`;
   } else if (entry !== undefined) {
-    names['#history'] = 'history';
-    values[':entry'] = [entry];
-    sets.push(...attributes, '#history = list_append(#history, :entry)');
+    const append = parts.clause('#history = list_append(#history, :entry)', ['history'], {
+      ':entry': [entry],
+    });
+    parts.sets.push(...attributes, append);
   } else {
-    sets.push(...attributes);
+    parts.sets.push(...attributes);
   }
   if (entry === undefined) {
-    names['#heartbeats'] = 'heartbeats';
-    names['#lastHeartbeatAt'] = 'lastHeartbeatAt';
-    values[':zero_'] = 0;
-    values[':one_'] = 1;
-    sets.push(
-      '#heartbeats = if_not_exists(#heartbeats, :zero_) + :one_',
-      '#lastHeartbeatAt = :now_',
+    parts.sets.push(
+      parts.clause('#heartbeats = if_not_exists(#heartbeats, :zero_) + :one_', ['heartbeats'], {
+        ':zero_': 0,
+        ':one_': 1,
+      }),
+      parts.clause('#lastHeartbeatAt = :now_', ['lastHeartbeatAt']),
     );
   }
-  sets.push(
+  parts.sets.push(
     '#status = :to',
     '#updatedAt = :now_',
     '#statusShard = :statusShard',
     '#statusAt = :statusAt',
   );
-  for (const attr of write.remove ?? []) names[`#${attr}`] = attr;
-  for (const match of condition.matchAll(/#(\w+)/g)) {
-    const attr = match[1] as string;
-    names[`#${attr}`] ??= attr;
-  }
+  const remove = write.remove ?? [];
   const removeClause =
-    write.remove === undefined || write.remove.length === 0
+    remove.length === 0
       ? ''
-      : ` REMOVE ${write.remove.map((a) => `#${a}`).join(', ')}`;
+      : ` REMOVE ${remove.map((attr) => parts.clause(`#${attr}`, [attr])).join(', ')}`;
+  Object.assign(parts.names, write.condition.names);
   return {
     TableName: write.tableName,
     Key: { [TableSchema.PARTITION_KEY]: write.taskId },
-    UpdateExpression: `SET ${sets.join(', ')}${removeClause}`,
+    UpdateExpression: `SET ${parts.sets.join(', ')}${removeClause}`,
     ConditionExpression: `attribute_exists(#pk) AND (${condition})`,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
+    ExpressionAttributeNames: parts.names,
+    ExpressionAttributeValues: parts.values,
     ReturnValues: 'ALL_NEW',
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   };

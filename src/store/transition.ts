@@ -4,15 +4,17 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { type AuditEvent, Defaults, TableSchema, type TaskStatus } from '../constants.js';
 import { LeaseLostError, TransitionRejectedError } from '../errors.js';
+import { auditEntry } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { truncate } from '../text.js';
+import type { Condition } from './expression.js';
 import { itemBytes, MAX_DETAIL_CHARS, planHistory } from './history.js';
 import {
   fromItem,
   type HistoryEntry,
+  refusedRecord,
   statusShard,
   statusShardKey,
   type TaskItem,
@@ -21,7 +23,9 @@ import {
 import { buildTransitionUpdate, isItemSizeError } from './transition-update.js';
 
 /** The part of a record the caller read that lets a transition fold the history. */
-export type SeenHistory = Partial<Pick<TaskRecord, 'history'>>;
+export interface SeenHistory {
+  readonly history?: TaskRecord['history'] | undefined;
+}
 
 /** One transition, as a store method describes it. */
 export interface TransitionSpec {
@@ -34,19 +38,18 @@ export interface TransitionSpec {
   readonly attempt: number;
   readonly workerId?: string | undefined;
   readonly detail?: string | undefined;
-  /** The allowed starting state (and fence), as a condition expression. */
-  readonly condition: string;
-  readonly set?: Record<string, unknown>;
-  readonly remove?: readonly string[];
-  readonly values?: Record<string, unknown>;
+  /** The allowed starting state (and fence). */
+  readonly condition: Condition;
+  readonly set?: Record<string, unknown> | undefined;
+  readonly remove?: readonly string[] | undefined;
   /** Sort key of the status index in the new state. */
   readonly statusAt: number;
   /** Worker writes raise LeaseLostError instead of TransitionRejectedError. */
-  readonly fenced?: boolean;
+  readonly fenced?: boolean | undefined;
   /** The history the caller read, if it holds one: lets the write fold it. */
   readonly seen?: SeenHistory | undefined;
   /** A heartbeat: counted on the record instead of appended to the history. */
-  readonly heartbeat?: boolean;
+  readonly heartbeat?: boolean | undefined;
 }
 
 /** What {@link writeTransition} needs from the store. */
@@ -56,8 +59,6 @@ export interface TransitionContext {
   readonly statusShards: number;
   readonly clock: () => number;
   readonly logger: TaskLogger;
-  /** Emits the audit line of a written transition. */
-  readonly audit: (taskId: string, taskType: string, entry: HistoryEntry) => void;
 }
 
 /** A transition is written at most this many times (see {@link writeTransition}). */
@@ -93,7 +94,6 @@ export async function writeTransition(
       tableName: ctx.tableName,
       taskId: spec.taskId,
       condition: spec.condition,
-      values: spec.values,
       set: dropResult ? { ...spec.set, result: undefined } : spec.set,
       remove: dropResult ? [...(spec.remove ?? []), 'result'] : spec.remove,
       status: spec.to,
@@ -106,12 +106,12 @@ export async function writeTransition(
     try {
       const out = await ctx.doc.send(new UpdateCommand(update));
       const record = fromItem(out.Attributes ?? {});
-      ctx.audit(record.id, record.type, entry ?? entryOf(spec, now, false));
+      auditEntry(ctx.logger, record, entry ?? entryOf(spec, now, false));
       return record;
     } catch (err) {
       const last = round >= MAX_TRANSITION_ROUNDS - 1;
       if (err instanceof ConditionalCheckFailedException) {
-        const current = err.Item === undefined ? undefined : fromItem(unmarshall(err.Item));
+        const current = refusedRecord(err);
         if (!last && plan.kind === 'rewrite' && current?.history.length !== plan.seenLength) {
           seen = current?.history;
           continue;

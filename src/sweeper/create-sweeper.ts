@@ -2,13 +2,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
-import { TaskClient } from '../client/task-client.js';
 import { type ExecutorLocation, resolveLocation, resolveSchedulerLocation } from '../config.js';
 import { ConfigurationError } from '../errors.js';
 import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics, TaskOutcome } from '../observability/metrics.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
+import { createDelayedTasks } from '../scheduler/delayed.js';
 import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
 import { overdueBefore } from './overdue.js';
@@ -41,7 +41,7 @@ export interface SweeperOptions
    * Verify each task's integrity tag before sending it (kms:VerifyMac).
    * @default on when `TASKLANE_INTEGRITY_KEY_ID` is set, else off
    */
-  readonly integrity?: IntegrityOptions;
+  readonly integrity?: IntegrityOptions | undefined;
 }
 
 /**
@@ -67,12 +67,15 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
   const dispatcher = new Dispatcher(sqs, location.queueUrl, store, logger);
   // Overdue delayed tasks are checked only where scheduling is configured.
   const delayed = schedulingConfigured(options)
-    ? new TaskClient({
-        ...options,
+    ? createDelayedTasks({
+        location: options,
+        store,
         sqs,
+        queueUrl: location.queueUrl,
         logger,
-        ...(options.dynamodb ? { dynamodb: options.dynamodb } : {}),
-      }).delayed
+        clock: options.clock ?? Date.now,
+        scheduler: options.scheduler,
+      })
     : undefined;
   const once = () =>
     sweep({

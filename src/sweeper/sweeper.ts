@@ -1,11 +1,12 @@
 import { TaskStatus } from '../constants.js';
+import { describeError } from '../error-info.js';
 import { TransitionRejectedError } from '../errors.js';
 import { keepVerified } from '../integrity/check.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
 import { compareEnqueueOrder, type TaskRecord } from '../store/record.js';
-import type { Lease, TaskPage, TaskStore } from '../store/task-store.js';
+import type { TaskStore } from '../store/task-store.js';
 import { overdueBefore, resendOverdue } from './overdue.js';
 
 /** The worker id the sweeper's transitions are recorded under. */
@@ -26,7 +27,7 @@ export interface SweepOptions {
   readonly pageSize?: number;
   /**
    * Repairs an overdue SCHEDULED task: recreates its missing schedule, or sends it when due
-   * (`TaskClient.delayed.ensureScheduled`). Without it, SCHEDULED tasks are not swept.
+   * (`DelayedTasks.ensureScheduled`, see createDelayedTasks). Without it, SCHEDULED tasks are not swept.
    */
   readonly ensureScheduled?: (record: TaskRecord) => Promise<unknown>;
   /** A SCHEDULED task this long past its runAt is checked. @default 120000 */
@@ -110,19 +111,15 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     before: number,
     each: (r: TaskRecord) => Promise<void>,
   ) => {
-    let cursor: string | undefined;
-    do {
+    const reader = store.iterate(status, { before, pageSize });
+    while (true) {
       if (clock() >= deadline) {
         budgetExhausted = true;
         return;
       }
-      let page: TaskPage;
+      let page: IteratorResult<readonly TaskRecord[], void>;
       try {
-        page = await store.list(status, {
-          before,
-          limit: pageSize,
-          ...(cursor === undefined ? {} : { cursor }),
-        });
+        page = await reader.next();
       } catch (err) {
         // The rest of this status waits for the next sweep; the other statuses go on.
         counts.failed += 1;
@@ -132,7 +129,8 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
         });
         return;
       }
-      for (const record of page.items) {
+      if (page.done === true) return;
+      for (const record of page.value) {
         try {
           await each(record);
         } catch (err) {
@@ -148,8 +146,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
           });
         }
       }
-      cursor = page.cursor;
-    } while (cursor !== undefined);
+    }
   };
 
   const now = clock();
@@ -157,9 +154,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   await pages(TaskStatus.RUNNING, now + 1, async (record) => {
     if ((record.leaseExpiresAt ?? 0) > now) return;
     if (record.attempt >= record.maxAttempts) {
-      await store.kill(leaseOf(record), record.type, 'lease expired on the final attempt', {
-        leaseExpired: true,
-      });
+      await store.expire(record, 'lease expired on the final attempt', SWEEPER_ACTOR);
       counts.killed += 1;
       return;
     }
@@ -204,18 +199,4 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   const report = { ...counts, budgetExhausted };
   logger.info('sweep finished', { ...report });
   return report;
-}
-
-function leaseOf(record: TaskRecord): Lease {
-  return {
-    taskId: record.id,
-    attempt: record.attempt,
-    leaseToken: record.leaseToken ?? '',
-    workerId: SWEEPER_ACTOR,
-    history: record.history,
-  };
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -1,4 +1,4 @@
-import type { RetryPolicy } from './task-definition.js';
+import type { RetryPolicy } from '../tasks/task-definition.js';
 
 /**
  * Delay before the retry that follows `attempt` (1-based): exponential growth with full

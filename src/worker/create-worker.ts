@@ -13,12 +13,13 @@ import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
 import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
+import { retryHorizonIssue } from '../tasks/retry-horizon.js';
+import type { TaskDefinition } from '../tasks/task-definition.js';
+import type { BatchOptions, ProcessorDeps } from './deps.js';
 import { resolveFiringSenders } from './firing-trust.js';
-import { type BatchOptions, type ProcessorDeps, processBatch } from './processor.js';
-import { retryHorizonIssue } from './retry-horizon.js';
+import { processBatch } from './processor.js';
 import { type BatchSummary, pollQueue } from './sqs-poller.js';
 import { TakeoverGate } from './takeover-gate.js';
-import type { TaskDefinition } from './task-definition.js';
 import { VisibilityController } from './visibility.js';
 
 /** Options of {@link createWorker}. */
@@ -29,7 +30,7 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
    * the recurring firings the worker creates (kms:GenerateMac). A task that fails is declared
    * DEAD unrun (`INTEGRITY_FAILED`). @default on when `TASKLANE_INTEGRITY_KEY_ID` is set
    */
-  readonly integrity?: IntegrityOptions;
+  readonly integrity?: IntegrityOptions | undefined;
   readonly sqs?: SQSClient;
   readonly logger?: TaskLogger;
   /**
@@ -83,14 +84,14 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
    * @default `TASKLANE_SCHEDULER_SENDER_ID`; when neither is set, every firing is rejected
    *   and logged as an error
    */
-  readonly schedulerSenderId?: string | false;
+  readonly schedulerSenderId?: string | false | undefined;
   /**
    * Publish lifecycle events (`Tasklane Task Succeeded`, `Failed`, `Dead`, `Cancelled`) to
    * EventBridge, once per batch, after the transitions are written; see docs/events.md.
    * The hooks (`onSucceeded`, `onFailed`, `onDead`, `onCancelled`) run with or without it.
    * @default on when `TASKLANE_EVENT_BUS` is set (the construct's `events: true`)
    */
-  readonly events?: boolean | WorkerEventOptions;
+  readonly events?: boolean | WorkerEventOptions | undefined;
 }
 
 /** Options of {@link Worker.poll}. */

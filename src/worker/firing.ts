@@ -3,8 +3,8 @@ import { Defaults, isTerminal } from '../constants.js';
 import type { FiringEnvelope } from '../message.js';
 import { firingTaskId } from '../scheduler/names.js';
 import { canonicalJson, payloadHash, type TaskRecord } from '../store/record.js';
+import type { ProcessorDeps } from './deps.js';
 import { firingProblem } from './firing-trust.js';
-import type { ProcessorDeps } from './processor.js';
 
 /** What the worker does with a firing: run its task, stop (an idempotent no-op), or refuse it. */
 export type Admission =

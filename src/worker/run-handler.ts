@@ -1,5 +1,5 @@
 import { TaskTimeoutError } from '../errors.js';
-import type { TaskContext, TaskDefinition } from './task-definition.js';
+import type { TaskContext, TaskDefinition } from '../tasks/task-definition.js';
 
 /** How a handler run ended. */
 export type HandlerOutcome =

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { EnqueueOptions } from '../../src/client/prepare.js';
 import { AuditEvent, MESSAGE_SCHEMA_VERSION, TaskStatus } from '../../src/constants.js';
 import { ErrorCode, TasklaneError } from '../../src/errors.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { REGION } from '../helpers/aws.js';
 import { recordingLogger } from '../helpers/executor.js';
 import { type BadInput, badInputs, looksPolluted, prototypeSnapshot } from './lib/bad-inputs.js';

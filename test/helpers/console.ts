@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import type { TaskClient } from '../../src/client/task-client.js';
 import { PermanentError } from '../../src/errors.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 
 /** A payload that would run script if the console did not escape it. */
 export const HOSTILE_NOTE = '<script>window.__tasklaneXss = true</script><b>bold?</b>';

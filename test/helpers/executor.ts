@@ -27,10 +27,11 @@ import type { LogAttributes, TaskLogger } from '../../src/observability/logger.j
 import { silentLogger } from '../../src/observability/logger.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { executorSettings } from '../../src/resources.js';
+import { createDelayedTasks, type DelayedTasks } from '../../src/scheduler/delayed.js';
 import { TaskStore } from '../../src/store/task-store.js';
+import type { TaskDefinition } from '../../src/tasks/task-definition.js';
 import { createWorker, type Worker, type WorkerOptions } from '../../src/worker/create-worker.js';
 import { toSqsRecord } from '../../src/worker/sqs-poller.js';
-import type { TaskDefinition } from '../../src/worker/task-definition.js';
 import { type AwsClients, schedulerPumpSqs, testClients, uniqueName } from './aws.js';
 
 /** An executor provisioned in the emulator, with clients, a store and factories bound to it. */
@@ -67,6 +68,8 @@ export interface EmulatorExecutor extends ProvisionedExecutor {
 export interface TestExecutor extends EmulatorExecutor {
   readonly clients: ReturnType<typeof testClients>;
   readonly scheduler: ProvisionedScheduler;
+  /** Delayed-task scheduling on the executor, as the client and the sweeper build it. */
+  delayed(options?: { store?: TaskStore; clock?: () => number }): DelayedTasks;
 }
 
 export interface EmulatorExecutorOptions {
@@ -92,7 +95,25 @@ export async function setupExecutor(
   });
   const { scheduler } = executor;
   if (scheduler === undefined) throw new Error('provision created no scheduler resources');
-  return { ...executor, clients, scheduler };
+  const location = {
+    tableName: executor.tableName,
+    queueUrl: executor.queueUrl,
+    queueArn: executor.queueArn,
+    scheduleGroup: scheduler.scheduleGroup,
+    schedulerRoleArn: scheduler.schedulerRoleArn,
+    scheduleDeadLetterArn: scheduler.scheduleDeadLetterArn,
+  };
+  const delayed = (options: { store?: TaskStore; clock?: () => number } = {}) =>
+    createDelayedTasks({
+      location,
+      store: options.store ?? executor.store,
+      sqs: clients.sqs,
+      queueUrl: executor.queueUrl,
+      scheduler: clients.scheduler,
+      logger: silentLogger,
+      clock: options.clock ?? Date.now,
+    });
+  return { ...executor, clients, scheduler, delayed };
 }
 
 /** Provisions a fresh executor in the emulator from the same settings the construct uses. */

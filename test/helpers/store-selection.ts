@@ -37,9 +37,9 @@ export async function seedSelection(prefix: string): Promise<Selection> {
   const queued = await createQueued(id('QUEUED'));
   const running = await createRunning(id('RUNNING'));
   const toSucceed = await createRunning(id('SUCCEEDED'));
-  const succeeded = await store.complete(toSucceed.lease, 'report.build', '{"rows":3}');
+  const succeeded = await store.complete(toSucceed.lease, '{"rows":3}');
   const toKill = await createRunning(id('DEAD'));
-  const dead = await store.kill(toKill.lease, 'report.build', 'permanent error: bad month');
+  const dead = await store.kill(toKill.lease, 'permanent error: bad month');
   const toCancel = (await store.create(newTask(id('CANCELLED')))).record;
   const cancelled = await store.cancel(toCancel, 'no longer needed');
   return {
@@ -107,19 +107,15 @@ export function expectedOutcomes(
   return outcomes;
 }
 
-/** The lease of a RUNNING record as another worker sees it: the token it read, its own id. */
-export function leaseSeenBy(record: TaskRecord, workerId: string): Lease {
-  return {
-    taskId: record.id,
-    attempt: record.attempt,
-    leaseToken: record.leaseToken ?? '',
-    workerId,
-  };
-}
-
 /** A lease that was never granted, for tasks that have none. */
 export function forgedLease(record: TaskRecord): Lease {
-  return { taskId: record.id, attempt: record.attempt, leaseToken: 'forged', workerId: 'intruder' };
+  return {
+    taskId: record.id,
+    taskType: record.type,
+    attempt: record.attempt,
+    leaseToken: 'forged',
+    workerId: 'intruder',
+  };
 }
 
 /** The refusal a transition rejects with; fails the test if the transition went through. */

@@ -1,6 +1,6 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { EventBus } from 'aws-cdk-lib/aws-events';
+import { EventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks, NIST80053R5Checks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +11,8 @@ import { arnOf, idOf } from '../helpers/infra.js';
 function eventsStack(props: Pick<TaskExecutorProps, 'events'> & { ownBus?: boolean } = {}) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'Orders', { env: { account: '111122223333', region: 'eu-west-1' } });
-  const bus = new EventBus(stack, 'Bus', { eventBusName: 'orders-bus' });
+  // exactOptionalPropertyTypes refuses the class for its interface; the construct takes any IEventBus.
+  const bus = new EventBus(stack, 'Bus', { eventBusName: 'orders-bus' }) as IEventBus;
   const executor = new TaskExecutor(stack, 'Executor', {
     workerEntry: 'functions/worker.ts',
     ...(props.events === undefined ? {} : { events: props.events }),

@@ -1,6 +1,6 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { Vpc } from 'aws-cdk-lib/aws-ec2';
+import { type IVpc, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -65,7 +65,9 @@ describe('cdk-nag over the example stack', () => {
     // (test/infra/encryption.test.ts checks the key with every grant as well.)
     const { app, packs: all } = packs();
     const stack = new Stack(app, 'Full');
-    const vpc = new Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0 });
+    // aws-cdk-lib's Vpc declares optional members that IVpc does not, which
+    // exactOptionalPropertyTypes refuses; the construct takes any IVpc.
+    const vpc = new Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0 }) as IVpc;
     const key = new Key(stack, 'Key', { enableKeyRotation: true });
     const topic = new Topic(stack, 'Alarms', { masterKey: key, enforceSSL: true });
 

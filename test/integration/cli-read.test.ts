@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { TaskStatus } from '../../src/constants.js';
 import { PermanentError } from '../../src/errors.js';
 import { taskMessage } from '../../src/message.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { executorEnv, runCli } from '../helpers/cli.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 

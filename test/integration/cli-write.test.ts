@@ -1,11 +1,16 @@
 import { once } from 'node:events';
+import {
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskClient } from '../../src/client/task-client.js';
 import { TaskStatus } from '../../src/constants.js';
 import { PermanentError } from '../../src/errors.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { greet } from '../fixtures/cli-dev-tasks.js';
 import { executorEnv, runCli, startCli } from '../helpers/cli.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
@@ -59,6 +64,56 @@ describe('tasklane redrive', () => {
     const client = executor.client();
     expect((await client.get(first as string))?.status).toBe(TaskStatus.SUCCEEDED);
     expect((await client.get(second as string))?.status).toBe(TaskStatus.SUCCEEDED);
+  });
+
+  it('exits 5 naming the task when an id named is no longer DEAD', async () => {
+    const [dead] = await seedDead(1);
+    failing = false;
+    await runCli(['redrive', '--ids', `${dead}`, '--yes'], env);
+    await executor.drain(executor.worker([flaky]));
+
+    const again = await runCli(['redrive', '--ids', `${dead}`, '--yes'], env);
+
+    expect(again.code).toBe(5);
+    expect(again.stdout).toContain(`skipped ${dead}: task is SUCCEEDED, not DEAD`);
+  });
+
+  it('with --all, drains a dead letter whose task still waits, though no task is DEAD', async () => {
+    const { sqs } = executor.clients;
+    const { id } = await executor.client().enqueue(email, { n: 7 }, { orderingKey: 'k' });
+    // SQS's move after maxReceiveCount receives: the message leaves the work queue for the DLQ.
+    const received = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: executor.queueUrl,
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    const [message] = received.Messages ?? [];
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: executor.deadLetterQueueUrl,
+        MessageBody: message?.Body,
+        MessageGroupId: message?.Attributes?.MessageGroupId,
+        MessageDeduplicationId: message?.MessageId,
+      }),
+    );
+    await sqs.send(
+      new DeleteMessageCommand({
+        QueueUrl: executor.queueUrl,
+        ReceiptHandle: message?.ReceiptHandle,
+      }),
+    );
+
+    const dry = await runCli(['redrive', '--all', '--dry-run'], env);
+    const done = await runCli(['redrive', '--all', '--yes', '--json'], env);
+    await executor.drain(executor.worker([email]));
+    const peek = await runCli(['dlq', 'peek'], env);
+
+    expect(dry.stdout).toContain('Would drain the dead-letter queue: 1 message(s) waiting.');
+    expect(done.code).toBe(0);
+    expect(JSON.parse(done.stdout).dlq).toMatchObject({ movedBack: 1, deleted: 0 });
+    expect((await executor.client().get(id))?.status).toBe(TaskStatus.SUCCEEDED);
+    expect(peek.stdout).toContain('The dead-letter queue is empty.');
   });
 
   it('exits 2 unless exactly one of --ids, --all and --key is given', async () => {

@@ -9,7 +9,7 @@ import {
   ValidationError,
   WaitTimeoutError,
 } from '../../src/errors.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 import { throttledSqs } from '../helpers/throttled-sqs.js';
 

@@ -6,7 +6,7 @@ import * as z from 'zod';
 import { TaskStatus } from '../../src/constants.js';
 import { ConfigurationError } from '../../src/errors.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, silentLogger, type TestExecutor } from '../helpers/executor.js';
 
 const ping = defineTask('ping', { schema: z.object({ n: z.number() }), handler: () => undefined });

@@ -8,7 +8,7 @@ import * as z from 'zod';
 import { TaskStatus } from '../../src/constants.js';
 import { ScheduleFailedError } from '../../src/errors.js';
 import { delayedScheduleName } from '../../src/scheduler/names.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 const HOUR = 60 * 60_000;

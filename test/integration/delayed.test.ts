@@ -10,8 +10,14 @@ import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { ScheduleFailedError } from '../../src/errors.js';
 import { delayedScheduleName } from '../../src/scheduler/names.js';
 import { payloadHash } from '../../src/store/record.js';
-import { defineTask } from '../../src/worker/task-definition.js';
-import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import { TaskStore } from '../../src/store/task-store.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
+import {
+  recordingLogger,
+  setupExecutor,
+  silentLogger,
+  type TestExecutor,
+} from '../helpers/executor.js';
 
 const MINUTE = 60_000;
 
@@ -282,7 +288,7 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
     // The process died after the write, before CreateSchedule
     const client = executor.client();
     const runAt = Date.now() + 10 * MINUTE;
-    await client.store.create({
+    await executor.store.create({
       id: 'orphan',
       type: 'remind',
       payloadJson: '{"note":"x"}',
@@ -307,9 +313,14 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
   it('lets the sweeper repair an overdue SCHEDULED task by sending its message (ensureScheduled)', async () => {
     // A SCHEDULED task whose schedule never existed, now overdue
     const { clock, state } = fakeClock();
-    const client = executor.client({ clock });
     const worker = executor.worker([remind], { clock });
-    const { record } = await client.store.create({
+    const store = new TaskStore({
+      tableName: executor.tableName,
+      dynamodb: executor.clients.dynamodb,
+      logger: silentLogger,
+      clock,
+    });
+    const { record } = await store.create({
       id: 'overdue',
       type: 'remind',
       payloadJson: '{"note":"x"}',
@@ -322,7 +333,7 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
     });
     state.now += 2 * MINUTE;
 
-    const outcome = await client.delayed.ensureScheduled(record);
+    const outcome = await executor.delayed({ store, clock }).ensureScheduled(record);
     await executor.drain(worker);
 
     expect(outcome).toBe('sent');

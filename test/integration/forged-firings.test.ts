@@ -9,7 +9,7 @@ import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { firingTemplate, taskMessage } from '../../src/message.js';
 import { formatScheduledTime } from '../../src/scheduler/occurrences.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { schedulerPumpSqs } from '../helpers/aws.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 

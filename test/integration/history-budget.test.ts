@@ -8,7 +8,7 @@ import * as z from 'zod';
 import { AuditEvent, Defaults, TaskStatus } from '../../src/constants.js';
 import { historyBytes } from '../../src/store/history.js';
 import type { HistoryEntry } from '../../src/store/record.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 import { putRawItem, rawItem, rawItemBytes } from '../helpers/raw-item.js';
 
@@ -89,9 +89,9 @@ describe('terminal writes near the item size limit', () => {
     });
     const client = executor.client();
     const { id } = await client.enqueue(task, { blob: 'x'.repeat(240 * KB) });
-    const seen = await client.store.get(id);
+    const seen = await executor.store.get(id);
     if (seen === undefined) throw new Error('expected the record');
-    const { lease } = await client.store.claim(seen, {
+    const { lease } = await executor.store.claim(seen, {
       workerId: LAMBDA_WORKER_ID,
       leaseMs: 60_000,
     });
@@ -102,7 +102,7 @@ describe('terminal writes near the item size limit', () => {
     const result = JSON.stringify('r'.repeat(30 * KB));
 
     // Act
-    const record = await client.store.complete(lease, task.type, result);
+    const record = await executor.store.complete(lease, result);
 
     // Assert
     expect(before).toBeGreaterThan(370 * KB);
@@ -122,7 +122,7 @@ describe('terminal writes near the item size limit', () => {
     // Arrange: a 370 KB payload (larger than producers may send, as an older version could
     // store): no 32 KB result fits beside it.
     const client = executor.client();
-    const { record: created } = await client.store.create({
+    const { record: created } = await executor.store.create({
       id: 'huge-payload',
       type: 'legacy.report',
       payloadJson: JSON.stringify({ blob: 'x'.repeat(370 * KB) }),
@@ -131,17 +131,13 @@ describe('terminal writes near the item size limit', () => {
       timeoutMs: 60_000,
       messageGroupId: 'huge-payload',
     });
-    const { lease } = await client.store.claim(created, {
+    const { lease } = await executor.store.claim(created, {
       workerId: LAMBDA_WORKER_ID,
       leaseMs: 60_000,
     });
 
     // Act
-    const record = await client.store.complete(
-      lease,
-      'legacy.report',
-      JSON.stringify('r'.repeat(32 * KB - 2)),
-    );
+    const record = await executor.store.complete(lease, JSON.stringify('r'.repeat(32 * KB - 2)));
 
     // Assert
     expect(record).toMatchObject({ status: TaskStatus.SUCCEEDED, attempt: 1, result: undefined });

@@ -10,7 +10,7 @@ import { TransitionRejectedError } from '../../src/errors.js';
 import { historyBytes } from '../../src/store/history.js';
 import type { HistoryEntry, TaskRecord } from '../../src/store/record.js';
 import type { TaskStore } from '../../src/store/task-store.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 import { putRawItem, rawItem } from '../helpers/raw-item.js';
 
@@ -19,7 +19,7 @@ let store: TaskStore;
 
 beforeEach(async () => {
   executor = await setupExecutor();
-  store = executor.client().store;
+  store = executor.store;
 });
 
 const noop = defineTask('noop', { schema: z.object({}), handler: () => undefined });

@@ -11,7 +11,7 @@ import { type TaskMetrics, TaskOutcome } from '../../src/observability/metrics.j
 import { formatScheduledTime } from '../../src/scheduler/occurrences.js';
 import { payloadHash } from '../../src/store/record.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { schedulerPumpSqs } from '../helpers/aws.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
@@ -202,7 +202,7 @@ describe('integrity tag: sweeper', () => {
       clock: () => later,
       integrity,
     });
-    const tampered = await client.store.create({
+    const tampered = await executor.store.create({
       id: 'tampered',
       type: send.type,
       payloadJson: '{"to":"a@example.com"}',
@@ -212,7 +212,7 @@ describe('integrity tag: sweeper', () => {
       messageGroupId: 'tampered',
       integrityTag: await tagOf('tampered', '{"to":"a@example.com"}'),
     });
-    await client.store.create({
+    await executor.store.create({
       id: 'intact',
       type: send.type,
       payloadJson: '{"to":"b@example.com"}',

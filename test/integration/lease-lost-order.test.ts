@@ -4,8 +4,8 @@ import * as z from 'zod';
 import { AuditEvent, isTerminal, TaskStatus } from '../../src/constants.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import type { Worker } from '../../src/worker/create-worker.js';
-import { defineTask } from '../../src/worker/task-definition.js';
 import { setupExecutor, silentLogger, type TestExecutor } from '../helpers/executor.js';
 
 const KEY = 'ledger-7';

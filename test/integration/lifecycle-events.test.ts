@@ -1,6 +1,5 @@
 import {
   DeleteRuleCommand,
-  EventBridgeClient,
   PutRuleCommand,
   PutTargetsCommand,
   RemoveTargetsCommand,
@@ -17,8 +16,8 @@ import { TaskStatus } from '../../src/constants.js';
 import { PermanentError } from '../../src/errors.js';
 import { LifecycleEventType, type TaskEventDetail } from '../../src/events/lifecycle-event.js';
 import { type LocalExecutor, startLocalExecutor } from '../../src/local/local-executor.js';
-import { defineTask } from '../../src/worker/task-definition.js';
-import { testClients, uniqueName } from '../helpers/aws.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
+import { testClients, testEventBridge, uniqueName } from '../helpers/aws.js';
 import { eventually } from '../helpers/executor.js';
 
 /** An event as the rule's SQS target receives it. */
@@ -56,11 +55,7 @@ const slow = defineTask('slow', {
 
 const name = uniqueName('events');
 const { sqs } = testClients();
-const eventBridge = new EventBridgeClient({
-  region: 'us-east-1',
-  endpoint: process.env.AWS_ENDPOINT_URL,
-  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-});
+const eventBridge = testEventBridge();
 let running: LocalExecutor;
 let targetUrl: string;
 

@@ -1,4 +1,4 @@
-import { CreateEventBusCommand, EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { CreateEventBusCommand } from '@aws-sdk/client-eventbridge';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskStatus } from '../../src/constants.js';
@@ -10,9 +10,9 @@ import {
 } from '../../src/events/lifecycle-event.js';
 import { EventBridgePublisher, type EventPublisher } from '../../src/events/publisher.js';
 import { EVENT_RETRY_SECONDS } from '../../src/events/worker-events.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import type { Worker } from '../../src/worker/create-worker.js';
-import { defineTask } from '../../src/worker/task-definition.js';
-import { uniqueName } from '../helpers/aws.js';
+import { testEventBridge, uniqueName } from '../helpers/aws.js';
 import {
   eventually,
   recordingLogger,
@@ -95,6 +95,34 @@ describe('createWorker hooks', () => {
     expect(kinds(cancelled.id)).toEqual(['cancelled']);
   });
 
+  it('calls onDead when a delivery finds a lease that ran out on the final attempt', async () => {
+    const once = defineTask('hooks-once', {
+      schema: z.object({}),
+      retry: { maxAttempts: 1 },
+      handler: () => 'never here',
+    });
+    const dead: TaskEventDetail[] = [];
+    const worker = executor.worker([once], { onDead: (detail) => void dead.push(detail) });
+    const task = await executor.client().enqueue(once, {});
+    // A worker claims the final attempt and dies; its message is still in the queue.
+    const seen = await executor.store.get(task.id);
+    if (seen === undefined) throw new Error('expected the record');
+    await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+
+    await executor.drain(worker);
+
+    expect((await executor.store.get(task.id))?.status).toBe(TaskStatus.DEAD);
+    expect(dead).toEqual([
+      expect.objectContaining({
+        taskId: task.id,
+        status: TaskStatus.DEAD,
+        attempt: 1,
+        deadReason: 'lease expired on the final attempt',
+      }),
+    ]);
+  });
+
   it('logs a hook’s error and still finishes the task', async () => {
     const logger = recordingLogger();
     const worker = executor.worker([succeeds], {
@@ -173,11 +201,7 @@ describe('createWorker events', () => {
 
 describe('EventBridgePublisher.publish', () => {
   it('sends 12 events to a bus in two PutEvents calls and reports each accepted', async () => {
-    const client = new EventBridgeClient({
-      region: 'us-east-1',
-      endpoint: process.env.AWS_ENDPOINT_URL,
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    });
+    const client = testEventBridge();
     const bus = uniqueName('bus');
     await client.send(new CreateEventBusCommand({ Name: bus }));
     let calls = 0;
@@ -207,12 +231,7 @@ describe('EventBridgePublisher.publish', () => {
   });
 
   it('reports every event refused when the call fails, without throwing', async () => {
-    const client = new EventBridgeClient({
-      region: 'us-east-1',
-      endpoint: process.env.AWS_ENDPOINT_URL,
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-      maxAttempts: 1,
-    });
+    const client = testEventBridge({ maxAttempts: 1 });
     const logger = recordingLogger();
     const publisher = new EventBridgePublisher({
       client,

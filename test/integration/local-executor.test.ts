@@ -8,7 +8,7 @@ import { TaskClient } from '../../src/client/task-client.js';
 import { TaskStatus } from '../../src/constants.js';
 import { ConfigurationError } from '../../src/errors.js';
 import { type LocalExecutor, startLocalExecutor } from '../../src/local/local-executor.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor } from '../helpers/executor.js';
 
 const double = defineTask('double', {

@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { TableSchema, TaskStatus } from '../../src/constants.js';
 import { INTEGRITY_FAILED } from '../../src/integrity/tag.js';
 import { type LocalExecutor, startLocalExecutor } from '../../src/local/local-executor.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { testClients } from '../helpers/aws.js';
 
 const runs: number[] = [];

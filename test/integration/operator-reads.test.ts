@@ -5,7 +5,7 @@ import type { TaskTransition } from '../../src/client/watch.js';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { ConfigurationError, PermanentError, ValidationError } from '../../src/errors.js';
 import { taskMessage } from '../../src/message.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 const email = defineTask('email', { schema: z.object({ n: z.number() }), handler: () => 'sent' });

@@ -6,7 +6,7 @@ import { AuditEvent, Defaults, TaskStatus } from '../../src/constants.js';
 import { TransitionRejectedError } from '../../src/errors.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, silentLogger, type TestExecutor } from '../helpers/executor.js';
 
 /** SQS's shortest message retention, in seconds. */
@@ -140,11 +140,11 @@ describe('TaskStore.resend', () => {
   it('is refused once a worker claimed the task, with the record it found', async () => {
     const client = executor.client();
     const { id } = await client.enqueue(noop, {});
-    const seen = await client.store.get(id);
+    const seen = await executor.store.get(id);
     if (seen === undefined) throw new Error('no record');
-    await client.store.claim(seen, { workerId: 'w1', leaseMs: 60_000 });
+    await executor.store.claim(seen, { workerId: 'w1', leaseMs: 60_000 });
 
-    const refusal = await client.store.resend(seen, Date.now() + LATER_MS).catch((e) => e);
+    const refusal = await executor.store.resend(seen, Date.now() + LATER_MS).catch((e) => e);
 
     expect(refusal).toBeInstanceOf(TransitionRejectedError);
     expect((refusal as TransitionRejectedError).current).toMatchObject({
@@ -156,10 +156,10 @@ describe('TaskStore.resend', () => {
   it('is refused while the task is not yet overdue', async () => {
     const client = executor.client();
     const { id } = await client.enqueue(noop, {});
-    const seen = await client.store.get(id);
+    const seen = await executor.store.get(id);
     if (seen === undefined) throw new Error('no record');
 
-    const refusal = await client.store.resend(seen, Date.now() - 60_000).catch((e) => e);
+    const refusal = await executor.store.resend(seen, Date.now() - 60_000).catch((e) => e);
 
     expect(refusal).toBeInstanceOf(TransitionRejectedError);
     expect(await client.get(id)).toMatchObject({ status: TaskStatus.QUEUED, generation: 1 });

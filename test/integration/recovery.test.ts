@@ -11,7 +11,7 @@ import { ConfigurationError, LeaseLostError } from '../../src/errors.js';
 import { noopMetrics, type TaskMetrics } from '../../src/observability/metrics.js';
 import type { TaskRecord } from '../../src/store/record.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { testClients } from '../helpers/aws.js';
 import {
   recordingLogger,
@@ -69,9 +69,9 @@ describe('sweep', () => {
         ReceiptHandle: message.receiptHandle,
       }),
     );
-    const seen = await client.store.get(id);
+    const seen = await executor.store.get(id);
     if (seen === undefined) throw new Error('expected the record');
-    await client.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
+    await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
     await new Promise((r) => setTimeout(r, 5));
 
     // Act
@@ -108,9 +108,9 @@ describe('sweep', () => {
     });
     const client = executor.client();
     const { id } = await client.enqueue(once, {});
-    const seen = await client.store.get(id);
+    const seen = await executor.store.get(id);
     if (seen === undefined) throw new Error('expected the record');
-    await client.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
+    await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
     await new Promise((r) => setTimeout(r, 5));
     const counted: [string, number | undefined][] = [];
     const metrics = { ...noopMetrics, count: (o: string, n?: number) => counted.push([o, n]) };
@@ -130,9 +130,9 @@ describe('sweep', () => {
     const ids: string[] = [];
     for (let n = 0; n < 6; n++) {
       const { id } = await client.enqueue(noop, { n });
-      const seen = await client.store.get(id);
+      const seen = await executor.store.get(id);
       if (seen === undefined) throw new Error('expected the record');
-      await client.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
+      await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
       ids.push(id);
     }
     await new Promise((r) => setTimeout(r, 5));
@@ -215,7 +215,7 @@ describe('sweep of delayed tasks', () => {
   it('sends an overdue SCHEDULED task whose schedule never existed, and it runs once', async () => {
     // Arrange: the producer died between writing the record and creating the schedule.
     const client = executor.client();
-    const { record } = await client.store.create({
+    const { record } = await executor.store.create({
       id: 'late',
       type: 'noop',
       payloadJson: '{"n":5}',
@@ -459,7 +459,7 @@ describe('worker heartbeats', () => {
 describe('lease takeovers', () => {
   /** Claims a task as a worker that then crashed: its lease expires at once. */
   async function loseLease(record: TaskRecord): Promise<void> {
-    await executor.client().store.claim(record, { workerId: 'crashed', leaseMs: 1 });
+    await executor.store.claim(record, { workerId: 'crashed', leaseMs: 1 });
     await new Promise((r) => setTimeout(r, 5));
   }
 

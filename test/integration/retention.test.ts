@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { PermanentError } from '../../src/errors.js';
 import type { Retention } from '../../src/store/retention.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

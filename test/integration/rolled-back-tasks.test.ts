@@ -11,7 +11,7 @@ import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../../src/constan
 import { ScheduleFailedError } from '../../src/errors.js';
 import { taskMessage } from '../../src/message.js';
 import type { TaskRecord } from '../../src/store/record.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 import { rawItem } from '../helpers/raw-item.js';
 

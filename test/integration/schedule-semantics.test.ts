@@ -6,7 +6,7 @@ import {
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ValidationError } from '../../src/errors.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 const MINUTE = 60_000;

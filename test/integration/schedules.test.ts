@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { ConfigurationError, ScheduleNotFoundError, ValidationError } from '../../src/errors.js';
 import type { TaskRecord } from '../../src/store/record.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 const MINUTE = 60_000;

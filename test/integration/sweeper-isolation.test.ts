@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { TaskStatus } from '../../src/constants.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 import { putRawItem, rawItem } from '../helpers/raw-item.js';
 import { throttledSqs } from '../helpers/throttled-sqs.js';
@@ -24,9 +24,9 @@ const noop = defineTask('noop', { schema: z.object({ n: z.number() }), handler: 
 async function poisonedRunningTask(): Promise<string> {
   const client = executor.client();
   const { id } = await client.enqueue(noop, { n: 0 }, { id: 'poisoned' });
-  const seen = await client.store.get(id);
+  const seen = await executor.store.get(id);
   if (seen === undefined) throw new Error('expected the record');
-  await client.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
+  await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
   const item = await rawItem(executor, id);
   await putRawItem(executor, { ...item, history: 'not a list' });
   return id;

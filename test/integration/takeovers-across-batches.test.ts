@@ -2,7 +2,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskStatus } from '../../src/constants.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 let executor: TestExecutor;
@@ -37,7 +37,7 @@ async function twoBatches(task: ReturnType<typeof tracedTask>['task']) {
   }
   const suspect = await client.get('suspect');
   if (suspect === undefined) throw new Error('expected the record');
-  await client.store.claim(suspect, { workerId: 'crashed', leaseMs: 1 });
+  await executor.store.claim(suspect, { workerId: 'crashed', leaseMs: 1 });
   await new Promise((r) => setTimeout(r, 5));
   const received = await executor.receive({ visibilityTimeout: 60 });
   expect(received).toHaveLength(3);

@@ -4,7 +4,7 @@ import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { PermanentError } from '../../src/errors.js';
 import { runEventSourceMapping } from '../../src/local/event-source-mapping.js';
 import type { TaskMetrics, TaskOutcome } from '../../src/observability/metrics.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 import {
   eventually,
   recordingLogger,

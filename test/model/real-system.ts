@@ -13,8 +13,8 @@ import { noopMetrics } from '../../src/observability/metrics.js';
 import type { TaskRecord } from '../../src/store/record.js';
 import { TaskStore } from '../../src/store/task-store.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
+import { defineTask, type TaskContext } from '../../src/tasks/task-definition.js';
 import { createWorker, type Worker } from '../../src/worker/create-worker.js';
-import { defineTask, type TaskContext } from '../../src/worker/task-definition.js';
 import { stubbedSqs } from '../faults/lib/faults.js';
 import type { EmulatorExecutor } from '../helpers/executor.js';
 

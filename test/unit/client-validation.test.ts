@@ -6,7 +6,7 @@ import { assertTaskStatus } from '../../src/client/validate.js';
 import type { TaskStatus } from '../../src/constants.js';
 import { ValidationError } from '../../src/errors.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
 
 const ping = defineTask('ping', { schema: z.object({ n: z.number() }), handler: () => undefined });
 

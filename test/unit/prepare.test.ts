@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { type EnqueueOptions, prepareTask } from '../../src/client/prepare.js';
 import { PayloadTooLargeError, ValidationError } from '../../src/errors.js';
 import { canonicalJson } from '../../src/store/record.js';
-import { defineTask, validatePayload } from '../../src/worker/task-definition.js';
+import { defineTask, validatePayload } from '../../src/tasks/task-definition.js';
 
 const LIMIT = 1_024;
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;

@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { Defaults } from '../../src/constants.js';
 import { ValidationError } from '../../src/errors.js';
-import { createWorker } from '../../src/worker/create-worker.js';
 import {
   maxRetryHorizonMs,
   retryHorizonIssue,
   retryHorizonMs,
-} from '../../src/worker/retry-horizon.js';
-import { defineTask } from '../../src/worker/task-definition.js';
+} from '../../src/tasks/retry-horizon.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
+import { createWorker } from '../../src/worker/create-worker.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { delayedClientToken } from '../../src/client/delayed.js';
+import { delayedClientToken } from '../../src/scheduler/delayed.js';
 
 const NAME = 'task.order-1';
 const AT = 'at(2026-12-01T09:00:00)';

@@ -7,7 +7,7 @@ import {
   defineTask,
   type TaskDefinitionOptions,
   validatePayload,
-} from '../../src/worker/task-definition.js';
+} from '../../src/tasks/task-definition.js';
 
 const MAX_MS = 43_200_000;
 const schema = z.object({ to: z.string() });

@@ -13,7 +13,13 @@ import { FIXTURE_NOW } from '../helpers/task-record.js';
 
 const MAX_DETAIL_CHARS = 240;
 const MAX_DEAD_REASON_CHARS = 1_000;
-const lease: Lease = { taskId: 'task-1', attempt: 1, leaseToken: 'token-1', workerId: 'worker-a' };
+const lease: Lease = {
+  taskId: 'task-1',
+  taskType: 'report.build',
+  attempt: 1,
+  leaseToken: 'token-1',
+  workerId: 'worker-a',
+};
 
 interface SentUpdate {
   readonly ExpressionAttributeValues: Record<string, unknown>;
@@ -54,7 +60,7 @@ describe('TaskStore.kill', () => {
     const { store, updates } = offlineStore();
     const reason = 'r'.repeat(MAX_DETAIL_CHARS);
 
-    await store.kill(lease, 'report.build', reason);
+    await store.kill(lease, reason);
 
     expect(appendedEntry(updates[0]).detail).toBe(reason);
   });
@@ -63,7 +69,7 @@ describe('TaskStore.kill', () => {
     const { store, updates } = offlineStore();
     const reason = `${'r'.repeat(MAX_DETAIL_CHARS - 1)}-and-more`;
 
-    await store.kill(lease, 'report.build', reason);
+    await store.kill(lease, reason);
 
     const { detail } = appendedEntry(updates[0]);
     expect(detail).toHaveLength(MAX_DETAIL_CHARS);
@@ -74,7 +80,7 @@ describe('TaskStore.kill', () => {
     const { store, updates } = offlineStore();
     const reason = 'd'.repeat(5_000);
 
-    await store.kill(lease, 'report.build', reason);
+    await store.kill(lease, reason);
 
     const deadReason = updates[0]?.ExpressionAttributeValues[':deadReason'];
     expect(deadReason).toBe(`${'d'.repeat(MAX_DEAD_REASON_CHARS - 1)}…`);
@@ -86,7 +92,7 @@ describe('TaskStore.retry', () => {
     const { store, updates } = offlineStore();
     const error = { name: 'UpstreamError', message: 'e'.repeat(2_000) };
 
-    await store.retry(lease, 'report.build', error, 5_000);
+    await store.retry(lease, error, 5_000);
 
     const entry = appendedEntry(updates[0]);
     expect(entry).toMatchObject({ status: TaskStatus.QUEUED, attempt: 1 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { and, equals } from '../../src/store/expression.js';
 import type { HistoryEntry } from '../../src/store/record.js';
 import {
   buildTransitionUpdate,
@@ -18,8 +19,10 @@ function write(overrides: Partial<TransitionWrite> = {}): TransitionWrite {
   return {
     tableName: 'tasks',
     taskId: 'task-1',
-    condition: '#status = :running AND #leaseToken = :leaseToken',
-    values: { ':running': TaskStatus.RUNNING, ':leaseToken': 't' },
+    condition: and([
+      equals('status', 'running', TaskStatus.RUNNING),
+      equals('leaseToken', 'leaseToken', 't'),
+    ]),
     set: { result: '"ok"', finishedAt: 5 },
     remove: ['leaseToken'],
     status: TaskStatus.SUCCEEDED,

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { EnvVars } from '../../config.js';
 import { startLocalExecutor } from '../../local/local-executor.js';
-import type { TaskDefinition } from '../../worker/task-definition.js';
+import type { TaskDefinition } from '../../tasks/task-definition.js';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 

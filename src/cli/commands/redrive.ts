@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import type { RedriveSelection } from '../../client/redrive.js';
+import { type RedriveSelection, sortDead } from '../../client/redrive.js';
 import type { TaskClient } from '../../client/task-client.js';
 import { TaskStatus } from '../../constants.js';
+import { ConfigurationError } from '../../errors.js';
 import { commaList, commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 
@@ -26,7 +27,10 @@ export function registerRedrive(program: Command): void {
       const selection = selectionOf(opts);
       const client = await getClient();
       const preview = await previewOf(client, selection);
-      if (opts.dryRun === true || preview.dead.length === 0) {
+      // --all and --key also drain the dead-letter queue, where the tasks are not DEAD but
+      // QUEUED (runbook, "The DLQ alarm"): with no DEAD task, there may still be work to do.
+      const deadLetters = 'ids' in selection ? 0 : await deadLetterCount(client);
+      if (opts.dryRun === true || (preview.dead.length === 0 && deadLetters === 0)) {
         if (out.json)
           out.data({
             dryRun: opts.dryRun === true,
@@ -40,10 +44,18 @@ export function registerRedrive(program: Command): void {
               : `Would redrive ${preview.dead.length} DEAD task(s): ${preview.dead.join(', ')}`,
           );
           for (const s of preview.skipped) out.line(`  skipped ${s.id}: ${s.reason}`);
+          if (deadLetters > 0)
+            out.line(`Would drain the dead-letter queue: ${deadLetters} message(s) waiting.`);
         }
+        // Nothing to redrive, and some ids named are not DEAD: skipped, as documented.
+        if (opts.dryRun !== true && preview.skipped.length > 0) process.exitCode = ExitCode.PARTIAL;
         return;
       }
-      await confirm(`Redrive ${preview.dead.length} DEAD task(s)?`);
+      await confirm(
+        deadLetters === 0
+          ? `Redrive ${preview.dead.length} DEAD task(s)?`
+          : `Redrive ${preview.dead.length} DEAD task(s) and drain ${deadLetters} dead-letter message(s)?`,
+      );
       if (!out.json) out.note(`Redriving ${preview.dead.length} task(s)...`);
       const result = await client.redrive(selection);
       if (out.json) out.data(result);
@@ -88,16 +100,8 @@ async function previewOf(
 ): Promise<{ dead: string[]; skipped: { id: string; reason: string }[] }> {
   if ('ids' in selection) {
     const records = await Promise.all(selection.ids.map((id) => client.get(id)));
-    const dead: string[] = [];
-    const skipped: { id: string; reason: string }[] = [];
-    records.forEach((r, i) => {
-      const id = selection.ids[i] as string;
-      if (r === undefined) skipped.push({ id, reason: 'no task has this id' });
-      else if (r.status !== TaskStatus.DEAD)
-        skipped.push({ id, reason: `task is ${r.status}, not DEAD` });
-      else dead.push(id);
-    });
-    return { dead, skipped };
+    const { dead, skipped } = sortDead(selection.ids, records);
+    return { dead: dead.map((r) => r.id), skipped };
   }
   const dead: string[] = [];
   let cursor: string | undefined;
@@ -112,4 +116,15 @@ async function previewOf(
     cursor = page.cursor;
   } while (cursor !== undefined);
   return { dead, skipped: [] };
+}
+
+/** Messages in the dead-letter queue (visible or held); 0 when none is configured. */
+async function deadLetterCount(client: TaskClient): Promise<number> {
+  try {
+    const { visible, inFlight } = await client.deadLetterStats({ sample: 1 });
+    return visible + inFlight;
+  } catch (err) {
+    if (err instanceof ConfigurationError) return 0;
+    throw err;
+  }
 }

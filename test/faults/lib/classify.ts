@@ -121,7 +121,11 @@ export function classifyTask(
     };
   }
   const history = record.history;
-  const terminalWrites = history.filter((h) => TERMINAL_EVENTS.has(h.event)).length;
+  // A redrive starts a new generation: the DEAD that ended the one before is not a duplicate.
+  const redrivenAt = history.findLastIndex((h) => h.event === AuditEvent.REDRIVEN);
+  const terminalWrites = history
+    .slice(redrivenAt + 1)
+    .filter((h) => TERMINAL_EVENTS.has(h.event)).length;
   const { lost: leases, timeouts } = leaseLosses(history);
   const claims = history.filter((h) => h.event === AuditEvent.CLAIMED);
   const reasons: string[] = [];

@@ -10,7 +10,7 @@ import {
   defineTask,
   type TaskContext,
   type TaskDefinition,
-} from '../../../src/worker/task-definition.js';
+} from '../../../src/tasks/task-definition.js';
 import type { EffectsLedger, RunEnd, RunEntry } from './ledger.js';
 import { sleep } from './random.js';
 

@@ -2,7 +2,8 @@
  * The real local executor (`startLocalExecutor`) over a scenario's resources: its worker
  * behind the event source mapping, its schedule pump (which signs with the scheduler's own
  * credentials, so the emulator stamps the pump's SenderId on firings) and its sweeper. Used
- * by the scenarios about who may send what to the work queue, (p) and (q).
+ * by the scenarios about who may send what to the work queue, (p) and (q), and by the
+ * runbook's redrive, (r).
  */
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { inject } from 'vitest';
@@ -25,8 +26,15 @@ export interface LocalRun {
   readonly runs: { readonly taskId: string; readonly payload: WorkPayload }[];
 }
 
-/** Starts the local executor on the scenario's provisioned resources (scheduling included). */
-export async function startLocalRun(s: Scenario, profile: TaskProfile): Promise<LocalRun> {
+/**
+ * Starts the local executor on the scenario's provisioned resources (scheduling included);
+ * `dependency` is what tasks in mode `dependency` call.
+ */
+export async function startLocalRun(
+  s: Scenario,
+  profile: TaskProfile,
+  options: { readonly dependency?: () => Promise<void> } = {},
+): Promise<LocalRun> {
   const scheduling = s.executor.scheduler;
   if (scheduling === undefined) throw new Error('the scenario must be opened with scheduling');
   const logger = recordingLogger();
@@ -37,6 +45,7 @@ export async function startLocalRun(s: Scenario, profile: TaskProfile): Promise<
     ends: (entry) => s.calls.recordEnd(entry),
     workerId: 'local',
     profile,
+    ...(options.dependency === undefined ? {} : { dependency: options.dependency }),
     onCall: (payload, run) => runs.push({ taskId: run.taskId, payload }),
   });
   const local = await startLocalExecutor({

@@ -1,8 +1,8 @@
 /** Small helpers shared by the scenario files. */
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { BatchEntry, TaskClient } from '../../../src/client/task-client.js';
+import type { TaskDefinition } from '../../../src/tasks/task-definition.js';
 import type { Worker } from '../../../src/worker/create-worker.js';
-import type { TaskDefinition } from '../../../src/worker/task-definition.js';
 import type { WorkPayload } from './fault-tasks.js';
 import { sleep } from './random.js';
 

@@ -54,7 +54,7 @@ describe('TaskStore.cancel', () => {
   it('refuses a stale read whose attempt is no longer current', async () => {
     const seen = await createQueued('cancel-stale');
     const { lease } = await store.claim(seen, { workerId: 'w', leaseMs: LEASE_MS });
-    const requeued = await store.retry(lease, 'report.build', { name: 'E', message: 'm' }, 0);
+    const requeued = await store.retry(lease, { name: 'E', message: 'm' }, 0);
 
     const err = await rejection(store.cancel(seen));
 

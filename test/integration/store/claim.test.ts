@@ -61,6 +61,7 @@ describe('TaskStore.claim', () => {
     // Assert
     expect(lease).toEqual({
       taskId: 'claim-queued',
+      taskType: 'report.build',
       attempt: 1,
       leaseToken: expect.stringMatching(/^[0-9a-f-]{36}$/),
       workerId: 'worker-a',
@@ -211,7 +212,7 @@ describe('TaskStore.claim', () => {
   it('refuses a claim from a stale read once the task has moved on', async () => {
     const seen = await createQueued('claim-stale');
     const { lease } = await store.claim(seen, { workerId: 'w1', leaseMs: LEASE_MS });
-    await store.retry(lease, 'report.build', { name: 'Error', message: 'boom' }, 0);
+    await store.retry(lease, { name: 'Error', message: 'boom' }, 0);
 
     // The task is QUEUED again, but at attempt 1, not the attempt 0 that was read.
     const err = await rejection(store.claim(seen, { workerId: 'w2', leaseMs: LEASE_MS }));
@@ -222,12 +223,7 @@ describe('TaskStore.claim', () => {
   it('refuses a claim when the attempt has reached maxAttempts', async () => {
     // A one-attempt task whose only attempt failed back to QUEUED.
     const first = await createRunning('claim-exhausted', 'w1', { maxAttempts: 1 });
-    const requeued = await store.retry(
-      first.lease,
-      'report.build',
-      { name: 'Error', message: 'x' },
-      0,
-    );
+    const requeued = await store.retry(first.lease, { name: 'Error', message: 'x' }, 0);
     expect(requeued).toMatchObject({ status: TaskStatus.QUEUED, attempt: 1, maxAttempts: 1 });
 
     const err = await rejection(store.claim(requeued, { workerId: 'w2', leaseMs: LEASE_MS }));

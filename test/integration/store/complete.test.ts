@@ -29,7 +29,7 @@ describe('TaskStore.complete', () => {
     const before = await snapshot(selection);
 
     const outcomes = await attemptOnEach(selection, ({ record, lease }) =>
-      store.complete(lease ?? forgedLease(record), record.type, '{"ok":true}'),
+      store.complete(lease ?? forgedLease(record), '{"ok":true}'),
     );
 
     expect(outcomes).toEqual(expectedOutcomes([TaskStatus.RUNNING], ErrorCode.LEASE_LOST));
@@ -42,7 +42,7 @@ describe('TaskStore.complete', () => {
     clock.now += 4_000;
 
     // Act
-    const record = await store.complete(lease, 'report.build', '{"rows":42}');
+    const record = await store.complete(lease, '{"rows":42}');
 
     // Assert
     expect(record).toMatchObject({
@@ -68,7 +68,7 @@ describe('TaskStore.complete', () => {
   it('stores no result when the handler returned none', async () => {
     const { lease } = await createRunning('complete-void');
 
-    const record = await store.complete(lease, 'report.build', undefined);
+    const record = await store.complete(lease, undefined);
 
     expect(record.result).toBeUndefined();
     expect(await rawItem('complete-void')).not.toHaveProperty('result');
@@ -77,9 +77,7 @@ describe('TaskStore.complete', () => {
   it('refuses a wrong lease token with LeaseLostError carrying the current record', async () => {
     const { record, lease } = await createRunning('complete-token');
 
-    const err = await rejection(
-      store.complete({ ...lease, leaseToken: 'someone-else' }, 'report.build', '{}'),
-    );
+    const err = await rejection(store.complete({ ...lease, leaseToken: 'someone-else' }, '{}'));
 
     expect(err).toBeInstanceOf(LeaseLostError);
     expect(err.code).toBe(ErrorCode.LEASE_LOST);
@@ -90,7 +88,7 @@ describe('TaskStore.complete', () => {
   it('refuses a stale attempt number with LeaseLostError', async () => {
     const { record, lease } = await createRunning('complete-attempt');
 
-    const err = await rejection(store.complete({ ...lease, attempt: 0 }, 'report.build', '{}'));
+    const err = await rejection(store.complete({ ...lease, attempt: 0 }, '{}'));
 
     expect(err).toBeInstanceOf(LeaseLostError);
     expect(await current('complete-attempt')).toEqual(record);
@@ -98,9 +96,9 @@ describe('TaskStore.complete', () => {
 
   it('writes the terminal record exactly once', async () => {
     const { lease } = await createRunning('complete-twice');
-    const done = await store.complete(lease, 'report.build', '{"n":1}');
+    const done = await store.complete(lease, '{"n":1}');
 
-    const err = await rejection(store.complete(lease, 'report.build', '{"n":2}'));
+    const err = await rejection(store.complete(lease, '{"n":2}'));
 
     expect(err).toBeInstanceOf(LeaseLostError);
     expect(err.current).toEqual(done);
@@ -114,10 +112,10 @@ describe('TaskStore.complete', () => {
     const second = await store.claim(first.record, { workerId: 'worker-b', leaseMs: LEASE_MS });
 
     // Act: the stale worker finishes first, then the new one.
-    const stale = await rejection(store.complete(first.lease, 'report.build', '{"by":"a"}'));
-    const done = await store.complete(second.lease, 'report.build', '{"by":"b"}');
+    const stale = await rejection(store.complete(first.lease, '{"by":"a"}'));
+    const done = await store.complete(second.lease, '{"by":"b"}');
     const lateRetry = await rejection(
-      store.retry(first.lease, 'report.build', { name: 'Error', message: 'late' }, 0),
+      store.retry(first.lease, { name: 'Error', message: 'late' }, 0),
     );
 
     // Assert

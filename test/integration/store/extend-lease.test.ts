@@ -29,7 +29,7 @@ describe('TaskStore.extendLease', () => {
     const before = await snapshot(selection);
 
     const outcomes = await attemptOnEach(selection, ({ record, lease }) =>
-      store.extendLease(lease ?? forgedLease(record), record.type, LEASE_MS),
+      store.extendLease(lease ?? forgedLease(record), LEASE_MS),
     );
 
     expect(outcomes).toEqual(expectedOutcomes([TaskStatus.RUNNING], ErrorCode.LEASE_LOST));
@@ -40,7 +40,7 @@ describe('TaskStore.extendLease', () => {
     const { record: claimed, lease } = await createRunning('extend-ok', 'worker-a');
     clock.now += 50_000;
 
-    const record = await store.extendLease(lease, 'report.build', LEASE_MS);
+    const record = await store.extendLease(lease, LEASE_MS);
 
     expect(record).toMatchObject({
       status: TaskStatus.RUNNING,
@@ -57,7 +57,7 @@ describe('TaskStore.extendLease', () => {
   it('keeps a live, extended lease from being taken over', async () => {
     const { lease } = await createRunning('extend-hold', 'worker-a');
     clock.now += LEASE_MS - 1_000;
-    const extended = await store.extendLease(lease, 'report.build', LEASE_MS);
+    const extended = await store.extendLease(lease, LEASE_MS);
     clock.now += 2_000; // Past the original expiry, inside the extended one.
 
     const err = await rejection(store.claim(extended, { workerId: 'worker-b', leaseMs: LEASE_MS }));
@@ -70,7 +70,7 @@ describe('TaskStore.extendLease', () => {
     clock.now += LEASE_MS + 1;
     const second = await store.claim(first.record, { workerId: 'worker-b', leaseMs: LEASE_MS });
 
-    const err = await rejection(store.extendLease(first.lease, 'report.build', LEASE_MS));
+    const err = await rejection(store.extendLease(first.lease, LEASE_MS));
 
     expect(err).toBeInstanceOf(LeaseLostError);
     expect(err.current).toEqual(second.record);

@@ -38,10 +38,7 @@ describe('TaskStore history and status index', () => {
         return out.record;
       },
     ]);
-    steps.push([
-      'retry',
-      () => store.retry(held(), 'report.build', { name: 'E', message: 'm' }, 0),
-    ]);
+    steps.push(['retry', () => store.retry(held(), { name: 'E', message: 'm' }, 0)]);
     steps.push([
       'claim again',
       async () => {
@@ -50,8 +47,8 @@ describe('TaskStore history and status index', () => {
         return out.record;
       },
     ]);
-    steps.push(['extendLease', () => store.extendLease(held(), 'report.build', LEASE_MS)]);
-    steps.push(['complete', () => store.complete(held(), 'report.build', '{"ok":1}')]);
+    steps.push(['extendLease', () => store.extendLease(held(), LEASE_MS)]);
+    steps.push(['complete', () => store.complete(held(), '{"ok":1}')]);
     const created = (await store.create(newTask(id))).record;
     let previous = created.history;
     expect(previous).toHaveLength(1);
@@ -108,7 +105,7 @@ describe('TaskStore history and status index', () => {
   it('adds nothing to the history when a transition is refused', async () => {
     const { record, lease } = await createRunning('history-refused');
 
-    await rejection(store.complete({ ...lease, leaseToken: 'x' }, 'report.build', '{}'));
+    await rejection(store.complete({ ...lease, leaseToken: 'x' }, '{}'));
     await rejection(store.cancel(record));
     await rejection(store.markSent(record));
 

@@ -6,7 +6,7 @@ import { prepareTask } from '../../../src/client/prepare.js';
 import { AuditEvent, Defaults, TaskStatus } from '../../../src/constants.js';
 import { historyBytes } from '../../../src/store/history.js';
 import type { TaskErrorInfo } from '../../../src/store/record.js';
-import { defineTask } from '../../../src/worker/task-definition.js';
+import { defineTask } from '../../../src/tasks/task-definition.js';
 import {
   clock,
   createQueued,
@@ -53,10 +53,9 @@ describe('TaskStore item size', () => {
       clock.now += 1_000;
       record =
         attempt < ATTEMPTS
-          ? await store.retry(lease, task.type, error, Defaults.RETRY_MAX_DELAY_MS)
+          ? await store.retry(lease, error, Defaults.RETRY_MAX_DELAY_MS)
           : await store.kill(
               lease,
-              task.type,
               `failed ${attempt} of ${ATTEMPTS} attempts; last error: ${error.name}: ${error.message}`,
               { error },
             );

@@ -29,7 +29,7 @@ describe('TaskStore.retry', () => {
     const before = await snapshot(selection);
 
     const outcomes = await attemptOnEach(selection, ({ record, lease }) =>
-      store.retry(lease ?? forgedLease(record), record.type, { name: 'E', message: 'm' }, 0),
+      store.retry(lease ?? forgedLease(record), { name: 'E', message: 'm' }, 0),
     );
 
     expect(outcomes).toEqual(expectedOutcomes([TaskStatus.RUNNING], ErrorCode.LEASE_LOST));
@@ -44,7 +44,6 @@ describe('TaskStore.retry', () => {
     // Act
     const record = await store.retry(
       lease,
-      'report.build',
       { name: 'TimeoutError', message: 'upstream slow' },
       5_000,
     );
@@ -74,7 +73,7 @@ describe('TaskStore.retry', () => {
 
   it('lets the next claim start the following attempt', async () => {
     const { lease } = await createRunning('retry-next', 'worker-a');
-    const requeued = await store.retry(lease, 'report.build', { name: 'E', message: 'm' }, 0);
+    const requeued = await store.retry(lease, { name: 'E', message: 'm' }, 0);
 
     const next = await store.claim(requeued, { workerId: 'worker-b', leaseMs: LEASE_MS });
 
@@ -86,7 +85,7 @@ describe('TaskStore.retry', () => {
     const { record, lease } = await createRunning('retry-token');
 
     const err = await rejection(
-      store.retry({ ...lease, leaseToken: 'nope' }, 'report.build', { name: 'E', message: 'm' }, 0),
+      store.retry({ ...lease, leaseToken: 'nope' }, { name: 'E', message: 'm' }, 0),
     );
 
     expect(err).toBeInstanceOf(LeaseLostError);

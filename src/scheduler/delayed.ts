@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import {
   ConflictException,
   CreateScheduleCommand,
@@ -6,15 +7,16 @@ import {
   ResourceNotFoundException,
 } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { type ExecutorLocation, scheduleThreshold } from '../config.js';
 import { TaskStatus } from '../constants.js';
 import { ScheduleFailedError } from '../errors.js';
 import { taskMessage } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';
-import { delayedScheduleName } from '../scheduler/names.js';
-import { atExpression } from '../scheduler/occurrences.js';
 import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
-import type { SchedulerTarget } from './scheduler-target.js';
+import { delayedScheduleName } from './names.js';
+import { atExpression } from './occurrences.js';
+import { SchedulerTarget } from './target.js';
 
 /** How a SCHEDULED task's delivery was arranged by {@link DelayedTasks.ensureScheduled}. */
 export type Arrangement =
@@ -35,6 +37,40 @@ export interface DelayedTasksDeps {
   readonly clock: () => number;
   /** A runAt at most this far ahead is sent at once instead of scheduled. */
   readonly thresholdMs: number;
+}
+
+/** What {@link createDelayedTasks} needs: the client's, or the sweeper's, own parts. */
+export interface DelayedTasksOptions {
+  readonly location: ExecutorLocation;
+  readonly store: TaskStore;
+  readonly sqs: SQSClient;
+  readonly queueUrl: string;
+  readonly logger: TaskLogger;
+  readonly clock: () => number;
+  /** @default a client from the environment */
+  readonly scheduler?: SchedulerClient | undefined;
+  /** See `TaskClientOptions.scheduleThresholdMs`. */
+  readonly scheduleThresholdMs?: number | undefined;
+  /** The schedules' target, when the caller shares it with recurring schedules. */
+  readonly target?: SchedulerTarget;
+}
+
+/**
+ * Delayed-task scheduling for the producer and the sweeper, which repairs overdue SCHEDULED
+ * tasks with {@link DelayedTasks.ensureScheduled}.
+ */
+export function createDelayedTasks(options: DelayedTasksOptions): DelayedTasks {
+  const { store, sqs, queueUrl, logger, clock } = options;
+  const target =
+    options.target ??
+    new SchedulerTarget({
+      location: options.location,
+      sqs,
+      queueUrl,
+      scheduler: options.scheduler,
+    });
+  const thresholdMs = scheduleThreshold(options.scheduleThresholdMs);
+  return new DelayedTasks({ store, target, sqs, queueUrl, logger, clock, thresholdMs });
 }
 
 /**

@@ -1,0 +1,211 @@
+/**
+ * Steps of building a TaskExecutor: resolving its props into the executor's settings
+ * (validated, with the defaults the construct documents), creating the worker and the
+ * sweeper, and the sweeper's permissions and scheduling environment.
+ */
+import path from 'node:path';
+import { Duration, type Stack, Token } from 'aws-cdk-lib';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { EnvVars } from '../config.js';
+import { INTEGRITY_KEY_ENV } from '../integrity/tag.js';
+import { type ExecutorSettings, executorSettings } from '../resources.js';
+import type { Retention } from '../store/retention.js';
+import { allowLogsToUseKey } from './encryption.js';
+import { ExecutorFunction } from './executor-functions.js';
+import { KEY_USE_ACTIONS, WORKER_QUEUE_ACTIONS, WORKER_TABLE_ACTIONS } from './executor-grants.js';
+import { SWEEPER_INTEGRITY_ACTIONS, WORKER_INTEGRITY_ACTIONS } from './integrity.js';
+import { eventEnvironment, WORKER_EVENT_ACTIONS } from './lifecycle-events.js';
+import { sweeperBundleDirectory } from './sweeper-bundle.js';
+import type { TaskExecutorProps } from './task-executor-props.js';
+import { validateTaskExecutorProps } from './validate-props.js';
+
+/** The settings of a TaskExecutor and the props it resolved them from. */
+export interface ResolvedExecutor {
+  readonly settings: ExecutorSettings;
+  readonly name: string;
+  readonly workerEntry: string | undefined;
+  readonly workerTimeout: Duration;
+  readonly maxConcurrency: number;
+  readonly retentionMs: Retention;
+}
+
+/** Resolves and validates a TaskExecutor's props. @throws ValidationError */
+export function resolveExecutorSettings(stack: Stack, props: TaskExecutorProps): ResolvedExecutor {
+  // Required by the types; a JavaScript caller that leaves it out gets a ValidationError.
+  const workerEntry = props.workerEntry === undefined ? undefined : path.resolve(props.workerEntry);
+  const workerTimeout = props.workerTimeout ?? Duration.seconds(60);
+  const maxConcurrency = props.maxConcurrency ?? 10;
+  const retention = props.retention ?? Duration.days(30);
+  const retentionMs =
+    retention === 'forever' ? retention : retention.toMilliseconds({ integral: false });
+  const settingsProps = {
+    name: props.name ?? stack.stackName,
+    workerTimeoutSeconds: workerTimeout.toSeconds({ integral: false }),
+    ...(props.visibilityTimeout && {
+      visibilityTimeoutSeconds: props.visibilityTimeout.toSeconds({ integral: false }),
+    }),
+    ...(props.maxAttempts !== undefined && { maxAttempts: props.maxAttempts }),
+    ...(props.maxReceiveCount !== undefined && { maxReceiveCount: props.maxReceiveCount }),
+  };
+  validateTaskExecutorProps({
+    ...settingsProps,
+    workerEntry,
+    workerMemorySize: props.workerMemorySize,
+    batchSize: props.batchSize,
+    maxConcurrency,
+    reservedConcurrency: props.reservedConcurrency,
+    oldestMessageAgeThresholdSeconds: props.oldestMessageAgeThreshold?.toSeconds({
+      integral: false,
+    }),
+    maxRetryDelaySeconds: props.maxRetryDelay?.toSeconds({ integral: false }),
+    retentionMs,
+  });
+  const settings = executorSettings(settingsProps, {
+    isUnresolved: (v) => Token.isUnresolved(v),
+  });
+  return {
+    settings,
+    name: settingsProps.name,
+    workerEntry,
+    workerTimeout,
+    maxConcurrency,
+    retentionMs,
+  };
+}
+
+/** What {@link createExecutorFunctions} builds the worker and the sweeper on. */
+export interface FunctionTargets {
+  readonly name: string;
+  readonly serviceName: string;
+  readonly table: Table;
+  readonly workQueue: Queue;
+  readonly scheduleDeadLetterQueue: Queue;
+  readonly integrityKey: IKey | undefined;
+  /** The bus of lifecycle events; undefined when they are off. */
+  readonly eventBus: IEventBus | undefined;
+  readonly workerEntry: string | undefined;
+  readonly workerTimeout: Duration;
+  readonly maxConcurrency: number;
+  readonly retentionMs: Retention;
+}
+
+/**
+ * The worker, behind the work queue's event source mapping with exactly the permissions it
+ * calls, and the sweeper (its permissions come with {@link allowSweeper}, once the
+ * scheduler's role exists).
+ */
+export function createExecutorFunctions(
+  scope: Construct,
+  props: TaskExecutorProps,
+  targets: FunctionTargets,
+): { readonly worker: ExecutorFunction; readonly sweeper: ExecutorFunction } {
+  const { name, table, workQueue, integrityKey, eventBus } = targets;
+  const key = props.encryptionKey;
+  const environment = {
+    [EnvVars.TABLE_NAME]: table.tableName,
+    [EnvVars.QUEUE_URL]: workQueue.queueUrl,
+    // Known up front, so neither function looks it up (GetQueueUrl, GetQueueAttributes).
+    [EnvVars.QUEUE_ARN]: workQueue.queueArn,
+    // How long finished tasks keep their id reserved; both functions write terminal states.
+    [EnvVars.RETENTION_MS]: String(targets.retentionMs),
+    POWERTOOLS_SERVICE_NAME: targets.serviceName,
+    ...(integrityKey && { [INTEGRITY_KEY_ENV]: integrityKey.keyArn }),
+  };
+  if (key && props.logEncryptionKey === undefined) allowLogsToUseKey(scope, key, name);
+  const common = {
+    logRetention: props.logRetention ?? RetentionDays.ONE_YEAR,
+    logEncryptionKey: props.logEncryptionKey ?? key,
+    environmentKey: key,
+    vpc: props.vpc,
+    vpcSubnets: props.vpcSubnets,
+  };
+  const worker = new ExecutorFunction(scope, 'Worker', {
+    ...common,
+    code: { entry: targets.workerEntry ?? '' },
+    description: `the Tasklane worker of ${name}`,
+    logGroupName: `/tasklane/${name}/worker`,
+    timeout: targets.workerTimeout,
+    memorySize: props.workerMemorySize ?? 512,
+    environment: {
+      ...props.workerEnvironment,
+      ...environment,
+      ...eventEnvironment(eventBus, name),
+    },
+    reservedConcurrency: props.reservedConcurrency,
+  });
+  // Exactly what the worker calls (see WORKER_TABLE_ACTIONS and WORKER_QUEUE_ACTIONS).
+  worker.allow(WORKER_TABLE_ACTIONS, [table.tableArn]);
+  worker.allow(WORKER_QUEUE_ACTIONS, [workQueue.queueArn]);
+  if (key) worker.allow(KEY_USE_ACTIONS, [key.keyArn]);
+  if (integrityKey) worker.allow(WORKER_INTEGRITY_ACTIONS, [integrityKey.keyArn]);
+  if (eventBus) worker.allow(WORKER_EVENT_ACTIONS, [eventBus.eventBusArn]);
+  worker.function.addEventSource(
+    new SqsEventSource(workQueue, {
+      batchSize: props.batchSize ?? 10,
+      maxConcurrency: targets.maxConcurrency,
+      reportBatchItemFailures: true,
+    }),
+  );
+  const sweeper = new ExecutorFunction(scope, 'Sweeper', {
+    ...common,
+    code: { bundleDirectory: sweeperBundleDirectory() },
+    description: `the Tasklane sweeper of ${name}`,
+    logGroupName: `/tasklane/${name}/sweeper`,
+    timeout: Duration.seconds(60),
+    memorySize: 256,
+    environment,
+    // One sweep at a time: overlapping sweeps would only race for the same records.
+    reservedConcurrency: 1,
+    deadLetterQueue: targets.scheduleDeadLetterQueue,
+  });
+  return { worker, sweeper };
+}
+
+/** What {@link allowSweeper} grants on. */
+export interface SweeperTargets {
+  readonly table: Table;
+  readonly statusIndexName: string;
+  readonly workQueue: Queue;
+  readonly scheduleDeadLetterQueue: Queue;
+  readonly delayedSchedulesArns: readonly string[];
+  readonly scheduleGroupName: string;
+  readonly delayedScheduleGroupName: string;
+  readonly schedulerRoleArn: string;
+  readonly key: IKey | undefined;
+  readonly integrityKey: IKey | undefined;
+}
+
+/** Gives the sweeper exactly what a sweep calls, and the scheduling settings. */
+export function allowSweeper(sweeper: ExecutorFunction, targets: SweeperTargets): void {
+  const { table, workQueue, key, integrityKey } = targets;
+  const statusIndexArn = `${table.tableArn}/index/${targets.statusIndexName}`;
+  // Exactly what a sweep calls: it pages the status index, moves records on with
+  // conditional updates, (re)sends messages (SendMessageBatch), and repairs overdue
+  // delayed tasks by recreating their one-time schedule (or sending them when due).
+  sweeper.allow(['dynamodb:Query'], [statusIndexArn]);
+  sweeper.allow(['dynamodb:UpdateItem'], [table.tableArn]);
+  sweeper.allow(['sqs:SendMessage'], [workQueue.queueArn]);
+  sweeper.allow(['scheduler:CreateSchedule'], [...targets.delayedSchedulesArns]);
+  sweeper.allow(['iam:PassRole'], [targets.schedulerRoleArn], {
+    StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
+  });
+  if (key) sweeper.allow(KEY_USE_ACTIONS, [key.keyArn]);
+  if (integrityKey) sweeper.allow(SWEEPER_INTEGRITY_ACTIONS, [integrityKey.keyArn]);
+  const schedulingEnvironment = {
+    [EnvVars.SCHEDULE_GROUP]: targets.scheduleGroupName,
+    [EnvVars.DELAYED_SCHEDULE_GROUP]: targets.delayedScheduleGroupName,
+    // The sweeper recreates delayed tasks' schedules encrypted with the executor's key.
+    ...(key ? { [EnvVars.KMS_KEY_ARN]: key.keyArn } : {}),
+    [EnvVars.SCHEDULER_ROLE_ARN]: targets.schedulerRoleArn,
+    [EnvVars.SCHEDULE_DLQ_ARN]: targets.scheduleDeadLetterQueue.queueArn,
+  };
+  for (const [variable, value] of Object.entries(schedulingEnvironment)) {
+    sweeper.function.addEnvironment(variable, value);
+  }
+}

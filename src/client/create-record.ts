@@ -1,0 +1,51 @@
+import { IdempotencyConflictError } from '../errors.js';
+import type { IntegrityTag } from '../integrity/tag.js';
+import type { DelayedTasks } from '../scheduler/delayed.js';
+import type { TaskRecord } from '../store/record.js';
+import type { TaskStore } from '../store/task-store.js';
+import type { TaskDefinition } from '../tasks/task-definition.js';
+import { onTable, type TableCall } from './guarded-calls.js';
+import { type EnqueueOptions, prepareTask } from './prepare.js';
+
+/** What {@link createRecord} needs from the client. */
+export interface RecordWriter {
+  readonly store: TaskStore;
+  readonly delayed: DelayedTasks;
+  readonly table: TableCall;
+  readonly integrity: IntegrityTag | undefined;
+  readonly maxPayloadBytes: number;
+  readonly clock: () => number;
+}
+
+/**
+ * The first step of an enqueue: validates and writes the record, SCHEDULED when runAt is
+ * beyond the threshold (after checking that scheduling is configured, so a misconfiguration
+ * writes nothing), else PENDING. An existing id must carry the same payload.
+ *
+ * @throws IdempotencyConflictError when the id exists with another type or payload.
+ */
+export async function createRecord(
+  writer: RecordWriter,
+  task: TaskDefinition,
+  payload: unknown,
+  options: EnqueueOptions,
+  sequence: string | undefined,
+): Promise<{ record: TaskRecord; created: boolean }> {
+  const { store, delayed } = writer;
+  const checked = await prepareTask(task, payload, options, writer.maxPayloadBytes, writer.clock());
+  const integrityTag = await writer.integrity?.tag(checked);
+  const prepared = { ...checked, sequence, integrityTag };
+  const scheduled = delayed.needsSchedule(prepared.runAt);
+  if (scheduled) delayed.assertConfigured();
+  const { record, created } = await onTable(writer.table, () =>
+    store.create(
+      scheduled
+        ? { ...prepared, scheduled, detail: `runAt ${new Date(prepared.runAt ?? 0).toISOString()}` }
+        : prepared,
+    ),
+  );
+  if (!created && (record.payloadHash !== prepared.payloadHash || record.type !== prepared.type)) {
+    throw new IdempotencyConflictError(record);
+  }
+  return { record, created };
+}

@@ -1,0 +1,109 @@
+/**
+ * Reads through the sharded status index, never a Scan: a page at a time ({@link listTasks})
+ * or every matching task ({@link iterateTasks}).
+ */
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { TableSchema, type TaskStatus } from '../constants.js';
+import { ValidationError } from '../errors.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { and, compare } from './expression.js';
+import { fromItem, statusShardKey, type TaskRecord } from './record.js';
+
+/** What a query needs of the store. */
+export interface QueryContext {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly statusShards: number;
+}
+
+/** A page of {@link listTasks}. */
+export interface TaskPage {
+  readonly items: readonly TaskRecord[];
+  /** Pass back to get the next page; undefined on the last page. */
+  readonly cursor: string | undefined;
+}
+
+/** Options of {@link listTasks}. */
+export interface ListOptions {
+  /** @default 100 */
+  readonly limit?: number | undefined;
+  readonly cursor?: string | undefined;
+  /** Only entries whose `statusAt` is earlier. */
+  readonly before?: number | undefined;
+}
+
+/**
+ * Lists tasks in one status, shard by shard; within a shard, oldest `statusAt` first.
+ * `before` keeps only entries whose `statusAt` (lease expiry for RUNNING, due time for a
+ * retry, else last change) is earlier.
+ */
+export async function listTasks(
+  ctx: QueryContext,
+  status: TaskStatus,
+  options: ListOptions = {},
+): Promise<TaskPage> {
+  const limit = options.limit ?? 100;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw new ValidationError('list options', [
+      { path: 'limit', message: `expected an integer from 1 to 1000, received ${limit}` },
+    ]);
+  }
+  let { shard, startKey } = decodeCursor(options.cursor, ctx.statusShards);
+  const items: TaskRecord[] = [];
+  while (shard < ctx.statusShards && items.length < limit) {
+    const key = keyCondition(status, shard, options.before);
+    const out = await ctx.doc.send(
+      new QueryCommand({
+        TableName: ctx.tableName,
+        IndexName: TableSchema.STATUS_INDEX,
+        KeyConditionExpression: key.expression,
+        ExpressionAttributeNames: key.names,
+        ExpressionAttributeValues: key.values,
+        Limit: limit - items.length,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of out.Items ?? []) items.push(fromItem(item));
+    if (out.LastEvaluatedKey === undefined) {
+      shard += 1;
+      startKey = undefined;
+    } else {
+      startKey = out.LastEvaluatedKey;
+    }
+  }
+  const done = shard >= ctx.statusShards;
+  return { items, cursor: done ? undefined : encodeCursor(shard, startKey) };
+}
+
+/**
+ * Every task in one status (before `before`, as for {@link listTasks}), a page at a time:
+ * the next page is read only when the caller asks for it, so a caller with a time budget
+ * can stop between pages.
+ */
+export async function* iterateTasks(
+  ctx: QueryContext,
+  status: TaskStatus,
+  options: { readonly before?: number | undefined; readonly pageSize?: number | undefined } = {},
+): AsyncGenerator<readonly TaskRecord[], void, undefined> {
+  let cursor: string | undefined;
+  do {
+    const page = await listTasks(ctx, status, {
+      before: options.before,
+      limit: options.pageSize,
+      cursor,
+    });
+    yield page.items;
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+}
+
+function keyCondition(status: TaskStatus, shard: number, before: number | undefined) {
+  const partition = {
+    expression: '#pk = :pk',
+    names: { '#pk': TableSchema.STATUS_INDEX_PARTITION_KEY },
+    values: { ':pk': statusShardKey(status, shard) },
+  };
+  return before === undefined
+    ? partition
+    : and([partition, compare(TableSchema.STATUS_INDEX_SORT_KEY, '<', 'before', before)]);
+}

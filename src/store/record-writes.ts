@@ -1,0 +1,245 @@
+/**
+ * The store's writes that are not lifecycle transitions: creating a task, deleting a DEAD
+ * one, confirming a delayed task's record, and noting a duplicate. Each is
+ * one conditional write, explained on refusal with the record DynamoDB saw (ALL_OLD).
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../constants.js';
+import { TransitionRejectedError } from '../errors.js';
+import { auditEntry } from '../observability/audit.js';
+import type { TaskLogger } from '../observability/logger.js';
+import { truncate } from '../text.js';
+import { and, type Condition, equals, exists } from './expression.js';
+import { MAX_DETAIL_CHARS } from './history.js';
+import {
+  fromItem,
+  type HistoryEntry,
+  refusedRecord,
+  statusShard,
+  statusShardKey,
+  type TaskItem,
+  type TaskRecord,
+} from './record.js';
+import { CREATE_CONDITION, refusedConfirmation } from './rollback.js';
+
+/** What these writes need of the store. */
+export interface WriteContext {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly statusShards: number;
+  readonly clock: () => number;
+  readonly logger: TaskLogger;
+}
+
+/** Input of {@link createTask}. */
+export interface NewTask {
+  readonly id: string;
+  readonly type: string;
+  readonly payloadJson: string;
+  readonly payloadHash: string;
+  readonly maxAttempts: number;
+  readonly timeoutMs: number;
+  readonly orderingKey?: string | undefined;
+  readonly messageGroupId: string;
+  /** Not to run before this instant (epoch ms); the worker holds an early message back. */
+  readonly runAt?: number | undefined;
+  /**
+   * Create the task SCHEDULED (delivered later by an EventBridge Scheduler one-time
+   * schedule) instead of PENDING. Needs `runAt`.
+   */
+  readonly scheduled?: boolean | undefined;
+  /** Recorded in the first history entry, e.g. which schedule fired the task. */
+  readonly detail?: string | undefined;
+  /** The producer's enqueue order (see {@link TaskRecord.sequence}). */
+  readonly sequence?: string | undefined;
+  /** The integrity tag (src/integrity/tag.ts), when integrity is on. */
+  readonly integrityTag?: string | undefined;
+}
+
+/** Reads one task with a strongly consistent read. */
+export async function getTask(ctx: WriteContext, taskId: string): Promise<TaskRecord | undefined> {
+  const out = await ctx.doc.send(
+    new GetCommand({
+      TableName: ctx.tableName,
+      Key: { [TableSchema.PARTITION_KEY]: taskId },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Item === undefined ? undefined : fromItem(out.Item);
+}
+
+/**
+ * The SCHEDULED record an enqueue wrote, as it wrote it: the same creation time (not a later
+ * record of the same id), never attempted, the same generation.
+ */
+function untouchedSchedule(seen: Pick<TaskRecord, 'generation' | 'createdAt'>): Condition {
+  return and([
+    equals('createdAt', 'createdAt', seen.createdAt),
+    equals('status', 'scheduled', TaskStatus.SCHEDULED),
+    equals('attempt', 'zero', 0),
+    equals('generation', 'generation', seen.generation),
+  ]);
+}
+
+/**
+ * Writes a new task; an existing id is returned as it is, with `created: false`, except a
+ * ROLLED_BACK record, which is replaced.
+ */
+export async function createTask(
+  ctx: WriteContext,
+  task: NewTask,
+): Promise<{ record: TaskRecord; created: boolean }> {
+  const now = ctx.clock();
+  const shard = statusShard(task.id, ctx.statusShards);
+  const scheduled = task.scheduled === true && task.runAt !== undefined;
+  const status = scheduled ? TaskStatus.SCHEDULED : TaskStatus.PENDING;
+  const entry: HistoryEntry = {
+    event: scheduled ? AuditEvent.SCHEDULED : AuditEvent.SUBMITTED,
+    at: now,
+    attempt: 0,
+    status,
+    ...(task.detail === undefined ? {} : { detail: truncate(task.detail, MAX_DETAIL_CHARS) }),
+  };
+  const item: TaskItem = {
+    [TableSchema.PARTITION_KEY]: task.id,
+    type: task.type,
+    status,
+    payload: task.payloadJson,
+    payloadHash: task.payloadHash,
+    attempt: 0,
+    maxAttempts: task.maxAttempts,
+    orderingKey: task.orderingKey,
+    messageGroupId: task.messageGroupId,
+    generation: 1,
+    timeoutMs: task.timeoutMs,
+    runAt: task.runAt,
+    createdAt: now,
+    sequence: task.sequence,
+    integrityTag: task.integrityTag,
+    updatedAt: now,
+    history: [entry],
+    [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(status, shard),
+    [TableSchema.STATUS_INDEX_SORT_KEY]: scheduled ? (task.runAt as number) : now,
+  };
+  try {
+    await ctx.doc.send(
+      new PutCommand({
+        TableName: ctx.tableName,
+        Item: item,
+        ...CREATE_CONDITION,
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+  } catch (err) {
+    const existing =
+      err instanceof ConditionalCheckFailedException ? refusedRecord(err) : undefined;
+    if (existing !== undefined) return { record: existing, created: false };
+    throw err;
+  }
+  const record = fromItem(item);
+  auditEntry(ctx.logger, record, entry);
+  return { record, created: true };
+}
+
+/** Deletes a DEAD task, if it is still the record the caller saw. */
+export async function purgeTask(ctx: WriteContext, seen: TaskRecord): Promise<void> {
+  try {
+    await ctx.doc.send(
+      new DeleteCommand({
+        TableName: ctx.tableName,
+        Key: { [TableSchema.PARTITION_KEY]: seen.id },
+        ConditionExpression: '#status = :dead AND #updatedAt = :seenUpdatedAt',
+        ExpressionAttributeNames: { '#status': 'status', '#updatedAt': 'updatedAt' },
+        ExpressionAttributeValues: { ':dead': TaskStatus.DEAD, ':seenUpdatedAt': seen.updatedAt },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) {
+      const current = refusedRecord(err);
+      throw new TransitionRejectedError('purge', seen.id, current);
+    }
+    throw err;
+  }
+  auditEntry(ctx.logger, seen, {
+    event: AuditEvent.PURGED,
+    at: ctx.clock(),
+    attempt: seen.attempt,
+    status: TaskStatus.DEAD,
+  });
+}
+
+/** Marks a SCHEDULED task confirmed (see `TaskStore.confirmSchedule`). */
+export async function confirmSchedule(
+  ctx: WriteContext,
+  seen: Pick<TaskRecord, 'id' | 'generation' | 'createdAt'>,
+): Promise<'confirmed' | 'moved-on' | 'gone'> {
+  const owned = and([exists('pk', TableSchema.PARTITION_KEY), untouchedSchedule(seen)]);
+  try {
+    await ctx.doc.send(
+      new UpdateCommand({
+        TableName: ctx.tableName,
+        Key: { [TableSchema.PARTITION_KEY]: seen.id },
+        UpdateExpression: 'SET #confirmed = :true',
+        ConditionExpression: owned.expression,
+        ExpressionAttributeNames: { ...owned.names, '#confirmed': 'scheduleConfirmed' },
+        ExpressionAttributeValues: { ...owned.values, ':true': true },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return 'confirmed';
+  } catch (err) {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    return refusedConfirmation(refusedRecord(err), seen);
+  }
+}
+
+/** Appends a bounded `duplicate-dropped` entry (see `TaskStore.noteDuplicate`). */
+export async function noteDuplicate(
+  ctx: WriteContext,
+  record: Pick<TaskRecord, 'id' | 'type' | 'attempt' | 'status'>,
+  detail: string,
+): Promise<boolean> {
+  const entry: HistoryEntry = {
+    event: AuditEvent.DUPLICATE_DROPPED,
+    at: ctx.clock(),
+    attempt: record.attempt,
+    status: record.status,
+    detail: truncate(detail, MAX_DETAIL_CHARS),
+  };
+  auditEntry(ctx.logger, record, entry);
+  try {
+    await ctx.doc.send(
+      new UpdateCommand({
+        TableName: ctx.tableName,
+        Key: { [TableSchema.PARTITION_KEY]: record.id },
+        UpdateExpression:
+          'SET #history = list_append(#history, :entry), #notes = if_not_exists(#notes, :zero) + :one',
+        ConditionExpression:
+          'attribute_exists(#pk) AND (attribute_not_exists(#notes) OR #notes < :max)',
+        ExpressionAttributeNames: {
+          '#pk': TableSchema.PARTITION_KEY,
+          '#history': 'history',
+          '#notes': 'duplicateNotes',
+        },
+        ExpressionAttributeValues: {
+          ':entry': [entry],
+          ':zero': 0,
+          ':one': 1,
+          ':max': Defaults.MAX_DUPLICATE_NOTES,
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+}

@@ -1,0 +1,336 @@
+/**
+ * The task lifecycle as a table: each transition names the states it may start from, what
+ * else fences it (the lease, or the attempt and generation the caller read), its event and
+ * target status, and what it sets and removes. {@link transitionSpec} turns one into the
+ * single conditional write that performs it (see writeTransition).
+ */
+import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
+import { boundedError, MAX_ERROR_MESSAGE_CHARS } from '../error-info.js';
+import { truncate } from '../text.js';
+import {
+  and,
+  type Condition,
+  compare,
+  equals,
+  lessThanAttribute,
+  notExists,
+  oneOf,
+} from './expression.js';
+import type { HistoryEntry, TaskErrorInfo, TaskRecord } from './record.js';
+import { expiresAtSeconds, type Retention } from './retention.js';
+import type { SeenHistory, TransitionSpec } from './transition.js';
+
+/** What a worker holds after a claim; every worker write is fenced by it. */
+export interface Lease {
+  readonly taskId: string;
+  readonly taskType: string;
+  readonly attempt: number;
+  readonly leaseToken: string;
+  readonly workerId: string;
+  /**
+   * The history as the claim wrote it. Heartbeats leave it unchanged, so the worker's
+   * fenced writes can fold it within their one write (ADR 0008). Without it,
+   * a fenced write appends.
+   */
+  readonly history?: readonly HistoryEntry[] | undefined;
+}
+
+/** The part of a record a transition is fenced by, as the caller read it. */
+export type Seen = Pick<TaskRecord, 'id' | 'type' | 'attempt' | 'generation'> & SeenHistory;
+
+/** One row of the table. `I` is what the caller passes. */
+export interface Transition<I> {
+  readonly name: string;
+  /** The states the task may be in. */
+  readonly from: readonly TaskStatus[] | ((input: I) => readonly TaskStatus[]);
+  /** What else must hold, besides the starting state. */
+  readonly fence: (input: I, now: number) => readonly Condition[];
+  readonly event: AuditEvent;
+  readonly to: TaskStatus;
+  /** The task, and the history the caller read (lets the write fold it). */
+  readonly task: (input: I) => Pick<TaskRecord, 'id' | 'type'> & SeenHistory;
+  /** The history entry's attempt and worker. */
+  readonly by: (input: I) => { readonly attempt: number; readonly workerId?: string | undefined };
+  readonly detail?: (input: I) => string | undefined;
+  readonly set?: (input: I, now: number, retention: Retention) => Record<string, unknown>;
+  readonly remove?: readonly string[];
+  /** The status index's sort key in the new state. */
+  readonly statusAt: (input: I, now: number) => number;
+  /** Fenced by the worker's lease: a refusal is a LeaseLostError. */
+  readonly leased?: boolean;
+  /** Counted on the record instead of added to the history. */
+  readonly heartbeat?: boolean;
+}
+
+const LEASE = ['leaseToken', 'leaseExpiresAt'] as const;
+const at = (_input: unknown, now: number): number => now;
+const finished = (_input: unknown, now: number, retention: Retention) => ({
+  finishedAt: now,
+  [TableSchema.TTL_ATTRIBUTE]: expiresAtSeconds(now, retention),
+});
+const dead = (reason: string, error: TaskErrorInfo | undefined, now: number) => ({
+  deadReason: truncate(reason, MAX_ERROR_MESSAGE_CHARS),
+  lastError: error === undefined ? undefined : boundedError(error),
+  finishedAt: now,
+});
+/** A lease the caller saw on the record has run out. */
+const expiredLease = (seen: TaskRecord, now: number): Condition[] => [
+  equals('leaseToken', 'seenToken', seen.leaseToken),
+  equals('attempt', 'seenAttempt', seen.attempt),
+  compare('leaseExpiresAt', '<=', 'now', now),
+];
+
+/** The columns every write of a lease holder shares. */
+function byLease<I extends { readonly lease: Lease }>() {
+  return {
+    from: [TaskStatus.RUNNING],
+    fence: ({ lease }: I) => [
+      equals('leaseToken', 'leaseToken', lease.leaseToken),
+      equals('attempt', 'fenceAttempt', lease.attempt),
+    ],
+    task: ({ lease }: I) => ({ id: lease.taskId, type: lease.taskType, history: lease.history }),
+    by: ({ lease }: I) => ({ attempt: lease.attempt, workerId: lease.workerId }),
+    leased: true,
+  } as const;
+}
+
+export const markSent: Transition<{ seen: Seen }> = {
+  name: 'mark as sent',
+  from: [TaskStatus.PENDING],
+  fence: ({ seen }) => [
+    equals('generation', 'generation', seen.generation),
+    equals('attempt', 'seenAttempt', seen.attempt),
+  ],
+  event: AuditEvent.SENT,
+  to: TaskStatus.QUEUED,
+  task: ({ seen }) => seen,
+  by: ({ seen }) => ({ attempt: seen.attempt }),
+  statusAt: at,
+};
+
+type ClaimInput = {
+  seen: TaskRecord;
+  workerId: string;
+  leaseToken: string;
+  leaseMs: number;
+  detail?: string | undefined;
+};
+export const claim: Transition<ClaimInput> = {
+  name: 'claim',
+  from: ({ seen }) => [seen.status],
+  fence: ({ seen }, now) => [
+    equals('attempt', 'seenAttempt', seen.attempt),
+    lessThanAttribute('attempt', 'maxAttempts'),
+    ...(seen.status === TaskStatus.RUNNING
+      ? [
+          equals('leaseToken', 'seenToken', seen.leaseToken),
+          compare('leaseExpiresAt', '<=', 'now', now),
+        ]
+      : []),
+    ...(seen.status === TaskStatus.SCHEDULED ? [compare('runAt', '<=', 'now', now)] : []),
+  ],
+  event: AuditEvent.CLAIMED,
+  to: TaskStatus.RUNNING,
+  task: ({ seen }) => seen,
+  by: ({ seen, workerId }) => ({ attempt: seen.attempt + 1, workerId }),
+  detail: ({ detail }) => detail,
+  set: ({ seen, workerId, leaseToken, leaseMs }, now) => ({
+    attempt: seen.attempt + 1,
+    leaseToken,
+    leaseExpiresAt: now + leaseMs,
+    workerId,
+  }),
+  statusAt: ({ leaseMs }, now) => now + leaseMs,
+};
+
+export const extendLease: Transition<{ lease: Lease; leaseMs: number }> = {
+  ...byLease<{ lease: Lease; leaseMs: number }>(),
+  name: 'extend the lease of',
+  event: AuditEvent.HEARTBEAT_EXTENDED,
+  to: TaskStatus.RUNNING,
+  heartbeat: true,
+  set: ({ leaseMs }, now) => ({ leaseExpiresAt: now + leaseMs }),
+  statusAt: ({ leaseMs }, now) => now + leaseMs,
+};
+
+export const complete: Transition<{ lease: Lease; resultJson: string | undefined }> = {
+  ...byLease<{ lease: Lease; resultJson: string | undefined }>(),
+  name: 'complete',
+  event: AuditEvent.SUCCEEDED,
+  to: TaskStatus.SUCCEEDED,
+  set: ({ resultJson }, now, retention) => ({
+    result: resultJson,
+    ...finished({}, now, retention),
+  }),
+  remove: LEASE,
+  statusAt: at,
+};
+
+type RetryInput = { lease: Lease; error: TaskErrorInfo; delayMs: number };
+export const retry: Transition<RetryInput> = {
+  ...byLease<RetryInput>(),
+  name: 'retry',
+  event: AuditEvent.RETRY_SCHEDULED,
+  to: TaskStatus.QUEUED,
+  detail: ({ error, delayMs }) => `${error.name}: ${error.message} (next attempt in ${delayMs} ms)`,
+  set: ({ error }) => ({ lastError: boundedError(error) }),
+  remove: LEASE,
+  statusAt: ({ delayMs }, now) => now + delayMs,
+};
+
+type KillInput = { lease: Lease; reason: string; error?: TaskErrorInfo | undefined };
+export const kill: Transition<KillInput> = {
+  ...byLease<KillInput>(),
+  name: 'kill',
+  event: AuditEvent.DEAD,
+  to: TaskStatus.DEAD,
+  detail: ({ reason }) => reason,
+  set: ({ reason, error }, now) => dead(reason, error, now),
+  remove: LEASE,
+  statusAt: at,
+};
+
+type ExpireInput = { seen: TaskRecord; reason: string; actor: string };
+export const expire: Transition<ExpireInput> = {
+  name: 'expire',
+  from: [TaskStatus.RUNNING],
+  fence: ({ seen }, now) => expiredLease(seen, now),
+  event: AuditEvent.DEAD,
+  to: TaskStatus.DEAD,
+  task: ({ seen }) => seen,
+  by: ({ seen, actor }) => ({ attempt: seen.attempt, workerId: actor }),
+  detail: ({ reason }) => reason,
+  set: ({ reason }, now) => dead(reason, undefined, now),
+  remove: LEASE,
+  statusAt: at,
+  // Fenced by the lease the caller saw, like the holder's own writes.
+  leased: true,
+};
+
+type CancelInput = {
+  seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & SeenHistory;
+  reason?: string | undefined;
+};
+export const cancel: Transition<CancelInput> = {
+  name: 'cancel',
+  from: [TaskStatus.SCHEDULED, TaskStatus.PENDING, TaskStatus.QUEUED],
+  fence: ({ seen }) => [equals('attempt', 'seenAttempt', seen.attempt)],
+  event: AuditEvent.CANCELLED,
+  to: TaskStatus.CANCELLED,
+  task: ({ seen }) => seen,
+  by: ({ seen }) => ({ attempt: seen.attempt }),
+  detail: ({ reason }) => reason,
+  set: finished,
+  statusAt: at,
+};
+
+type RequeueInput = { seen: TaskRecord; reason: string; actor?: string | undefined };
+export const requeue: Transition<RequeueInput> = {
+  name: 'requeue',
+  from: [TaskStatus.RUNNING],
+  fence: ({ seen }, now) => expiredLease(seen, now),
+  event: AuditEvent.REQUEUED,
+  to: TaskStatus.PENDING,
+  task: ({ seen }) => seen,
+  by: ({ seen, actor }) => ({ attempt: seen.attempt, workerId: actor }),
+  detail: ({ reason }) => reason,
+  set: ({ seen }) => ({ generation: seen.generation + 1 }),
+  remove: LEASE,
+  statusAt: at,
+};
+
+type ResendInput = { seen: TaskRecord; overdueBefore: number; actor?: string | undefined };
+export const resend: Transition<ResendInput> = {
+  name: 'resend',
+  from: [TaskStatus.QUEUED],
+  fence: ({ seen, overdueBefore }) => [
+    equals('generation', 'seenGeneration', seen.generation),
+    equals('attempt', 'seenAttempt', seen.attempt),
+    compare('statusAt', '<', 'overdueBefore', overdueBefore),
+  ],
+  event: AuditEvent.RESENT,
+  to: TaskStatus.PENDING,
+  task: ({ seen }) => seen,
+  by: ({ seen, actor }) => ({ attempt: seen.attempt, workerId: actor }),
+  detail: ({ seen }) =>
+    `queued since ${new Date(seen.updatedAt).toISOString()} and never claimed; sent again as generation ${seen.generation + 1}`,
+  set: ({ seen }) => ({ generation: seen.generation + 1 }),
+  statusAt: at,
+};
+
+export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = {
+  name: 'redrive',
+  from: [TaskStatus.DEAD],
+  fence: ({ seen }) => [
+    equals('attempt', 'seenAttempt', seen.attempt),
+    equals('generation', 'seenGeneration', seen.generation),
+  ],
+  event: AuditEvent.REDRIVEN,
+  to: TaskStatus.PENDING,
+  task: ({ seen }) => seen,
+  by: () => ({ attempt: 0 }),
+  detail: ({ reason }) => reason,
+  set: ({ seen }) => ({ attempt: 0, generation: seen.generation + 1 }),
+  remove: ['deadReason', 'finishedAt', 'workerId'],
+  statusAt: at,
+};
+
+type RollbackInput = {
+  seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'> & SeenHistory;
+  reason: string;
+};
+/**
+ * SCHEDULED → ROLLED_BACK, for the enqueue that wrote the record and could not create its
+ * schedule: only the record it still owns, the one it wrote (same creation time), untouched
+ * (never attempted, same generation) and not confirmed by another enqueue. Kept with the
+ * retention TTL, like a finished task (docs/adr/0015-rollback-moves-instead-of-deleting.md).
+ */
+export const rollback: Transition<RollbackInput> = {
+  name: 'roll back',
+  from: [TaskStatus.SCHEDULED],
+  fence: ({ seen }) => [
+    equals('createdAt', 'createdAt', seen.createdAt),
+    equals('attempt', 'zero', 0),
+    equals('generation', 'generation', seen.generation),
+    notExists('scheduleConfirmed'),
+  ],
+  event: AuditEvent.ROLLED_BACK,
+  to: TaskStatus.ROLLED_BACK,
+  task: ({ seen }) => seen,
+  by: () => ({ attempt: 0 }),
+  detail: ({ reason }) => reason,
+  set: (_input, now, retention) => ({
+    [TableSchema.TTL_ATTRIBUTE]: expiresAtSeconds(now, retention),
+  }),
+  statusAt: at,
+};
+
+/** The write of `transition` for `input` at `now`: its one condition, entry and changes. */
+export function transitionSpec<I>(
+  transition: Transition<I>,
+  input: I,
+  now: number,
+  retention: Retention,
+): TransitionSpec {
+  const task = transition.task(input);
+  const by = transition.by(input);
+  const from = typeof transition.from === 'function' ? transition.from(input) : transition.from;
+  const states = Object.fromEntries(from.map((status) => [status.toLowerCase(), status]));
+  return {
+    name: transition.name,
+    taskId: task.id,
+    taskType: task.type,
+    event: transition.event,
+    to: transition.to,
+    attempt: by.attempt,
+    workerId: by.workerId,
+    detail: transition.detail?.(input),
+    condition: and([oneOf('status', states), ...transition.fence(input, now)]),
+    set: transition.set?.(input, now, retention),
+    remove: transition.remove,
+    statusAt: transition.statusAt(input, now),
+    fenced: transition.leased === true,
+    seen: 'history' in task && task.history !== undefined ? { history: task.history } : undefined,
+    heartbeat: transition.heartbeat === true,
+  };
+}

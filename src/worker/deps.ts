@@ -1,0 +1,100 @@
+/**
+ * What the worker's modules share: their dependencies, built once per worker by
+ * `createWorker`, and the outcome of a message, which the batch turns into a failure report
+ * and a visibility change.
+ */
+import type { AuditEvent } from '../constants.js';
+import type { WorkerEvents } from '../events/worker-events.js';
+import type { IntegrityTag } from '../integrity/tag.js';
+import { logAudit } from '../observability/audit.js';
+import type { TaskLogger } from '../observability/logger.js';
+import type { TaskMetrics } from '../observability/metrics.js';
+import type { TaskRecord } from '../store/record.js';
+import type { TaskStore } from '../store/task-store.js';
+import type { TaskDefinition } from '../tasks/task-definition.js';
+import type { FiringSenders } from './firing-trust.js';
+import type { TakeoverGate } from './takeover-gate.js';
+import type { VisibilityController } from './visibility.js';
+
+/** What the processor needs; built once per worker by `createWorker`. */
+export interface ProcessorDeps {
+  readonly definitions: ReadonlyMap<string, TaskDefinition>;
+  readonly store: TaskStore;
+  readonly visibility: VisibilityController;
+  readonly logger: TaskLogger;
+  /** Counts outcomes, handler durations and queue latency; flushed by the caller per batch. */
+  readonly metrics: TaskMetrics;
+  readonly workerId: string;
+  readonly clock: () => number;
+  readonly leaseGraceMs: number;
+  /**
+   * Longest lease taken at once. A task whose timeout (plus grace) is longer gets this
+   * lease and an automatic heartbeat every third of it, so a crashed worker's task is taken
+   * over after at most this long instead of after its whole timeout.
+   */
+  readonly leaseDurationMs: number;
+  readonly maxResultBytes: number;
+  /** Message groups processed at once within one batch. */
+  readonly groupConcurrency: number;
+  /** Shared by every batch of the worker: takeovers never run beside other claimed work. */
+  readonly takeoverGate: TakeoverGate;
+  readonly random: () => number;
+  /** Who may send a recurring schedule's firing (ADR 0013). */
+  readonly firingSenders: FiringSenders;
+  /** Verifies each claimed record's integrity tag (and tags firings); undefined when off. */
+  readonly integrity?: IntegrityTag | undefined;
+  /** Lifecycle events and hooks; `store` above already notes its writes' events. */
+  readonly events?: WorkerEvents | undefined;
+}
+
+/** Per-invocation limits, e.g. the Lambda's remaining time. */
+export interface BatchOptions {
+  /** Milliseconds left before the host kills the invocation; unbounded when absent. */
+  readonly remainingTimeMs?: () => number;
+}
+
+/** What becomes of one message. */
+export type Outcome =
+  | { readonly kind: 'ack' }
+  /** Report failed and make the message visible again after `delayMs`. */
+  | { readonly kind: 'retry'; readonly delayMs: number }
+  /** Report failed and leave the visibility timeout alone (an infrastructure error). */
+  | { readonly kind: 'fail' }
+  /** Not touched yet: a lease takeover, which waits until the batch's other tasks finish. */
+  | { readonly kind: 'takeover' };
+
+export const ACK: Outcome = { kind: 'ack' };
+
+/**
+ * After a refused fenced write (the lease was lost): the message goes back at once and is
+ * never acknowledged. It is still at the head of its FIFO group, ahead of the message the
+ * sweeper sent for the requeued task and of the key's later tasks, so the task's next
+ * attempt runs from it, in order; the later copy is dropped as a duplicate once the task
+ * has finished (ADR 0007).
+ */
+export const LEASE_LOST: Outcome = { kind: 'retry', delayMs: 0 };
+
+/** The lease a claim takes: the run's timeout plus grace, capped by the lease duration. */
+export function leaseFor(timeoutMs: number, deps: ProcessorDeps): number {
+  return Math.min(timeoutMs + deps.leaseGraceMs, deps.leaseDurationMs);
+}
+
+/** Audits what this worker did with a task without writing it (e.g. a dropped duplicate). */
+export function auditTask(
+  deps: ProcessorDeps,
+  record: TaskRecord,
+  event: AuditEvent,
+  detail: string,
+  attempt = record.attempt,
+): void {
+  logAudit(deps.logger, {
+    event,
+    taskId: record.id,
+    taskType: record.type,
+    attempt,
+    status: record.status,
+    workerId: deps.workerId,
+    at: deps.clock(),
+    detail,
+  });
+}

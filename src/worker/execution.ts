@@ -1,0 +1,205 @@
+/**
+ * The run of a claimed task: its handler under the timeout, the heartbeat, and the fenced
+ * write of the outcome (SUCCEEDED, a retry, or DEAD).
+ */
+import { AuditEvent } from '../constants.js';
+import { describeError, errorInfo } from '../error-info.js';
+import {
+  isPermanentError,
+  LeaseLostError,
+  UnknownTaskTypeError,
+  ValidationError,
+} from '../errors.js';
+import { checkIntegrity } from '../integrity/check.js';
+import type { TaskLogger } from '../observability/logger.js';
+import { TaskOutcome } from '../observability/metrics.js';
+import type { TaskErrorInfo, TaskRecord } from '../store/record.js';
+import type { Lease } from '../store/task-store.js';
+import {
+  describeInvalidPayload,
+  type TaskDefinition,
+  validatePayload,
+} from '../tasks/task-definition.js';
+import { retryDelayMs } from './backoff.js';
+import { ACK, auditTask, LEASE_LOST, leaseFor, type Outcome, type ProcessorDeps } from './deps.js';
+import { Heartbeat, type HeldMessage } from './heartbeat.js';
+import { type HandlerOutcome, runHandler } from './run-handler.js';
+
+/** A task this worker holds the lease of, and the message it came in. */
+export interface ClaimedTask {
+  readonly record: TaskRecord;
+  readonly lease: Lease;
+  readonly message: HeldMessage;
+  /** The handler's timeout, cut to the invocation's remaining time. */
+  readonly timeoutMs: number;
+}
+
+/** Runs a claimed task's handler and writes its outcome under the lease. */
+export async function execute(task: ClaimedTask, deps: ProcessorDeps): Promise<Outcome> {
+  const { record } = task;
+  // A record a table writer changed or planted never runs, and is never retried.
+  const tampered = await checkIntegrity({ ...deps, actor: deps.workerId }, record);
+  if (tampered !== undefined) return kill(task, deps, tampered.message, tampered);
+  const definition = deps.definitions.get(record.type);
+  if (definition === undefined) {
+    const error = new UnknownTaskTypeError(record.type, [...deps.definitions.keys()]);
+    return kill(task, deps, error.message, errorInfo(error));
+  }
+  let payload: unknown;
+  try {
+    payload = await validatePayload(definition, record.payload);
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    const reason = describeInvalidPayload(err, record.payloadHash);
+    return kill(task, deps, reason, { name: err.name, message: reason });
+  }
+  const logger = childLogger(deps.logger, {
+    taskId: record.id,
+    taskType: record.type,
+    attempt: task.lease.attempt,
+  });
+  const outcome = await run(task, definition, payload, deps, logger);
+  if (outcome.ok) {
+    const resultJson = serializeResult(outcome.value, deps.maxResultBytes, logger);
+    return finish(
+      deps,
+      record,
+      () => deps.store.complete(task.lease, resultJson),
+      TaskOutcome.SUCCEEDED,
+    );
+  }
+  return settleFailure(task, definition, outcome.error, deps);
+}
+
+/** The handler's run, with the heartbeat kept while it works. */
+async function run(
+  task: ClaimedTask,
+  definition: TaskDefinition,
+  payload: unknown,
+  deps: ProcessorDeps,
+  logger: TaskLogger,
+): Promise<HandlerOutcome> {
+  const { record, lease, timeoutMs } = task;
+  const controller = new AbortController();
+  const heartbeat = new Heartbeat(deps, task, task.message, leaseFor(timeoutMs, deps), controller);
+  heartbeat.start(timeoutMs, logger);
+  const runStarted = deps.clock();
+  const context = {
+    taskId: record.id,
+    attempt: lease.attempt,
+    maxAttempts: record.maxAttempts,
+    logger,
+    heartbeat: heartbeat.beat,
+  };
+  return runHandler(definition, timeoutMs, payload, context, controller).finally(() => {
+    heartbeat.stop();
+    deps.metrics.duration(Math.max(0, deps.clock() - runStarted));
+  });
+}
+
+/** After a failed run: dropped when the lease was lost, else retried or declared DEAD. */
+async function settleFailure(
+  task: ClaimedTask,
+  definition: TaskDefinition,
+  failure: unknown,
+  deps: ProcessorDeps,
+): Promise<Outcome> {
+  const { record, lease } = task;
+  if (failure instanceof LeaseLostError) {
+    auditTask(
+      deps,
+      record,
+      AuditEvent.STALE_DROPPED,
+      'lease lost during the run; result discarded, message returned',
+      lease.attempt,
+    );
+    return LEASE_LOST;
+  }
+  deps.metrics.count(TaskOutcome.FAILED);
+  const error = errorInfo(failure);
+  const permanent = isPermanentError(failure);
+  if (permanent || lease.attempt >= record.maxAttempts) {
+    const reason = permanent
+      ? `permanent error: ${error.message}`
+      : `failed ${lease.attempt} of ${record.maxAttempts} attempts; last error: ${error.name}: ${error.message}`;
+    return kill(task, deps, reason, error);
+  }
+  const delayMs = retryDelayMs(lease.attempt, definition.retry, deps.random);
+  const written = await fencedWrite(deps, record, () => deps.store.retry(lease, error, delayMs));
+  if (!written) return LEASE_LOST;
+  deps.metrics.count(TaskOutcome.RETRIED);
+  return { kind: 'retry', delayMs };
+}
+
+function kill(
+  task: ClaimedTask,
+  deps: ProcessorDeps,
+  reason: string,
+  error: TaskErrorInfo,
+): Promise<Outcome> {
+  const { record, lease } = task;
+  return finish(deps, record, () => deps.store.kill(lease, reason, { error }), TaskOutcome.DEAD);
+}
+
+/**
+ * A terminal write, counted as `outcome` when it lands; the message is then done with. When
+ * the lease was lost, the message is returned instead: acknowledging it would let the key's
+ * next task overtake the requeued one.
+ */
+async function finish(
+  deps: ProcessorDeps,
+  record: TaskRecord,
+  write: () => Promise<TaskRecord>,
+  outcome: TaskOutcome,
+): Promise<Outcome> {
+  if (!(await fencedWrite(deps, record, write))) return LEASE_LOST;
+  deps.metrics.count(outcome);
+  return ACK;
+}
+
+/**
+ * Runs a fenced write. Returns false when the lease was lost: the task was requeued or taken
+ * over, so this worker's outcome is dropped and audited as stale (and its message returned).
+ */
+async function fencedWrite(
+  deps: ProcessorDeps,
+  record: TaskRecord,
+  write: () => Promise<TaskRecord>,
+): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (err) {
+    if (!(err instanceof LeaseLostError)) throw err;
+    auditTask(deps, err.current ?? record, AuditEvent.STALE_DROPPED, err.message, record.attempt);
+    return false;
+  }
+}
+
+function serializeResult(value: unknown, maxBytes: number, logger: TaskLogger): string | undefined {
+  if (value === undefined) return undefined;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (err) {
+    logger.warn('result is not JSON-serializable and was not stored', {
+      error: describeError(err),
+    });
+    return undefined;
+  }
+  if (json !== undefined && Buffer.byteLength(json, 'utf8') > maxBytes) {
+    // The work is done; re-running it to shrink the result would duplicate its effects.
+    logger.warn('result exceeds the size limit and was not stored', { limitBytes: maxBytes });
+    return undefined;
+  }
+  return json;
+}
+
+function childLogger(logger: TaskLogger, fields: Record<string, unknown>): TaskLogger {
+  return {
+    debug: (m, a) => logger.debug(m, { ...fields, ...a }),
+    info: (m, a) => logger.info(m, { ...fields, ...a }),
+    warn: (m, a) => logger.warn(m, { ...fields, ...a }),
+    error: (m, a) => logger.error(m, { ...fields, ...a }),
+  };
+}
