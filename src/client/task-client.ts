@@ -160,9 +160,10 @@ export class TaskClient {
   }
 
   /**
-   * Enqueues many tasks: conditional writes in parallel, then SendMessageBatch in groups of
-   * 10, in input order so tasks sharing an ordering key keep their order. Each entry gets its
-   * own result; one bad entry never affects the others.
+   * Enqueues many tasks in chunks of 10: each chunk's conditional writes run in parallel and
+   * its SendMessageBatch goes as soon as they land, with several chunks in flight. A chunk's
+   * send waits only for earlier chunks sharing an ordering key, so tasks sharing a key keep
+   * their input order. Each entry gets its own result; one bad entry never affects the others.
    *
    * @throws ConfigurationError when the queue cannot be sent to for a permanent reason (see
    *   {@link TaskClient.enqueue}): that is no entry's fault, and the records written stay
