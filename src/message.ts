@@ -48,6 +48,19 @@ export function taskMessage(
   };
 }
 
+/**
+ * The task type a message body names, for metering by type before the message is checked:
+ * `(unknown)` when the body is not JSON or names none. Never throws.
+ */
+export function messageType(body: string): string {
+  try {
+    const type = (JSON.parse(body) as { type?: unknown } | null)?.type;
+    return typeof type === 'string' && type.length > 0 && type.length <= 128 ? type : '(unknown)';
+  } catch {
+    return '(unknown)';
+  }
+}
+
 /** Result of {@link parseEnvelope}: the envelope, or why the body is not one. */
 export type ParsedEnvelope =
   | { readonly ok: true; readonly envelope: TaskEnvelope }

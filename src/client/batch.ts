@@ -45,6 +45,24 @@ export interface BatchDeps {
   readonly dispatcher: Dispatcher;
 }
 
+/** The meter label of enqueue's requests (docs/cost.md). */
+export const ENQUEUE_USAGE = 'enqueue';
+
+/**
+ * The body of `TaskClient.enqueue`: writes the record, then arranges its schedule (delayed)
+ * or sends its message (due now).
+ */
+export async function enqueueOne(entry: BatchEntry, deps: BatchDeps): Promise<EnqueueResult> {
+  const { record, created } = await deps.createRecord(entry, nextSequence());
+  if (record.status === TaskStatus.SCHEDULED) {
+    await deps.delayed.arrange(record, created);
+    return { id: record.id, created, sent: true, record };
+  }
+  if (record.status !== TaskStatus.PENDING) return { id: record.id, created, sent: true, record };
+  const sent = await deps.dispatcher.send(record);
+  return { id: record.id, created, sent: sent !== undefined, record: sent ?? record };
+}
+
 /** How many chunks of 10 entries an enqueueBatch has in flight at once (writes or send). */
 export const CHUNKS_IN_FLIGHT = 8;
 

@@ -9,6 +9,7 @@ import { ValidationError, type ValidationIssue } from '../errors.js';
 import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
+import { BATCH_USAGE, meterClient, UsageMeter } from '../observability/usage-meter.js';
 import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
 import { retryHorizonIssue } from '../tasks/retry-horizon.js';
@@ -151,6 +152,9 @@ export function createWorker(
   const sqs = options.sqs ?? new SQSClient(sqsClientConfig());
   const dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig());
   const clock = options.clock ?? Date.now;
+  const usage = new UsageMeter(clock);
+  meterClient(sqs);
+  meterClient(dynamodb);
   const workerId = options.workerId ?? defaultWorkerId();
   // With the queue's ARN known, the visibility controller needs no GetQueueUrl call. The
   // environment's ARN is trusted only together with the environment's URL.
@@ -170,6 +174,7 @@ export function createWorker(
     visibility: new VisibilityController(sqs, logger, location.queueUrl, queueArn),
     logger,
     metrics,
+    usage,
     workerId,
     clock,
     leaseGraceMs: options.leaseGraceMs ?? Defaults.LEASE_GRACE_MS,
@@ -181,9 +186,17 @@ export function createWorker(
     firingSenders: resolveFiringSenders(options.schedulerSenderId),
     integrity: resolveIntegrity(options.integrity, dynamodb),
   };
-  // One flush per batch, in both entry points; a batch that throws still publishes.
+  // One flush per batch, in both entry points; a batch that throws still publishes. The
+  // batch's requests are metered by task type; the rest under BATCH_USAGE (docs/cost.md).
   const run = (records: readonly SQSRecord[], batch?: BatchOptions) =>
-    processBatch(records, deps, batch).finally(() => metrics.flush());
+    usage
+      .track(BATCH_USAGE, () => processBatch(records, deps, batch))
+      .finally(() => {
+        for (const [type, { usage: used, tasks }] of usage.take()) {
+          metrics.usage?.(type, used, tasks);
+        }
+        metrics.flush();
+      });
   return {
     workerId,
     lambdaHandler: (event, context) =>

@@ -7,6 +7,7 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import pLimit from 'p-limit';
 import { describeError } from '../error-info.js';
+import { messageType } from '../message.js';
 import { type BatchPhase, processRecord } from './claim-loop.js';
 import type { BatchOptions, Outcome, ProcessorDeps } from './deps.js';
 import { fifoBatchFailures, groupMessages } from './fifo.js';
@@ -121,15 +122,18 @@ async function runGroup(
     }
     // A parked group's head was picked up in the fresh phase: its latency is recorded.
     if (phase === 'fresh' || index > 0) recordQueueLatency(record, deps);
-    const outcome = await processRecord(record, deps, options, phase).catch(
-      (err: unknown): Outcome => {
-        deps.logger.error('message processing failed', {
-          messageId: record.messageId,
-          error: describeError(err),
-        });
-        return { kind: 'fail' };
-      },
-    );
+    const process = () => processRecord(record, deps, options, phase);
+    const metered =
+      deps.usage === undefined
+        ? process()
+        : deps.usage.trackTask(messageType(record.body), process);
+    const outcome = await metered.catch((err: unknown): Outcome => {
+      deps.logger.error('message processing failed', {
+        messageId: record.messageId,
+        error: describeError(err),
+      });
+      return { kind: 'fail' };
+    });
     if (outcome.kind === 'ack') continue;
     if (outcome.kind === 'takeover') return { failures, parked: group.slice(index) };
     failures.push({ messageId: record.messageId, change: returned(record, outcome) });
