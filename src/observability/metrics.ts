@@ -116,12 +116,15 @@ export interface PowertoolsMetricsOptions {
  * `POWERTOOLS_DEV`) turns the output off.
  */
 export function powertoolsMetrics(options: PowertoolsMetricsOptions = {}): TaskMetrics {
-  const metrics =
-    options.metrics ??
-    new Metrics({
+  // Made on first use: a cold start that records nothing pays nothing for it.
+  let made = options.metrics;
+  const instance = (): Metrics => {
+    made ??= new Metrics({
       namespace: options.namespace ?? METRICS_NAMESPACE,
       serviceName: options.serviceName ?? process.env.POWERTOOLS_SERVICE_NAME ?? 'tasklane',
     });
+    return made;
+  };
   // Powertools warns on an empty flush; a batch of duplicates records nothing.
   let pending = false;
   const add = (
@@ -129,7 +132,7 @@ export function powertoolsMetrics(options: PowertoolsMetricsOptions = {}): TaskM
     unit: (typeof MetricUnit)[keyof typeof MetricUnit],
     value: number,
   ) => {
-    metrics.addMetric(name, unit, value);
+    instance().addMetric(name, unit, value);
     pending = true;
   };
   // One instance per task type, made on first use, so each type's figures are one document.
@@ -164,7 +167,7 @@ export function powertoolsMetrics(options: PowertoolsMetricsOptions = {}): TaskM
       typedPending.clear();
       if (!pending) return;
       pending = false;
-      metrics.publishStoredMetrics();
+      instance().publishStoredMetrics();
     },
   };
 }

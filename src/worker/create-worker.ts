@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
+import { awsClientConfig, lazyClient, sqsClientConfig } from '../aws-clients.js';
 import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
@@ -149,12 +149,12 @@ export function createWorker(
   const location = resolveLocation(options);
   const logger = options.logger ?? defaultLogger();
   const metrics = options.metrics ?? powertoolsMetrics();
-  const sqs = options.sqs ?? new SQSClient(sqsClientConfig());
-  const dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig());
+  // Clients are made on first use, and metered (docs/cost.md); given ones at once.
+  const sqs = metered(options.sqs) ?? lazyClient(() => metered(new SQSClient(sqsClientConfig())));
+  const dynamodb =
+    metered(options.dynamodb) ?? lazyClient(() => metered(new DynamoDBClient(awsClientConfig())));
   const clock = options.clock ?? Date.now;
   const usage = new UsageMeter(clock);
-  meterClient(sqs);
-  meterClient(dynamodb);
   const workerId = options.workerId ?? defaultWorkerId();
   // With the queue's ARN known, the visibility controller needs no GetQueueUrl call. The
   // environment's ARN is trusted only together with the environment's URL.
@@ -218,6 +218,12 @@ export function createWorker(
         ...(poll.onBatch === undefined ? {} : { onBatch: poll.onBatch }),
       }),
   };
+}
+
+/** Attaches the usage meter to a client, if any, and returns it. */
+function metered<C extends SQSClient | DynamoDBClient | undefined>(client: C): C {
+  if (client !== undefined) meterClient(client);
+  return client;
 }
 
 /** Task types whose retry horizon is over half the queue's retention, one issue each. */
