@@ -1,10 +1,12 @@
 /** Props of the TaskExecutor construct, each with its default. */
+
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { PriceTable } from '../observability/cost.js';
 
 /** Props of {@link TaskExecutor}. */
 export interface TaskExecutorProps {
@@ -133,6 +135,11 @@ export interface TaskExecutorProps {
   readonly alarmActions?: readonly IAlarmAction[];
   /** Alarm when the oldest task message is older than this. @default Duration.minutes(15) */
   readonly oldestMessageAgeThreshold?: Duration;
+  /**
+   * Prices of the dashboard's measured cost graph, for a region other than us-east-1.
+   * @default us-east-1 on-demand list prices (docs/cost.md)
+   */
+  readonly costPrices?: PriceTable;
   /**
    * Runs the functions in this VPC. It needs routes to SQS, DynamoDB and CloudWatch Logs
    * (VPC endpoints or NAT).

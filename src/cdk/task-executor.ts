@@ -180,6 +180,7 @@ export class TaskExecutor extends Construct {
       namePrefix: `tasklane-${name}`,
       oldestMessageAgeThreshold: props.oldestMessageAgeThreshold ?? Duration.minutes(15),
       alarmActions: props.alarmActions ?? [],
+      ...(props.costPrices === undefined ? {} : { prices: props.costPrices }),
     });
     addExecutorOutputs(this, id, {
       tableName: this.table.tableName,

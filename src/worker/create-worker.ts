@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
+import { awsClientConfig, lazyClient, sqsClientConfig } from '../aws-clients.js';
 import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
@@ -11,6 +11,7 @@ import { type LifecycleHooks, WorkerEvents } from '../events/worker-events.js';
 import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
+import { BATCH_USAGE, meterClient, UsageMeter } from '../observability/usage-meter.js';
 import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
 import { retryHorizonIssue } from '../tasks/retry-horizon.js';
@@ -157,9 +158,12 @@ export function createWorker(
   const location = resolveLocation(options);
   const logger = options.logger ?? defaultLogger();
   const metrics = options.metrics ?? powertoolsMetrics();
-  const sqs = options.sqs ?? new SQSClient(sqsClientConfig());
-  const dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig());
+  // Clients are made on first use, and metered (docs/cost.md); given ones at once.
+  const sqs = metered(options.sqs) ?? lazyClient(() => metered(new SQSClient(sqsClientConfig())));
+  const dynamodb =
+    metered(options.dynamodb) ?? lazyClient(() => metered(new DynamoDBClient(awsClientConfig())));
   const clock = options.clock ?? Date.now;
+  const usage = new UsageMeter(clock);
   const workerId = options.workerId ?? defaultWorkerId();
   // With the queue's ARN known, the visibility controller needs no GetQueueUrl call. The
   // environment's ARN is trusted only together with the environment's URL.
@@ -182,6 +186,7 @@ export function createWorker(
     visibility: new VisibilityController(sqs, logger, location.queueUrl, queueArn),
     logger,
     metrics,
+    usage,
     workerId,
     clock,
     leaseGraceMs: options.leaseGraceMs ?? Defaults.LEASE_GRACE_MS,
@@ -193,9 +198,17 @@ export function createWorker(
     firingSenders: resolveFiringSenders(options.schedulerSenderId),
     integrity: resolveIntegrity(options.integrity, dynamodb),
   };
-  // One flush per batch, in both entry points; a batch that throws still publishes.
+  // One flush per batch, in both entry points; a batch that throws still publishes. The
+  // batch's requests are metered by task type; the rest under BATCH_USAGE (docs/cost.md).
   const run = (records: readonly SQSRecord[], batch?: BatchOptions) =>
-    processBatch(records, deps, batch).finally(() => metrics.flush());
+    usage
+      .track(BATCH_USAGE, () => processBatch(records, deps, batch))
+      .finally(() => {
+        for (const [type, { usage: used, tasks }] of usage.take()) {
+          metrics.usage?.(type, used, tasks);
+        }
+        metrics.flush();
+      });
   return {
     workerId,
     lambdaHandler: (event, context) =>
@@ -232,6 +245,12 @@ function workerEvents(
   return publisher === undefined && !anyHook
     ? undefined
     : new WorkerEvents(publisher, hooks, logger);
+}
+
+/** Attaches the usage meter to a client, if any, and returns it. */
+function metered<C extends SQSClient | DynamoDBClient | undefined>(client: C): C {
+  if (client !== undefined) meterClient(client);
+  return client;
 }
 
 /** Task types whose retry horizon is over half the queue's retention, one issue each. */

@@ -9,6 +9,7 @@ import type { IntegrityTag } from '../integrity/tag.js';
 import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskMetrics } from '../observability/metrics.js';
+import type { UsageMeter } from '../observability/usage-meter.js';
 import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
@@ -24,6 +25,8 @@ export interface ProcessorDeps {
   readonly logger: TaskLogger;
   /** Counts outcomes, handler durations and queue latency; flushed by the caller per batch. */
   readonly metrics: TaskMetrics;
+  /** Meters each message's requests by task type (docs/cost.md); none when absent. */
+  readonly usage?: UsageMeter;
   readonly workerId: string;
   readonly clock: () => number;
   readonly leaseGraceMs: number;

@@ -8,6 +8,7 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import pLimit from 'p-limit';
 import { describeError } from '../error-info.js';
 import { type EventBatch, eventRetrySeconds } from '../events/worker-events.js';
+import { messageType } from '../message.js';
 import { type BatchPhase, processRecord } from './claim-loop.js';
 import type { BatchOptions, Outcome, ProcessorDeps } from './deps.js';
 import { fifoBatchFailures, type GroupedMessage, groupMessages } from './fifo.js';
@@ -132,9 +133,12 @@ async function runGroup(
     }
     // A parked group's head was picked up in the fresh phase: its latency is recorded.
     if (phase === 'fresh' || index > 0) recordQueueLatency(record, deps);
-    // The transitions written while processing the record note their events under its id.
+    // The transitions written while processing the record note their events under its id,
+    // and the requests it makes are metered under its task type.
     const work = () => processRecord(record, deps, options, phase);
-    const running = events === undefined ? work() : events.within(record.messageId, work);
+    const noted = () => (events === undefined ? work() : events.within(record.messageId, work));
+    const running =
+      deps.usage === undefined ? noted() : deps.usage.trackTask(messageType(record.body), noted);
     const outcome = await running.catch((err: unknown): Outcome => {
       deps.logger.error('message processing failed', {
         messageId: record.messageId,
