@@ -12,6 +12,7 @@ import type { TaskPage, TaskStore } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import { type BatchEntry, type BatchEntryResult, type EnqueueResult, enqueueAll } from './batch.js';
 import { cancelTask } from './cancel.js';
+import { type CancelResult, type CancelSelection, cancelMany } from './cancel-many.js';
 import { type CheckReport, checkExecutor, reportError } from './check.js';
 import { clientParts } from './client-parts.js';
 import { type CountOptions, countTasks, type TaskCounts } from './counts.js';
@@ -42,6 +43,7 @@ import { type WaitOptions, waitForTerminal } from './wait.js';
 import { type TaskTransition, type WatchOptions, watchTransitions } from './watch.js';
 
 export type { BatchEntry, BatchEntryResult, EnqueueResult } from './batch.js';
+export type { CancelResult, CancelSelection } from './cancel-many.js';
 export type { CountOptions, TaskCounts } from './counts.js';
 export type { DeadLetter, DeadLetterStats } from './dead-letters.js';
 export type { Duration } from './duration.js';
@@ -294,15 +296,22 @@ export class TaskClient {
   }
 
   /**
-   * Cancels a task that has not started: SCHEDULED, PENDING or QUEUED → CANCELLED. A message
-   * already in the queue is then acknowledged without running.
+   * Cancels a task: SCHEDULED, PENDING or QUEUED → CANCELLED at once; a RUNNING one is marked
+   * `cancelRequested` and returned at once, and its worker ends it CANCELLED at its next
+   * heartbeat (docs/progress-and-cancel.md). With `{ ids }` or `{ orderingKey }`, cancels
+   * each unfinished task of the selection and reports what became of each.
    *
    * @throws TaskNotFoundError when no task has this id.
-   * @throws TransitionRejectedError when the task is running or finished; `current` says which.
+   * @throws TransitionRejectedError when the task has finished; `current` says how.
+   * @throws ValidationError for a malformed selection.
    */
-  cancel(id: string, reason?: string): Promise<TaskRecord> {
-    const { store, delayed, logger } = this;
-    return cancelTask(id, reason, { store, delayed, logger, get: (taskId) => this.get(taskId) });
+  cancel(id: string, reason?: string): Promise<TaskRecord>;
+  cancel(selection: CancelSelection): Promise<CancelResult>;
+  cancel(target: string | CancelSelection, reason?: string): Promise<TaskRecord | CancelResult> {
+    const { store, delayed, logger, index } = this;
+    const deps = { store, delayed, logger, index, get: (taskId: string) => this.get(taskId) };
+    if (typeof target === 'object' && target !== null) return cancelMany(target, deps);
+    return cancelTask(target, reason, deps);
   }
 
   /**
