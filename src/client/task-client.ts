@@ -296,10 +296,9 @@ export class TaskClient {
   }
 
   /**
-   * Cancels a task: SCHEDULED, PENDING or QUEUED → CANCELLED at once; a RUNNING one is marked
-   * `cancelRequested` and returned at once, and its worker ends it CANCELLED at its next
-   * heartbeat (docs/progress-and-cancel.md). With `{ ids }` or `{ orderingKey }`, cancels
-   * each unfinished task of the selection and reports what became of each.
+   * Cancels a task: a waiting one at once; a RUNNING one is marked `cancelRequested`, and its
+   * worker ends it CANCELLED at its next heartbeat (docs/progress-and-cancel.md). With
+   * `{ ids }` or `{ orderingKey }`: each unfinished task of the selection.
    *
    * @throws TaskNotFoundError when no task has this id.
    * @throws TransitionRejectedError when the task has finished; `current` says how.
