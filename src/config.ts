@@ -51,6 +51,10 @@ export const EnvVars = {
   RETENTION_MS: 'TASKLANE_RETENTION_MS',
   /** The integrity tag's KMS HMAC key (id or ARN); set when the executor has `integrity`. */
   INTEGRITY_KEY_ID: 'TASKLANE_INTEGRITY_KEY_ID',
+  /** The EventBridge bus of lifecycle events; set when the executor has `events` (docs/events.md). */
+  EVENT_BUS: 'TASKLANE_EVENT_BUS',
+  /** The lifecycle events' source, `tasklane.<executor name>`. */
+  EVENT_SOURCE: 'TASKLANE_EVENT_SOURCE',
 } as const;
 
 /**

@@ -56,6 +56,11 @@ export {
   ValidationError,
   WaitTimeoutError,
 } from './errors.js';
+export type { LifecycleEvent, TaskEventDetail } from './events/lifecycle-event.js';
+export { LifecycleEventType, MAX_EVENT_RESULT_BYTES } from './events/lifecycle-event.js';
+export type { EventPublisher } from './events/publisher.js';
+export type { WorkerEventOptions } from './events/worker-config.js';
+export type { LifecycleHook, LifecycleHooks } from './events/worker-events.js';
 export type { MacService } from './integrity/kms-mac.js';
 export type { IntegrityOptions } from './integrity/tag.js';
 export { INTEGRITY_FAILED, INTEGRITY_KEY_ENV } from './integrity/tag.js';

@@ -2,6 +2,7 @@
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 
@@ -110,6 +111,20 @@ export interface TaskExecutorProps {
    * `integrity: true`. @default - a new key when `integrity` is true
    */
   readonly integrityKey?: IKey;
+  /**
+   * Publish lifecycle events to EventBridge: `Tasklane Task Succeeded`, `Failed`, `Dead` and
+   * `Cancelled`, source `tasklane.<name>`, after each transition is written and at least once
+   * (docs/events.md). The worker gets `events:PutEvents` on the bus and nothing else there,
+   * and `TASKLANE_EVENT_BUS` / `TASKLANE_EVENT_SOURCE` in its environment. Cost: one
+   * PutEvents call per worker batch that has events (per 10 events), $1 per million events.
+   * @default false
+   */
+  readonly events?: boolean;
+  /**
+   * The bus of lifecycle events; implies `events: true`.
+   * @default - the account's default bus, when `events` is true
+   */
+  readonly eventBus?: IEventBus;
   /** Deletion protection of the task table. @default true */
   readonly deletionProtection?: boolean;
   /** What happens to the task table when it leaves the stack. @default RemovalPolicy.RETAIN */

@@ -6,6 +6,8 @@ import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
 import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
+import { resolveEventPublisher, type WorkerEventOptions } from '../events/worker-config.js';
+import { type LifecycleHooks, WorkerEvents } from '../events/worker-events.js';
 import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
@@ -21,7 +23,7 @@ import { TakeoverGate } from './takeover-gate.js';
 import { VisibilityController } from './visibility.js';
 
 /** Options of {@link createWorker}. */
-export interface WorkerOptions extends ExecutorLocation {
+export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
   readonly dynamodb?: DynamoDBClient;
   /**
    * Verify each claimed task's integrity tag before its handler runs (kms:VerifyMac), and tag
@@ -83,6 +85,13 @@ export interface WorkerOptions extends ExecutorLocation {
    *   and logged as an error
    */
   readonly schedulerSenderId?: string | false | undefined;
+  /**
+   * Publish lifecycle events (`Tasklane Task Succeeded`, `Failed`, `Dead`, `Cancelled`) to
+   * EventBridge, once per batch, after the transitions are written; see docs/events.md.
+   * The hooks (`onSucceeded`, `onFailed`, `onDead`, `onCancelled`) run with or without it.
+   * @default on when `TASKLANE_EVENT_BUS` is set (the construct's `events: true`)
+   */
+  readonly events?: boolean | WorkerEventOptions | undefined;
 }
 
 /** Options of {@link Worker.poll}. */
@@ -157,16 +166,19 @@ export function createWorker(
   const queueArn =
     options.queueArn ??
     (options.queueUrl === undefined ? process.env[EnvVars.QUEUE_ARN] || undefined : undefined);
+  const store = new TaskStore({
+    tableName: location.tableName,
+    dynamodb,
+    clock,
+    logger,
+    ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
+    retention: resolveRetention(options.retention),
+  });
+  const events = workerEvents(options, location.tableName, logger);
   const deps: ProcessorDeps = {
     definitions,
-    store: new TaskStore({
-      tableName: location.tableName,
-      dynamodb,
-      clock,
-      logger,
-      ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
-      retention: resolveRetention(options.retention),
-    }),
+    store: events === undefined ? store : events.observe(store),
+    events,
     visibility: new VisibilityController(sqs, logger, location.queueUrl, queueArn),
     logger,
     metrics,
@@ -205,6 +217,21 @@ export function createWorker(
         ...(poll.onBatch === undefined ? {} : { onBatch: poll.onBatch }),
       }),
   };
+}
+
+/** Lifecycle events and hooks, or undefined when neither is asked for. */
+function workerEvents(
+  options: WorkerOptions,
+  executorName: string,
+  logger: TaskLogger,
+): WorkerEvents | undefined {
+  const publisher = resolveEventPublisher(options.events, executorName, logger);
+  const { onSucceeded, onFailed, onDead, onCancelled } = options;
+  const hooks: LifecycleHooks = { onSucceeded, onFailed, onDead, onCancelled };
+  const anyHook = Object.values(hooks).some((hook) => hook !== undefined);
+  return publisher === undefined && !anyHook
+    ? undefined
+    : new WorkerEvents(publisher, hooks, logger);
 }
 
 /** Task types whose retry horizon is over half the queue's retention, one issue each. */

@@ -4,6 +4,7 @@
  * and a visibility change.
  */
 import type { AuditEvent } from '../constants.js';
+import type { WorkerEvents } from '../events/worker-events.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
@@ -42,6 +43,8 @@ export interface ProcessorDeps {
   readonly firingSenders: FiringSenders;
   /** Verifies each claimed record's integrity tag (and tags firings); undefined when off. */
   readonly integrity?: IntegrityTag | undefined;
+  /** Lifecycle events and hooks; `store` above already notes its writes' events. */
+  readonly events?: WorkerEvents | undefined;
 }
 
 /** Per-invocation limits, e.g. the Lambda's remaining time. */
