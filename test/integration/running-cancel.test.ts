@@ -17,11 +17,18 @@ afterEach(async () => {
   stop = undefined;
 });
 
+/** Ids the worker's onCancelled hook was called for. */
+let cancelledEvents: string[] = [];
+
 /** Polls with a worker whose lease is `leaseDurationMs`: it beats every third of it. */
 function startWorker(task: ReturnType<typeof defineTask>, leaseDurationMs: number): void {
   const controller = new AbortController();
+  cancelledEvents = [];
+  const onCancelled = (detail: { taskId: string }) => {
+    cancelledEvents.push(detail.taskId);
+  };
   const done = executor
-    .worker([task], { leaseDurationMs })
+    .worker([task], { leaseDurationMs, onCancelled })
     .poll({ signal: controller.signal, waitTimeSeconds: 1 });
   stop = async () => {
     controller.abort();
@@ -69,6 +76,7 @@ describe('TaskClient.cancel (a RUNNING task)', () => {
       { event: AuditEvent.CANCELLED, status: TaskStatus.CANCELLED, attempt: 1 },
     ]);
     expect(record.history.at(-1)?.detail).toContain('the handler stopped (TaskCancelledError');
+    await eventually(() => cancelledEvents.includes(id));
   });
 
   it('cuts off a handler that ignores the signal at its timeout, then ends it CANCELLED', async () => {
