@@ -77,6 +77,8 @@ export const AuditEvent = {
    * maxAttempts: the worker declares it DEAD unrun, the sweeper does not send it (docs/security.md).
    */
   INTEGRITY_FAILED: 'integrity-failed',
+  /** `client.cancel` asked a RUNNING task to stop; its worker ends it CANCELLED. */
+  CANCEL_REQUESTED: 'cancel-requested',
 } as const;
 
 /** One of the {@link AuditEvent} values. */
@@ -88,6 +90,8 @@ export const Defaults = {
   MAX_PAYLOAD_BYTES: 256 * 1024,
   /** Largest handler result stored on the record; larger results are not stored. */
   MAX_RESULT_BYTES: 32 * 1024,
+  /** Largest `ctx.progress()` details, as UTF-8 JSON; larger details are refused. */
+  MAX_PROGRESS_BYTES: 4 * 1024,
   /** Ceiling of `retry.maxAttempts`. */
   MAX_ATTEMPTS_LIMIT: 100,
   /** Attempts per task, the first run included. */

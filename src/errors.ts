@@ -11,6 +11,7 @@ export const ErrorCode = {
   UNKNOWN_TASK_TYPE: 'UNKNOWN_TASK_TYPE',
   PERMANENT: 'PERMANENT',
   TASK_TIMEOUT: 'TASK_TIMEOUT',
+  TASK_CANCELLED: 'TASK_CANCELLED',
   WAIT_TIMEOUT: 'WAIT_TIMEOUT',
   CONFIGURATION: 'CONFIGURATION',
   SCHEDULE_NOT_FOUND: 'SCHEDULE_NOT_FOUND',
@@ -196,6 +197,16 @@ export class TaskTimeoutError extends TasklaneError {
   constructor(taskId: string, timeoutMs: number) {
     super(ErrorCode.TASK_TIMEOUT, `Task '${taskId}' did not finish within ${timeoutMs} ms.`);
     this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * The reason `ctx.signal` aborts with when the task was cancelled while it ran. The handler
+ * should stop; whatever it does next, the task ends CANCELLED (docs/progress-and-cancel.md).
+ */
+export class TaskCancelledError extends TasklaneError {
+  constructor(taskId: string, options?: ErrorOptions) {
+    super(ErrorCode.TASK_CANCELLED, `Task '${taskId}' was cancelled while it ran.`, options);
   }
 }
 

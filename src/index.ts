@@ -16,6 +16,8 @@ export type {
 export type {
   BatchEntry,
   BatchEntryResult,
+  CancelResult,
+  CancelSelection,
   CountOptions,
   DeadLetter,
   DeadLetterStats,
@@ -45,6 +47,7 @@ export {
   PermanentError,
   ScheduleFailedError,
   ScheduleNotFoundError,
+  TaskCancelledError,
   TasklaneError,
   TaskNotFoundError,
   TaskTimeoutError,

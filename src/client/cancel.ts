@@ -15,11 +15,13 @@ export interface CancelDeps {
 }
 
 /**
- * The body of `TaskClient.cancel`: SCHEDULED, PENDING or QUEUED → CANCELLED, retried when a
- * concurrent retry changed the attempt, and a SCHEDULED task's schedule deleted.
+ * The body of `TaskClient.cancel` for one task: SCHEDULED, PENDING or QUEUED → CANCELLED
+ * (a SCHEDULED task's schedule deleted too); a RUNNING task is marked `cancelRequested`, and
+ * its worker ends it CANCELLED at its next heartbeat. A task that changed state meanwhile (a
+ * retry, a claim) is tried again from the state DynamoDB returned.
  *
  * @throws TaskNotFoundError when no task has this id.
- * @throws TransitionRejectedError when the task is running or finished.
+ * @throws TransitionRejectedError when the task has finished.
  */
 export async function cancelTask(
   id: string,
@@ -29,20 +31,18 @@ export async function cancelTask(
   let seen = await deps.get(id);
   for (let round = 0; round < 3; round++) {
     if (seen === undefined) throw new TaskNotFoundError(id);
+    if (isTerminal(seen.status)) throw new TransitionRejectedError('cancel', id, seen);
     try {
+      if (seen.status === TaskStatus.RUNNING) {
+        return (await deps.store.requestCancel(seen, reason)).record;
+      }
       const cancelled = await deps.store.cancel(seen, reason);
       if (seen.status === TaskStatus.SCHEDULED) await dropSchedule(id, deps);
       return cancelled;
     } catch (err) {
       if (!(err instanceof TransitionRejectedError)) throw err;
       const current = err.current;
-      // Only a change of attempt (a concurrent retry) is worth another try.
-      if (
-        current === undefined ||
-        current.status === TaskStatus.RUNNING ||
-        isTerminal(current.status)
-      )
-        throw err;
+      if (current === undefined || isTerminal(current.status)) throw err;
       seen = current;
     }
   }

@@ -22,6 +22,7 @@ import {
   enqueueOne,
 } from './batch.js';
 import { cancelTask } from './cancel.js';
+import { type CancelResult, type CancelSelection, cancelMany } from './cancel-many.js';
 import { type CheckReport, checkExecutor, reportError } from './check.js';
 import { clientParts } from './client-parts.js';
 import { type CountOptions, countTasks, type TaskCounts } from './counts.js';
@@ -52,7 +53,7 @@ import { type TaskTransition, type WatchOptions, watchTransitions } from './watc
 
 export type { PricedUsage, PriceTable } from '../observability/cost.js';
 export type { BatchEntry, BatchEntryResult, EnqueueResult } from './batch.js';
-
+export type { CancelResult, CancelSelection } from './cancel-many.js';
 export type { CountOptions, TaskCounts } from './counts.js';
 export type { DeadLetter, DeadLetterStats } from './dead-letters.js';
 export type { Duration } from './duration.js';
@@ -307,15 +308,21 @@ export class TaskClient {
   }
 
   /**
-   * Cancels a task that has not started: SCHEDULED, PENDING or QUEUED → CANCELLED. A message
-   * already in the queue is then acknowledged without running.
+   * Cancels a task: a waiting one at once; a RUNNING one is marked `cancelRequested`, and its
+   * worker ends it CANCELLED at its next heartbeat (docs/progress-and-cancel.md). With
+   * `{ ids }` or `{ orderingKey }`: each unfinished task of the selection.
    *
    * @throws TaskNotFoundError when no task has this id.
-   * @throws TransitionRejectedError when the task is running or finished; `current` says which.
+   * @throws TransitionRejectedError when the task has finished; `current` says how.
+   * @throws ValidationError for a malformed selection.
    */
-  cancel(id: string, reason?: string): Promise<TaskRecord> {
-    const { store, delayed, logger } = this;
-    return cancelTask(id, reason, { store, delayed, logger, get: (taskId) => this.get(taskId) });
+  cancel(id: string, reason?: string): Promise<TaskRecord>;
+  cancel(selection: CancelSelection): Promise<CancelResult>;
+  cancel(target: string | CancelSelection, reason?: string): Promise<TaskRecord | CancelResult> {
+    const { store, delayed, logger, index } = this;
+    const deps = { store, delayed, logger, index, get: (taskId: string) => this.get(taskId) };
+    if (typeof target === 'object' && target !== null) return cancelMany(target, deps);
+    return cancelTask(target, reason, deps);
   }
 
   /**

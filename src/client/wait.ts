@@ -8,10 +8,16 @@ export interface WaitOptions {
   readonly timeoutMs?: number;
   /** First poll interval; grows to 2 s. @default 100 */
   readonly intervalMs?: number;
+  /**
+   * Called with the task's progress (see `ctx.progress`) each time a poll finds it changed,
+   * and once with the first progress found. An error it throws ends the wait.
+   */
+  readonly onProgress?: (progress: unknown, record: TaskRecord) => void;
 }
 
 /**
- * Polls `read` until the task is terminal, backing off from `intervalMs` to 2 s.
+ * Polls `read` until the task is terminal, backing off from `intervalMs` to 2 s, and reports
+ * each new progress it sees to `onProgress`.
  *
  * @throws TaskNotFoundError when no task has this id.
  * @throws WaitTimeoutError after `timeoutMs`, carrying the last record seen.
@@ -25,9 +31,14 @@ export async function waitForTerminal(
   const timeoutMs = options.timeoutMs ?? 60_000;
   const deadline = clock() + timeoutMs;
   let interval = options.intervalMs ?? 100;
+  let progressAt: number | undefined;
   for (;;) {
     const record = await read(id);
     if (record === undefined) throw new TaskNotFoundError(id);
+    if (record.progressAt !== undefined && record.progressAt !== progressAt) {
+      progressAt = record.progressAt;
+      options.onProgress?.(record.progress, record);
+    }
     if (isTerminal(record.status)) return record;
     const left = deadline - clock();
     if (left <= 0) throw new WaitTimeoutError(id, timeoutMs, record);

@@ -126,8 +126,12 @@ async function run(client: TaskClient, action: ConsoleAction): Promise<ActionOut
       let done = 0;
       for (const id of action.ids) {
         try {
-          await client.cancel(id, 'cancelled from the console');
-          lines.push(`${id}: cancelled`);
+          const record = await client.cancel(id, 'cancelled from the console');
+          lines.push(
+            record.status === TaskStatus.RUNNING
+              ? `${id}: cancel requested; its worker stops it at its next heartbeat`
+              : `${id}: cancelled`,
+          );
           done++;
         } catch (err) {
           lines.push(`${id}: not cancelled, ${(err as Error).message}`);
@@ -171,7 +175,7 @@ export function describe(action: ConsoleAction): string {
     case 'redrive':
       return `Redrive ${action.ids.length} DEAD task(s): each goes back to the queue with a fresh attempt budget, keeping its history.`;
     case 'cancel':
-      return `Cancel ${action.ids.length} task(s) that have not started. A cancelled task never runs.`;
+      return `Cancel ${action.ids.length} task(s). One that has not started never runs; a running one is asked to stop, and ends CANCELLED at its next heartbeat.`;
     case 'purge':
       return `Delete every DEAD task that died more than ${action.olderThanDays} days ago. This cannot be undone.`;
     case 'pause':

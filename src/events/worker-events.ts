@@ -100,15 +100,17 @@ export class WorkerEvents {
   }
 
   /**
-   * The store, with the transitions a worker writes (complete, retry, kill, and expire of a
-   * lease that ran out on the final attempt) noting their event after the write lands. Reads
-   * and other writes pass through.
+   * The store, with the transitions a worker writes (complete, retry, kill, cancelRunning, and
+   * expire of a lease that ran out on the final attempt) noting their event after the write
+   * lands. Reads and other writes pass through.
    */
   observe(store: TaskStore): TaskStore {
     const observed = Object.create(store) as TaskStore;
     observed.complete = async (...args) => this.noteTerminal(await store.complete(...args));
     observed.kill = async (...args) => this.noteTerminal(await store.kill(...args));
     observed.expire = async (...args) => this.noteTerminal(await store.expire(...args));
+    observed.cancelRunning = async (...args) =>
+      this.noteTerminal(await store.cancelRunning(...args));
     observed.retry = async (...args) => {
       const record = await store.retry(...args);
       this.note(failedEvent(record));

@@ -2,16 +2,18 @@
  * The attributes a producer's UpdateItem may name, for the `dynamodb:Attributes` condition
  * of `grantEnqueue` (docs/security.md, docs/adr/0015-rollback-moves-instead-of-deleting.md).
  *
- * A producer updates a record in four ways, each one conditional UpdateItem:
+ * A producer updates a record in five ways, each one conditional UpdateItem:
  * - `TaskStore.markSent`: PENDING → QUEUED once its message is in the queue;
  * - `TaskStore.confirmSchedule`: a retried delayed enqueue marks `scheduleConfirmed`;
  * - `TaskStore.discard`: the delayed enqueue's rollback, SCHEDULED → ROLLED_BACK;
- * - `TaskStore.cancel`: SCHEDULED, PENDING or QUEUED → CANCELLED.
+ * - `TaskStore.cancel`: SCHEDULED, PENDING or QUEUED → CANCELLED;
+ * - `TaskStore.requestCancel`: marks a RUNNING task `cancelRequestedAt`, which its worker
+ *   ends (docs/adr/0022-progress-and-running-cancel.md).
  *
  * IAM counts every top-level attribute a request names, whether it sets it or only tests it
  * in the condition, and requires the table's and the status index's key attributes. The
  * list leaves out everything that decides what a task does: its type, payload and hash,
- * `maxAttempts`, the lease, the result and the error. A unit test builds the four updates
+ * `maxAttempts`, the lease, the result and the error. A unit test builds the five updates
  * and checks they stay within this list.
  */
 import { TableSchema } from '../constants.js';
@@ -29,6 +31,7 @@ export const PRODUCER_UPDATE_ATTRIBUTES: readonly string[] = [
   'generation',
   'createdAt',
   'scheduleConfirmed',
+  'cancelRequestedAt',
   'finishedAt',
   TableSchema.TTL_ATTRIBUTE,
 ];

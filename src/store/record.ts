@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { encodeTime } from 'ulid';
-import { type AuditEvent, TableSchema, type TaskStatus } from '../constants.js';
+import { type AuditEvent, isTerminal, TableSchema, type TaskStatus } from '../constants.js';
 
 /** One entry of a task's history: an audit record without the task's own identity. */
 export interface HistoryEntry {
@@ -82,6 +82,20 @@ export interface TaskRecord {
    * producer had integrity on; see docs/security.md.
    */
   readonly integrityTag: string | undefined;
+  /**
+   * The latest details a handler reported with `ctx.progress()` (JSON, at most 4 KB), as
+   * written by its lease's heartbeat; undefined before any. Never part of the history.
+   */
+  readonly progress: unknown;
+  /** When {@link progress} was written (epoch ms). */
+  readonly progressAt: number | undefined;
+  /**
+   * `client.cancel` asked a RUNNING task to stop, and it has not stopped yet: its worker ends
+   * it CANCELLED once it sees the request (docs/progress-and-cancel.md).
+   */
+  readonly cancelRequested: boolean;
+  /** When the cancel of a running task was requested (epoch ms); kept once it has stopped. */
+  readonly cancelRequestedAt: number | undefined;
 }
 
 /** The raw DynamoDB item, as the document client returns it. */
@@ -221,6 +235,11 @@ export function fromItem(item: TaskItem): TaskRecord {
     heartbeats: Number(item.heartbeats ?? 0),
     lastHeartbeatAt: optionalNumber(item.lastHeartbeatAt),
     integrityTag: optionalString(item.integrityTag),
+    progress: parseJson(item.progress),
+    progressAt: optionalNumber(item.progressAt),
+    cancelRequested:
+      typeof item.cancelRequestedAt === 'number' && !isTerminal(item.status as TaskStatus),
+    cancelRequestedAt: optionalNumber(item.cancelRequestedAt),
   };
 }
 

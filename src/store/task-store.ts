@@ -4,6 +4,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Defaults, TaskStatus } from '../constants.js';
 import { TransitionRejectedError } from '../errors.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
+import { requestCancel } from './cancel-request.js';
 import { iterateTasks, type ListOptions, listTasks, type TaskPage } from './queries.js';
 import type { TaskErrorInfo, TaskRecord } from './record.js';
 import {
@@ -20,6 +21,7 @@ import { type SeenHistory, writeTransition } from './transition.js';
 import type { Lease, Seen, Transition } from './transitions.js';
 import * as transitions from './transitions.js';
 
+export type { CancelRequest } from './cancel-request.js';
 export type { TaskPage } from './queries.js';
 export type { NewTask } from './record-writes.js';
 export type { Lease } from './transitions.js';
@@ -125,10 +127,11 @@ export class TaskStore {
   /**
    * RUNNING → RUNNING with a later lease expiry (a heartbeat). Fenced by the lease. The
    * heartbeat is counted (`heartbeats`, `lastHeartbeatAt`) and logged, not added to the
-   * history, so a long run does not grow the item.
+   * history, so a long run does not grow the item. `progressJson`, the handler's latest
+   * progress, rides on the same write. The returned record shows a cancel request.
    */
-  extendLease(lease: Lease, leaseMs: number): Promise<TaskRecord> {
-    return this.write(transitions.extendLease, { lease, leaseMs });
+  extendLease(lease: Lease, leaseMs: number, progressJson?: string): Promise<TaskRecord> {
+    return this.write(transitions.extendLease, { lease, leaseMs, progressJson });
   }
 
   /** RUNNING → SUCCEEDED, the terminal write. Fenced by the lease. */
@@ -160,11 +163,28 @@ export class TaskStore {
   }
 
   /**
-   * SCHEDULED | PENDING | QUEUED → CANCELLED. A running task cannot be cancelled. `seen` is
+   * SCHEDULED | PENDING | QUEUED → CANCELLED (a RUNNING one is asked with
+   * {@link requestCancel}). `seen` is
    * the record the caller read; its attempt is pinned so the history entry is exact.
    */
   cancel(seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & SeenHistory, reason?: string) {
     return this.write(transitions.cancel, { seen, reason });
+  }
+
+  /**
+   * Marks a RUNNING task `cancelRequested` (see {@link requestCancel}): one conditional
+   * write, not fenced by the lease; the lease holder then ends it with {@link cancelRunning}.
+   */
+  requestCancel(seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'>, reason?: string) {
+    return requestCancel(this.ctx, seen, reason);
+  }
+
+  /**
+   * RUNNING with a cancel request → CANCELLED, by the lease holder that saw the request.
+   * Fenced by the lease, so a stale worker's write is refused (LeaseLostError).
+   */
+  cancelRunning(lease: Lease, detail: string): Promise<TaskRecord> {
+    return this.write(transitions.cancelRunning, { lease, detail });
   }
 
   /**

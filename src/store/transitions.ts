@@ -12,6 +12,7 @@ import {
   type Condition,
   compare,
   equals,
+  exists,
   lessThanAttribute,
   notExists,
   oneOf,
@@ -143,13 +144,19 @@ export const claim: Transition<ClaimInput> = {
   statusAt: ({ leaseMs }, now) => now + leaseMs,
 };
 
-export const extendLease: Transition<{ lease: Lease; leaseMs: number }> = {
-  ...byLease<{ lease: Lease; leaseMs: number }>(),
+/** A heartbeat; `progressJson`, the handler's latest progress, rides on it (ADR 0022). */
+type BeatInput = { lease: Lease; leaseMs: number; progressJson?: string | undefined };
+export const extendLease: Transition<BeatInput> = {
+  ...byLease<BeatInput>(),
   name: 'extend the lease of',
   event: AuditEvent.HEARTBEAT_EXTENDED,
   to: TaskStatus.RUNNING,
   heartbeat: true,
-  set: ({ leaseMs }, now) => ({ leaseExpiresAt: now + leaseMs }),
+  set: ({ leaseMs, progressJson }, now) => ({
+    leaseExpiresAt: now + leaseMs,
+    progress: progressJson,
+    progressAt: progressJson === undefined ? undefined : now,
+  }),
   statusAt: ({ leaseMs }, now) => now + leaseMs,
 };
 
@@ -224,6 +231,23 @@ export const cancel: Transition<CancelInput> = {
   statusAt: at,
 };
 
+type CancelRunningInput = { lease: Lease; detail: string };
+/** RUNNING → CANCELLED by the lease holder, which saw the cancel request (ADR 0022). */
+export const cancelRunning: Transition<CancelRunningInput> = {
+  ...byLease<CancelRunningInput>(),
+  fence: (input) => [
+    ...byLease<CancelRunningInput>().fence(input),
+    exists('cancelRequestedAt', 'cancelRequestedAt'),
+  ],
+  name: 'end as cancelled',
+  event: AuditEvent.CANCELLED,
+  to: TaskStatus.CANCELLED,
+  detail: ({ detail }) => detail,
+  set: finished,
+  remove: LEASE,
+  statusAt: at,
+};
+
 type RequeueInput = { seen: TaskRecord; reason: string; actor?: string | undefined };
 export const requeue: Transition<RequeueInput> = {
   name: 'requeue',
@@ -271,7 +295,7 @@ export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = 
   by: () => ({ attempt: 0 }),
   detail: ({ reason }) => reason,
   set: ({ seen }) => ({ attempt: 0, generation: seen.generation + 1 }),
-  remove: ['deadReason', 'finishedAt', 'workerId'],
+  remove: ['deadReason', 'finishedAt', 'workerId', 'cancelRequestedAt'],
   statusAt: at,
 };
 

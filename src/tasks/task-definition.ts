@@ -26,7 +26,10 @@ export interface TaskContext {
   /** This attempt's number, starting at 1. */
   readonly attempt: number;
   readonly maxAttempts: number;
-  /** Aborted when the task's timeout elapses or its lease is lost; stop work when it fires. */
+  /**
+   * Aborted when the task's timeout elapses, its lease is lost, or it was cancelled (the
+   * reason is then a TaskCancelledError); stop work when it fires.
+   */
   readonly signal: AbortSignal;
   /** Logger with the task's id, type and attempt attached. */
   readonly logger: TaskLogger;
@@ -36,6 +39,14 @@ export interface TaskContext {
    * was lost.
    */
   heartbeat(): Promise<void>;
+  /**
+   * Reports progress: `details` (JSON, at most 4 KB) replace the record's `progress`. Call it
+   * as often as you like: the latest details ride on the next heartbeat write, at most one
+   * write per heartbeat interval (docs/progress-and-cancel.md). Never adds to the history.
+   *
+   * @throws ValidationError when the details are not JSON or larger than 4 KB.
+   */
+  progress(details: unknown): void;
 }
 
 /** A task handler: receives the validated payload, returns a JSON-serializable result. */

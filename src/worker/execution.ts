@@ -23,6 +23,7 @@ import {
 import { retryDelayMs } from './backoff.js';
 import { ACK, auditTask, LEASE_LOST, leaseFor, type Outcome, type ProcessorDeps } from './deps.js';
 import { Heartbeat, type HeldMessage } from './heartbeat.js';
+import { cancelledDetail } from './run-decisions.js';
 import { type HandlerOutcome, runHandler } from './run-handler.js';
 
 /** A task this worker holds the lease of, and the message it came in. */
@@ -40,6 +41,10 @@ export async function execute(task: ClaimedTask, deps: ProcessorDeps): Promise<O
   // A record a table writer changed or planted never runs, and is never retried.
   const tampered = await checkIntegrity({ ...deps, actor: deps.workerId }, record);
   if (tampered !== undefined) return kill(task, deps, tampered.message, tampered);
+  if (record.cancelRequested) {
+    const detail = `cancel requested before attempt ${task.lease.attempt} started; not run`;
+    return endCancelled(task, deps, detail);
+  }
   const definition = deps.definitions.get(record.type);
   if (definition === undefined) {
     const error = new UnknownTaskTypeError(record.type, [...deps.definitions.keys()]);
@@ -59,6 +64,7 @@ export async function execute(task: ClaimedTask, deps: ProcessorDeps): Promise<O
     attempt: task.lease.attempt,
   });
   const outcome = await run(task, definition, payload, deps, logger);
+  if (outcome.cancelled) return endCancelled(task, deps, cancelledDetail(outcome));
   if (outcome.ok) {
     const resultJson = serializeResult(outcome.value, deps.maxResultBytes, logger);
     return finish(
@@ -71,14 +77,17 @@ export async function execute(task: ClaimedTask, deps: ProcessorDeps): Promise<O
   return settleFailure(task, definition, outcome.error, deps);
 }
 
-/** The handler's run, with the heartbeat kept while it works. */
+/**
+ * The handler's run, with the heartbeat kept while it works; `cancelled` when a heartbeat
+ * saw a cancel request during it.
+ */
 async function run(
   task: ClaimedTask,
   definition: TaskDefinition,
   payload: unknown,
   deps: ProcessorDeps,
   logger: TaskLogger,
-): Promise<HandlerOutcome> {
+): Promise<HandlerOutcome & { readonly cancelled: boolean }> {
   const { record, lease, timeoutMs } = task;
   const controller = new AbortController();
   const heartbeat = new Heartbeat(deps, task, task.message, leaseFor(timeoutMs, deps), controller);
@@ -90,11 +99,21 @@ async function run(
     maxAttempts: record.maxAttempts,
     logger,
     heartbeat: heartbeat.beat,
+    progress: heartbeat.progress,
   };
-  return runHandler(definition, timeoutMs, payload, context, controller).finally(() => {
-    heartbeat.stop();
-    deps.metrics.duration(Math.max(0, deps.clock() - runStarted));
-  });
+  const outcome = await runHandler(definition, timeoutMs, payload, context, controller).finally(
+    () => {
+      heartbeat.stop();
+      deps.metrics.duration(Math.max(0, deps.clock() - runStarted));
+    },
+  );
+  return { ...outcome, cancelled: heartbeat.cancelled };
+}
+
+/** RUNNING → CANCELLED under the lease, after a cancel request; never retried. */
+async function endCancelled(task: ClaimedTask, deps: ProcessorDeps, detail: string) {
+  const write = () => deps.store.cancelRunning(task.lease, detail);
+  return (await fencedWrite(deps, task.record, write)) ? ACK : LEASE_LOST;
 }
 
 /** After a failed run: dropped when the lease was lost, else retried or declared DEAD. */

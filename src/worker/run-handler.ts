@@ -1,4 +1,4 @@
-import { TaskTimeoutError } from '../errors.js';
+import { TaskCancelledError, TaskTimeoutError } from '../errors.js';
 import type { TaskContext, TaskDefinition } from '../tasks/task-definition.js';
 
 /** How a handler run ended. */
@@ -27,10 +27,17 @@ export async function runHandler(
       resolve({ ok: false, error, timedOut: true });
     }, timeoutMs);
   });
+  // A lost lease ends the run at once; a cancel request lets the handler stop by itself,
+  // until its timeout (the caller then ends the task CANCELLED).
   const aborted = new Promise<HandlerOutcome>((resolve) => {
     controller.signal.addEventListener(
       'abort',
-      () => resolve({ ok: false, error: controller.signal.reason, timedOut: false }),
+      () => {
+        const reason: unknown = controller.signal.reason;
+        if (!(reason instanceof TaskCancelledError)) {
+          resolve({ ok: false, error: reason, timedOut: false });
+        }
+      },
       { once: true },
     );
   });

@@ -36,6 +36,10 @@ export function taskRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
     heartbeats: 0,
     lastHeartbeatAt: undefined,
     integrityTag: undefined,
+    progress: undefined,
+    progressAt: undefined,
+    cancelRequested: false,
+    cancelRequestedAt: undefined,
     ...overrides,
   };
 }

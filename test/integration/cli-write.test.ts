@@ -138,7 +138,7 @@ describe('tasklane cancel', () => {
     ]);
     expect(run.code).toBe(5);
     expect(run.stdout).toMatch(new RegExp(`${queued}\\s*│\\s*cancelled`));
-    expect(run.stdout).toContain('task is DEAD: only SCHEDULED, PENDING and QUEUED');
+    expect(run.stdout).toContain('task is DEAD: it has finished');
     expect(run.stdout).toContain('no task has this id');
     expect((await client.get(queued))?.status).toBe(TaskStatus.CANCELLED);
   });

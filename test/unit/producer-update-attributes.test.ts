@@ -119,6 +119,11 @@ const producerWrites: [string, (store: TaskStore) => Promise<unknown>, string][]
     'historyTruncated',
   ],
   ['cancel', (store) => store.cancel(scheduled, 'no longer needed'), 'finishedAt'],
+  [
+    'requestCancel (a running task)',
+    (store) => store.requestCancel(taskRecord({ status: TaskStatus.RUNNING }), 'stop'),
+    'cancelRequestedAt',
+  ],
 ];
 
 describe('PRODUCER_UPDATE_ATTRIBUTES', () => {

@@ -65,6 +65,11 @@ function fields(r: TaskRecord): string[][] {
     ['worker', r.workerId],
     ['lease expires', isoTime(r.leaseExpiresAt)],
     ['heartbeats', r.heartbeats > 0 ? `${r.heartbeats}, last ${isoTime(r.lastHeartbeatAt)}` : ''],
+    [
+      'progress',
+      r.progressAt === undefined ? '' : `${JSON.stringify(r.progress)} at ${isoTime(r.progressAt)}`,
+    ],
+    ['cancel requested', r.cancelRequested ? isoTime(r.cancelRequestedAt) : ''],
     ['finished', isoTime(r.finishedAt)],
     ['error', r.lastError === undefined ? '' : `${r.lastError.name}: ${r.lastError.message}`],
     ['dead reason', r.deadReason],

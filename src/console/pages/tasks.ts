@@ -141,6 +141,8 @@ ${r.deadReason === undefined ? '' : html`<dt>Dead reason</dt><dd>${r.deadReason}
 <dt><label for="attempts">Attempts</label></dt><dd><progress id="attempts" max="${r.maxAttempts}" value="${r.attempt}">${r.attempt} of ${r.maxAttempts}</progress> ${r.attempt} of ${r.maxAttempts}</dd>
 <dt>Heartbeats</dt><dd>${r.heartbeats}${r.lastHeartbeatAt === undefined ? '' : html`, last ${time(r.lastHeartbeatAt)}`}</dd>
 ${running ? html`<dt>Lease expires</dt><dd>${time(r.leaseExpiresAt)}</dd>` : ''}
+${r.progressAt === undefined ? '' : html`<dt>Reported</dt><dd>${json(r.progress)} <span class="muted">${time(r.progressAt)}</span></dd>`}
+${r.cancelRequested ? html`<dt>Cancel requested</dt><dd>${time(r.cancelRequestedAt)}; its worker stops it at its next heartbeat</dd>` : ''}
 ${r.finishedAt === undefined ? '' : html`<dt>Total time</dt><dd>${duration(r.finishedAt - r.createdAt)}</dd>`}
 </dl>
 </section>
@@ -168,7 +170,7 @@ function taskActions(r: TaskRecord): Html {
   if (r.status === TaskStatus.DEAD) {
     return html`<p class="actions"><a href="/confirm?action=redrive&amp;id=${id}">Redrive this task…</a></p>`;
   }
-  if (CANCELLABLE.includes(r.status)) {
+  if (CANCELLABLE.includes(r.status) || (r.status === TaskStatus.RUNNING && !r.cancelRequested)) {
     return html`<p class="actions"><a href="/confirm?action=cancel&amp;id=${id}">Cancel this task…</a></p>`;
   }
   return html``;
