@@ -224,3 +224,35 @@ describe('onDead: park, after a crash', () => {
     expect((await client.parkedKeys()).map((p) => p.task.id)).toEqual(['A']);
   });
 });
+
+describe('sweep, with a parked key', () => {
+  it('re-sends overdue QUEUED tasks, but not the waiting tasks of a parked key', async () => {
+    // Arrange
+    const { failing, parking, plain } = tracedTypes();
+    failing.add('A');
+    const client = executor.client();
+    await client.enqueue(parking, { name: 'A' }, { id: 'A', orderingKey: KEY });
+    await client.enqueue(parking, { name: 'B' }, { id: 'B', orderingKey: KEY });
+    await executor.drain(executor.worker([parking]));
+    await client.enqueue(plain, { name: 'C' }, { id: 'C', orderingKey: 'not-parked' });
+    const sweeper = createSweeper({
+      tableName: executor.tableName,
+      queueUrl: executor.queueUrl,
+      ...executor.clients,
+      logger: silentLogger,
+      metrics: noopMetrics,
+      queuedOverdueMs: 1,
+      clock: () => Date.now() + 60_000,
+    });
+
+    // Act
+    const swept = await sweeper.run();
+
+    // Assert
+    expect(swept).toMatchObject({ resent: 1 });
+    expect((await client.get('C'))?.history.at(-2)?.event).toBe(AuditEvent.RESENT);
+    const b = await client.get('B');
+    expect(b?.history.some((h) => h.event === AuditEvent.RESENT)).toBe(false);
+    expect(b).toMatchObject({ status: TaskStatus.QUEUED, generation: 1 });
+  });
+});
