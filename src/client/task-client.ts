@@ -182,8 +182,7 @@ export class TaskClient {
   /**
    * Moves DEAD tasks back to the queue with a fresh attempt budget, keeping their history,
    * and drains their messages from the dead-letter queue. Tasks sharing an ordering key are
-   * re-sent in their original enqueue order. With `{ orderingKey }`, a task that parked the
-   * key runs again first, from its held message, then the key's later tasks in order.
+   * re-sent in their original enqueue order; a task that parked its key runs first.
    *
    * @throws ConfigurationError when draining needs the DLQ URL and none is configured, or the
    *   work queue cannot be sent to for a permanent reason (the tasks then wait PENDING).
@@ -199,10 +198,7 @@ export class TaskClient {
     return onTable(this.tableCall, () => parking.listParkedKeys(this.store));
   }
 
-  /**
-   * Gives up on the DEAD task that parks `orderingKey`: it stays DEAD and the key's later
-   * tasks proceed, in order. Needs `sqs:ChangeMessageVisibility` on the work queue.
-   */
+  /** Gives up on the DEAD task that parks `orderingKey`: the key's later tasks proceed. */
   releaseKey(orderingKey: string): Promise<parking.ReleaseKeyResult> {
     const { store, sqs, queueUrl: workQueueUrl, logger } = this;
     return parking.releaseParkedKey(orderingKey, { store, sqs, workQueueUrl, logger });

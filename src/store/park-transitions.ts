@@ -4,7 +4,7 @@
  * item: the key is held by the dead task's message, not by a write on another item, so no
  * transition here needs a transaction.
  */
-import { AuditEvent, TaskStatus } from '../constants.js';
+import { AuditEvent, OnDead, TaskStatus } from '../constants.js';
 import { equals } from './expression.js';
 import type { TaskRecord } from './record.js';
 import { expire, kill, type Seen, type Transition } from './transitions.js';
@@ -86,11 +86,14 @@ export const releaseKey: Transition<ParkedInput> = {
   statusAt: (_input, now) => now,
 };
 
-/** The key a task parks when it dies: its own, when its type parks and it has one. */
+/**
+ * The key a task parks when it dies: its own, when it has one and its type parks (as the
+ * record says, or as the worker's definition says, `onDead`).
+ */
 export function keyToPark(
   record: Pick<TaskRecord, 'orderingKey' | 'onDead'>,
-  onDead?: string | undefined,
+  onDead?: OnDead | undefined,
 ): string | undefined {
-  const parks = record.onDead === 'park' || onDead === 'park';
+  const parks = record.onDead === OnDead.PARK || onDead === OnDead.PARK;
   return parks ? record.orderingKey : undefined;
 }
