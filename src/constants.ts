@@ -79,10 +79,29 @@ export const AuditEvent = {
   INTEGRITY_FAILED: 'integrity-failed',
   /** `client.cancel` asked a RUNNING task to stop; its worker ends it CANCELLED. */
   CANCEL_REQUESTED: 'cancel-requested',
+  /**
+   * An operator gave up on a DEAD task that parked its ordering key: the task stays DEAD and
+   * the key's later tasks proceed (docs/adr/0024-parked-keys.md).
+   */
+  KEY_RELEASED: 'key-released',
 } as const;
 
 /** One of the {@link AuditEvent} values. */
 export type AuditEvent = (typeof AuditEvent)[keyof typeof AuditEvent];
+
+/**
+ * What a task type's DEAD task does to its ordering key (docs/adr/0024-parked-keys.md).
+ * - `release`: the key's later tasks proceed at once (the default).
+ * - `park`: the key is held by the dead task's own message until the task is redriven (it
+ *   runs first, then the rest in order) or the key is released.
+ */
+export const OnDead = {
+  RELEASE: 'release',
+  PARK: 'park',
+} as const;
+
+/** One of the {@link OnDead} values. */
+export type OnDead = (typeof OnDead)[keyof typeof OnDead];
 
 /** Defaults shared by the SDK, the worker and the infrastructure. */
 export const Defaults = {

@@ -23,8 +23,10 @@ export type {
   DeadLetterStats,
   Duration,
   EnqueueResult,
+  ParkedKey,
   PurgeOptions,
   PurgeResult,
+  ReleaseKeyResult,
   TaskClientOptions,
   TaskCounts,
   TaskListFilter,
@@ -36,7 +38,7 @@ export type {
 export { TaskClient } from './client/task-client.js';
 export type { ExecutorLocation, ExecutorOutputs, StackOutput } from './config.js';
 export { EnvVars, locationFromStackOutputs } from './config.js';
-export { AuditEvent, isTerminal, TaskStatus } from './constants.js';
+export { AuditEvent, isTerminal, OnDead, TaskStatus } from './constants.js';
 export type { ConfigurationProblem, ValidationIssue } from './errors.js';
 export {
   ConfigurationError,

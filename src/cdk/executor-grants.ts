@@ -47,10 +47,16 @@ export interface GrantTargets {
 }
 
 /**
- * What a worker calls on the table: the store's reads and conditional updates, and the
- * record a recurring schedule's firing creates (PutItem).
+ * What a worker calls on the table: the store's reads and conditional updates, the record a
+ * recurring schedule's firing creates (PutItem), and a parked key's item, written in a
+ * transaction that checks its dead task (PutItem, ConditionCheckItem; docs/adr/0024-parked-keys.md).
  */
-export const WORKER_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
+export const WORKER_TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:ConditionCheckItem',
+];
 
 /**
  * What a worker calls on the work queue: the event source mapping's (or the poll loop's)
@@ -248,8 +254,9 @@ export function operateGrant(targets: GrantTargets, grantee: IGrantable): Grant 
       .combine(
         Grant.addToPrincipal({
           grantee,
-          // A redriven task's message, and a dead letter moved back.
-          actions: ['sqs:SendMessage'],
+          // A redriven task's message, and a dead letter moved back; a parked key's held
+          // message, let go by a redrive or releaseKey.
+          actions: ['sqs:SendMessage', 'sqs:ChangeMessageVisibility'],
           resourceArns: [targets.workQueue.queueArn],
         }),
       )

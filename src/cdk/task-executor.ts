@@ -236,7 +236,8 @@ export class TaskExecutor extends Construct {
    * Lets a worker outside Lambda run tasks: `createWorker(tasks).poll()` on ECS, EC2 or a
    * laptop, what the executor's own worker function may do.
    *
-   * Actions: `dynamodb:GetItem`, `dynamodb:PutItem` and `dynamodb:UpdateItem` on the table;
+   * Actions: `dynamodb:GetItem`, `dynamodb:PutItem`, `dynamodb:UpdateItem` and
+   * `dynamodb:ConditionCheckItem` (a parked key's item) on the table;
    * `sqs:ReceiveMessage`, `sqs:DeleteMessage`, `sqs:ChangeMessageVisibility`,
    * `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue; with `encryptionKey`,
    * `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on the key; with integrity,
@@ -251,11 +252,13 @@ export class TaskExecutor extends Construct {
   }
 
   /**
-   * Lets an operator repair and clean up: TaskClient.redrive, cancel and purgeDead.
+   * Lets an operator repair and clean up: TaskClient.redrive, cancel, purgeDead, parkedKeys
+   * and releaseKey.
    *
-   * Actions: `dynamodb:GetItem`, `dynamodb:UpdateItem` and `dynamodb:DeleteItem` (purgeDead)
-   * on the table; `dynamodb:Query` on the status index (selecting DEAD tasks);
-   * `sqs:SendMessage` on the work queue; `sqs:ReceiveMessage`, `sqs:DeleteMessage` and
+   * Actions: `dynamodb:GetItem`, `dynamodb:UpdateItem` and `dynamodb:DeleteItem` (purgeDead,
+   * a parked key's item) on the table; `dynamodb:Query` on the status index (selecting DEAD
+   * tasks, listing parked keys); `sqs:SendMessage` and `sqs:ChangeMessageVisibility` (letting
+   * a parked key's held message go) on the work queue; `sqs:ReceiveMessage`, `sqs:DeleteMessage` and
    * `sqs:ChangeMessageVisibility` on the DLQ (redrive clears the dead letters of the tasks it
    * brings back); `scheduler:DeleteSchedule` on `schedule/<group>.at/task.*` and `…/task_*`
    * (cancelling a delayed task); with `encryptionKey`, `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on

@@ -4,6 +4,7 @@ import { registerCancel } from './commands/cancel.js';
 import { registerConsole } from './commands/console.js';
 import { registerDev } from './commands/dev.js';
 import { registerDlq } from './commands/dlq.js';
+import { registerKeys } from './commands/keys.js';
 import { registerList } from './commands/list.js';
 import { registerPurge } from './commands/purge.js';
 import { registerRedrive } from './commands/redrive.js';
@@ -44,6 +45,7 @@ export function buildProgram(version: string): Command {
     registerShow,
     registerDlq,
     registerRedrive,
+    registerKeys,
     registerCancel,
     registerPurge,
     registerSchedules,

@@ -1,4 +1,5 @@
 import { monotonicFactory } from 'ulid';
+import { OnDead } from '../constants.js';
 import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../errors.js';
 import { instantProblem } from '../scheduler/limits.js';
 import { canonicalJson, payloadHash } from '../store/record.js';
@@ -128,6 +129,10 @@ export async function prepareTask(
     orderingKey: options.orderingKey,
     messageGroupId: options.orderingKey ?? id,
     ...(runAt !== undefined && runAt > now ? { runAt } : {}),
+    // Only keyed tasks of a parking type carry it: the default costs no bytes.
+    ...(task.onDead === OnDead.PARK && options.orderingKey !== undefined
+      ? { onDead: OnDead.PARK }
+      : {}),
   };
 }
 

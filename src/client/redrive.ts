@@ -15,15 +15,24 @@ import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
 import { compareEnqueueOrder, type TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
+import { parkedTask, redriveParkedTask } from './parked-keys.js';
 
-/** Which DEAD tasks to redrive: by id, or all (optionally those of one ordering key). */
+/**
+ * Which DEAD tasks to redrive: by id, all (optionally those of one ordering key), or those of
+ * one ordering key, the task that parks it first (docs/parked-keys.md).
+ */
 export type RedriveSelection =
   | { readonly ids: readonly string[] }
-  | { readonly all: true; readonly orderingKey?: string };
+  | { readonly all: true; readonly orderingKey?: string }
+  | { readonly orderingKey: string };
 
 /** What a redrive did. */
 export interface RedriveResult {
-  /** Tasks moved DEAD → PENDING, in the order they were re-sent. */
+  /**
+   * Tasks moved out of DEAD, in the order they were re-sent: a task that parked its key is
+   * redriven in place (QUEUED, run from its held message, before the key's later tasks), the
+   * others go PENDING with a new message.
+   */
   readonly redriven: readonly string[];
   /** Redriven tasks whose message could not be sent yet; they stay PENDING for the sweeper. */
   readonly unsent: readonly string[];
@@ -52,9 +61,16 @@ export async function redriveDead(
   deps: RedriveDeps,
 ): Promise<RedriveResult> {
   const skipped: { id: string; reason: string }[] = [];
-  const dead = await selectDead(selection, deps.store, skipped);
+  const selected = await selectDead(selection, deps.store, skipped);
   // Per-key order: the original enqueue order, so a key's tasks run again as they first did.
-  dead.sort(compareEnqueueOrder);
+  selected.sort(compareEnqueueOrder);
+  const inPlace: string[] = [];
+  for (const record of selected.filter((r) => r.parkedKey !== undefined)) {
+    const moved = await redriveParkedTask(record, deps, 'redriven by TaskClient.redrive');
+    if (moved === undefined) skipped.push({ id: record.id, reason: 'no longer parked' });
+    else inPlace.push(record.id);
+  }
+  const dead = selected.filter((r) => r.parkedKey === undefined);
   const moved = await mapConcurrently(dead, async (record) => {
     try {
       return await deps.store.redrive(record, 'redriven by TaskClient.redrive');
@@ -68,7 +84,7 @@ export async function redriveDead(
     }
   });
   const pending = moved.filter((r): r is TaskRecord => r !== undefined);
-  const redrivenIds = new Set(pending.map((r) => r.id));
+  const redrivenIds = new Set([...inPlace, ...pending.map((r) => r.id)]);
   const dlq =
     deps.deadLetterQueueUrl === undefined
       ? { deleted: 0, movedBack: 0, released: 0 }
@@ -80,7 +96,7 @@ export async function redriveDead(
   }
   const sent = await deps.dispatcher.sendAll(pending);
   return {
-    redriven: pending.map((r) => r.id),
+    redriven: [...inPlace, ...pending.map((r) => r.id)],
     unsent: pending.filter((_, i) => sent[i] === undefined).map((r) => r.id),
     skipped,
     dlq,
@@ -135,6 +151,10 @@ export function sortDead(
   return { dead, skipped };
 }
 
+function isKey(value: unknown): value is string {
+  return typeof value === 'string' && value !== '';
+}
+
 async function selectDead(
   selection: RedriveSelection,
   store: TaskStore,
@@ -153,15 +173,24 @@ async function selectDead(
     skipped.push(...sorted.skipped);
     return sorted.dead;
   }
-  if (selection.all !== true) {
+  const byKey = !('all' in selection) && 'orderingKey' in selection;
+  if (byKey ? !isKey(selection.orderingKey) : (selection as { all?: unknown }).all !== true) {
     throw new ValidationError('redrive selection', [
-      { path: '(root)', message: 'expected { ids } or { all: true }' },
+      byKey
+        ? {
+            path: 'orderingKey',
+            message: `expected a non-empty string, received ${JSON.stringify(selection.orderingKey)}`,
+          }
+        : { path: '(root)', message: 'expected { ids }, { all: true } or { orderingKey }' },
     ]);
   }
-  const dead: TaskRecord[] = [];
+  const { orderingKey } = selection;
+  // The parked task, read through its park item: consistent, unlike the status index.
+  const parked = orderingKey === undefined ? undefined : await parkedTask(orderingKey, store);
+  const dead: TaskRecord[] = parked === undefined ? [] : [parked];
   for await (const page of store.iterate(TaskStatus.DEAD)) {
-    const { orderingKey } = selection;
-    dead.push(...page.filter((r) => orderingKey === undefined || r.orderingKey === orderingKey));
+    const others = page.filter((r) => r.id !== parked?.id);
+    dead.push(...others.filter((r) => orderingKey === undefined || r.orderingKey === orderingKey));
   }
   return dead;
 }

@@ -36,7 +36,8 @@ import {
 import { onDeadLetterQueue, onTable, type TableCall } from './guarded-calls.js';
 import { listTasks, type TaskListFilter, type TaskListPage } from './list-tasks.js';
 import type { TaskClientOptions } from './options.js';
-import type { EnqueueOptions } from './prepare.js';
+import * as parking from './parked-keys.js';
+import { type EnqueueOptions, nextSequence } from './prepare.js';
 import { type PurgeOptions, type PurgeResult, purgeTasks } from './purge.js';
 import { purgeDead, type RedriveResult, type RedriveSelection, redriveDead } from './redrive.js';
 import type {
@@ -59,6 +60,7 @@ export type { DeadLetter, DeadLetterStats } from './dead-letters.js';
 export type { Duration } from './duration.js';
 export type { TaskListFilter, TaskListPage } from './list-tasks.js';
 export type { TaskClientOptions } from './options.js';
+export type { ParkedKey, ReleaseKeyResult } from './parked-keys.js';
 export type { PurgeOptions, PurgeResult } from './purge.js';
 export type { WaitOptions } from './wait.js';
 export type { TaskTransition, WatchOptions } from './watch.js';
@@ -194,20 +196,26 @@ export class TaskClient {
   /**
    * Moves DEAD tasks back to the queue with a fresh attempt budget, keeping their history,
    * and drains their messages from the dead-letter queue. Tasks sharing an ordering key are
-   * re-sent in their original enqueue order.
+   * re-sent in their original enqueue order; a task that parked its key runs first.
    *
    * @throws ConfigurationError when draining needs the DLQ URL and none is configured, or the
    *   work queue cannot be sent to for a permanent reason (the tasks then wait PENDING).
    */
   redrive(selection: RedriveSelection): Promise<RedriveResult> {
-    return redriveDead(selection, {
-      store: this.store,
-      dispatcher: this.dispatcher,
-      sqs: this.sqs,
-      deadLetterQueueUrl: this.deadLetterQueueUrl,
-      workQueueUrl: this.queueUrl,
-      logger: this.logger,
-    });
+    const { store, dispatcher, sqs, deadLetterQueueUrl, queueUrl: workQueueUrl, logger } = this;
+    const deps = { store, dispatcher, sqs, deadLetterQueueUrl, workQueueUrl, logger };
+    return redriveDead(selection, deps);
+  }
+
+  /** Ordering keys parked by a DEAD task of an `onDead: 'park'` type, with that task. */
+  parkedKeys(): Promise<parking.ParkedKey[]> {
+    return onTable(this.tableCall, () => parking.listParkedKeys(this.store));
+  }
+
+  /** Gives up on the DEAD task that parks `orderingKey`: the key's later tasks proceed. */
+  releaseKey(orderingKey: string): Promise<parking.ReleaseKeyResult> {
+    const { store, sqs, queueUrl: workQueueUrl, logger } = this;
+    return parking.releaseParkedKey(orderingKey, { store, sqs, workQueueUrl, logger });
   }
 
   /**

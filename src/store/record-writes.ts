@@ -61,6 +61,8 @@ export interface NewTask {
   readonly sequence?: string | undefined;
   /** The integrity tag (src/integrity/tag.ts), when integrity is on. */
   readonly integrityTag?: string | undefined;
+  /** `'park'` when the type parks its ordering key on death (see {@link TaskRecord.onDead}). */
+  readonly onDead?: 'park' | undefined;
 }
 
 /** Reads one task with a strongly consistent read. */
@@ -123,6 +125,7 @@ export async function createTask(
     createdAt: now,
     sequence: task.sequence,
     integrityTag: task.integrityTag,
+    onDead: task.onDead,
     updatedAt: now,
     history: [entry],
     [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(status, shard),

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { encodeTime } from 'ulid';
-import { type AuditEvent, isTerminal, TableSchema, type TaskStatus } from '../constants.js';
+import { type AuditEvent, isTerminal, OnDead, TableSchema, type TaskStatus } from '../constants.js';
 
 /** One entry of a task's history: an audit record without the task's own identity. */
 export interface HistoryEntry {
@@ -96,6 +96,16 @@ export interface TaskRecord {
   readonly cancelRequested: boolean;
   /** When the cancel of a running task was requested (epoch ms); kept once it has stopped. */
   readonly cancelRequestedAt: number | undefined;
+  /**
+   * `'park'` when the task's type parks its ordering key on death (written at enqueue, so
+   * the sweeper knows it too); absent for the default, `'release'`.
+   */
+  readonly onDead?: typeof OnDead.PARK | undefined;
+  /**
+   * On a DEAD task: the ordering key it parked, held by its message until it is redriven or
+   * the key is released (docs/adr/0024-parked-keys.md).
+   */
+  readonly parkedKey?: string | undefined;
 }
 
 /** The raw DynamoDB item, as the document client returns it. */
@@ -240,6 +250,8 @@ export function fromItem(item: TaskItem): TaskRecord {
     cancelRequested:
       typeof item.cancelRequestedAt === 'number' && !isTerminal(item.status as TaskStatus),
     cancelRequestedAt: optionalNumber(item.cancelRequestedAt),
+    ...(item.onDead === OnDead.PARK ? { onDead: OnDead.PARK } : {}),
+    ...(typeof item.parkedKey === 'string' ? { parkedKey: item.parkedKey } : {}),
   };
 }
 

@@ -5,6 +5,8 @@ import { Defaults, TaskStatus } from '../constants.js';
 import { TransitionRejectedError } from '../errors.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { requestCancel } from './cancel-request.js';
+import * as parking from './park-transitions.js';
+import { ParkedKeys } from './parked-keys.js';
 import { iterateTasks, type ListOptions, listTasks, type TaskPage } from './queries.js';
 import type { TaskErrorInfo, TaskRecord } from './record.js';
 import {
@@ -22,6 +24,7 @@ import type { Lease, Seen, Transition } from './transitions.js';
 import * as transitions from './transitions.js';
 
 export type { CancelRequest } from './cancel-request.js';
+export type { HeldParkMessage, ParkRecord } from './parked-keys.js';
 export type { TaskPage } from './queries.js';
 export type { NewTask } from './record-writes.js';
 export type { Lease } from './transitions.js';
@@ -64,6 +67,8 @@ const CLAIMABLE: readonly TaskStatus[] = [
 export class TaskStore {
   readonly tableName: string;
   readonly statusShards: number;
+  /** The park items of parked ordering keys (docs/adr/0024-parked-keys.md). */
+  readonly parkedKeys: ParkedKeys;
   private readonly ctx: WriteContext;
   private readonly clock: () => number;
   private readonly retention: Retention;
@@ -82,6 +87,7 @@ export class TaskStore {
       clock: this.clock,
       logger: options.logger ?? defaultLogger(),
     };
+    this.parkedKeys = new ParkedKeys(this.ctx);
   }
 
   /** Reads one task with a strongly consistent read. */
@@ -147,9 +153,17 @@ export class TaskStore {
   /**
    * RUNNING → DEAD: last attempt failed, a permanent error, an unknown type or an invalid
    * payload. Fenced by the lease. DEAD tasks keep no TTL: they wait for a redrive or a purge.
+   * With `parkedKey`, the task also parks its ordering key (records `parkedKey`).
    */
-  kill(lease: Lease, reason: string, options: { error?: TaskErrorInfo } = {}): Promise<TaskRecord> {
-    return this.write(transitions.kill, { lease, reason, error: options.error });
+  kill(
+    lease: Lease,
+    reason: string,
+    options: { error?: TaskErrorInfo; parkedKey?: string | undefined } = {},
+  ): Promise<TaskRecord> {
+    const { error, parkedKey } = options;
+    return parkedKey === undefined
+      ? this.write(transitions.kill, { lease, reason, error })
+      : this.write(parking.killAndPark, { lease, reason, error, parkedKey });
   }
 
   /**
@@ -159,7 +173,11 @@ export class TaskStore {
    * land; a refusal is a LeaseLostError. `actor` is recorded as the history entry's worker.
    */
   expire(seen: TaskRecord, reason: string, actor: string): Promise<TaskRecord> {
-    return this.write(transitions.expire, { seen, reason, actor });
+    // A parking type's task parks its key however it died: the record says which it is.
+    const parkedKey = parking.keyToPark(seen);
+    return parkedKey === undefined
+      ? this.write(transitions.expire, { seen, reason, actor })
+      : this.write(parking.expireAndPark, { seen, reason, actor, parkedKey });
   }
 
   /**
@@ -216,6 +234,23 @@ export class TaskStore {
    */
   redrive(seen: Seen, reason?: string): Promise<TaskRecord> {
     return this.write(transitions.redrive, { seen, reason });
+  }
+
+  /**
+   * DEAD with `parkedKey` → QUEUED with a fresh attempt budget, in place: the generation is
+   * kept and no message is sent, since the task's held message, at the head of its key's
+   * group, runs it before the key's later tasks (docs/adr/0024-parked-keys.md).
+   */
+  redriveParked(seen: Seen, parkedKey: string, reason?: string): Promise<TaskRecord> {
+    return this.write(parking.redriveParked, { seen, parkedKey, reason });
+  }
+
+  /**
+   * DEAD with `parkedKey` → DEAD without it: the task is given up on, its held message is
+   * acknowledged when next received, and the key's later tasks proceed.
+   */
+  releaseKey(seen: Seen, parkedKey: string, reason?: string): Promise<TaskRecord> {
+    return this.write(parking.releaseKey, { seen, parkedKey, reason });
   }
 
   /**

@@ -78,7 +78,8 @@ export interface SweepReport {
  * - SCHEDULED tasks overdue by `scheduledGraceMs` (with `ensureScheduled`): the schedule is
  *   checked and recreated, or the task is sent when due.
  * - QUEUED tasks overdue by `queuedOverdueMs`: their message may have outlived the queue's
- *   retention, so they are sent again under a new generation.
+ *   retention, so they are sent again under a new generation; except the waiting tasks of a
+ *   parked key, which are held on purpose.
  *
  * Every change is a conditional transition, so the sweep is idempotent and two sweeps can
  * run at once: the loser of each race sees a rejected transition and moves on. One task
@@ -166,7 +167,15 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   await pages(TaskStatus.PENDING, now - (options.pendingAgeMs ?? 60_000), async (record) => {
     toSend.push(record);
   });
+  // Read only once an overdue keyed task shows up, so a sweep without one pays nothing.
+  let parked: Promise<Set<string>> | undefined;
+  const parkedKeys = () =>
+    (parked ??= store.parkedKeys.list().then((l) => new Set(l.map((p) => p.orderingKey))));
   await pages(TaskStatus.QUEUED, queuedBefore, async (record) => {
+    // A parked key's later tasks wait behind its dead task's message on purpose: their own
+    // messages are behind it too, and younger (docs/adr/0024-parked-keys.md).
+    const key = record.orderingKey;
+    if (key !== undefined && (await parkedKeys()).has(key)) return;
     toSend.push(await resendOverdue(store, record, queuedBefore, logger));
     counts.resent += 1;
   });

@@ -1,5 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { Defaults } from '../constants.js';
+import { Defaults, OnDead } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { retryHorizonIssue } from './retry-horizon.js';
@@ -63,6 +63,14 @@ export interface TaskDefinitionOptions<Schema extends StandardSchemaV1, Result> 
   readonly retry?: RetryPolicy;
   /** Handler timeout in milliseconds; the signal aborts when it elapses. @default 30000 */
   readonly timeout?: number;
+  /**
+   * What a DEAD task of this type does to its ordering key: `'release'` lets the key's later
+   * tasks proceed; `'park'` holds them (without spending their attempts) until the dead task
+   * is redriven with `client.redrive({ orderingKey })` or the key is released with
+   * `client.releaseKey(orderingKey)`. Tasks without an ordering key are unaffected. See
+   * docs/parked-keys.md. @default 'release'
+   */
+  readonly onDead?: OnDead;
 }
 
 /** A registered task type: its name, schema, handler and resolved policies. */
@@ -80,6 +88,8 @@ export interface TaskDefinition<
   ): Promise<Result> | Result;
   readonly retry: Required<RetryPolicy>;
   readonly timeoutMs: number;
+  /** What a DEAD task of this type does to its ordering key; absent means `'release'`. */
+  readonly onDead?: OnDead;
 }
 
 /** The payload type a definition accepts at enqueue. */
@@ -153,8 +163,15 @@ export function defineTask<Schema extends StandardSchemaV1, Result = unknown>(
     });
     if (horizon !== undefined) issues.push({ path: 'retry', message: horizon });
   }
+  const onDead = options.onDead ?? OnDead.RELEASE;
+  if (onDead !== OnDead.RELEASE && onDead !== OnDead.PARK) {
+    issues.push({
+      path: 'onDead',
+      message: `expected 'release' or 'park', received ${JSON.stringify(onDead)}`,
+    });
+  }
   if (issues.length > 0) throw new ValidationError(`definition of task type '${type}'`, issues);
-  return { type, schema: options.schema, handler: options.handler, retry, timeoutMs };
+  return { type, schema: options.schema, handler: options.handler, retry, timeoutMs, onDead };
 }
 
 function issuePath(issue: StandardSchemaV1.Issue): string {

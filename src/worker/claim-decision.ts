@@ -7,6 +7,8 @@ export type ClaimDecision =
   | { readonly kind: 'claim' }
   /** Acknowledge without running: the task is already finished (a duplicate delivery). */
   | { readonly kind: 'drop-duplicate' }
+  /** Keep the message in flight: the task is DEAD and parks its ordering key. */
+  | { readonly kind: 'hold-parked' }
   /** Return the message for later: the task is leased by a live worker, or not yet due. */
   | { readonly kind: 'defer'; readonly delayMs: number; readonly reason: string }
   /** The lease expired on the final attempt: declare the task dead instead of running it. */
@@ -18,6 +20,9 @@ export type ClaimDecision =
  * only lose the race, never break a guarantee.
  */
 export function decideClaim(record: TaskRecord, now: number): ClaimDecision {
+  if (record.status === TaskStatus.DEAD && record.parkedKey !== undefined) {
+    return { kind: 'hold-parked' };
+  }
   if (isTerminal(record.status)) return { kind: 'drop-duplicate' };
   if (record.status === TaskStatus.RUNNING) {
     const expiresAt = record.leaseExpiresAt ?? 0;

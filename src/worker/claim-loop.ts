@@ -21,6 +21,7 @@ import {
 } from './deps.js';
 import { type ClaimedTask, execute } from './execution.js';
 import { admitFiring } from './firing.js';
+import { holdParkedKey } from './parked.js';
 
 /** `fresh` while the batch's other tasks run; lease takeovers wait for `takeover`. */
 export type BatchPhase = 'fresh' | 'takeover';
@@ -135,10 +136,17 @@ async function decide(
     case 'defer':
       deps.logger.debug('message deferred', { taskId: seen.id, reason: decision.reason });
       return done({ kind: 'retry', delayMs: decision.delayMs });
-    case 'expire':
-      await deps.store.expire(seen, 'lease expired on the final attempt', deps.workerId);
+    case 'hold-parked':
+      return done(await holdParkedKey(seen, message, deps));
+    case 'expire': {
+      const dead = await deps.store.expire(
+        seen,
+        'lease expired on the final attempt',
+        deps.workerId,
+      );
       deps.metrics.count(TaskOutcome.DEAD);
-      return done(ACK);
+      return done(dead.parkedKey === undefined ? ACK : await holdParkedKey(dead, message, deps));
+    }
     case 'claim': {
       if (isLeaseTakeover(seen) && phase === 'fresh') {
         // The last attempt may have crashed its worker. Such tasks run after the others,

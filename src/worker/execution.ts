@@ -13,6 +13,7 @@ import {
 import { checkIntegrity } from '../integrity/check.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { TaskOutcome } from '../observability/metrics.js';
+import { keyToPark } from '../store/park-transitions.js';
 import type { TaskErrorInfo, TaskRecord } from '../store/record.js';
 import type { Lease } from '../store/task-store.js';
 import {
@@ -23,6 +24,7 @@ import {
 import { retryDelayMs } from './backoff.js';
 import { ACK, auditTask, LEASE_LOST, leaseFor, type Outcome, type ProcessorDeps } from './deps.js';
 import { Heartbeat, type HeldMessage } from './heartbeat.js';
+import { holdParkedKey, type ParkMessage } from './parked.js';
 import { cancelledDetail } from './run-decisions.js';
 import { type HandlerOutcome, runHandler } from './run-handler.js';
 
@@ -30,7 +32,7 @@ import { type HandlerOutcome, runHandler } from './run-handler.js';
 export interface ClaimedTask {
   readonly record: TaskRecord;
   readonly lease: Lease;
-  readonly message: HeldMessage;
+  readonly message: ParkMessage;
   /** The handler's timeout, cut to the invocation's remaining time. */
   readonly timeoutMs: number;
 }
@@ -150,14 +152,22 @@ async function settleFailure(
   return { kind: 'retry', delayMs };
 }
 
-function kill(
+/** The DEAD write; a parking type's task then holds its key with its message. */
+async function kill(
   task: ClaimedTask,
   deps: ProcessorDeps,
   reason: string,
   error: TaskErrorInfo,
 ): Promise<Outcome> {
   const { record, lease } = task;
-  return finish(deps, record, () => deps.store.kill(lease, reason, { error }), TaskOutcome.DEAD);
+  const parkedKey = keyToPark(record, deps.definitions.get(record.type)?.onDead);
+  let dead: TaskRecord | undefined;
+  const write = async () => {
+    dead = await deps.store.kill(lease, reason, { error, parkedKey });
+    return dead;
+  };
+  const outcome = await finish(deps, record, write, TaskOutcome.DEAD);
+  return dead?.parkedKey === undefined ? outcome : holdParkedKey(dead, task.message, deps);
 }
 
 /**

@@ -30,7 +30,12 @@ describe('TaskExecutor.grantConsume', () => {
         Statement: [
           {
             Effect: 'Allow',
-            Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+            Action: [
+              'dynamodb:GetItem',
+              'dynamodb:PutItem',
+              'dynamodb:UpdateItem',
+              'dynamodb:ConditionCheckItem',
+            ],
             Resource: arnOf(table),
           },
           {
@@ -73,7 +78,11 @@ describe('TaskExecutor.grantOperate', () => {
             Action: 'dynamodb:Query',
             Resource: { 'Fn::Join': ['', [arnOf(table), '/index/byStatus']] },
           },
-          { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf(queue) },
+          {
+            Effect: 'Allow',
+            Action: ['sqs:SendMessage', 'sqs:ChangeMessageVisibility'],
+            Resource: arnOf(queue),
+          },
           {
             Effect: 'Allow',
             Action: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'],

@@ -103,7 +103,12 @@ describe('TaskExecutor worker', () => {
           {
             Effect: 'Allow',
             // PutItem: a recurring schedule's firing creates its task record.
-            Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+            Action: [
+              'dynamodb:GetItem',
+              'dynamodb:PutItem',
+              'dynamodb:UpdateItem',
+              'dynamodb:ConditionCheckItem',
+            ],
             Resource: arnOf(table),
           },
           {

@@ -146,6 +146,14 @@ describe('decideClaim', () => {
     });
     expect(decideClaim(running, NOW)).toEqual(expire);
   });
+
+  it('holds the message of a DEAD task that parked its key, and drops other DEAD ones', () => {
+    const parked = record({ status: TaskStatus.DEAD, parkedKey: 'k' });
+    const released = record({ status: TaskStatus.DEAD, orderingKey: 'k', onDead: 'park' });
+
+    expect(decideClaim(parked, NOW)).toEqual({ kind: 'hold-parked' });
+    expect(decideClaim(released, NOW)).toEqual(dropDuplicate);
+  });
 });
 
 /** A history made of these events, in order, with plausible statuses. */

@@ -60,6 +60,21 @@ describe('defineTask', () => {
       maxDelayMs: Defaults.RETRY_MAX_DELAY_MS,
     });
     expect(definition.timeoutMs).toBe(Defaults.TASK_TIMEOUT_MS);
+    expect(definition.onDead).toBe('release');
+  });
+
+  it("keeps onDead: 'park' and rejects any other value, naming what it expected", () => {
+    const parking = defineTask('t', { schema, handler, onDead: 'park' });
+    const wrong = { schema, handler, onDead: 'hold' } as unknown as Parameters<
+      typeof defineTask
+    >[1];
+
+    const error = catchValidation(() => defineTask('t', wrong));
+
+    expect(parking.onDead).toBe('park');
+    expect(error.issues).toEqual([
+      { path: 'onDead', message: `expected 'release' or 'park', received "hold"` },
+    ]);
   });
 
   it('keeps given options and fills in only the missing retry fields', () => {

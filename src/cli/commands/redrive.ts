@@ -20,7 +20,10 @@ export function registerRedrive(program: Command): void {
     .description('move DEAD tasks back to the queue with a fresh attempt budget (history kept)')
     .option('--ids <ids>', 'these tasks (comma-separated)', commaList)
     .option('--all', 'every DEAD task, and drain the dead-letter queue')
-    .option('--key <orderingKey>', "every DEAD task of this ordering key, in the key's order")
+    .option(
+      '--key <orderingKey>',
+      "every DEAD task of this ordering key, in the key's order (a parked key's task first)",
+    )
     .option('--dry-run', 'show what would be redriven and change nothing')
     .action(async (opts: RedriveOptions, command: Command) => {
       const { out, client: getClient, confirm } = commandContext(command);
@@ -90,7 +93,7 @@ function selectionOf(opts: RedriveOptions): RedriveSelection {
       throw new CliError('--ids needs at least one task id.', ExitCode.USAGE);
     return { ids: opts.ids };
   }
-  return opts.key === undefined ? { all: true } : { all: true, orderingKey: opts.key };
+  return opts.key === undefined ? { all: true } : { orderingKey: opts.key };
 }
 
 /** The DEAD tasks a selection would redrive, and the ids it would skip. */

@@ -33,6 +33,8 @@ export const WorkMode = {
   CRASH: 'crash',
   /** Calls the scenario's dependency first; fails while the dependency is down. */
   DEPENDENCY: 'dependency',
+  /** Throws PermanentError (DEAD at once) until the profile says `fixDeployed`, then `ok`. */
+  BROKEN_UNTIL_FIX: 'broken-until-fix',
 } as const;
 export type WorkMode = (typeof WorkMode)[keyof typeof WorkMode];
 
@@ -59,6 +61,10 @@ export interface TaskProfile {
    * run instead of letting a stale attempt repeat the effect.
    */
   readonly fenceEffect?: boolean;
+  /** `'park'`: a DEAD task parks its ordering key (docs/parked-keys.md). */
+  readonly onDead?: 'park';
+  /** Workers run with the fix of mode `broken-until-fix` deployed. */
+  readonly fixDeployed?: boolean;
 }
 
 /** What a handler run needs from its host. */
@@ -84,6 +90,7 @@ export function faultTask(env: HandlerEnv): TaskDefinition {
   return defineTask(FAULT_TASK_TYPE, {
     schema: workPayload,
     timeout: profile.timeoutMs,
+    ...(profile.onDead === undefined ? {} : { onDead: profile.onDead }),
     retry: {
       maxAttempts: profile.maxAttempts,
       baseDelayMs: profile.baseDelayMs,
@@ -126,6 +133,11 @@ async function work(
     case WorkMode.FAIL_ONCE:
       if (ctx.attempt <= (payload.failAttempts ?? 1)) {
         throw new Error(`task ${payload.seq}: transient failure`);
+      }
+      break;
+    case WorkMode.BROKEN_UNTIL_FIX:
+      if (profile.fixDeployed !== true) {
+        throw new PermanentError(`task ${payload.seq} is broken until its fix is deployed`);
       }
       break;
     case WorkMode.DEPENDENCY:

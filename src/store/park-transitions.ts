@@ -1,0 +1,99 @@
+/**
+ * The rows of the transition table that park, redrive and release an ordering key
+ * (docs/adr/0024-parked-keys.md). Each is still one conditional write on the task's own
+ * item: the key is held by the dead task's message, not by a write on another item, so no
+ * transition here needs a transaction.
+ */
+import { AuditEvent, OnDead, TaskStatus } from '../constants.js';
+import { equals } from './expression.js';
+import type { TaskRecord } from './record.js';
+import { expire, kill, type Seen, type Transition } from './transitions.js';
+
+type KillInput = Parameters<(typeof kill)['fence']>[0];
+type ExpireInput = Parameters<(typeof expire)['fence']>[0];
+
+const parkedNote = (key: string): string => `; ordering key '${key}' parked`;
+
+/**
+ * RUNNING → DEAD under the lease, as `kill`, and the task parks its ordering key:
+ * `parkedKey` tells every later reader of the record (the worker that receives its message
+ * again, the operator) that its message holds the key.
+ */
+export const killAndPark: Transition<KillInput & { parkedKey: string }> = {
+  ...kill,
+  name: 'kill and park',
+  detail: (input) => `${input.reason}${parkedNote(input.parkedKey)}`,
+  set: (input, now, retention) => ({
+    ...kill.set?.(input, now, retention),
+    parkedKey: input.parkedKey,
+  }),
+};
+
+/** RUNNING with an expired lease on the final attempt → DEAD, as `expire`, parking the key. */
+export const expireAndPark: Transition<ExpireInput & { parkedKey: string }> = {
+  ...expire,
+  name: 'expire and park',
+  detail: (input) => `${input.reason}${parkedNote(input.parkedKey)}`,
+  set: (input, now, retention) => ({
+    ...expire.set?.(input, now, retention),
+    parkedKey: input.parkedKey,
+  }),
+};
+
+type ParkedInput = { seen: Seen; parkedKey: string; reason?: string | undefined };
+
+/** The fence of a write on a parked task: still the DEAD task, with this key parked. */
+const stillParked = ({ seen, parkedKey }: ParkedInput) => [
+  equals('attempt', 'seenAttempt', seen.attempt),
+  equals('generation', 'seenGeneration', seen.generation),
+  equals('parkedKey', 'parkedKey', parkedKey),
+];
+
+/**
+ * DEAD (parked) → QUEUED with a fresh attempt budget, in place: the generation is kept,
+ * because the message that runs it is the one already at the head of the key's group,
+ * ahead of every later task of the key. No new message is sent.
+ */
+export const redriveParked: Transition<ParkedInput> = {
+  name: 'redrive parked',
+  from: [TaskStatus.DEAD],
+  fence: stillParked,
+  event: AuditEvent.REDRIVEN,
+  to: TaskStatus.QUEUED,
+  task: ({ seen }) => seen,
+  by: () => ({ attempt: 0 }),
+  detail: ({ reason, parkedKey }) =>
+    `${reason ?? 'redriven'}; runs first on ordering key '${parkedKey}'`,
+  set: () => ({ attempt: 0 }),
+  remove: ['deadReason', 'finishedAt', 'workerId', 'parkedKey'],
+  statusAt: (_input, now) => now,
+};
+
+/**
+ * DEAD (parked) → DEAD without `parkedKey`: the operator gave up on the task, whose message
+ * is then acknowledged as a finished task's, and the key's later tasks proceed.
+ */
+export const releaseKey: Transition<ParkedInput> = {
+  name: 'release the key of',
+  from: [TaskStatus.DEAD],
+  fence: stillParked,
+  event: AuditEvent.KEY_RELEASED,
+  to: TaskStatus.DEAD,
+  task: ({ seen }) => seen,
+  by: ({ seen }) => ({ attempt: seen.attempt }),
+  detail: ({ reason, parkedKey }) => `${reason ?? 'released'}; ordering key '${parkedKey}'`,
+  remove: ['parkedKey'],
+  statusAt: (_input, now) => now,
+};
+
+/**
+ * The key a task parks when it dies: its own, when it has one and its type parks (as the
+ * record says, or as the worker's definition says, `onDead`).
+ */
+export function keyToPark(
+  record: Pick<TaskRecord, 'orderingKey' | 'onDead'>,
+  onDead?: OnDead | undefined,
+): string | undefined {
+  const parks = record.onDead === OnDead.PARK || onDead === OnDead.PARK;
+  return parks ? record.orderingKey : undefined;
+}

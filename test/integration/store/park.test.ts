@@ -1,0 +1,122 @@
+/**
+ * TaskStore's parking transitions: kill with a parked key, redriveParked and releaseKey, and
+ * the park items beside them (docs/adr/0024-parked-keys.md).
+ */
+import { describe, expect, it } from 'vitest';
+import { AuditEvent, TaskStatus } from '../../../src/constants.js';
+import { ErrorCode } from '../../../src/errors.js';
+import {
+  attemptOnEach,
+  changedSince,
+  expectedOutcomes,
+  rejection,
+  seedSelection,
+  snapshot,
+} from '../../helpers/store-selection.js';
+import { clock, createRunning, current, store, useStoreTable } from '../../helpers/store-table.js';
+
+useStoreTable('store-park');
+
+/** A DEAD task that parked `key`, with onDead 'park' written at enqueue. */
+async function parkedTask(id: string, key: string) {
+  const { lease } = await createRunning(id, 'worker-a', {
+    orderingKey: key,
+    messageGroupId: key,
+    onDead: 'park',
+  });
+  return store.kill(lease, 'permanent error: closed', { parkedKey: key });
+}
+
+describe('TaskStore.kill with a parked key', () => {
+  it('writes DEAD with parkedKey, and says so in the history', async () => {
+    const dead = await parkedTask('park-kill', 'k1');
+
+    expect(dead).toMatchObject({ status: TaskStatus.DEAD, parkedKey: 'k1', onDead: 'park' });
+    expect(dead.history.at(-1)).toMatchObject({
+      event: AuditEvent.DEAD,
+      detail: "permanent error: closed; ordering key 'k1' parked",
+    });
+  });
+});
+
+describe('TaskStore.redriveParked', () => {
+  it('moves only a DEAD task that parked this key; every other status loses', async () => {
+    const selection = await seedSelection('redrive-parked');
+    const before = await snapshot(selection);
+
+    const outcomes = await attemptOnEach(selection, ({ record }) =>
+      store.redriveParked(record, 'k'),
+    );
+
+    // The seeded DEAD task died without parking: it is refused too.
+    expect(outcomes).toEqual(expectedOutcomes([], ErrorCode.TRANSITION_REJECTED));
+    expect(await changedSince(before)).toEqual([]);
+  });
+
+  it('moves it to QUEUED in place: attempts reset, generation kept, parkedKey gone', async () => {
+    const dead = await parkedTask('park-redrive', 'k2');
+    clock.now += 1_000;
+
+    const queued = await store.redriveParked(dead, 'k2', 'fixed');
+
+    expect(queued).toMatchObject({
+      status: TaskStatus.QUEUED,
+      attempt: 0,
+      generation: dead.generation,
+      deadReason: undefined,
+      finishedAt: undefined,
+    });
+    expect(queued.parkedKey).toBeUndefined();
+    expect(queued.history.at(-1)).toMatchObject({ event: AuditEvent.REDRIVEN, attempt: 0 });
+    expect((await rejection(store.redriveParked(dead, 'k2'))).code).toBe(
+      ErrorCode.TRANSITION_REJECTED,
+    );
+  });
+});
+
+describe('TaskStore.releaseKey', () => {
+  it('keeps the task DEAD without parkedKey, refuses another key, and records key-released', async () => {
+    const dead = await parkedTask('park-release', 'k3');
+
+    const wrongKey = await rejection(store.releaseKey(dead, 'other'));
+    const released = await store.releaseKey(dead, 'k3', 'gave up');
+
+    expect(wrongKey.code).toBe(ErrorCode.TRANSITION_REJECTED);
+    expect(released).toMatchObject({ status: TaskStatus.DEAD, deadReason: dead.deadReason });
+    expect(released.parkedKey).toBeUndefined();
+    expect(released.history.at(-1)).toMatchObject({
+      event: AuditEvent.KEY_RELEASED,
+      detail: "gave up; ordering key 'k3'",
+    });
+  });
+});
+
+describe('ParkedKeys', () => {
+  it('records a park only while its task is still parked, lists it, and deletes it by task', async () => {
+    const dead = await parkedTask('park-item', 'k4');
+    const message = { receiptHandle: 'rh-1', queueArn: 'arn:q', sentAt: 5 };
+
+    const recorded = await store.parkedKeys.record(dead, message);
+    const listed = await store.parkedKeys.list();
+    const wrongTask = await store.parkedKeys.delete('k4', 'someone-else');
+    await store.releaseKey(dead, 'k4');
+    const afterRelease = await store.parkedKeys.record(dead, message);
+    const deleted = await store.parkedKeys.delete('k4', dead.id);
+
+    expect(recorded).toBe(true);
+    expect(listed).toContainEqual({
+      orderingKey: 'k4',
+      taskId: dead.id,
+      taskType: dead.type,
+      parkedAt: dead.finishedAt,
+      receiptHandle: 'rh-1',
+      queueArn: 'arn:q',
+      messageSentAt: 5,
+    });
+    expect(wrongTask).toBe(false);
+    expect(afterRelease).toBe(false);
+    expect(deleted).toBe(true);
+    expect(await store.parkedKeys.get('k4')).toBeUndefined();
+    expect((await current(dead.id)).status).toBe(TaskStatus.DEAD);
+  });
+});
