@@ -23,6 +23,7 @@ import {
   peekDeadLetters,
   requireDeadLetterQueue,
 } from './dead-letters.js';
+import { type GetOptions, withResult } from './get-result.js';
 import { onDeadLetterQueue, onTable, type TableCall } from './guarded-calls.js';
 import { listTasks, type TaskListFilter, type TaskListPage } from './list-tasks.js';
 import type { TaskClientOptions } from './options.js';
@@ -45,6 +46,7 @@ export type { BatchEntry, BatchEntryResult, EnqueueResult } from './batch.js';
 export type { CountOptions, TaskCounts } from './counts.js';
 export type { DeadLetter, DeadLetterStats } from './dead-letters.js';
 export type { Duration } from './duration.js';
+export type { GetOptions } from './get-result.js';
 export type { TaskListFilter, TaskListPage } from './list-tasks.js';
 export type { TaskClientOptions } from './options.js';
 export type { PurgeOptions, PurgeResult } from './purge.js';
@@ -205,12 +207,14 @@ export class TaskClient {
   }
 
   /**
-   * Reads a task; undefined when no task has this id.
-   *
+   * Reads a task; undefined when no task has this id. A claim-checked result is read from S3
+   * unless `{ fetch: false }` (see {@link GetOptions}); a claim-checked payload is not.
    * @throws ConfigurationError when the table cannot be read for a permanent reason.
+   * @throws ClaimCheckMismatchError when the result's object is missing or altered.
    */
-  get(id: string): Promise<TaskRecord | undefined> {
-    return onTable(this.tableCall, () => this.store.get(id));
+  async get(id: string, options: GetOptions = {}): Promise<TaskRecord | undefined> {
+    const record = await onTable(this.tableCall, () => this.store.get(id));
+    return withResult(record, this.writer.objects, options);
   }
 
   /**
