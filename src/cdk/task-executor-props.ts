@@ -4,6 +4,7 @@ import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { PayloadBucketProp } from './payload-bucket.js';
 
 /** Props of {@link TaskExecutor}. */
 export interface TaskExecutorProps {
@@ -110,6 +111,16 @@ export interface TaskExecutorProps {
    * `integrity: true`. @default - a new key when `integrity` is true
    */
   readonly integrityKey?: IKey;
+  /**
+   * The claim-check bucket: payloads and results larger than the SDK's threshold (64 KB)
+   * are stored there and the record holds a reference (docs/large-payloads.md). `true` or
+   * options create a bucket: encrypted with `encryptionKey` (else S3-managed keys), public
+   * access blocked, TLS only, objects expiring after the retention plus 14 days. Or pass
+   * your own bucket. The worker gets `TASKLANE_PAYLOAD_BUCKET`, `s3:GetObject` on
+   * `payloads/*` and `s3:PutObject` on `results/*`; the output `<id>PayloadBucketName`
+   * names it. @default - none: payloads up to 256 KB, results up to 32 KB
+   */
+  readonly payloadBucket?: PayloadBucketProp;
   /** Deletion protection of the task table. @default true */
   readonly deletionProtection?: boolean;
   /** What happens to the task table when it leaves the stack. @default RemovalPolicy.RETAIN */

@@ -4,6 +4,7 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Grant, IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, MetricName } from '../observability/metrics.js';
@@ -36,6 +37,7 @@ import {
   acknowledgeNagFindings,
   type NagAcknowledgement,
 } from './nag-acknowledgements.js';
+import * as payloads from './payload-bucket.js';
 import { queueProps } from './queue-props.js';
 import { ExecutorScheduling } from './scheduling.js';
 import { SenderRestriction } from './sender-restriction.js';
@@ -81,6 +83,8 @@ export class TaskExecutor extends Construct {
   readonly encryptionKey: IKey | undefined;
   /** The HMAC key of the integrity tag; undefined unless `integrity` or `integrityKey`. */
   readonly integrityKey: IKey | undefined;
+  /** The claim-check bucket of large payloads and results; undefined without `payloadBucket`. */
+  readonly payloadBucket: IBucket | undefined;
   /**
    * The cdk-nag findings acknowledged on this executor's resources, and on the policies its
    * grants wrote, with their reasons.
@@ -169,6 +173,8 @@ export class TaskExecutor extends Construct {
     // The worker believes a recurring firing only from the scheduler role: the SenderId of a
     // message sent under an assumed role starts with the role's unique id (ADR 0013).
     worker.function.addEnvironment(SCHEDULER_SENDER_ID_ENV, this.scheduling.schedulerRole.roleId);
+    const context = { key, retentionMs, worker, targets: this.grantTargets() };
+    this.payloadBucket = payloads.setUpPayloadBucket(this, props.payloadBucket, context);
     this.monitoring = new ExecutorMonitoring(this, 'Monitoring', {
       executor: this,
       namePrefix: `tasklane-${name}`,
@@ -186,6 +192,7 @@ export class TaskExecutor extends Construct {
       worker: this.worker,
       encryptionKeyArn: key?.keyArn,
       integrityKeyArn: this.integrityKey?.keyArn,
+      payloadBucketName: this.payloadBucket?.bucketName,
     });
     this.nagAcknowledgements = this.acknowledged;
     this.acknowledged.push(...acknowledgeNagFindings({ executor: this, worker, sweeper, props }));
@@ -205,24 +212,27 @@ export class TaskExecutor extends Construct {
    * `schedule/<group>.at/task_*`; `iam:PassRole` of the scheduler role only, with the condition
    * `iam:PassedToService` = `scheduler.amazonaws.com`; with `encryptionKey`, `kms:Decrypt`,
    * `kms:Encrypt` and `kms:GenerateDataKey` on the key; with integrity, `kms:GenerateMac` on
-   * the integrity key. With `restrictSenders`, the grantee (a role or user) joins the
-   * principals the work queue's policy lets send.
+   * the integrity key; with `payloadBucket`, `s3:PutObject` on `payloads/*` only. With
+   * `restrictSenders`, the grantee (a role or user) joins the principals the work queue's
+   * policy lets send.
    */
   grantEnqueue(grantee: IGrantable): Grant {
     this.senders?.allow(grantee, 'grantEnqueue');
-    return enqueueGrant(this.grantTargets(), grantee).combine(
-      integrityGrant(this.integrityKey, grantee, PRODUCER_INTEGRITY_ACTIONS),
-    );
+    return enqueueGrant(this.grantTargets(), grantee)
+      .combine(integrityGrant(this.integrityKey, grantee, PRODUCER_INTEGRITY_ACTIONS))
+      .combine(this.payloadGrant(grantee, payloads.PayloadAccess.ENQUEUE));
   }
 
   /**
    * Lets an observer read tasks: TaskClient.get, wait and list.
    *
    * Actions: `dynamodb:GetItem` on the table; `dynamodb:Query` on the status index only
-   * (listing never queries the table itself); with `encryptionKey`, `kms:Decrypt` on the key.
+   * (listing never queries the table itself); with `encryptionKey`, `kms:Decrypt` on the key;
+   * with `payloadBucket`, `s3:GetObject` on `results/*` only (get returns large results).
    */
   grantRead(grantee: IGrantable): Grant {
-    return readGrant(this.grantTargets(), grantee);
+    const results = this.payloadGrant(grantee, payloads.PayloadAccess.READ);
+    return readGrant(this.grantTargets(), grantee).combine(results);
   }
 
   /**
@@ -233,12 +243,13 @@ export class TaskExecutor extends Construct {
    * `sqs:ReceiveMessage`, `sqs:DeleteMessage`, `sqs:ChangeMessageVisibility`,
    * `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue; with `encryptionKey`,
    * `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on the key; with integrity,
-   * `kms:VerifyMac` and `kms:GenerateMac` (recurring firings) on the integrity key.
+   * `kms:VerifyMac` and `kms:GenerateMac` (recurring firings) on the integrity key; with
+   * `payloadBucket`, `s3:GetObject` on `payloads/*` and `s3:PutObject` on `results/*`.
    */
   grantConsume(grantee: IGrantable): Grant {
-    return consumeGrant(this.grantTargets(), grantee).combine(
-      integrityGrant(this.integrityKey, grantee, WORKER_INTEGRITY_ACTIONS),
-    );
+    return consumeGrant(this.grantTargets(), grantee)
+      .combine(integrityGrant(this.integrityKey, grantee, WORKER_INTEGRITY_ACTIONS))
+      .combine(this.payloadGrant(grantee, payloads.PayloadAccess.CONSUME));
   }
 
   /**
@@ -314,6 +325,10 @@ export class TaskExecutor extends Construct {
   /** Tasks declared DEAD, by the worker or by the sweeper (sum over the period). */
   metricDeadTasks(props?: MetricOptions): Metric {
     return this.metricTasks(MetricName.DEAD, props);
+  }
+
+  private payloadGrant(grantee: IGrantable, access: payloads.PayloadAccessList): Grant {
+    return payloads.payloadGrant(this.grantTargets(), this.payloadBucket, grantee, access);
   }
 
   private grantTargets(): GrantTargets {

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig } from '../aws-clients.js';
@@ -29,6 +30,7 @@ import { runEventSourceMapping } from './event-source-mapping.js';
 import { type FileLogger, jsonLinesLogger } from './file-logger.js';
 import { integrityOptions, withIntegrityKey } from './local-integrity.js';
 import { pause } from './pause.js';
+import { withPayloadBucket } from './payload-bucket.js';
 import { provision, provisionScheduleGroup } from './provision.js';
 import { createSchedulePump, LOCAL_SCHEDULER_SENDER_ID } from './schedule-pump.js';
 
@@ -88,6 +90,12 @@ export interface LocalExecutorOptions {
    * emulator's KMS, unless `location.integrity` names one. @default false
    */
   readonly integrity?: boolean;
+  /**
+   * Create the claim-check bucket in the emulator (`<name>-payloads`, with the construct's
+   * lifecycle rules), unless `location.payloadBucket` names one: large payloads and results
+   * then go to S3 (docs/large-payloads.md). @default false
+   */
+  readonly payloadBucket?: boolean;
   /** Called after every invocation of the worker. */
   readonly onBatch?: (summary: BatchSummary) => void;
 }
@@ -148,11 +156,13 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
       clients.sqs.destroy();
       clients.dynamodb.destroy();
       clients.scheduler.destroy();
+      clients.s3.destroy();
     });
-    const location = await withIntegrityKey(options, await locate(options, name, clients), {
+    const located = await withIntegrityKey(options, await locate(options, name, clients), {
       credentialsFrom: clients.dynamodb,
       endpoint,
     });
+    const location = await withPayloadBucket(options.payloadBucket, name, clients.s3, located);
     if (location.scheduleGroup !== undefined && options.location !== undefined) {
       await provisionScheduleGroup(location.scheduleGroup, clients.scheduler);
       await provisionScheduleGroup(
@@ -193,7 +203,12 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
   }
 }
 
-type Clients = { sqs: SQSClient; dynamodb: DynamoDBClient; scheduler: SchedulerClient };
+type Clients = {
+  sqs: SQSClient;
+  dynamodb: DynamoDBClient;
+  scheduler: SchedulerClient;
+  s3: S3Client;
+};
 
 /** Clients bound to the emulator with dummy credentials, whatever the environment says. */
 function emulatorClients(endpoint: string, accessKeyId = EMULATOR_ACCESS_KEY_ID): Clients {
@@ -208,6 +223,8 @@ function emulatorClients(endpoint: string, accessKeyId = EMULATOR_ACCESS_KEY_ID)
     sqs: new SQSClient({ ...config, useQueueUrlAsEndpoint: false }),
     dynamodb: new DynamoDBClient(config),
     scheduler: new SchedulerClient(config),
+    // One host serves every bucket: path-style addressing.
+    s3: new S3Client({ ...config, forcePathStyle: true }),
   };
 }
 

@@ -9,6 +9,8 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { ObjectPrefix } from '../claim-check/object-ref.js';
+import type { ExecutorLocation } from '../config.js';
+import { Defaults } from '../constants.js';
 
 /** The emulator bucket's name for an executor: `<name>-payloads`, lowercased. */
 export function localPayloadBucketName(executorName: string): string {
@@ -48,4 +50,21 @@ export async function provisionPayloadBucket(
     }),
   );
   return bucket;
+}
+
+/**
+ * The location with the claim-check bucket: created (`<name>-payloads`, objects expiring
+ * after the default retention plus 14 days, as the construct's) when `enabled` and the
+ * location names none.
+ */
+export async function withPayloadBucket<L extends ExecutorLocation>(
+  enabled: boolean | undefined,
+  name: string,
+  s3: S3Client,
+  location: L,
+): Promise<L> {
+  if (enabled !== true || location.payloadBucket !== undefined) return location;
+  const expirationDays = Math.ceil(Defaults.RETENTION_MS / 86_400_000) + 14;
+  const bucket = await provisionPayloadBucket(s3, localPayloadBucketName(name), expirationDays);
+  return { ...location, payloadBucket: bucket };
 }
