@@ -45,3 +45,23 @@ export function s3ClientConfig(
   const overridden = Boolean(env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL);
   return { ...awsClientConfig(), forcePathStyle: overridden };
 }
+
+/**
+ * A client made on first use, for Lambda's cold start: a worker's module scope builds its
+ * clients without paying for them until the first batch. Every property read goes to the
+ * client (made then, once); its methods are bound to it.
+ */
+export function lazyClient<T extends object>(create: () => T): T {
+  let client: T | undefined;
+  const real = (): T => {
+    client ??= create();
+    return client;
+  };
+  return new Proxy({} as T, {
+    get: (_target, property) => {
+      const value = Reflect.get(real(), property);
+      return typeof value === 'function' ? value.bind(real()) : value;
+    },
+    has: (_target, property) => Reflect.has(real(), property),
+  });
+}

@@ -58,6 +58,10 @@ export const EnvVars = {
   INTEGRITY_KEY_ID: 'TASKLANE_INTEGRITY_KEY_ID',
   /** The claim-check bucket of large payloads and results; set when the executor has one. */
   PAYLOAD_BUCKET: 'TASKLANE_PAYLOAD_BUCKET',
+  /** The EventBridge bus of lifecycle events; set when the executor has `events` (docs/events.md). */
+  EVENT_BUS: 'TASKLANE_EVENT_BUS',
+  /** The lifecycle events' source, `tasklane.<executor name>`. */
+  EVENT_SOURCE: 'TASKLANE_EVENT_SOURCE',
 } as const;
 
 /**

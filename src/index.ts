@@ -58,14 +58,22 @@ export {
   ValidationError,
   WaitTimeoutError,
 } from './errors.js';
+export type { LifecycleEvent, TaskEventDetail } from './events/lifecycle-event.js';
+export { LifecycleEventType, MAX_EVENT_RESULT_BYTES } from './events/lifecycle-event.js';
+export type { EventPublisher } from './events/publisher.js';
+export type { WorkerEventOptions } from './events/worker-config.js';
+export type { LifecycleHook, LifecycleHooks } from './events/worker-events.js';
 export type { MacService } from './integrity/kms-mac.js';
 export type { IntegrityOptions } from './integrity/tag.js';
 export { INTEGRITY_FAILED, INTEGRITY_KEY_ENV } from './integrity/tag.js';
 export type { AuditRecord } from './observability/audit.js';
+export type { PricedUsage, PriceTable } from './observability/cost.js';
+export { DEFAULT_PRICES, priceUsage } from './observability/cost.js';
 export type { LogAttributes, TaskLogger } from './observability/logger.js';
 export { silentLogger } from './observability/logger.js';
 export type { PowertoolsMetricsOptions, TaskMetrics } from './observability/metrics.js';
 export { MetricName, noopMetrics, powertoolsMetrics } from './observability/metrics.js';
+export type { Usage } from './observability/usage-meter.js';
 export type { HistoryEntry, TaskErrorInfo, TaskRecord } from './store/record.js';
 export type { Retention } from './store/retention.js';
 export type { SweeperOptions } from './sweeper/create-sweeper.js';

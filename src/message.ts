@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
 import { MESSAGE_SCHEMA_VERSION } from './constants.js';
+import {
+  anything,
+  type CheckIssue,
+  issuesOf,
+  literal,
+  optional,
+  strictObject,
+  text,
+} from './message-check.js';
 import { SchedulerContext } from './scheduler/context.js';
 import { SCHEDULE_NAME_PATTERN } from './scheduler/names.js';
 import type { TaskRecord } from './store/record.js';
@@ -8,17 +16,21 @@ import type { TaskRecord } from './store/record.js';
 /** Bodies above this size cannot be ours; they are rejected before parsing. */
 const MAX_ENVELOPE_BYTES = 16 * 1024;
 
-const envelopeSchema = z.strictObject({
-  tasklane: z.literal(MESSAGE_SCHEMA_VERSION),
-  id: z.string().min(1).max(128),
-  type: z.string().min(1).max(128),
+const envelopeCheck = strictObject({
+  tasklane: literal(MESSAGE_SCHEMA_VERSION),
+  id: text(1, 128),
+  type: text(1, 128),
 });
 
 /**
  * The SQS message body. It carries only the task's identity: the payload lives in the
  * record, which the claim reads, so a message cannot smuggle a payload past validation.
  */
-export type TaskEnvelope = z.infer<typeof envelopeSchema>;
+export interface TaskEnvelope {
+  readonly tasklane: typeof MESSAGE_SCHEMA_VERSION;
+  readonly id: string;
+  readonly type: string;
+}
 
 /** The parameters of one SendMessage(Batch) entry for a task. */
 export interface TaskMessage {
@@ -46,6 +58,19 @@ export function taskMessage(
       .update(`${record.id}#${record.generation}`)
       .digest('hex'),
   };
+}
+
+/**
+ * The task type a message body names, for metering by type before the message is checked:
+ * `(unknown)` when the body is not JSON or names none. Never throws.
+ */
+export function messageType(body: string): string {
+  try {
+    const type = (JSON.parse(body) as { type?: unknown } | null)?.type;
+    return typeof type === 'string' && type.length > 0 && type.length <= 128 ? type : '(unknown)';
+  } catch {
+    return '(unknown)';
+  }
 }
 
 /** Result of {@link parseEnvelope}: the envelope, or why the body is not one. */
@@ -95,52 +120,41 @@ function parseJsonBody(
 }
 
 function checkEnvelope(json: unknown): ParsedEnvelope {
-  const parsed = envelopeSchema.safeParse(json);
-  if (!parsed.success) {
-    return {
-      ok: false,
-      reason: `body is not a Tasklane envelope (${describeIssues(parsed.error)})`,
-    };
+  const issues = issuesOf(envelopeCheck, json);
+  if (issues.length > 0) {
+    return { ok: false, reason: `body is not a Tasklane envelope (${describeIssues(issues)})` };
   }
-  return { ok: true, envelope: parsed.data };
+  const { id, type } = json as TaskEnvelope;
+  return { ok: true, envelope: { tasklane: MESSAGE_SCHEMA_VERSION, id, type } };
 }
 
 /**
- * Each issue's path and code. Not the schema's messages, which may quote what was received,
- * nor the names of unrecognized keys, which come from the body.
+ * Each issue's path and code. Never a value, which may be anything a sender put there, nor
+ * the names of unrecognized keys, which come from the body.
  */
-function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((i) => {
-      const path = i.path.map((segment) => String(segment).slice(0, 64)).join('.');
-      return `${path || '(root)'}: ${i.code}`;
-    })
-    .join('; ');
+function describeIssues(issues: readonly CheckIssue[]): string {
+  return issues.map((i) => `${i.path.slice(0, 64) || '(root)'}: ${i.code}`).join('; ');
 }
 
 /** `<aws.scheduler.scheduled-time>` once substituted: ISO 8601 in whole seconds, UTC. */
 const SCHEDULED_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
-const firingSchema = z.strictObject({
-  tasklane: z.literal(MESSAGE_SCHEMA_VERSION),
-  kind: z.literal('firing'),
-  schedule: z.string().regex(SCHEDULE_NAME_PATTERN),
-  scheduledTime: z
-    .string()
-    .regex(SCHEDULED_TIME)
-    .refine((t) => {
-      const ms = Date.parse(t);
-      // Date.parse rolls 30 February over into March; a real time formats back unchanged.
-      return !Number.isNaN(ms) && new Date(ms).toISOString().replace('.000Z', 'Z') === t;
-    }, 'not a real date'),
+/** Whether a `scheduledTime` names a real instant: Date.parse rolls 30 February over. */
+function realTime(t: string): boolean {
+  const ms = Date.parse(t);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().replace('.000Z', 'Z') === t;
+}
+
+const firingCheck = strictObject({
+  tasklane: literal(MESSAGE_SCHEMA_VERSION),
+  kind: literal('firing'),
+  schedule: text(1, Number.MAX_SAFE_INTEGER, SCHEDULE_NAME_PATTERN),
+  scheduledTime: text(0, Number.MAX_SAFE_INTEGER, SCHEDULED_TIME, realTime),
   /** Which delivery this is; Scheduler gives each invocation attempt its own execution id. */
-  execution: z.strictObject({
-    id: z.string().min(1).max(128),
-    attempt: z.string().regex(/^\d{1,4}$/),
-  }),
-  type: z.string().min(1).max(128),
-  orderingKey: z.string().min(1).max(128).optional(),
-  payload: z.unknown(),
+  execution: strictObject({ id: text(1, 128), attempt: text(0, 4, /^\d{1,4}$/) }),
+  type: text(1, 128),
+  orderingKey: optional(text(1, 128)),
+  payload: anything,
 });
 
 /**
@@ -148,7 +162,31 @@ const firingSchema = z.strictObject({
  * attributes. A firing has no task record yet: the worker creates the task
  * `<schedule>@<scheduledTime>` from it, so every delivery of one firing is one task.
  */
-export type FiringEnvelope = z.infer<typeof firingSchema>;
+export interface FiringEnvelope {
+  readonly tasklane: typeof MESSAGE_SCHEMA_VERSION;
+  readonly kind: 'firing';
+  readonly schedule: string;
+  readonly scheduledTime: string;
+  readonly execution: { readonly id: string; readonly attempt: string };
+  readonly type: string;
+  readonly orderingKey?: string;
+  readonly payload?: unknown;
+}
+
+/** A fresh firing holding only the checked fields. */
+function firingOf(value: FiringEnvelope): FiringEnvelope {
+  const { schedule, scheduledTime, execution, type, orderingKey } = value;
+  return {
+    tasklane: MESSAGE_SCHEMA_VERSION,
+    kind: 'firing',
+    schedule,
+    scheduledTime,
+    execution: { id: execution.id, attempt: execution.attempt },
+    type,
+    ...(orderingKey === undefined ? {} : { orderingKey }),
+    ...(Object.hasOwn(value, 'payload') ? { payload: value.payload } : {}),
+  };
+}
 
 /** Result of {@link parseMessage}. */
 export type ParsedMessage =
@@ -165,14 +203,14 @@ export function parseMessage(body: string): ParsedMessage {
   if (!json.ok) return json;
   const value = json.value;
   if (typeof value === 'object' && value !== null && 'kind' in value) {
-    const parsed = firingSchema.safeParse(value);
-    if (!parsed.success) {
+    const issues = issuesOf(firingCheck, value);
+    if (issues.length > 0) {
       return withBodyHash(
-        { ok: false, reason: `body is not a Tasklane firing (${describeIssues(parsed.error)})` },
+        { ok: false, reason: `body is not a Tasklane firing (${describeIssues(issues)})` },
         body,
       );
     }
-    return { ok: true, kind: 'firing', firing: parsed.data };
+    return { ok: true, kind: 'firing', firing: firingOf(value as FiringEnvelope) };
   }
   const envelope = withBodyHash(checkEnvelope(value), body);
   return envelope.ok ? { ok: true, kind: 'task', envelope: envelope.envelope } : envelope;

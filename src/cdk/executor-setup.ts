@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { Duration, type Stack, Token } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -19,6 +20,7 @@ import { allowLogsToUseKey } from './encryption.js';
 import { ExecutorFunction } from './executor-functions.js';
 import { KEY_USE_ACTIONS, WORKER_QUEUE_ACTIONS, WORKER_TABLE_ACTIONS } from './executor-grants.js';
 import { SWEEPER_INTEGRITY_ACTIONS, WORKER_INTEGRITY_ACTIONS } from './integrity.js';
+import { eventEnvironment, WORKER_EVENT_ACTIONS } from './lifecycle-events.js';
 import { sweeperBundleDirectory } from './sweeper-bundle.js';
 import type { TaskExecutorProps } from './task-executor-props.js';
 import { validateTaskExecutorProps } from './validate-props.js';
@@ -85,6 +87,8 @@ export interface FunctionTargets {
   readonly workQueue: Queue;
   readonly scheduleDeadLetterQueue: Queue;
   readonly integrityKey: IKey | undefined;
+  /** The bus of lifecycle events; undefined when they are off. */
+  readonly eventBus: IEventBus | undefined;
   readonly workerEntry: string | undefined;
   readonly workerTimeout: Duration;
   readonly maxConcurrency: number;
@@ -101,7 +105,7 @@ export function createExecutorFunctions(
   props: TaskExecutorProps,
   targets: FunctionTargets,
 ): { readonly worker: ExecutorFunction; readonly sweeper: ExecutorFunction } {
-  const { name, table, workQueue, integrityKey } = targets;
+  const { name, table, workQueue, integrityKey, eventBus } = targets;
   const key = props.encryptionKey;
   const environment = {
     [EnvVars.TABLE_NAME]: table.tableName,
@@ -128,7 +132,11 @@ export function createExecutorFunctions(
     logGroupName: `/tasklane/${name}/worker`,
     timeout: targets.workerTimeout,
     memorySize: props.workerMemorySize ?? 512,
-    environment: { ...props.workerEnvironment, ...environment },
+    environment: {
+      ...props.workerEnvironment,
+      ...environment,
+      ...eventEnvironment(eventBus, name),
+    },
     reservedConcurrency: props.reservedConcurrency,
   });
   // Exactly what the worker calls (see WORKER_TABLE_ACTIONS and WORKER_QUEUE_ACTIONS).
@@ -136,6 +144,7 @@ export function createExecutorFunctions(
   worker.allow(WORKER_QUEUE_ACTIONS, [workQueue.queueArn]);
   if (key) worker.allow(KEY_USE_ACTIONS, [key.keyArn]);
   if (integrityKey) worker.allow(WORKER_INTEGRITY_ACTIONS, [integrityKey.keyArn]);
+  if (eventBus) worker.allow(WORKER_EVENT_ACTIONS, [eventBus.eventBusArn]);
   worker.function.addEventSource(
     new SqsEventSource(workQueue, {
       batchSize: props.batchSize ?? 10,

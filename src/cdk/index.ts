@@ -3,6 +3,9 @@
  * `constructs` (optional peer dependencies of the package) and, to bundle the worker,
  * `esbuild` in the app.
  */
+
+export type { PriceTable } from '../observability/cost.js';
+export { type CostSource, costWidget } from './cost-widget.js';
 export type {
   ExecutorMonitoringProps,
   MonitoredExecutor,

@@ -17,7 +17,9 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { PriceTable } from '../observability/cost.js';
 import { MetricName } from '../observability/metrics.js';
+import { costWidget } from './cost-widget.js';
 
 /** What {@link ExecutorMonitoring} watches; the TaskExecutor construct provides it. */
 export interface MonitoredExecutor {
@@ -39,6 +41,8 @@ export interface ExecutorMonitoringProps {
   readonly namePrefix: string;
   readonly oldestMessageAgeThreshold: Duration;
   readonly alarmActions: readonly IAlarmAction[];
+  /** Prices of the cost graph. @default us-east-1 on-demand list prices (docs/cost.md) */
+  readonly prices?: PriceTable;
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -207,6 +211,7 @@ export class ExecutorMonitoring extends Construct {
           executor.sweeper.metricErrors({ label: 'errors' }),
         ],
       }),
+      costWidget(executor, props.prices),
     );
   }
 }

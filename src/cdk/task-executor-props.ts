@@ -1,9 +1,12 @@
 /** Props of the TaskExecutor construct, each with its default. */
+
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { PriceTable } from '../observability/cost.js';
 import type { PayloadBucketProp } from './payload-bucket.js';
 
 /** Props of {@link TaskExecutor}. */
@@ -121,6 +124,20 @@ export interface TaskExecutorProps {
    * names it. @default - none: payloads up to 256 KB, results up to 32 KB
    */
   readonly payloadBucket?: PayloadBucketProp;
+  /**
+   * Publish lifecycle events to EventBridge: `Tasklane Task Succeeded`, `Failed`, `Dead` and
+   * `Cancelled`, source `tasklane.<name>`, after each transition is written and at least once
+   * (docs/events.md). The worker gets `events:PutEvents` on the bus and nothing else there,
+   * and `TASKLANE_EVENT_BUS` / `TASKLANE_EVENT_SOURCE` in its environment. Cost: one
+   * PutEvents call per worker batch that has events (per 10 events), $1 per million events.
+   * @default false
+   */
+  readonly events?: boolean;
+  /**
+   * The bus of lifecycle events; implies `events: true`.
+   * @default - the account's default bus, when `events` is true
+   */
+  readonly eventBus?: IEventBus;
   /** Deletion protection of the task table. @default true */
   readonly deletionProtection?: boolean;
   /** What happens to the task table when it leaves the stack. @default RemovalPolicy.RETAIN */
@@ -129,6 +146,11 @@ export interface TaskExecutorProps {
   readonly alarmActions?: readonly IAlarmAction[];
   /** Alarm when the oldest task message is older than this. @default Duration.minutes(15) */
   readonly oldestMessageAgeThreshold?: Duration;
+  /**
+   * Prices of the dashboard's measured cost graph, for a region other than us-east-1.
+   * @default us-east-1 on-demand list prices (docs/cost.md)
+   */
+  readonly costPrices?: PriceTable;
   /**
    * Runs the functions in this VPC. It needs routes to SQS, DynamoDB and CloudWatch Logs
    * (VPC endpoints or NAT).

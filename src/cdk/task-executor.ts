@@ -1,6 +1,7 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { Grant, IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -31,6 +32,7 @@ import {
   PRODUCER_INTEGRITY_ACTIONS,
   WORKER_INTEGRITY_ACTIONS,
 } from './integrity.js';
+import { eventGrant, lifecycleEventBus } from './lifecycle-events.js';
 import { ExecutorMonitoring } from './monitoring.js';
 import {
   acknowledgeFinding,
@@ -85,6 +87,8 @@ export class TaskExecutor extends Construct {
   readonly integrityKey: IKey | undefined;
   /** The claim-check bucket of large payloads and results; undefined without `payloadBucket`. */
   readonly payloadBucket: IBucket | undefined;
+  /** The bus of lifecycle events; undefined unless `events` or `eventBus`. */
+  readonly eventBus: IEventBus | undefined;
   /**
    * The cdk-nag findings acknowledged on this executor's resources, and on the policies its
    * grants wrote, with their reasons.
@@ -104,6 +108,7 @@ export class TaskExecutor extends Construct {
     const key = props.encryptionKey;
     this.encryptionKey = key;
     this.integrityKey = integrityKeyOf(this, props, name);
+    this.eventBus = lifecycleEventBus(this, props);
 
     this.deadLetterQueue = new Queue(
       this,
@@ -135,6 +140,7 @@ export class TaskExecutor extends Construct {
       workQueue: this.workQueue,
       scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
       integrityKey: this.integrityKey,
+      eventBus: this.eventBus,
       workerEntry,
       workerTimeout,
       maxConcurrency,
@@ -180,6 +186,7 @@ export class TaskExecutor extends Construct {
       namePrefix: `tasklane-${name}`,
       oldestMessageAgeThreshold: props.oldestMessageAgeThreshold ?? Duration.minutes(15),
       alarmActions: props.alarmActions ?? [],
+      ...(props.costPrices === undefined ? {} : { prices: props.costPrices }),
     });
     addExecutorOutputs(this, id, {
       tableName: this.table.tableName,
@@ -244,12 +251,15 @@ export class TaskExecutor extends Construct {
    * `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue; with `encryptionKey`,
    * `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on the key; with integrity,
    * `kms:VerifyMac` and `kms:GenerateMac` (recurring firings) on the integrity key; with
-   * `payloadBucket`, `s3:GetObject` on `payloads/*` and `s3:PutObject` on `results/*`.
+   * `payloadBucket`, `s3:GetObject` on `payloads/*` and `s3:PutObject` on `results/*`; with
+   * lifecycle events, `events:PutEvents` on their bus (the poll loop reads
+   * `TASKLANE_EVENT_BUS`, or pass `events` to `createWorker`).
    */
   grantConsume(grantee: IGrantable): Grant {
     return consumeGrant(this.grantTargets(), grantee)
       .combine(integrityGrant(this.integrityKey, grantee, WORKER_INTEGRITY_ACTIONS))
-      .combine(this.payloadGrant(grantee, payloads.PayloadAccess.CONSUME));
+      .combine(this.payloadGrant(grantee, payloads.PayloadAccess.CONSUME))
+      .combine(eventGrant(this.eventBus, grantee));
   }
 
   /**

@@ -1,9 +1,11 @@
-import { mapConcurrently } from '../concurrency.js';
+import pLimit from 'p-limit';
 import { TaskStatus } from '../constants.js';
+import type { ConfigurationError } from '../errors.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { TaskRecord } from '../store/record.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
+import { ChunkGates } from './chunk-gates.js';
 import { type EnqueueOptions, nextSequence } from './prepare.js';
 
 /** Outcome of an enqueue. */
@@ -43,41 +45,128 @@ export interface BatchDeps {
   readonly dispatcher: Dispatcher;
 }
 
+/** The meter label of enqueue's requests (docs/cost.md). */
+export const ENQUEUE_USAGE = 'enqueue';
+
 /**
- * The body of `TaskClient.enqueueBatch`: conditional writes in parallel, then
- * SendMessageBatch in input order. A failed entry gets `ok: false`; the others go on.
+ * The body of `TaskClient.enqueue`: writes the record, then arranges its schedule (delayed)
+ * or sends its message (due now).
+ */
+export async function enqueueOne(entry: BatchEntry, deps: BatchDeps): Promise<EnqueueResult> {
+  const { record, created } = await deps.createRecord(entry, nextSequence());
+  if (record.status === TaskStatus.SCHEDULED) {
+    await deps.delayed.arrange(record, created);
+    return { id: record.id, created, sent: true, record };
+  }
+  if (record.status !== TaskStatus.PENDING) return { id: record.id, created, sent: true, record };
+  const sent = await deps.dispatcher.send(record);
+  return { id: record.id, created, sent: sent !== undefined, record: sent ?? record };
+}
+
+/** How many chunks of 10 entries an enqueueBatch has in flight at once (writes or send). */
+export const CHUNKS_IN_FLIGHT = 8;
+
+/** Entries per chunk: one SendMessageBatch. */
+const CHUNK_SIZE = 10;
+
+interface Written {
+  readonly index: number;
+  readonly record: TaskRecord;
+  readonly created: boolean;
+}
+
+/**
+ * The body of `TaskClient.enqueueBatch`, pipelined (docs/adr/0025-run-time-cost-metrics.md).
+ * The entries are cut into chunks of 10 in input order. Each chunk writes its records
+ * concurrently and, as soon as they land, sends its PENDING tasks in one SendMessageBatch;
+ * up to {@link CHUNKS_IN_FLIGHT} chunks run at once. A chunk's send waits only for the sends
+ * of earlier chunks that share a message group with it, so SQS accepts each group's
+ * messages in input order, and once a task's send fails the later tasks of its group (in
+ * later chunks) are held back PENDING for the sweeper, as `Dispatcher.sendAll` does.
+ * Sequences are taken in input order before anything runs. A failed entry gets `ok: false`;
+ * the others go on.
  *
- * @throws ConfigurationError from the dispatcher when the queue fails permanently.
+ * @throws ConfigurationError from the dispatcher when the queue fails permanently; chunks
+ *   not yet sent by then send nothing, and their records stay PENDING for the sweeper.
  */
 export async function enqueueAll(
   entries: readonly BatchEntry[],
   deps: BatchDeps,
 ): Promise<BatchEntryResult[]> {
   const results: BatchEntryResult[] = new Array(entries.length);
-  const toSend: { index: number; record: TaskRecord; created: boolean }[] = [];
-  // Taken in input order, before the writes run concurrently.
   const sequences = entries.map(() => nextSequence());
-  await mapConcurrently(entries, async (entry, index) => {
+  const chunkCount = Math.ceil(entries.length / CHUNK_SIZE);
+  const gates = new ChunkGates(chunkCount);
+  const blocked = new Set<string>();
+  let permanent: ConfigurationError | undefined;
+
+  const writeOne = async (index: number): Promise<Written | undefined> => {
     try {
-      const { record, created } = await deps.createRecord(entry, sequences[index]);
+      const { record, created } = await deps.createRecord(
+        entries[index] as BatchEntry,
+        sequences[index],
+      );
       if (record.status === TaskStatus.SCHEDULED) await deps.delayed.arrange(record, created);
-      if (record.status === TaskStatus.PENDING) toSend.push({ index, record, created });
-      else results[index] = { ok: true, id: record.id, created, sent: true, record };
+      if (record.status === TaskStatus.PENDING) return { index, record, created };
+      results[index] = { ok: true, id: record.id, created, sent: true, record };
     } catch (err) {
       results[index] = { ok: false, error: err as Error };
     }
-  });
-  toSend.sort((a, b) => a.index - b.index);
-  const sent = await deps.dispatcher.sendAll(toSend.map((t) => t.record));
-  toSend.forEach((item, n) => {
-    const record = sent[n];
+    return undefined;
+  };
+
+  const settle = (item: Written, sent: TaskRecord | undefined): void => {
     results[item.index] = {
       ok: true,
       id: item.record.id,
       created: item.created,
-      sent: record !== undefined,
-      record: record ?? item.record,
+      sent: sent !== undefined,
+      record: sent ?? item.record,
     };
-  });
+  };
+
+  const runChunk = async (chunk: number): Promise<void> => {
+    const start = chunk * CHUNK_SIZE;
+    const indexes = Array.from(
+      { length: Math.min(CHUNK_SIZE, entries.length - start) },
+      (_, n) => start + n,
+    );
+    const written = (await Promise.all(indexes.map(writeOne))).filter(
+      (w): w is Written => w !== undefined,
+    );
+    const groups = new Set(written.map((w) => w.record.messageGroupId));
+    gates.written(chunk, groups);
+    await gates.earlierSendsSharing(chunk, groups);
+    const sendable = written.filter((w) => !blocked.has(w.record.messageGroupId));
+    for (const held of written.filter((w) => blocked.has(w.record.messageGroupId))) {
+      settle(held, undefined);
+    }
+    if (sendable.length === 0) return;
+    if (permanent !== undefined) {
+      for (const item of sendable) settle(item, undefined);
+      return;
+    }
+    const outcome = await deps.dispatcher.sendBatch(sendable.map((w) => w.record));
+    if (outcome.permanent !== undefined) permanent ??= outcome.permanent;
+    sendable.forEach((item, n) => {
+      const sent = outcome.sent[n];
+      if (sent === undefined) blocked.add(item.record.messageGroupId);
+      settle(item, sent);
+    });
+  };
+
+  const limit = pLimit(CHUNKS_IN_FLIGHT);
+  await Promise.all(
+    Array.from({ length: chunkCount }, (_, chunk) =>
+      limit(async () => {
+        try {
+          await runChunk(chunk);
+        } finally {
+          gates.done(chunk);
+        }
+      }),
+    ),
+  );
+  if (permanent !== undefined) throw permanent;
   return results;
 }

@@ -9,12 +9,14 @@ import { resolveObjectStore } from '../claim-check/object-store.js';
 import { Defaults } from '../constants.js';
 import { resolveIntegrity } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { meterClient, UsageMeter } from '../observability/usage-meter.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
 import { createDelayedTasks, type DelayedTasks } from '../scheduler/delayed.js';
 import { SchedulerTarget } from '../scheduler/target.js';
 import { resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
-import type { RecordWriter } from './create-record.js';
+import type { BatchDeps } from './batch.js';
+import { createRecord, type RecordWriter } from './create-record.js';
 import type { TableCall } from './guarded-calls.js';
 import type { TaskClientOptions } from './options.js';
 import { RecurringSchedules } from './schedules.js';
@@ -30,6 +32,10 @@ export interface ClientParts {
   readonly index: StatusIndex;
   readonly tableCall: TableCall;
   readonly writer: RecordWriter;
+  /** What enqueue and enqueueBatch need. */
+  readonly batch: BatchDeps;
+  /** Meters enqueue's requests on the client's SQS and DynamoDB clients (docs/cost.md). */
+  readonly usage: UsageMeter;
 }
 
 /** Wires a client's parts from its options and the clients it resolved. */
@@ -71,22 +77,33 @@ export function clientParts(
   });
   const tableCall = { tableName: location.tableName, dynamodb };
   const objects = resolveObjectStore(options);
+  const dispatcher = new Dispatcher(sqs, queueUrl, store, logger);
+  const writer: RecordWriter = {
+    store,
+    delayed,
+    table: tableCall,
+    integrity: resolveIntegrity(options.integrity, dynamodb),
+    objects,
+    maxPayloadBytes: objects.limit(options.maxPayloadBytes, Defaults.MAX_PAYLOAD_BYTES),
+    clock,
+  };
+  meterClient(sqs);
+  meterClient(dynamodb);
   return {
     store,
-    dispatcher: new Dispatcher(sqs, queueUrl, store, logger),
+    dispatcher,
     target,
     delayed,
     recurring: new RecurringSchedules(target, clock),
     index: statusIndex(dynamodb, location.tableName, store.statusShards),
     tableCall,
-    writer: {
-      store,
+    writer,
+    batch: {
+      createRecord: (entry, sequence) =>
+        createRecord(writer, entry.task, entry.payload, entry.options ?? {}, sequence),
       delayed,
-      table: tableCall,
-      integrity: resolveIntegrity(options.integrity, dynamodb),
-      objects,
-      maxPayloadBytes: objects.limit(options.maxPayloadBytes, Defaults.MAX_PAYLOAD_BYTES),
-      clock,
+      dispatcher,
     },
+    usage: new UsageMeter(clock),
   };
 }

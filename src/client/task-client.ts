@@ -1,21 +1,31 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
+import type { ObjectStore } from '../claim-check/object-store.js';
 import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
-import { TaskStatus } from '../constants.js';
+import type { TaskStatus } from '../constants.js';
+import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
+import type { UsageMeter } from '../observability/usage-meter.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { SchedulerTarget } from '../scheduler/target.js';
 import type { TaskRecord } from '../store/record.js';
 import type { TaskPage, TaskStore } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
-import { type BatchEntry, type BatchEntryResult, type EnqueueResult, enqueueAll } from './batch.js';
+import {
+  type BatchDeps,
+  type BatchEntry,
+  type BatchEntryResult,
+  ENQUEUE_USAGE,
+  type EnqueueResult,
+  enqueueAll,
+  enqueueOne,
+} from './batch.js';
 import { cancelTask } from './cancel.js';
 import { type CheckReport, checkExecutor, reportError } from './check.js';
 import { clientParts } from './client-parts.js';
 import { type CountOptions, countTasks, type TaskCounts } from './counts.js';
-import { createRecord, type RecordWriter } from './create-record.js';
 import {
   type DeadLetter,
   type DeadLetterStats,
@@ -27,7 +37,7 @@ import { type GetOptions, withResult } from './get-result.js';
 import { onDeadLetterQueue, onTable, type TableCall } from './guarded-calls.js';
 import { listTasks, type TaskListFilter, type TaskListPage } from './list-tasks.js';
 import type { TaskClientOptions } from './options.js';
-import { type EnqueueOptions, nextSequence } from './prepare.js';
+import type { EnqueueOptions } from './prepare.js';
 import { type PurgeOptions, type PurgeResult, purgeTasks } from './purge.js';
 import { purgeDead, type RedriveResult, type RedriveSelection, redriveDead } from './redrive.js';
 import type {
@@ -42,7 +52,9 @@ import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
 import { type TaskTransition, type WatchOptions, watchTransitions } from './watch.js';
 
+export type { PricedUsage, PriceTable } from '../observability/cost.js';
 export type { BatchEntry, BatchEntryResult, EnqueueResult } from './batch.js';
+
 export type { CountOptions, TaskCounts } from './counts.js';
 export type { DeadLetter, DeadLetterStats } from './dead-letters.js';
 export type { Duration } from './duration.js';
@@ -76,7 +88,11 @@ export class TaskClient {
   private readonly target: SchedulerTarget;
   private readonly index: StatusIndex;
   private readonly tableCall: TableCall;
-  private readonly writer: RecordWriter;
+  private readonly batch: BatchDeps;
+  /** The payload bucket, for claim-checked results. */
+  private readonly objects: ObjectStore;
+  /** Meters the requests of enqueues, for {@link TaskClient.costReport}. */
+  private readonly usage: UsageMeter;
 
   constructor(options: TaskClientOptions = {}) {
     const location = resolveLocation(options);
@@ -95,13 +111,15 @@ export class TaskClient {
       clock: this.clock,
     });
     this.store = parts.store;
+    this.objects = parts.writer.objects;
     this.dispatcher = parts.dispatcher;
     this.target = parts.target;
     this.delayed = parts.delayed;
     this.recurring = parts.recurring;
     this.index = parts.index;
     this.tableCall = parts.tableCall;
-    this.writer = parts.writer;
+    this.batch = parts.batch;
+    this.usage = parts.usage;
   }
 
   /**
@@ -140,43 +158,42 @@ export class TaskClient {
    *   region is set. When only the send failed, the record stays PENDING and the sweeper sends
    *   it once the configuration is fixed.
    */
-  async enqueue<D extends TaskDefinition>(
+  enqueue<D extends TaskDefinition>(
     task: D,
     payload: PayloadOf<D>,
     options: EnqueueOptions = {},
   ): Promise<EnqueueResult> {
-    const { record, created } = await createRecord(
-      this.writer,
-      task,
-      payload,
-      options,
-      nextSequence(),
+    return this.usage.trackTask(ENQUEUE_USAGE, () =>
+      enqueueOne({ task, payload, options }, this.batch),
     );
-    if (record.status === TaskStatus.SCHEDULED) {
-      await this.delayed.arrange(record, created);
-      return { id: record.id, created, sent: true, record };
-    }
-    if (record.status !== TaskStatus.PENDING) return { id: record.id, created, sent: true, record };
-    const sent = await this.dispatcher.send(record);
-    return { id: record.id, created, sent: sent !== undefined, record: sent ?? record };
   }
 
   /**
-   * Enqueues many tasks: conditional writes in parallel, then SendMessageBatch in groups of
-   * 10, in input order so tasks sharing an ordering key keep their order. Each entry gets its
-   * own result; one bad entry never affects the others.
+   * Enqueues many tasks in chunks of 10: each chunk's conditional writes run in parallel and
+   * its SendMessageBatch goes as soon as they land, with several chunks in flight. A chunk's
+   * send waits only for earlier chunks sharing an ordering key, so tasks sharing a key keep
+   * their input order. Each entry gets its own result; one bad entry never affects the others.
    *
    * @throws ConfigurationError when the queue cannot be sent to for a permanent reason (see
    *   {@link TaskClient.enqueue}): that is no entry's fault, and the records written stay
    *   PENDING for the sweeper.
    */
   enqueueBatch(entries: readonly BatchEntry[]): Promise<BatchEntryResult[]> {
-    return enqueueAll(entries, {
-      createRecord: (entry, sequence) =>
-        createRecord(this.writer, entry.task, entry.payload, entry.options ?? {}, sequence),
-      delayed: this.delayed,
-      dispatcher: this.dispatcher,
-    });
+    return this.usage.trackTask(
+      ENQUEUE_USAGE,
+      () => enqueueAll(entries, this.batch),
+      entries.length,
+    );
+  }
+
+  /**
+   * What this client instance's enqueues cost since `since` (default: the last 24 hours,
+   * all it keeps), priced with `prices` (default: us-east-1 list prices); docs/cost.md.
+   */
+  costReport(options: { since?: Date | number; prices?: PriceTable } = {}): PricedUsage {
+    const since = options.since === undefined ? 0 : Number(options.since);
+    const { usage, tasks } = this.usage.since(since);
+    return priceUsage(usage, tasks, options.prices);
   }
 
   /**
@@ -214,7 +231,7 @@ export class TaskClient {
    */
   async get(id: string, options: GetOptions = {}): Promise<TaskRecord | undefined> {
     const record = await onTable(this.tableCall, () => this.store.get(id));
-    return withResult(record, this.writer.objects, options);
+    return withResult(record, this.objects, options);
   }
 
   /**

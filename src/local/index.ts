@@ -23,6 +23,7 @@ export type { EventSourceMappingOptions, SqsLambdaHandler } from './event-source
 export { runEventSourceMapping } from './event-source-mapping.js';
 export type { FileLogger } from './file-logger.js';
 export { jsonLinesLogger } from './file-logger.js';
+export type { LocalEventsOption } from './local-events.js';
 export type {
   LocalExecutor,
   LocalExecutorLocation,

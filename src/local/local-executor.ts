@@ -8,11 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig } from '../aws-clients.js';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { TaskClient, type TaskClientOptions } from '../client/task-client.js';
 import type { ExecutorLocation } from '../config.js';
 import { defaultLogger, silentLogger, type TaskLogger } from '../observability/logger.js';
@@ -24,10 +20,12 @@ import type { TaskDefinition } from '../tasks/task-definition.js';
 import { createWorker, type WorkerOptions } from '../worker/create-worker.js';
 import type { BatchSummary } from '../worker/sqs-poller.js';
 import { type EmulatorHandle, startEmulator } from './emulator.js';
-import { assertLoopbackEndpoint, EMULATOR_ACCESS_KEY_ID } from './emulator-env.js';
+import { type Clients, emulatorClients, emulatorConfig } from './emulator-clients.js';
+import { assertLoopbackEndpoint } from './emulator-env.js';
 import { STATE_DIR } from './emulator-runtime.js';
 import { runEventSourceMapping } from './event-source-mapping.js';
 import { type FileLogger, jsonLinesLogger } from './file-logger.js';
+import { type LocalEventsOption, localEventBus, workerEventOptions } from './local-events.js';
 import { integrityOptions, withIntegrityKey } from './local-integrity.js';
 import { pause } from './pause.js';
 import { withPayloadBucket } from './payload-bucket.js';
@@ -42,6 +40,8 @@ export interface LocalExecutorLocation extends ExecutorLocation {
   readonly deadLetterQueueUrl?: string | undefined;
   /** The integrity tag's HMAC key, when integrity is on (see `integrity`). */
   readonly integrity?: { readonly keyId: string } | undefined;
+  /** The EventBridge bus lifecycle events go to, when `events` is on. */
+  readonly eventBus?: string | undefined;
 }
 
 /** Options of {@link startLocalExecutor}. */
@@ -96,6 +96,12 @@ export interface LocalExecutorOptions {
    * then go to S3 (docs/large-payloads.md). @default false
    */
   readonly payloadBucket?: boolean;
+  /**
+   * Publish lifecycle events (docs/events.md) to the emulator's EventBridge: `true` uses a
+   * bus named after the executor, `{ eventBus }` that bus; either is created when missing.
+   * The source is `tasklane.<name>`. @default false
+   */
+  readonly events?: LocalEventsOption;
   /** Called after every invocation of the worker. */
   readonly onBatch?: (summary: BatchSummary) => void;
 }
@@ -162,7 +168,10 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
       credentialsFrom: clients.dynamodb,
       endpoint,
     });
-    const location = await withPayloadBucket(options.payloadBucket, name, clients.s3, located);
+    const bus = await localEventBus(options.events, name, emulatorConfig(endpoint));
+    if (bus !== undefined) cleanup.push(() => bus.client.destroy());
+    const withBus = bus === undefined ? located : { ...located, eventBus: bus.eventBus };
+    const location = await withPayloadBucket(options.payloadBucket, name, clients.s3, withBus);
     if (location.scheduleGroup !== undefined && options.location !== undefined) {
       await provisionScheduleGroup(location.scheduleGroup, clients.scheduler);
       await provisionScheduleGroup(
@@ -180,7 +189,10 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     });
     // Attached resources may be wrong; say so now, not as a worker that polls in vain.
     if (options.location !== undefined) await client.assertReady();
-    const background = runInBackground(options, location, clients, pumpSqs, logger, integrity);
+    const background = runInBackground(options, location, clients, pumpSqs, logger, {
+      ...integrity,
+      ...(bus === undefined ? {} : { events: workerEventOptions(bus) }),
+    });
     cleanup.push(() => background.stop());
     return {
       client,
@@ -201,31 +213,6 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     await close();
     throw err;
   }
-}
-
-type Clients = {
-  sqs: SQSClient;
-  dynamodb: DynamoDBClient;
-  scheduler: SchedulerClient;
-  s3: S3Client;
-};
-
-/** Clients bound to the emulator with dummy credentials, whatever the environment says. */
-function emulatorClients(endpoint: string, accessKeyId = EMULATOR_ACCESS_KEY_ID): Clients {
-  const config = {
-    ...awsClientConfig(),
-    endpoint,
-    region: process.env.AWS_REGION || 'us-east-1',
-    credentials: { accessKeyId, secretAccessKey: 'test' },
-  };
-  return {
-    // Never follow a queue URL to its host: emulators report AWS's.
-    sqs: new SQSClient({ ...config, useQueueUrlAsEndpoint: false }),
-    dynamodb: new DynamoDBClient(config),
-    scheduler: new SchedulerClient(config),
-    // One host serves every bucket: path-style addressing.
-    s3: new S3Client({ ...config, forcePathStyle: true }),
-  };
 }
 
 async function locate(
@@ -269,8 +256,9 @@ function runInBackground(
   clients: Clients,
   pumpSqs: SQSClient,
   logger: TaskLogger,
-  integrity: ReturnType<typeof integrityOptions>,
+  extra: ReturnType<typeof integrityOptions> & Pick<WorkerOptions, 'events'>,
 ): { failed: AbortSignal; stop(): Promise<void> } {
+  const { events, ...integrity } = extra;
   const stopping = new AbortController();
   const failed = new AbortController();
   const worker = createWorker(options.tasks, {
@@ -279,6 +267,7 @@ function runInBackground(
     ...integrity,
     logger,
     schedulerSenderId: LOCAL_SCHEDULER_SENDER_ID,
+    events: events ?? false,
     // EMF on stdout once per batch would be noise locally.
     metrics: noopMetrics,
     ...options.worker,

@@ -1,4 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Usage } from './usage-meter.js';
 
 /** CloudWatch namespace of Tasklane's metrics. */
 export const METRICS_NAMESPACE = 'Tasklane';
@@ -41,6 +42,16 @@ export const MetricName = {
   DURATION: 'TaskDuration',
   /** From a message's SentTimestamp to its first pickup, in milliseconds. */
   QUEUE_LATENCY: 'QueueLatency',
+  /**
+   * Run-time cost (docs/cost.md): messages the worker processed, and what its own requests
+   * for them cost. Published per batch with the `service` dimension, and again with
+   * `service` and `taskType` (`(batch)` for requests made for the batch as a whole).
+   */
+  METERED_TASKS: 'MeteredTasks',
+  SQS_REQUESTS: 'SqsRequests',
+  DYNAMODB_REQUESTS: 'DynamoDbRequests',
+  WRITE_UNITS: 'WriteUnits',
+  READ_UNITS: 'ReadUnits',
 } as const;
 
 /** One of {@link MetricName}. */
@@ -70,6 +81,12 @@ export interface TaskMetrics {
    * would count the earlier attempts and the retry delay, not the wait for a worker.
    */
   queueLatency(ms: number): void;
+  /**
+   * What the worker's own requests cost for the `tasks` messages of one task type in a
+   * batch (see {@link Usage}); `taskType` is `(batch)` for requests made for the batch as
+   * a whole. Optional, so metrics written before it need no change.
+   */
+  usage?(taskType: string, usage: Usage, tasks: number): void;
   /** Publishes what was recorded since the last flush; nothing when nothing was. */
   flush(): void;
 }
@@ -99,12 +116,15 @@ export interface PowertoolsMetricsOptions {
  * `POWERTOOLS_DEV`) turns the output off.
  */
 export function powertoolsMetrics(options: PowertoolsMetricsOptions = {}): TaskMetrics {
-  const metrics =
-    options.metrics ??
-    new Metrics({
+  // Made on first use: a cold start that records nothing pays nothing for it.
+  let made = options.metrics;
+  const instance = (): Metrics => {
+    made ??= new Metrics({
       namespace: options.namespace ?? METRICS_NAMESPACE,
       serviceName: options.serviceName ?? process.env.POWERTOOLS_SERVICE_NAME ?? 'tasklane',
     });
+    return made;
+  };
   // Powertools warns on an empty flush; a batch of duplicates records nothing.
   let pending = false;
   const add = (
@@ -112,17 +132,53 @@ export function powertoolsMetrics(options: PowertoolsMetricsOptions = {}): TaskM
     unit: (typeof MetricUnit)[keyof typeof MetricUnit],
     value: number,
   ) => {
-    metrics.addMetric(name, unit, value);
+    instance().addMetric(name, unit, value);
     pending = true;
   };
+  // One instance per task type, made on first use, so each type's figures are one document.
+  const byType = new Map<string, Metrics>();
+  const usageOf = (taskType: string): Metrics => {
+    let typed = byType.get(taskType);
+    if (typed === undefined) {
+      typed = new Metrics({
+        namespace: options.namespace ?? METRICS_NAMESPACE,
+        serviceName: options.serviceName ?? process.env.POWERTOOLS_SERVICE_NAME ?? 'tasklane',
+        defaultDimensions: { taskType },
+      });
+      byType.set(taskType, typed);
+    }
+    return typed;
+  };
+  const typedPending = new Set<string>();
   return {
     count: (outcome, count = 1) => add(OUTCOME_METRIC[outcome], MetricUnit.Count, count),
     duration: (ms) => add(MetricName.DURATION, MetricUnit.Milliseconds, ms),
     queueLatency: (ms) => add(MetricName.QUEUE_LATENCY, MetricUnit.Milliseconds, ms),
+    usage: (taskType, usage, tasks) => {
+      const typed = usageOf(taskType);
+      for (const [name, value] of usageFigures(usage, tasks)) {
+        add(name, MetricUnit.Count, value);
+        typed.addMetric(name, MetricUnit.Count, value);
+      }
+      typedPending.add(taskType);
+    },
     flush: () => {
+      for (const taskType of typedPending) usageOf(taskType).publishStoredMetrics();
+      typedPending.clear();
       if (!pending) return;
       pending = false;
-      metrics.publishStoredMetrics();
+      instance().publishStoredMetrics();
     },
   };
+}
+
+/** The run-time cost metrics of one usage record. */
+function usageFigures(usage: Usage, tasks: number): [MetricName, number][] {
+  return [
+    [MetricName.METERED_TASKS, tasks],
+    [MetricName.SQS_REQUESTS, usage.sqsRequests],
+    [MetricName.DYNAMODB_REQUESTS, usage.dynamodbRequests],
+    [MetricName.WRITE_UNITS, usage.writeUnits],
+    [MetricName.READ_UNITS, usage.readUnits],
+  ];
 }

@@ -94,6 +94,25 @@ export class Dispatcher {
   }
 
   /**
+   * Sends up to 10 tasks in one SendMessageBatch, in the given order, and marks the sent ones
+   * like {@link Dispatcher.send}. Returns, per input index, the record after the send or
+   * undefined where it was not sent, and the ConfigurationError when the call failed
+   * permanently (then nothing was sent). Ordering across calls is the caller's business:
+   * the pipelined enqueueBatch orders calls that share a message group.
+   */
+  async sendBatch(records: readonly TaskRecord[]): Promise<{
+    sent: (TaskRecord | undefined)[];
+    permanent?: ConfigurationError;
+  }> {
+    const outcome = await this.sendChunk(records);
+    if (outcome instanceof Error) return { sent: records.map(() => undefined), permanent: outcome };
+    const sent = await mapConcurrently(records, (record, n) =>
+      outcome.has(n) ? Promise.resolve(undefined) : this.markSent(record),
+    );
+    return { sent };
+  }
+
+  /**
    * Marks a sent task QUEUED. Never throws: the message is already in the queue, so the
    * task is on its way whatever happens here. A worker may have claimed it first (nothing
    * to mark); or the write may fail after the SDK's retries, leaving the task PENDING, which

@@ -82,7 +82,11 @@ async function findRecord(
   if (parsed.kind === 'firing') {
     // A recurring schedule's firing: its task is created here, once per scheduled time.
     const admission = await admitFiring(parsed.firing, message, deps);
-    if (admission.kind === 'duplicate') return { kind: 'done', outcome: ACK };
+    if (admission.kind === 'duplicate') {
+      // Perhaps back because its terminal event was not accepted: published again.
+      deps.events?.redelivered(admission.record);
+      return { kind: 'done', outcome: ACK };
+    }
     if (admission.kind === 'run') {
       const seen = admission.record;
       return { kind: 'found', envelope: { id: seen.id, type: seen.type }, seen };
@@ -126,6 +130,7 @@ async function decide(
   switch (decision.kind) {
     case 'drop-duplicate':
       auditTask(deps, seen, AuditEvent.DUPLICATE_DROPPED, `already ${seen.status}`);
+      deps.events?.redelivered(seen);
       return done(ACK);
     case 'defer':
       deps.logger.debug('message deferred', { taskId: seen.id, reason: decision.reason });

@@ -3,14 +3,17 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
+import { awsClientConfig, lazyClient, sqsClientConfig } from '../aws-clients.js';
 import { resolveObjectStore } from '../claim-check/object-store.js';
 import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
+import { resolveEventPublisher, type WorkerEventOptions } from '../events/worker-config.js';
+import { type LifecycleHooks, WorkerEvents } from '../events/worker-events.js';
 import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
+import { BATCH_USAGE, meterClient, UsageMeter } from '../observability/usage-meter.js';
 import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
 import { retryHorizonIssue } from '../tasks/retry-horizon.js';
@@ -23,7 +26,7 @@ import { TakeoverGate } from './takeover-gate.js';
 import { VisibilityController } from './visibility.js';
 
 /** Options of {@link createWorker}. */
-export interface WorkerOptions extends ExecutorLocation {
+export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
   readonly dynamodb?: DynamoDBClient;
   /**
    * Verify each claimed task's integrity tag before its handler runs (kms:VerifyMac), and tag
@@ -95,6 +98,13 @@ export interface WorkerOptions extends ExecutorLocation {
    *   and logged as an error
    */
   readonly schedulerSenderId?: string | false | undefined;
+  /**
+   * Publish lifecycle events (`Tasklane Task Succeeded`, `Failed`, `Dead`, `Cancelled`) to
+   * EventBridge, once per batch, after the transitions are written; see docs/events.md.
+   * The hooks (`onSucceeded`, `onFailed`, `onDead`, `onCancelled`) run with or without it.
+   * @default on when `TASKLANE_EVENT_BUS` is set (the construct's `events: true`)
+   */
+  readonly events?: boolean | WorkerEventOptions | undefined;
 }
 
 /** Options of {@link Worker.poll}. */
@@ -160,9 +170,12 @@ export function createWorker(
   const location = resolveLocation(options);
   const logger = options.logger ?? defaultLogger();
   const metrics = options.metrics ?? powertoolsMetrics();
-  const sqs = options.sqs ?? new SQSClient(sqsClientConfig());
-  const dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig());
+  // Clients are made on first use, and metered (docs/cost.md); given ones at once.
+  const sqs = metered(options.sqs) ?? lazyClient(() => metered(new SQSClient(sqsClientConfig())));
+  const dynamodb =
+    metered(options.dynamodb) ?? lazyClient(() => metered(new DynamoDBClient(awsClientConfig())));
   const clock = options.clock ?? Date.now;
+  const usage = new UsageMeter(clock);
   const workerId = options.workerId ?? defaultWorkerId();
   // With the queue's ARN known, the visibility controller needs no GetQueueUrl call. The
   // environment's ARN is trusted only together with the environment's URL.
@@ -170,19 +183,23 @@ export function createWorker(
     options.queueArn ??
     (options.queueUrl === undefined ? process.env[EnvVars.QUEUE_ARN] || undefined : undefined);
   const objects = resolveObjectStore(options);
+  const store = new TaskStore({
+    tableName: location.tableName,
+    dynamodb,
+    clock,
+    logger,
+    ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
+    retention: resolveRetention(options.retention),
+  });
+  const events = workerEvents(options, location.tableName, logger);
   const deps: ProcessorDeps = {
     definitions,
-    store: new TaskStore({
-      tableName: location.tableName,
-      dynamodb,
-      clock,
-      logger,
-      ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
-      retention: resolveRetention(options.retention),
-    }),
+    store: events === undefined ? store : events.observe(store),
+    events,
     visibility: new VisibilityController(sqs, logger, location.queueUrl, queueArn),
     logger,
     metrics,
+    usage,
     workerId,
     clock,
     leaseGraceMs: options.leaseGraceMs ?? Defaults.LEASE_GRACE_MS,
@@ -195,9 +212,17 @@ export function createWorker(
     firingSenders: resolveFiringSenders(options.schedulerSenderId),
     integrity: resolveIntegrity(options.integrity, dynamodb),
   };
-  // One flush per batch, in both entry points; a batch that throws still publishes.
+  // One flush per batch, in both entry points; a batch that throws still publishes. The
+  // batch's requests are metered by task type; the rest under BATCH_USAGE (docs/cost.md).
   const run = (records: readonly SQSRecord[], batch?: BatchOptions) =>
-    processBatch(records, deps, batch).finally(() => metrics.flush());
+    usage
+      .track(BATCH_USAGE, () => processBatch(records, deps, batch))
+      .finally(() => {
+        for (const [type, { usage: used, tasks }] of usage.take()) {
+          metrics.usage?.(type, used, tasks);
+        }
+        metrics.flush();
+      });
   return {
     workerId,
     lambdaHandler: (event, context) =>
@@ -219,6 +244,27 @@ export function createWorker(
         ...(poll.onBatch === undefined ? {} : { onBatch: poll.onBatch }),
       }),
   };
+}
+
+/** Lifecycle events and hooks, or undefined when neither is asked for. */
+function workerEvents(
+  options: WorkerOptions,
+  executorName: string,
+  logger: TaskLogger,
+): WorkerEvents | undefined {
+  const publisher = resolveEventPublisher(options.events, executorName, logger);
+  const { onSucceeded, onFailed, onDead, onCancelled } = options;
+  const hooks: LifecycleHooks = { onSucceeded, onFailed, onDead, onCancelled };
+  const anyHook = Object.values(hooks).some((hook) => hook !== undefined);
+  return publisher === undefined && !anyHook
+    ? undefined
+    : new WorkerEvents(publisher, hooks, logger);
+}
+
+/** Attaches the usage meter to a client, if any, and returns it. */
+function metered<C extends SQSClient | DynamoDBClient | undefined>(client: C): C {
+  if (client !== undefined) meterClient(client);
+  return client;
 }
 
 /** Task types whose retry horizon is over half the queue's retention, one issue each. */

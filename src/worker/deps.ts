@@ -5,10 +5,12 @@
  */
 import type { ObjectStore } from '../claim-check/object-store.js';
 import type { AuditEvent } from '../constants.js';
+import type { WorkerEvents } from '../events/worker-events.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskMetrics } from '../observability/metrics.js';
+import type { UsageMeter } from '../observability/usage-meter.js';
 import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
@@ -24,6 +26,8 @@ export interface ProcessorDeps {
   readonly logger: TaskLogger;
   /** Counts outcomes, handler durations and queue latency; flushed by the caller per batch. */
   readonly metrics: TaskMetrics;
+  /** Meters each message's requests by task type (docs/cost.md); none when absent. */
+  readonly usage?: UsageMeter;
   readonly workerId: string;
   readonly clock: () => number;
   readonly leaseGraceMs: number;
@@ -46,6 +50,8 @@ export interface ProcessorDeps {
   readonly firingSenders: FiringSenders;
   /** Verifies each claimed record's integrity tag (and tags firings); undefined when off. */
   readonly integrity?: IntegrityTag | undefined;
+  /** Lifecycle events and hooks; `store` above already notes its writes' events. */
+  readonly events?: WorkerEvents | undefined;
 }
 
 /** Per-invocation limits, e.g. the Lambda's remaining time. */

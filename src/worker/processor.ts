@@ -7,9 +7,11 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import pLimit from 'p-limit';
 import { describeError } from '../error-info.js';
+import { type EventBatch, eventRetrySeconds } from '../events/worker-events.js';
+import { messageType } from '../message.js';
 import { type BatchPhase, processRecord } from './claim-loop.js';
 import type { BatchOptions, Outcome, ProcessorDeps } from './deps.js';
-import { fifoBatchFailures, groupMessages } from './fifo.js';
+import { fifoBatchFailures, type GroupedMessage, groupMessages } from './fifo.js';
 import { type VisibilityChange, visibilitySeconds } from './visibility.js';
 
 /** A message reported failed, and the visibility it is given (none: left as it is). */
@@ -48,6 +50,7 @@ export async function processBatch(
     groupId: record.attributes.MessageGroupId,
     record,
   }));
+  const events = deps.events?.batch();
   // First every task that is not a lease takeover; the groups that reach one stop there.
   const limit = pLimit(deps.groupConcurrency);
   const fresh = await deps.takeoverGate.fresh(() =>
@@ -59,6 +62,7 @@ export async function processBatch(
             'fresh',
             deps,
             options,
+            events,
           ),
         ),
       ),
@@ -73,11 +77,15 @@ export async function processBatch(
   const takeovers =
     parked.length === 0
       ? []
-      : await deps.takeoverGate.takeover(() => runInTurn(parked, deps, options));
+      : await deps.takeoverGate.takeover(() => runInTurn(parked, deps, options, events));
   // Nothing is parked in the takeover phase; should it be, it must still be reported failed,
   // never acknowledged unprocessed.
   const leftOver = takeovers.flatMap((result) => result.parked ?? []).map(heldBack);
   const failures = [...fresh, ...takeovers].flatMap((result) => result.failures).concat(leftOver);
+  // Published after every write of the batch; a message whose terminal event was not
+  // accepted is handed back, and its next delivery republishes the event from the record.
+  const held = (await events?.flush()) ?? new Set<string>();
+  failures.push(...eventHolds(messages, held, new Set(failures.map((f) => f.messageId))));
   await deps.visibility.applyAll(
     failures.flatMap((failure) => (failure.change === undefined ? [] : [failure.change])),
   );
@@ -94,9 +102,12 @@ async function runInTurn(
   groups: readonly (readonly SQSRecord[])[],
   deps: ProcessorDeps,
   options: BatchOptions,
+  events: EventBatch | undefined,
 ): Promise<GroupResult[]> {
   const results: GroupResult[] = [];
-  for (const group of groups) results.push(await runGroup(group, 'takeover', deps, options));
+  for (const group of groups) {
+    results.push(await runGroup(group, 'takeover', deps, options, events));
+  }
   return results;
 }
 
@@ -109,6 +120,7 @@ async function runGroup(
   phase: BatchPhase,
   deps: ProcessorDeps,
   options: BatchOptions,
+  events: EventBatch | undefined,
 ): Promise<GroupResult> {
   const failures: Failure[] = [];
   for (const [index, record] of group.entries()) {
@@ -121,15 +133,19 @@ async function runGroup(
     }
     // A parked group's head was picked up in the fresh phase: its latency is recorded.
     if (phase === 'fresh' || index > 0) recordQueueLatency(record, deps);
-    const outcome = await processRecord(record, deps, options, phase).catch(
-      (err: unknown): Outcome => {
-        deps.logger.error('message processing failed', {
-          messageId: record.messageId,
-          error: describeError(err),
-        });
-        return { kind: 'fail' };
-      },
-    );
+    // The transitions written while processing the record note their events under its id,
+    // and the requests it makes are metered under its task type.
+    const work = () => processRecord(record, deps, options, phase);
+    const noted = () => (events === undefined ? work() : events.within(record.messageId, work));
+    const running =
+      deps.usage === undefined ? noted() : deps.usage.trackTask(messageType(record.body), noted);
+    const outcome = await running.catch((err: unknown): Outcome => {
+      deps.logger.error('message processing failed', {
+        messageId: record.messageId,
+        error: describeError(err),
+      });
+      return { kind: 'fail' };
+    });
     if (outcome.kind === 'ack') continue;
     if (outcome.kind === 'takeover') return { failures, parked: group.slice(index) };
     failures.push({ messageId: record.messageId, change: returned(record, outcome) });
@@ -142,6 +158,35 @@ function returned(record: SQSRecord, outcome: Outcome): VisibilityChange | undef
   if (outcome.kind !== 'retry') return undefined;
   const seconds = Math.max(MIN_RETRY_VISIBILITY_SECONDS, visibilitySeconds(outcome.delayMs));
   return { receiptHandle: record.receiptHandle, eventSourceARN: record.eventSourceARN, seconds };
+}
+
+/**
+ * The messages to hand back because a terminal event was not accepted, with those behind
+ * them in their group (the FIFO rule), minus those already failed. Each stays away for the
+ * event's retry hold, which grows with its receive count.
+ */
+function eventHolds(
+  messages: readonly (GroupedMessage & { readonly record: SQSRecord })[],
+  held: ReadonlySet<string>,
+  failed: ReadonlySet<string>,
+): Failure[] {
+  if (held.size === 0) return [];
+  const byId = new Map(messages.map((m) => [m.messageId, m.record]));
+  return fifoBatchFailures(messages, held).flatMap((messageId) => {
+    const record = byId.get(messageId);
+    if (record === undefined || failed.has(messageId)) return [];
+    const receiveCount = Number(record.attributes.ApproximateReceiveCount);
+    return [
+      {
+        messageId,
+        change: {
+          receiptHandle: record.receiptHandle,
+          eventSourceARN: record.eventSourceARN,
+          seconds: eventRetrySeconds(receiveCount),
+        },
+      },
+    ];
+  });
 }
 
 /** A message not run, reported failed and visible again at once. */

@@ -32,6 +32,7 @@ import {
 import { silentLogger } from '../../src/observability/logger.js';
 import { executorSettings, tableKeyDefinition } from '../../src/resources.js';
 import { testClients } from '../helpers/aws.js';
+import { runCli } from '../helpers/cli.js';
 
 const STACK = 'TasklaneExample';
 const DEPLOY_TIMEOUT_MS = 300_000;
@@ -297,5 +298,42 @@ describe('tasks through the deployed executor', () => {
       TasksRetried: 1,
       TasksDead: 1,
     });
+  }, 60_000);
+});
+
+describe('tasklane --stack against the deployed stack', () => {
+  it('reads counts, lists, shows and cancels through the stack outputs', async () => {
+    const client = new TaskClient({
+      tableName: deployment.executor.tableName,
+      queueUrl: deployment.executor.queueUrl,
+      logger: silentLogger,
+    });
+    const queued = await Promise.all([
+      client.enqueue(sendEmail, { to: 'cli@example.com', subject: 'one' }, { orderingKey: 'cli' }),
+      client.enqueue(sendEmail, { to: 'cli@example.com', subject: 'two' }, { orderingKey: 'cli' }),
+    ]);
+    const ids = queued.map((q) => q.id);
+    const at = ['--stack', STACK];
+
+    const status = await runCli(['status', ...at, '--json']);
+    const list = await runCli(['list', ...at, '--status', 'QUEUED', '--json']);
+    const show = await runCli(['show', ids[0] as string, ...at, '--json']);
+    const cancel = await runCli(['cancel', ids[1] as string, ...at, '--yes', '--json']);
+    const schedules = await runCli(['schedules', 'list', ...at, '--json']);
+    const after = await client.get(ids[1] as string);
+
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout).counts.byStatus).toMatchObject({ QUEUED: 2 });
+    expect(list.code, list.stderr).toBe(0);
+    expect(
+      JSON.parse(list.stdout)
+        .items.map((t: { id: string }) => t.id)
+        .sort(),
+    ).toEqual([...ids].sort());
+    expect(show.code, show.stderr).toBe(0);
+    expect(JSON.parse(show.stdout)).toMatchObject({ id: ids[0], type: 'sendEmail' });
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(after?.status).toBe(TaskStatus.CANCELLED);
+    expect(schedules.code, schedules.stderr).toBe(0);
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 /** AWS client helpers for integration tests. */
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig } from '../../src/aws-clients.js';
@@ -30,6 +31,11 @@ export function testClients(): {
  */
 export function schedulerPumpSqs(accessKeyId: string): SQSClient {
   return new SQSClient({ ...emulatorConfig(accessKeyId), useQueueUrlAsEndpoint: false });
+}
+
+/** An EventBridge client for the emulator, configured as {@link testClients}' are. */
+export function testEventBridge(extra: { readonly maxAttempts?: number } = {}): EventBridgeClient {
+  return new EventBridgeClient({ ...emulatorConfig('test'), ...extra });
 }
 
 function emulatorConfig(accessKeyId: string) {

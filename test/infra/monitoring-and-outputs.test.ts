@@ -137,6 +137,26 @@ describe('TaskExecutor alarms and dashboard', () => {
   });
 });
 
+describe('TaskExecutor dashboard cost graph', () => {
+  const template = exampleTemplate();
+
+  it('prices the metered requests and units per million tasks, with the price table in the expression', () => {
+    const [dashboard] = Object.values(
+      template.findResources('AWS::CloudWatch::Dashboard', {
+        Properties: { DashboardName: 'tasklane-TasklaneExample' },
+      }),
+    );
+
+    const body = JSON.stringify(dashboard?.Properties.DashboardBody);
+
+    expect(body).toContain('Measured cost per million tasks');
+    for (const name of ['MeteredTasks', 'SqsRequests', 'WriteUnits', 'ReadUnits']) {
+      expect(body).toContain(name);
+    }
+    expect(body).toContain('(sqs * 0.5 + wcu * 0.625 + rcu * 0.125) / IF(tasks > 0, tasks, 1)');
+  });
+});
+
 describe('TaskExecutor outputs', () => {
   const template = exampleTemplate();
 

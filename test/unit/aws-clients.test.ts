@@ -1,6 +1,6 @@
 import { SendMessageCommand, SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { awsClientConfig, sqsClientConfig } from '../../src/aws-clients.js';
+import { awsClientConfig, lazyClient, sqsClientConfig } from '../../src/aws-clients.js';
 
 /** Where an SQS client built with `config` sends a request for a queue URL on AWS's host. */
 async function requestHost(config: SQSClientConfig): Promise<string> {
@@ -58,5 +58,24 @@ describe('sqsClientConfig', () => {
     const host = await requestHost({});
 
     expect(host).toBe('https://sqs.us-east-1.amazonaws.com');
+  });
+});
+
+describe('lazyClient', () => {
+  it('makes the client on first use, once, with its methods bound to it', async () => {
+    let made = 0;
+    const client = lazyClient(() => {
+      made += 1;
+      return new SQSClient({ region: 'eu-west-1' });
+    });
+
+    expect(made).toBe(0);
+    const region = await client.config.region();
+    const send = client.send;
+
+    expect(region).toBe('eu-west-1');
+    expect(typeof send).toBe('function');
+    expect(made).toBe(1);
+    client.destroy();
   });
 });

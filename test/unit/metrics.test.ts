@@ -120,6 +120,41 @@ describe('powertoolsMetrics', () => {
     expect(emf[0]).toHaveProperty('service', 'tasklane-from-env');
   });
 
+  it('publishes run-time cost by task type, and in total with the service dimension only', () => {
+    // Arrange
+    const metrics = powertoolsMetrics({ serviceName: 'svc' });
+    const usage = { sqsRequests: 1, dynamodbRequests: 6, writeUnits: 9, readUnits: 0.5 };
+
+    // Act
+    const { emf } = captureOutput(() => {
+      metrics.usage?.('send-email', usage, 3);
+      metrics.usage?.('(batch)', { ...usage, dynamodbRequests: 0, writeUnits: 0 }, 0);
+      metrics.flush();
+    });
+
+    // Assert: one document per task type, then the totals.
+    expect(emf).toHaveLength(3);
+    expect(emf[0]).toMatchObject({
+      service: 'svc',
+      taskType: 'send-email',
+      [MetricName.METERED_TASKS]: 3,
+      [MetricName.SQS_REQUESTS]: 1,
+      [MetricName.DYNAMODB_REQUESTS]: 6,
+      [MetricName.WRITE_UNITS]: 9,
+      [MetricName.READ_UNITS]: 0.5,
+    });
+    expect(emf[1]).toMatchObject({ taskType: '(batch)', [MetricName.METERED_TASKS]: 0 });
+    expect(emf[2]).not.toHaveProperty('taskType');
+    expect(emf[2]).toMatchObject({
+      [MetricName.WRITE_UNITS]: [9, 0],
+      [MetricName.SQS_REQUESTS]: [1, 1],
+    });
+    const aws = emf[0]?._aws as { CloudWatchMetrics: { Dimensions: string[][] }[] };
+    expect(aws.CloudWatchMetrics[0]?.Dimensions[0]).toEqual(
+      expect.arrayContaining(['service', 'taskType']),
+    );
+  });
+
   it('publishes nothing when POWERTOOLS_METRICS_DISABLED is true', () => {
     vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'true');
     const metrics = powertoolsMetrics({ serviceName: 'svc' });
