@@ -33,6 +33,20 @@ export function sqsClientConfig(): ReturnType<typeof awsClientConfig> & {
 }
 
 /**
+ * Configuration for the S3 client of the claim-check bucket: {@link awsClientConfig}, with
+ * path-style addressing when an endpoint override is set (`AWS_ENDPOINT_URL` or
+ * `AWS_ENDPOINT_URL_S3`). Emulators serve every bucket on one host (`localhost:PORT/<bucket>`),
+ * where a virtual-hosted name (`<bucket>.localhost`) may not resolve; AWS itself keeps the
+ * SDK's default, virtual-hosted style.
+ */
+export function s3ClientConfig(
+  env: NodeJS.ProcessEnv = process.env,
+): ReturnType<typeof awsClientConfig> & { forcePathStyle: boolean } {
+  const overridden = Boolean(env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL);
+  return { ...awsClientConfig(), forcePathStyle: overridden };
+}
+
+/**
  * A client made on first use, for Lambda's cold start: a worker's module scope builds its
  * clients without paying for them until the first batch. Every property read goes to the
  * client (made then, once); its methods are bound to it.

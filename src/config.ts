@@ -33,6 +33,11 @@ export interface ExecutorLocation {
   readonly schedulerRoleArn?: string | undefined;
   /** Standard SQS queue for firings Scheduler could not deliver. Env: `TASKLANE_SCHEDULE_DLQ_ARN`. */
   readonly scheduleDeadLetterArn?: string | undefined;
+  /**
+   * The S3 bucket of large payloads and results (claim check; docs/large-payloads.md).
+   * Env: `TASKLANE_PAYLOAD_BUCKET`. @default none: payloads and results stay on the record
+   */
+  readonly payloadBucket?: string | undefined;
 }
 
 /** Environment variables read by {@link resolveLocation}; the CDK construct sets them on its functions. */
@@ -51,6 +56,8 @@ export const EnvVars = {
   RETENTION_MS: 'TASKLANE_RETENTION_MS',
   /** The integrity tag's KMS HMAC key (id or ARN); set when the executor has `integrity`. */
   INTEGRITY_KEY_ID: 'TASKLANE_INTEGRITY_KEY_ID',
+  /** The claim-check bucket of large payloads and results; set when the executor has one. */
+  PAYLOAD_BUCKET: 'TASKLANE_PAYLOAD_BUCKET',
   /** The EventBridge bus of lifecycle events; set when the executor has `events` (docs/events.md). */
   EVENT_BUS: 'TASKLANE_EVENT_BUS',
   /** The lifecycle events' source, `tasklane.<executor name>`. */
@@ -156,6 +163,8 @@ export const StackOutputSuffix = {
   WORKER_FUNCTION_NAME: 'WorkerFunctionName',
   /** Only with `integrity: true`: the HMAC key of the integrity tag. */
   INTEGRITY_KEY_ID: 'IntegrityKeyId',
+  /** Only with `payloadBucket`: the claim-check bucket's name. */
+  PAYLOAD_BUCKET: 'PayloadBucketName',
 } as const;
 
 /**
@@ -257,6 +266,7 @@ export function locationFromStackOutputs(
   // ARN is published only when the executor has one.
   const delayedGroup = read(StackOutputSuffix.DELAYED_SCHEDULE_GROUP_NAME, true);
   const kmsKeyArn = read(StackOutputSuffix.KMS_KEY_ARN, true);
+  const payloadBucket = read(StackOutputSuffix.PAYLOAD_BUCKET, true);
   if (problems.length > 0) {
     throw new ConfigurationError(
       `Cannot read the executor from the stack outputs: ${problems.join('; ')}.`,
@@ -266,6 +276,7 @@ export function locationFromStackOutputs(
     ...result,
     delayedScheduleGroup: delayedGroup || delayedScheduleGroupName(result.scheduleGroup),
     ...(kmsKeyArn === '' ? {} : { scheduleKmsKeyArn: kmsKeyArn }),
+    ...(payloadBucket === '' ? {} : { payloadBucket }),
   };
 }
 

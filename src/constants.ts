@@ -107,10 +107,19 @@ export type OnDead = (typeof OnDead)[keyof typeof OnDead];
 export const Defaults = {
   /** Largest accepted payload, as UTF-8 JSON (docs/design.md §7: keep well under SQS's 1 MiB). */
   MAX_PAYLOAD_BYTES: 256 * 1024,
-  /** Largest handler result stored on the record; larger results are not stored. */
+  /** Largest handler result stored on the record without a payload bucket; larger ones fail. */
   MAX_RESULT_BYTES: 32 * 1024,
   /** Largest `ctx.progress()` details, as UTF-8 JSON; larger details are refused. */
   MAX_PROGRESS_BYTES: 4 * 1024,
+  /**
+   * With a payload bucket: payloads and results larger than this, as UTF-8 JSON, go to S3
+   * and the record holds a reference (docs/large-payloads.md).
+   */
+  PAYLOAD_THRESHOLD_BYTES: 64 * 1024,
+  /** Highest accepted threshold: two inline values plus the history stay far under 400 KB. */
+  MAX_PAYLOAD_THRESHOLD_BYTES: 128 * 1024,
+  /** With a payload bucket: the default largest payload and result, 100 MiB. */
+  MAX_CLAIM_CHECK_BYTES: 100 * 1024 * 1024,
   /** Ceiling of `retry.maxAttempts`. */
   MAX_ATTEMPTS_LIMIT: 100,
   /** Attempts per task, the first run included. */

@@ -16,6 +16,8 @@ export const ErrorCode = {
   CONFIGURATION: 'CONFIGURATION',
   SCHEDULE_NOT_FOUND: 'SCHEDULE_NOT_FOUND',
   SCHEDULE_FAILED: 'SCHEDULE_FAILED',
+  RESULT_TOO_LARGE: 'RESULT_TOO_LARGE',
+  CLAIM_CHECK_MISMATCH: 'CLAIM_CHECK_MISMATCH',
 } as const;
 
 /** One of the {@link ErrorCode} values. */
@@ -95,7 +97,7 @@ export class PayloadTooLargeError extends TasklaneError {
     super(
       ErrorCode.PAYLOAD_TOO_LARGE,
       `Payload of task type '${taskType}' is ${sizeBytes} bytes as JSON; the limit is ${limitBytes} bytes. ` +
-        'Store large data elsewhere (for example S3) and pass a reference.',
+        'Configure a payload bucket (payloadBucket) to store large payloads in S3, or pass a reference.',
     );
     this.sizeBytes = sizeBytes;
     this.limitBytes = limitBytes;
@@ -304,5 +306,45 @@ export class ScheduleFailedError extends TasklaneError {
     );
     this.taskId = taskId;
     this.scheduleName = scheduleName;
+  }
+}
+
+/**
+ * A handler's result is larger than the worker stores: above `maxResultBytes` (32 KB without
+ * a payload bucket). The task goes DEAD with this error, unretried: the work is done, and
+ * running it again would repeat its effects and make the same result (docs/large-payloads.md).
+ */
+export class ResultTooLargeError extends TasklaneError {
+  readonly sizeBytes: number;
+  readonly limitBytes: number;
+
+  constructor(taskId: string, sizeBytes: number, limitBytes: number) {
+    super(
+      ErrorCode.RESULT_TOO_LARGE,
+      `Result of task '${taskId}' is ${sizeBytes} bytes as JSON; the limit is ${limitBytes} bytes. ` +
+        'Configure a payload bucket (payloadBucket) to store large results in S3, or return less.',
+    );
+    this.sizeBytes = sizeBytes;
+    this.limitBytes = limitBytes;
+  }
+}
+
+/**
+ * A claim-checked payload or result in S3 is missing, or is not what the record's reference
+ * says (size, SHA-256, payload hash or bucket). A task whose payload fails is declared DEAD
+ * unrun; `get()` throws it for a result.
+ */
+export class ClaimCheckMismatchError extends TasklaneError {
+  /** `s3://bucket/key` of the object. */
+  readonly location: string;
+  readonly problem: 'missing' | 'size' | 'sha256' | 'payload-hash' | 'bucket';
+
+  constructor(location: string, problem: ClaimCheckMismatchError['problem'], detail: string) {
+    super(
+      ErrorCode.CLAIM_CHECK_MISMATCH,
+      `${ErrorCode.CLAIM_CHECK_MISMATCH}: ${location} ${detail}.`,
+    );
+    this.location = location;
+    this.problem = problem;
   }
 }

@@ -4,6 +4,8 @@
  *
  * @module tasklane
  */
+
+export type { ObjectRef } from './claim-check/object-ref.js';
 export type { CheckReport } from './client/check.js';
 export type { EnqueueOptions } from './client/prepare.js';
 export type { RedriveResult, RedriveSelection } from './client/redrive.js';
@@ -23,6 +25,7 @@ export type {
   DeadLetterStats,
   Duration,
   EnqueueResult,
+  GetOptions,
   ParkedKey,
   PurgeOptions,
   PurgeResult,
@@ -41,12 +44,14 @@ export { EnvVars, locationFromStackOutputs } from './config.js';
 export { AuditEvent, isTerminal, OnDead, TaskStatus } from './constants.js';
 export type { ConfigurationProblem, ValidationIssue } from './errors.js';
 export {
+  ClaimCheckMismatchError,
   ConfigurationError,
   ErrorCode,
   IdempotencyConflictError,
   LeaseLostError,
   PayloadTooLargeError,
   PermanentError,
+  ResultTooLargeError,
   ScheduleFailedError,
   ScheduleNotFoundError,
   TaskCancelledError,

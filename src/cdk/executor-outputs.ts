@@ -19,6 +19,8 @@ export interface OutputSources {
   readonly encryptionKeyArn?: string | undefined;
   /** The integrity tag's key, when integrity is on. */
   readonly integrityKeyArn?: string | undefined;
+  /** The claim-check bucket, when there is one. */
+  readonly payloadBucketName?: string | undefined;
 }
 
 /** Adds the outputs to `scope`, keyed `<id><suffix>` (the id's letters and digits). */
@@ -68,6 +70,13 @@ export function addExecutorOutputs(scope: Construct, id: string, sources: Output
       StackOutputSuffix.INTEGRITY_KEY_ID,
       sources.integrityKeyArn,
       'The HMAC key of the integrity tag',
+    ]);
+  }
+  if (sources.payloadBucketName !== undefined) {
+    outputs.push([
+      StackOutputSuffix.PAYLOAD_BUCKET,
+      sources.payloadBucketName,
+      'The bucket of large payloads and results',
     ]);
   }
   for (const [suffix, value, description] of outputs) {

@@ -12,6 +12,7 @@ export type {
 } from './monitoring.js';
 export { ExecutorMonitoring } from './monitoring.js';
 export type { NagAcknowledgement } from './nag-acknowledgements.js';
+export type { PayloadBucketOptions, PayloadBucketProp } from './payload-bucket.js';
 export type { ExecutorSchedulingProps } from './scheduling.js';
 export { ExecutorScheduling } from './scheduling.js';
 export type { TaskExecutorProps } from './task-executor.js';

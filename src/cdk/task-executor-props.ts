@@ -7,6 +7,7 @@ import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { PriceTable } from '../observability/cost.js';
+import type { PayloadBucketProp } from './payload-bucket.js';
 
 /** Props of {@link TaskExecutor}. */
 export interface TaskExecutorProps {
@@ -113,6 +114,16 @@ export interface TaskExecutorProps {
    * `integrity: true`. @default - a new key when `integrity` is true
    */
   readonly integrityKey?: IKey;
+  /**
+   * The claim-check bucket: payloads and results larger than the SDK's threshold (64 KB)
+   * are stored there and the record holds a reference (docs/large-payloads.md). `true` or
+   * options create a bucket: encrypted with `encryptionKey` (else S3-managed keys), public
+   * access blocked, TLS only, objects expiring after the retention plus 14 days. Or pass
+   * your own bucket. The worker gets `TASKLANE_PAYLOAD_BUCKET`, `s3:GetObject` on
+   * `payloads/*` and `s3:PutObject` on `results/*`; the output `<id>PayloadBucketName`
+   * names it. @default - none: payloads up to 256 KB, results up to 32 KB
+   */
+  readonly payloadBucket?: PayloadBucketProp;
   /**
    * Publish lifecycle events to EventBridge: `Tasklane Task Succeeded`, `Failed`, `Dead` and
    * `Cancelled`, source `tasklane.<name>`, after each transition is written and at least once

@@ -5,6 +5,7 @@ import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { Grant, IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, MetricName } from '../observability/metrics.js';
@@ -38,6 +39,7 @@ import {
   acknowledgeNagFindings,
   type NagAcknowledgement,
 } from './nag-acknowledgements.js';
+import * as payloads from './payload-bucket.js';
 import { queueProps } from './queue-props.js';
 import { ExecutorScheduling } from './scheduling.js';
 import { SenderRestriction } from './sender-restriction.js';
@@ -83,6 +85,8 @@ export class TaskExecutor extends Construct {
   readonly encryptionKey: IKey | undefined;
   /** The HMAC key of the integrity tag; undefined unless `integrity` or `integrityKey`. */
   readonly integrityKey: IKey | undefined;
+  /** The claim-check bucket of large payloads and results; undefined without `payloadBucket`. */
+  readonly payloadBucket: IBucket | undefined;
   /** The bus of lifecycle events; undefined unless `events` or `eventBus`. */
   readonly eventBus: IEventBus | undefined;
   /**
@@ -175,6 +179,8 @@ export class TaskExecutor extends Construct {
     // The worker believes a recurring firing only from the scheduler role: the SenderId of a
     // message sent under an assumed role starts with the role's unique id (ADR 0013).
     worker.function.addEnvironment(SCHEDULER_SENDER_ID_ENV, this.scheduling.schedulerRole.roleId);
+    const context = { key, retentionMs, worker, targets: this.grantTargets() };
+    this.payloadBucket = payloads.setUpPayloadBucket(this, props.payloadBucket, context);
     this.monitoring = new ExecutorMonitoring(this, 'Monitoring', {
       executor: this,
       namePrefix: `tasklane-${name}`,
@@ -193,6 +199,7 @@ export class TaskExecutor extends Construct {
       worker: this.worker,
       encryptionKeyArn: key?.keyArn,
       integrityKeyArn: this.integrityKey?.keyArn,
+      payloadBucketName: this.payloadBucket?.bucketName,
     });
     this.nagAcknowledgements = this.acknowledged;
     this.acknowledged.push(...acknowledgeNagFindings({ executor: this, worker, sweeper, props }));
@@ -212,24 +219,27 @@ export class TaskExecutor extends Construct {
    * `schedule/<group>.at/task_*`; `iam:PassRole` of the scheduler role only, with the condition
    * `iam:PassedToService` = `scheduler.amazonaws.com`; with `encryptionKey`, `kms:Decrypt`,
    * `kms:Encrypt` and `kms:GenerateDataKey` on the key; with integrity, `kms:GenerateMac` on
-   * the integrity key. With `restrictSenders`, the grantee (a role or user) joins the
-   * principals the work queue's policy lets send.
+   * the integrity key; with `payloadBucket`, `s3:PutObject` on `payloads/*` only. With
+   * `restrictSenders`, the grantee (a role or user) joins the principals the work queue's
+   * policy lets send.
    */
   grantEnqueue(grantee: IGrantable): Grant {
     this.senders?.allow(grantee, 'grantEnqueue');
-    return enqueueGrant(this.grantTargets(), grantee).combine(
-      integrityGrant(this.integrityKey, grantee, PRODUCER_INTEGRITY_ACTIONS),
-    );
+    return enqueueGrant(this.grantTargets(), grantee)
+      .combine(integrityGrant(this.integrityKey, grantee, PRODUCER_INTEGRITY_ACTIONS))
+      .combine(this.payloadGrant(grantee, payloads.PayloadAccess.ENQUEUE));
   }
 
   /**
    * Lets an observer read tasks: TaskClient.get, wait and list.
    *
    * Actions: `dynamodb:GetItem` on the table; `dynamodb:Query` on the status index only
-   * (listing never queries the table itself); with `encryptionKey`, `kms:Decrypt` on the key.
+   * (listing never queries the table itself); with `encryptionKey`, `kms:Decrypt` on the key;
+   * with `payloadBucket`, `s3:GetObject` on `results/*` only (get returns large results).
    */
   grantRead(grantee: IGrantable): Grant {
-    return readGrant(this.grantTargets(), grantee);
+    const results = this.payloadGrant(grantee, payloads.PayloadAccess.READ);
+    return readGrant(this.grantTargets(), grantee).combine(results);
   }
 
   /**
@@ -242,12 +252,14 @@ export class TaskExecutor extends Construct {
    * `sqs:GetQueueAttributes` and `sqs:GetQueueUrl` on the work queue; with `encryptionKey`,
    * `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on the key; with integrity,
    * `kms:VerifyMac` and `kms:GenerateMac` (recurring firings) on the integrity key; with
+   * `payloadBucket`, `s3:GetObject` on `payloads/*` and `s3:PutObject` on `results/*`; with
    * lifecycle events, `events:PutEvents` on their bus (the poll loop reads
    * `TASKLANE_EVENT_BUS`, or pass `events` to `createWorker`).
    */
   grantConsume(grantee: IGrantable): Grant {
     return consumeGrant(this.grantTargets(), grantee)
       .combine(integrityGrant(this.integrityKey, grantee, WORKER_INTEGRITY_ACTIONS))
+      .combine(this.payloadGrant(grantee, payloads.PayloadAccess.CONSUME))
       .combine(eventGrant(this.eventBus, grantee));
   }
 
@@ -326,6 +338,10 @@ export class TaskExecutor extends Construct {
   /** Tasks declared DEAD, by the worker or by the sweeper (sum over the period). */
   metricDeadTasks(props?: MetricOptions): Metric {
     return this.metricTasks(MetricName.DEAD, props);
+  }
+
+  private payloadGrant(grantee: IGrantable, access: payloads.PayloadAccessList): Grant {
+    return payloads.payloadGrant(this.grantTargets(), this.payloadBucket, grantee, access);
   }
 
   private grantTargets(): GrantTargets {

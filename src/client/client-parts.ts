@@ -5,6 +5,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { resolveObjectStore } from '../claim-check/object-store.js';
 import { Defaults } from '../constants.js';
 import { resolveIntegrity } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
@@ -75,13 +76,15 @@ export function clientParts(
     scheduleThresholdMs: options.scheduleThresholdMs,
   });
   const tableCall = { tableName: location.tableName, dynamodb };
+  const objects = resolveObjectStore(options);
   const dispatcher = new Dispatcher(sqs, queueUrl, store, logger);
   const writer: RecordWriter = {
     store,
     delayed,
     table: tableCall,
     integrity: resolveIntegrity(options.integrity, dynamodb),
-    maxPayloadBytes: options.maxPayloadBytes ?? Defaults.MAX_PAYLOAD_BYTES,
+    objects,
+    maxPayloadBytes: objects.limit(options.maxPayloadBytes, Defaults.MAX_PAYLOAD_BYTES),
     clock,
   };
   meterClient(sqs);

@@ -1,3 +1,5 @@
+import { payloadKey } from '../claim-check/object-ref.js';
+import type { ObjectStore } from '../claim-check/object-store.js';
 import { IdempotencyConflictError } from '../errors.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
@@ -13,12 +15,15 @@ export interface RecordWriter {
   readonly delayed: DelayedTasks;
   readonly table: TableCall;
   readonly integrity: IntegrityTag | undefined;
+  /** The payload bucket: payloads above its threshold are stored there first. */
+  readonly objects: ObjectStore;
   readonly maxPayloadBytes: number;
   readonly clock: () => number;
 }
 
 /**
- * The first step of an enqueue: validates and writes the record, SCHEDULED when runAt is
+ * The first step of an enqueue: validates the task, stores a payload above the threshold in
+ * the payload bucket, and writes the record, SCHEDULED when runAt is
  * beyond the threshold (after checking that scheduling is configured, so a misconfiguration
  * writes nothing), else PENDING. An existing id must carry the same payload.
  *
@@ -34,7 +39,13 @@ export async function createRecord(
   const { store, delayed } = writer;
   const checked = await prepareTask(task, payload, options, writer.maxPayloadBytes, writer.clock());
   const integrityTag = await writer.integrity?.tag(checked);
-  const prepared = { ...checked, sequence, integrityTag };
+  // The object first, then the record: no record ever names a missing object. A retry
+  // writes the same bytes under the same key; a conflicting payload gets its own key (ADR 0023).
+  const size = Buffer.byteLength(checked.payloadJson, 'utf8');
+  const payloadRef = writer.objects.offloads(size)
+    ? await writer.objects.put(payloadKey(checked.id, checked.payloadHash), checked.payloadJson)
+    : undefined;
+  const prepared = { ...checked, sequence, integrityTag, payloadRef };
   const scheduled = delayed.needsSchedule(prepared.runAt);
   if (scheduled) delayed.assertConfigured();
   const { record, created } = await onTable(writer.table, () =>

@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { ExecutorLocation } from '../config.js';
@@ -14,8 +15,19 @@ export interface TaskClientOptions extends ExecutorLocation {
   readonly dynamodb?: DynamoDBClient | undefined;
   /** Injected SQS client. @default a new client from the environment */
   readonly sqs?: SQSClient | undefined;
-  /** Largest accepted payload as UTF-8 JSON, in bytes. @default 262144 */
+  /**
+   * Largest accepted payload as UTF-8 JSON, in bytes.
+   * @default 262144; 104857600 (100 MiB) with a `payloadBucket`
+   */
   readonly maxPayloadBytes?: number | undefined;
+  /**
+   * With a `payloadBucket`, payloads larger than this (UTF-8 JSON bytes) are stored in S3
+   * before the record is written, and the record holds the reference. 0 to 131072.
+   * @default 65536
+   */
+  readonly payloadThresholdBytes?: number | undefined;
+  /** Injected S3 client, for the payload bucket. @default a new client, made on first use */
+  readonly s3?: S3Client | undefined;
   /** Must match the workers' setting. @default 8 */
   readonly statusShards?: number | undefined;
   /**

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
+import type { ObjectStore } from '../claim-check/object-store.js';
 import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import type { TaskStatus } from '../constants.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
@@ -33,6 +34,7 @@ import {
   peekDeadLetters,
   requireDeadLetterQueue,
 } from './dead-letters.js';
+import { type GetOptions, withResult } from './get-result.js';
 import { onDeadLetterQueue, onTable, type TableCall } from './guarded-calls.js';
 import { listTasks, type TaskListFilter, type TaskListPage } from './list-tasks.js';
 import type { TaskClientOptions } from './options.js';
@@ -58,6 +60,7 @@ export type { CancelResult, CancelSelection } from './cancel-many.js';
 export type { CountOptions, TaskCounts } from './counts.js';
 export type { DeadLetter, DeadLetterStats } from './dead-letters.js';
 export type { Duration } from './duration.js';
+export type { GetOptions } from './get-result.js';
 export type { TaskListFilter, TaskListPage } from './list-tasks.js';
 export type { TaskClientOptions } from './options.js';
 export type { ParkedKey, ReleaseKeyResult } from './parked-keys.js';
@@ -89,6 +92,8 @@ export class TaskClient {
   private readonly index: StatusIndex;
   private readonly tableCall: TableCall;
   private readonly batch: BatchDeps;
+  /** The payload bucket, for claim-checked results. */
+  private readonly objects: ObjectStore;
   /** Meters the requests of enqueues, for {@link TaskClient.costReport}. */
   private readonly usage: UsageMeter;
 
@@ -109,6 +114,7 @@ export class TaskClient {
       clock: this.clock,
     });
     this.store = parts.store;
+    this.objects = parts.writer.objects;
     this.dispatcher = parts.dispatcher;
     this.target = parts.target;
     this.delayed = parts.delayed;
@@ -227,12 +233,14 @@ export class TaskClient {
   }
 
   /**
-   * Reads a task; undefined when no task has this id.
-   *
+   * Reads a task; undefined when no task has this id. A claim-checked result is read from S3
+   * unless `{ fetch: false }` (see {@link GetOptions}); a claim-checked payload is not.
    * @throws ConfigurationError when the table cannot be read for a permanent reason.
+   * @throws ClaimCheckMismatchError when the result's object is missing or altered.
    */
-  get(id: string): Promise<TaskRecord | undefined> {
-    return onTable(this.tableCall, () => this.store.get(id));
+  async get(id: string, options: GetOptions = {}): Promise<TaskRecord | undefined> {
+    const record = await onTable(this.tableCall, () => this.store.get(id));
+    return withResult(record, this.objects, options);
   }
 
   /**

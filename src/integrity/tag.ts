@@ -73,14 +73,22 @@ export class IntegrityTag {
    * the writer left `payloadHash` alone. One VerifyMac; none when the tag is missing.
    */
   async verify(
-    record: Pick<TaskRecord, 'id' | 'type' | 'payload' | 'maxAttempts' | 'integrityTag'>,
+    record: Pick<
+      TaskRecord,
+      'id' | 'type' | 'payload' | 'maxAttempts' | 'integrityTag' | 'payloadRef' | 'payloadHash'
+    >,
   ): Promise<IntegrityVerdict> {
     const tag = record.integrityTag;
     if (tag === undefined || tag === '') return { ok: false, problem: 'missing' };
+    // A claim-checked payload is in S3: the tag covers the stored payload hash, and the
+    // worker checks the object it reads against that hash before the handler runs (ADR 0023).
+    const claimChecked = record.payloadRef !== undefined && record.payload === undefined;
     const fields: TaggedFields = {
       id: record.id,
       type: record.type,
-      payloadHash: payloadHash(record.type, canonicalJson(record.payload ?? null)),
+      payloadHash: claimChecked
+        ? record.payloadHash
+        : payloadHash(record.type, canonicalJson(record.payload ?? null)),
       maxAttempts: record.maxAttempts,
     };
     const mac = Buffer.from(tag, 'base64');

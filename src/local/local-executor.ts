@@ -28,6 +28,7 @@ import { type FileLogger, jsonLinesLogger } from './file-logger.js';
 import { type LocalEventsOption, localEventBus, workerEventOptions } from './local-events.js';
 import { integrityOptions, withIntegrityKey } from './local-integrity.js';
 import { pause } from './pause.js';
+import { withPayloadBucket } from './payload-bucket.js';
 import { provision, provisionScheduleGroup } from './provision.js';
 import { createSchedulePump, LOCAL_SCHEDULER_SENDER_ID } from './schedule-pump.js';
 
@@ -89,6 +90,12 @@ export interface LocalExecutorOptions {
    * emulator's KMS, unless `location.integrity` names one. @default false
    */
   readonly integrity?: boolean;
+  /**
+   * Create the claim-check bucket in the emulator (`<name>-payloads`, with the construct's
+   * lifecycle rules), unless `location.payloadBucket` names one: large payloads and results
+   * then go to S3 (docs/large-payloads.md). @default false
+   */
+  readonly payloadBucket?: boolean;
   /**
    * Publish lifecycle events (docs/events.md) to the emulator's EventBridge: `true` uses a
    * bus named after the executor, `{ eventBus }` that bus; either is created when missing.
@@ -155,6 +162,7 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
       clients.sqs.destroy();
       clients.dynamodb.destroy();
       clients.scheduler.destroy();
+      clients.s3.destroy();
     });
     const located = await withIntegrityKey(options, await locate(options, name, clients), {
       credentialsFrom: clients.dynamodb,
@@ -162,7 +170,8 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     });
     const bus = await localEventBus(options.events, name, emulatorConfig(endpoint));
     if (bus !== undefined) cleanup.push(() => bus.client.destroy());
-    const location = bus === undefined ? located : { ...located, eventBus: bus.eventBus };
+    const withBus = bus === undefined ? located : { ...located, eventBus: bus.eventBus };
+    const location = await withPayloadBucket(options.payloadBucket, name, clients.s3, withBus);
     if (location.scheduleGroup !== undefined && options.location !== undefined) {
       await provisionScheduleGroup(location.scheduleGroup, clients.scheduler);
       await provisionScheduleGroup(

@@ -11,6 +11,7 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { ObjectRef } from '../claim-check/object-ref.js';
 import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../constants.js';
 import { TransitionRejectedError } from '../errors.js';
 import { auditEntry } from '../observability/audit.js';
@@ -43,6 +44,11 @@ export interface NewTask {
   readonly id: string;
   readonly type: string;
   readonly payloadJson: string;
+  /**
+   * The payload's claim check, already stored in S3: the record then holds this reference
+   * instead of `payloadJson` (docs/adr/0023-claim-check-payloads.md).
+   */
+  readonly payloadRef?: ObjectRef | undefined;
   readonly payloadHash: string;
   readonly maxAttempts: number;
   readonly timeoutMs: number;
@@ -113,7 +119,8 @@ export async function createTask(
     [TableSchema.PARTITION_KEY]: task.id,
     type: task.type,
     status,
-    payload: task.payloadJson,
+    payload: task.payloadRef === undefined ? task.payloadJson : undefined,
+    payloadRef: task.payloadRef,
     payloadHash: task.payloadHash,
     attempt: 0,
     maxAttempts: task.maxAttempts,

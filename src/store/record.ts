@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { encodeTime } from 'ulid';
+import { type ObjectRef, toObjectRef } from '../claim-check/object-ref.js';
 import { type AuditEvent, isTerminal, OnDead, TableSchema, type TaskStatus } from '../constants.js';
 
 /** One entry of a task's history: an audit record without the task's own identity. */
@@ -30,8 +31,13 @@ export interface TaskRecord {
   readonly id: string;
   readonly type: string;
   readonly status: TaskStatus;
-  /** The payload as enqueued (before schema transforms). */
+  /**
+   * The payload as enqueued (before schema transforms). Undefined when it is claim-checked:
+   * then {@link payloadRef} says where it is.
+   */
   readonly payload: unknown;
+  /** A payload above the threshold, stored in the payload bucket (docs/large-payloads.md). */
+  readonly payloadRef: ObjectRef | undefined;
   /** SHA-256 of the canonical JSON of type and payload; detects idempotency conflicts. */
   readonly payloadHash: string;
   /** Attempts started so far. */
@@ -55,7 +61,13 @@ export interface TaskRecord {
   readonly leaseToken: string | undefined;
   readonly leaseExpiresAt: number | undefined;
   readonly workerId: string | undefined;
+  /**
+   * The handler's result. For a claim-checked result, `TaskClient.get` fills it from S3
+   * (unless `{ fetch: false }`); the stored record holds only {@link resultRef}.
+   */
   readonly result: unknown;
+  /** A result above the threshold, stored in the payload bucket. */
+  readonly resultRef: ObjectRef | undefined;
   readonly lastError: TaskErrorInfo | undefined;
   readonly deadReason: string | undefined;
   readonly finishedAt: number | undefined;
@@ -221,6 +233,7 @@ export function fromItem(item: TaskItem): TaskRecord {
     type: String(item.type),
     status: item.status as TaskStatus,
     payload: parseJson(item.payload),
+    payloadRef: toObjectRef(item.payloadRef),
     payloadHash: String(item.payloadHash),
     attempt: Number(item.attempt ?? 0),
     maxAttempts: Number(item.maxAttempts),
@@ -236,6 +249,7 @@ export function fromItem(item: TaskItem): TaskRecord {
     leaseExpiresAt: optionalNumber(item.leaseExpiresAt),
     workerId: optionalString(item.workerId),
     result: parseJson(item.result),
+    resultRef: toObjectRef(item.resultRef),
     lastError: (item.lastError as TaskErrorInfo | undefined) ?? undefined,
     deadReason: optionalString(item.deadReason),
     finishedAt: optionalNumber(item.finishedAt),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ObjectRef } from '../claim-check/object-ref.js';
 import { Defaults, TaskStatus } from '../constants.js';
 import { TransitionRejectedError } from '../errors.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
@@ -140,9 +141,16 @@ export class TaskStore {
     return this.write(transitions.extendLease, { lease, leaseMs, progressJson });
   }
 
-  /** RUNNING → SUCCEEDED, the terminal write. Fenced by the lease. */
-  complete(lease: Lease, resultJson: string | undefined): Promise<TaskRecord> {
-    return this.write(transitions.complete, { lease, resultJson });
+  /**
+   * RUNNING → SUCCEEDED, the terminal write. Fenced by the lease. A claim-checked result is
+   * already in S3; the record gets its reference.
+   */
+  complete(
+    lease: Lease,
+    resultJson: string | undefined,
+    resultRef?: ObjectRef,
+  ): Promise<TaskRecord> {
+    return this.write(transitions.complete, { lease, resultJson, ...(resultRef && { resultRef }) });
   }
 
   /** RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease. */

@@ -4,6 +4,7 @@
  * target status, and what it sets and removes. {@link transitionSpec} turns one into the
  * single conditional write that performs it (see writeTransition).
  */
+import type { ObjectRef } from '../claim-check/object-ref.js';
 import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
 import { boundedError, MAX_ERROR_MESSAGE_CHARS } from '../error-info.js';
 import { truncate } from '../text.js';
@@ -160,13 +161,15 @@ export const extendLease: Transition<BeatInput> = {
   statusAt: ({ leaseMs }, now) => now + leaseMs,
 };
 
-export const complete: Transition<{ lease: Lease; resultJson: string | undefined }> = {
-  ...byLease<{ lease: Lease; resultJson: string | undefined }>(),
+type CompleteInput = { lease: Lease; resultJson: string | undefined; resultRef?: ObjectRef };
+export const complete: Transition<CompleteInput> = {
+  ...byLease<CompleteInput>(),
   name: 'complete',
   event: AuditEvent.SUCCEEDED,
   to: TaskStatus.SUCCEEDED,
-  set: ({ resultJson }, now, retention) => ({
+  set: ({ resultJson, resultRef }, now, retention) => ({
     result: resultJson,
+    resultRef,
     ...finished({}, now, retention),
   }),
   remove: LEASE,

@@ -1,8 +1,10 @@
 import { hostname } from 'node:os';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { awsClientConfig, lazyClient, sqsClientConfig } from '../aws-clients.js';
+import { resolveObjectStore } from '../claim-check/object-store.js';
 import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
@@ -57,8 +59,18 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
   readonly leaseDurationMs?: number;
   /** Message groups processed at once within a batch. @default 10 */
   readonly groupConcurrency?: number;
-  /** Largest result stored on the record, in bytes. @default 32768 */
+  /**
+   * Largest result accepted, as UTF-8 JSON bytes; a larger one makes the task DEAD with
+   * ResultTooLargeError. @default 32768; 104857600 (100 MiB) with a `payloadBucket`
+   */
   readonly maxResultBytes?: number;
+  /**
+   * With a `payloadBucket`, results larger than this go to S3 and the record holds the
+   * reference. 0 to 131072. @default 65536
+   */
+  readonly payloadThresholdBytes?: number;
+  /** Injected S3 client, for the payload bucket. @default a new client, made on first use */
+  readonly s3?: S3Client;
   /** Must match the producers' setting. @default 8 */
   readonly statusShards?: number;
   /**
@@ -170,6 +182,7 @@ export function createWorker(
   const queueArn =
     options.queueArn ??
     (options.queueUrl === undefined ? process.env[EnvVars.QUEUE_ARN] || undefined : undefined);
+  const objects = resolveObjectStore(options);
   const store = new TaskStore({
     tableName: location.tableName,
     dynamodb,
@@ -191,7 +204,8 @@ export function createWorker(
     clock,
     leaseGraceMs: options.leaseGraceMs ?? Defaults.LEASE_GRACE_MS,
     leaseDurationMs: options.leaseDurationMs ?? Defaults.LEASE_DURATION_MS,
-    maxResultBytes: options.maxResultBytes ?? Defaults.MAX_RESULT_BYTES,
+    maxResultBytes: objects.limit(options.maxResultBytes, Defaults.MAX_RESULT_BYTES),
+    objects,
     groupConcurrency: options.groupConcurrency ?? 10,
     takeoverGate: new TakeoverGate(),
     random: Math.random,

@@ -3,6 +3,7 @@
  * `createWorker`, and the outcome of a message, which the batch turns into a failure report
  * and a visibility change.
  */
+import type { ObjectStore } from '../claim-check/object-store.js';
 import type { AuditEvent } from '../constants.js';
 import type { WorkerEvents } from '../events/worker-events.js';
 import type { IntegrityTag } from '../integrity/tag.js';
@@ -36,7 +37,10 @@ export interface ProcessorDeps {
    * over after at most this long instead of after its whole timeout.
    */
   readonly leaseDurationMs: number;
+  /** Largest result accepted; a larger one makes the task DEAD (ResultTooLargeError). */
   readonly maxResultBytes: number;
+  /** The payload bucket (claim check); without a bucket, nothing is offloaded. */
+  readonly objects: ObjectStore;
   /** Message groups processed at once within one batch. */
   readonly groupConcurrency: number;
   /** Shared by every batch of the worker: takeovers never run beside other claimed work. */

@@ -3,7 +3,7 @@
  * write of the outcome (SUCCEEDED, a retry, or DEAD).
  */
 import { AuditEvent } from '../constants.js';
-import { describeError, errorInfo } from '../error-info.js';
+import { errorInfo } from '../error-info.js';
 import {
   isPermanentError,
   LeaseLostError,
@@ -22,6 +22,7 @@ import {
   validatePayload,
 } from '../tasks/task-definition.js';
 import { retryDelayMs } from './backoff.js';
+import { resolvePayload, storeResult } from './claim-check.js';
 import { ACK, auditTask, LEASE_LOST, leaseFor, type Outcome, type ProcessorDeps } from './deps.js';
 import { Heartbeat, type HeldMessage } from './heartbeat.js';
 import { holdParkedKey, type ParkMessage } from './parked.js';
@@ -39,19 +40,21 @@ export interface ClaimedTask {
 
 /** Runs a claimed task's handler and writes its outcome under the lease. */
 export async function execute(task: ClaimedTask, deps: ProcessorDeps): Promise<Outcome> {
-  const { record } = task;
   // A record a table writer changed or planted never runs, and is never retried.
-  const tampered = await checkIntegrity({ ...deps, actor: deps.workerId }, record);
+  const tampered = await checkIntegrity({ ...deps, actor: deps.workerId }, task.record);
   if (tampered !== undefined) return kill(task, deps, tampered.message, tampered);
-  if (record.cancelRequested) {
+  if (task.record.cancelRequested) {
     const detail = `cancel requested before attempt ${task.lease.attempt} started; not run`;
     return endCancelled(task, deps, detail);
   }
-  const definition = deps.definitions.get(record.type);
+  const definition = deps.definitions.get(task.record.type);
   if (definition === undefined) {
-    const error = new UnknownTaskTypeError(record.type, [...deps.definitions.keys()]);
+    const error = new UnknownTaskTypeError(task.record.type, [...deps.definitions.keys()]);
     return kill(task, deps, error.message, errorInfo(error));
   }
+  const resolved = await resolvePayload(task.record, deps.objects);
+  if (!resolved.ok) return kill(task, deps, resolved.error.message, errorInfo(resolved.error));
+  const record = resolved.value;
   let payload: unknown;
   try {
     payload = await validatePayload(definition, record.payload);
@@ -68,13 +71,11 @@ export async function execute(task: ClaimedTask, deps: ProcessorDeps): Promise<O
   const outcome = await run(task, definition, payload, deps, logger);
   if (outcome.cancelled) return endCancelled(task, deps, cancelledDetail(outcome));
   if (outcome.ok) {
-    const resultJson = serializeResult(outcome.value, deps.maxResultBytes, logger);
-    return finish(
-      deps,
-      record,
-      () => deps.store.complete(task.lease, resultJson),
-      TaskOutcome.SUCCEEDED,
-    );
+    const stored = await storeResult(outcome.value, task.lease, deps, logger);
+    if (!stored.ok) return kill(task, deps, stored.error.message, errorInfo(stored.error));
+    const { json, ref } = stored.value;
+    const complete = () => deps.store.complete(task.lease, json, ref);
+    return finish(deps, record, complete, TaskOutcome.SUCCEEDED);
   }
   return settleFailure(task, definition, outcome.error, deps);
 }
@@ -203,25 +204,6 @@ async function fencedWrite(
     auditTask(deps, err.current ?? record, AuditEvent.STALE_DROPPED, err.message, record.attempt);
     return false;
   }
-}
-
-function serializeResult(value: unknown, maxBytes: number, logger: TaskLogger): string | undefined {
-  if (value === undefined) return undefined;
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(value);
-  } catch (err) {
-    logger.warn('result is not JSON-serializable and was not stored', {
-      error: describeError(err),
-    });
-    return undefined;
-  }
-  if (json !== undefined && Buffer.byteLength(json, 'utf8') > maxBytes) {
-    // The work is done; re-running it to shrink the result would duplicate its effects.
-    logger.warn('result exceeds the size limit and was not stored', { limitBytes: maxBytes });
-    return undefined;
-  }
-  return json;
 }
 
 function childLogger(logger: TaskLogger, fields: Record<string, unknown>): TaskLogger {

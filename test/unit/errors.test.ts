@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { TaskStatus } from '../../src/constants.js';
 import {
+  ClaimCheckMismatchError,
   ConfigurationError,
   ErrorCode,
   IdempotencyConflictError,
   LeaseLostError,
   PayloadTooLargeError,
   PermanentError,
+  ResultTooLargeError,
   ScheduleFailedError,
   ScheduleNotFoundError,
   TaskCancelledError,
@@ -47,6 +49,12 @@ const cases: ReadonlyArray<readonly [string, ErrorCode, () => TasklaneError]> = 
     'SCHEDULE_FAILED',
     () => new ScheduleFailedError('x', 'task.x', { cause: new Error('throttled') }),
   ],
+  ['ResultTooLargeError', 'RESULT_TOO_LARGE', () => new ResultTooLargeError('x', 40_000, 32_768)],
+  [
+    'ClaimCheckMismatchError',
+    'CLAIM_CHECK_MISMATCH',
+    () => new ClaimCheckMismatchError('s3://b/payloads/x/h', 'sha256', 'does not match'),
+  ],
 ];
 
 describe('error hierarchy', () => {
@@ -85,6 +93,8 @@ describe('error hierarchy', () => {
       CONFIGURATION: 'CONFIGURATION',
       SCHEDULE_NOT_FOUND: 'SCHEDULE_NOT_FOUND',
       SCHEDULE_FAILED: 'SCHEDULE_FAILED',
+      RESULT_TOO_LARGE: 'RESULT_TOO_LARGE',
+      CLAIM_CHECK_MISMATCH: 'CLAIM_CHECK_MISMATCH',
     });
   });
 

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { ObjectRef } from '../../claim-check/object-ref.js';
 import { AuditEvent } from '../../constants.js';
 import type { HistoryEntry, TaskRecord } from '../../store/record.js';
 import { commandContext } from '../context.js';
@@ -19,7 +20,8 @@ export function registerShow(program: Command): void {
     .argument('<id>', 'the task id')
     .action(async (id: string, _opts: unknown, command: Command) => {
       const { out, client } = commandContext(command);
-      const record = await (await client()).get(id);
+      // A claim-checked result is shown as its S3 location, not read.
+      const record = await (await client()).get(id, { fetch: false });
       if (record === undefined) {
         throw new CliError(
           `No task has the id ${JSON.stringify(id)}: check the id (tasklane list shows recent ones); a finished task is removed after the retention period, a purged one at once.`,
@@ -73,10 +75,18 @@ function fields(r: TaskRecord): string[][] {
     ['finished', isoTime(r.finishedAt)],
     ['error', r.lastError === undefined ? '' : `${r.lastError.name}: ${r.lastError.message}`],
     ['dead reason', r.deadReason],
-    ['payload', JSON.stringify(r.payload)],
-    ['result', r.result === undefined ? '' : JSON.stringify(r.result)],
+    ['payload', r.payloadRef ? objectRow(r.payloadRef) : JSON.stringify(r.payload)],
+    [
+      'result',
+      r.resultRef ? objectRow(r.resultRef) : r.result === undefined ? '' : JSON.stringify(r.result),
+    ],
   ];
   return rows.filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => [k, String(v)]);
+}
+
+/** A claim-checked value: where it is and how big. */
+function objectRow(ref: ObjectRef): string {
+  return `s3://${ref.bucket}/${ref.key} (${ref.size} bytes)`;
 }
 
 const RUN_ENDS: readonly string[] = [
