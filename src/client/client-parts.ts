@@ -3,12 +3,14 @@
  * dispatcher, the schedules' target, delayed tasks and recurring schedules, the status index
  * reader, and the record writer of enqueue.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { SQSClient } from '@aws-sdk/client-sqs';
-import { resolveObjectStore } from '../claim-check/object-store.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
+import { type ObjectStore, resolveObjectStore } from '../claim-check/object-store.js';
+import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
 import { Defaults } from '../constants.js';
 import { resolveIntegrity } from '../integrity/tag.js';
-import type { TaskLogger } from '../observability/logger.js';
+import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { meterClient, UsageMeter } from '../observability/usage-meter.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
 import { createDelayedTasks, type DelayedTasks } from '../scheduler/delayed.js';
@@ -24,6 +26,16 @@ import { type StatusIndex, statusIndex } from './status-index.js';
 
 /** What {@link clientParts} returns. */
 export interface ClientParts {
+  readonly sqs: SQSClient;
+  readonly dynamodb: DynamoDBClient;
+  /** The options' location fields, as given (for check()'s messages). */
+  readonly location: ExecutorLocation;
+  readonly queueUrl: string;
+  readonly deadLetterQueueUrl: string | undefined;
+  readonly logger: TaskLogger;
+  readonly clock: () => number;
+  /** The payload bucket, for claim-checked results. */
+  readonly objects: ObjectStore;
   readonly store: TaskStore;
   readonly dispatcher: Dispatcher;
   readonly target: SchedulerTarget;
@@ -38,18 +50,13 @@ export interface ClientParts {
   readonly usage: UsageMeter;
 }
 
-/** Wires a client's parts from its options and the clients it resolved. */
-export function clientParts(
-  options: TaskClientOptions,
-  base: {
-    readonly location: { readonly tableName: string; readonly queueUrl: string };
-    readonly sqs: SQSClient;
-    readonly dynamodb: DynamoDBClient;
-    readonly logger: TaskLogger;
-    readonly clock: () => number;
-  },
-): ClientParts {
-  const { location, sqs, dynamodb, logger, clock } = base;
+/** Wires a client's parts from its options, making the clients it is not given. */
+export function clientParts(options: TaskClientOptions): ClientParts {
+  const location = resolveLocation(options);
+  const sqs = options.sqs ?? new SQSClient(sqsClientConfig());
+  const dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig());
+  const logger = options.logger ?? defaultLogger();
+  const clock = options.clock ?? Date.now;
   const queueUrl = location.queueUrl;
   const store = new TaskStore({
     tableName: location.tableName,
@@ -90,6 +97,14 @@ export function clientParts(
   meterClient(sqs);
   meterClient(dynamodb);
   return {
+    sqs,
+    dynamodb,
+    location: options,
+    queueUrl,
+    deadLetterQueueUrl: options.deadLetterQueueUrl ?? process.env[EnvVars.DLQ_URL],
+    logger,
+    clock,
+    objects,
     store,
     dispatcher,
     target,

@@ -1,20 +1,10 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
-import type { ObjectStore } from '../claim-check/object-store.js';
-import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
+import { EnvVars } from '../config.js';
 import type { TaskStatus } from '../constants.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
-import { defaultLogger, type TaskLogger } from '../observability/logger.js';
-import type { UsageMeter } from '../observability/usage-meter.js';
-import type { Dispatcher } from '../outbox/dispatcher.js';
-import type { DelayedTasks } from '../scheduler/delayed.js';
-import type { SchedulerTarget } from '../scheduler/target.js';
 import type { TaskRecord } from '../store/record.js';
-import type { TaskPage, TaskStore } from '../store/task-store.js';
+import type { TaskPage } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import {
-  type BatchDeps,
   type BatchEntry,
   type BatchEntryResult,
   ENQUEUE_USAGE,
@@ -25,7 +15,7 @@ import {
 import { cancelTask } from './cancel.js';
 import { type CancelResult, type CancelSelection, cancelMany } from './cancel-many.js';
 import { type CheckReport, checkExecutor, reportError } from './check.js';
-import { clientParts } from './client-parts.js';
+import { type ClientParts, clientParts } from './client-parts.js';
 import { type CountOptions, countTasks, type TaskCounts } from './counts.js';
 import {
   type DeadLetter,
@@ -35,21 +25,19 @@ import {
   requireDeadLetterQueue,
 } from './dead-letters.js';
 import { type GetOptions, withResult } from './get-result.js';
-import { onDeadLetterQueue, onTable, type TableCall } from './guarded-calls.js';
+import { onDeadLetterQueue, onTable } from './guarded-calls.js';
 import { listTasks, type TaskListFilter, type TaskListPage } from './list-tasks.js';
 import type { TaskClientOptions } from './options.js';
 import * as parking from './parked-keys.js';
-import { type EnqueueOptions, nextSequence } from './prepare.js';
+import type { EnqueueOptions } from './prepare.js';
 import { type PurgeOptions, type PurgeResult, purgeTasks } from './purge.js';
 import { purgeDead, type RedriveResult, type RedriveSelection, redriveDead } from './redrive.js';
 import type {
   RecurringScheduleOptions,
-  RecurringSchedules,
   ScheduleDetails,
   ScheduleResult,
   ScheduleSummary,
 } from './schedules.js';
-import type { StatusIndex } from './status-index.js';
 import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
 import { type TaskTransition, type WatchOptions, watchTransitions } from './watch.js';
@@ -76,53 +64,11 @@ export type { TaskTransition, WatchOptions } from './watch.js';
  * the steps leaves a PENDING record that a re-enqueue or the sweeper completes.
  */
 export class TaskClient {
-  private readonly store: TaskStore;
-  /** Delayed tasks' schedules (see createDelayedTasks). */
-  private readonly delayed: DelayedTasks;
-  private readonly sqs: SQSClient;
-  private readonly dynamodb: DynamoDBClient;
-  private readonly location: ExecutorLocation;
-  private readonly queueUrl: string;
-  private readonly dispatcher: Dispatcher;
-  private readonly deadLetterQueueUrl: string | undefined;
-  private readonly logger: TaskLogger;
-  private readonly clock: () => number;
-  private readonly recurring: RecurringSchedules;
-  private readonly target: SchedulerTarget;
-  private readonly index: StatusIndex;
-  private readonly tableCall: TableCall;
-  private readonly batch: BatchDeps;
-  /** The payload bucket, for claim-checked results. */
-  private readonly objects: ObjectStore;
-  /** Meters the requests of enqueues, for {@link TaskClient.costReport}. */
-  private readonly usage: UsageMeter;
+  /** Everything the client is made of, wired once from its options (see clientParts). */
+  private readonly parts: ClientParts;
 
   constructor(options: TaskClientOptions = {}) {
-    const location = resolveLocation(options);
-    this.queueUrl = location.queueUrl;
-    this.deadLetterQueueUrl = options.deadLetterQueueUrl ?? process.env[EnvVars.DLQ_URL];
-    this.sqs = options.sqs ?? new SQSClient(sqsClientConfig());
-    this.dynamodb = options.dynamodb ?? new DynamoDBClient(awsClientConfig());
-    this.location = options;
-    this.logger = options.logger ?? defaultLogger();
-    this.clock = options.clock ?? Date.now;
-    const parts = clientParts(options, {
-      location,
-      sqs: this.sqs,
-      dynamodb: this.dynamodb,
-      logger: this.logger,
-      clock: this.clock,
-    });
-    this.store = parts.store;
-    this.objects = parts.writer.objects;
-    this.dispatcher = parts.dispatcher;
-    this.target = parts.target;
-    this.delayed = parts.delayed;
-    this.recurring = parts.recurring;
-    this.index = parts.index;
-    this.tableCall = parts.tableCall;
-    this.batch = parts.batch;
-    this.usage = parts.usage;
+    this.parts = clientParts(options);
   }
 
   /**
@@ -132,7 +78,7 @@ export class TaskClient {
    * `sqs:GetQueueAttributes` and `scheduler:GetScheduleGroup`.
    */
   check(): Promise<CheckReport> {
-    const { store, dynamodb, sqs, queueUrl, target, location } = this;
+    const { store, dynamodb, sqs, queueUrl, target, location } = this.parts;
     return checkExecutor({ store, dynamodb, sqs, queueUrl, schedules: target, location });
   }
 
@@ -166,8 +112,8 @@ export class TaskClient {
     payload: PayloadOf<D>,
     options: EnqueueOptions = {},
   ): Promise<EnqueueResult> {
-    return this.usage.trackTask(ENQUEUE_USAGE, () =>
-      enqueueOne({ task, payload, options }, this.batch),
+    return this.parts.usage.trackTask(ENQUEUE_USAGE, () =>
+      enqueueOne({ task, payload, options }, this.parts.batch),
     );
   }
 
@@ -182,9 +128,9 @@ export class TaskClient {
    *   PENDING for the sweeper.
    */
   enqueueBatch(entries: readonly BatchEntry[]): Promise<BatchEntryResult[]> {
-    return this.usage.trackTask(
+    return this.parts.usage.trackTask(
       ENQUEUE_USAGE,
-      () => enqueueAll(entries, this.batch),
+      () => enqueueAll(entries, this.parts.batch),
       entries.length,
     );
   }
@@ -195,7 +141,7 @@ export class TaskClient {
    */
   costReport(options: { since?: Date | number; prices?: PriceTable } = {}): PricedUsage {
     const since = options.since === undefined ? 0 : Number(options.since);
-    const { usage, tasks } = this.usage.since(since);
+    const { usage, tasks } = this.parts.usage.since(since);
     return priceUsage(usage, tasks, options.prices);
   }
 
@@ -208,19 +154,26 @@ export class TaskClient {
    *   work queue cannot be sent to for a permanent reason (the tasks then wait PENDING).
    */
   redrive(selection: RedriveSelection): Promise<RedriveResult> {
-    const { store, dispatcher, sqs, deadLetterQueueUrl, queueUrl: workQueueUrl, logger } = this;
+    const {
+      store,
+      dispatcher,
+      sqs,
+      deadLetterQueueUrl,
+      queueUrl: workQueueUrl,
+      logger,
+    } = this.parts;
     const deps = { store, dispatcher, sqs, deadLetterQueueUrl, workQueueUrl, logger };
     return redriveDead(selection, deps);
   }
 
   /** Ordering keys parked by a DEAD task of an `onDead: 'park'` type, with that task. */
   parkedKeys(): Promise<parking.ParkedKey[]> {
-    return onTable(this.tableCall, () => parking.listParkedKeys(this.store));
+    return onTable(this.parts.tableCall, () => parking.listParkedKeys(this.parts.store));
   }
 
   /** Gives up on the DEAD task that parks `orderingKey`: the key's later tasks proceed. */
   releaseKey(orderingKey: string): Promise<parking.ReleaseKeyResult> {
-    const { store, sqs, queueUrl: workQueueUrl, logger } = this;
+    const { store, sqs, queueUrl: workQueueUrl, logger } = this.parts;
     return parking.releaseParkedKey(orderingKey, { store, sqs, workQueueUrl, logger });
   }
 
@@ -229,7 +182,7 @@ export class TaskClient {
    * Conditional per task, so one redriven meanwhile is kept.
    */
   purgeDead(options: { olderThan: number }): Promise<number> {
-    return purgeDead(this.store, options.olderThan, this.clock);
+    return purgeDead(this.parts.store, options.olderThan, this.parts.clock);
   }
 
   /**
@@ -239,8 +192,8 @@ export class TaskClient {
    * @throws ClaimCheckMismatchError when the result's object is missing or altered.
    */
   async get(id: string, options: GetOptions = {}): Promise<TaskRecord | undefined> {
-    const record = await onTable(this.tableCall, () => this.store.get(id));
-    return withResult(record, this.objects, options);
+    const record = await onTable(this.parts.tableCall, () => this.parts.store.get(id));
+    return withResult(record, this.parts.objects, options);
   }
 
   /**
@@ -258,10 +211,10 @@ export class TaskClient {
     options: { limit?: number; cursor?: string } = {},
   ): Promise<TaskPage | TaskListPage> {
     if (typeof statusOrFilter === 'object' && statusOrFilter !== null) {
-      return onTable(this.tableCall, () => listTasks(this.index, statusOrFilter));
+      return onTable(this.parts.tableCall, () => listTasks(this.parts.index, statusOrFilter));
     }
     const valid = assertTaskStatus(statusOrFilter, 'list status');
-    return onTable(this.tableCall, () => this.store.list(valid, options));
+    return onTable(this.parts.tableCall, () => this.parts.store.list(valid, options));
   }
 
   /**
@@ -270,7 +223,7 @@ export class TaskClient {
    * index entry it counts; docs/operations.md gives the cost on a large table.
    */
   counts(options: CountOptions = {}): Promise<TaskCounts> {
-    return onTable(this.tableCall, () => countTasks(this.index, options));
+    return onTable(this.parts.tableCall, () => countTasks(this.parts.index, options));
   }
 
   /**
@@ -280,8 +233,10 @@ export class TaskClient {
    * @throws ConfigurationError when no dead-letter queue URL is configured.
    */
   async peekDeadLetters(options: { limit?: number } = {}): Promise<DeadLetter[]> {
-    const url = requireDeadLetterQueue(this.deadLetterQueueUrl, EnvVars.DLQ_URL);
-    return onDeadLetterQueue(this.sqs, url, () => peekDeadLetters(this.sqs, url, options));
+    const url = requireDeadLetterQueue(this.parts.deadLetterQueueUrl, EnvVars.DLQ_URL);
+    return onDeadLetterQueue(this.parts.sqs, url, () =>
+      peekDeadLetters(this.parts.sqs, url, options),
+    );
   }
 
   /**
@@ -291,8 +246,10 @@ export class TaskClient {
    * @throws ConfigurationError when no dead-letter queue URL is configured.
    */
   async deadLetterStats(options: { sample?: number } = {}): Promise<DeadLetterStats> {
-    const url = requireDeadLetterQueue(this.deadLetterQueueUrl, EnvVars.DLQ_URL);
-    return onDeadLetterQueue(this.sqs, url, () => deadLetterStats(this.sqs, url, options));
+    const url = requireDeadLetterQueue(this.parts.deadLetterQueueUrl, EnvVars.DLQ_URL);
+    return onDeadLetterQueue(this.parts.sqs, url, () =>
+      deadLetterStats(this.parts.sqs, url, options),
+    );
   }
 
   /**
@@ -302,7 +259,9 @@ export class TaskClient {
    * @throws ValidationError when `status` is not DEAD or `olderThan` is not a duration.
    */
   purge(options: PurgeOptions): Promise<PurgeResult> {
-    return onTable(this.tableCall, () => purgeTasks(this.store, options, this.clock()));
+    return onTable(this.parts.tableCall, () =>
+      purgeTasks(this.parts.store, options, this.parts.clock()),
+    );
   }
 
   /**
@@ -310,7 +269,7 @@ export class TaskClient {
    * polling the status index. End it with `signal` or by leaving the `for await` loop.
    */
   watch(options: WatchOptions = {}): AsyncGenerator<TaskTransition> {
-    return watchTransitions(this.index, (id) => this.get(id), options, this.clock);
+    return watchTransitions(this.parts.index, (id) => this.get(id), options, this.parts.clock);
   }
 
   /**
@@ -320,7 +279,7 @@ export class TaskClient {
    * @throws WaitTimeoutError after `timeoutMs`, carrying the last record seen.
    */
   wait(id: string, options: WaitOptions = {}): Promise<TaskRecord> {
-    return waitForTerminal(id, (taskId) => this.get(taskId), this.clock, options);
+    return waitForTerminal(id, (taskId) => this.get(taskId), this.parts.clock, options);
   }
 
   /**
@@ -335,7 +294,7 @@ export class TaskClient {
   cancel(id: string, reason?: string): Promise<TaskRecord>;
   cancel(selection: CancelSelection): Promise<CancelResult>;
   cancel(target: string | CancelSelection, reason?: string): Promise<TaskRecord | CancelResult> {
-    const { store, delayed, logger, index } = this;
+    const { store, delayed, logger, index } = this.parts;
     const deps = { store, delayed, logger, index, get: (taskId: string) => this.get(taskId) };
     if (typeof target === 'object' && target !== null) return cancelMany(target, deps);
     return cancelTask(target, reason, deps);
@@ -353,31 +312,31 @@ export class TaskClient {
     name: string,
     options: RecurringScheduleOptions<D>,
   ): Promise<ScheduleResult> {
-    return this.recurring.schedule(name, options);
+    return this.parts.recurring.schedule(name, options);
   }
 
   /** Deletes a recurring schedule; false when there was none. Tasks already fired stay. */
   unschedule(name: string): Promise<boolean> {
-    return this.recurring.unschedule(name);
+    return this.parts.recurring.unschedule(name);
   }
 
   /** Stops a recurring schedule's firings (Scheduler State DISABLED) until resumed. */
   pauseSchedule(name: string): Promise<void> {
-    return this.recurring.setState(name, 'DISABLED');
+    return this.parts.recurring.setState(name, 'DISABLED');
   }
 
   /** Resumes a paused schedule; firings missed while paused are not made up. */
   resumeSchedule(name: string): Promise<void> {
-    return this.recurring.setState(name, 'ENABLED');
+    return this.parts.recurring.setState(name, 'ENABLED');
   }
 
   /** Lists the recurring schedules (with `includeDelayed`, delayed tasks' schedules too). */
   listSchedules(options: { includeDelayed?: boolean } = {}): Promise<ScheduleSummary[]> {
-    return this.recurring.list(options);
+    return this.parts.recurring.list(options);
   }
 
   /** Reads one recurring schedule: expression, time zone, task and payload. */
   getSchedule(name: string): Promise<ScheduleDetails | undefined> {
-    return this.recurring.get(name);
+    return this.parts.recurring.get(name);
   }
 }
