@@ -2,6 +2,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { Defaults } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { type RateLimit, type ResolvedRateLimit, resolveRateLimit } from './rate-limit.js';
 import { retryHorizonIssue } from './retry-horizon.js';
 
 /** Retry policy of a task type. Delays grow exponentially with full jitter, capped. */
@@ -52,6 +53,13 @@ export interface TaskDefinitionOptions<Schema extends StandardSchemaV1, Result> 
   readonly retry?: RetryPolicy;
   /** Handler timeout in milliseconds; the signal aborts when it elapses. @default 30000 */
   readonly timeout?: number;
+  /**
+   * At most `limit` starts of this type in any `intervalMs`, across every worker; with
+   * `perKey`, per ordering key. A task over the limit waits (in the worker for up to a few
+   * seconds, else back in the queue) without using an attempt (docs/rate-limits.md).
+   * @default no limit
+   */
+  readonly rateLimit?: RateLimit;
 }
 
 /** A registered task type: its name, schema, handler and resolved policies. */
@@ -69,6 +77,8 @@ export interface TaskDefinition<
   ): Promise<Result> | Result;
   readonly retry: Required<RetryPolicy>;
   readonly timeoutMs: number;
+  /** The type's rate limit; undefined when it has none. */
+  readonly rateLimit?: ResolvedRateLimit | undefined;
 }
 
 /** The payload type a definition accepts at enqueue. */
@@ -142,8 +152,16 @@ export function defineTask<Schema extends StandardSchemaV1, Result = unknown>(
     });
     if (horizon !== undefined) issues.push({ path: 'retry', message: horizon });
   }
+  const rateLimit = resolveRateLimit(issues, options.rateLimit);
   if (issues.length > 0) throw new ValidationError(`definition of task type '${type}'`, issues);
-  return { type, schema: options.schema, handler: options.handler, retry, timeoutMs };
+  return {
+    type,
+    schema: options.schema,
+    handler: options.handler,
+    retry,
+    timeoutMs,
+    ...(rateLimit === undefined ? {} : { rateLimit }),
+  };
 }
 
 function issuePath(issue: StandardSchemaV1.Issue): string {

@@ -1,0 +1,205 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { TaskStatus } from '../../src/constants.js';
+import type { TaskDefinition } from '../../src/tasks/task-definition.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
+import { testClients } from '../helpers/aws.js';
+import { eventually, setupExecutor, type TestExecutor } from '../helpers/executor.js';
+
+let executor: TestExecutor;
+const stops: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  executor = await setupExecutor();
+});
+
+afterEach(async () => {
+  await Promise.all(stops.splice(0).map((stop) => stop()));
+});
+
+/** A DynamoDB client that records the key of every UpdateItem it sends. */
+function keyRecordingDynamodb(): { client: DynamoDBClient; updatedKeys: string[] } {
+  const client = testClients().dynamodb;
+  const updatedKeys: string[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      // The document client's UpdateCommand and the plain UpdateItemCommand alike.
+      if (context.commandName === 'UpdateItemCommand' || context.commandName === 'UpdateCommand') {
+        const pk = (args.input as { Key?: { pk?: unknown } }).Key?.pk;
+        updatedKeys.push(typeof pk === 'string' ? pk : String((pk as { S?: string })?.S));
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'record-update-keys' },
+  );
+  return { client, updatedKeys };
+}
+
+/** Starts `count` poll loops of `tasks`, each with its own clock skew and DynamoDB client. */
+function startWorkers(tasks: readonly TaskDefinition[], skewsMs: readonly number[]): string[] {
+  const keys: string[] = [];
+  for (const skew of skewsMs) {
+    const { client, updatedKeys } = keyRecordingDynamodb();
+    const controller = new AbortController();
+    const polling = executor
+      .worker(tasks, { dynamodb: client, clock: () => Date.now() + skew })
+      .poll({ signal: controller.signal, waitTimeSeconds: 1, batchSize: 10 });
+    stops.push(async () => {
+      controller.abort();
+      await polling;
+      keys.push(...updatedKeys);
+    });
+  }
+  return keys;
+}
+
+/** The least time spanned by `limit + 1` consecutive starts: over intervalMs when exact. */
+function tightestSpan(starts: readonly number[], limit: number): number {
+  const sorted = [...starts].sort((a, b) => a - b);
+  let tightest = Number.POSITIVE_INFINITY;
+  for (let i = 0; i + limit < sorted.length; i++) {
+    tightest = Math.min(tightest, (sorted[i + limit] as number) - (sorted[i] as number));
+  }
+  return tightest;
+}
+
+/** Skew between the workers' clocks, and the claim's latency after a granted start. */
+const SKEWS_MS = [0, 40, -40, 80];
+const TOLERANCE_MS = 120 + 400;
+
+describe('rateLimit under contention', () => {
+  it('keeps four workers to the limit in every window and runs every task on attempt 1', async () => {
+    // Arrange
+    const starts: { at: number; attempt: number }[] = [];
+    const call = defineTask('rl-call', {
+      schema: z.object({ n: z.number() }),
+      rateLimit: { limit: 5, intervalMs: 2_000 },
+      handler: (_payload, ctx) => {
+        starts.push({ at: Date.now(), attempt: ctx.attempt });
+      },
+    });
+    const client = executor.client();
+    const entries = Array.from({ length: 30 }, (_, n) => ({ task: call, payload: { n } }));
+
+    // Act
+    const results = await client.enqueueBatch(entries);
+    startWorkers([call], SKEWS_MS);
+    await eventually(() => starts.length >= 30, 120_000);
+
+    // Assert
+    const ids = results.map((r) => (r.ok ? r.id : ''));
+    const records = await Promise.all(ids.map((id) => executor.store.get(id)));
+    expect(starts).toHaveLength(30);
+    expect(starts.every((s) => s.attempt === 1)).toBe(true);
+    expect(records.every((r) => r?.status === TaskStatus.SUCCEEDED && r.attempt === 1)).toBe(true);
+    expect(
+      tightestSpan(
+        starts.map((s) => s.at),
+        5,
+      ),
+    ).toBeGreaterThanOrEqual(2_000 - TOLERANCE_MS);
+  }, 150_000);
+
+  it('defers what is over the limit instead of dropping it', async () => {
+    // Arrange
+    const starts: number[] = [];
+    const slow = defineTask('rl-slow', {
+      schema: z.object({ n: z.number() }),
+      rateLimit: { limit: 1, intervalMs: 8_000 },
+      handler: () => {
+        starts.push(Date.now());
+      },
+    });
+    const client = executor.client();
+
+    // Act
+    const results = await client.enqueueBatch(
+      [0, 1, 2].map((n) => ({ task: slow, payload: { n } })),
+    );
+    startWorkers([slow], [0, 0]);
+    await eventually(() => starts.length >= 3, 90_000);
+
+    // Assert
+    const ids = results.map((r) => (r.ok ? r.id : ''));
+    const records = await Promise.all(ids.map((id) => executor.store.get(id)));
+    expect(records.map((r) => [r?.status, r?.attempt])).toEqual([
+      [TaskStatus.SUCCEEDED, 1],
+      [TaskStatus.SUCCEEDED, 1],
+      [TaskStatus.SUCCEEDED, 1],
+    ]);
+    expect(tightestSpan(starts, 1)).toBeGreaterThanOrEqual(8_000 - TOLERANCE_MS);
+  }, 120_000);
+});
+
+describe('rateLimit.perKey', () => {
+  it('limits each ordering key on its own', async () => {
+    // Arrange
+    const starts: { key: string; at: number }[] = [];
+    const sync = defineTask('rl-sync', {
+      schema: z.object({ key: z.string() }),
+      rateLimit: { limit: 1, intervalMs: 3_000, perKey: true },
+      handler: ({ key }) => {
+        starts.push({ key, at: Date.now() });
+      },
+    });
+    const keys = ['tenant-a', 'tenant-b', 'tenant-c'];
+    const entries = keys.flatMap((key) =>
+      [0, 1].map(() => ({ task: sync, payload: { key }, options: { orderingKey: key } })),
+    );
+
+    // Act
+    await executor.client().enqueueBatch(entries);
+    startWorkers([sync], [0, 30]);
+    await eventually(() => starts.length >= 6, 90_000);
+
+    // Assert
+    const firsts = keys.map((key) => starts.find((s) => s.key === key)?.at ?? 0);
+    expect(Math.max(...firsts) - Math.min(...firsts)).toBeLessThan(2_000);
+    for (const key of keys) {
+      const own = starts.filter((s) => s.key === key).map((s) => s.at);
+      expect(tightestSpan(own, 1)).toBeGreaterThanOrEqual(3_000 - TOLERANCE_MS);
+    }
+  }, 120_000);
+});
+
+describe('rateLimit cost', () => {
+  it('writes the bucket once per limited task and never for a type without a limit', async () => {
+    // Arrange
+    let runs = 0;
+    const free = defineTask('rl-free', {
+      schema: z.object({ n: z.number() }),
+      handler: () => {
+        runs += 1;
+      },
+    });
+    const roomy = defineTask('rl-roomy', {
+      schema: z.object({ n: z.number() }),
+      rateLimit: { limit: 1_000, intervalMs: 1_000 },
+      handler: () => {
+        runs += 1;
+      },
+    });
+    const client = executor.client();
+    await client.enqueueBatch([0, 1, 2, 3].map((n) => ({ task: free, payload: { n } })));
+    // One key: they run one after another, so each write sees the last one's bucket.
+    await client.enqueueBatch(
+      [0, 1, 2].map((n) => ({ task: roomy, payload: { n }, options: { orderingKey: 'one' } })),
+    );
+
+    // Act
+    const updatedKeys = startWorkers([free, roomy], [0]);
+    await eventually(() => runs >= 7, 60_000);
+    await Promise.all(stops.splice(0).map((stop) => stop()));
+
+    // Assert
+    const bucketWrites = updatedKeys.filter((key) => key.startsWith('rate-limit '));
+    expect(bucketWrites).toEqual([
+      'rate-limit rl-roomy',
+      'rate-limit rl-roomy',
+      'rate-limit rl-roomy',
+    ]);
+    const succeeded = await client.list(TaskStatus.SUCCEEDED, { limit: 1000 });
+    expect(succeeded.items.some((task) => task.id.startsWith('rate-limit'))).toBe(false);
+  }, 90_000);
+});
