@@ -70,7 +70,7 @@ export class RateLimiter {
   private readonly known = new Map<string, number>();
 
   constructor(
-    private readonly buckets: TokenBuckets,
+    private readonly buckets: Pick<TokenBuckets, 'take'>,
     private readonly clock: () => number,
     private readonly random: () => number,
     private readonly sleep: (ms: number) => Promise<void> = delay,
