@@ -149,8 +149,12 @@ describe('RateLimiter.admit', () => {
 
   it('writes nothing for a type without a limit', async () => {
     let writes = 0;
+    const take = async (): Promise<BucketWriteResult> => {
+      writes += 1;
+      return { kind: 'refused', tat: undefined };
+    };
     const limiter = new RateLimiter(
-      { take: async () => ({ kind: 'refused', tat: (writes++, undefined) }) },
+      { take },
       () => 0,
       () => 0,
     );
