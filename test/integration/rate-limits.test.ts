@@ -131,12 +131,10 @@ describe('rateLimit under contention', () => {
     expect(starts).toHaveLength(30);
     expect(starts.every((s) => s.attempt === 1)).toBe(true);
     expect(records.every((r) => r?.status === TaskStatus.SUCCEEDED && r.attempt === 1)).toBe(true);
-    expect(
-      tightestSpan(
-        starts.map((s) => s.at),
-        5,
-      ),
-    ).toBeGreaterThanOrEqual(2_000 - TOLERANCE_MS);
+    expect(observed.slots.length).toBeGreaterThanOrEqual(30);
+    expect(tightestSpan(observed.slots, 5)).toBeGreaterThanOrEqual(2_000 - SKEW_SPAN_MS);
+    const startTimes = starts.map((s) => s.at);
+    expect(tightestSpan(startTimes, 5)).toBeGreaterThanOrEqual(2_000 - TOLERANCE_MS);
   }, 150_000);
 
   it('defers what is over the limit instead of dropping it', async () => {
