@@ -84,6 +84,7 @@ export type { Retention } from './store/retention.js';
 export type { SweeperOptions } from './sweeper/create-sweeper.js';
 export { createSweeper } from './sweeper/create-sweeper.js';
 export type { SweepReport } from './sweeper/sweeper.js';
+export type { RateLimit, ResolvedRateLimit } from './tasks/rate-limit.js';
 export type {
   PayloadOf,
   RetryPolicy,

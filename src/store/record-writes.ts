@@ -80,7 +80,8 @@ export async function getTask(ctx: WriteContext, taskId: string): Promise<TaskRe
       ConsistentRead: true,
     }),
   );
-  return out.Item === undefined ? undefined : fromItem(out.Item);
+  // An item without a status is no task: a rate limit's bucket (ADR 0026).
+  return out.Item?.status === undefined ? undefined : fromItem(out.Item);
 }
 
 /**

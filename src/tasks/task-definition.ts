@@ -2,6 +2,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { Defaults, OnDead } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { type RateLimit, type ResolvedRateLimit, resolveRateLimit } from './rate-limit.js';
 import { retryHorizonIssue } from './retry-horizon.js';
 
 /** Retry policy of a task type. Delays grow exponentially with full jitter, capped. */
@@ -71,6 +72,13 @@ export interface TaskDefinitionOptions<Schema extends StandardSchemaV1, Result> 
    * docs/parked-keys.md. @default 'release'
    */
   readonly onDead?: OnDead;
+  /**
+   * At most `limit` starts of this type in any `intervalMs`, across every worker; with
+   * `perKey`, per ordering key. A task over the limit waits (in the worker for up to a few
+   * seconds, else back in the queue) without using an attempt (docs/rate-limits.md).
+   * @default no limit
+   */
+  readonly rateLimit?: RateLimit;
 }
 
 /** A registered task type: its name, schema, handler and resolved policies. */
@@ -90,6 +98,8 @@ export interface TaskDefinition<
   readonly timeoutMs: number;
   /** What a DEAD task of this type does to its ordering key; absent means `'release'`. */
   readonly onDead?: OnDead;
+  /** The type's rate limit; undefined when it has none. */
+  readonly rateLimit?: ResolvedRateLimit | undefined;
 }
 
 /** The payload type a definition accepts at enqueue. */
@@ -170,8 +180,17 @@ export function defineTask<Schema extends StandardSchemaV1, Result = unknown>(
       message: `expected 'release' or 'park', received ${JSON.stringify(onDead)}`,
     });
   }
+  const rateLimit = resolveRateLimit(issues, options.rateLimit);
   if (issues.length > 0) throw new ValidationError(`definition of task type '${type}'`, issues);
-  return { type, schema: options.schema, handler: options.handler, retry, timeoutMs, onDead };
+  return {
+    type,
+    schema: options.schema,
+    handler: options.handler,
+    retry,
+    timeoutMs,
+    onDead,
+    ...(rateLimit === undefined ? {} : { rateLimit }),
+  };
 }
 
 function issuePath(issue: StandardSchemaV1.Issue): string {

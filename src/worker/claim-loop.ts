@@ -155,6 +155,16 @@ async function decide(
         return done({ kind: 'takeover' });
       }
       const receiveCount = message.attributes.ApproximateReceiveCount;
+      // The rate limit's start comes before the claim: a task over the limit goes back to
+      // the queue with no attempt used and nothing written to its record (ADR 0026).
+      const admission = await deps.rateLimits.admit(definition, seen, {
+        maxWaitMs: budget - timeoutMs,
+        receiveCount: Number(receiveCount) || 1,
+      });
+      if (admission.kind === 'defer') {
+        deps.logger.debug('message deferred', { taskId: seen.id, reason: admission.reason });
+        return done({ kind: 'retry', delayMs: admission.delayMs });
+      }
       const { record, lease } = await deps.store.claim(seen, {
         workerId: deps.workerId,
         leaseMs: leaseFor(timeoutMs, deps),

@@ -16,11 +16,13 @@ import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js
 import { BATCH_USAGE, meterClient, UsageMeter } from '../observability/usage-meter.js';
 import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
+import { TokenBuckets } from '../store/token-bucket.js';
 import { retryHorizonIssue } from '../tasks/retry-horizon.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import type { BatchOptions, ProcessorDeps } from './deps.js';
 import { resolveFiringSenders } from './firing-trust.js';
 import { processBatch } from './processor.js';
+import { RateLimiter } from './rate-limit.js';
 import { type BatchSummary, pollQueue } from './sqs-poller.js';
 import { TakeoverGate } from './takeover-gate.js';
 import { VisibilityController } from './visibility.js';
@@ -210,6 +212,7 @@ export function createWorker(
     takeoverGate: new TakeoverGate(),
     random: Math.random,
     firingSenders: resolveFiringSenders(options.schedulerSenderId),
+    rateLimits: new RateLimiter(new TokenBuckets(dynamodb, location.tableName), clock, Math.random),
     integrity: resolveIntegrity(options.integrity, dynamodb),
   };
   // One flush per batch, in both entry points; a batch that throws still publishes. The

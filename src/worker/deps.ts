@@ -15,6 +15,7 @@ import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import type { FiringSenders } from './firing-trust.js';
+import type { RateLimiter } from './rate-limit.js';
 import type { TakeoverGate } from './takeover-gate.js';
 import type { VisibilityController } from './visibility.js';
 
@@ -48,6 +49,8 @@ export interface ProcessorDeps {
   readonly random: () => number;
   /** Who may send a recurring schedule's firing (ADR 0013). */
   readonly firingSenders: FiringSenders;
+  /** Takes a start from a limited type's bucket before its claim (ADR 0026). */
+  readonly rateLimits: RateLimiter;
   /** Verifies each claimed record's integrity tag (and tags firings); undefined when off. */
   readonly integrity?: IntegrityTag | undefined;
   /** Lifecycle events and hooks; `store` above already notes its writes' events. */

@@ -24,7 +24,7 @@ import {
 import { retryDelayMs } from './backoff.js';
 import { resolvePayload, storeResult } from './claim-check.js';
 import { ACK, auditTask, LEASE_LOST, leaseFor, type Outcome, type ProcessorDeps } from './deps.js';
-import { Heartbeat, type HeldMessage } from './heartbeat.js';
+import { Heartbeat } from './heartbeat.js';
 import { holdParkedKey, type ParkMessage } from './parked.js';
 import { cancelledDetail } from './run-decisions.js';
 import { type HandlerOutcome, runHandler } from './run-handler.js';
