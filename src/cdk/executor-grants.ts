@@ -24,6 +24,12 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
 import { PRODUCER_UPDATE_ATTRIBUTES } from '../store/producer-writes.js';
+import {
+  DELAYED_SCHEDULE_PREFIXES,
+  KEY_USE_ACTIONS,
+  WORKER_QUEUE_ACTIONS,
+  WORKER_TABLE_ACTIONS,
+} from './grant-actions.js';
 
 /** The executor's resources that grants point at. */
 export interface GrantTargets {
@@ -45,45 +51,6 @@ export interface GrantTargets {
   /** Records a cdk-nag acknowledgement (see `acknowledgeFinding` in nag-acknowledgements.ts). */
   readonly acknowledge: (scope: IConstruct, id: string, reason: string, covering?: boolean) => void;
 }
-
-/**
- * What a worker calls on the table: the store's reads and conditional updates, the record a
- * recurring schedule's firing creates (PutItem), and a parked key's item, written in a
- * transaction that checks its dead task (PutItem, ConditionCheckItem; docs/adr/0024-parked-keys.md).
- */
-export const WORKER_TABLE_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:ConditionCheckItem',
-];
-
-/**
- * What a worker calls on the work queue: the event source mapping's (or the poll loop's)
- * receive and delete, the visibility controller's heartbeats, and GetQueueAttributes or
- * GetQueueUrl when the queue ARN is not configured.
- */
-export const WORKER_QUEUE_ACTIONS = [
-  'sqs:ReceiveMessage',
-  'sqs:DeleteMessage',
-  'sqs:ChangeMessageVisibility',
-  'sqs:GetQueueAttributes',
-  'sqs:GetQueueUrl',
-];
-
-/**
- * KMS actions of a principal that writes to, and reads from, the encrypted queues and table:
- * SQS sends need GenerateDataKey and receives Decrypt; DynamoDB calls the key on the caller's
- * behalf for its writes and reads. Listed one by one (no `GenerateDataKey*`).
- */
-export const KEY_USE_ACTIONS = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
-
-/**
- * The name prefixes of delayed tasks' one-time schedules, `task.` (the task id) and `task_`
- * (its hash): see `delayedScheduleName` in src/scheduler/names.ts, which a recurring
- * schedule's name may not start with.
- */
-export const DELAYED_SCHEDULE_PREFIXES = ['task.', 'task_'] as const;
 
 /**
  * The ARN patterns of the task schedule groups: every schedule of the recurring group, and

@@ -18,7 +18,7 @@ import { type ExecutorSettings, executorSettings } from '../resources.js';
 import type { Retention } from '../store/retention.js';
 import { allowLogsToUseKey } from './encryption.js';
 import { ExecutorFunction } from './executor-functions.js';
-import { KEY_USE_ACTIONS, WORKER_QUEUE_ACTIONS, WORKER_TABLE_ACTIONS } from './executor-grants.js';
+import { KEY_USE_ACTIONS, WORKER_QUEUE_ACTIONS, WORKER_TABLE_ACTIONS } from './grant-actions.js';
 import { SWEEPER_INTEGRITY_ACTIONS, WORKER_INTEGRITY_ACTIONS } from './integrity.js';
 import { eventEnvironment, WORKER_EVENT_ACTIONS } from './lifecycle-events.js';
 import { sweeperBundleDirectory } from './sweeper-bundle.js';

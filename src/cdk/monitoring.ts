@@ -11,6 +11,7 @@ import {
   GraphWidget,
   type IAlarmAction,
   type IMetric,
+  Metric,
   type MetricOptions,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
@@ -18,7 +19,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { PriceTable } from '../observability/cost.js';
-import { MetricName } from '../observability/metrics.js';
+import { METRICS_NAMESPACE, MetricName } from '../observability/metrics.js';
 import { costWidget } from './cost-widget.js';
 
 /** What {@link ExecutorMonitoring} watches; the TaskExecutor construct provides it. */
@@ -214,4 +215,24 @@ export class ExecutorMonitoring extends Construct {
       costWidget(executor, props.prices),
     );
   }
+}
+
+/**
+ * One of the metrics the worker (and, for DEAD, the sweeper) publishes as EMF, for the
+ * executor whose `service` dimension is `serviceName`: counts default to the sum over the
+ * period, `TaskDuration` and `QueueLatency` (milliseconds) to p99.
+ */
+export function taskMetric(
+  serviceName: string,
+  metricName: MetricName,
+  props?: MetricOptions,
+): Metric {
+  const timing = metricName === MetricName.DURATION || metricName === MetricName.QUEUE_LATENCY;
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: { service: serviceName },
+    statistic: timing ? 'p99' : 'Sum',
+    ...props,
+  });
 }

@@ -7,10 +7,12 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
   type DeduplicationScope,
   type FifoThroughputLimit,
+  Queue,
   QueueEncryption,
   type QueueProps,
 } from 'aws-cdk-lib/aws-sqs';
-import type { QueueSettings } from '../resources.js';
+import type { Construct } from 'constructs';
+import type { ExecutorSettings, QueueSettings } from '../resources.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -60,4 +62,34 @@ export function queueProps(queue: QueueSettings, encryptionKey?: IKey): QueuePro
     props.encryptionMasterKey = encryptionKey;
   }
   return props;
+}
+
+/** An executor's three queues: the FIFO work queue, its DLQ, and the schedules' DLQ. */
+export interface ExecutorQueues {
+  readonly workQueue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly scheduleDeadLetterQueue: Queue;
+}
+
+/** Creates the executor's queues from the shared settings, the work queue redriving to its DLQ. */
+export function createExecutorQueues(
+  scope: Construct,
+  settings: ExecutorSettings,
+  encryptionKey: IKey | undefined,
+): ExecutorQueues {
+  const deadLetterQueue = new Queue(
+    scope,
+    'DeadLetterQueue',
+    queueProps(settings.deadLetterQueue, encryptionKey),
+  );
+  const workQueue = new Queue(scope, 'WorkQueue', {
+    ...queueProps(settings.workQueue, encryptionKey),
+    deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
+  });
+  const scheduleDeadLetterQueue = new Queue(
+    scope,
+    'ScheduleDeadLetterQueue',
+    queueProps(settings.scheduler.deadLetterQueue, encryptionKey),
+  );
+  return { workQueue, deadLetterQueue, scheduleDeadLetterQueue };
 }

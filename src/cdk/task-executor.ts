@@ -1,14 +1,14 @@
 import { Duration, Stack } from 'aws-cdk-lib';
-import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Metric, MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { Grant, IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { Queue } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE, MetricName } from '../observability/metrics.js';
+import { MetricName } from '../observability/metrics.js';
 import type { ExecutorSettings } from '../resources.js';
 import { SCHEDULER_SENDER_ID_ENV } from '../worker/firing-trust.js';
 import {
@@ -33,14 +33,14 @@ import {
   WORKER_INTEGRITY_ACTIONS,
 } from './integrity.js';
 import { eventGrant, lifecycleEventBus } from './lifecycle-events.js';
-import { ExecutorMonitoring } from './monitoring.js';
+import { ExecutorMonitoring, taskMetric } from './monitoring.js';
 import {
   acknowledgeFinding,
   acknowledgeNagFindings,
   type NagAcknowledgement,
 } from './nag-acknowledgements.js';
 import * as payloads from './payload-bucket.js';
-import { queueProps } from './queue-props.js';
+import { createExecutorQueues } from './queue-props.js';
 import { ExecutorScheduling } from './scheduling.js';
 import { SenderRestriction } from './sender-restriction.js';
 import type { TaskExecutorProps } from './task-executor-props.js';
@@ -110,20 +110,10 @@ export class TaskExecutor extends Construct {
     this.integrityKey = integrityKeyOf(this, props, name);
     this.eventBus = lifecycleEventBus(this, props);
 
-    this.deadLetterQueue = new Queue(
-      this,
-      'DeadLetterQueue',
-      queueProps(settings.deadLetterQueue, key),
-    );
-    this.workQueue = new Queue(this, 'WorkQueue', {
-      ...queueProps(settings.workQueue, key),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
-    });
-    this.scheduleDeadLetterQueue = new Queue(
-      this,
-      'ScheduleDeadLetterQueue',
-      queueProps(settings.scheduler.deadLetterQueue, key),
-    );
+    const queues = createExecutorQueues(this, settings, key);
+    this.workQueue = queues.workQueue;
+    this.deadLetterQueue = queues.deadLetterQueue;
+    this.scheduleDeadLetterQueue = queues.scheduleDeadLetterQueue;
     this.table = createTaskTable(this, 'Table', settings.table, props);
     const arns = scheduleArns(
       stack,
@@ -325,14 +315,7 @@ export class TaskExecutor extends Construct {
    * the period; `TaskDuration` and `QueueLatency` (milliseconds) to p99.
    */
   metricTasks(metricName: MetricName, props?: MetricOptions): Metric {
-    const timing = metricName === MetricName.DURATION || metricName === MetricName.QUEUE_LATENCY;
-    return new Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName,
-      dimensionsMap: { service: this.serviceName },
-      statistic: timing ? 'p99' : 'Sum',
-      ...props,
-    });
+    return taskMetric(this.serviceName, metricName, props);
   }
 
   /** Tasks declared DEAD, by the worker or by the sweeper (sum over the period). */

@@ -4,7 +4,7 @@
  */
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { DELAYED_SCHEDULE_PREFIXES } from '../../src/cdk/executor-grants.js';
+import { DELAYED_SCHEDULE_PREFIXES } from '../../src/cdk/grant-actions.js';
 import { executorSettings, type QueueSettings, tableKeyDefinition } from '../../src/resources.js';
 import { delayedScheduleName, scheduleNameProblem } from '../../src/scheduler/names.js';
 import { exampleTemplate } from '../helpers/infra.js';
