@@ -66,6 +66,12 @@ export interface TaskRecord {
    */
   readonly scheduleConfirmed: boolean;
   /**
+   * The sweeper requeued the task after its attempt lost the lease, and nobody has claimed
+   * it since: its next claim is a lease takeover, which runs alone (ADR 0007). Cleared by
+   * the claim and by a redrive.
+   */
+  readonly leaseLost: boolean;
+  /**
    * The task's transitions, oldest first, within a byte budget: once past it, the entries
    * between the first one and the newest ones are folded into {@link historyTruncated}.
    * Heartbeats are not entries (see {@link heartbeats}). Every entry also went to the log.
@@ -216,6 +222,7 @@ export function fromItem(item: TaskItem): TaskRecord {
     deadReason: optionalString(item.deadReason),
     finishedAt: optionalNumber(item.finishedAt),
     scheduleConfirmed: item.scheduleConfirmed === true,
+    leaseLost: item.leaseLost === true,
     history: Array.isArray(item.history) ? (item.history as HistoryEntry[]) : [],
     historyTruncated: Number(item.historyTruncated ?? 0),
     heartbeats: Number(item.heartbeats ?? 0),

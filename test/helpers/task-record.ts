@@ -31,6 +31,7 @@ export function taskRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
     deadReason: undefined,
     finishedAt: undefined,
     scheduleConfirmed: false,
+    leaseLost: false,
     history: [],
     historyTruncated: 0,
     heartbeats: 0,
