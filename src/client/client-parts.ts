@@ -71,7 +71,7 @@ export function clientParts(
   const tableCall = { tableName: location.tableName, dynamodb };
   return {
     store,
-    dispatcher: new Dispatcher(sqs, queueUrl, store, logger),
+    dispatcher: new Dispatcher(sqs, queueUrl, logger),
     target,
     delayed,
     recurring: new RecurringSchedules(target, clock),

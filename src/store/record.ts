@@ -72,6 +72,12 @@ export interface TaskRecord {
    */
   readonly leaseLost: boolean;
   /**
+   * Times the sweeper has sent this PENDING task again since it last became PENDING; each
+   * one pushes its next re-send further out (docs/adr/0020-claim-without-pre-read.md).
+   * Cleared by the claim and by a redrive.
+   */
+  readonly resends: number;
+  /**
    * The task's transitions, oldest first, within a byte budget: once past it, the entries
    * between the first one and the newest ones are folded into {@link historyTruncated}.
    * Heartbeats are not entries (see {@link heartbeats}). Every entry also went to the log.
@@ -223,6 +229,7 @@ export function fromItem(item: TaskItem): TaskRecord {
     finishedAt: optionalNumber(item.finishedAt),
     scheduleConfirmed: item.scheduleConfirmed === true,
     leaseLost: item.leaseLost === true,
+    resends: Number(item.resends ?? 0),
     history: Array.isArray(item.history) ? (item.history as HistoryEntry[]) : [],
     historyTruncated: Number(item.historyTruncated ?? 0),
     heartbeats: Number(item.heartbeats ?? 0),

@@ -177,7 +177,7 @@ export const claim: Transition<ClaimInput> = {
     leaseExpiresAt: now + leaseMs,
     workerId,
   }),
-  remove: ['leaseLost'],
+  remove: ['leaseLost', 'resends'],
   statusAt: ({ leaseMs }, now) => now + leaseMs,
 };
 
@@ -310,7 +310,7 @@ export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = 
   by: () => ({ attempt: 0 }),
   detail: ({ reason }) => reason,
   set: ({ seen }) => ({ attempt: 0, generation: seen.generation + 1 }),
-  remove: ['deadReason', 'finishedAt', 'workerId', 'leaseLost'],
+  remove: ['deadReason', 'finishedAt', 'workerId', 'leaseLost', 'resends'],
   statusAt: at,
 };
 

@@ -32,6 +32,7 @@ export function taskRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
     finishedAt: undefined,
     scheduleConfirmed: false,
     leaseLost: false,
+    resends: 0,
     history: [],
     historyTruncated: 0,
     heartbeats: 0,
