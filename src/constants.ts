@@ -3,8 +3,10 @@
  *
  * Lifecycle (docs/design.md §2):
  * - `SCHEDULED` → due → claimable (delayed tasks, delivered by EventBridge Scheduler).
- * - `PENDING` → written, message not yet confirmed sent (the outbox).
- * - `QUEUED` → message sent; waiting for a worker. Also the state a retry returns to.
+ * - `PENDING` → written, waiting for a worker: its message sent, or about to be (the outbox;
+ *   no write records the send, docs/adr/0020-claim-without-pre-read.md). Also the state a
+ *   requeue, an overdue re-send and a redrive return to.
+ * - `QUEUED` → waiting for a retry after a failed attempt; its message is in the queue.
  * - `RUNNING` → claimed by a worker under a lease.
  * - `SUCCEEDED` | `DEAD` | `CANCELLED` → terminal; written exactly once.
  * - `ROLLED_BACK` → a delayed task whose schedule could not be created, taken back by the
@@ -168,6 +170,8 @@ export const Defaults = {
   /** Shortest and longest finite retention accepted; beyond the longest, use `'forever'`. */
   MIN_RETENTION_MS: 60_000,
   MAX_RETENTION_MS: 3650 * 24 * 60 * 60 * 1000,
+  /** Longest wait between two sweeper re-sends of one PENDING task (the backoff's cap). */
+  PENDING_RESEND_MAX_BACKOFF_MS: 60 * 60 * 1000,
   /** A QUEUED task due this long ago and never claimed is sent again by the sweeper. */
   QUEUED_OVERDUE_MS: 6 * 60 * 60 * 1000,
   /**

@@ -84,7 +84,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
   });
   const tableCall = { tableName: location.tableName, dynamodb };
   const objects = resolveObjectStore(options);
-  const dispatcher = new Dispatcher(sqs, queueUrl, store, logger);
+  const dispatcher = new Dispatcher(sqs, queueUrl, logger);
   const writer: RecordWriter = {
     store,
     delayed,

@@ -1,18 +1,19 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { AwsService, toConfigurationError } from '../aws-errors.js';
-import { mapConcurrently } from '../concurrency.js';
 import { EnvVars } from '../config.js';
 import { Defaults } from '../constants.js';
-import { type ConfigurationError, TransitionRejectedError } from '../errors.js';
+import type { ConfigurationError } from '../errors.js';
 import { taskMessage } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskRecord } from '../store/record.js';
-import type { TaskStore } from '../store/task-store.js';
 
 /**
- * The second half of the outbox: sends a PENDING task's message, then marks it sent
- * (PENDING → QUEUED). Used by enqueue, the sweeper and redrive alike. A send that fails
- * leaves the task PENDING, which the sweeper finds and retries; nothing is lost.
+ * The second half of the outbox: sends a PENDING task's message. Used by enqueue, the
+ * sweeper and redrive alike. The task stays PENDING, sent or not: no write records the send
+ * (docs/adr/0020-claim-without-pre-read.md). The claim accepts PENDING, and the sweeper
+ * sends a PENDING task again once it is older than a grace period, with a per-task backoff;
+ * so a send that failed is repaired, and one that worked costs at most a redundant message,
+ * which SQS deduplicates within 5 minutes and the claim absorbs after that.
  *
  * A send that fails for a permanent reason (the queue does not exist, access denied, the
  * endpoint does not answer, no region; see `classifyAwsError`) throws a ConfigurationError
@@ -24,11 +25,10 @@ export class Dispatcher {
   constructor(
     private readonly sqs: SQSClient,
     private readonly queueUrl: string,
-    private readonly store: TaskStore,
     private readonly logger: TaskLogger,
   ) {}
 
-  /** Sends one task. Returns the record after the send, or undefined if the send failed. */
+  /** Sends one task. Returns its record (unchanged), or undefined if the send failed. */
   async send(record: TaskRecord): Promise<TaskRecord | undefined> {
     try {
       await this.sqs.send(
@@ -43,7 +43,7 @@ export class Dispatcher {
       });
       return undefined;
     }
-    return this.markSent(record);
+    return record;
   }
 
   /**
@@ -52,15 +52,14 @@ export class Dispatcher {
    * group are not sent either: they stay PENDING behind it, and the sweeper sends them all in
    * enqueue order, so none overtakes it. (A failed entry cannot hold back the later entries of
    * its group in the same SendMessageBatch call: SQS may accept those in that call.)
-   * Returns, per input index, the record after the send or undefined where the task was not
-   * sent.
+   * Returns, per input index, the record (unchanged) where the task was sent, or undefined
+   * where it was not.
    *
-   * @throws ConfigurationError when a send fails permanently; the tasks sent before it are
-   *   still marked sent, and the rest stay PENDING.
+   * @throws ConfigurationError when a send fails permanently; the tasks before it were sent.
    */
   async sendAll(records: readonly TaskRecord[]): Promise<(TaskRecord | undefined)[]> {
     const sent: (TaskRecord | undefined)[] = new Array(records.length).fill(undefined);
-    const toMark: number[] = [];
+    let sentCount = 0;
     const blocked = new Set<string>();
     let permanent: ConfigurationError | undefined;
     for (let i = 0; i < records.length && permanent === undefined; i += Defaults.SQS_BATCH_SIZE) {
@@ -76,29 +75,30 @@ export class Dispatcher {
       }
       const failed = outcome;
       chunk.forEach(({ record, index }, n) => {
-        if (failed.has(n)) blocked.add(record.messageGroupId);
-        else toMark.push(index);
+        if (failed.has(n)) {
+          blocked.add(record.messageGroupId);
+        } else {
+          sent[index] = record;
+          sentCount += 1;
+        }
       });
     }
     if (blocked.size > 0) {
       this.logger.warn('held back the later tasks of message groups whose send failed', {
         groups: blocked.size,
-        tasks: records.length - toMark.length,
+        tasks: records.length - sentCount,
       });
     }
-    await mapConcurrently(toMark, async (index) => {
-      sent[index] = await this.markSent(records[index] as TaskRecord);
-    });
     if (permanent !== undefined) throw permanent;
     return sent;
   }
 
   /**
-   * Sends up to 10 tasks in one SendMessageBatch, in the given order, and marks the sent ones
-   * like {@link Dispatcher.send}. Returns, per input index, the record after the send or
-   * undefined where it was not sent, and the ConfigurationError when the call failed
-   * permanently (then nothing was sent). Ordering across calls is the caller's business:
-   * the pipelined enqueueBatch orders calls that share a message group.
+   * Sends up to 10 tasks in one SendMessageBatch, in the given order. Returns, per input
+   * index, the record (unchanged) where the task was sent or undefined where it was not,
+   * and the ConfigurationError when the call failed permanently (then nothing was sent).
+   * Ordering across calls is the caller's business: the pipelined enqueueBatch orders calls
+   * that share a message group.
    */
   async sendBatch(records: readonly TaskRecord[]): Promise<{
     sent: (TaskRecord | undefined)[];
@@ -106,29 +106,7 @@ export class Dispatcher {
   }> {
     const outcome = await this.sendChunk(records);
     if (outcome instanceof Error) return { sent: records.map(() => undefined), permanent: outcome };
-    const sent = await mapConcurrently(records, (record, n) =>
-      outcome.has(n) ? Promise.resolve(undefined) : this.markSent(record),
-    );
-    return { sent };
-  }
-
-  /**
-   * Marks a sent task QUEUED. Never throws: the message is already in the queue, so the
-   * task is on its way whatever happens here. A worker may have claimed it first (nothing
-   * to mark); or the write may fail after the SDK's retries, leaving the task PENDING, which
-   * the worker's claim accepts and at worst earns it one redundant send from the sweeper.
-   */
-  private async markSent(record: TaskRecord): Promise<TaskRecord> {
-    try {
-      return await this.store.markSent(record);
-    } catch (err) {
-      if (err instanceof TransitionRejectedError && err.current !== undefined) return err.current;
-      this.logger.warn('sent, but not marked sent; the task stays PENDING until claimed', {
-        taskId: record.id,
-        error: (err as Error).message,
-      });
-      return record;
-    }
+    return { sent: records.map((record, n) => (outcome.has(n) ? undefined : record)) };
   }
 
   /**

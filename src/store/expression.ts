@@ -80,3 +80,9 @@ export function and(conditions: readonly Condition[], group = false): Condition 
     values: Object.assign({}, ...conditions.map((c) => c.values)),
   };
 }
+
+/** The conditions joined by OR, each parenthesised, the whole parenthesised. */
+export function or(conditions: readonly Condition[]): Condition {
+  const joined = and(conditions, true);
+  return { ...joined, expression: `(${conditions.map((c) => `(${c.expression})`).join(' OR ')})` };
+}

@@ -254,3 +254,54 @@ export async function noteDuplicate(
     throw err;
   }
 }
+
+/**
+ * Records that the sweeper sent a PENDING task again, and when it may send it next: sets
+ * `resends` to one more than `seen` showed and the status index's sort key (`statusAt`) to
+ * `nextAt`, so the sweep's PENDING query skips the task until then. Not a transition (the
+ * status stays) and no history entry, so a task waiting out a long backlog does not grow.
+ * Pinned to the PENDING record seen (generation and resends), so of two sweepers only one
+ * counts the send.
+ *
+ * @returns false when the task moved on (claimed, re-sent by another sweep, cancelled).
+ */
+export async function noteResent(
+  ctx: WriteContext,
+  seen: Pick<TaskRecord, 'id' | 'generation' | 'resends'>,
+  nextAt: number,
+): Promise<boolean> {
+  const unchanged = and([
+    exists('pk', TableSchema.PARTITION_KEY),
+    equals('status', 'pending', TaskStatus.PENDING),
+    equals('generation', 'generation', seen.generation),
+  ]);
+  const resends =
+    seen.resends === 0
+      ? '(attribute_not_exists(#resends) OR #resends = :seen)'
+      : '#resends = :seen';
+  try {
+    await ctx.doc.send(
+      new UpdateCommand({
+        TableName: ctx.tableName,
+        Key: { [TableSchema.PARTITION_KEY]: seen.id },
+        UpdateExpression: 'SET #resends = :resends, #statusAt = :nextAt',
+        ConditionExpression: `${unchanged.expression} AND ${resends}`,
+        ExpressionAttributeNames: {
+          ...unchanged.names,
+          '#resends': 'resends',
+          '#statusAt': TableSchema.STATUS_INDEX_SORT_KEY,
+        },
+        ExpressionAttributeValues: {
+          ...unchanged.values,
+          ':seen': seen.resends,
+          ':resends': seen.resends + 1,
+          ':nextAt': nextAt,
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+}

@@ -78,6 +78,18 @@ export interface TaskRecord {
    */
   readonly scheduleConfirmed: boolean;
   /**
+   * The sweeper requeued the task after its attempt lost the lease, and nobody has claimed
+   * it since: its next claim is a lease takeover, which runs alone (ADR 0007). Cleared by
+   * the claim and by a redrive.
+   */
+  readonly leaseLost: boolean;
+  /**
+   * Times the sweeper has sent this PENDING task again since it last became PENDING; each
+   * one pushes its next re-send further out (docs/adr/0020-claim-without-pre-read.md).
+   * Cleared by the claim and by a redrive.
+   */
+  readonly resends: number;
+  /**
    * The task's transitions, oldest first, within a byte budget: once past it, the entries
    * between the first one and the newest ones are folded into {@link historyTruncated}.
    * Heartbeats are not entries (see {@link heartbeats}). Every entry also went to the log.
@@ -254,6 +266,8 @@ export function fromItem(item: TaskItem): TaskRecord {
     deadReason: optionalString(item.deadReason),
     finishedAt: optionalNumber(item.finishedAt),
     scheduleConfirmed: item.scheduleConfirmed === true,
+    leaseLost: item.leaseLost === true,
+    resends: Number(item.resends ?? 0),
     history: Array.isArray(item.history) ? (item.history as HistoryEntry[]) : [],
     historyTruncated: Number(item.historyTruncated ?? 0),
     heartbeats: Number(item.heartbeats ?? 0),

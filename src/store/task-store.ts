@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ObjectRef } from '../claim-check/object-ref.js';
-import { Defaults, TaskStatus } from '../constants.js';
+import { Defaults, type TaskStatus } from '../constants.js';
 import { TransitionRejectedError } from '../errors.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { requestCancel } from './cancel-request.js';
@@ -16,19 +16,20 @@ import {
   getTask,
   type NewTask,
   noteDuplicate,
+  noteResent,
   purgeTask,
   type WriteContext,
 } from './record-writes.js';
 import { checkRetention, type Retention } from './retention.js';
 import { type SeenHistory, writeTransition } from './transition.js';
-import type { Lease, Seen, Transition } from './transitions.js';
+import type { ClaimTarget, Lease, Seen, Transition } from './transitions.js';
 import * as transitions from './transitions.js';
 
 export type { CancelRequest } from './cancel-request.js';
 export type { HeldParkMessage, ParkRecord } from './parked-keys.js';
 export type { TaskPage } from './queries.js';
 export type { NewTask } from './record-writes.js';
-export type { Lease } from './transitions.js';
+export type { ClaimTarget, Lease } from './transitions.js';
 
 /** Options of {@link TaskStore}. */
 export interface TaskStoreOptions {
@@ -47,14 +48,6 @@ export interface TaskStoreOptions {
   /** Receives one structured audit line per transition. */
   readonly logger?: TaskLogger;
 }
-
-/** The statuses a claim may start from. */
-const CLAIMABLE: readonly TaskStatus[] = [
-  TaskStatus.QUEUED,
-  TaskStatus.PENDING,
-  TaskStatus.SCHEDULED,
-  TaskStatus.RUNNING,
-];
 
 /**
  * The DynamoDB task store. Each lifecycle transition is one method and one conditional
@@ -106,28 +99,50 @@ export class TaskStore {
     return createTask(this.ctx, task);
   }
 
-  /** PENDING → QUEUED, once the message of this generation is in the queue. */
+  /**
+   * PENDING → QUEUED, once the message of this generation is in the queue. The SDK's own
+   * sends no longer write it (docs/adr/0020-claim-without-pre-read.md): a sent task stays
+   * PENDING until claimed. Kept for records and tools that mark sends; the claim, cancel and
+   * the sweeper treat a fresh QUEUED task as they treat a PENDING one.
+   */
   markSent(record: Seen): Promise<TaskRecord> {
     return this.write(transitions.markSent, { seen: record });
   }
 
   /**
-   * QUEUED | PENDING | due SCHEDULED | RUNNING with an expired lease → RUNNING, as attempt
-   * `seen.attempt + 1` under a fresh lease. `seen` is the record the caller read and judged
-   * claimable; the write is fenced by its status, attempt and lease token, so two workers
-   * racing from the same read cannot both win.
+   * Notes that the sweeper sent a PENDING task again: counts it (`resends`) and moves its
+   * index entry to `nextAt`, before which the sweep does not send it again. Not a
+   * transition: the status stays PENDING and the history is untouched.
+   *
+   * @returns false when the task is no longer the PENDING record seen (it moved on).
+   */
+  noteResent(
+    seen: Pick<TaskRecord, 'id' | 'generation' | 'resends'>,
+    nextAt: number,
+  ): Promise<boolean> {
+    return noteResent(this.ctx, seen, nextAt);
+  }
+
+  /**
+   * QUEUED | PENDING | SCHEDULED, due | RUNNING with an expired lease → RUNNING, as attempt
+   * `target.attempt + 1` under a fresh lease, in one conditional write and without reading
+   * the record first (docs/adr/0020-claim-without-pre-read.md). The write is fenced by the
+   * attempt the target expects, the task's type and (when given) message group, and
+   * attempts left, so two workers racing for the same attempt cannot both win. With
+   * `fresh`, a lease takeover (RUNNING, or requeued after a lost lease) is refused.
+   *
+   * @throws TransitionRejectedError with the record DynamoDB held (ALL_OLD), or none when
+   *   there is no such task, for the caller's claim decision.
    */
   async claim(
-    seen: TaskRecord,
-    options: { workerId: string; leaseMs: number; detail?: string },
+    target: ClaimTarget,
+    options: { workerId: string; leaseMs: number; detail?: string; fresh?: boolean },
   ): Promise<{ record: TaskRecord; lease: Lease }> {
-    if (!CLAIMABLE.includes(seen.status)) throw new TransitionRejectedError('claim', seen.id, seen);
     const leaseToken = randomUUID();
     const { workerId, leaseMs, detail } = options;
-    const input = { seen, workerId, leaseToken, leaseMs, detail };
+    const input = { target, workerId, leaseToken, leaseMs, detail, fresh: options.fresh === true };
     const record = await this.write(transitions.claim, input);
-    const attempt = seen.attempt + 1;
-    const { id: taskId, type: taskType, history } = record;
+    const { id: taskId, type: taskType, attempt, history } = record;
     return { record, lease: { taskId, taskType, attempt, leaseToken, workerId, history } };
   }
 

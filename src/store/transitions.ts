@@ -17,6 +17,7 @@ import {
   lessThanAttribute,
   notExists,
   oneOf,
+  or,
 } from './expression.js';
 import type { HistoryEntry, TaskErrorInfo, TaskRecord } from './record.js';
 import { expiresAtSeconds, type Retention } from './retention.js';
@@ -110,38 +111,75 @@ export const markSent: Transition<{ seen: Seen }> = {
   statusAt: at,
 };
 
+/**
+ * What a claim names without reading the record: the task, the attempt it expects to find
+ * (the claim starts the next one), and the message group of the message it came in. A
+ * record read before satisfies it too; its history then lets the claim fold the history.
+ */
+export interface ClaimTarget extends SeenHistory {
+  readonly id: string;
+  readonly type: string;
+  readonly attempt: number;
+  /** Fenced when given: a message in another group than its task's is not the task's. */
+  readonly messageGroupId?: string | undefined;
+}
+
 type ClaimInput = {
-  seen: TaskRecord;
+  target: ClaimTarget;
   workerId: string;
   leaseToken: string;
   leaseMs: number;
+  /** Only a fresh task: not a RUNNING one whose lease expired, nor one requeued after that. */
+  fresh: boolean;
   detail?: string | undefined;
 };
+/** Waiting to start: a claim of these needs the task due (runAt, if any, reached). */
+const WAITING = [TaskStatus.QUEUED, TaskStatus.PENDING, TaskStatus.SCHEDULED] as const;
+const waitingKeys = Object.fromEntries(WAITING.map((status) => [status.toLowerCase(), status]));
+/** The task is due: no runAt, or it has come. */
+const due = (now: number): Condition =>
+  or([notExists('runAt'), compare('runAt', '<=', 'now', now)]);
+/**
+ * The claim, without a read before it (docs/adr/0020-claim-without-pre-read.md): one
+ * conditional write over every claimable state. A waiting task must be due; a RUNNING one
+ * (only outside the fresh phase) must have an expired lease; the attempt must be the one
+ * the target expects and below maxAttempts; the type and message group must be the
+ * message's. A fresh claim also requires `leaseLost` absent: a task requeued after a lost
+ * lease is a takeover (ADR 0007), which runs alone. Refused, DynamoDB's ALL_OLD record feeds
+ * the same claim decision a read used to.
+ */
 export const claim: Transition<ClaimInput> = {
   name: 'claim',
-  from: ({ seen }) => [seen.status],
-  fence: ({ seen }, now) => [
-    equals('attempt', 'seenAttempt', seen.attempt),
+  from: ({ fresh }) => (fresh ? WAITING : [...WAITING, TaskStatus.RUNNING]),
+  fence: ({ target, fresh }, now) => [
+    equals('attempt', 'seenAttempt', target.attempt),
     lessThanAttribute('attempt', 'maxAttempts'),
-    ...(seen.status === TaskStatus.RUNNING
-      ? [
-          equals('leaseToken', 'seenToken', seen.leaseToken),
-          compare('leaseExpiresAt', '<=', 'now', now),
-        ]
-      : []),
-    ...(seen.status === TaskStatus.SCHEDULED ? [compare('runAt', '<=', 'now', now)] : []),
+    equals('type', 'type', target.type),
+    ...(target.messageGroupId === undefined
+      ? []
+      : [equals('messageGroupId', 'messageGroupId', target.messageGroupId)]),
+    fresh
+      ? and([due(now), notExists('leaseLost')])
+      : or([
+          and([oneOf('status', waitingKeys), due(now)]),
+          and([
+            equals('status', 'running', TaskStatus.RUNNING),
+            compare('leaseExpiresAt', '<=', 'now', now),
+          ]),
+        ]),
   ],
   event: AuditEvent.CLAIMED,
   to: TaskStatus.RUNNING,
-  task: ({ seen }) => seen,
-  by: ({ seen, workerId }) => ({ attempt: seen.attempt + 1, workerId }),
+  task: ({ target }) => target,
+  by: ({ target, workerId }) => ({ attempt: target.attempt + 1, workerId }),
   detail: ({ detail }) => detail,
-  set: ({ seen, workerId, leaseToken, leaseMs }, now) => ({
-    attempt: seen.attempt + 1,
+  set: ({ target, workerId, leaseToken, leaseMs }, now) => ({
+    attempt: target.attempt + 1,
     leaseToken,
     leaseExpiresAt: now + leaseMs,
     workerId,
   }),
+  remove: ['leaseLost', 'resends'],
   statusAt: ({ leaseMs }, now) => now + leaseMs,
 };
 
@@ -261,7 +299,8 @@ export const requeue: Transition<RequeueInput> = {
   task: ({ seen }) => seen,
   by: ({ seen, actor }) => ({ attempt: seen.attempt, workerId: actor }),
   detail: ({ reason }) => reason,
-  set: ({ seen }) => ({ generation: seen.generation + 1 }),
+  // The next claim takes over a lost lease; a fresh claim refuses it (ADR 0007).
+  set: ({ seen }) => ({ generation: seen.generation + 1, leaseLost: true }),
   remove: LEASE,
   statusAt: at,
 };
@@ -298,7 +337,7 @@ export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = 
   by: () => ({ attempt: 0 }),
   detail: ({ reason }) => reason,
   set: ({ seen }) => ({ attempt: 0, generation: seen.generation + 1 }),
-  remove: ['deadReason', 'finishedAt', 'workerId', 'cancelRequestedAt'],
+  remove: ['deadReason', 'finishedAt', 'workerId', 'cancelRequestedAt', 'leaseLost', 'resends'],
   statusAt: at,
 };
 

@@ -64,7 +64,7 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
     ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
     retention: resolveRetention(options.retention),
   });
-  const dispatcher = new Dispatcher(sqs, location.queueUrl, store, logger);
+  const dispatcher = new Dispatcher(sqs, location.queueUrl, logger);
   // Overdue delayed tasks are checked only where scheduling is configured.
   const delayed = schedulingConfigured(options)
     ? createDelayedTasks({

@@ -1,4 +1,5 @@
-import { TaskStatus } from '../constants.js';
+import { mapConcurrently } from '../concurrency.js';
+import { Defaults, TaskStatus } from '../constants.js';
 import { describeError } from '../error-info.js';
 import { TransitionRejectedError } from '../errors.js';
 import { keepVerified } from '../integrity/check.js';
@@ -21,8 +22,14 @@ export interface SweepOptions {
   readonly clock?: () => number;
   /** Stop starting new pages after this long; the next run continues. @default 45000 */
   readonly budgetMs?: number;
-  /** A PENDING task this old is taken to be unsent (the outbox). @default 60000 */
+  /**
+   * A PENDING task this old (since it became PENDING, or since its last re-send's backoff
+   * ended) is sent again: its message may never have gone out (the outbox). Each re-send
+   * doubles the wait before the next, up to `resendMaxBackoffMs`. @default 60000
+   */
   readonly pendingAgeMs?: number;
+  /** Longest wait between two re-sends of one PENDING task. @default 3600000 (1 h) */
+  readonly resendMaxBackoffMs?: number;
   /** Records read per query. @default 100 */
   readonly pageSize?: number;
   /**
@@ -73,8 +80,10 @@ export interface SweepReport {
  * One sweep: repairs what crashes leave behind, through the status index (never a Scan).
  * - RUNNING tasks whose lease expired: requeued with a fresh message while attempts are
  *   left (the next claim is a new attempt), else declared DEAD.
- * - PENDING tasks older than `pendingAgeMs`: their message was never confirmed sent (a
- *   producer crashed between the write and the send), so it is sent now.
+ * - PENDING tasks older than `pendingAgeMs`: no write records a send, so the sweep cannot
+ *   tell a task whose producer crashed before sending from one waiting in a backlog; it sends
+ *   both, and notes each re-send, which doubles the task's wait before the next one
+ *   (docs/adr/0020-claim-without-pre-read.md).
  * - SCHEDULED tasks overdue by `scheduledGraceMs` (with `ensureScheduled`): the schedule is
  *   checked and recreated, or the task is sent when due.
  * - QUEUED tasks overdue by `queuedOverdueMs`: their message may have outlived the queue's
@@ -205,6 +214,26 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     if (record === undefined) counts.unsent += 1;
     else counts.sent += 1;
   }
+  // Each send is noted, so a task still PENDING (in a backlog, or its message lost) is sent
+  // again after a wait that doubles each time: within 5 minutes SQS deduplicates the copy,
+  // after that the claim absorbs it.
+  const graceMs = options.pendingAgeMs ?? 60_000;
+  const maxBackoffMs = options.resendMaxBackoffMs ?? Defaults.PENDING_RESEND_MAX_BACKOFF_MS;
+  await mapConcurrently(
+    sent.flatMap((record) => (record === undefined ? [] : [record])),
+    async (record) => {
+      const backoffMs = Math.min(graceMs * 2 ** Math.min(record.resends, 30), maxBackoffMs);
+      try {
+        if (!(await store.noteResent(record, now + backoffMs))) counts.conflicts += 1;
+      } catch (err) {
+        counts.failed += 1;
+        logger.error('sweep could not note a re-send; the task may be sent again sooner', {
+          taskId: record.id,
+          error: describeError(err),
+        });
+      }
+    },
+  );
   const report = { ...counts, budgetExhausted };
   logger.info('sweep finished', { ...report });
   return report;

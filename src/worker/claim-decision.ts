@@ -1,4 +1,4 @@
-import { AuditEvent, isTerminal, TaskStatus } from '../constants.js';
+import { isTerminal, TaskStatus } from '../constants.js';
 import type { TaskRecord } from '../store/record.js';
 
 /** What a worker should do with a delivered message, given the task's current record. */
@@ -15,9 +15,10 @@ export type ClaimDecision =
   | { readonly kind: 'expire' };
 
 /**
- * The claim guard, as a pure function of the record and the time. The store's conditional
- * write then re-checks the same facts atomically, so a decision made on a stale read can
- * only lose the race, never break a guarantee.
+ * The claim guard, as a pure function of the record and the time. The worker claims first
+ * and decides only when the claim is refused, from the record DynamoDB returned with the
+ * refusal (ALL_OLD); the claim's condition encodes the same facts, so a decision made on a
+ * record that has since moved can only lose the next race, never break a guarantee.
  */
 export function decideClaim(record: TaskRecord, now: number): ClaimDecision {
   if (record.status === TaskStatus.DEAD && record.parkedKey !== undefined) {
@@ -46,16 +47,11 @@ export function decideClaim(record: TaskRecord, now: number): ClaimDecision {
 
 /**
  * Whether claiming this record takes over a lost lease: it is RUNNING under an expired
- * lease, or the sweeper requeued it after one and nobody has claimed it since (it may be
- * PENDING or, once re-sent, QUEUED again). The attempt that lost the lease may have crashed
- * its worker, so this one may too. A redrive starts afresh.
+ * lease, or the sweeper requeued it after one and nobody has claimed it since (`leaseLost`,
+ * set by the requeue, cleared by the next claim and by a redrive). The attempt that lost the
+ * lease may have crashed its worker, so this one may too. The fresh phase's claim refuses
+ * exactly these records (docs/adr/0020-claim-without-pre-read.md).
  */
 export function isLeaseTakeover(record: TaskRecord): boolean {
-  if (record.status === TaskStatus.RUNNING) return true;
-  for (let i = record.history.length - 1; i >= 0; i--) {
-    const event = record.history[i]?.event;
-    if (event === AuditEvent.REQUEUED) return true;
-    if (event === AuditEvent.CLAIMED || event === AuditEvent.REDRIVEN) return false;
-  }
-  return false;
+  return record.status === TaskStatus.RUNNING || record.leaseLost;
 }

@@ -1,7 +1,8 @@
 /**
- * From a message to a claimed task: parse it, find (or, for a firing, create) its record,
- * check the message against the record, then decide and claim, deciding again from what
- * DynamoDB saw whenever another actor won a race.
+ * From a message to a claimed task: parse it (for a firing, create its record), claim the
+ * task it names, and when the claim is refused, decide from the record DynamoDB saw: reject a
+ * message that does not match it, drop a duplicate, defer, expire, park a takeover, or claim
+ * again as seen.
  */
 import type { SQSRecord } from 'aws-lambda';
 import { AuditEvent } from '../constants.js';
@@ -10,6 +11,7 @@ import { parseMessage } from '../message.js';
 import { logAudit } from '../observability/audit.js';
 import { TaskOutcome } from '../observability/metrics.js';
 import type { TaskRecord } from '../store/record.js';
+import type { ClaimTarget } from '../store/task-store.js';
 import { decideClaim, isLeaseTakeover } from './claim-decision.js';
 import {
   ACK,
@@ -30,6 +32,10 @@ export type BatchPhase = 'fresh' | 'takeover';
 interface Envelope {
   readonly id: string;
   readonly type: string;
+  /** The message's group, which must be the record's; undefined where not checked. */
+  readonly group?: string | undefined;
+  /** The task's ordering key, as far as the message tells it (a rate limit's `perKey`). */
+  readonly orderingKey?: string | undefined;
 }
 
 /** One round of the claim loop: done, a task to run, or a lost race to decide again. */
@@ -39,43 +45,66 @@ type Step =
   | { readonly kind: 'again'; readonly current: TaskRecord | undefined };
 
 const CLAIM_ROUNDS = 3;
+/**
+ * The record a parked takeover was refused with in the fresh phase, by message: the takeover
+ * phase claims from it instead of guessing the attempt again (a requeued task's new message
+ * says nothing of its attempts). Only a start: a record that moved meanwhile is refused.
+ */
+const parkedRecords = new WeakMap<SQSRecord, TaskRecord>();
 /** Time kept back from an invocation's deadline to record the outcome. */
 const INVOCATION_SAFETY_MS = 3_000;
 /** With less budget than this (or than the task's own timeout), a task is not started. */
 const MIN_RUN_MS = 1_000;
 
-/** Takes one message from its body to its outcome. */
+/**
+ * Takes one message from its body to its outcome. The claim comes first, without reading
+ * the record (docs/adr/0020-claim-without-pre-read.md); only when DynamoDB refuses it does
+ * the worker decide, from the record returned with the refusal, as it used to from a read.
+ */
 export async function processRecord(
   message: SQSRecord,
   deps: ProcessorDeps,
   options: BatchOptions,
   phase: BatchPhase,
 ): Promise<Outcome> {
-  const found = await findRecord(message, deps);
+  const found = await findTarget(message, deps);
   if (found.kind === 'done') return found.outcome;
   const { envelope } = found;
-  let seen = found.seen;
+  let target: ClaimTarget = parkedRecords.get(message) ?? found.target;
+  parkedRecords.delete(message);
+  const start = { admitted: false };
   for (let round = 0; round < CLAIM_ROUNDS; round++) {
-    if (seen === undefined) return reject(deps, message, envelope, 'no task record has this id');
-    if (seen.type !== envelope.type) {
-      const reason = `message type '${envelope.type}' does not match the record's '${seen.type}'`;
-      return reject(deps, message, envelope, reason);
-    }
-    const step = await decide(seen, message, deps, options, phase).catch(lostRace);
+    const step = await claimOrDecide(target, envelope, message, deps, options, phase, start).catch(
+      lostRace,
+    );
     if (step.kind === 'done') return step.outcome;
     if (step.kind === 'run') return execute(step.task, deps);
-    seen = step.current;
+    if (step.current === undefined) {
+      return reject(deps, message, envelope, 'no task record has this id');
+    }
+    target = step.current;
   }
   // Still contended after several rounds: let the message come back later.
   return { kind: 'retry', delayMs: 1000 };
 }
 
-/** The record a message names, or (for a firing) the one it creates; or its rejection. */
-async function findRecord(
+/**
+ * The attempt a message's task is most likely at: one per earlier receive of the message,
+ * since a retry returns the same message. Only a guess: the claim is fenced by it, so a
+ * wrong one (a message held back or deferred, a requeue's new message) costs one refused
+ * write, whose ALL_OLD record gives the right attempt for the next round.
+ */
+function expectedAttempt(message: SQSRecord): number {
+  const receives = Number(message.attributes.ApproximateReceiveCount);
+  return Number.isInteger(receives) && receives > 1 ? receives - 1 : 0;
+}
+
+/** What the first claim names; or the message's rejection (or a firing's end). */
+async function findTarget(
   message: SQSRecord,
   deps: ProcessorDeps,
 ): Promise<
-  | { readonly kind: 'found'; readonly envelope: Envelope; readonly seen: TaskRecord | undefined }
+  | { readonly kind: 'found'; readonly envelope: Envelope; readonly target: ClaimTarget }
   | { readonly kind: 'done'; readonly outcome: Outcome }
 > {
   const parsed = parseMessage(message.body);
@@ -90,7 +119,8 @@ async function findRecord(
     }
     if (admission.kind === 'run') {
       const seen = admission.record;
-      return { kind: 'found', envelope: { id: seen.id, type: seen.type }, seen };
+      const envelope = { id: seen.id, type: seen.type, orderingKey: seen.orderingKey };
+      return { kind: 'found', envelope, target: seen };
     }
     if (deps.firingSenders.kind === 'unconfigured') {
       deps.logger.error('firing refused: the worker is not configured to trust the scheduler', {
@@ -100,79 +130,118 @@ async function findRecord(
     const claimed = { id: admission.id, type: parsed.firing.type };
     return { kind: 'done', outcome: reject(deps, message, claimed, admission.reason) };
   }
-  const { envelope } = parsed;
-  const seen = await deps.store.get(envelope.id);
-  const group = message.attributes.MessageGroupId;
   // A message in another group than its task's would let a forged envelope jump a key's
-  // queue. (A standard queue has no groups, and nothing to jump.)
-  if (seen !== undefined && group !== undefined && group !== seen.messageGroupId) {
-    const reason = "message group does not match the record's";
-    return { kind: 'done', outcome: reject(deps, message, envelope, reason) };
-  }
-  return { kind: 'found', envelope, seen };
+  // queue: the claim is fenced by the group. (A standard queue has no groups, nothing to jump.)
+  const group = message.attributes.MessageGroupId;
+  // A task's group is its ordering key, or its own id when it has none (see prepare.ts).
+  const orderingKey = group === undefined || group === parsed.envelope.id ? undefined : group;
+  const envelope = { ...parsed.envelope, group, orderingKey };
+  const target = {
+    id: envelope.id,
+    type: envelope.type,
+    attempt: expectedAttempt(message),
+    messageGroupId: group,
+  };
+  return { kind: 'found', envelope, target };
 }
 
-/** One round: acts on the claim decision for the record seen. */
-async function decide(
-  seen: TaskRecord,
+/**
+ * One round: claims the target, or decides from the record that refused the claim. A rate
+ * limited type takes its start first, once per message (`start`): a task over the limit goes
+ * back to the queue with no attempt used and nothing written to its record (ADR 0026). A
+ * start taken for a claim that is then refused is spent, never doubled.
+ */
+async function claimOrDecide(
+  target: ClaimTarget,
+  envelope: Envelope,
   message: SQSRecord,
   deps: ProcessorDeps,
   options: BatchOptions,
   phase: BatchPhase,
+  start: { admitted: boolean },
 ): Promise<Step> {
-  const definition = deps.definitions.get(seen.type);
+  const definition = deps.definitions.get(envelope.type);
   // The handler must stop before the host does, so its timeout is cut to the invocation's
   // remaining time; with too little left, the message is handed back untouched.
   const budget = (options.remainingTimeMs?.() ?? Number.POSITIVE_INFINITY) - INVOCATION_SAFETY_MS;
   const taskTimeoutMs = definition?.timeoutMs ?? MIN_RUN_MS;
   if (budget < Math.min(taskTimeoutMs, MIN_RUN_MS)) return done({ kind: 'retry', delayMs: 0 });
   const timeoutMs = Math.min(taskTimeoutMs, budget);
-  const decision = decideClaim(seen, deps.clock());
+  const receiveCount = message.attributes.ApproximateReceiveCount;
+  if (!start.admitted) {
+    const admission = await deps.rateLimits.admit(definition, envelope, {
+      maxWaitMs: budget - timeoutMs,
+      receiveCount: Number(receiveCount) || 1,
+    });
+    if (admission.kind === 'defer') {
+      deps.logger.debug('message deferred', { taskId: envelope.id, reason: admission.reason });
+      return done({ kind: 'retry', delayMs: admission.delayMs });
+    }
+    start.admitted = true;
+  }
+  try {
+    const { record, lease } = await deps.store.claim(target, {
+      workerId: deps.workerId,
+      leaseMs: leaseFor(timeoutMs, deps),
+      detail: `message ${message.messageId}, receive ${receiveCount}`,
+      fresh: phase === 'fresh',
+    });
+    deps.metrics.count(TaskOutcome.STARTED);
+    return { kind: 'run', task: { record, lease, message, timeoutMs } };
+  } catch (err) {
+    if (!(err instanceof TransitionRejectedError)) throw err;
+    return decide(err.current, envelope, message, deps, phase);
+  }
+}
+
+/** After a refused claim: acts on the claim decision for the record DynamoDB returned. */
+async function decide(
+  current: TaskRecord | undefined,
+  envelope: Envelope,
+  message: SQSRecord,
+  deps: ProcessorDeps,
+  phase: BatchPhase,
+): Promise<Step> {
+  if (current === undefined)
+    return done(reject(deps, message, envelope, 'no task record has this id'));
+  if (current.type !== envelope.type) {
+    const reason = `message type '${envelope.type}' does not match the record's '${current.type}'`;
+    return done(reject(deps, message, envelope, reason));
+  }
+  if (envelope.group !== undefined && envelope.group !== current.messageGroupId) {
+    const reason = "message group does not match the record's";
+    return done(reject(deps, message, envelope, reason));
+  }
+  const decision = decideClaim(current, deps.clock());
   switch (decision.kind) {
     case 'drop-duplicate':
-      auditTask(deps, seen, AuditEvent.DUPLICATE_DROPPED, `already ${seen.status}`);
-      deps.events?.redelivered(seen);
+      auditTask(deps, current, AuditEvent.DUPLICATE_DROPPED, `already ${current.status}`);
+      deps.events?.redelivered(current);
       return done(ACK);
     case 'defer':
-      deps.logger.debug('message deferred', { taskId: seen.id, reason: decision.reason });
+      deps.logger.debug('message deferred', { taskId: current.id, reason: decision.reason });
       return done({ kind: 'retry', delayMs: decision.delayMs });
     case 'hold-parked':
-      return done(await holdParkedKey(seen, message, deps));
+      return done(await holdParkedKey(current, message, deps));
     case 'expire': {
       const dead = await deps.store.expire(
-        seen,
+        current,
         'lease expired on the final attempt',
         deps.workerId,
       );
       deps.metrics.count(TaskOutcome.DEAD);
       return done(dead.parkedKey === undefined ? ACK : await holdParkedKey(dead, message, deps));
     }
-    case 'claim': {
-      if (isLeaseTakeover(seen) && phase === 'fresh') {
+    case 'claim':
+      if (isLeaseTakeover(current) && phase === 'fresh') {
         // The last attempt may have crashed its worker. Such tasks run after the others,
         // one at a time, so a task that kills its process takes no batch-mate's attempt
         // down with it.
+        parkedRecords.set(message, current);
         return done({ kind: 'takeover' });
       }
-      const receiveCount = message.attributes.ApproximateReceiveCount;
-      // The rate limit's start comes before the claim: a task over the limit goes back to
-      // the queue with no attempt used and nothing written to its record (ADR 0026).
-      const admission = await deps.rateLimits.admit(definition, seen, {
-        maxWaitMs: budget - timeoutMs,
-        receiveCount: Number(receiveCount) || 1,
-      });
-      if (admission.kind === 'defer') {
-        deps.logger.debug('message deferred', { taskId: seen.id, reason: admission.reason });
-        return done({ kind: 'retry', delayMs: admission.delayMs });
-      }
-      const { record, lease } = await deps.store.claim(seen, {
-        workerId: deps.workerId,
-        leaseMs: leaseFor(timeoutMs, deps),
-        detail: `message ${message.messageId}, receive ${receiveCount}`,
-      });
-      deps.metrics.count(TaskOutcome.STARTED);
-      return { kind: 'run', task: { record, lease, message, timeoutMs } };
-    }
+      // Claimable, at another attempt than the one named, or moved since: claim it as seen.
+      return { kind: 'again', current };
   }
 }
 

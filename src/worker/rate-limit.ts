@@ -4,7 +4,6 @@
  * for here, with the message in flight; a later one hands the message back, hidden until
  * about then, with no attempt used and nothing written to the task (ADR 0026).
  */
-import type { TaskRecord } from '../store/record.js';
 import { type BucketWrite, bucketKey, type TokenBuckets } from '../store/token-bucket.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 
@@ -77,19 +76,20 @@ export class RateLimiter {
   ) {}
 
   /**
-   * Takes a start for `record` from its type's bucket; a type without a limit writes nothing.
+   * Takes a start for `task` from its type's bucket (its key's, with `perKey`); a type without
+   * a limit writes nothing.
    * Waits for a start booked within `maxWaitMs` (and {@link MAX_WAIT_IN_WORKER_MS}).
    *
    * @throws whatever DynamoDB throws other than a condition failure.
    */
   async admit(
     definition: TaskDefinition | undefined,
-    record: TaskRecord,
+    task: { readonly id: string; readonly type: string; readonly orderingKey?: string | undefined },
     options: AdmitOptions,
   ): Promise<Admission> {
     const limit = definition?.rateLimit;
     if (limit === undefined) return { kind: 'go' };
-    const key = bucketKey(record.type, limit.perKey ? record.orderingKey : undefined);
+    const key = bucketKey(task.type, limit.perKey ? task.orderingKey : undefined);
     const horizonMs = Math.max(0, Math.min(MAX_WAIT_IN_WORKER_MS, options.maxWaitMs));
     let tat = this.known.get(key);
     for (let round = 0; round < WRITE_ROUNDS; round++) {

@@ -49,16 +49,13 @@ const BY_WORKER: ReadonlySet<string> = new Set([
 ]);
 const MAIN_PATH = [
   'submitted#0',
-  'sent#0',
   'claimed#1',
   'retry-scheduled#1',
   'claimed#2',
   'requeued#2',
-  'sent#2',
   'claimed#3',
   'dead#3',
   'redriven#0',
-  'sent#0',
   'claimed#1',
   'succeeded#1',
 ];

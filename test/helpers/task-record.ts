@@ -33,6 +33,8 @@ export function taskRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
     deadReason: undefined,
     finishedAt: undefined,
     scheduleConfirmed: false,
+    leaseLost: false,
+    resends: 0,
     history: [],
     historyTruncated: 0,
     heartbeats: 0,

@@ -43,7 +43,7 @@ describe('tasklane status', () => {
     const run = await runCli(['status'], env);
 
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/QUEUED\s*│\s*3/);
+    expect(run.stdout).toMatch(/PENDING\s*│\s*3/);
     expect(run.stdout).toMatch(/DEAD\s*│\s*1/);
     expect(run.stdout).toContain('Dead-letter queue: 1 waiting');
     expect(run.stdout).toContain('Schedules: none');
@@ -55,7 +55,7 @@ describe('tasklane status', () => {
     const parsed = JSON.parse(run.stdout);
     expect(run.code).toBe(0);
     expect(parsed.counts.byType).toEqual({
-      email: { QUEUED: 3, SUCCEEDED: 1 },
+      email: { PENDING: 3, SUCCEEDED: 1 },
       doomed: { DEAD: 1 },
     });
     expect(parsed.deadLetters.visible).toBe(1);
@@ -103,11 +103,10 @@ describe('tasklane show', () => {
     expect(run.stdout).toContain('"sent"');
     expect(json.timeline.map((e: { event: string }) => e.event)).toEqual([
       'submitted',
-      'sent',
       'claimed',
       'succeeded',
     ]);
-    expect(json.timeline[3].durationMs).toBeGreaterThanOrEqual(0);
+    expect(json.timeline[2].durationMs).toBeGreaterThanOrEqual(0);
   });
 
   it('exits 4 for an unknown id, saying how to find one', async () => {
@@ -161,7 +160,7 @@ describe('tasklane --stack', () => {
     const run = await runCli(['status', '--stack', 'CliStack', '--executor', 'Executor', '--json']);
 
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout).counts.byStatus).toMatchObject({ QUEUED: 3, DEAD: 1 });
+    expect(JSON.parse(run.stdout).counts.byStatus).toMatchObject({ PENDING: 3, DEAD: 1 });
   });
 });
 
@@ -222,7 +221,7 @@ describe('tasklane tail', () => {
       .split('\n')
       .map((l) => JSON.parse(l).event);
     expect(run.code).toBe(0);
-    expect(events).toEqual(['submitted', 'sent', 'claimed', 'succeeded']);
+    expect(events).toEqual(['submitted', 'claimed', 'succeeded']);
     expect(TaskStatus.SUCCEEDED).toBe('SUCCEEDED');
   });
 });

@@ -134,7 +134,7 @@ describe('tasklane cancel', () => {
     const run = await runCli(['cancel', queued, dead as string, 'nope', '--yes'], env);
 
     expect(JSON.parse(dry.stdout)).toEqual([
-      { id: queued, outcome: 'would-cancel', detail: 'QUEUED' },
+      { id: queued, outcome: 'would-cancel', detail: 'PENDING' },
     ]);
     expect(run.code).toBe(5);
     expect(run.stdout).toMatch(new RegExp(`${queued}\\s*│\\s*cancelled`));

@@ -122,7 +122,8 @@ describe('TaskClient.enqueue', () => {
     expect(stored?.status).toBe(TaskStatus.PENDING);
     // A re-enqueue of the same id through a healthy client completes the send.
     expect(retried).toMatchObject({ created: false, sent: true });
-    expect(retried.record.status).toBe(TaskStatus.QUEUED);
+    // Sent or not, the task stays PENDING until claimed (no write records the send, ADR 0020).
+    expect(retried.record.status).toBe(TaskStatus.PENDING);
     expect(await executor.queueDepth()).toBe(1);
   });
 });
@@ -140,7 +141,7 @@ describe('TaskClient.enqueueBatch', () => {
 
     expect(results).toHaveLength(25);
     expect(
-      results.every((r) => r.ok && r.created && r.sent && r.record.status === TaskStatus.QUEUED),
+      results.every((r) => r.ok && r.created && r.sent && r.record.status === TaskStatus.PENDING),
     ).toBe(true);
     expect(counts.get('SendMessageBatchCommand')).toBe(3);
     expect(counts.get('SendMessageCommand')).toBeUndefined();
@@ -179,7 +180,7 @@ describe('TaskClient.get, list and wait', () => {
       })),
     );
 
-    const queued = await client.list(TaskStatus.QUEUED);
+    const queued = await client.list(TaskStatus.PENDING);
 
     expect(queued.items.map((t) => t.id).sort()).toEqual(
       results.map((r) => (r.ok ? r.id : '')).sort(),
@@ -197,7 +198,7 @@ describe('TaskClient.get, list and wait', () => {
       .catch((e: unknown) => e)) as WaitTimeoutError;
 
     expect(error).toBeInstanceOf(WaitTimeoutError);
-    expect(error.last?.status).toBe(TaskStatus.QUEUED);
+    expect(error.last?.status).toBe(TaskStatus.PENDING);
   });
 
   it('throws TaskNotFoundError when waiting for an unknown id', async () => {

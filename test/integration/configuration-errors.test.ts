@@ -70,7 +70,7 @@ describe('TaskClient.enqueue with a wrong queue URL', () => {
 
     expect(before?.status).toBe(TaskStatus.PENDING);
     expect(report.sent).toBe(1);
-    expect(after?.status).toBe(TaskStatus.QUEUED);
+    expect(after?.status).toBe(TaskStatus.PENDING);
     expect(await executor.queueDepth()).toBe(1);
   });
 

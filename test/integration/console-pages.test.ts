@@ -38,7 +38,7 @@ describe('console GET /', () => {
     expect(page.body).toContain('<h1>Overview</h1>');
     expect(page.body).toMatch(/<span class="n">3<\/span><span class="status status-succeeded">/);
     expect(page.body).toMatch(/<span class="n">1<\/span><span class="status status-dead">/);
-    expect(page.body).toMatch(/<span class="n">1<\/span><span class="status status-queued">/);
+    expect(page.body).toMatch(/<span class="n">1<\/span><span class="status status-pending">/);
     expect(page.body).toContain('>build-report</a>');
     expect(page.body).toContain(`/tasks/${SEEDED.dead}`);
     expect(page.body).toContain('nightly-report');
@@ -81,20 +81,20 @@ describe('console GET /tasks', () => {
     );
 
     // Act
-    const first = await get('/tasks?status=QUEUED&limit=25');
+    const first = await get('/tasks?status=PENDING&limit=25');
     const next = /href="(\/tasks\?[^"]*cursor=[^"]+)" rel="next"/.exec(first.body)?.[1];
     const second = await get((next ?? '').replaceAll('&amp;', '&'));
 
     // Assert
     expect(first.body.match(/href="\/tasks\/(bulk|report)-/g)).toHaveLength(25);
-    expect(next).toContain('status=QUEUED');
+    expect(next).toContain('status=PENDING');
     expect(second.body.match(/href="\/tasks\/(bulk|report)-/g)).toHaveLength(2);
     expect(second.body).toContain('Last page');
   });
 
   it('offers to cancel selected tasks only where the status can still be cancelled', async () => {
     // Act
-    const queued = await get('/tasks?status=QUEUED&key=k1');
+    const queued = await get('/tasks?status=PENDING&key=k1');
     const succeeded = await get('/tasks?status=SUCCEEDED');
 
     // Assert

@@ -191,7 +191,7 @@ describe('TaskClient.enqueue with runAt', () => {
     state.now += 30_000;
     const due = await worker.processBatch(message === undefined ? [] : [message]);
 
-    expect(result.record.status).toBe(TaskStatus.QUEUED);
+    expect(result.record.status).toBe(TaskStatus.PENDING);
     expect(result.record.runAt).toBe(state.now);
     expect(await scheduleExists('task.soon')).toBe(false);
     expect(early.batchItemFailures).toHaveLength(1);
@@ -208,7 +208,7 @@ describe('TaskClient.enqueue with runAt', () => {
       { id: 'past', runAt: new Date(Date.now() - MINUTE) },
     );
 
-    expect(result.record.status).toBe(TaskStatus.QUEUED);
+    expect(result.record.status).toBe(TaskStatus.PENDING);
     expect(result.record.runAt).toBeUndefined();
     expect(await executor.queueDepth()).toBe(1);
   });

@@ -230,7 +230,7 @@ describe('integrity tag: sweeper', () => {
     expect(report.integrityFailed).toBe(1);
     expect(report.sent).toBe(1);
     expect((await client.get('tampered'))?.status).toBe(TaskStatus.PENDING);
-    expect((await client.get('intact'))?.status).toBe(TaskStatus.QUEUED);
+    expect((await client.get('intact'))?.status).toBe(TaskStatus.PENDING);
     expect(integrityAudits(logger, 'tampered')).toHaveLength(1);
     expect(await executor.queueDepth()).toBe(1);
   });

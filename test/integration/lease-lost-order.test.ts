@@ -105,7 +105,9 @@ describe.each<AfterStall>(['succeeds', 'fails'])(
       const stale = executor.worker([task], { workerId: 'w1' });
       const running = executor.deliver(stale, batch);
       await stall.reached;
-      expect(await lateSweeper().run()).toMatchObject({ requeued: 1, sent: 1 });
+      // A's new message, and B's copy: B is PENDING until claimed (no write records a send,
+      // ADR 0020), so the sweep sends it again; SQS drops the copy (same deduplication id).
+      expect(await lateSweeper().run()).toMatchObject({ requeued: 1, sent: 2 });
 
       // Act: w1 resumes; then another worker carries on with whatever the queue delivers.
       stall.open();

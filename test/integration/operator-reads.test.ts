@@ -42,11 +42,11 @@ describe('TaskClient.counts', () => {
     const plain = await client.counts();
     const typed = await client.counts({ byType: true });
 
-    expect(plain.byStatus).toMatchObject({ QUEUED: 4, CANCELLED: 1, DEAD: 0, RUNNING: 0 });
+    expect(plain.byStatus).toMatchObject({ PENDING: 4, CANCELLED: 1, DEAD: 0, RUNNING: 0 });
     expect(plain.total).toBe(5);
     expect(typed.byType).toEqual({
-      email: { QUEUED: 3 },
-      report: { QUEUED: 1, CANCELLED: 1 },
+      email: { PENDING: 3 },
+      report: { PENDING: 1, CANCELLED: 1 },
     });
   });
 
@@ -212,7 +212,6 @@ describe('TaskClient.watch', () => {
 
     expect(seen.filter((t) => t.taskId === id).map((t) => t.event)).toEqual([
       AuditEvent.SUBMITTED,
-      AuditEvent.SENT,
       AuditEvent.CLAIMED,
       AuditEvent.SUCCEEDED,
     ]);
@@ -228,6 +227,6 @@ describe('TaskClient.watch', () => {
       events.push(t.event);
     }
 
-    expect(events).toEqual(['submitted', 'sent', 'claimed', 'succeeded']);
+    expect(events).toEqual(['submitted', 'claimed', 'succeeded']);
   });
 });

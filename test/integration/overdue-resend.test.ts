@@ -31,6 +31,16 @@ function sweeper(clock: () => number) {
   });
 }
 
+/**
+ * A task waiting QUEUED, as a retry leaves it or an older producer's marked send did (the SDK
+ * no longer marks sends: a freshly sent task stays PENDING, docs/adr/0020-claim-without-pre-read.md).
+ */
+async function enqueueQueued(): Promise<{ id: string }> {
+  const { record } = await executor.client().enqueue(noop, {});
+  await executor.store.markSent(record);
+  return { id: record.id };
+}
+
 const runs: string[] = [];
 const noop = defineTask('noop', {
   schema: z.object({}),
@@ -83,18 +93,16 @@ describe('sweep of overdue QUEUED tasks', () => {
     });
     expect(record?.history.map((h) => h.event)).toEqual([
       AuditEvent.SUBMITTED,
-      AuditEvent.SENT,
       AuditEvent.CLAIMED,
       AuditEvent.RETRY_SCHEDULED,
       AuditEvent.RESENT,
-      AuditEvent.SENT,
       AuditEvent.CLAIMED,
       AuditEvent.SUCCEEDED,
     ]);
   }, 120_000);
 
   it('leaves a QUEUED task alone until it is overdue', async () => {
-    const { id } = await executor.client().enqueue(noop, {});
+    const { id } = await enqueueQueued();
 
     const report = await sweeper(() => Date.now() + Defaults.QUEUED_OVERDUE_MS - 60_000).run();
 
@@ -109,7 +117,7 @@ describe('sweep of overdue QUEUED tasks', () => {
   it('runs the task once when its original message was still there: the copy is dropped', async () => {
     // A task waiting (say, behind its ordering key) past the threshold.
     const client = executor.client();
-    const { id } = await client.enqueue(noop, {});
+    const { id } = await enqueueQueued();
     runs.length = 0;
 
     const report = await sweeper(() => Date.now() + LATER_MS).run();
@@ -126,13 +134,13 @@ describe('sweep of overdue QUEUED tasks', () => {
 
   it('lets only one of two racing sweepers re-send a task', async () => {
     const client = executor.client();
-    const { id } = await client.enqueue(noop, {});
+    const { id } = await enqueueQueued();
     const later = Date.now() + LATER_MS;
 
     const reports = await Promise.all([sweeper(() => later).run(), sweeper(() => later).run()]);
 
     expect(reports.map((r) => r.resent).sort()).toEqual([0, 1]);
-    expect(await client.get(id)).toMatchObject({ status: TaskStatus.QUEUED, generation: 2 });
+    expect(await client.get(id)).toMatchObject({ status: TaskStatus.PENDING, generation: 2 });
   });
 });
 
@@ -155,7 +163,7 @@ describe('TaskStore.resend', () => {
 
   it('is refused while the task is not yet overdue', async () => {
     const client = executor.client();
-    const { id } = await client.enqueue(noop, {});
+    const { id } = await enqueueQueued();
     const seen = await executor.store.get(id);
     if (seen === undefined) throw new Error('no record');
 

@@ -52,7 +52,7 @@ describe('sweep', () => {
 
     expect(failure).toBeInstanceOf(ConfigurationError);
     expect(report).toMatchObject({ sent: 1, unsent: 0, requeued: 0 });
-    expect((await executor.client().get(id))?.status).toBe(TaskStatus.QUEUED);
+    expect((await executor.client().get(id))?.status).toBe(TaskStatus.PENDING);
     expect(await executor.queueDepth()).toBe(1);
   });
 
@@ -91,10 +91,8 @@ describe('sweep', () => {
     });
     expect(record?.history.map((h) => h.event)).toEqual([
       AuditEvent.SUBMITTED,
-      AuditEvent.SENT,
       AuditEvent.CLAIMED,
       AuditEvent.REQUEUED,
-      AuditEvent.SENT,
       AuditEvent.CLAIMED,
       AuditEvent.SUCCEEDED,
     ]);
@@ -203,10 +201,13 @@ describe('outbox ordering', () => {
 
     // Act: the sweeper sends the held-back tasks (a client without the fault), then they run.
     const report = await sweeper().run();
+    const depth = await executor.queueDepth();
     await executor.drain(executor.worker([step]));
 
-    // Assert
-    expect(report.sent).toBe(6);
+    // Assert: no write records a send, so every PENDING task older than the sweep's grace
+    // (0 here) is sent; SQS deduplicates the 10 already in the queue (ADR 0020).
+    expect(report.sent).toBe(16);
+    expect(depth).toBe(16);
     expect(started.filter((seq) => seq < 100)).toEqual(Array.from({ length: 15 }, (_, i) => i));
   });
 });
@@ -287,7 +288,6 @@ describe('TaskClient.redrive', () => {
     expect(events.filter((e) => e === AuditEvent.DEAD)).toHaveLength(1);
     expect(events.slice(events.indexOf(AuditEvent.REDRIVEN))).toEqual([
       AuditEvent.REDRIVEN,
-      AuditEvent.SENT,
       AuditEvent.CLAIMED,
       AuditEvent.SUCCEEDED,
     ]);
@@ -327,7 +327,7 @@ describe('TaskClient.redrive', () => {
 
 describe('TaskClient.redrive dead-letter drain', () => {
   it('moves a waiting task back to the work queue and deletes obsolete or forged dead letters', async () => {
-    // Arrange: two messages reached the DLQ: one of a task still QUEUED, one forged.
+    // Arrange: two messages reached the DLQ: one of a task still waiting, one forged.
     const client = executor.client({ deadLetterQueueUrl: executor.deadLetterQueueUrl });
     const { id: waiting } = await client.enqueue(noop, { n: 1 });
     const [original] = await executor.receive({ visibilityTimeout: 0 });
@@ -380,7 +380,7 @@ describe('TaskClient.purgeDead', () => {
 
     expect(purged).toBe(1);
     expect(await client.get(deadId)).toBeUndefined();
-    expect((await client.get(queuedId))?.status).toBe(TaskStatus.QUEUED);
+    expect((await client.get(queuedId))?.status).toBe(TaskStatus.PENDING);
   });
 });
 
@@ -544,13 +544,14 @@ describe('lease takeovers', () => {
   });
 
   it('counts a task the sweeper requeued and re-sent as a takeover', async () => {
-    // A crashed worker's two tasks, requeued by the sweeper and QUEUED again, and a
+    // A crashed worker's two tasks, requeued by the sweeper and sent again, and a
     // fresh third task.
     const { task, trace } = tracedTask();
     const ids = await enqueueTraced(task, 2, [1, 2]);
     const report = await sweeper().run();
     expect(report).toMatchObject({ requeued: 2, sent: 2 });
-    for (const id of ids) expect((await executor.client().get(id))?.status).toBe(TaskStatus.QUEUED);
+    for (const id of ids)
+      expect((await executor.client().get(id))?.status).toBe(TaskStatus.PENDING);
     await executor.client().enqueue(task, { n: 3 });
     const batch = await executor.receive({ visibilityTimeout: 30 });
 

@@ -57,7 +57,7 @@ describe('sweep', () => {
     expect(report).toMatchObject({ failed: 1, sent: 3, unsent: 0, requeued: 0, killed: 0 });
     const client = executor.client();
     for (const { id } of unsent) {
-      expect((await client.get(id))?.status, id).toBe(TaskStatus.QUEUED);
+      expect((await client.get(id))?.status, id).toBe(TaskStatus.PENDING);
     }
     expect((await client.get(poisoned))?.status).toBe(TaskStatus.RUNNING);
     const errors = logger.lines.filter((l) => l.level === 'error');

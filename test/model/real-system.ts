@@ -100,9 +100,12 @@ export class RealSystem {
     return this.store.get(this.id(task));
   }
 
-  /** TaskClient.enqueue's outbox, without SQS: create, then (unless it crashed) mark sent. */
-  async enqueue(task: number, send: boolean): Promise<void> {
-    const { record } = await this.store.create({
+  /**
+   * TaskClient.enqueue's outbox, without SQS: create. The send writes nothing (ADR 0020), so a
+   * producer that crashed before it (`send` false) leaves the same record as one that sent.
+   */
+  async enqueue(task: number, _send: boolean): Promise<void> {
+    await this.store.create({
       id: this.id(task),
       type: MODEL_TASK_TYPE,
       payloadJson: JSON.stringify({ i: task }),
@@ -111,7 +114,6 @@ export class RealSystem {
       timeoutMs: TIMEOUT_MS,
       messageGroupId: this.id(task),
     });
-    if (send && record.status === 'PENDING') await this.store.markSent(record);
   }
 
   /** Delivers the task's message to a worker; returns the run if the handler started. */

@@ -83,7 +83,8 @@ export function enqueue(m: Model, i: number, send: boolean): void {
     transition(task, 'PENDING');
     task.pendingSince = m.now;
   }
-  if (send && task.status === 'PENDING') transition(task, 'QUEUED');
+  // The send writes nothing: a sent task stays PENDING until claimed (ADR 0020).
+  void send;
 }
 
 /** What a delivered message leads to; a claim returns the new run. */
@@ -152,12 +153,12 @@ export function sweep(m: Model, pendingAgeMs: number): void {
       if (task.attempt >= m.maxAttempts) {
         transition(task, 'DEAD');
       } else {
-        transition(task, 'PENDING'); // requeued under a new generation
-        transition(task, 'QUEUED'); // and sent
+        transition(task, 'PENDING'); // requeued under a new generation, and sent
+        task.pendingSince = m.now;
       }
-    } else if (task.status === 'PENDING' && task.pendingSince < m.now - pendingAgeMs) {
-      transition(task, 'QUEUED');
     }
+    // An old PENDING task is sent again; the send is no transition (ADR 0020).
+    void pendingAgeMs;
   }
 }
 

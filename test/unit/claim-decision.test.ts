@@ -193,11 +193,18 @@ describe('isLeaseTakeover', () => {
       AuditEvent.CLAIMED,
       AuditEvent.REQUEUED,
     );
-    const pending = record({ status: TaskStatus.PENDING, attempt: 1, history: requeued });
+    // The requeue sets leaseLost; only a claim or a redrive clears it.
+    const pending = record({
+      status: TaskStatus.PENDING,
+      attempt: 1,
+      history: requeued,
+      leaseLost: true,
+    });
     const resent = record({
       status: TaskStatus.QUEUED,
       attempt: 1,
       history: [...requeued, ...history(AuditEvent.SENT, AuditEvent.DUPLICATE_DROPPED)],
+      leaseLost: true,
     });
 
     expect(isLeaseTakeover(pending)).toBe(true);
