@@ -173,18 +173,22 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     );
     counts.requeued += 1;
   });
+  // A parked key's later tasks wait behind its dead task's message on purpose: their own
+  // messages are behind it too, and younger, so they are not sent again while it is parked
+  // (docs/adr/0024-parked-keys.md). The park items are read only once an old keyed task
+  // shows up, so a sweep without one pays nothing.
+  let parked: Promise<Set<string>> | undefined;
+  const isParked = async (key: string | undefined) =>
+    key !== undefined &&
+    (
+      await (parked ??= store.parkedKeys.list().then((l) => new Set(l.map((p) => p.orderingKey))))
+    ).has(key);
   await pages(TaskStatus.PENDING, now - (options.pendingAgeMs ?? 60_000), async (record) => {
+    if (await isParked(record.orderingKey)) return;
     toSend.push(record);
   });
-  // Read only once an overdue keyed task shows up, so a sweep without one pays nothing.
-  let parked: Promise<Set<string>> | undefined;
-  const parkedKeys = () =>
-    (parked ??= store.parkedKeys.list().then((l) => new Set(l.map((p) => p.orderingKey))));
   await pages(TaskStatus.QUEUED, queuedBefore, async (record) => {
-    // A parked key's later tasks wait behind its dead task's message on purpose: their own
-    // messages are behind it too, and younger (docs/adr/0024-parked-keys.md).
-    const key = record.orderingKey;
-    if (key !== undefined && (await parkedKeys()).has(key)) return;
+    if (await isParked(record.orderingKey)) return;
     toSend.push(await resendOverdue(store, record, queuedBefore, logger));
     counts.resent += 1;
   });
