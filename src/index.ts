@@ -8,7 +8,7 @@
 export type { ObjectRef } from './claim-check/object-ref.js';
 export type { CheckReport } from './client/check.js';
 export type { EnqueueOptions } from './client/prepare.js';
-export type { RedriveResult, RedriveSelection } from './client/redrive.js';
+export type { RedriveOptions, RedriveResult, RedriveSelection } from './client/redrive.js';
 export type {
   RecurringScheduleOptions,
   ScheduleDetails,

@@ -55,20 +55,30 @@ export interface RedriveDeps {
 const DLQ_HOLD_SECONDS = 60;
 const MAX_DLQ_MESSAGES = 10_000;
 
+/** How a redrive reports its progress. */
+export interface RedriveOptions {
+  /** Called after each selected task is moved (or found moved already): done of total. */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
 /** Moves selected DEAD tasks back to work. See `TaskClient.redrive`. */
 export async function redriveDead(
   selection: RedriveSelection,
   deps: RedriveDeps,
+  options: RedriveOptions = {},
 ): Promise<RedriveResult> {
   const skipped: { id: string; reason: string }[] = [];
   const selected = await selectDead(selection, deps.store, skipped);
   // Per-key order: the original enqueue order, so a key's tasks run again as they first did.
   selected.sort(compareEnqueueOrder);
+  let done = 0;
+  const step = () => options.onProgress?.(++done, selected.length);
   const inPlace: string[] = [];
   for (const record of selected.filter((r) => r.parkedKey !== undefined)) {
     const moved = await redriveParkedTask(record, deps, 'redriven by TaskClient.redrive');
     if (moved === undefined) skipped.push({ id: record.id, reason: 'no longer parked' });
     else inPlace.push(record.id);
+    step();
   }
   const dead = selected.filter((r) => r.parkedKey === undefined);
   const moved = await mapConcurrently(dead, async (record) => {
@@ -81,6 +91,8 @@ export async function redriveDead(
         reason: `no longer DEAD (${err.current?.status ?? 'deleted'})`,
       });
       return undefined;
+    } finally {
+      step();
     }
   });
   const pending = moved.filter((r): r is TaskRecord => r !== undefined);

@@ -31,7 +31,13 @@ import type { TaskClientOptions } from './options.js';
 import * as parking from './parked-keys.js';
 import type { EnqueueOptions } from './prepare.js';
 import { type PurgeOptions, type PurgeResult, purgeTasks } from './purge.js';
-import { purgeDead, type RedriveResult, type RedriveSelection, redriveDead } from './redrive.js';
+import {
+  purgeDead,
+  type RedriveOptions,
+  type RedriveResult,
+  type RedriveSelection,
+  redriveDead,
+} from './redrive.js';
 import type {
   RecurringScheduleOptions,
   ScheduleDetails,
@@ -149,11 +155,12 @@ export class TaskClient {
    * Moves DEAD tasks back to the queue with a fresh attempt budget, keeping their history,
    * and drains their messages from the dead-letter queue. Tasks sharing an ordering key are
    * re-sent in their original enqueue order; a task that parked its key runs first.
+   * `onProgress` reports each selected task moved.
    *
    * @throws ConfigurationError when draining needs the DLQ URL and none is configured, or the
    *   work queue cannot be sent to for a permanent reason (the tasks then wait PENDING).
    */
-  redrive(selection: RedriveSelection): Promise<RedriveResult> {
+  redrive(selection: RedriveSelection, options: RedriveOptions = {}): Promise<RedriveResult> {
     const {
       store,
       dispatcher,
@@ -163,7 +170,7 @@ export class TaskClient {
       logger,
     } = this.parts;
     const deps = { store, dispatcher, sqs, deadLetterQueueUrl, workQueueUrl, logger };
-    return redriveDead(selection, deps);
+    return redriveDead(selection, deps, options);
   }
 
   /** Ordering keys parked by a DEAD task of an `onDead: 'park'` type, with that task. */

@@ -310,13 +310,22 @@ describe('TaskClient.redrive', () => {
     }
     const { id: alive } = await client.enqueue(noop, { n: 9 });
 
-    const result = await client.redrive({ all: true, orderingKey: 'k' });
+    const progress: [number, number][] = [];
+    const result = await client.redrive(
+      { all: true, orderingKey: 'k' },
+      { onProgress: (done, total) => progress.push([done, total]) },
+    );
     const skipped = await client.redrive({ ids: [alive, 'missing'] });
     const messages = [];
     for (let i = 0; i < 4; i++)
       messages.push(...(await executor.receive({ visibilityTimeout: 0 })));
 
     expect(result.redriven).toEqual(dead);
+    expect(progress).toEqual([
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ]);
     expect(skipped.skipped.map((s) => s.id)).toEqual([alive, 'missing']);
     const order = messages
       .filter((m) => m.attributes.MessageGroupId === 'k')

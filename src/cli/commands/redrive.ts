@@ -60,7 +60,10 @@ export function registerRedrive(program: Command): void {
           : `Redrive ${preview.dead.length} DEAD task(s) and drain ${deadLetters} dead-letter message(s)?`,
       );
       if (!out.json) out.note(`Redriving ${preview.dead.length} task(s)...`);
-      const result = await client.redrive(selection);
+      const bar = out.progress('redriving');
+      const result = await client
+        .redrive(selection, { onProgress: (done, total) => bar.update(done, total) })
+        .finally(() => bar.stop());
       if (out.json) out.data(result);
       else {
         out.line(`Redriven: ${result.redriven.length} (${result.redriven.join(', ')})`);
