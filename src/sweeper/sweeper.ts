@@ -178,11 +178,10 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   // (docs/adr/0024-parked-keys.md). The park items are read only once an old keyed task
   // shows up, so a sweep without one pays nothing.
   let parked: Promise<Set<string>> | undefined;
+  const parkedKeys = () =>
+    (parked ??= store.parkedKeys.list().then((l) => new Set(l.map((p) => p.orderingKey))));
   const isParked = async (key: string | undefined) =>
-    key !== undefined &&
-    (
-      await (parked ??= store.parkedKeys.list().then((l) => new Set(l.map((p) => p.orderingKey))))
-    ).has(key);
+    key !== undefined && (await parkedKeys()).has(key);
   await pages(TaskStatus.PENDING, now - (options.pendingAgeMs ?? 60_000), async (record) => {
     if (await isParked(record.orderingKey)) return;
     toSend.push(record);
