@@ -80,7 +80,7 @@ describe('TaskClient.cancel({ orderingKey })', () => {
     expect([...result.cancelled].sort()).toEqual([ids[1], ids[2]].sort());
     expect(result.requested).toEqual([ids[0]]);
     expect(result.finished).toEqual([]);
-    expect((await client.get(other))?.status).toBe(TaskStatus.QUEUED);
+    expect((await client.get(other))?.status).toBe(TaskStatus.PENDING);
   });
 });
 

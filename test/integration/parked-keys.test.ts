@@ -54,7 +54,7 @@ describe('onDead: park', () => {
     const [a, b, c] = await Promise.all(['A', 'B', 'C'].map((id) => client.get(id)));
     expect(a).toMatchObject({ status: TaskStatus.DEAD, parkedKey: KEY });
     for (const waiting of [b, c]) {
-      expect(waiting).toMatchObject({ status: TaskStatus.QUEUED, attempt: 0 });
+      expect(waiting).toMatchObject({ status: TaskStatus.PENDING, attempt: 0 });
       expect(waiting?.history.some((h) => h.event === AuditEvent.CLAIMED)).toBe(false);
     }
     const parked = await client.parkedKeys();
@@ -110,7 +110,7 @@ describe('onDead: park', () => {
     // Assert
     expect(trace).toEqual(['A', 'A']);
     expect(await client.get('A')).toMatchObject({ status: TaskStatus.DEAD, parkedKey: KEY });
-    expect(await client.get('B')).toMatchObject({ status: TaskStatus.QUEUED, attempt: 0 });
+    expect(await client.get('B')).toMatchObject({ status: TaskStatus.PENDING, attempt: 0 });
     expect((await client.parkedKeys()).map((p) => p.task.id)).toEqual(['A']);
   });
 
@@ -188,7 +188,7 @@ describe("onDead: 'release' (the default)", () => {
 
     // Assert
     expect(trace).toEqual(['A']);
-    expect(await client.get('B')).toMatchObject({ status: TaskStatus.QUEUED, attempt: 0 });
+    expect(await client.get('B')).toMatchObject({ status: TaskStatus.PENDING, attempt: 0 });
   });
 });
 
@@ -220,13 +220,13 @@ describe('onDead: park, after a crash', () => {
     expect(swept).toMatchObject({ killed: 1 });
     expect(trace).toEqual([]);
     expect(await client.get('A')).toMatchObject({ status: TaskStatus.DEAD, parkedKey: KEY });
-    expect(await client.get('B')).toMatchObject({ status: TaskStatus.QUEUED, attempt: 0 });
+    expect(await client.get('B')).toMatchObject({ status: TaskStatus.PENDING, attempt: 0 });
     expect((await client.parkedKeys()).map((p) => p.task.id)).toEqual(['A']);
   });
 });
 
 describe('sweep, with a parked key', () => {
-  it('re-sends overdue QUEUED tasks, but not the waiting tasks of a parked key', async () => {
+  it('re-sends old PENDING tasks, but not the waiting tasks of a parked key', async () => {
     // Arrange
     const { failing, parking, plain } = tracedTypes();
     failing.add('A');
@@ -248,11 +248,14 @@ describe('sweep, with a parked key', () => {
     // Act
     const swept = await sweeper.run();
 
-    // Assert
-    expect(swept).toMatchObject({ resent: 1 });
-    expect((await client.get('C'))?.history.at(-2)?.event).toBe(AuditEvent.RESENT);
-    const b = await client.get('B');
-    expect(b?.history.some((h) => h.event === AuditEvent.RESENT)).toBe(false);
-    expect(b).toMatchObject({ status: TaskStatus.QUEUED, generation: 1 });
+    // Assert: a sent task stays PENDING until claimed (ADR 0020); C is sent again and noted,
+    // B waits behind its parked key's held message and is left alone.
+    expect(swept).toMatchObject({ sent: 1 });
+    expect(await client.get('C')).toMatchObject({ status: TaskStatus.PENDING, resends: 1 });
+    expect(await client.get('B')).toMatchObject({
+      status: TaskStatus.PENDING,
+      generation: 1,
+      resends: 0,
+    });
   });
 });

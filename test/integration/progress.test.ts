@@ -68,7 +68,6 @@ describe('ctx.progress', () => {
     expect(record.progressAt).toBeGreaterThanOrEqual(record.createdAt);
     expect(record.history.map((h) => h.event)).toEqual([
       AuditEvent.SUBMITTED,
-      AuditEvent.SENT,
       AuditEvent.CLAIMED,
       AuditEvent.SUCCEEDED,
     ]);
