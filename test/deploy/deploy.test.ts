@@ -316,14 +316,14 @@ describe('tasklane --stack against the deployed stack', () => {
     const at = ['--stack', STACK];
 
     const status = await runCli(['status', ...at, '--json']);
-    const list = await runCli(['list', ...at, '--status', 'QUEUED', '--json']);
+    const list = await runCli(['list', ...at, '--status', 'PENDING', '--json']);
     const show = await runCli(['show', ids[0] as string, ...at, '--json']);
     const cancel = await runCli(['cancel', ids[1] as string, ...at, '--yes', '--json']);
     const schedules = await runCli(['schedules', 'list', ...at, '--json']);
     const after = await client.get(ids[1] as string);
 
     expect(status.code, status.stderr).toBe(0);
-    expect(JSON.parse(status.stdout).counts.byStatus).toMatchObject({ QUEUED: 2 });
+    expect(JSON.parse(status.stdout).counts.byStatus).toMatchObject({ PENDING: 2 });
     expect(list.code, list.stderr).toBe(0);
     expect(
       JSON.parse(list.stdout)
