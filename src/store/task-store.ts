@@ -20,6 +20,7 @@ import {
   purgeTask,
   type WriteContext,
 } from './record-writes.js';
+import * as repairs from './repair-transitions.js';
 import { checkRetention, type Retention } from './retention.js';
 import { type SeenHistory, writeTransition } from './transition.js';
 import type { ClaimTarget, Lease, Seen, Transition } from './transitions.js';
@@ -209,7 +210,7 @@ export class TaskStore {
    * the record the caller read; its attempt is pinned so the history entry is exact.
    */
   cancel(seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & SeenHistory, reason?: string) {
-    return this.write(transitions.cancel, { seen, reason });
+    return this.write(repairs.cancel, { seen, reason });
   }
 
   /**
@@ -236,7 +237,7 @@ export class TaskStore {
    * `actor` (e.g. `sweeper`) is recorded as the history entry's worker.
    */
   requeue(seen: TaskRecord, reason: string, actor?: string): Promise<TaskRecord> {
-    return this.write(transitions.requeue, { seen, reason, actor });
+    return this.write(repairs.requeue, { seen, reason, actor });
   }
 
   /**
@@ -248,7 +249,7 @@ export class TaskStore {
    * claim, a retry or another sweeper in between makes this write lose.
    */
   resend(seen: TaskRecord, overdueBefore: number, actor?: string): Promise<TaskRecord> {
-    return this.write(transitions.resend, { seen, overdueBefore, actor });
+    return this.write(repairs.resend, { seen, overdueBefore, actor });
   }
 
   /**
@@ -256,7 +257,7 @@ export class TaskStore {
    * The caller then sends the message and marks it sent, as for a new task.
    */
   redrive(seen: Seen, reason?: string): Promise<TaskRecord> {
-    return this.write(transitions.redrive, { seen, reason });
+    return this.write(repairs.redrive, { seen, reason });
   }
 
   /**
@@ -316,7 +317,7 @@ export class TaskStore {
     reason: string,
   ): Promise<{ readonly discarded: boolean; readonly current?: TaskRecord | undefined }> {
     try {
-      await this.write(transitions.rollback, { seen, reason });
+      await this.write(repairs.rollback, { seen, reason });
     } catch (err) {
       if (!(err instanceof TransitionRejectedError)) throw err;
       return { discarded: false, current: err.current };

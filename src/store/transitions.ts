@@ -65,9 +65,12 @@ export interface Transition<I> {
   readonly heartbeat?: boolean;
 }
 
-const LEASE = ['leaseToken', 'leaseExpiresAt'] as const;
-const at = (_input: unknown, now: number): number => now;
-const finished = (_input: unknown, now: number, retention: Retention) => ({
+/** The lease's attributes, removed when a lease ends. */
+export const LEASE = ['leaseToken', 'leaseExpiresAt'] as const;
+/** The status index's sort key: the time of the write. */
+export const at = (_input: unknown, now: number): number => now;
+/** A finished task's time and its retention TTL. */
+export const finished = (_input: unknown, now: number, retention: Retention) => ({
   finishedAt: now,
   [TableSchema.TTL_ATTRIBUTE]: expiresAtSeconds(now, retention),
 });
@@ -77,7 +80,7 @@ const dead = (reason: string, error: TaskErrorInfo | undefined, now: number) => 
   finishedAt: now,
 });
 /** A lease the caller saw on the record has run out. */
-const expiredLease = (seen: TaskRecord, now: number): Condition[] => [
+export const expiredLease = (seen: TaskRecord, now: number): Condition[] => [
   equals('leaseToken', 'seenToken', seen.leaseToken),
   equals('attempt', 'seenAttempt', seen.attempt),
   compare('leaseExpiresAt', '<=', 'now', now),
@@ -255,23 +258,6 @@ export const expire: Transition<ExpireInput> = {
   leased: true,
 };
 
-type CancelInput = {
-  seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & SeenHistory;
-  reason?: string | undefined;
-};
-export const cancel: Transition<CancelInput> = {
-  name: 'cancel',
-  from: [TaskStatus.SCHEDULED, TaskStatus.PENDING, TaskStatus.QUEUED],
-  fence: ({ seen }) => [equals('attempt', 'seenAttempt', seen.attempt)],
-  event: AuditEvent.CANCELLED,
-  to: TaskStatus.CANCELLED,
-  task: ({ seen }) => seen,
-  by: ({ seen }) => ({ attempt: seen.attempt }),
-  detail: ({ reason }) => reason,
-  set: finished,
-  statusAt: at,
-};
-
 type CancelRunningInput = { lease: Lease; detail: string };
 /** RUNNING → CANCELLED by the lease holder, which saw the cancel request (ADR 0022). */
 export const cancelRunning: Transition<CancelRunningInput> = {
@@ -286,88 +272,6 @@ export const cancelRunning: Transition<CancelRunningInput> = {
   detail: ({ detail }) => detail,
   set: finished,
   remove: LEASE,
-  statusAt: at,
-};
-
-type RequeueInput = { seen: TaskRecord; reason: string; actor?: string | undefined };
-export const requeue: Transition<RequeueInput> = {
-  name: 'requeue',
-  from: [TaskStatus.RUNNING],
-  fence: ({ seen }, now) => expiredLease(seen, now),
-  event: AuditEvent.REQUEUED,
-  to: TaskStatus.PENDING,
-  task: ({ seen }) => seen,
-  by: ({ seen, actor }) => ({ attempt: seen.attempt, workerId: actor }),
-  detail: ({ reason }) => reason,
-  // The next claim takes over a lost lease; a fresh claim refuses it (ADR 0007).
-  set: ({ seen }) => ({ generation: seen.generation + 1, leaseLost: true }),
-  remove: LEASE,
-  statusAt: at,
-};
-
-type ResendInput = { seen: TaskRecord; overdueBefore: number; actor?: string | undefined };
-export const resend: Transition<ResendInput> = {
-  name: 'resend',
-  from: [TaskStatus.QUEUED],
-  fence: ({ seen, overdueBefore }) => [
-    equals('generation', 'seenGeneration', seen.generation),
-    equals('attempt', 'seenAttempt', seen.attempt),
-    compare('statusAt', '<', 'overdueBefore', overdueBefore),
-  ],
-  event: AuditEvent.RESENT,
-  to: TaskStatus.PENDING,
-  task: ({ seen }) => seen,
-  by: ({ seen, actor }) => ({ attempt: seen.attempt, workerId: actor }),
-  detail: ({ seen }) =>
-    `queued since ${new Date(seen.updatedAt).toISOString()} and never claimed; sent again as generation ${seen.generation + 1}`,
-  set: ({ seen }) => ({ generation: seen.generation + 1 }),
-  statusAt: at,
-};
-
-export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = {
-  name: 'redrive',
-  from: [TaskStatus.DEAD],
-  fence: ({ seen }) => [
-    equals('attempt', 'seenAttempt', seen.attempt),
-    equals('generation', 'seenGeneration', seen.generation),
-  ],
-  event: AuditEvent.REDRIVEN,
-  to: TaskStatus.PENDING,
-  task: ({ seen }) => seen,
-  by: () => ({ attempt: 0 }),
-  detail: ({ reason }) => reason,
-  set: ({ seen }) => ({ attempt: 0, generation: seen.generation + 1 }),
-  remove: ['deadReason', 'finishedAt', 'workerId', 'cancelRequestedAt', 'leaseLost', 'resends'],
-  statusAt: at,
-};
-
-type RollbackInput = {
-  seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'> & SeenHistory;
-  reason: string;
-};
-/**
- * SCHEDULED → ROLLED_BACK, for the enqueue that wrote the record and could not create its
- * schedule: only the record it still owns, the one it wrote (same creation time), untouched
- * (never attempted, same generation) and not confirmed by another enqueue. Kept with the
- * retention TTL, like a finished task (docs/adr/0015-rollback-moves-instead-of-deleting.md).
- */
-export const rollback: Transition<RollbackInput> = {
-  name: 'roll back',
-  from: [TaskStatus.SCHEDULED],
-  fence: ({ seen }) => [
-    equals('createdAt', 'createdAt', seen.createdAt),
-    equals('attempt', 'zero', 0),
-    equals('generation', 'generation', seen.generation),
-    notExists('scheduleConfirmed'),
-  ],
-  event: AuditEvent.ROLLED_BACK,
-  to: TaskStatus.ROLLED_BACK,
-  task: ({ seen }) => seen,
-  by: () => ({ attempt: 0 }),
-  detail: ({ reason }) => reason,
-  set: (_input, now, retention) => ({
-    [TableSchema.TTL_ATTRIBUTE]: expiresAtSeconds(now, retention),
-  }),
   statusAt: at,
 };
 

@@ -1,0 +1,111 @@
+/**
+ * The rows of the transition table (see transitions.ts) written by others than a lease
+ * holder: the producer's cancel and rollback, the sweeper's requeue and overdue resend, and
+ * the operator's redrive. Each is fenced by what the caller read: the attempt, the
+ * generation, an expired lease, or the creation time.
+ */
+import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
+import { compare, equals, notExists } from './expression.js';
+import type { TaskRecord } from './record.js';
+import { expiresAtSeconds } from './retention.js';
+import type { SeenHistory } from './transition.js';
+import { at, expiredLease, finished, LEASE, type Seen, type Transition } from './transitions.js';
+
+type CancelInput = {
+  seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & SeenHistory;
+  reason?: string | undefined;
+};
+export const cancel: Transition<CancelInput> = {
+  name: 'cancel',
+  from: [TaskStatus.SCHEDULED, TaskStatus.PENDING, TaskStatus.QUEUED],
+  fence: ({ seen }) => [equals('attempt', 'seenAttempt', seen.attempt)],
+  event: AuditEvent.CANCELLED,
+  to: TaskStatus.CANCELLED,
+  task: ({ seen }) => seen,
+  by: ({ seen }) => ({ attempt: seen.attempt }),
+  detail: ({ reason }) => reason,
+  set: finished,
+  statusAt: at,
+};
+
+type RequeueInput = { seen: TaskRecord; reason: string; actor?: string | undefined };
+export const requeue: Transition<RequeueInput> = {
+  name: 'requeue',
+  from: [TaskStatus.RUNNING],
+  fence: ({ seen }, now) => expiredLease(seen, now),
+  event: AuditEvent.REQUEUED,
+  to: TaskStatus.PENDING,
+  task: ({ seen }) => seen,
+  by: ({ seen, actor }) => ({ attempt: seen.attempt, workerId: actor }),
+  detail: ({ reason }) => reason,
+  // The next claim takes over a lost lease; a fresh claim refuses it (ADR 0007).
+  set: ({ seen }) => ({ generation: seen.generation + 1, leaseLost: true }),
+  remove: LEASE,
+  statusAt: at,
+};
+
+type ResendInput = { seen: TaskRecord; overdueBefore: number; actor?: string | undefined };
+export const resend: Transition<ResendInput> = {
+  name: 'resend',
+  from: [TaskStatus.QUEUED],
+  fence: ({ seen, overdueBefore }) => [
+    equals('generation', 'seenGeneration', seen.generation),
+    equals('attempt', 'seenAttempt', seen.attempt),
+    compare('statusAt', '<', 'overdueBefore', overdueBefore),
+  ],
+  event: AuditEvent.RESENT,
+  to: TaskStatus.PENDING,
+  task: ({ seen }) => seen,
+  by: ({ seen, actor }) => ({ attempt: seen.attempt, workerId: actor }),
+  detail: ({ seen }) =>
+    `queued since ${new Date(seen.updatedAt).toISOString()} and never claimed; sent again as generation ${seen.generation + 1}`,
+  set: ({ seen }) => ({ generation: seen.generation + 1 }),
+  statusAt: at,
+};
+
+export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = {
+  name: 'redrive',
+  from: [TaskStatus.DEAD],
+  fence: ({ seen }) => [
+    equals('attempt', 'seenAttempt', seen.attempt),
+    equals('generation', 'seenGeneration', seen.generation),
+  ],
+  event: AuditEvent.REDRIVEN,
+  to: TaskStatus.PENDING,
+  task: ({ seen }) => seen,
+  by: () => ({ attempt: 0 }),
+  detail: ({ reason }) => reason,
+  set: ({ seen }) => ({ attempt: 0, generation: seen.generation + 1 }),
+  remove: ['deadReason', 'finishedAt', 'workerId', 'cancelRequestedAt', 'leaseLost', 'resends'],
+  statusAt: at,
+};
+
+type RollbackInput = {
+  seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'> & SeenHistory;
+  reason: string;
+};
+/**
+ * SCHEDULED → ROLLED_BACK, for the enqueue that wrote the record and could not create its
+ * schedule: only the record it still owns, the one it wrote (same creation time), untouched
+ * (never attempted, same generation) and not confirmed by another enqueue. Kept with the
+ * retention TTL, like a finished task (docs/adr/0015-rollback-moves-instead-of-deleting.md).
+ */
+export const rollback: Transition<RollbackInput> = {
+  name: 'roll back',
+  from: [TaskStatus.SCHEDULED],
+  fence: ({ seen }) => [
+    equals('createdAt', 'createdAt', seen.createdAt),
+    equals('attempt', 'zero', 0),
+    equals('generation', 'generation', seen.generation),
+    notExists('scheduleConfirmed'),
+  ],
+  event: AuditEvent.ROLLED_BACK,
+  to: TaskStatus.ROLLED_BACK,
+  task: ({ seen }) => seen,
+  by: () => ({ attempt: 0 }),
+  detail: ({ reason }) => reason,
+  set: (_input, now, retention) => ({
+    [TableSchema.TTL_ATTRIBUTE]: expiresAtSeconds(now, retention),
+  }),
+  statusAt: at,
+};
