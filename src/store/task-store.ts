@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ObjectRef } from '../claim-check/object-ref.js';
 import { Defaults, type TaskStatus } from '../constants.js';
 import { TransitionRejectedError } from '../errors.js';
-import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { requestCancel } from './cancel-request.js';
 import * as parking from './park-transitions.js';
 import { ParkedKeys } from './parked-keys.js';
@@ -22,6 +19,7 @@ import {
 } from './record-writes.js';
 import * as repairs from './repair-transitions.js';
 import { checkRetention, type Retention } from './retention.js';
+import { type TaskStoreOptions, writeContext } from './store-context.js';
 import { type SeenHistory, writeTransition } from './transition.js';
 import type { ClaimTarget, Lease, Seen, Transition } from './transitions.js';
 import * as transitions from './transitions.js';
@@ -30,25 +28,8 @@ export type { CancelRequest } from './cancel-request.js';
 export type { HeldParkMessage, ParkRecord } from './parked-keys.js';
 export type { TaskPage } from './queries.js';
 export type { NewTask } from './record-writes.js';
+export type { TaskStoreOptions } from './store-context.js';
 export type { ClaimTarget, Lease } from './transitions.js';
-
-/** Options of {@link TaskStore}. */
-export interface TaskStoreOptions {
-  readonly tableName: string;
-  readonly dynamodb: DynamoDBClient;
-  /** @default Defaults.STATUS_SHARDS */
-  readonly statusShards?: number;
-  /**
-   * How long a SUCCEEDED or CANCELLED task is kept (its id stays reserved) before DynamoDB's
-   * TTL removes it: milliseconds, or `'forever'` (no TTL attribute is written). DEAD tasks
-   * never get one. @default 30 days
-   */
-  readonly retention?: Retention;
-  /** @default Date.now */
-  readonly clock?: () => number;
-  /** Receives one structured audit line per transition. */
-  readonly logger?: TaskLogger;
-}
 
 /**
  * The DynamoDB task store. Each lifecycle transition is one method and one conditional
@@ -73,15 +54,7 @@ export class TaskStore {
     this.statusShards = options.statusShards ?? Defaults.STATUS_SHARDS;
     this.clock = options.clock ?? Date.now;
     this.retention = checkRetention(options.retention ?? Defaults.RETENTION_MS);
-    this.ctx = {
-      doc: DynamoDBDocumentClient.from(options.dynamodb, {
-        marshallOptions: { removeUndefinedValues: true },
-      }),
-      tableName: this.tableName,
-      statusShards: this.statusShards,
-      clock: this.clock,
-      logger: options.logger ?? defaultLogger(),
-    };
+    this.ctx = writeContext(options, this.statusShards, this.clock);
     this.parkedKeys = new ParkedKeys(this.ctx);
   }
 
