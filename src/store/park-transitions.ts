@@ -15,30 +15,30 @@ type ExpireInput = Parameters<(typeof expire)['fence']>[0];
 const parkedNote = (key: string): string => `; ordering key '${key}' parked`;
 
 /**
- * RUNNING → DEAD under the lease, as `kill`, and the task parks its ordering key:
- * `parkedKey` tells every later reader of the record (the worker that receives its message
- * again, the operator) that its message holds the key.
+ * `base`, and the task also parks its ordering key: `parkedKey` tells every later reader of
+ * the record (the worker that receives its message again, the operator) that its message
+ * holds the key.
  */
-export const killAndPark: Transition<KillInput & { parkedKey: string }> = {
-  ...kill,
-  name: 'kill and park',
-  detail: (input) => `${input.reason}${parkedNote(input.parkedKey)}`,
-  set: (input, now, retention) => ({
-    ...kill.set?.(input, now, retention),
-    parkedKey: input.parkedKey,
-  }),
-};
+function andPark<I extends { readonly reason: string }>(
+  base: Transition<I>,
+  name: string,
+): Transition<I & { parkedKey: string }> {
+  return {
+    ...base,
+    name,
+    detail: (input) => `${input.reason}${parkedNote(input.parkedKey)}`,
+    set: (input, now, retention) => ({
+      ...base.set?.(input, now, retention),
+      parkedKey: input.parkedKey,
+    }),
+  };
+}
+
+/** RUNNING → DEAD under the lease, as `kill`, parking the key. */
+export const killAndPark = andPark<KillInput>(kill, 'kill and park');
 
 /** RUNNING with an expired lease on the final attempt → DEAD, as `expire`, parking the key. */
-export const expireAndPark: Transition<ExpireInput & { parkedKey: string }> = {
-  ...expire,
-  name: 'expire and park',
-  detail: (input) => `${input.reason}${parkedNote(input.parkedKey)}`,
-  set: (input, now, retention) => ({
-    ...expire.set?.(input, now, retention),
-    parkedKey: input.parkedKey,
-  }),
-};
+export const expireAndPark = andPark<ExpireInput>(expire, 'expire and park');
 
 type ParkedInput = { seen: Seen; parkedKey: string; reason?: string | undefined };
 
