@@ -7,7 +7,8 @@
 import { AuditEvent, OnDead, TaskStatus } from '../constants.js';
 import { equals } from './expression.js';
 import type { TaskRecord } from './record.js';
-import { expire, kill, type Seen, type Transition } from './transitions.js';
+import { REDRIVE_REMOVES } from './repair-transitions.js';
+import { at, expire, kill, type Seen, type Transition } from './transitions.js';
 
 type KillInput = Parameters<(typeof kill)['fence']>[0];
 type ExpireInput = Parameters<(typeof expire)['fence']>[0];
@@ -65,8 +66,8 @@ export const redriveParked: Transition<ParkedInput> = {
   detail: ({ reason, parkedKey }) =>
     `${reason ?? 'redriven'}; runs first on ordering key '${parkedKey}'`,
   set: () => ({ attempt: 0 }),
-  remove: ['deadReason', 'finishedAt', 'workerId', 'parkedKey'],
-  statusAt: (_input, now) => now,
+  remove: [...REDRIVE_REMOVES, 'parkedKey'],
+  statusAt: at,
 };
 
 /**
@@ -83,7 +84,7 @@ export const releaseKey: Transition<ParkedInput> = {
   by: ({ seen }) => ({ attempt: seen.attempt }),
   detail: ({ reason, parkedKey }) => `${reason ?? 'released'}; ordering key '${parkedKey}'`,
   remove: ['parkedKey'],
-  statusAt: (_input, now) => now,
+  statusAt: at,
 };
 
 /**

@@ -63,6 +63,19 @@ export const resend: Transition<ResendInput> = {
   statusAt: at,
 };
 
+/**
+ * What a redrive clears, in place or with a new message: the death, the last worker, a cancel
+ * request the dead run never honoured, a lost-lease mark and the re-send count.
+ */
+export const REDRIVE_REMOVES = [
+  'deadReason',
+  'finishedAt',
+  'workerId',
+  'cancelRequestedAt',
+  'leaseLost',
+  'resends',
+] as const;
+
 export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = {
   name: 'redrive',
   from: [TaskStatus.DEAD],
@@ -76,7 +89,7 @@ export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = 
   by: () => ({ attempt: 0 }),
   detail: ({ reason }) => reason,
   set: ({ seen }) => ({ attempt: 0, generation: seen.generation + 1 }),
-  remove: ['deadReason', 'finishedAt', 'workerId', 'cancelRequestedAt', 'leaseLost', 'resends'],
+  remove: REDRIVE_REMOVES,
   statusAt: at,
 };
 

@@ -72,6 +72,21 @@ describe('TaskStore.redriveParked', () => {
       ErrorCode.TRANSITION_REJECTED,
     );
   });
+
+  it('clears a cancel request the dead run never honoured, as a redrive does', async () => {
+    const { lease, record } = await createRunning('park-cancelled', 'worker-a', {
+      orderingKey: 'k3',
+      messageGroupId: 'k3',
+      onDead: 'park',
+    });
+    await store.requestCancel(record, 'stop');
+    const dead = await store.kill(lease, 'permanent error: closed', { parkedKey: 'k3' });
+
+    const queued = await store.redriveParked(dead, 'k3');
+
+    expect(dead.cancelRequestedAt).toBeDefined();
+    expect(queued).toMatchObject({ cancelRequested: false, cancelRequestedAt: undefined });
+  });
 });
 
 describe('TaskStore.releaseKey', () => {
