@@ -24,6 +24,7 @@ import {
   noopMetrics,
   silentLogger,
   TaskClient,
+  type TaskClientOptions,
   type TaskMetrics,
 } from '../src/index.js';
 import { runEventSourceMapping, type SqsLambdaHandler } from '../src/local/index.js';
@@ -59,6 +60,9 @@ function clients(shape: Shape) {
     counter,
     sqs,
     dynamodb,
+    /** A TaskClient for `location` on these counted (and, AWS-shaped, delayed) clients. */
+    taskClient: (location: TaskClientOptions) =>
+      new TaskClient({ ...location, sqs, dynamodb, logger: silentLogger }),
     destroy: () => {
       sqs.destroy();
       dynamodb.destroy();
@@ -126,12 +130,7 @@ async function realistic(admin: Admin, n: number) {
   const executor = await createExecutor(admin, 'realistic');
   const c = clients('emulator');
   try {
-    const client = new TaskClient({
-      ...executor,
-      sqs: c.sqs,
-      dynamodb: c.dynamodb,
-      logger: silentLogger,
-    });
+    const client = c.taskClient(executor);
     const entries = Array.from({ length: n }, (_, i) => ({
       task: realisticTask,
       payload: realisticPayload(i),
@@ -176,12 +175,7 @@ async function enqueueSpeed(admin: Admin, shape: Shape, batchTasks: number, sing
     const executor = await createExecutor(admin, `enq-${system}`);
     const c = clients(shape);
     try {
-      const client = new TaskClient({
-        ...executor,
-        sqs: c.sqs,
-        dynamodb: c.dynamodb,
-        logger: silentLogger,
-      });
+      const client = c.taskClient(executor);
       let start = performance.now();
       if (system === 'tasklane') {
         await client.enqueueBatch(
@@ -235,12 +229,7 @@ async function endToEnd(admin: Admin, n: number) {
     const executor = await createExecutor(admin, `e2e-${system}`);
     const c = clients('aws-shaped');
     try {
-      const client = new TaskClient({
-        ...executor,
-        sqs: c.sqs,
-        dynamodb: c.dynamodb,
-        logger: silentLogger,
-      });
+      const client = c.taskClient(executor);
       const start = performance.now();
       let handler: SqsLambdaHandler;
       if (system === 'tasklane') {
