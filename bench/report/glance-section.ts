@@ -64,7 +64,9 @@ export function glanceSection(
     targetCount: targets.length,
     metNames: names(targets.filter((t) => t.met === true)),
     missedNames: names(targets.filter((t) => t.met === false)),
-    unmeasuredNames: names(targets.filter((t) => t.met === undefined)),
+    unmeasured: targets.some((t) => t.met === undefined)
+      ? glanceTemplate('unmeasured', { names: names(targets.filter((t) => t.met === undefined)) })
+      : '',
     cost: costLine(h),
     largest: h.largest,
     overhead: times(h.overhead.median),

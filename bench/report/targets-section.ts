@@ -107,7 +107,7 @@ function speedWhy(results: BenchResults, h: Headline): Record<string, () => stri
       targetsTemplate('enqueueBatch', {
         tasklaneRequests: num(perTask('tasklane', h.enqueueSize)[0] ?? 0),
         rawRequests: num(perTask('raw', h.enqueueSize)[0] ?? 0),
-        time: med(enqueueAt(results, h.enqueueSize).ratio, 2),
+        time: ratio(enqueueAt(results, h.enqueueSize).ratio),
         shaped: shaped((x) => x.batch),
       }),
     singleEnqueue: () =>

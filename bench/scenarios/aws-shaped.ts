@@ -71,7 +71,7 @@ async function once(ctx: BenchContext, system: System, what: Measure, n: number)
   const executor = await createExecutor(ctx.admin, `aws-${what}-${system}`);
   const c = await countedClients(executor, 'aws-shaped');
   try {
-    const start = performance.now();
+    let start = performance.now();
     if (what === 'batch') {
       if (system === 'tasklane') {
         const results = await c.client.enqueueBatch(
@@ -108,13 +108,14 @@ async function once(ctx: BenchContext, system: System, what: Measure, n: number)
       await rawBatches(c.sqs, executor.queueUrl, n, 'e');
     }
     const handler = system === 'tasklane' ? benchWorker([slowTask], executor, c) : rawHandler;
+    start = performance.now();
     const run = await drain(c.sqs, executor.queueUrl, n, handler, {
       batchSize: ctx.profile.batchSize,
       concurrency: ctx.profile.concurrency,
       timeoutMs: 120_000 + n * 500,
     });
     ctx.checks.equal(`aws-shaped end to end ${system}: deleted`, run.deleted, n);
-    return run.ms;
+    return performance.now() - start;
   } finally {
     c.destroy();
     await executor.destroy();
