@@ -122,7 +122,7 @@ export class ImageMeter {
       case 'TransactWriteItems':
         return ((input.TransactItems as Input[] | undefined) ?? []).flatMap((entry) => {
           const [kind, op] = Object.entries(entry)[0] as [string, Input];
-          if (kind === 'ConditionCheck') return [];
+          // A ConditionCheck changes nothing but is billed as a transactional write.
           const key = kind === 'Put' ? keyOf(op.Item as Input) : (op.Key as Input);
           return [{ table: String(op.TableName), key }];
         });

@@ -35,7 +35,10 @@ export const plainFeatureTask = defineTask('bench.feature.plain', {
   handler: () => noop(),
 });
 
-/** A rate-limited type whose limit is never reached here: the bucket write, no deferral. */
+/**
+ * A rate-limited type whose limit is far above the rate here: what the bucket's writes cost,
+ * including the refused ones and the deferrals that contention between workers causes.
+ */
 export const rateLimitedFeatureTask = defineTask('bench.feature.rateLimited', {
   schema,
   rateLimit: { limit: 100_000, intervalMs: 1_000 },
@@ -74,7 +77,7 @@ export const FEATURE_SCENARIOS: readonly FeatureScenario[] = [
   keyedTasks('plain', 'Plain task', plainFeatureTask),
   keyedTasks(
     'rateLimited',
-    'Rate-limited task (`rateLimit`, limit not reached)',
+    'Rate-limited task (`rateLimit`, limit far above the rate)',
     rateLimitedFeatureTask,
   ),
   keyedTasks('parking', "Task of an `onDead: 'park'` type (succeeds)", parkingFeatureTask),

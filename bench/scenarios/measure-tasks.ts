@@ -5,6 +5,8 @@
  * Tasklane itself at run time (ADR 0025: the client's `costReport`, the worker's `usage`
  * metrics), so the two can be compared.
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { awsClientConfig } from '../../src/aws-clients.js';
 import type { TaskClient, TaskDefinition } from '../../src/index.js';
 import { createExecutor } from '../lib/environment.js';
 import { withImageUnits } from '../lib/image-meter.js';
@@ -66,7 +68,10 @@ export async function measureTasks(
   n: number,
 ): Promise<MeasuredTasks> {
   const executor = await createExecutor(ctx.admin, spec.label, spec.workerTimeoutSeconds ?? 60);
-  const c = await countedClients(executor, 'emulator', ctx.admin.dynamodb);
+  // A client of its own for the images: one that a TaskClient ever used carries Tasklane's
+  // meter, which would count these reads as the producer's or the worker's.
+  const reader = new DynamoDBClient(awsClientConfig());
+  const c = await countedClients(executor, 'emulator', reader);
   try {
     const tasks = await spec.enqueue(c.client, n);
     const produced = withImageUnits(c.counter.snapshot(), c.images?.snapshot() ?? emptyImages());
@@ -105,6 +110,7 @@ export async function measureTasks(
     };
   } finally {
     c.destroy();
+    reader.destroy();
     await executor.destroy();
   }
 }
