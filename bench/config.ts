@@ -24,6 +24,19 @@ export interface BenchProfile {
   readonly batchSize: number;
   /** The mapping's maximum concurrency (and the raw loop's number of loops). */
   readonly concurrency: number;
+  /** Tasks of each realistic run (successful, retried), counted, not timed. */
+  readonly realisticTasks: number;
+  /** Tasks of each feature-cost scenario. */
+  readonly featureTasks: number;
+  /** Sizes of the AWS-shaped mode (one run of each per repetition and system). */
+  readonly awsShaped: {
+    /** Tasks of one enqueueBatch (and of the raw SendMessageBatch loop). */
+    readonly batchTasks: number;
+    /** Single enqueues (and raw SendMessage calls) in sequence. */
+    readonly singleTasks: number;
+    /** Tasks drained end to end, with 100 ms handlers. */
+    readonly endToEndTasks: number;
+  };
   /** Where the report goes. */
   readonly output: string;
 }
@@ -40,6 +53,9 @@ export const PROFILES: Readonly<Record<BenchProfile['name'], BenchProfile>> = {
     singleEnqueueTasks: 50,
     retryTasks: 30,
     coldInitProcesses: 20,
+    realisticTasks: 200,
+    featureTasks: 100,
+    awsShaped: { batchTasks: 1000, singleTasks: 30, endToEndTasks: 200 },
     output: 'BENCHMARKS.md',
   },
   full: {
@@ -50,6 +66,9 @@ export const PROFILES: Readonly<Record<BenchProfile['name'], BenchProfile>> = {
     singleEnqueueTasks: 200,
     retryTasks: 100,
     coldInitProcesses: 20,
+    realisticTasks: 1000,
+    featureTasks: 300,
+    awsShaped: { batchTasks: 1000, singleTasks: 100, endToEndTasks: 1000 },
     output: 'BENCHMARKS.md',
   },
   quick: {
@@ -60,6 +79,9 @@ export const PROFILES: Readonly<Record<BenchProfile['name'], BenchProfile>> = {
     singleEnqueueTasks: 5,
     retryTasks: 5,
     coldInitProcesses: 10,
+    realisticTasks: 20,
+    featureTasks: 10,
+    awsShaped: { batchTasks: 100, singleTasks: 5, endToEndTasks: 20 },
     output: '.tasklane/BENCHMARKS.quick.md',
   },
 };

@@ -20,8 +20,11 @@ import { startBenchEmulator } from './lib/environment.js';
 import { machineFacts } from './lib/machine.js';
 import type { BenchResults } from './report/results.js';
 import { writeReport } from './report/write.js';
+import { runAwsShaped } from './scenarios/aws-shaped.js';
 import type { BenchContext } from './scenarios/context.js';
+import { runFeatures } from './scenarios/features.js';
 import { runPackage } from './scenarios/package.js';
+import { runRealistic } from './scenarios/realistic.js';
 import { runRetries } from './scenarios/retries.js';
 import { runSingleEnqueue } from './scenarios/single-enqueue.js';
 import { runThroughput } from './scenarios/throughput.js';
@@ -67,6 +70,9 @@ async function main(): Promise<number> {
     const single = await runSingleEnqueue(ctx);
     const retries = await runRetries(ctx);
     const throughput = await runThroughput(ctx);
+    const realistic = await runRealistic(ctx);
+    const features = await runFeatures(ctx);
+    const awsShaped = await runAwsShaped(ctx);
     const wallMs = Date.now() - started;
     const output = path.join(ROOT, profile.output);
     await mkdir(path.dirname(output), { recursive: true });
@@ -82,6 +88,9 @@ async function main(): Promise<number> {
       single,
       retries,
       throughput,
+      realistic,
+      features,
+      awsShaped,
     });
     log(
       `wrote ${path.relative(ROOT, output)} (${checks.all.length} checks, ${checks.failed.length} failed)`,

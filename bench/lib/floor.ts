@@ -15,11 +15,14 @@ export interface FloorLine {
   readonly why: string;
 }
 
-/** Tasklane's floor; `delayed` follows docs/design.md §4 (Scheduler delivery), not yet built. */
+/**
+ * Tasklane's floor: a sent task stays PENDING until claimed, and the claim returns the record
+ * (ADR 0020), so nothing is written after the send and nothing is read; `delayed` follows
+ * docs/design.md §4 (Scheduler delivery).
+ */
 export function tasklaneFloor(kind: FloorCase, b: number): FloorLine[] {
   const consume = (why: string): FloorLine[] => [
     { key: 'SQS.ReceiveMessage', perTask: 1 / b, why: `the mapping receives ${b} per call${why}` },
-    { key: 'DynamoDB.GetItem', perTask: 1, why: 'the worker reads the record before claiming' },
     { key: 'SQS.DeleteMessageBatch', perTask: 1 / b, why: `the mapping deletes ${b} per call` },
     { key: 'Lambda.Invoke', perTask: 1 / b, why: `one invocation per batch of ${b}` },
   ];
@@ -43,19 +46,21 @@ export function tasklaneFloor(kind: FloorCase, b: number): FloorLine[] {
     ...consume(''),
   ];
   if (kind === 'successful') {
-    lines.push({ key: 'DynamoDB.UpdateItem', perTask: 3, why: 'markSent, claim, complete' });
+    lines.push({
+      key: 'DynamoDB.UpdateItem',
+      perTask: 2,
+      why: 'claim (it returns the record, so nothing reads it first), complete',
+    });
     return lines;
   }
   return lines
     .map((line) =>
-      line.key === 'DynamoDB.GetItem' ||
-      line.key === 'SQS.ReceiveMessage' ||
-      line.key === 'Lambda.Invoke'
+      line.key === 'SQS.ReceiveMessage' || line.key === 'Lambda.Invoke'
         ? { ...line, perTask: line.perTask * 2, why: `${line.why}; twice` }
         : line,
     )
     .concat([
-      { key: 'DynamoDB.UpdateItem', perTask: 5, why: 'markSent, claim, retry, claim, complete' },
+      { key: 'DynamoDB.UpdateItem', perTask: 4, why: 'claim, retry, claim, complete' },
       {
         key: 'SQS.ChangeMessageVisibilityBatch',
         perTask: 1 / b,

@@ -23,6 +23,28 @@ function names(targets: readonly Target[]): string {
     : targets.map((t) => glanceTemplate(`label-${t.id}`)).join(', ');
 }
 
+function costLine(h: Headline): string {
+  const r = h.realistic;
+  const powertoolsRequests = num(requests(h.powertools.median.tally));
+  if (r === undefined) {
+    return glanceTemplate('cost-noop', {
+      tasklaneCost: usd(costOf(h.tasklane)),
+      powertoolsCost: usd(costOf(h.powertools)),
+      costRatio: times(costRatio(h.tasklane, h.powertools).median),
+      tasklaneRequests: num(requests(h.tasklane.median.tally)),
+      powertoolsRequests,
+    });
+  }
+  return glanceTemplate('cost-realistic', {
+    tasklaneCost: usd(r.successful.cost),
+    powertoolsCost: usd(r.powertoolsCost),
+    costRatio: times(r.costRatio),
+    tasklaneRequests: num(r.successful.requests),
+    writeUnits: num(r.successful.writeUnits),
+    powertoolsRequests,
+  });
+}
+
 /** The section's Markdown. */
 export function glanceSection(
   results: BenchResults,
@@ -38,17 +60,20 @@ export function glanceSection(
       failed === 0
         ? glanceTemplate('checks-passed', { count })
         : glanceTemplate('checks-failed', { failed, count }),
-    metCount: targets.filter((t) => t.met).length,
+    metCount: targets.filter((t) => t.met === true).length,
     targetCount: targets.length,
-    metNames: names(targets.filter((t) => t.met)),
-    missedNames: names(targets.filter((t) => !t.met)),
-    tasklaneCost: usd(costOf(h.tasklane)),
-    powertoolsCost: usd(costOf(h.powertools)),
-    costRatio: times(costRatio(h.tasklane, h.powertools).median),
-    tasklaneRequests: num(requests(h.tasklane.median.tally)),
-    powertoolsRequests: num(requests(h.powertools.median.tally)),
+    metNames: names(targets.filter((t) => t.met === true)),
+    missedNames: names(targets.filter((t) => t.met === false)),
+    unmeasured: targets.some((t) => t.met === undefined)
+      ? glanceTemplate('unmeasured', { names: names(targets.filter((t) => t.met === undefined)) })
+      : '',
+    cost: costLine(h),
     largest: h.largest,
     overhead: times(h.overhead.median),
+    shaped:
+      h.slowEndToEnd === undefined
+        ? glanceTemplate('shaped-missing')
+        : glanceTemplate('shaped', { slow: times(h.slowEndToEnd.median) }),
     bundle: kb(results.pkg.bundles.worker.bytes),
     coldInit: times(coldStart(results, (c) => c.totalMs).ratio.median),
   });

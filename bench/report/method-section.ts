@@ -66,5 +66,17 @@ export function methodSection(results: BenchResults): string {
     retryTasks: profile.retryTasks,
     coldInitProcesses: profile.coldInitProcesses,
     reps: profile.reps,
+    // Profiles recorded before these scenarios existed lack their sizes.
+    measuredSizes:
+      profile.awsShaped === undefined
+        ? ''
+        : methodTemplate('measured-sizes', {
+            realisticTasks: profile.realisticTasks,
+            featureTasks: profile.featureTasks,
+            awsBatch: profile.awsShaped.batchTasks,
+            awsSingle: profile.awsShaped.singleTasks,
+            awsEndToEnd: profile.awsShaped.endToEndTasks,
+            reps: profile.reps,
+          }),
   });
 }

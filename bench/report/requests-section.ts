@@ -86,7 +86,7 @@ function perTaskTable(
       '',
     ],
     [
-      'DynamoDB write units, status index',
+      'DynamoDB write units, status index (estimate¹)',
       unit(tasklane, (x) => x.indexWriteUnits),
       '',
       unit(powertools, (x) => x.indexWriteUnits),

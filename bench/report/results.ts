@@ -2,7 +2,10 @@
 import type { BenchProfile } from '../config.js';
 import type { Check } from '../lib/checks.js';
 import type { MachineFacts } from '../lib/machine.js';
+import type { AwsShapedResults } from '../scenarios/aws-shaped.js';
+import type { FeatureResults } from '../scenarios/features.js';
 import type { PackageResults } from '../scenarios/package.js';
+import type { RealisticResults } from '../scenarios/realistic.js';
 import type { RetryResults } from '../scenarios/retries.js';
 import type { SingleEnqueueResults } from '../scenarios/single-enqueue.js';
 import type { ThroughputResults } from '../scenarios/throughput.js';
@@ -23,4 +26,11 @@ export interface BenchResults {
   readonly single: SingleEnqueueResults;
   readonly retries: RetryResults;
   readonly throughput: ThroughputResults;
+  /**
+   * The realistic scenario, the feature costs and the AWS-shaped mode; absent from results
+   * recorded before the bench measured them (the report then says "not measured").
+   */
+  readonly realistic?: RealisticResults;
+  readonly features?: FeatureResults;
+  readonly awsShaped?: AwsShapedResults;
 }

@@ -1,267 +1,183 @@
-/** The report's summary table and its discussion of every target. */
-import { costPerMillion } from '../lib/cost.js';
+/** The Targets section: issue 14's table, then why each target came out as it did. */
 import { pairedRatio, summarize } from '../lib/stats.js';
-import {
-  coldStart,
-  enqueueAt,
-  msPerRequest,
-  processAt,
-  runsOf,
-  scaling,
-  singleEnqueue,
-  type TaskCost,
-} from './analysis.js';
-import { costRatio } from './cost-section.js';
-import { kb, med, met, num, ratio, table, usd } from './markdown.js';
+import { coldStart, enqueueAt, msPerRequest, runsOf, singleEnqueue } from './analysis.js';
+import { kb, med, num, ratio, table, usd } from './markdown.js';
+import type { TaskFigures } from './measured-figures.js';
 import type { BenchResults } from './results.js';
-import { dynamodbWrites, requests, sendsAndDeletes } from './tallies.js';
-import { type Headline, judgeTargets, type Target } from './targets.js';
+import { requests } from './tallies.js';
+import { type Headline, judgeTargets, type RealisticHeadline, type Target } from './targets.js';
 import { templateFile } from './template.js';
 
 const targetsTemplate = templateFile('targets.md');
 
-/** The headline table. */
-export function summaryTable(results: BenchResults, h: Headline): string {
-  const { sizes, powertoolsSize } = results.throughput;
-  const targets = new Map(judgeTargets(results, h).map((t) => [t.id, t]));
-  const status = (id: Target['id']) => {
-    const t = targets.get(id);
-    return t === undefined ? ['', ''] : [t.threshold, met(t.met)];
-  };
-  const rows: string[][] = [];
-  for (const n of sizes.slice(-2)) {
-    const c = enqueueAt(results, n);
-    rows.push([
-      `Enqueue ${n} tasks (enqueueBatch vs raw SendMessageBatch), tasks/s`,
-      med(c.tasklane, 0),
-      med(c.baseline, 0),
-      ratio(c.ratio),
-      '',
-      '',
-    ]);
-  }
-  const single = singleEnqueue(results);
-  rows.push([
-    'Single enqueue vs raw SendMessage, ms per task',
-    med(single.tasklane, 1),
-    med(single.baseline, 1),
-    ratio(single.ratio),
-    '',
-    '',
-  ]);
-  const e2e = processAt(results, h.largest);
-  rows.push([
-    `End to end, ${h.largest} no-op tasks vs raw loop, tasks/s`,
-    med(e2e.tasklane, 0),
-    med(e2e.baseline, 0),
-    ratio(e2e.ratio),
-    ...status('overhead'),
-  ]);
-  const pt = processAt(results, powertoolsSize, 'powertools');
-  rows.push([
-    `End to end, ${powertoolsSize} tasks vs Powertools, tasks/s`,
-    med(pt.tasklane, 0),
-    med(pt.baseline, 0),
-    ratio(pt.ratio),
-    '',
-    '',
-  ]);
-  const t = h.tasklane.median.tally;
-  const p = h.powertools.median.tally;
-  const pairOf = (a: TaskCost, b: TaskCost, pick: (x: typeof t) => number) =>
-    ratio(
-      pairedRatio(
-        a.runs.map((r) => pick(r.tally)),
-        b.runs.map((r) => pick(r.tally)),
-      ),
-    );
-  const pair = (pick: (x: typeof t) => number) => pairOf(h.tasklane, h.powertools, pick);
-  rows.push([
-    'AWS requests per successful task vs Powertools',
-    num(requests(t)),
-    num(requests(p)),
-    pair((x) => requests(x)),
-    ...status('requests'),
-  ]);
-  rows.push([
-    'DynamoDB writes per successful task (Powertools beside)',
-    num(dynamodbWrites(t)),
-    num(dynamodbWrites(p)),
-    pair(dynamodbWrites),
-    ...status('writes'),
-  ]);
-  rows.push([
-    'SQS sends + deletes per task (Powertools beside)',
-    num(sendsAndDeletes(t)),
-    num(sendsAndDeletes(p)),
-    pair(sendsAndDeletes),
-    ...status('batching'),
-  ]);
-  const tr = h.tasklaneRetried.median.tally;
-  const pr = h.powertoolsRetried.median.tally;
-  rows.push([
-    'AWS requests per retried task vs Powertools',
-    num(requests(tr)),
-    num(requests(pr)),
-    pairOf(h.tasklaneRetried, h.powertoolsRetried, (x) => requests(x)),
-    '',
-    '',
-  ]);
-  const cost = (c: typeof h.tasklane) =>
-    costPerMillion({ tally: c.median.tally, lambdaInvocations: c.median.invocations }).total;
-  rows.push([
-    'Cost per million successful tasks vs Powertools',
-    usd(cost(h.tasklane)),
-    usd(cost(h.powertools)),
-    ratio(costRatio(h.tasklane, h.powertools)),
-    '',
-    '',
-  ]);
-  const { worker, powertools } = results.pkg.bundles;
-  rows.push([
-    'Worker bundle as shipped (AWS SDK from the Lambda runtime) vs Powertools',
-    kb(worker.bytes),
-    kb(powertools.bytes),
-    `${num(worker.bytes / powertools.bytes)}×`,
-    ...status('bundle'),
-  ]);
-  const cold = coldStart(results, (c) => c.totalMs);
-  rows.push([
-    'Cold init, process start to one event handled, ms',
-    med(cold.tasklane, 0),
-    med(cold.baseline, 0),
-    ratio(cold.ratio),
-    ...status('coldInit'),
-  ]);
-  const pct = (x: number) => `${x >= 1 ? '+' : ''}${num((x - 1) * 100, 0)}%`;
-  rows.push([
-    `Per-task processing time, ${h.smallest} → ${h.largest} tasks (raw loop beside)`,
-    pct(h.flat),
-    pct(h.rawFlat),
-    '',
-    ...status('flat'),
-  ]);
-  rows.push([
-    `Worker peak RSS, ${h.smallest} → ${h.largest} tasks`,
-    pct(h.memory),
-    '',
-    '',
-    ...status('memory'),
-  ]);
-  return table(
-    ['Figure', 'Tasklane', 'Baseline', 'Ratio (Tasklane ÷ baseline)', 'Target', 'Status'],
-    rows,
-  );
+/** "✅ met", "❌ missed" or "not measured". */
+export function status(target: Target): string {
+  if (target.met === undefined) return '— not measured';
+  return target.met ? '✅ met' : '❌ missed';
 }
 
-const pctOf = (x: number) => `${x >= 1 ? '+' : ''}${num((x - 1) * 100, 0)}%`;
+/** `DynamoDB.PutItem` 1.00, `DynamoDB.UpdateItem` 2.00, … of a per-task figure. */
+export function operations(
+  figures: TaskFigures,
+  pick: (t: TaskFigures['tally'][string]) => number,
+): string {
+  const parts = Object.entries(figures.tally)
+    .filter(([, t]) => pick(t) > 0)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, t]) => `\`${key}\` ${num(pick(t))}`);
+  return parts.length === 0 ? 'none' : parts.join(', ');
+}
 
-function coldInitWhy(results: BenchResults, h: Headline): string {
+/** Realistic-scenario reasons; `undefined` when the run did not measure it. */
+function realisticWhy(r: RealisticHeadline, results: BenchResults): Record<string, () => string> {
+  const s = r.successful;
+  const load = r.ceiling.load;
+  return {
+    requests: () =>
+      targetsTemplate('requests', {
+        requests: num(s.requests),
+        operations: operations(s, (t) => t.requests),
+      }),
+    writeUnits: () =>
+      targetsTemplate('writeUnits', {
+        table: num(s.tableWriteUnits),
+        index: num(s.indexWriteUnits),
+        tableByWrite: operations(s, (t) => t.writeUnits),
+        indexByWrite: operations(s, (t) => t.indexWriteUnits),
+      }),
+    readUnits: () => targetsTemplate('readUnits', { reads: operations(s, (t) => t.readUnits) }),
+    costSuccessful: () =>
+      targetsTemplate('cost', {
+        tasklane: usd(s.cost),
+        powertools: usd(r.powertoolsCost),
+        writeUnits: num(s.writeUnits),
+        requests: num(s.requests),
+        powertoolsSize: results.throughput.powertoolsSize,
+      }),
+    costRetried: () =>
+      targetsTemplate('costRetried', {
+        tasklane: usd(r.retried.cost),
+        powertools: usd(r.powertoolsRetriedCost),
+        writeUnits: num(r.retried.writeUnits),
+        requests: num(r.retried.requests),
+      }),
+    ceiling: () =>
+      load === undefined
+        ? targetsTemplate('ceiling-unbounded')
+        : targetsTemplate('ceiling', {
+            status: load.status,
+            writes: num(load.writesPerTask),
+            units: num(load.unitsPerWrite),
+            defaultShards: r.ceiling.defaultShards,
+            atDefault: Math.round(r.ceiling.atDefault).toLocaleString('en-US'),
+            atTarget: Math.round(r.ceiling.atTarget).toLocaleString('en-US'),
+          }),
+    meter: () =>
+      targetsTemplate('meter', {
+        counted: r.meter.counted,
+        metered: r.meter.metered,
+        tasks: results.realistic?.tasks ?? 0,
+        meteredUnits: num(results.realistic?.successful.metered.workerWriteUnits ?? 0, 0),
+      }),
+  };
+}
+
+function speedWhy(results: BenchResults, h: Headline): Record<string, () => string> {
+  const a = results.awsShaped;
+  const shaped = (pick: (x: NonNullable<typeof a>) => { tasklane: number[]; raw: number[] }) =>
+    a === undefined
+      ? targetsTemplate('aws-shaped-missing')
+      : targetsTemplate('aws-shaped-ratio', {
+          ratio: ratio(pairedRatio(pick(a).tasklane, pick(a).raw)),
+        });
+  const perTask = (system: 'tasklane' | 'raw', n: number) =>
+    runsOf(results, system, n).map((r) => requests(r.enqueue.tally) / n);
+  const single = results.single;
+  const largestRuns = runsOf(results, 'tasklane', h.largest);
+  const consumerDynamodb =
+    largestRuns.map((r) => requests(r.consumer.tally, 'DynamoDB') / h.largest).sort()[
+      Math.floor(largestRuns.length / 2)
+    ] ?? 0;
   const imported = coldStart(results, (c) => c.importMs);
   const handled = coldStart(results, (c) => c.handleMs);
   const { benchWorker, powertools } = results.pkg.bundles;
   const zod = benchWorker.contributors.find((c) => c.name === 'zod')?.bytes ?? 0;
-  return targetsTemplate('coldInit', {
-    verdict:
-      h.coldInit.median <= 1
-        ? targetsTemplate('coldInit-no-slower')
-        : targetsTemplate('coldInit-slower', { change: pctOf(h.coldInit.median) }),
-    importTasklane: med(imported.tasklane, 0),
-    importBaseline: med(imported.baseline, 0),
-    extraBytes: kb(benchWorker.bytes - powertools.bytes),
-    zod: kb(zod),
-    handleTasklane: med(handled.tasklane, 0),
-    handleBaseline: med(handled.baseline, 0),
-  });
-}
-
-function flatWhy(results: BenchResults, h: Headline): string {
-  const rows = scaling(results);
-  const first = rows[0]?.process.tasklane;
-  const last = rows[rows.length - 1]?.process.tasklane;
-  const overlap =
-    first !== undefined && last !== undefined && last.min <= first.max && first.min <= last.max;
-  return targetsTemplate('flat', {
-    tasklane: pctOf(h.flat),
-    smallest: h.smallest,
-    largest: h.largest,
-    raw: pctOf(h.rawFlat),
-    spread: overlap
-      ? targetsTemplate('flat-overlap', {
-          first: med(first, 1),
-          smallest: h.smallest,
-          last: med(last, 1),
-          largest: h.largest,
-        })
-      : targetsTemplate('flat-apart'),
-    cause: targetsTemplate(h.flat < 1 ? 'flat-falling' : 'flat-rising'),
-  });
-}
-
-function memoryWhy(results: BenchResults, h: Headline): string {
-  const rows = scaling(results);
-  const heap = (i: number) => `${num(rows[i]?.heap.tasklane.median ?? 0, 1)} MB`;
-  return targetsTemplate('memory', {
-    memory: pctOf(h.memory),
-    rawMemory: pctOf(h.rawMemory),
-    retained: pctOf(h.retained),
-    heapFirst: heap(0),
-    heapLast: heap(rows.length - 1),
-    verdict: targetsTemplate(Math.abs(h.retained - 1) > 0.2 ? 'memory-grows' : 'memory-flat'),
-  });
-}
-
-/** Why each target came out as it did, and what a missed one would take. */
-export function targetsSection(results: BenchResults, h: Headline): string {
-  const targets = judgeTargets(results, h);
-  const t = h.tasklane.median.tally;
-  const largestRuns = runsOf(results, 'tasklane', h.largest);
-  const rawRuns = runsOf(results, 'raw', h.largest);
-  const { worker, workerSdkBundled } = results.pkg.bundles;
-  const zod = worker.contributors.find((c) => c.name === 'zod')?.bytes ?? 0;
-  const write = 0.625;
-  const consumerDynamodb = summarize(
-    largestRuns.map((r) => requests(r.consumer.tally, 'DynamoDB') / h.largest),
-  ).median;
-  const why: Record<Target['id'], () => string> = {
-    overhead: () =>
-      targetsTemplate('overhead', {
+  return {
+    enqueueBatch: () =>
+      targetsTemplate('enqueueBatch', {
+        tasklaneRequests: num(perTask('tasklane', h.enqueueSize)[0] ?? 0),
+        rawRequests: num(perTask('raw', h.enqueueSize)[0] ?? 0),
+        time: ratio(enqueueAt(results, h.enqueueSize).ratio),
+        shaped: shaped((x) => x.batch),
+      }),
+    singleEnqueue: () =>
+      targetsTemplate('singleEnqueue', {
+        requests: num(requests(single.tasklane[0]?.tally ?? {}) / single.tasks),
+        ms: med(singleEnqueue(results).tasklane, 1),
+        rawMs: med(singleEnqueue(results).baseline, 1),
+        shaped: shaped((x) => x.single),
+      }),
+    endToEnd: () =>
+      targetsTemplate('endToEnd', {
         consumerDynamodb: num(consumerDynamodb),
         tasklaneMsPerRequest: med(msPerRequest(largestRuns), 1),
-        rawMsPerRequest: med(msPerRequest(rawRuns), 1),
+        rawMsPerRequest: med(msPerRequest(runsOf(results, 'raw', h.largest)), 1),
       }),
-    writes: () => targetsTemplate('writes', { saving: num(3 * write, 3) }),
-    batching: () =>
-      targetsTemplate('batching', {
-        batchSize: results.profile.batchSize,
-        receives: num(t['SQS.ReceiveMessage']?.requests ?? 0),
-      }),
-    requests: () =>
-      targetsTemplate('requests', {
-        reduced: num(requests(t) - 2),
-        powertools: num(requests(h.powertools.median.tally)),
-      }),
-    bundle: () =>
-      targetsTemplate('bundle', {
-        worker: kb(worker.bytes),
+    coldInit: () =>
+      targetsTemplate('coldInit', {
+        importTasklane: med(imported.tasklane, 0),
+        importBaseline: med(imported.baseline, 0),
+        extraBytes: kb(benchWorker.bytes - powertools.bytes),
         zod: kb(zod),
-        sdkBundled: kb(workerSdkBundled.bytes),
+        handleTasklane: med(handled.tasklane, 0),
+        handleBaseline: med(handled.baseline, 0),
       }),
-    coldInit: () => coldInitWhy(results, h),
-    flat: () => flatWhy(results, h),
-    memory: () => memoryWhy(results, h),
+    endToEndSlow: () =>
+      a === undefined
+        ? targetsTemplate('not-measured')
+        : targetsTemplate('endToEndSlow', {
+            tasks: a.endToEndTasks,
+            handlerMs: a.handlerMs,
+            tasklane: med(summarize(a.endToEnd.tasklane), 0),
+            raw: med(summarize(a.endToEnd.raw), 0),
+          }),
   };
-  return targetsTemplate('section', {
-    items: targets
-      .map((target) =>
-        targetsTemplate('item', {
-          name: target.name,
-          value: target.value,
-          threshold: target.threshold,
-          outcome: target.met ? 'met' : 'missed',
-          why: why[target.id](),
-        }),
-      )
-      .join('\n'),
+}
+
+function neededShards(h: Headline): number {
+  const load = h.realistic?.ceiling.load;
+  return load === undefined
+    ? 0
+    : Math.ceil((13_000 * load.writesPerTask * load.unitsPerWrite) / 1000);
+}
+
+/** Issue 14's table: Figure | Today | Target | Measured | Status. */
+export function targetsTable(targets: readonly Target[]): string {
+  return table(
+    ['Figure', 'Today (issue 14)', 'Target', 'Measured', 'Status'],
+    targets.map((t) => [t.name, t.today, t.threshold, t.value ?? '—', status(t)]),
+  );
+}
+
+/** The section: the table, then each target's reason and, when missed, what it would take. */
+export function targetsSection(results: BenchResults, h: Headline): string {
+  const targets = judgeTargets(results, h);
+  const why: Record<string, () => string> = {
+    ...speedWhy(results, h),
+    ...(h.realistic === undefined ? {} : realisticWhy(h.realistic, results)),
+  };
+  const items = targets.map((target) => {
+    const reason =
+      target.met === undefined ? targetsTemplate('not-measured') : (why[target.id]?.() ?? '');
+    const values = target.id === 'ceiling' ? { neededShards: neededShards(h) } : {};
+    const take = target.met === false ? ` ${targetsTemplate(`${target.id}-missed`, values)}` : '';
+    return targetsTemplate('item', {
+      name: target.name,
+      value: target.value ?? '—',
+      threshold: target.threshold,
+      outcome: target.met === undefined ? 'not measured' : target.met ? 'met' : 'missed',
+      why: `${reason}${take}`,
+    });
   });
+  return targetsTemplate('section', { table: targetsTable(targets), items: items.join('\n') });
 }

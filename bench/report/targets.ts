@@ -1,35 +1,60 @@
-/** The issue's targets, judged against the run's figures. */
-import type { Summary } from '../lib/stats.js';
+/**
+ * Issue 14's targets ("cost and speed at the floor"), judged against one run's figures,
+ * with the issue's "Today" column as it stands in the issue. Cost figures come from the
+ * realistic scenario; speed from the emulator runs and the AWS-shaped mode.
+ */
+
+import { costPerMillion } from '../lib/cost.js';
+import { pairedRatio, type Summary } from '../lib/stats.js';
 import {
   coldStart,
   drift,
+  enqueueAt,
   processAt,
   retriedCost,
   scaling,
+  singleEnqueue,
   successfulCost,
   type TaskCost,
 } from './analysis.js';
+import {
+  type Ceiling,
+  ceilingOf,
+  type MeterAgreement,
+  meterAgreement,
+  TARGET_SHARDS,
+  type TaskFigures,
+  taskFigures,
+} from './measured-figures.js';
 import type { BenchResults } from './results.js';
-import { dynamodbWrites, requests, sendsAndDeletes } from './tallies.js';
 
-/** One target: the figure, the threshold, and whether it was met. */
+/** The targets, in the issue's order; the last restates the 1.25× end-to-end target. */
+export type TargetId =
+  | 'requests'
+  | 'writeUnits'
+  | 'readUnits'
+  | 'costSuccessful'
+  | 'costRetried'
+  | 'enqueueBatch'
+  | 'singleEnqueue'
+  | 'endToEnd'
+  | 'coldInit'
+  | 'ceiling'
+  | 'meter'
+  | 'endToEndSlow';
+
+/** One target: the figure, the issue's "today", the threshold, and the run's outcome. */
 export interface Target {
-  readonly id:
-    | 'overhead'
-    | 'writes'
-    | 'batching'
-    | 'requests'
-    | 'bundle'
-    | 'coldInit'
-    | 'flat'
-    | 'memory';
+  readonly id: TargetId;
   readonly name: string;
+  readonly today: string;
   readonly threshold: string;
-  readonly value: string;
-  readonly met: boolean;
+  /** The measured figure; undefined when the run did not measure it. */
+  readonly value: string | undefined;
+  readonly met: boolean | undefined;
 }
 
-/** Figures the targets and the summary share. */
+/** Figures the targets, the summary and the sections share. */
 export interface Headline {
   readonly largest: number;
   readonly smallest: number;
@@ -45,6 +70,46 @@ export interface Headline {
   /** Change of the heap retained after GC, smallest to largest size. */
   readonly retained: number;
   readonly coldInit: Summary;
+  /** The realistic scenario, when the run measured it. */
+  readonly realistic: RealisticHeadline | undefined;
+  /** End to end with 100 ms handlers, AWS-shaped: Tasklane ÷ raw, per repetition. */
+  readonly slowEndToEnd: Summary | undefined;
+  /** The enqueueBatch size judged (1,000 when the run has it, else its largest). */
+  readonly enqueueSize: number;
+}
+
+/** The realistic scenario's figures beside Powertools'. */
+export interface RealisticHeadline {
+  readonly successful: TaskFigures;
+  readonly retried: TaskFigures;
+  readonly powertoolsCost: number;
+  readonly powertoolsRetriedCost: number;
+  readonly costRatio: number;
+  readonly retriedCostRatio: number;
+  readonly ceiling: Ceiling;
+  readonly meter: MeterAgreement;
+}
+
+const costOf = (c: TaskCost) =>
+  costPerMillion({ tally: c.median.tally, lambdaInvocations: c.median.invocations }).total;
+
+function realisticHeadline(results: BenchResults): RealisticHeadline | undefined {
+  const r = results.realistic;
+  if (r === undefined) return undefined;
+  const successful = taskFigures(r.successful);
+  const retried = taskFigures(r.retried);
+  const powertoolsCost = costOf(successfulCost(results, 'powertools'));
+  const powertoolsRetriedCost = costOf(retriedCost(results, 'powertools'));
+  return {
+    successful,
+    retried,
+    powertoolsCost,
+    powertoolsRetriedCost,
+    costRatio: successful.cost / powertoolsCost,
+    retriedCostRatio: retried.cost / powertoolsRetriedCost,
+    ceiling: ceilingOf(r.successful),
+    meter: meterAgreement(r.successful),
+  };
 }
 
 /** Computes the shared headline figures. */
@@ -52,6 +117,7 @@ export function headline(results: BenchResults): Headline {
   const { sizes } = results.throughput;
   const rows = scaling(results);
   const largest = sizes[sizes.length - 1] ?? 0;
+  const a = results.awsShaped;
   return {
     largest,
     smallest: sizes[0] ?? 0,
@@ -66,73 +132,147 @@ export function headline(results: BenchResults): Headline {
     rawMemory: drift(rows, (r) => r.rss.baseline),
     retained: drift(rows, (r) => r.heap.tasklane),
     coldInit: coldStart(results, (c) => c.totalMs).ratio,
+    realistic: realisticHeadline(results),
+    slowEndToEnd: a === undefined ? undefined : pairedRatio(a.endToEnd.tasklane, a.endToEnd.raw),
+    enqueueSize: sizes.includes(1000) ? 1000 : largest,
   };
 }
 
 const fixed = (x: number, d = 2) => x.toFixed(d);
+const times = (x: number) => `${fixed(x)}×`;
+const tasksPerSecond = (x: number) =>
+  Number.isFinite(x) ? `${Math.round(x).toLocaleString('en-US')} tasks/s` : 'unbounded';
 
 /** Judges every target. */
 export function judgeTargets(results: BenchResults, h: Headline): Target[] {
-  const t = h.tasklane.median.tally;
-  const p = h.powertools.median.tally;
-  const bundleBytes = results.pkg.bundles.worker.bytes;
-  const pct = (x: number) => `${x >= 1 ? '+' : ''}${((x - 1) * 100).toFixed(0)}%`;
+  const r = h.realistic;
+  const ifRealistic = (
+    pick: (r: RealisticHeadline) => number,
+    show: (x: number) => string,
+    ok: (x: number) => boolean,
+  ) =>
+    r === undefined
+      ? { value: undefined, met: undefined }
+      : { value: show(pick(r)), met: ok(pick(r)) };
+  const enqueue = enqueueAt(results, h.enqueueSize).ratio.median;
+  const single = singleEnqueue(results).ratio.median;
   return [
     {
-      id: 'overhead',
-      name: `End-to-end time vs the raw loop (${h.largest} tasks)`,
-      threshold: '≤ 1.25×',
-      value: `${fixed(h.overhead.median)}×`,
-      met: h.overhead.median <= 1.25,
-    },
-    {
-      id: 'writes',
-      name: 'DynamoDB writes per successful task',
-      threshold: '≤ 3',
-      value: fixed(dynamodbWrites(t)),
-      met: dynamodbWrites(t) <= 3,
-    },
-    {
-      id: 'batching',
-      name: `SQS sends and deletes per task (batch size ${results.profile.batchSize})`,
-      threshold: '≤ 0.3',
-      value: fixed(sendsAndDeletes(t)),
-      met: sendsAndDeletes(t) <= 0.3,
-    },
-    {
       id: 'requests',
-      name: 'AWS requests per successful task vs Powertools',
-      threshold: 'fewer',
-      value: `${fixed(requests(t))} vs ${fixed(requests(p))}`,
-      met: requests(t) < requests(p),
+      name: 'AWS requests per successful task',
+      today: '5.30',
+      threshold: '≤ 3.30',
+      ...ifRealistic(
+        (x) => x.successful.requests,
+        fixed,
+        (x) => x <= 3.3 + 1e-9,
+      ),
     },
     {
-      id: 'bundle',
-      name: 'Worker bundle, minified, as shipped (AWS SDK from the runtime)',
-      threshold: '≤ 250 KB',
-      value: `${(bundleBytes / 1024).toFixed(0)} KB`,
-      met: bundleBytes <= 250 * 1024,
+      id: 'writeUnits',
+      name: 'DynamoDB write units per successful task, 300-byte payload, Lambda-length worker id',
+      today: '16 (estimated)',
+      threshold: '≤ 5',
+      ...ifRealistic(
+        (x) => x.successful.writeUnits,
+        fixed,
+        (x) => x <= 5 + 1e-9,
+      ),
+    },
+    {
+      id: 'readUnits',
+      name: 'DynamoDB read units per task',
+      today: '1',
+      threshold: '0',
+      ...ifRealistic(
+        (x) => x.successful.readUnits,
+        fixed,
+        (x) => x === 0,
+      ),
+    },
+    {
+      id: 'costSuccessful',
+      name: 'Cost per million successful tasks vs Powertools, same scenario',
+      today: '4.87× (7× with a real payload)',
+      threshold: '≤ 2.3× (stretch ≤ 1.5×)',
+      ...ifRealistic(
+        (x) => x.costRatio,
+        times,
+        (x) => x <= 2.3,
+      ),
+    },
+    {
+      id: 'costRetried',
+      name: 'Cost per million retried tasks vs Powertools',
+      today: '3.93×',
+      threshold: '≤ 1.7×',
+      ...ifRealistic(
+        (x) => x.retriedCostRatio,
+        times,
+        (x) => x <= 1.7,
+      ),
+    },
+    {
+      id: 'enqueueBatch',
+      name: `enqueueBatch ${h.enqueueSize.toLocaleString('en-US')} tasks vs raw SendMessageBatch, on the emulator`,
+      today: '28×',
+      threshold: '≤ 15×',
+      value: times(enqueue),
+      met: enqueue <= 15,
+    },
+    {
+      id: 'singleEnqueue',
+      name: 'Single enqueue vs raw SendMessage',
+      today: '5.45×',
+      threshold: '≤ 3.5×',
+      value: times(single),
+      met: single <= 3.5,
+    },
+    {
+      id: 'endToEnd',
+      name: `End to end, ${h.largest.toLocaleString('en-US')} no-op tasks, vs the raw loop, on the emulator`,
+      today: '35×',
+      threshold: '≤ 25×',
+      value: times(h.overhead.median),
+      met: h.overhead.median <= 25,
     },
     {
       id: 'coldInit',
-      name: 'Cold init vs Powertools (median paired ratio)',
-      threshold: '≤ 1×',
-      value: `${fixed(h.coldInit.median)}×`,
-      met: h.coldInit.median <= 1,
+      name: 'Cold init vs Powertools',
+      today: '1.37×',
+      threshold: '≤ 1.15×',
+      value: times(h.coldInit.median),
+      met: h.coldInit.median <= 1.15,
     },
     {
-      id: 'flat',
-      name: `Per-task processing time, ${h.smallest} → ${h.largest} tasks`,
-      threshold: 'within ±20%',
-      value: pct(h.flat),
-      met: Math.abs(h.flat - 1) <= 0.2,
+      id: 'ceiling',
+      name: 'Executor ceiling (computed from the quotas and the shard count, documented)',
+      today: '~4,000 tasks/s',
+      threshold: `≥ 13,000 tasks/s at ${TARGET_SHARDS} shards`,
+      ...ifRealistic(
+        (x) => x.ceiling.atTarget,
+        tasksPerSecond,
+        (x) => x >= 13_000,
+      ),
     },
     {
-      id: 'memory',
-      name: `Worker peak RSS, ${h.smallest} → ${h.largest} tasks`,
-      threshold: 'bounded, independent of N (±20%)',
-      value: pct(h.memory),
-      met: Math.abs(h.memory - 1) <= 0.2,
+      id: 'meter',
+      name: "Run-time cost metrics agree with the bench's count for the same tasks",
+      today: '—',
+      threshold: 'within 2%',
+      ...ifRealistic(
+        (x) => x.meter.difference,
+        (x) => `${(x * 100).toFixed(1)}% apart`,
+        (x) => x <= 0.02,
+      ),
+    },
+    {
+      id: 'endToEndSlow',
+      name: 'End to end with 100 ms handlers vs the raw loop, AWS-shaped (the 1.25× target, restated)',
+      today: '—',
+      threshold: '≤ 1.25×',
+      value: h.slowEndToEnd === undefined ? undefined : times(h.slowEndToEnd.median),
+      met: h.slowEndToEnd === undefined ? undefined : h.slowEndToEnd.median <= 1.25,
     },
   ];
 }

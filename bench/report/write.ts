@@ -5,14 +5,15 @@ import { chartSvg, type Panel, type Series, svgToPng } from '../lib/chart.js';
 import type { Summary } from '../lib/stats.js';
 import { scaling } from './analysis.js';
 import { costSection } from './cost-section.js';
-import { findingsSection } from './findings-section.js';
 import { glanceSection } from './glance-section.js';
+import { awsShapedSection, featuresSection, realisticSection } from './measured-sections.js';
 import { header, methodSection } from './method-section.js';
 import { requestsSection } from './requests-section.js';
 import type { BenchResults } from './results.js';
 import { enqueueSection, packageSection, processSection, scalingSection } from './sections.js';
+import { summaryTable } from './summary-section.js';
 import { headline, judgeTargets } from './targets.js';
-import { summaryTable, targetsSection } from './targets-section.js';
+import { targetsSection } from './targets-section.js';
 import { templateFile } from './template.js';
 
 const ASSETS = 'docs/benchmarks';
@@ -122,11 +123,13 @@ export function renderReport(results: BenchResults, chart: string | undefined): 
     targets: targetsSection(results, h),
     enqueue: enqueueSection(results),
     processing: processSection(results),
+    awsShaped: awsShapedSection(results),
+    realistic: realisticSection(results, h),
+    features: featuresSection(results),
     requests: requestsSection(results),
     cost: costSection(results),
     package: packageSection(results),
     scaling: scalingSection(results, chart),
-    findings: findingsSection(results),
     method: methodSection(results),
   })}\n`;
 }

@@ -48,10 +48,10 @@ describe('costPerMillion', () => {
 });
 
 describe('the paper floor', () => {
-  it('costs a successful Tasklane task 4 writes and 5.3 requests at batch size 10', () => {
+  it('costs a successful Tasklane task 3 writes and 3.3 requests at batch size 10', () => {
     const lines = tasklaneFloor('successful', 10);
-    expect(floorWrites(lines)).toBe(4);
-    expect(floorRequests(lines)).toBeCloseTo(5.3);
+    expect(floorWrites(lines)).toBe(3);
+    expect(floorRequests(lines)).toBeCloseTo(3.3);
   });
 
   it('costs a successful Powertools task 2 writes and 2.3 requests at batch size 10', () => {
@@ -60,11 +60,11 @@ describe('the paper floor', () => {
     expect(floorRequests(lines)).toBeCloseTo(2.3);
   });
 
-  it('adds a read, two writes and the visibility change for one Tasklane retry', () => {
+  it('adds two writes, a receive and the visibility change for one Tasklane retry', () => {
     const extra =
       floorRequests(tasklaneFloor('retried', 10)) - floorRequests(tasklaneFloor('successful', 10));
-    // GetItem + claim + retry + ReceiveMessage/10 + ChangeMessageVisibilityBatch/10
-    expect(extra).toBeCloseTo(3.2);
+    // claim + retry + ReceiveMessage/10 + ChangeMessageVisibilityBatch/10
+    expect(extra).toBeCloseTo(2.2);
   });
 
   it('has no delayed delivery for Powertools', () => {

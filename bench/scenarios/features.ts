@@ -1,0 +1,115 @@
+/**
+ * Feature costs: what a task costs with each flow-control feature, in requests and write
+ * units, beside a plain task. Every scenario runs realistic tasks (300-byte payload,
+ * Lambda-length worker id), each with its own ordering key, through the same untimed
+ * measurement as the realistic scenario.
+ *
+ * EXTENSION POINT: to measure another feature, add a {@link FeatureScenario} to
+ * {@link FEATURE_SCENARIOS}; the report shows one row per entry, in order, against the first
+ * (the plain task). A scenario enqueues whatever it needs and returns the number of tasks it
+ * created; its figures are per created task. For example, a dependent-task scenario would
+ * enqueue `n` parents and `n` children with `{ dependsOn: [parentId] }` and return `2n`:
+ * its row is then the mean of a parent and a child, and the extra per dependent task is
+ * twice its difference from the plain row (the template says so when such a row exists).
+ */
+import * as z from 'zod';
+import { defineTask, type TaskDefinition } from '../../src/index.js';
+import { noop } from '../fixtures/noop.js';
+import { realisticPayload } from '../fixtures/realistic.js';
+import type { BenchContext } from './context.js';
+import { type MeasuredTasks, measureTasks, type TaskSpec } from './measure-tasks.js';
+
+/** One feature's scenario. */
+export interface FeatureScenario extends TaskSpec {
+  /** Stable id, used in results.json. */
+  readonly id: string;
+  /** The row's label in BENCHMARKS.md (Markdown). */
+  readonly name: string;
+}
+
+const schema = z.object({ i: z.number().int().nonnegative(), note: z.string() });
+
+/** A plain task: the reference row. */
+export const plainFeatureTask = defineTask('bench.feature.plain', {
+  schema,
+  handler: () => noop(),
+});
+
+/**
+ * A rate-limited type whose limit is far above the rate here: what the bucket's writes cost,
+ * including the refused ones and the deferrals that contention between workers causes.
+ */
+export const rateLimitedFeatureTask = defineTask('bench.feature.rateLimited', {
+  schema,
+  rateLimit: { limit: 100_000, intervalMs: 1_000 },
+  handler: () => noop(),
+});
+
+/** A type that parks its ordering key when a task dies (ADR 0024); here none dies. */
+export const parkingFeatureTask = defineTask('bench.feature.parking', {
+  schema,
+  onDead: 'park',
+  handler: () => noop(),
+});
+
+/** Enqueues `n` tasks of `task`, each with its own ordering key, in one enqueueBatch. */
+function keyedTasks(id: string, name: string, task: TaskDefinition): FeatureScenario {
+  return {
+    id,
+    name,
+    label: `feature-${id}`,
+    tasks: [task],
+    enqueue: async (client, n) => {
+      const results = await client.enqueueBatch(
+        Array.from({ length: n }, (_, i) => ({
+          task,
+          payload: realisticPayload(i),
+          options: { orderingKey: `key-${i}` },
+        })),
+      );
+      return results.filter((r) => r.ok && r.created).length;
+    },
+  };
+}
+
+/** The feature scenarios, plain first. Add new features here (see the module comment). */
+export const FEATURE_SCENARIOS: readonly FeatureScenario[] = [
+  keyedTasks('plain', 'Plain task', plainFeatureTask),
+  keyedTasks(
+    'rateLimited',
+    'Rate-limited task (`rateLimit`, limit far above the rate)',
+    rateLimitedFeatureTask,
+  ),
+  keyedTasks('parking', "Task of an `onDead: 'park'` type (succeeds)", parkingFeatureTask),
+];
+
+/** One measured feature. */
+export interface FeatureRun {
+  readonly id: string;
+  readonly name: string;
+  readonly measured: MeasuredTasks;
+}
+
+/** The feature costs of a run. */
+export interface FeatureResults {
+  readonly tasks: number;
+  readonly runs: readonly FeatureRun[];
+}
+
+/** Measures every scenario of `scenarios` at the profile's size. */
+export async function runFeatures(
+  ctx: BenchContext,
+  scenarios: readonly FeatureScenario[] = FEATURE_SCENARIOS,
+): Promise<FeatureResults> {
+  const n = ctx.profile.featureTasks;
+  const runs: FeatureRun[] = [];
+  for (const scenario of scenarios) {
+    runs.push({
+      id: scenario.id,
+      name: scenario.name,
+      measured: await measureTasks(ctx, scenario, n),
+    });
+    ctx.log(`feature ${scenario.id}: ${n} tasks counted`);
+  }
+  return { tasks: n, runs };
+}

@@ -1,0 +1,120 @@
+/**
+ * One untimed cost measurement: provision an executor, enqueue a scenario's tasks with
+ * `TaskClient`, drain them with the worker, and keep what each half cost, counted by the
+ * bench (requests, units from item images, index writes by partition key) and metered by
+ * Tasklane itself at run time (ADR 0025: the client's `costReport`, the worker's `usage`
+ * metrics), so the two can be compared.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { awsClientConfig } from '../../src/aws-clients.js';
+import type { TaskClient, TaskDefinition } from '../../src/index.js';
+import { createExecutor } from '../lib/environment.js';
+import { withImageUnits } from '../lib/image-meter.js';
+import type { Tally } from '../lib/request-counter.js';
+import type { BenchContext } from './context.js';
+import { benchWorker, countedClients, drain, usageRecorder } from './in-process.js';
+
+/** What a scenario enqueues and which task types the worker needs for it. */
+export interface TaskSpec {
+  /** Names the run in the log and the checks. */
+  readonly label: string;
+  /** Every task type the scenario's tasks use (the worker registers them). */
+  readonly tasks: readonly TaskDefinition[];
+  /** Enqueues the scenario for `n` and returns how many tasks it created. */
+  enqueue(client: TaskClient, n: number): Promise<number>;
+  /** @default 60; a short one lets failed messages come back quickly */
+  readonly workerTimeoutSeconds?: number;
+}
+
+/** What Tasklane's own run-time meter reported for the same tasks. */
+export interface Metered {
+  /** Requests the producer's `costReport` priced. */
+  readonly producerRequests: number;
+  /** Requests the worker's usage metrics reported. */
+  readonly workerRequests: number;
+  readonly workerWriteUnits: number;
+  readonly workerReadUnits: number;
+  /** Tasks the worker's metrics counted (messages handled). */
+  readonly workerTasks: number;
+}
+
+/** One measured run. */
+export interface MeasuredTasks {
+  /** Tasks created. */
+  readonly tasks: number;
+  /** The producer's requests, with DynamoDB write units from item images. */
+  readonly produced: Tally;
+  /** The worker's and the event source mapping's requests, likewise. */
+  readonly consumed: Tally;
+  /** Handler invocations (Lambda requests). */
+  readonly invocations: number;
+  /** Index write units and writes by partition key value, producer and worker together. */
+  readonly indexUnitsByPartition: Record<string, number>;
+  readonly indexWritesByPartition: Record<string, number>;
+  readonly metered: Metered;
+}
+
+const TIMEOUT_BASE_MS = 60_000;
+const TIMEOUT_PER_TASK_MS = 400;
+
+function add(into: Record<string, number>, more: Record<string, number>): void {
+  for (const [k, v] of Object.entries(more)) into[k] = (into[k] ?? 0) + v;
+}
+
+/** Runs `spec` for `n` and checks that every task was created, run and deleted. */
+export async function measureTasks(
+  ctx: BenchContext,
+  spec: TaskSpec,
+  n: number,
+): Promise<MeasuredTasks> {
+  const executor = await createExecutor(ctx.admin, spec.label, spec.workerTimeoutSeconds ?? 60);
+  // A client of its own for the images: one that a TaskClient ever used carries Tasklane's
+  // meter, which would count these reads as the producer's or the worker's.
+  const reader = new DynamoDBClient(awsClientConfig());
+  const c = await countedClients(executor, 'emulator', reader);
+  try {
+    const tasks = await spec.enqueue(c.client, n);
+    const produced = withImageUnits(c.counter.snapshot(), c.images?.snapshot() ?? emptyImages());
+    const indexUnits = { ...c.images?.snapshot().indexUnitsByPartition };
+    const indexWrites = { ...c.images?.snapshot().indexWritesByPartition };
+    const producerRequests = c.client.costReport().usage;
+    c.counter.reset();
+    c.images?.reset();
+    const metrics = usageRecorder();
+    const handler = benchWorker(spec.tasks, executor, c, metrics);
+    const run = await drain(c.sqs, executor.queueUrl, tasks, handler, {
+      batchSize: ctx.profile.batchSize,
+      concurrency: ctx.profile.concurrency,
+      timeoutMs: TIMEOUT_BASE_MS + tasks * TIMEOUT_PER_TASK_MS,
+    });
+    const images = c.images?.snapshot() ?? emptyImages();
+    add(indexUnits, images.indexUnitsByPartition);
+    add(indexWrites, images.indexWritesByPartition);
+    ctx.checks.equal(`${spec.label}: tasks created`, tasks > 0, true);
+    ctx.checks.equal(`${spec.label}: finished in time`, run.timedOut, false);
+    ctx.checks.equal(`${spec.label}: messages deleted`, run.deleted, tasks);
+    return {
+      tasks,
+      produced,
+      consumed: withImageUnits(c.counter.snapshot(), images),
+      invocations: run.invocations,
+      indexUnitsByPartition: indexUnits,
+      indexWritesByPartition: indexWrites,
+      metered: {
+        producerRequests: producerRequests.sqsRequests + producerRequests.dynamodbRequests,
+        workerRequests: metrics.total.sqsRequests + metrics.total.dynamodbRequests,
+        workerWriteUnits: metrics.total.writeUnits,
+        workerReadUnits: metrics.total.readUnits,
+        workerTasks: metrics.tasks,
+      },
+    };
+  } finally {
+    c.destroy();
+    reader.destroy();
+    await executor.destroy();
+  }
+}
+
+function emptyImages() {
+  return { byOperation: {}, indexUnitsByPartition: {}, indexWritesByPartition: {} };
+}
