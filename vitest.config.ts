@@ -4,24 +4,31 @@
  * - bench: the benchmark harness's own unit tests (bench/test), beside the code they test.
  * - infra: CDK Template assertions, cdk-nag and cfn-lint over the synthesized stack; no emulator.
  *   Its global setup builds the sweeper's bundle, which the construct deploys as it is.
- * - integration: one shared moto emulator (globalSetup) whose state each file resets, so files
- *   must run one at a time.
+ * - integration: against moto, one emulator per test worker (globalSetup), which each file
+ *   resets; files run two at a time, never two on one emulator (test/helpers/endpoint.ts).
  * - contract: the AWS behaviours the guarantees rely on, checked against whatever endpoint
  *   AWS_ENDPOINT_URL names (moto through the harness by default); same setup as integration.
  * - browser: the web console in Debian's Chromium (playwright-core), against a local executor
  *   on an emulator of its own, so the other projects' resets cannot touch it.
  * - deploy: the example stack deployed into the emulator with the CDK CLI and used (about 40 s);
  *   same setup as integration.
- * Vitest runs the files of the one-at-a-time projects (integration, contract, deploy) in one
- * sequential group after the others, so no file resets the emulator under another.
+ * With AWS_ENDPOINT_URL set (LocalStack, a running moto, an account), every file shares that
+ * one endpoint, so integration, contract and deploy run their files one at a time, after the
+ * others. Vitest's default is one worker on a 2-core machine; two keep both cores busy, since
+ * most of an emulator test's time is moto's, in a process of its own.
  * CI (.ci/run) runs the projects in two steps, `npm run test:fast` (unit, bench, infra) and
  * `npm run test:emulator` (integration, contract, deploy, browser): a new project belongs in one
  * of them.
  */
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+/** One emulator shared by every file: its files must not reset it under one another. */
+const sharedEndpoint = Boolean(process.env.AWS_ENDPOINT_URL);
 
 export default defineConfig({
   test: {
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         test: {
@@ -44,9 +51,7 @@ export default defineConfig({
           environment: 'node',
           globalSetup: ['test/helpers/global-setup.ts'],
           setupFiles: ['test/helpers/setup-integration.ts'],
-          // Files share one emulator and reset it in beforeAll; running two at once would wipe
-          // each other's resources. This forces maxWorkers to 1 for this project only.
-          fileParallelism: false,
+          fileParallelism: !sharedEndpoint,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -58,8 +63,7 @@ export default defineConfig({
           environment: 'node',
           globalSetup: ['test/helpers/global-setup.ts'],
           setupFiles: ['test/helpers/setup-integration.ts'],
-          // One emulator per project run, reset by each file: files run one at a time.
-          fileParallelism: false,
+          fileParallelism: !sharedEndpoint,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -72,8 +76,7 @@ export default defineConfig({
           // The stack it deploys ships the sweeper's bundle, built afresh here as for infra.
           globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/sweeper-bundle-setup.ts'],
           setupFiles: ['test/helpers/setup-integration.ts'],
-          // Resets the shared emulator like integration does: one file at a time.
-          fileParallelism: false,
+          fileParallelism: !sharedEndpoint,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

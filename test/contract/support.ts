@@ -12,8 +12,8 @@ import {
   SendMessageBatchCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { inject } from 'vitest';
 import { uniqueName } from '../helpers/aws.js';
+import { emulatorEndpoint } from '../helpers/endpoint.js';
 
 const region = 'us-east-1';
 
@@ -30,7 +30,7 @@ let motoProbe: Promise<boolean> | undefined;
 export function endpointIsMoto(): Promise<boolean> {
   motoProbe ??= (async () => {
     try {
-      const res = await fetch(new URL('/moto-api/', inject('awsEndpoint')), {
+      const res = await fetch(new URL('/moto-api/', emulatorEndpoint()), {
         signal: AbortSignal.timeout(5_000),
       });
       await res.body?.cancel();

@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-lambda';
 import { GetScheduleGroupCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { flakyCharge, poison, resizeImage, sendEmail } from '../../examples/tasks.js';
 import { functionAssets } from '../../scripts/function-assets.js';
 import { deployToEmulator, type LocalDeployment } from '../../scripts/local-deploy/deploy.js';
@@ -33,10 +33,11 @@ import { silentLogger } from '../../src/observability/logger.js';
 import { executorSettings, tableKeyDefinition } from '../../src/resources.js';
 import { testClients } from '../helpers/aws.js';
 import { runCli } from '../helpers/cli.js';
+import { emulatorEndpoint } from '../helpers/endpoint.js';
 
 const STACK = 'TasklaneExample';
 const DEPLOY_TIMEOUT_MS = 300_000;
-const endpoint = inject('awsEndpoint');
+const endpoint = emulatorEndpoint();
 const region = 'us-east-1';
 const { sqs, dynamodb } = testClients();
 const lambda = new LambdaClient({ region });

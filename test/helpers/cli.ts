@@ -1,7 +1,8 @@
 /**
  * Runs the `tasklane` executable as a child process, as an operator's shell would: the
- * package's bin entry (src/cli/main.ts, run by tsx so no build is needed), with its own
- * environment, stdin not a terminal.
+ * package's bin entry (src/cli/main.ts, loaded through tsx's hooks so no build is needed), with
+ * its own environment, stdin not a terminal. One process, not tsx's CLI and a child of its:
+ * a signal reaches the CLI's own handlers, as it would from a shell.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
@@ -9,7 +10,6 @@ import { EnvVars } from '../../src/config.js';
 import type { TestExecutor } from './executor.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const MAIN = path.join(ROOT, 'src/cli/main.ts');
 
 /** What one run of the CLI produced. */
@@ -37,7 +37,7 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('TASKLANE_')),
   );
-  return spawn(process.execPath, [TSX, MAIN, ...args], {
+  return spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
     cwd: ROOT,
     env: { ...clean, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

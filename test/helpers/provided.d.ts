@@ -1,8 +1,12 @@
-// Values the integration globalSetup hands to test workers via `project.provide()`.
+// Values the emulator globalSetup hands to test workers via `project.provide()`.
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Base URL of the AWS emulator that integration tests must use. */
-    awsEndpoint: string;
+    /**
+     * Base URLs of the AWS emulators the project's tests use: one per test worker (files of a
+     * project run in parallel, each on its own emulator), or one shared endpoint. Tests read
+     * theirs through `emulatorEndpoint()` (test/helpers/endpoint.ts).
+     */
+    awsEndpoints: string[];
   }
 }
 

@@ -1,15 +1,16 @@
 /**
- * setupFiles entry for the `integration` project: runs in each worker before every test file.
+ * setupFiles entry for the projects on the emulator: runs in each worker before every test file.
  *
- * Points the AWS SDK at the shared emulator and wipes its state so each file starts clean.
- * Emulators without a reset API (LocalStack, MiniStack) are left as they are; tests use
- * uniqueName() for resources so leftovers from other files do not collide.
+ * Points the AWS SDK at this worker's emulator (test/helpers/endpoint.ts) and wipes its state
+ * so each file starts clean. Emulators without a reset API (LocalStack, MiniStack) are left as
+ * they are; tests use uniqueName() for resources so leftovers from other files do not collide.
  */
-import { beforeAll, inject } from 'vitest';
+import { beforeAll } from 'vitest';
 import { resetEmulator } from '../../src/local/emulator.js';
 import { applyEmulatorEnvironment } from '../../src/local/emulator-env.js';
+import { emulatorEndpoint } from './endpoint.js';
 
-const endpoint = inject('awsEndpoint');
+const endpoint = emulatorEndpoint();
 applyEmulatorEnvironment(endpoint);
 
 beforeAll(async () => {

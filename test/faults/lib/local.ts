@@ -6,7 +6,6 @@
  * runbook's redrive, (r).
  */
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { inject } from 'vitest';
 import { awsClientConfig } from '../../../src/aws-clients.js';
 import { AuditEvent } from '../../../src/constants.js';
 import { type LocalExecutor, startLocalExecutor } from '../../../src/local/local-executor.js';
@@ -14,6 +13,7 @@ import { LOCAL_SCHEDULER_SENDER_ID } from '../../../src/local/schedule-pump.js';
 import { firingTemplate } from '../../../src/message.js';
 import { formatScheduledTime } from '../../../src/scheduler/occurrences.js';
 import { REGION } from '../../helpers/aws.js';
+import { emulatorEndpoint } from '../../helpers/endpoint.js';
 import { recordingLogger } from '../../helpers/executor.js';
 import { faultTask, type TaskProfile, type WorkPayload } from './fault-tasks.js';
 import type { Scenario } from './scenario.js';
@@ -50,7 +50,7 @@ export async function startLocalRun(
   });
   const local = await startLocalExecutor({
     tasks: [task],
-    endpoint: inject('awsEndpoint'),
+    endpoint: emulatorEndpoint(),
     location: {
       tableName: s.executor.tableName,
       queueUrl: s.executor.queueUrl,
@@ -77,7 +77,7 @@ export function sqsSignedBy(accessKeyId: string): SQSClient {
   return new SQSClient({
     ...awsClientConfig(),
     region: REGION,
-    endpoint: inject('awsEndpoint'),
+    endpoint: emulatorEndpoint(),
     useQueueUrlAsEndpoint: false,
     credentials: { accessKeyId, secretAccessKey: 'test' },
   });
