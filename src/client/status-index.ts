@@ -1,10 +1,11 @@
 /**
  * Read access to the table's sharded status index for the operator reads (counts, filtered
- * lists, watching). Every read is a Query on one `status#shard` partition: never a Scan.
+ * lists, watching). Every read here is a Query on one `status#shard` partition.
  *
- * The index projects every attribute today, so filters on `type` and `orderingKey` run in
- * DynamoDB. A read's cost is what DynamoDB reads from the index, not what it returns: see
- * docs/operations.md ("What the operator reads cost").
+ * The index is sparse and small (docs/adr/0021-sparse-status-index.md): only the statuses
+ * in `INDEXED_STATUSES` are keyed, and it projects `type`, `orderingKey` and `updatedAt`, so
+ * filters on those run in DynamoDB; readers get the rest from the items. A read's cost is
+ * what DynamoDB reads from the index, not what it returns: see docs/status-index.md.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
