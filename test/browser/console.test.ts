@@ -188,7 +188,7 @@ describe('console in Chromium', () => {
     await page.waitForURL(/confirm/);
     // autofocus lands after the load event, in the next rendering update: a key
     // pressed before then goes to the body. Wait for the focus a user would see.
-    await page.waitForFunction(() => document.activeElement?.textContent === 'Confirm resume');
+    await page.waitForFunction("document.activeElement?.textContent === 'Confirm resume'");
     await page.keyboard.press('Enter');
     await page.waitForURL(/actions/);
     const outcome = await page.getByRole('heading', { level: 1 }).textContent();
