@@ -2,6 +2,7 @@
  * The sparse status index (docs/adr/0021-sparse-status-index.md): which statuses carry its
  * keys, what it projects, and how many shards each keyed status is spread over.
  */
+import { EnvVars } from '../config.js';
 import { Defaults, TableSchema, TaskStatus } from '../constants.js';
 import { ValidationError } from '../errors.js';
 import { statusShard, statusShardKey } from './record.js';
@@ -53,12 +54,26 @@ export function statusIndexKeys(
  */
 export const MAX_STATUS_SHARDS = 256;
 
-/** The environment variable that carries the shard count to the SDK, worker and sweeper. */
-export const STATUS_SHARDS_ENV = 'TASKLANE_STATUS_SHARDS';
+/** The problem with a shard count, or undefined when it is an integer from 1 to the maximum. */
+export function statusShardsIssue(value: unknown): string | undefined {
+  const valid =
+    typeof value === 'number' &&
+    Number.isInteger(value) &&
+    value >= 1 &&
+    value <= MAX_STATUS_SHARDS;
+  return valid
+    ? undefined
+    : expectedShards(typeof value === 'number' ? String(value) : JSON.stringify(value));
+}
+
+function expectedShards(received: string): string {
+  return `expected an integer from 1 to ${MAX_STATUS_SHARDS}, received ${received}`;
+}
 
 /**
- * The status shard count: `value` if given, else {@link STATUS_SHARDS_ENV}, else
- * `Defaults.STATUS_SHARDS`.
+ * The status shard count: `value` if given, else the `TASKLANE_STATUS_SHARDS` environment
+ * variable, else `Defaults.STATUS_SHARDS`. Producers, workers and the sweeper must agree on
+ * it (docs/status-index.md says how to change it on a live table).
  *
  * @throws ValidationError for anything but an integer from 1 to {@link MAX_STATUS_SHARDS}.
  */
@@ -66,15 +81,16 @@ export function resolveStatusShards(
   value: number | undefined,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): number {
-  const raw = env[STATUS_SHARDS_ENV];
-  const fromEnv = raw === undefined || raw.trim() === '' ? undefined : Number(raw.trim());
-  const shards = value ?? fromEnv ?? Defaults.STATUS_SHARDS;
-  if (Number.isInteger(shards) && shards >= 1 && shards <= MAX_STATUS_SHARDS) return shards;
-  const received = value === undefined ? `${JSON.stringify(raw)} (${STATUS_SHARDS_ENV})` : value;
+  if (value !== undefined) {
+    const issue = statusShardsIssue(value);
+    if (issue === undefined) return value;
+    throw new ValidationError('status index settings', [{ path: 'statusShards', message: issue }]);
+  }
+  const raw = env[EnvVars.STATUS_SHARDS]?.trim();
+  if (raw === undefined || raw === '') return Defaults.STATUS_SHARDS;
+  const shards = Number(raw);
+  if (statusShardsIssue(shards) === undefined) return shards;
   throw new ValidationError('status index settings', [
-    {
-      path: 'statusShards',
-      message: `expected an integer from 1 to ${MAX_STATUS_SHARDS}, received ${received}`,
-    },
+    { path: EnvVars.STATUS_SHARDS, message: expectedShards(JSON.stringify(raw)) },
   ]);
 }
