@@ -192,11 +192,12 @@ export interface SweeperTargets {
 export function allowSweeper(sweeper: ExecutorFunction, targets: SweeperTargets): void {
   const { table, workQueue, key, integrityKey } = targets;
   const statusIndexArn = `${table.tableArn}/index/${targets.statusIndexName}`;
-  // Exactly what a sweep calls: it pages the status index, moves records on with
+  // Exactly what a sweep calls: it pages the status index and reads the listed items
+  // (BatchGetItem: the index projects a few attributes), moves records on with
   // conditional updates, (re)sends messages (SendMessageBatch), and repairs overdue
   // delayed tasks by recreating their one-time schedule (or sending them when due).
   sweeper.allow(['dynamodb:Query'], [statusIndexArn]);
-  sweeper.allow(['dynamodb:UpdateItem'], [table.tableArn]);
+  sweeper.allow(['dynamodb:UpdateItem', 'dynamodb:BatchGetItem'], [table.tableArn]);
   sweeper.allow(['sqs:SendMessage'], [workQueue.queueArn]);
   sweeper.allow(['scheduler:CreateSchedule'], [...targets.delayedSchedulesArns]);
   sweeper.allow(['iam:PassRole'], [targets.schedulerRoleArn], {
