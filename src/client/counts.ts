@@ -68,7 +68,7 @@ export async function countTasks(
   const scanned = options.scan === false ? [] : unkeyed;
   const notCounted = options.scan === false ? unkeyed : [];
   const counted = statuses.filter((status) => !notCounted.includes(status));
-  const streams = indexStreams(index, counted);
+  const streams = indexStreams(index, counted.filter(isIndexed));
   const byStatus = Object.fromEntries(counted.map((s) => [s, 0])) as Record<TaskStatus, number>;
   const byType: Record<string, Partial<Record<TaskStatus, number>>> = {};
   let readUnits = 0;

@@ -13,8 +13,9 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { TableSchema, TaskStatus } from '../constants.js';
+import { TableSchema, type TaskStatus } from '../constants.js';
 import { statusShardKey } from '../store/record.js';
+import { INDEXED_STATUSES } from '../store/status-index-keys.js';
 
 /** What a status index read needs. */
 export interface StatusIndex {
@@ -38,10 +39,10 @@ export interface IndexStream {
   readonly shard: number;
 }
 
-/** Every partition of the given statuses (all statuses by default). */
+/** Every partition of the given statuses (every keyed status by default). */
 export function indexStreams(
   index: Pick<StatusIndex, 'statusShards'>,
-  statuses: readonly TaskStatus[] = Object.values(TaskStatus),
+  statuses: readonly TaskStatus[] = INDEXED_STATUSES,
 ): IndexStream[] {
   return statuses.flatMap((status) =>
     Array.from({ length: index.statusShards }, (_, shard) => ({ status, shard })),
