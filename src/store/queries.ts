@@ -100,14 +100,17 @@ async function scanPage(
 ): Promise<TaskPage> {
   const items: TaskRecord[] = [];
   let nextKey = decodeScanCursor(cursor);
-  for await (const page of scanStatuses(ctx.doc, ctx.tableName, [status], {
-    startKey: nextKey,
-    pageSize: limit,
-  })) {
+  do {
+    // Each page evaluates at most the items still missing, so a page never overshoots.
+    const scan = scanStatuses(ctx.doc, ctx.tableName, [status], {
+      startKey: nextKey,
+      pageSize: limit - items.length,
+    });
+    const page = (await scan.next()).value;
+    if (page === undefined) break;
     items.push(...page.items.map(fromItem));
     nextKey = page.nextKey;
-    if (items.length >= limit) break;
-  }
+  } while (nextKey !== undefined && items.length < limit);
   return { items, cursor: nextKey === undefined ? undefined : encodeScanCursor(nextKey) };
 }
 

@@ -130,6 +130,29 @@ function sweeperWith(env: string | undefined) {
   }
 }
 
+describe('TaskStore.list of a status the index does not key', () => {
+  it('pages through the Scan with a cursor, never more than the limit a page', async () => {
+    const client = executor.client();
+    const ids: string[] = [];
+    for (let n = 0; n < 3; n++) ids.push((await client.enqueue(email, { n })).id);
+    for (const id of ids) await client.cancel(id);
+
+    const pages: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.list(TaskStatus.CANCELLED, {
+        limit: 2,
+        ...(cursor ? { cursor } : {}),
+      });
+      pages.push(page.items.map((r) => r.id));
+      cursor = page.cursor;
+    } while (cursor !== undefined && pages.length < 10);
+
+    expect(pages.every((page) => page.length <= 2)).toBe(true);
+    expect(pages.flat().sort()).toEqual([...ids].sort());
+  });
+});
+
 describe('statusShards', () => {
   it('is honoured by the client, the worker and the sweeper, from an option or the environment', async () => {
     // Arrange: producers and the worker on 3 shards; the sweeper reads TASKLANE_STATUS_SHARDS.
