@@ -86,7 +86,7 @@ export const PROFILES: Readonly<Record<BenchProfile['name'], BenchProfile>> = {
   },
 };
 
-/** The attributes keying the task table's status index (ALL projection). */
+/** The attributes keying the task table's sparse status index (docs/adr/0021-sparse-status-index.md). */
 export const INDEX_KEY_ATTRIBUTES: readonly string[] = [
   TableSchema.STATUS_INDEX_PARTITION_KEY,
   TableSchema.STATUS_INDEX_SORT_KEY,

@@ -54,6 +54,8 @@ export const EnvVars = {
   SCHEDULE_DLQ_ARN: 'TASKLANE_SCHEDULE_DLQ_ARN',
   /** How long a finished task's id stays reserved: milliseconds, or `forever`. */
   RETENTION_MS: 'TASKLANE_RETENTION_MS',
+  /** Shards per status of the status index (docs/status-index.md). */
+  STATUS_SHARDS: 'TASKLANE_STATUS_SHARDS',
   /** The integrity tag's KMS HMAC key (id or ARN); set when the executor has `integrity`. */
   INTEGRITY_KEY_ID: 'TASKLANE_INTEGRITY_KEY_ID',
   /** The claim-check bucket of large payloads and results; set when the executor has one. */
@@ -165,6 +167,8 @@ export const StackOutputSuffix = {
   INTEGRITY_KEY_ID: 'IntegrityKeyId',
   /** Only with `payloadBucket`: the claim-check bucket's name. */
   PAYLOAD_BUCKET: 'PayloadBucketName',
+  /** Shards per status of the status index; absent from stacks made before it was a prop. */
+  STATUS_SHARDS: 'StatusShards',
 } as const;
 
 /**
@@ -187,6 +191,8 @@ export interface ExecutorOutputs extends ExecutorLocation {
    * tags the tasks it creates (docs/security.md).
    */
   readonly integrity?: { readonly keyId: string };
+  /** The executor's `statusShards`, which the client must share with its worker. */
+  readonly statusShards?: number;
 }
 
 /** One output as CloudFormation's DescribeStacks returns it. */
@@ -267,6 +273,12 @@ export function locationFromStackOutputs(
   const delayedGroup = read(StackOutputSuffix.DELAYED_SCHEDULE_GROUP_NAME, true);
   const kmsKeyArn = read(StackOutputSuffix.KMS_KEY_ARN, true);
   const payloadBucket = read(StackOutputSuffix.PAYLOAD_BUCKET, true);
+  const statusShards = read(StackOutputSuffix.STATUS_SHARDS, true);
+  if (statusShards !== '' && !/^[1-9][0-9]*$/.test(statusShards)) {
+    problems.push(
+      `output ${StackOutputSuffix.STATUS_SHARDS} is ${JSON.stringify(statusShards)}, expected a shard count`,
+    );
+  }
   if (problems.length > 0) {
     throw new ConfigurationError(
       `Cannot read the executor from the stack outputs: ${problems.join('; ')}.`,
@@ -277,6 +289,7 @@ export function locationFromStackOutputs(
     delayedScheduleGroup: delayedGroup || delayedScheduleGroupName(result.scheduleGroup),
     ...(kmsKeyArn === '' ? {} : { scheduleKmsKeyArn: kmsKeyArn }),
     ...(payloadBucket === '' ? {} : { payloadBucket }),
+    ...(statusShards === '' ? {} : { statusShards: Number(statusShards) }),
   };
 }
 

@@ -196,6 +196,12 @@ export const TableSchema = {
   STATUS_INDEX: 'byStatus',
   STATUS_INDEX_PARTITION_KEY: 'statusShard',
   STATUS_INDEX_SORT_KEY: 'statusAt',
+  /**
+   * What the status index projects besides its keys and the table's key: what the counts by
+   * type, the list filters and `watch()`'s change filter read. Readers get everything else
+   * from the item (docs/adr/0021-sparse-status-index.md).
+   */
+  STATUS_INDEX_PROJECTION: ['type', 'orderingKey', 'updatedAt'],
   TTL_ATTRIBUTE: 'expiresAt',
 } as const;
 

@@ -44,6 +44,8 @@ export interface TableSettings {
     readonly name: string;
     readonly partitionKey: string;
     readonly sortKey: string;
+    /** The attributes projected besides the keys (an INCLUDE projection). */
+    readonly projection: readonly string[];
   };
 }
 
@@ -202,6 +204,7 @@ export function executorSettings(
         name: TableSchema.STATUS_INDEX,
         partitionKey: TableSchema.STATUS_INDEX_PARTITION_KEY,
         sortKey: TableSchema.STATUS_INDEX_SORT_KEY,
+        projection: TableSchema.STATUS_INDEX_PROJECTION,
       },
     },
   };
@@ -231,7 +234,10 @@ export function tableKeyDefinition(table: TableSettings): {
           { AttributeName: table.statusIndex.partitionKey, KeyType: 'HASH' },
           { AttributeName: table.statusIndex.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: {
+          ProjectionType: 'INCLUDE',
+          NonKeyAttributes: [...table.statusIndex.projection],
+        },
       },
     ],
   };

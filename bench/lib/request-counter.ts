@@ -9,6 +9,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { TableSchema } from '../../src/constants.js';
 import { itemSize, readUnits, writeUnits } from './item-size.js';
 
 /** What one operation cost over a measured window. */
@@ -50,10 +51,18 @@ export class RequestCounter {
   private tally: Tally = {};
 
   /**
-   * @param indexKeyAttributes attributes that key a global secondary index with ALL
-   *   projection; a write that sets one of them also writes the index.
+   * @param indexKeyAttributes attributes that key a sparse global secondary index whose
+   *   entries are under 1 KB (Tasklane's status index: an INCLUDE projection of a few
+   *   attributes, docs/adr/0021-sparse-status-index.md), so each entry written or deleted is
+   *   one write unit: a write that sets a key moves the entry (a delete and a put), one that
+   *   removes a key deletes it, one that changes a projected attribute of a keyed item
+   *   updates it.
+   * @param projectedAttributes the index's projected non-key attributes.
    */
-  constructor(private readonly indexKeyAttributes: readonly string[] = []) {}
+  constructor(
+    private readonly indexKeyAttributes: readonly string[] = [],
+    private readonly projectedAttributes: readonly string[] = TableSchema.STATUS_INDEX_PROJECTION,
+  ) {}
 
   /** Starts counting the client's requests. Attach before the first request. */
   attach(client: SQSClient | DynamoDBClient): void {
@@ -118,7 +127,7 @@ export class RequestCounter {
         const item = input.Item as Input;
         const units = writeUnits(itemSize(item));
         entry.writeUnits += units;
-        if (this.indexKeyAttributes.some((a) => a in item)) entry.indexWriteUnits += units;
+        if (this.indexKeyAttributes.some((a) => a in item)) entry.indexWriteUnits += 1;
         return;
       }
       case 'UpdateItem': {
@@ -127,8 +136,7 @@ export class RequestCounter {
           after === undefined ? updateSizeLowerBound(input) : itemSize(after),
         );
         entry.writeUnits += units;
-        // Changing an index key deletes the old index entry and puts the new one.
-        if (this.updatesIndexKey(input)) entry.indexWriteUnits += 2 * units;
+        entry.indexWriteUnits += this.indexWrites(input, after);
         return;
       }
       case 'DeleteItem':
@@ -151,10 +159,21 @@ export class RequestCounter {
     }
   }
 
-  private updatesIndexKey(input: Input): boolean {
+  /** Index entries an UpdateItem writes: each one write unit (entries are under 1 KB). */
+  private indexWrites(input: Input, after: Input | undefined): number {
     const expression = String(input.UpdateExpression ?? '');
+    const [sets = '', removes = ''] = expression.split(/\bREMOVE\b/);
+    // Setting a key moves the entry: the old one deleted, the new one put.
+    if (this.names(input, sets, this.indexKeyAttributes)) return 2;
+    if (this.names(input, removes, this.indexKeyAttributes)) return 1;
+    const keyed = after !== undefined && this.indexKeyAttributes.some((a) => a in after);
+    return keyed && this.names(input, sets, this.projectedAttributes) ? 1 : 0;
+  }
+
+  /** True when `expression` assigns or lists one of `attributes` (by name or #token). */
+  private names(input: Input, expression: string, attributes: readonly string[]): boolean {
     const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
-    return this.indexKeyAttributes.some((attribute) => {
+    return attributes.some((attribute) => {
       const tokens = [
         attribute,
         ...Object.entries(names)

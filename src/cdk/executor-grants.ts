@@ -206,8 +206,14 @@ export function operateGrant(targets: GrantTargets, grantee: IGrantable): Grant 
   return (
     Grant.addToPrincipal({
       grantee,
-      // GetItem and UpdateItem: the transitions; DeleteItem: purgeDead.
-      actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      // GetItem and UpdateItem: the transitions; DeleteItem: purgeDead; BatchGetItem: the
+      // DEAD tasks listed by the status index, which projects only a few attributes.
+      actions: [
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:BatchGetItem',
+      ],
       resourceArns: [targets.tableArn],
     })
       .combine(
@@ -241,11 +247,15 @@ export function operateGrant(targets: GrantTargets, grantee: IGrantable): Grant 
   );
 }
 
-/** TaskClient.get, list and wait. */
+/**
+ * TaskClient.get, list, counts, watch and wait. BatchGetItem reads the items the status
+ * index lists (it projects a few attributes); Scan counts and lists the statuses the index
+ * does not key (docs/status-index.md).
+ */
 export function readGrant(targets: GrantTargets, grantee: IGrantable): Grant {
   return Grant.addToPrincipal({
     grantee,
-    actions: ['dynamodb:GetItem'],
+    actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Scan'],
     resourceArns: [targets.tableArn],
   })
     .combine(

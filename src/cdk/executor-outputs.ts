@@ -21,6 +21,8 @@ export interface OutputSources {
   readonly integrityKeyArn?: string | undefined;
   /** The claim-check bucket, when there is one. */
   readonly payloadBucketName?: string | undefined;
+  /** Shards per status of the status index, which producers must share. */
+  readonly statusShards: number;
 }
 
 /** Adds the outputs to `scope`, keyed `<id><suffix>` (the id's letters and digits). */
@@ -57,6 +59,11 @@ export function addExecutorOutputs(scope: Construct, id: string, sources: Output
       'Where schedules put firings they could not deliver',
     ],
     [StackOutputSuffix.WORKER_FUNCTION_NAME, sources.worker.functionName, 'The worker function'],
+    [
+      StackOutputSuffix.STATUS_SHARDS,
+      String(sources.statusShards),
+      'Shards per status of the status index (TaskClient statusShards)',
+    ],
   ];
   if (sources.encryptionKeyArn !== undefined) {
     outputs.push([

@@ -13,6 +13,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { EnvVars } from '../config.js';
+import { Defaults } from '../constants.js';
 import { INTEGRITY_KEY_ENV } from '../integrity/tag.js';
 import { type ExecutorSettings, executorSettings } from '../resources.js';
 import type { Retention } from '../store/retention.js';
@@ -33,6 +34,7 @@ export interface ResolvedExecutor {
   readonly workerTimeout: Duration;
   readonly maxConcurrency: number;
   readonly retentionMs: Retention;
+  readonly statusShards: number;
 }
 
 /** Resolves and validates a TaskExecutor's props. @throws ValidationError */
@@ -65,6 +67,7 @@ export function resolveExecutorSettings(stack: Stack, props: TaskExecutorProps):
     }),
     maxRetryDelaySeconds: props.maxRetryDelay?.toSeconds({ integral: false }),
     retentionMs,
+    statusShards: props.statusShards,
   });
   const settings = executorSettings(settingsProps, {
     isUnresolved: (v) => Token.isUnresolved(v),
@@ -76,6 +79,7 @@ export function resolveExecutorSettings(stack: Stack, props: TaskExecutorProps):
     workerTimeout,
     maxConcurrency,
     retentionMs,
+    statusShards: props.statusShards ?? Defaults.STATUS_SHARDS,
   };
 }
 
@@ -93,6 +97,7 @@ export interface FunctionTargets {
   readonly workerTimeout: Duration;
   readonly maxConcurrency: number;
   readonly retentionMs: Retention;
+  readonly statusShards: number;
 }
 
 /**
@@ -114,6 +119,8 @@ export function createExecutorFunctions(
     [EnvVars.QUEUE_ARN]: workQueue.queueArn,
     // How long finished tasks keep their id reserved; both functions write terminal states.
     [EnvVars.RETENTION_MS]: String(targets.retentionMs),
+    // Both functions key the status index; producers get the same count from the output.
+    [EnvVars.STATUS_SHARDS]: String(targets.statusShards),
     POWERTOOLS_SERVICE_NAME: targets.serviceName,
     ...(integrityKey && { [INTEGRITY_KEY_ENV]: integrityKey.keyArn }),
   };
@@ -185,11 +192,12 @@ export interface SweeperTargets {
 export function allowSweeper(sweeper: ExecutorFunction, targets: SweeperTargets): void {
   const { table, workQueue, key, integrityKey } = targets;
   const statusIndexArn = `${table.tableArn}/index/${targets.statusIndexName}`;
-  // Exactly what a sweep calls: it pages the status index, moves records on with
+  // Exactly what a sweep calls: it pages the status index and reads the listed items
+  // (BatchGetItem: the index projects a few attributes), moves records on with
   // conditional updates, (re)sends messages (SendMessageBatch), and repairs overdue
   // delayed tasks by recreating their one-time schedule (or sending them when due).
   sweeper.allow(['dynamodb:Query'], [statusIndexArn]);
-  sweeper.allow(['dynamodb:UpdateItem'], [table.tableArn]);
+  sweeper.allow(['dynamodb:UpdateItem', 'dynamodb:BatchGetItem'], [table.tableArn]);
   sweeper.allow(['sqs:SendMessage'], [workQueue.queueArn]);
   sweeper.allow(['scheduler:CreateSchedule'], [...targets.delayedSchedulesArns]);
   sweeper.allow(['iam:PassRole'], [targets.schedulerRoleArn], {

@@ -56,6 +56,16 @@ export interface TaskExecutorProps {
    */
   readonly retention?: Duration | 'forever';
   /**
+   * Shards per status of the task table's status index, 1 to 256: each `status#shard` key
+   * takes at most 1,000 write units a second, so give at least your peak tasks per second ÷
+   * 250 (docs/status-index.md). Passed to the functions as `TASKLANE_STATUS_SHARDS` and
+   * published as the output `<id>StatusShards`; give producers the same (TaskClient's
+   * `statusShards`, or `locationFromStackOutputs`). Raising it on a live table is safe;
+   * lowering it is not (docs/status-index.md).
+   * @default 8
+   */
+  readonly statusShards?: number;
+  /**
    * Receives before SQS moves a message to the DLQ. DynamoDB's attempt count is
    * authoritative; this is a safety net, so it must exceed maxAttempts. @default 50
    */

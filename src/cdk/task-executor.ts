@@ -101,8 +101,15 @@ export class TaskExecutor extends Construct {
   constructor(scope: Construct, id: string, props: TaskExecutorProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    const { settings, name, workerEntry, workerTimeout, maxConcurrency, retentionMs } =
-      resolveExecutorSettings(stack, props);
+    const {
+      settings,
+      name,
+      workerEntry,
+      workerTimeout,
+      maxConcurrency,
+      retentionMs,
+      statusShards,
+    } = resolveExecutorSettings(stack, props);
     this.settings = settings;
     this.serviceName = `tasklane-${name}`;
     const key = props.encryptionKey;
@@ -135,6 +142,7 @@ export class TaskExecutor extends Construct {
       workerTimeout,
       maxConcurrency,
       retentionMs,
+      statusShards,
     });
     this.worker = worker.function;
     this.workerPrincipal = worker.grantee;
@@ -190,6 +198,7 @@ export class TaskExecutor extends Construct {
       encryptionKeyArn: key?.keyArn,
       integrityKeyArn: this.integrityKey?.keyArn,
       payloadBucketName: this.payloadBucket?.bucketName,
+      statusShards,
     });
     this.nagAcknowledgements = this.acknowledged;
     this.acknowledged.push(...acknowledgeNagFindings({ executor: this, worker, sweeper, props }));

@@ -33,12 +33,14 @@ export function createTaskTable(
       ? { encryption: TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
       : {}),
   });
-  // Sparse: only records in a status the sweeper or list() looks for carry the keys.
+  // Sparse and small: only records in a status the sweeper or operators act on carry the
+  // keys, and entries hold a few attributes besides them (docs/adr/0021-sparse-status-index.md).
   result.addGlobalSecondaryIndex({
     indexName: table.statusIndex.name,
     partitionKey: { name: table.statusIndex.partitionKey, type: AttributeType.STRING },
     sortKey: { name: table.statusIndex.sortKey, type: AttributeType.NUMBER },
-    projectionType: ProjectionType.ALL,
+    projectionType: ProjectionType.INCLUDE,
+    nonKeyAttributes: [...table.statusIndex.projection],
   });
   return result;
 }

@@ -8,6 +8,7 @@ import { Defaults } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { type ExecutorSettingsProps, settingsIssues } from '../resources.js';
 import { retentionIssue } from '../store/retention.js';
+import { statusShardsIssue } from '../store/status-index-keys.js';
 import { retryHorizonIssue } from '../tasks/retry-horizon.js';
 
 /** The subset of TaskExecutorProps that this module checks, with Durations in seconds. */
@@ -22,6 +23,7 @@ export interface PropsToValidate extends ExecutorSettingsProps {
   readonly maxRetryDelaySeconds?: number | undefined;
   /** `retention`, in milliseconds, or `'forever'`. */
   readonly retentionMs?: number | 'forever' | undefined;
+  readonly statusShards?: number | undefined;
 }
 
 interface Rule {
@@ -118,6 +120,13 @@ const rules: readonly Rule[] = [
       retentionMs === undefined || Token.isUnresolved(retentionMs)
         ? undefined
         : retentionIssue(retentionMs),
+  },
+  {
+    path: 'statusShards',
+    check: ({ statusShards }) =>
+      statusShards === undefined || Token.isUnresolved(statusShards)
+        ? undefined
+        : statusShardsIssue(statusShards),
   },
 ];
 

@@ -1,6 +1,8 @@
 import { mapConcurrently, QUERY_CONCURRENCY } from '../concurrency.js';
 import { TaskStatus } from '../constants.js';
 import { ValidationError } from '../errors.js';
+import { isIndexed } from '../store/status-index-keys.js';
+import { scanStatuses } from '../store/status-scan.js';
 import { countStream, indexStreams, readStream, type StatusIndex } from './status-index.js';
 
 /** Options of `TaskClient.counts`. */
@@ -9,7 +11,16 @@ export interface CountOptions {
   readonly byType?: boolean;
   /** Count only these statuses. @default every status */
   readonly statuses?: readonly TaskStatus[];
-  /** Called after each partition of the index is counted, e.g. to drive a progress bar. */
+  /**
+   * Count the statuses the status index does not key (SUCCEEDED, CANCELLED, ROLLED_BACK)
+   * with a Scan of the whole table, which reads every item. With `false` they are left out
+   * of `byStatus` and named in `notCounted`. @default true
+   */
+  readonly scan?: boolean;
+  /**
+   * Called after each partition of the index is counted, and after each page of the Scan
+   * (which adds one step to `total` per page), e.g. to drive a progress bar.
+   */
   readonly onProgress?: (done: number, total: number) => void;
 }
 
@@ -22,15 +33,22 @@ export interface TaskCounts {
   readonly total: number;
   /**
    * Read capacity units the count consumed, as DynamoDB reported them (0 where the endpoint
-   * reports none). A count reads every index entry of the counted statuses.
+   * reports none). A count reads every index entry of the counted statuses, and the Scan
+   * every item of the table.
    */
   readonly readUnits: number;
+  /** The statuses counted by a Scan of the table (not keyed by the status index). */
+  readonly scanned: readonly TaskStatus[];
+  /** The statuses asked for and not counted (`scan: false`). */
+  readonly notCounted: readonly TaskStatus[];
 }
 
 /**
  * Counts tasks per status (and per type) with one Query per `status#shard` partition of the
  * status index: `Select: COUNT` for plain counts, the `type` attribute alone with `byType`.
- * Reads only, never a write per task. The cost grows with the table: see docs/operations.md.
+ * The statuses the index does not key are counted by one Scan of the table (unless `scan:
+ * false`). Reads only, never a write per task. The cost grows with the table: see
+ * docs/status-index.md.
  */
 export async function countTasks(
   index: StatusIndex,
@@ -46,22 +64,27 @@ export async function countTasks(
       },
     ]);
   }
-  const streams = indexStreams(index, statuses);
-  const byStatus = Object.fromEntries(statuses.map((s) => [s, 0])) as Record<TaskStatus, number>;
+  const unkeyed = statuses.filter((status) => !isIndexed(status));
+  const scanned = options.scan === false ? [] : unkeyed;
+  const notCounted = options.scan === false ? unkeyed : [];
+  const counted = statuses.filter((status) => !notCounted.includes(status));
+  const streams = indexStreams(index, counted.filter(isIndexed));
+  const byStatus = Object.fromEntries(counted.map((s) => [s, 0])) as Record<TaskStatus, number>;
   const byType: Record<string, Partial<Record<TaskStatus, number>>> = {};
   let readUnits = 0;
   let done = 0;
+  let total = streams.length;
+  const add = (status: TaskStatus, type: string) => {
+    const row = byType[type] ?? {};
+    row[status] = (row[status] ?? 0) + 1;
+    byType[type] = row;
+  };
   await mapConcurrently(
     streams,
     async (stream) => {
       if (options.byType === true) {
         const out = await readStream(index, { stream }, { projection: ['type'] });
-        for (const item of out.items) {
-          const type = String(item.type);
-          const row = byType[type] ?? {};
-          row[stream.status] = (row[stream.status] ?? 0) + 1;
-          byType[type] = row;
-        }
+        for (const item of out.items) add(stream.status, String(item.type));
         byStatus[stream.status] += out.items.length;
         readUnits += out.readUnits;
       } else {
@@ -70,15 +93,32 @@ export async function countTasks(
         readUnits += out.readUnits;
       }
       done += 1;
-      options.onProgress?.(done, streams.length);
+      options.onProgress?.(done, total);
     },
     QUERY_CONCURRENCY,
   );
-  const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
+  if (scanned.length > 0) {
+    total += 1;
+    for await (const page of scanStatuses(index.doc, index.tableName, scanned, {
+      projection: ['status', 'type'],
+    })) {
+      for (const item of page.items) {
+        const status = item.status as TaskStatus;
+        byStatus[status] += 1;
+        if (options.byType === true) add(status, String(item.type));
+      }
+      readUnits += page.readUnits;
+      done += 1;
+      if (page.nextKey !== undefined) total += 1;
+      options.onProgress?.(done, total);
+    }
+  }
   return {
     byStatus,
     ...(options.byType === true ? { byType } : {}),
-    total,
+    total: Object.values(byStatus).reduce((a, b) => a + b, 0),
     readUnits,
+    scanned,
+    notCounted,
   };
 }

@@ -1,7 +1,10 @@
 import { mapConcurrently, QUERY_CONCURRENCY } from '../concurrency.js';
 import { TableSchema, TaskStatus } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
+import { getItems } from '../store/batch-get.js';
 import { fromItem, type TaskRecord } from '../store/record.js';
+import { isIndexed } from '../store/status-index-keys.js';
+import { scanStatuses } from '../store/status-scan.js';
 import { indexStreams, readStream, type StatusIndex } from './status-index.js';
 import { checkOptionKeys } from './validate.js';
 
@@ -32,14 +35,25 @@ export interface TaskListPage {
 
 const FILTER_KEYS = ['status', 'type', 'orderingKey', 'since', 'until', 'limit', 'cursor'];
 
+/** A task as the list sorts it: its id and its time. */
+interface Entry {
+  readonly id: string;
+  readonly at: number;
+}
+
 /**
  * Lists tasks newest first across every shard (and status) asked for. Time is the status
  * index's sort key, `statusAt`: when the task last changed status; for a RUNNING task, when
  * its lease ends; for a QUEUED retry, when it is due; for a SCHEDULED task, its run time.
+ * For a status the index does not key (SUCCEEDED, CANCELLED, ROLLED_BACK), it is the
+ * record's last change, `updatedAt`.
  *
  * Each `status#shard` partition is read newest first until it has `limit` matches (or ends);
- * the partitions' results are merged and the newest `limit` returned, so the order is exact.
- * A page costs up to `limit` entries read from every partition (statuses × shards).
+ * the statuses the index does not key are found by one Scan of the table (it reads every
+ * item, docs/status-index.md). The results are merged and the newest `limit` read from the
+ * table (BatchGetItem), so the order is exact; a task that has left the statuses asked for
+ * since is left out of the page. A page costs up to `limit` entries read from every
+ * partition (statuses × shards), plus the Scan when it lists an unkeyed status.
  *
  * @throws ValidationError listing every bad filter.
  */
@@ -49,7 +63,7 @@ export async function listTasks(
 ): Promise<TaskListPage> {
   const { statuses, since, until, limit, after } = checkFilter(filter);
   const to = after === undefined ? until : Math.min(until ?? after.at, after.at);
-  const streams = indexStreams(index, statuses);
+  const streams = indexStreams(index, statuses.filter(isIndexed));
   const pages = await mapConcurrently(
     streams,
     async (stream) => {
@@ -65,41 +79,82 @@ export async function listTasks(
         // One more than a page, to know whether more follow.
         {
           limit: limit + 1,
-          ...(after === undefined ? {} : { keep: (item) => isBefore(item, after) }),
+          ...(after === undefined ? {} : { keep: (item) => isBefore(indexEntry(item), after) }),
         },
       );
-      return items;
+      return items.map(indexEntry);
     },
     QUERY_CONCURRENCY,
   );
-  const merged = pages.flat().sort(newestFirst);
+  const unkeyed = statuses.filter((status) => !isIndexed(status));
+  const scanned =
+    unkeyed.length === 0
+      ? []
+      : await scanNewest(index, unkeyed, limit + 1, (entry, item) => {
+          return (
+            (filter.type === undefined || item.type === filter.type) &&
+            (filter.orderingKey === undefined || item.orderingKey === filter.orderingKey) &&
+            (since === undefined || entry.at >= since) &&
+            (to === undefined || entry.at <= to) &&
+            (after === undefined || isBefore(entry, after))
+          );
+        });
+  const merged = [...pages.flat(), ...scanned].sort(newestFirst);
   const page = merged.slice(0, limit);
   const last = page[page.length - 1];
   const more = merged.length > limit && last !== undefined;
+  const found = await getItems(
+    index.doc,
+    index.tableName,
+    page.map((entry) => entry.id),
+    { consistent: true },
+  );
   return {
-    items: page.map(fromItem),
-    cursor: more
-      ? encodeListCursor(sortTime(last), String(last[TableSchema.PARTITION_KEY]))
-      : undefined,
+    items: page.flatMap(({ id }) => {
+      const item = found.get(id);
+      return item !== undefined && statuses.includes(item.status as TaskStatus)
+        ? [fromItem(item)]
+        : [];
+    }),
+    cursor: more ? encodeListCursor(last.at, last.id) : undefined,
   };
 }
 
-function sortTime(item: Record<string, unknown>): number {
-  return Number(item[TableSchema.STATUS_INDEX_SORT_KEY]);
+function indexEntry(item: Record<string, unknown>): Entry {
+  return {
+    id: String(item[TableSchema.PARTITION_KEY]),
+    at: Number(item[TableSchema.STATUS_INDEX_SORT_KEY]),
+  };
 }
 
-function newestFirst(a: Record<string, unknown>, b: Record<string, unknown>): number {
-  const dt = sortTime(b) - sortTime(a);
+/** The newest `keep` matches among the tasks in `statuses`, from a Scan of the table. */
+async function scanNewest(
+  index: StatusIndex,
+  statuses: readonly TaskStatus[],
+  keep: number,
+  matches: (entry: Entry, item: Record<string, unknown>) => boolean,
+): Promise<Entry[]> {
+  let newest: Entry[] = [];
+  const projection = [TableSchema.PARTITION_KEY, 'status', 'type', 'orderingKey', 'updatedAt'];
+  for await (const page of scanStatuses(index.doc, index.tableName, statuses, { projection })) {
+    for (const item of page.items) {
+      const entry = { id: String(item[TableSchema.PARTITION_KEY]), at: Number(item.updatedAt) };
+      if (matches(entry, item)) newest.push(entry);
+    }
+    if (newest.length > keep * 4) newest = newest.sort(newestFirst).slice(0, keep);
+  }
+  return newest.sort(newestFirst).slice(0, keep);
+}
+
+function newestFirst(a: Entry, b: Entry): number {
+  const dt = b.at - a.at;
   if (dt !== 0) return dt;
-  const ia = String(a[TableSchema.PARTITION_KEY]);
-  const ib = String(b[TableSchema.PARTITION_KEY]);
-  return ia < ib ? 1 : ia > ib ? -1 : 0;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
-/** True when `item` comes after the cursor's position in newest-first order. */
-function isBefore(item: Record<string, unknown>, after: { at: number; id: string }): boolean {
-  const at = sortTime(item);
-  return at < after.at || (at === after.at && String(item[TableSchema.PARTITION_KEY]) < after.id);
+/** True when `entry` comes after the cursor's position in newest-first order. */
+function isBefore(entry: Entry, after: Entry): boolean {
+  return entry.at < after.at || (entry.at === after.at && entry.id < after.id);
 }
 
 function encodeListCursor(at: number, id: string): string {

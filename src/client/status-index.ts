@@ -1,10 +1,11 @@
 /**
  * Read access to the table's sharded status index for the operator reads (counts, filtered
- * lists, watching). Every read is a Query on one `status#shard` partition: never a Scan.
+ * lists, watching). Every read here is a Query on one `status#shard` partition.
  *
- * The index projects every attribute today, so filters on `type` and `orderingKey` run in
- * DynamoDB. A read's cost is what DynamoDB reads from the index, not what it returns: see
- * docs/operations.md ("What the operator reads cost").
+ * The index is sparse and small (docs/adr/0021-sparse-status-index.md): only the statuses
+ * in `INDEXED_STATUSES` are keyed, and it projects `type`, `orderingKey` and `updatedAt`, so
+ * filters on those run in DynamoDB; readers get the rest from the items. A read's cost is
+ * what DynamoDB reads from the index, not what it returns: see docs/status-index.md.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -12,8 +13,9 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { TableSchema, TaskStatus } from '../constants.js';
+import { TableSchema, type TaskStatus } from '../constants.js';
 import { statusShardKey } from '../store/record.js';
+import { INDEXED_STATUSES } from '../store/status-index-keys.js';
 
 /** What a status index read needs. */
 export interface StatusIndex {
@@ -37,10 +39,10 @@ export interface IndexStream {
   readonly shard: number;
 }
 
-/** Every partition of the given statuses (all statuses by default). */
+/** Every partition of the given statuses (every keyed status by default). */
 export function indexStreams(
   index: Pick<StatusIndex, 'statusShards'>,
-  statuses: readonly TaskStatus[] = Object.values(TaskStatus),
+  statuses: readonly TaskStatus[] = INDEXED_STATUSES,
 ): IndexStream[] {
   return statuses.flatMap((status) =>
     Array.from({ length: index.statusShards }, (_, shard) => ({ status, shard })),

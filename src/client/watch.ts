@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditEvent } from '../constants.js';
-import { isTerminal, type TaskStatus } from '../constants.js';
+import { isTerminal, TableSchema, type TaskStatus } from '../constants.js';
+import { getItems } from '../store/batch-get.js';
 import { fromItem, type HistoryEntry, type TaskRecord } from '../store/record.js';
+import { INDEXED_STATUSES, isIndexed } from '../store/status-index-keys.js';
 import { indexStreams, readStream, type StatusIndex } from './status-index.js';
 
 /** One transition of one task, as {@link watchTransitions} yields it. */
@@ -39,12 +41,15 @@ export interface WatchOptions {
 const OVERLAP_MS = 5_000;
 
 /**
- * Follows transitions as they happen, oldest first, by polling. Every transition sets the
- * index's `statusAt` to its own time or later (a lease's end, a retry's due time), so a
- * poll reads each status partition from the previous poll's start on, keeps the records
- * updated since, and yields their history entries not yet yielded. Heartbeats are not
- * history entries and are not yielded; nor is a purge. One poll costs a Query per
- * `status#shard` partition.
+ * Follows transitions as they happen, oldest first, by polling. Every transition into a
+ * keyed status sets the index's `statusAt` to its own time or later (a lease's end, a
+ * retry's due time), so a poll reads each status partition from the previous poll's start
+ * on, keeps the entries updated since, reads their records, and yields their history
+ * entries not yet yielded. A task it saw that has left the index (finished, cancelled,
+ * rolled back) is read once more, so its final transition is yielded too; a task that
+ * enters and leaves the index between two polls is not seen (docs/status-index.md).
+ * Heartbeats are not history entries and are not yielded; nor is a purge. One poll costs a
+ * Query per `status#shard` partition and a read of each changed or followed task.
  */
 export async function* watchTransitions(
   index: StatusIndex,
@@ -56,12 +61,13 @@ export async function* watchTransitions(
     options.since instanceof Date ? options.since.getTime() : (options.since ?? clock());
   const interval = options.intervalMs ?? 2000;
   const emitted = new Map<string, Set<string>>();
+  const open = new Set<string>();
   let windowStart = since;
   while (options.signal?.aborted !== true) {
     const pollStart = clock();
     const records =
       options.taskId === undefined
-        ? await changedSince(index, options.statuses, windowStart)
+        ? await changedSince(index, options.statuses, windowStart, open)
         : await one(get, options.taskId);
     const fresh: TaskTransition[] = [];
     for (const record of records) {
@@ -87,17 +93,40 @@ export async function* watchTransitions(
   }
 }
 
+/**
+ * The tasks changed since `from` (index entries whose `statusAt` and `updatedAt` are at or
+ * after it), and the tasks of `open` that left the polled statuses, read from the table.
+ * `open` is updated to the tasks now in a polled status. A filter on statuses the index
+ * does not key polls every keyed status, since tasks reach those from a keyed one.
+ */
 async function changedSince(
   index: StatusIndex,
   statuses: readonly TaskStatus[] | undefined,
   from: number,
+  open: Set<string>,
 ): Promise<TaskRecord[]> {
+  const polled = statuses === undefined || !statuses.every(isIndexed) ? INDEXED_STATUSES : statuses;
   const pages = await Promise.all(
-    indexStreams(index, statuses).map((stream) =>
+    indexStreams(index, polled).map((stream) =>
       readStream(index, { stream, from, atLeast: { attribute: 'updatedAt', value: from } }),
     ),
   );
-  return pages.flatMap((page) => page.items.map(fromItem));
+  const changed = pages.flatMap((page) =>
+    page.items.map((item) => String(item[TableSchema.PARTITION_KEY])),
+  );
+  const ids = [...new Set([...changed, ...open])];
+  const found = await getItems(index.doc, index.tableName, ids, { consistent: true });
+  const records: TaskRecord[] = [];
+  for (const id of ids) {
+    const item = found.get(id);
+    const record = item === undefined ? undefined : fromItem(item);
+    if (record !== undefined && polled.includes(record.status)) open.add(id);
+    else open.delete(id);
+    if (record !== undefined && (statuses === undefined || statuses.includes(record.status))) {
+      records.push(record);
+    }
+  }
+  return records;
 }
 
 async function one(

@@ -45,3 +45,27 @@ export function decodeCursor(
   }
   return { shard, startKey: startKey as Record<string, unknown> | undefined };
 }
+
+/** Encodes the position of a Scan of the table: the table key it stopped at. */
+export function encodeScanCursor(startKey: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify({ scanKey: startKey })).toString('base64url');
+}
+
+/** @throws ValidationError when the cursor was not produced by a scanned `TaskStore.list`. */
+export function decodeScanCursor(cursor: string | undefined): Record<string, unknown> | undefined {
+  if (cursor === undefined) return undefined;
+  let parsed: { scanKey?: unknown } | null = null;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    // Reported below.
+  }
+  const key = parsed?.scanKey;
+  const keys = typeof key === 'object' && key !== null ? Object.keys(key) : [];
+  if (keys.length !== 1 || keys[0] !== TableSchema.PARTITION_KEY) {
+    throw new ValidationError('list options', [
+      { path: 'cursor', message: 'expected a cursor returned by a previous list call' },
+    ]);
+  }
+  return key as Record<string, unknown>;
+}

@@ -18,6 +18,7 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { TableSchema, TaskStatus } from '../constants.js';
+import { getItems } from './batch-get.js';
 import { and, equals } from './expression.js';
 import type { TaskRecord } from './record.js';
 
@@ -161,9 +162,13 @@ export class ParkedKeys {
     }
   }
 
-  /** Every park item, oldest park first, through the status index (never a Scan). */
+  /**
+   * Every park item, oldest park first, through the status index (never a Scan). The index
+   * projects keys only, so the items are then read (BatchGetItem); one deleted in between is
+   * left out.
+   */
   async list(): Promise<ParkRecord[]> {
-    const parks: ParkRecord[] = [];
+    const ids: string[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
       const out = await this.ctx.doc.send(
@@ -176,10 +181,14 @@ export class ParkedKeys {
           ExclusiveStartKey: startKey,
         }),
       );
-      for (const item of out.Items ?? []) parks.push(fromParkItem(item));
+      for (const item of out.Items ?? []) ids.push(String(item[TableSchema.PARTITION_KEY]));
       startKey = out.LastEvaluatedKey;
     } while (startKey !== undefined);
-    return parks;
+    const found = await getItems(this.ctx.doc, this.ctx.tableName, ids, { consistent: true });
+    return ids.flatMap((id) => {
+      const item = found.get(id);
+      return item === undefined ? [] : [fromParkItem(item)];
+    });
   }
 }
 

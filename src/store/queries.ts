@@ -1,13 +1,16 @@
 /**
- * Reads through the sharded status index, never a Scan: a page at a time ({@link listTasks})
- * or every matching task ({@link iterateTasks}).
+ * Reads through the sharded status index: a page at a time ({@link listTasks}) or every
+ * matching task ({@link iterateTasks}). Only a status the index does not key is scanned.
  */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { TableSchema, type TaskStatus } from '../constants.js';
 import { ValidationError } from '../errors.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { getItems } from './batch-get.js';
+import { decodeCursor, decodeScanCursor, encodeCursor, encodeScanCursor } from './cursor.js';
 import { and, compare } from './expression.js';
 import { fromItem, statusShardKey, type TaskRecord } from './record.js';
+import { isIndexed } from './status-index-keys.js';
+import { scanStatuses } from './status-scan.js';
 
 /** What a query needs of the store. */
 export interface QueryContext {
@@ -36,6 +39,12 @@ export interface ListOptions {
  * Lists tasks in one status, shard by shard; within a shard, oldest `statusAt` first.
  * `before` keeps only entries whose `statusAt` (lease expiry for RUNNING, due time for a
  * retry, else last change) is earlier.
+ *
+ * The index projects only a few attributes, so the page's records are read from the table
+ * (one strongly consistent BatchGetItem per 100); an entry whose task has moved to another
+ * status since (the index lags its table) is left out. A status the index does not key
+ * is listed by a Scan of the whole table (docs/adr/0021-sparse-status-index.md), where
+ * `before` does not apply.
  */
 export async function listTasks(
   ctx: QueryContext,
@@ -48,9 +57,10 @@ export async function listTasks(
       { path: 'limit', message: `expected an integer from 1 to 1000, received ${limit}` },
     ]);
   }
+  if (!isIndexed(status)) return scanPage(ctx, status, limit, options.cursor);
   let { shard, startKey } = decodeCursor(options.cursor, ctx.statusShards);
-  const items: TaskRecord[] = [];
-  while (shard < ctx.statusShards && items.length < limit) {
+  const entries: Record<string, unknown>[] = [];
+  while (shard < ctx.statusShards && entries.length < limit) {
     const key = keyCondition(status, shard, options.before);
     const out = await ctx.doc.send(
       new QueryCommand({
@@ -59,11 +69,11 @@ export async function listTasks(
         KeyConditionExpression: key.expression,
         ExpressionAttributeNames: key.names,
         ExpressionAttributeValues: key.values,
-        Limit: limit - items.length,
+        Limit: limit - entries.length,
         ExclusiveStartKey: startKey,
       }),
     );
-    for (const item of out.Items ?? []) items.push(fromItem(item));
+    entries.push(...(out.Items ?? []));
     if (out.LastEvaluatedKey === undefined) {
       shard += 1;
       startKey = undefined;
@@ -72,7 +82,36 @@ export async function listTasks(
     }
   }
   const done = shard >= ctx.statusShards;
+  const ids = entries.map((entry) => String(entry[TableSchema.PARTITION_KEY]));
+  const found = await getItems(ctx.doc, ctx.tableName, ids, { consistent: true });
+  const items = ids.flatMap((id) => {
+    const item = found.get(id);
+    return item === undefined || item.status !== status ? [] : [fromItem(item)];
+  });
   return { items, cursor: done ? undefined : encodeCursor(shard, startKey) };
+}
+
+/** A page of tasks in a status the index does not key, from a Scan of the table. */
+async function scanPage(
+  ctx: QueryContext,
+  status: TaskStatus,
+  limit: number,
+  cursor: string | undefined,
+): Promise<TaskPage> {
+  const items: TaskRecord[] = [];
+  let nextKey = decodeScanCursor(cursor);
+  do {
+    // Each page evaluates at most the items still missing, so a page never overshoots.
+    const scan = scanStatuses(ctx.doc, ctx.tableName, [status], {
+      startKey: nextKey,
+      pageSize: limit - items.length,
+    });
+    const page = (await scan.next()).value;
+    if (page === undefined) break;
+    items.push(...page.items.map(fromItem));
+    nextKey = page.nextKey;
+  } while (nextKey !== undefined && items.length < limit);
+  return { items, cursor: nextKey === undefined ? undefined : encodeScanCursor(nextKey) };
 }
 
 /**

@@ -23,12 +23,11 @@ import {
   fromItem,
   type HistoryEntry,
   refusedRecord,
-  statusShard,
-  statusShardKey,
   type TaskItem,
   type TaskRecord,
 } from './record.js';
 import { CREATE_CONDITION, refusedConfirmation } from './rollback.js';
+import { statusIndexKeys } from './status-index-keys.js';
 
 /** What these writes need of the store. */
 export interface WriteContext {
@@ -106,7 +105,6 @@ export async function createTask(
   task: NewTask,
 ): Promise<{ record: TaskRecord; created: boolean }> {
   const now = ctx.clock();
-  const shard = statusShard(task.id, ctx.statusShards);
   const scheduled = task.scheduled === true && task.runAt !== undefined;
   const status = scheduled ? TaskStatus.SCHEDULED : TaskStatus.PENDING;
   const entry: HistoryEntry = {
@@ -136,8 +134,7 @@ export async function createTask(
     onDead: task.onDead,
     updatedAt: now,
     history: [entry],
-    [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(status, shard),
-    [TableSchema.STATUS_INDEX_SORT_KEY]: scheduled ? (task.runAt as number) : now,
+    ...statusIndexKeys(task.id, status, scheduled ? (task.runAt as number) : now, ctx.statusShards),
   };
   try {
     await ctx.doc.send(

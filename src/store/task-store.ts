@@ -19,6 +19,7 @@ import {
 } from './record-writes.js';
 import * as repairs from './repair-transitions.js';
 import { checkRetention, type Retention } from './retention.js';
+import { resolveStatusShards } from './status-index-keys.js';
 import { type TaskStoreOptions, writeContext } from './store-context.js';
 import { type SeenHistory, writeTransition } from './transition.js';
 import type { ClaimTarget, Lease, Seen, Transition } from './transitions.js';
@@ -51,7 +52,7 @@ export class TaskStore {
 
   constructor(options: TaskStoreOptions) {
     this.tableName = options.tableName;
-    this.statusShards = options.statusShards ?? Defaults.STATUS_SHARDS;
+    this.statusShards = resolveStatusShards(options.statusShards);
     this.clock = options.clock ?? Date.now;
     this.retention = checkRetention(options.retention ?? Defaults.RETENTION_MS);
     this.ctx = writeContext(options, this.statusShards, this.clock);

@@ -18,8 +18,11 @@ export interface TransitionWrite {
   readonly set?: Readonly<Record<string, unknown>> | undefined;
   readonly remove?: readonly string[] | undefined;
   readonly status: string;
-  readonly statusShard: string;
-  readonly statusAt: number;
+  /**
+   * The status index's keys in the new status (`statusIndexKeys`), or undefined when the
+   * new status is not keyed: then the write removes them (docs/adr/0021-sparse-status-index.md).
+   */
+  readonly indexKeys: Readonly<Record<string, string | number>> | undefined;
   readonly now: number;
   /** The history entry; undefined for a heartbeat, which counts itself instead. */
   readonly entry: HistoryEntry | undefined;
@@ -59,8 +62,8 @@ class UpdateParts {
 }
 
 /**
- * The UpdateItem of one transition: SET the new status, its index keys and the given
- * attributes, write the history as planned, REMOVE the given attributes, all under
+ * The UpdateItem of one transition: SET the new status, its index keys (or REMOVE them when
+ * the new status is not keyed) and the given attributes, write the history as planned, REMOVE the given attributes, all under
  * `attribute_exists(pk) AND (condition)`. A history rewrite also requires the stored list
  * to still have the length it was folded from, so no entry written meanwhile (a duplicate
  * note) is lost; a heartbeat increments `heartbeats` and sets `lastHeartbeatAt`.
@@ -74,8 +77,6 @@ export function buildTransitionUpdate(write: TransitionWrite): UpdateCommandInpu
   Object.assign(parts.values, write.condition.values, {
     ':to': write.status,
     ':now_': write.now,
-    ':statusShard': write.statusShard,
-    ':statusAt': write.statusAt,
   });
   const attributes = parts.assignments(write.set ?? {});
   let condition = write.condition.expression;
@@ -111,13 +112,15 @@ export function buildTransitionUpdate(write: TransitionWrite): UpdateCommandInpu
       parts.clause('#lastHeartbeatAt = :now_', ['lastHeartbeatAt']),
     );
   }
-  parts.sets.push(
-    '#status = :to',
-    '#updatedAt = :now_',
-    '#statusShard = :statusShard',
-    '#statusAt = :statusAt',
-  );
-  const remove = write.remove ?? [];
+  parts.sets.push('#status = :to', '#updatedAt = :now_');
+  const remove = [...(write.remove ?? [])];
+  if (write.indexKeys === undefined) {
+    remove.push(TableSchema.STATUS_INDEX_PARTITION_KEY, TableSchema.STATUS_INDEX_SORT_KEY);
+  } else {
+    parts.sets.push('#statusShard = :statusShard', '#statusAt = :statusAt');
+    parts.values[':statusShard'] = write.indexKeys[TableSchema.STATUS_INDEX_PARTITION_KEY];
+    parts.values[':statusAt'] = write.indexKeys[TableSchema.STATUS_INDEX_SORT_KEY];
+  }
   const removeClause =
     remove.length === 0
       ? ''

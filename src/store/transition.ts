@@ -15,11 +15,10 @@ import {
   fromItem,
   type HistoryEntry,
   refusedRecord,
-  statusShard,
-  statusShardKey,
   type TaskItem,
   type TaskRecord,
 } from './record.js';
+import { statusIndexKeys } from './status-index-keys.js';
 import { buildTransitionUpdate, isItemSizeError } from './transition-update.js';
 
 /** The part of a record the caller read that lets a transition fold the history. */
@@ -42,7 +41,7 @@ export interface TransitionSpec {
   readonly condition: Condition;
   readonly set?: Record<string, unknown> | undefined;
   readonly remove?: readonly string[] | undefined;
-  /** Sort key of the status index in the new state. */
+  /** Sort key of the status index in the new state (unused when that state is not keyed). */
   readonly statusAt: number;
   /** Worker writes raise LeaseLostError instead of TransitionRejectedError. */
   readonly fenced?: boolean | undefined;
@@ -97,8 +96,7 @@ export async function writeTransition(
       set: dropResult ? { ...spec.set, result: undefined } : spec.set,
       remove: dropResult ? [...(spec.remove ?? []), 'result'] : spec.remove,
       status: spec.to,
-      statusShard: statusShardKey(spec.to, statusShard(spec.taskId, ctx.statusShards)),
-      statusAt: spec.statusAt,
+      indexKeys: statusIndexKeys(spec.taskId, spec.to, spec.statusAt, ctx.statusShards),
       now,
       entry,
       plan,

@@ -111,7 +111,7 @@ describe('TaskExecutor grants', () => {
     });
   });
 
-  it('grantRead allows get and wait (GetItem) and list (Query on the status index only)', () => {
+  it('grantRead allows get and wait (GetItem), and list and counts (Query on the status index, the items it lists, a Scan for unkeyed statuses)', () => {
     const template = granted((executor, role) => executor.grantRead(role));
 
     const table = idOf(template, 'AWS::DynamoDB::Table', { TableName: 'Grants-tasks' });
@@ -119,7 +119,11 @@ describe('TaskExecutor grants', () => {
       PolicyDocument: Match.objectEquals({
         Version: '2012-10-17',
         Statement: [
-          { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: arnOf(table) },
+          {
+            Effect: 'Allow',
+            Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Scan'],
+            Resource: arnOf(table),
+          },
           {
             Effect: 'Allow',
             Action: 'dynamodb:Query',

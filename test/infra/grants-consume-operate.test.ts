@@ -70,7 +70,12 @@ describe('TaskExecutor.grantOperate', () => {
         Statement: [
           {
             Effect: 'Allow',
-            Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+            Action: [
+              'dynamodb:GetItem',
+              'dynamodb:UpdateItem',
+              'dynamodb:DeleteItem',
+              'dynamodb:BatchGetItem',
+            ],
             Resource: arnOf(table),
           },
           {

@@ -65,7 +65,11 @@ describe('TaskExecutor sweeper', () => {
             Action: 'dynamodb:Query',
             Resource: { 'Fn::Join': ['', [arnOf(table), '/index/byStatus']] },
           },
-          { Effect: 'Allow', Action: 'dynamodb:UpdateItem', Resource: arnOf(table) },
+          {
+            Effect: 'Allow',
+            Action: ['dynamodb:UpdateItem', 'dynamodb:BatchGetItem'],
+            Resource: arnOf(table),
+          },
           { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf(queue) },
           {
             Effect: 'Allow',

@@ -30,7 +30,10 @@ describe('TaskExecutor table', () => {
             { AttributeName: 'statusShard', KeyType: 'HASH' },
             { AttributeName: 'statusAt', KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection: {
+            ProjectionType: 'INCLUDE',
+            NonKeyAttributes: ['type', 'orderingKey', 'updatedAt'],
+          },
         },
       ],
     });

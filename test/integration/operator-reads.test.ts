@@ -23,6 +23,11 @@ beforeEach(async () => {
   executor = await setupExecutor();
 });
 
+/** Resolves once `done()` holds, checking every 50 ms. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 /** A clock that moves 10 ms per call, so every write gets its own time. */
 function steppingClock(start = Date.now()): () => number {
   let now = start;
@@ -207,6 +212,9 @@ describe('TaskClient.watch', () => {
     })();
 
     const { id } = await client.enqueue(email, { n: 1 });
+    // The index holds no finished task: watch follows the tasks it has seen while they were
+    // keyed, so the task runs once watch has seen it PENDING.
+    await until(() => seen.some((t) => t.taskId === id));
     await executor.deliver(executor.worker([email]), await executor.receive());
     await watching;
 

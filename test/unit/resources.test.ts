@@ -90,7 +90,12 @@ describe('executorSettings', () => {
       name: 'tasklane-tasks',
       partitionKey: 'pk',
       ttlAttribute: 'expiresAt',
-      statusIndex: { name: 'byStatus', partitionKey: 'statusShard', sortKey: 'statusAt' },
+      statusIndex: {
+        name: 'byStatus',
+        partitionKey: 'statusShard',
+        sortKey: 'statusAt',
+        projection: ['type', 'orderingKey', 'updatedAt'],
+      },
     });
   });
 
@@ -241,7 +246,7 @@ describe('executorSettings', () => {
 });
 
 describe('tableKeyDefinition', () => {
-  it('keys the table by pk and indexes statusShard/statusAt with every attribute projected', () => {
+  it('keys the table by pk and indexes statusShard/statusAt projecting type, orderingKey and updatedAt', () => {
     expect(tableKeyDefinition(executorSettings().table)).toEqual({
       AttributeDefinitions: [
         { AttributeName: 'pk', AttributeType: 'S' },
@@ -256,7 +261,10 @@ describe('tableKeyDefinition', () => {
             { AttributeName: 'statusShard', KeyType: 'HASH' },
             { AttributeName: 'statusAt', KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection: {
+            ProjectionType: 'INCLUDE',
+            NonKeyAttributes: ['type', 'orderingKey', 'updatedAt'],
+          },
         },
       ],
     });

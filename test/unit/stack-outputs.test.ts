@@ -31,6 +31,21 @@ describe('locationFromStackOutputs', () => {
     expect(locationFromStackOutputs(outputs)).toEqual(expected);
   });
 
+  it('reads the status shard count when published, and refuses one that is not a count', () => {
+    const shards = locationFromStackOutputs({ ...outputs, ExecutorStatusShards: '32' });
+    const bad = (() => {
+      try {
+        return locationFromStackOutputs({ ...outputs, ExecutorStatusShards: 'many' });
+      } catch (err) {
+        return err;
+      }
+    })();
+
+    expect(shards).toEqual({ ...expected, statusShards: 32 });
+    expect(bad).toBeInstanceOf(ConfigurationError);
+    expect((bad as Error).message).toContain('StatusShards is "many", expected a shard count');
+  });
+
   it('reads the delayed tasks’ schedule group and the encryption key when published', () => {
     // Arrange
     const keyArn = 'arn:aws:kms:us-east-1:000000000000:key/abc';

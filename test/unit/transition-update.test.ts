@@ -26,8 +26,7 @@ function write(overrides: Partial<TransitionWrite> = {}): TransitionWrite {
     set: { result: '"ok"', finishedAt: 5 },
     remove: ['leaseToken'],
     status: TaskStatus.SUCCEEDED,
-    statusShard: 'SUCCEEDED#3',
-    statusAt: 5,
+    indexKeys: undefined,
     now: 5,
     entry,
     plan: { kind: 'append' },
@@ -41,8 +40,8 @@ describe('buildTransitionUpdate', () => {
 
     expect(update.UpdateExpression).toBe(
       'SET #result = :result, #finishedAt = :finishedAt, #history = list_append(#history, :entry), ' +
-        '#status = :to, #updatedAt = :now_, #statusShard = :statusShard, #statusAt = :statusAt ' +
-        'REMOVE #leaseToken',
+        '#status = :to, #updatedAt = :now_ ' +
+        'REMOVE #leaseToken, #statusShard, #statusAt',
     );
     expect(update.ConditionExpression).toBe(
       'attribute_exists(#pk) AND (#status = :running AND #leaseToken = :leaseToken)',
@@ -73,7 +72,13 @@ describe('buildTransitionUpdate', () => {
 
   it('counts a heartbeat instead of adding a history entry', () => {
     const update = buildTransitionUpdate(
-      write({ entry: undefined, set: { leaseExpiresAt: 9 }, remove: undefined }),
+      write({
+        entry: undefined,
+        set: { leaseExpiresAt: 9 },
+        remove: undefined,
+        status: TaskStatus.RUNNING,
+        indexKeys: { statusShard: 'RUNNING#3', statusAt: 9 },
+      }),
     );
 
     expect(update.UpdateExpression).toBe(
@@ -82,6 +87,25 @@ describe('buildTransitionUpdate', () => {
     );
     expect(update.ExpressionAttributeNames).not.toHaveProperty('#history');
     expect(update.ExpressionAttributeValues).not.toHaveProperty(':entry');
+  });
+
+  it('sets the index keys for a keyed status and removes them for any other', () => {
+    const keyed = buildTransitionUpdate(
+      write({
+        status: TaskStatus.DEAD,
+        indexKeys: { statusShard: 'DEAD#3', statusAt: 5 },
+      }),
+    );
+    const unkeyed = buildTransitionUpdate(write({ remove: undefined }));
+
+    expect(keyed.UpdateExpression).toContain('#statusShard = :statusShard, #statusAt = :statusAt');
+    expect(keyed.UpdateExpression).toMatch(/REMOVE #leaseToken$/);
+    expect(keyed.ExpressionAttributeValues).toMatchObject({
+      ':statusShard': 'DEAD#3',
+      ':statusAt': 5,
+    });
+    expect(unkeyed.UpdateExpression).toMatch(/ REMOVE #statusShard, #statusAt$/);
+    expect(unkeyed.ExpressionAttributeValues).not.toHaveProperty(':statusShard');
   });
 
   it('skips attributes set to undefined', () => {

@@ -73,6 +73,10 @@ function printCounts(
   counts: Awaited<ReturnType<TaskClient['counts']>>,
 ): void {
   const statuses = Object.keys(counts.byStatus);
+  if (counts.scanned.length > 0) {
+    // Finished tasks are not in the status index (docs/status-index.md).
+    out.line(out.color.dim(`${counts.scanned.join(', ')}: counted by a scan of the table`));
+  }
   if (counts.byType === undefined) {
     out.table(
       ['status', 'tasks'],

@@ -1,0 +1,96 @@
+/**
+ * The sparse status index (docs/adr/0021-sparse-status-index.md): which statuses carry its
+ * keys, what it projects, and how many shards each keyed status is spread over.
+ */
+import { EnvVars } from '../config.js';
+import { Defaults, TableSchema, TaskStatus } from '../constants.js';
+import { ValidationError } from '../errors.js';
+import { statusShard, statusShardKey } from './record.js';
+
+/**
+ * The statuses whose records carry the status index's keys: every status something still
+ * acts on. The sweeper repairs PENDING (unsent), QUEUED (message outlived), RUNNING (lease
+ * expired with its message gone) and SCHEDULED (schedule missing) tasks; operators list,
+ * redrive and purge DEAD ones. Finished tasks (SUCCEEDED, CANCELLED, ROLLED_BACK) are the
+ * bulk of a table and are left out: a transition into one of them removes the keys in its
+ * one write. A feature that adds a status the sweeper must find adds it here.
+ */
+export const INDEXED_STATUSES: readonly TaskStatus[] = [
+  TaskStatus.SCHEDULED,
+  TaskStatus.PENDING,
+  TaskStatus.QUEUED,
+  TaskStatus.RUNNING,
+  TaskStatus.DEAD,
+];
+
+/** True when a record in `status` carries the status index's keys. */
+export function isIndexed(status: TaskStatus): boolean {
+  return INDEXED_STATUSES.includes(status);
+}
+
+/** The index key attributes, both removed when a record leaves the keyed statuses. */
+export const STATUS_INDEX_KEYS: readonly string[] = [
+  TableSchema.STATUS_INDEX_PARTITION_KEY,
+  TableSchema.STATUS_INDEX_SORT_KEY,
+];
+
+/** The index keys of a record of `taskId` entering `status` at `statusAt`, or undefined. */
+export function statusIndexKeys(
+  taskId: string,
+  status: TaskStatus,
+  statusAt: number,
+  shards: number,
+): Record<string, string | number> | undefined {
+  if (!isIndexed(status)) return undefined;
+  return {
+    [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(status, statusShard(taskId, shards)),
+    [TableSchema.STATUS_INDEX_SORT_KEY]: statusAt,
+  };
+}
+
+/**
+ * Most shards per status. 256 shards carry about 128,000 tasks/s (docs/status-index.md);
+ * every operator read queries each shard, so more would only make reads slower.
+ */
+export const MAX_STATUS_SHARDS = 256;
+
+/** The problem with a shard count, or undefined when it is an integer from 1 to the maximum. */
+export function statusShardsIssue(value: unknown): string | undefined {
+  const valid =
+    typeof value === 'number' &&
+    Number.isInteger(value) &&
+    value >= 1 &&
+    value <= MAX_STATUS_SHARDS;
+  return valid
+    ? undefined
+    : expectedShards(typeof value === 'number' ? String(value) : JSON.stringify(value));
+}
+
+function expectedShards(received: string): string {
+  return `expected an integer from 1 to ${MAX_STATUS_SHARDS}, received ${received}`;
+}
+
+/**
+ * The status shard count: `value` if given, else the `TASKLANE_STATUS_SHARDS` environment
+ * variable, else `Defaults.STATUS_SHARDS`. Producers, workers and the sweeper must agree on
+ * it (docs/status-index.md says how to change it on a live table).
+ *
+ * @throws ValidationError for anything but an integer from 1 to {@link MAX_STATUS_SHARDS}.
+ */
+export function resolveStatusShards(
+  value: number | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): number {
+  if (value !== undefined) {
+    const issue = statusShardsIssue(value);
+    if (issue === undefined) return value;
+    throw new ValidationError('status index settings', [{ path: 'statusShards', message: issue }]);
+  }
+  const raw = env[EnvVars.STATUS_SHARDS]?.trim();
+  if (raw === undefined || raw === '') return Defaults.STATUS_SHARDS;
+  const shards = Number(raw);
+  if (statusShardsIssue(shards) === undefined) return shards;
+  throw new ValidationError('status index settings', [
+    { path: EnvVars.STATUS_SHARDS, message: expectedShards(JSON.stringify(raw)) },
+  ]);
+}
