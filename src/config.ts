@@ -1,5 +1,12 @@
 import { Defaults } from './constants.js';
 import { ConfigurationError, ValidationError } from './errors.js';
+import {
+  type LaneLocations,
+  LaneQueues,
+  lanesFromEnvironment,
+  lanesFromMaps,
+  parseLaneMap,
+} from './lanes.js';
 import { delayedScheduleGroupName } from './scheduler/names.js';
 
 /** Where an executor's resources are. Every field can also come from the environment. */
@@ -38,6 +45,13 @@ export interface ExecutorLocation {
    * Env: `TASKLANE_PAYLOAD_BUCKET`. @default none: payloads and results stay on the record
    */
   readonly payloadBucket?: string | undefined;
+  /**
+   * The executor's lanes, keyed by lane name (docs/lanes.md): each lane's work queue, its ARN
+   * and its DLQ. Env: `TASKLANE_LANE_QUEUE_URLS`, `TASKLANE_LANE_QUEUE_ARNS` and
+   * `TASKLANE_LANE_DLQ_URLS`, JSON objects keyed by lane. `queueUrl` stays the default lane's.
+   * @default the default lane only
+   */
+  readonly lanes?: LaneLocations | undefined;
 }
 
 /** Environment variables read by {@link resolveLocation}; the CDK construct sets them on its functions. */
@@ -85,6 +99,27 @@ export function resolveLocation(
     );
   }
   return { tableName, queueUrl };
+}
+
+/**
+ * The executor's lanes' queues: the default lane at `queueUrl`, and the lanes of
+ * `options.lanes`, else of the environment.
+ *
+ * @throws ConfigurationError when a lane variable of the environment is not a JSON object.
+ */
+export function resolveLaneQueues(
+  options: ExecutorLocation & { readonly deadLetterQueueUrl?: string | undefined },
+  queueUrl: string,
+  env: NodeJS.ProcessEnv = process.env,
+): LaneQueues {
+  return new LaneQueues(
+    {
+      queueUrl,
+      queueArn: options.queueArn ?? nonEmpty(env[EnvVars.QUEUE_ARN]),
+      deadLetterQueueUrl: options.deadLetterQueueUrl ?? nonEmpty(env[EnvVars.DLQ_URL]),
+    },
+    options.lanes ?? lanesFromEnvironment(env),
+  );
 }
 
 /** Where an executor's scheduling resources are; see {@link resolveSchedulerLocation}. */
@@ -165,6 +200,12 @@ export const StackOutputSuffix = {
   INTEGRITY_KEY_ID: 'IntegrityKeyId',
   /** Only with `payloadBucket`: the claim-check bucket's name. */
   PAYLOAD_BUCKET: 'PayloadBucketName',
+  /** Only with lanes: JSON `{ "<lane>": "<work queue URL>" }`, every lane. */
+  LANE_QUEUE_URLS: 'LaneQueueUrls',
+  /** Only with lanes: JSON `{ "<lane>": "<work queue ARN>" }`. */
+  LANE_QUEUE_ARNS: 'LaneQueueArns',
+  /** Only with lanes: JSON `{ "<lane>": "<DLQ URL>" }`. */
+  LANE_DLQ_URLS: 'LaneDeadLetterQueueUrls',
 } as const;
 
 /**
@@ -267,6 +308,21 @@ export function locationFromStackOutputs(
   const delayedGroup = read(StackOutputSuffix.DELAYED_SCHEDULE_GROUP_NAME, true);
   const kmsKeyArn = read(StackOutputSuffix.KMS_KEY_ARN, true);
   const payloadBucket = read(StackOutputSuffix.PAYLOAD_BUCKET, true);
+  const laneUrls = read(StackOutputSuffix.LANE_QUEUE_URLS, true);
+  const lanes =
+    laneUrls === ''
+      ? undefined
+      : lanesFromMaps(
+          parseLaneMap(laneUrls, `the output ${StackOutputSuffix.LANE_QUEUE_URLS}`),
+          optionalLaneMap(
+            read(StackOutputSuffix.LANE_QUEUE_ARNS, true),
+            StackOutputSuffix.LANE_QUEUE_ARNS,
+          ),
+          optionalLaneMap(
+            read(StackOutputSuffix.LANE_DLQ_URLS, true),
+            StackOutputSuffix.LANE_DLQ_URLS,
+          ),
+        );
   if (problems.length > 0) {
     throw new ConfigurationError(
       `Cannot read the executor from the stack outputs: ${problems.join('; ')}.`,
@@ -277,7 +333,12 @@ export function locationFromStackOutputs(
     delayedScheduleGroup: delayedGroup || delayedScheduleGroupName(result.scheduleGroup),
     ...(kmsKeyArn === '' ? {} : { scheduleKmsKeyArn: kmsKeyArn }),
     ...(payloadBucket === '' ? {} : { payloadBucket }),
+    ...(lanes === undefined ? {} : { lanes }),
   };
+}
+
+function optionalLaneMap(json: string, suffix: string): Record<string, string> {
+  return json === '' ? {} : parseLaneMap(json, `the output ${suffix}`);
 }
 
 /**
