@@ -69,6 +69,8 @@ export interface NewTask {
   readonly integrityTag?: string | undefined;
   /** `'park'` when the type parks its ordering key on death (see {@link TaskRecord.onDead}). */
   readonly onDead?: 'park' | undefined;
+  /** The task's lane, absent for the default lane (see {@link TaskRecord.lane}). */
+  readonly lane?: string | undefined;
 }
 
 /** Reads one task with a strongly consistent read. */
@@ -134,6 +136,7 @@ export async function createTask(
     sequence: task.sequence,
     integrityTag: task.integrityTag,
     onDead: task.onDead,
+    lane: task.lane,
     updatedAt: now,
     history: [entry],
     [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(status, shard),
