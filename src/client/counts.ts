@@ -1,12 +1,19 @@
 import { mapConcurrently, QUERY_CONCURRENCY } from '../concurrency.js';
 import { TaskStatus } from '../constants.js';
 import { ValidationError } from '../errors.js';
+import { DEFAULT_LANE } from '../lanes.js';
 import { countStream, indexStreams, readStream, type StatusIndex } from './status-index.js';
 
 /** Options of `TaskClient.counts`. */
 export interface CountOptions {
   /** Also break the counts down by task type. @default false */
   readonly byType?: boolean;
+  /**
+   * Also break the counts down by lane (docs/lanes.md), `default` for tasks without one. It
+   * reads each entry as `byType` does, at the same cost (both together at no extra cost).
+   * @default false
+   */
+  readonly byLane?: boolean;
   /** Count only these statuses. @default every status */
   readonly statuses?: readonly TaskStatus[];
   /** Called after each partition of the index is counted, e.g. to drive a progress bar. */
@@ -19,6 +26,8 @@ export interface TaskCounts {
   readonly byStatus: Readonly<Record<TaskStatus, number>>;
   /** With `byType`: type → status → count (statuses without tasks left out). */
   readonly byType?: Readonly<Record<string, Readonly<Partial<Record<TaskStatus, number>>>>>;
+  /** With `byLane`: lane → status → count (statuses without tasks left out). */
+  readonly byLane?: Readonly<Record<string, Readonly<Partial<Record<TaskStatus, number>>>>>;
   readonly total: number;
   /**
    * Read capacity units the count consumed, as DynamoDB reported them (0 where the endpoint
@@ -49,18 +58,34 @@ export async function countTasks(
   const streams = indexStreams(index, statuses);
   const byStatus = Object.fromEntries(statuses.map((s) => [s, 0])) as Record<TaskStatus, number>;
   const byType: Record<string, Partial<Record<TaskStatus, number>>> = {};
+  const byLane: Record<string, Partial<Record<TaskStatus, number>>> = {};
+  const tally = (
+    table: Record<string, Partial<Record<TaskStatus, number>>>,
+    key: string,
+    status: TaskStatus,
+  ) => {
+    const row = table[key] ?? {};
+    row[status] = (row[status] ?? 0) + 1;
+    table[key] = row;
+  };
+  const reads = options.byType === true || options.byLane === true;
   let readUnits = 0;
   let done = 0;
   await mapConcurrently(
     streams,
     async (stream) => {
-      if (options.byType === true) {
-        const out = await readStream(index, { stream }, { projection: ['type'] });
+      if (reads) {
+        const projection = [
+          ...(options.byType === true ? ['type'] : []),
+          ...(options.byLane === true ? ['lane'] : []),
+        ];
+        const out = await readStream(index, { stream }, { projection });
         for (const item of out.items) {
-          const type = String(item.type);
-          const row = byType[type] ?? {};
-          row[stream.status] = (row[stream.status] ?? 0) + 1;
-          byType[type] = row;
+          if (options.byType === true) tally(byType, String(item.type), stream.status);
+          if (options.byLane === true) {
+            const lane = typeof item.lane === 'string' ? item.lane : DEFAULT_LANE;
+            tally(byLane, lane, stream.status);
+          }
         }
         byStatus[stream.status] += out.items.length;
         readUnits += out.readUnits;
@@ -78,6 +103,7 @@ export async function countTasks(
   return {
     byStatus,
     ...(options.byType === true ? { byType } : {}),
+    ...(options.byLane === true ? { byLane } : {}),
     total,
     readUnits,
   };

@@ -13,8 +13,14 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskClient } from '../../src/client/task-client.js';
+import { EnvVars } from '../../src/config.js';
 import { TaskStatus } from '../../src/constants.js';
-import { DEFAULT_LANE, type LaneLocation, UnknownLaneError } from '../../src/lanes.js';
+import {
+  DEFAULT_LANE,
+  type LaneLocation,
+  laneEnvironment,
+  UnknownLaneError,
+} from '../../src/lanes.js';
 import { provision } from '../../src/local/provision.js';
 import { taskMessage } from '../../src/message.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -28,6 +34,7 @@ import { defineTask } from '../../src/tasks/task-definition.js';
 import { createWorker } from '../../src/worker/create-worker.js';
 import { toSqsRecord } from '../../src/worker/sqs-poller.js';
 import { REGION, testClients, uniqueName } from '../helpers/aws.js';
+import { runCli } from '../helpers/cli.js';
 
 const schema = z.object({ n: z.number() });
 const plain = defineTask('plain', { schema, handler: ({ n }) => n });
@@ -237,5 +244,27 @@ describe('TaskClient.peekDeadLetters with lanes', () => {
     expect(letters.map((l) => [l.taskId, l.lane])).toContainEqual(['urgent-dead', 'urgent']);
     expect(stats.byLane?.urgent?.visible).toBe(1);
     expect(stats.visible).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('tasklane status with lanes', () => {
+  it('counts by lane and shows each lane’s DLQ depth and oldest message', async () => {
+    const env = {
+      [EnvVars.TABLE_NAME]: location.tableName,
+      [EnvVars.QUEUE_URL]: location.queueUrl,
+      [EnvVars.DLQ_URL]: location.deadLetterQueueUrl,
+      ...laneEnvironment(location.lanes ?? {}),
+    };
+
+    const json = await runCli(['status', '--by-lane', '--json'], env);
+    const text = await runCli(['status'], env);
+
+    const parsed = JSON.parse(json.stdout);
+    expect(json.code).toBe(0);
+    expect(parsed.counts.byLane.bulk.PENDING).toBeGreaterThanOrEqual(1);
+    expect(parsed.counts.byLane.default.PENDING).toBeGreaterThanOrEqual(1);
+    expect(parsed.deadLetters.byLane.urgent.visible).toBe(1);
+    expect(parsed.deadLetters.byLane.bulk.visible).toBe(0);
+    expect(text.stdout).toMatch(/urgent\s*│\s*1/);
   });
 });
