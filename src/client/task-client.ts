@@ -84,8 +84,8 @@ export class TaskClient {
    * `sqs:GetQueueAttributes` and `scheduler:GetScheduleGroup`.
    */
   check(): Promise<CheckReport> {
-    const { store, dynamodb, sqs, queueUrl, target, location } = this.parts;
-    return checkExecutor({ store, dynamodb, sqs, queueUrl, schedules: target, location });
+    const { store, dynamodb, sqs, queueUrl, target, location, lanes } = this.parts;
+    return checkExecutor({ store, dynamodb, sqs, queueUrl, lanes, schedules: target, location });
   }
 
   /**

@@ -24,7 +24,7 @@ import { type EmulatorHandle, startEmulator } from './emulator.js';
 import { type Clients, emulatorClients, emulatorConfig } from './emulator-clients.js';
 import { assertLoopbackEndpoint } from './emulator-env.js';
 import { STATE_DIR } from './emulator-runtime.js';
-import { runEventSourceMapping } from './event-source-mapping.js';
+import { runLaneMappings } from './event-source-mapping.js';
 import { type FileLogger, jsonLinesLogger } from './file-logger.js';
 import { type LocalEventsOption, localEventBus, workerEventOptions } from './local-events.js';
 import { integrityOptions, withIntegrityKey } from './local-integrity.js';
@@ -283,24 +283,17 @@ function runInBackground(
     metrics: noopMetrics,
     ...options.worker,
   });
-  // One mapping per lane, as the construct has: a busy lane cannot take another's pollers.
-  const laneQueues = resolveLaneQueues(location, location.queueUrl, {});
-  const mapping = Promise.all(
-    laneQueues.entries().map(([lane, queues]) =>
-      runEventSourceMapping({
-        handler: worker.lambdaHandler,
-        queueUrl: queues.queueUrl,
-        sqs: clients.sqs,
-        signal: stopping.signal,
-        logger,
-        timeoutSeconds: options.workerTimeoutSeconds ?? 30,
-        batchSize: options.lanes?.[lane]?.batchSize ?? options.batchSize ?? 10,
-        maximumConcurrency:
-          options.lanes?.[lane]?.maxConcurrency ?? options.maximumConcurrency ?? 2,
-        ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
-      }),
-    ),
-  ).catch((err: unknown) => {
+  const mapping = runLaneMappings(resolveLaneQueues(location, location.queueUrl, {}), {
+    handler: worker.lambdaHandler,
+    sqs: clients.sqs,
+    signal: stopping.signal,
+    logger,
+    timeoutSeconds: options.workerTimeoutSeconds ?? 30,
+    batchSize: options.batchSize ?? 10,
+    maximumConcurrency: options.maximumConcurrency ?? 2,
+    ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
+    lanes: options.lanes ?? {},
+  }).catch((err: unknown) => {
     logger.error('event source mapping stopped', { error: (err as Error).message });
     failed.abort(err);
   });
