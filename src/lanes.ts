@@ -188,19 +188,21 @@ function laneMap(env: NodeJS.ProcessEnv, variable: string): Record<string, strin
   return json === undefined || json === '' ? undefined : parseLaneMap(json, variable);
 }
 
-/** The {@link LaneEnvVars} of `lanes`, for a function's or a process's environment. */
+/**
+ * The {@link LaneEnvVars} of `lanes`, for a function's or a process's environment; a kind no
+ * lane has (e.g. DLQ URLs left out to keep a function's environment under Lambda's 4 KB) is
+ * left out.
+ */
 export function laneEnvironment(lanes: LaneLocations): Record<string, string> {
-  const pick = (field: keyof LaneLocation) =>
-    JSON.stringify(
-      Object.fromEntries(
-        Object.entries(lanes).flatMap(([lane, l]) =>
-          l[field] === undefined ? [] : [[lane, l[field]]],
-        ),
-      ),
+  const variables: Record<string, string> = {};
+  const pick = (variable: string, field: keyof LaneLocation) => {
+    const entries = Object.entries(lanes).flatMap(([lane, l]) =>
+      l[field] === undefined ? [] : [[lane, l[field]]],
     );
-  return {
-    [LaneEnvVars.QUEUE_URLS]: pick('queueUrl'),
-    [LaneEnvVars.QUEUE_ARNS]: pick('queueArn'),
-    [LaneEnvVars.DLQ_URLS]: pick('deadLetterQueueUrl'),
+    if (entries.length > 0) variables[variable] = JSON.stringify(Object.fromEntries(entries));
   };
+  pick(LaneEnvVars.QUEUE_URLS, 'queueUrl');
+  pick(LaneEnvVars.QUEUE_ARNS, 'queueArn');
+  pick(LaneEnvVars.DLQ_URLS, 'deadLetterQueueUrl');
+  return variables;
 }

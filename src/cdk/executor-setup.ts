@@ -137,8 +137,17 @@ export function createExecutorFunctions(
     POWERTOOLS_SERVICE_NAME: targets.serviceName,
     ...(integrityKey && { [INTEGRITY_KEY_ENV]: integrityKey.keyArn }),
     // Only with lanes, so that an executor without them keeps its functions as they were.
+    // Queue URLs and ARNs only: neither function reads a DLQ, and Lambda's environment is
+    // limited to 4 KB.
     ...(Object.keys(targets.laneSettings).length > 0 &&
-      laneEnvironment(laneLocations(targets.lanes))),
+      laneEnvironment(
+        Object.fromEntries(
+          Object.entries(laneLocations(targets.lanes)).map(([lane, l]) => [
+            lane,
+            { queueUrl: l.queueUrl, queueArn: l.queueArn },
+          ]),
+        ),
+      )),
   };
   if (key && props.logEncryptionKey === undefined) allowLogsToUseKey(scope, key, name);
   const common = {
