@@ -1,5 +1,12 @@
 import { Defaults } from './constants.js';
 import { ConfigurationError, ValidationError } from './errors.js';
+import {
+  type LaneLocations,
+  LaneQueues,
+  lanesFromEnvironment,
+  lanesFromMaps,
+  parseLaneMap,
+} from './lanes.js';
 import { delayedScheduleGroupName } from './scheduler/names.js';
 
 /** Where an executor's resources are. Every field can also come from the environment. */
@@ -38,6 +45,13 @@ export interface ExecutorLocation {
    * Env: `TASKLANE_PAYLOAD_BUCKET`. @default none: payloads and results stay on the record
    */
   readonly payloadBucket?: string | undefined;
+  /**
+   * The executor's lanes, keyed by lane name (docs/lanes.md): each lane's work queue, its ARN
+   * and its DLQ. Env: `TASKLANE_LANE_QUEUE_URLS`, `TASKLANE_LANE_QUEUE_ARNS` and
+   * `TASKLANE_LANE_DLQ_URLS`, JSON objects keyed by lane. `queueUrl` stays the default lane's.
+   * @default the default lane only
+   */
+  readonly lanes?: LaneLocations | undefined;
 }
 
 /** Environment variables read by {@link resolveLocation}; the CDK construct sets them on its functions. */
@@ -87,6 +101,27 @@ export function resolveLocation(
     );
   }
   return { tableName, queueUrl };
+}
+
+/**
+ * The executor's lanes' queues: the default lane at `queueUrl`, and the lanes of
+ * `options.lanes`, else of the environment.
+ *
+ * @throws ConfigurationError when a lane variable of the environment is not a JSON object.
+ */
+export function resolveLaneQueues(
+  options: ExecutorLocation & { readonly deadLetterQueueUrl?: string | undefined },
+  queueUrl: string,
+  env: NodeJS.ProcessEnv = process.env,
+): LaneQueues {
+  return new LaneQueues(
+    {
+      queueUrl,
+      queueArn: options.queueArn ?? nonEmpty(env[EnvVars.QUEUE_ARN]),
+      deadLetterQueueUrl: options.deadLetterQueueUrl ?? nonEmpty(env[EnvVars.DLQ_URL]),
+    },
+    options.lanes ?? lanesFromEnvironment(env),
+  );
 }
 
 /** Where an executor's scheduling resources are; see {@link resolveSchedulerLocation}. */
@@ -169,6 +204,12 @@ export const StackOutputSuffix = {
   PAYLOAD_BUCKET: 'PayloadBucketName',
   /** Shards per status of the status index; absent from stacks made before it was a prop. */
   STATUS_SHARDS: 'StatusShards',
+  /** Only with lanes: JSON `{ "<lane>": "<work queue URL>" }`, every lane. */
+  LANE_QUEUE_URLS: 'LaneQueueUrls',
+  /** Only with lanes: JSON `{ "<lane>": "<work queue ARN>" }`. */
+  LANE_QUEUE_ARNS: 'LaneQueueArns',
+  /** Only with lanes: JSON `{ "<lane>": "<DLQ URL>" }`. */
+  LANE_DLQ_URLS: 'LaneDeadLetterQueueUrls',
 } as const;
 
 /**
@@ -279,6 +320,21 @@ export function locationFromStackOutputs(
       `output ${StackOutputSuffix.STATUS_SHARDS} is ${JSON.stringify(statusShards)}, expected a shard count`,
     );
   }
+  const laneUrls = read(StackOutputSuffix.LANE_QUEUE_URLS, true);
+  const lanes =
+    laneUrls === ''
+      ? undefined
+      : lanesFromMaps(
+          parseLaneMap(laneUrls, `the output ${StackOutputSuffix.LANE_QUEUE_URLS}`),
+          optionalLaneMap(
+            read(StackOutputSuffix.LANE_QUEUE_ARNS, true),
+            StackOutputSuffix.LANE_QUEUE_ARNS,
+          ),
+          optionalLaneMap(
+            read(StackOutputSuffix.LANE_DLQ_URLS, true),
+            StackOutputSuffix.LANE_DLQ_URLS,
+          ),
+        );
   if (problems.length > 0) {
     throw new ConfigurationError(
       `Cannot read the executor from the stack outputs: ${problems.join('; ')}.`,
@@ -290,7 +346,12 @@ export function locationFromStackOutputs(
     ...(kmsKeyArn === '' ? {} : { scheduleKmsKeyArn: kmsKeyArn }),
     ...(payloadBucket === '' ? {} : { payloadBucket }),
     ...(statusShards === '' ? {} : { statusShards: Number(statusShards) }),
+    ...(lanes === undefined ? {} : { lanes }),
   };
+}
+
+function optionalLaneMap(json: string, suffix: string): Record<string, string> {
+  return json === '' ? {} : parseLaneMap(json, `the output ${suffix}`);
 }
 
 /**

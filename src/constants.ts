@@ -198,10 +198,10 @@ export const TableSchema = {
   STATUS_INDEX_SORT_KEY: 'statusAt',
   /**
    * What the status index projects besides its keys and the table's key: what the counts by
-   * type, the list filters and `watch()`'s change filter read. Readers get everything else
+   * type and by lane, the list filters and `watch()`'s change filter read. Readers get everything else
    * from the item (docs/adr/0021-sparse-status-index.md).
    */
-  STATUS_INDEX_PROJECTION: ['type', 'orderingKey', 'updatedAt'],
+  STATUS_INDEX_PROJECTION: ['type', 'orderingKey', 'updatedAt', 'lane'],
   TTL_ATTRIBUTE: 'expiresAt',
 } as const;
 

@@ -26,6 +26,8 @@ export type {
   Duration,
   EnqueueResult,
   GetOptions,
+  LaneDeadLetter,
+  LaneDeadLetterStats,
   ParkedKey,
   PurgeOptions,
   PurgeResult,
@@ -71,6 +73,8 @@ export type { LifecycleHook, LifecycleHooks } from './events/worker-events.js';
 export type { MacService } from './integrity/kms-mac.js';
 export type { IntegrityOptions } from './integrity/tag.js';
 export { INTEGRITY_FAILED, INTEGRITY_KEY_ENV } from './integrity/tag.js';
+export type { LaneLocation, LaneLocations } from './lanes.js';
+export { DEFAULT_LANE, UnknownLaneError } from './lanes.js';
 export type { AuditRecord } from './observability/audit.js';
 export type { PricedUsage, PriceTable } from './observability/cost.js';
 export { DEFAULT_PRICES, priceUsage } from './observability/cost.js';

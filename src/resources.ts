@@ -1,6 +1,7 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { Defaults, TableSchema } from './constants.js';
 import { ValidationError, type ValidationIssue } from './errors.js';
+import { type LaneProps, type LaneSettings, laneIssues, laneSettings } from './lane-settings.js';
 import { delayedScheduleGroupName } from './scheduler/names.js';
 
 /** Inputs of {@link executorSettings}. */
@@ -18,6 +19,12 @@ export interface ExecutorSettingsProps {
   readonly maxReceiveCount?: number;
   /** The largest `maxAttempts` of any task type; `maxReceiveCount` must exceed it. @default 3 */
   readonly maxAttempts?: number;
+  /**
+   * The executor's lanes (docs/lanes.md): one FIFO work queue and DLQ each, named
+   * `<name>-<lane>-work.fifo` and `<name>-<lane>-dlq.fifo`; the `default` lane is the
+   * executor's own queues. @default no lanes: the default lane only
+   */
+  readonly lanes?: Readonly<Record<string, LaneProps>>;
 }
 
 /** Options of {@link executorSettings} and {@link settingsIssues}. */
@@ -73,6 +80,11 @@ export interface ExecutorSettings {
   readonly workerTimeoutSeconds: number;
   readonly visibilityTimeoutSeconds: number;
   readonly table: TableSettings;
+  /**
+   * Every lane, the `default` one (whose queues are {@link workQueue} and
+   * {@link deadLetterQueue}) included; empty for an executor without lanes.
+   */
+  readonly lanes: Readonly<Record<string, LaneSettings>>;
 }
 
 /** SQS's maximum retention (14 days): a dead letter is kept as long as SQS allows. */
@@ -136,6 +148,7 @@ export function settingsIssues(
       });
     }
   }
+  issues.push(...laneIssues(name, props.lanes, known));
   return issues;
 }
 
@@ -156,7 +169,7 @@ export function executorSettings(
   const visibilityTimeoutSeconds =
     props.visibilityTimeoutSeconds ??
     Math.min(workerTimeoutSeconds * VISIBILITY_FACTOR, Defaults.MAX_VISIBILITY_TIMEOUT_SECONDS);
-  return {
+  const settings = {
     workQueue: {
       name: `${name}-work.fifo`,
       attributes: {
@@ -208,6 +221,11 @@ export function executorSettings(
       },
     },
   };
+  const lanes = laneSettings(name, props.lanes, {
+    work: settings.workQueue,
+    dlq: settings.deadLetterQueue,
+  });
+  return { ...settings, lanes };
 }
 
 /**

@@ -41,6 +41,10 @@ export interface GrantTargets {
   readonly workQueue: IQueue;
   /** The work queue's FIFO DLQ, which redrive reads. */
   readonly deadLetterQueue: IQueue;
+  /** Every lane's work queue (just {@link workQueue} without lanes): grants cover them all. */
+  readonly workQueues: readonly IQueue[];
+  /** Every lane's DLQ (just {@link deadLetterQueue} without lanes). */
+  readonly deadLetterQueues: readonly IQueue[];
   /** The customer-managed key of the queues and the table, when there is one. */
   readonly encryptionKey?: IKey | undefined;
   /** The recurring schedules: `arn:<partition>:scheduler:<region>:<account>:schedule/<group>/*`. */
@@ -153,7 +157,7 @@ export function enqueueGrant(targets: GrantTargets, grantee: IGrantable): Grant 
       Grant.addToPrincipal({
         grantee,
         actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
-        resourceArns: [targets.workQueue.queueArn],
+        resourceArns: targets.workQueues.map((q) => q.queueArn),
       }),
     )
     .combine(
@@ -195,7 +199,7 @@ export function consumeGrant(targets: GrantTargets, grantee: IGrantable): Grant 
       Grant.addToPrincipal({
         grantee,
         actions: WORKER_QUEUE_ACTIONS,
-        resourceArns: [targets.workQueue.queueArn],
+        resourceArns: targets.workQueues.map((q) => q.queueArn),
       }),
     )
     .combine(keyGrant(targets, grantee, KEY_USE_ACTIONS));
@@ -230,7 +234,7 @@ export function operateGrant(targets: GrantTargets, grantee: IGrantable): Grant 
           // A redriven task's message, and a dead letter moved back; a parked key's held
           // message, let go by a redrive or releaseKey.
           actions: ['sqs:SendMessage', 'sqs:ChangeMessageVisibility'],
-          resourceArns: [targets.workQueue.queueArn],
+          resourceArns: targets.workQueues.map((q) => q.queueArn),
         }),
       )
       .combine(
@@ -238,7 +242,7 @@ export function operateGrant(targets: GrantTargets, grantee: IGrantable): Grant 
           grantee,
           // Redrive clears the DLQ of the messages of the tasks it brought back.
           actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'],
-          resourceArns: [targets.deadLetterQueue.queueArn],
+          resourceArns: targets.deadLetterQueues.map((q) => q.queueArn),
         }),
       )
       // Cancelling a delayed task deletes its one-time schedule.

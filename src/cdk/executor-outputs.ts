@@ -1,9 +1,10 @@
 /** The executor's CloudFormation outputs, which `locationFromStackOutputs()` reads back. */
-import { CfnOutput } from 'aws-cdk-lib';
+import { CfnOutput, Stack } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { StackOutputSuffix } from '../config.js';
+import type { LaneLocation, LaneLocations } from '../lanes.js';
 
 /** The resources whose names and ARNs the outputs publish. */
 export interface OutputSources {
@@ -23,6 +24,8 @@ export interface OutputSources {
   readonly payloadBucketName?: string | undefined;
   /** Shards per status of the status index, which producers must share. */
   readonly statusShards: number;
+  /** Every lane's queues, when the executor has lanes. */
+  readonly lanes?: LaneLocations | undefined;
 }
 
 /** Adds the outputs to `scope`, keyed `<id><suffix>` (the id's letters and digits). */
@@ -85,6 +88,29 @@ export function addExecutorOutputs(scope: Construct, id: string, sources: Output
       sources.payloadBucketName,
       'The bucket of large payloads and results',
     ]);
+  }
+  if (sources.lanes !== undefined) {
+    const map = (field: keyof LaneLocation) =>
+      Stack.of(scope).toJsonString(
+        Object.fromEntries(Object.entries(sources.lanes ?? {}).map(([l, q]) => [l, q[field]])),
+      );
+    outputs.push(
+      [
+        StackOutputSuffix.LANE_QUEUE_URLS,
+        map('queueUrl'),
+        'Each lane’s work queue, by lane (JSON)',
+      ],
+      [
+        StackOutputSuffix.LANE_QUEUE_ARNS,
+        map('queueArn'),
+        'Each lane’s work queue ARN, by lane (JSON)',
+      ],
+      [
+        StackOutputSuffix.LANE_DLQ_URLS,
+        map('deadLetterQueueUrl'),
+        'Each lane’s DLQ, by lane (JSON)',
+      ],
+    );
   }
   for (const [suffix, value, description] of outputs) {
     new CfnOutput(scope, suffix, { key: `${prefix}${suffix}`, value, description });

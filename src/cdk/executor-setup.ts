@@ -15,6 +15,8 @@ import type { Construct } from 'constructs';
 import { EnvVars } from '../config.js';
 import { Defaults } from '../constants.js';
 import { INTEGRITY_KEY_ENV } from '../integrity/tag.js';
+import type { LaneProps } from '../lane-settings.js';
+import { DEFAULT_LANE, type LaneLocations, laneEnvironment } from '../lanes.js';
 import { type ExecutorSettings, executorSettings } from '../resources.js';
 import type { Retention } from '../store/retention.js';
 import { allowLogsToUseKey } from './encryption.js';
@@ -22,6 +24,7 @@ import { ExecutorFunction } from './executor-functions.js';
 import { KEY_USE_ACTIONS, WORKER_QUEUE_ACTIONS, WORKER_TABLE_ACTIONS } from './grant-actions.js';
 import { SWEEPER_INTEGRITY_ACTIONS, WORKER_INTEGRITY_ACTIONS } from './integrity.js';
 import { eventEnvironment, WORKER_EVENT_ACTIONS } from './lifecycle-events.js';
+import type { LaneQueuePair } from './queue-props.js';
 import { sweeperBundleDirectory } from './sweeper-bundle.js';
 import type { TaskExecutorProps } from './task-executor-props.js';
 import { validateTaskExecutorProps } from './validate-props.js';
@@ -54,6 +57,7 @@ export function resolveExecutorSettings(stack: Stack, props: TaskExecutorProps):
     }),
     ...(props.maxAttempts !== undefined && { maxAttempts: props.maxAttempts }),
     ...(props.maxReceiveCount !== undefined && { maxReceiveCount: props.maxReceiveCount }),
+    ...(props.lanes !== undefined && { lanes: props.lanes }),
   };
   validateTaskExecutorProps({
     ...settingsProps,
@@ -61,6 +65,7 @@ export function resolveExecutorSettings(stack: Stack, props: TaskExecutorProps):
     workerMemorySize: props.workerMemorySize,
     batchSize: props.batchSize,
     maxConcurrency,
+    laneConcurrency: laneConcurrencySum(props, maxConcurrency),
     reservedConcurrency: props.reservedConcurrency,
     oldestMessageAgeThresholdSeconds: props.oldestMessageAgeThreshold?.toSeconds({
       integral: false,
@@ -83,6 +88,17 @@ export function resolveExecutorSettings(stack: Stack, props: TaskExecutorProps):
   };
 }
 
+/** The lanes' maxConcurrency added up; undefined without lanes. */
+function laneConcurrencySum(props: TaskExecutorProps, maxConcurrency: number): number | undefined {
+  if (props.lanes === undefined) return undefined;
+  const lanes: Record<string, LaneProps | undefined> = { [DEFAULT_LANE]: {}, ...props.lanes };
+  let sum = 0;
+  for (const lane of Object.values(lanes)) {
+    sum += typeof lane?.maxConcurrency === 'number' ? lane.maxConcurrency : maxConcurrency;
+  }
+  return sum;
+}
+
 /** What {@link createExecutorFunctions} builds the worker and the sweeper on. */
 export interface FunctionTargets {
   readonly name: string;
@@ -90,6 +106,10 @@ export interface FunctionTargets {
   readonly table: Table;
   readonly workQueue: Queue;
   readonly scheduleDeadLetterQueue: Queue;
+  /** Every lane's queues, the default lane's (the work queue and its DLQ) first. */
+  readonly lanes: ReadonlyMap<string, LaneQueuePair>;
+  /** The lanes' settings; empty for an executor without lanes. */
+  readonly laneSettings: ExecutorSettings['lanes'];
   readonly integrityKey: IKey | undefined;
   /** The bus of lifecycle events; undefined when they are off. */
   readonly eventBus: IEventBus | undefined;
@@ -123,6 +143,18 @@ export function createExecutorFunctions(
     [EnvVars.STATUS_SHARDS]: String(targets.statusShards),
     POWERTOOLS_SERVICE_NAME: targets.serviceName,
     ...(integrityKey && { [INTEGRITY_KEY_ENV]: integrityKey.keyArn }),
+    // Only with lanes, so that an executor without them keeps its functions as they were.
+    // Queue URLs and ARNs only: neither function reads a DLQ, and Lambda's environment is
+    // limited to 4 KB.
+    ...(Object.keys(targets.laneSettings).length > 0 &&
+      laneEnvironment(
+        Object.fromEntries(
+          Object.entries(laneLocations(targets.lanes)).map(([lane, l]) => [
+            lane,
+            { queueUrl: l.queueUrl, queueArn: l.queueArn },
+          ]),
+        ),
+      )),
   };
   if (key && props.logEncryptionKey === undefined) allowLogsToUseKey(scope, key, name);
   const common = {
@@ -148,17 +180,22 @@ export function createExecutorFunctions(
   });
   // Exactly what the worker calls (see WORKER_TABLE_ACTIONS and WORKER_QUEUE_ACTIONS).
   worker.allow(WORKER_TABLE_ACTIONS, [table.tableArn]);
-  worker.allow(WORKER_QUEUE_ACTIONS, [workQueue.queueArn]);
+  worker.allow(WORKER_QUEUE_ACTIONS, queueArns(targets.lanes));
   if (key) worker.allow(KEY_USE_ACTIONS, [key.keyArn]);
   if (integrityKey) worker.allow(WORKER_INTEGRITY_ACTIONS, [integrityKey.keyArn]);
   if (eventBus) worker.allow(WORKER_EVENT_ACTIONS, [eventBus.eventBusArn]);
-  worker.function.addEventSource(
-    new SqsEventSource(workQueue, {
-      batchSize: props.batchSize ?? 10,
-      maxConcurrency: targets.maxConcurrency,
-      reportBatchItemFailures: true,
-    }),
-  );
+  // One mapping per lane, each with its own concurrency: a busy lane cannot take another
+  // lane's pollers (docs/adr/0028-lanes.md).
+  for (const [lane, queues] of targets.lanes) {
+    const laneSettings = targets.laneSettings[lane];
+    worker.function.addEventSource(
+      new SqsEventSource(queues.workQueue, {
+        batchSize: laneSettings?.batchSize ?? props.batchSize ?? 10,
+        maxConcurrency: laneSettings?.maxConcurrency ?? targets.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+  }
   const sweeper = new ExecutorFunction(scope, 'Sweeper', {
     ...common,
     code: { bundleDirectory: sweeperBundleDirectory() },
@@ -174,11 +211,32 @@ export function createExecutorFunctions(
   return { worker, sweeper };
 }
 
+/** The work queues' ARNs of every lane, the default lane's first. */
+export function queueArns(lanes: ReadonlyMap<string, LaneQueuePair>): string[] {
+  return [...lanes.values()].map((l) => l.workQueue.queueArn);
+}
+
+/** The lanes' queues as {@link LaneLocations}, for the functions' environment and the outputs. */
+export function laneLocations(lanes: ReadonlyMap<string, LaneQueuePair>): LaneLocations {
+  return Object.fromEntries(
+    [...lanes].map(([lane, q]) => [
+      lane,
+      {
+        queueUrl: q.workQueue.queueUrl,
+        queueArn: q.workQueue.queueArn,
+        deadLetterQueueUrl: q.deadLetterQueue.queueUrl,
+      },
+    ]),
+  );
+}
+
 /** What {@link allowSweeper} grants on. */
 export interface SweeperTargets {
   readonly table: Table;
   readonly statusIndexName: string;
   readonly workQueue: Queue;
+  /** Every lane's queues: the sweeper re-sends to each. */
+  readonly lanes: ReadonlyMap<string, LaneQueuePair>;
   readonly scheduleDeadLetterQueue: Queue;
   readonly delayedSchedulesArns: readonly string[];
   readonly scheduleGroupName: string;
@@ -190,7 +248,7 @@ export interface SweeperTargets {
 
 /** Gives the sweeper exactly what a sweep calls, and the scheduling settings. */
 export function allowSweeper(sweeper: ExecutorFunction, targets: SweeperTargets): void {
-  const { table, workQueue, key, integrityKey } = targets;
+  const { table, key, integrityKey } = targets;
   const statusIndexArn = `${table.tableArn}/index/${targets.statusIndexName}`;
   // Exactly what a sweep calls: it pages the status index and reads the listed items
   // (BatchGetItem: the index projects a few attributes), moves records on with
@@ -198,7 +256,7 @@ export function allowSweeper(sweeper: ExecutorFunction, targets: SweeperTargets)
   // delayed tasks by recreating their one-time schedule (or sending them when due).
   sweeper.allow(['dynamodb:Query'], [statusIndexArn]);
   sweeper.allow(['dynamodb:UpdateItem', 'dynamodb:BatchGetItem'], [table.tableArn]);
-  sweeper.allow(['sqs:SendMessage'], [workQueue.queueArn]);
+  sweeper.allow(['sqs:SendMessage'], queueArns(targets.lanes));
   sweeper.allow(['scheduler:CreateSchedule'], [...targets.delayedSchedulesArns]);
   sweeper.allow(['iam:PassRole'], [targets.schedulerRoleArn], {
     StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },

@@ -4,15 +4,18 @@
  * `esbuild` in the app.
  */
 
+export type { LaneProps } from '../lane-settings.js';
 export type { PriceTable } from '../observability/cost.js';
 export { type CostSource, costWidget } from './cost-widget.js';
 export type {
   ExecutorMonitoringProps,
+  LaneAlarms,
   MonitoredExecutor,
 } from './monitoring.js';
 export { ExecutorMonitoring } from './monitoring.js';
 export type { NagAcknowledgement } from './nag-acknowledgements.js';
 export type { PayloadBucketOptions, PayloadBucketProp } from './payload-bucket.js';
+export type { LaneQueuePair } from './queue-props.js';
 export type { ExecutorSchedulingProps } from './scheduling.js';
 export { ExecutorScheduling } from './scheduling.js';
 export type { TaskExecutorProps } from './task-executor.js';

@@ -18,13 +18,20 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DEFAULT_LANE } from '../lanes.js';
 import type { PriceTable } from '../observability/cost.js';
 import { METRICS_NAMESPACE, MetricName } from '../observability/metrics.js';
 import { costWidget } from './cost-widget.js';
+import { laneIdPart } from './queue-props.js';
 
 /** What {@link ExecutorMonitoring} watches; the TaskExecutor construct provides it. */
 export interface MonitoredExecutor {
   readonly workQueue: IQueue;
+  /** Every lane's queues; the lanes other than `default` get alarms and a graph of their own. */
+  readonly lanes: ReadonlyMap<
+    string,
+    { readonly workQueue: IQueue; readonly deadLetterQueue: IQueue }
+  >;
   readonly scheduleDeadLetterQueue: IQueue;
   readonly worker: IFunction;
   readonly sweeper: IFunction;
@@ -67,6 +74,12 @@ export class ExecutorMonitoring extends Construct {
   readonly sweeperNotRunningAlarm: Alarm;
   /** Tasks were declared DEAD (by the worker or the sweeper): they need a look and a redrive. */
   readonly deadTasksAlarm: Alarm;
+  /**
+   * The alarms of each lane other than `default` (whose alarms are the ones above): its DLQ
+   * depth and its oldest message's age, named `<prefix>-<Lane>LaneDeadLetterDepth` and
+   * `…LaneOldestMessageAge`.
+   */
+  readonly laneAlarms: ReadonlyMap<string, LaneAlarms>;
   readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: ExecutorMonitoringProps) {
@@ -150,6 +163,42 @@ export class ExecutorMonitoring extends Construct {
       0,
       "Tasks were declared DEAD (attempts used up, a permanent error, an unknown type or an invalid payload). TaskClient.list('DEAD') shows them with their reason; redrive them once the cause is fixed.",
     );
+    const laneAlarms = new Map<string, LaneAlarms>();
+    const laneGraphs: GraphWidget[] = [];
+    for (const [lane, queues] of executor.lanes) {
+      if (lane === DEFAULT_LANE) continue;
+      const id = `${laneIdPart(lane)}Lane`;
+      const depth = queues.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        statistic: 'Maximum',
+      });
+      const age = queues.workQueue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum' });
+      laneAlarms.set(lane, {
+        deadLetterAlarm: above(
+          `${id}DeadLetterDepth`,
+          depth.with({ period: Duration.minutes(1) }),
+          0,
+          `The DLQ of the lane ${lane} holds messages: SQS gave up on a task message. Its DynamoDB record tells what happened.`,
+        ),
+        oldestMessageAgeAlarm: above(
+          `${id}OldestMessageAge`,
+          age.with({ period: FIVE_MINUTES }),
+          ageSeconds,
+          `A task message of the lane ${lane} has waited more than ${ageSeconds} s: the lane's maxConcurrency is too low for its load, or its workers are throttled or failing.`,
+        ),
+      });
+      laneGraphs.push(
+        new GraphWidget({
+          title: `Lane ${lane}`,
+          left: [
+            queues.workQueue.metricApproximateNumberOfMessagesVisible({ label: 'waiting' }),
+            queues.workQueue.metricApproximateNumberOfMessagesNotVisible({ label: 'in flight' }),
+            depth.with({ label: 'dead letters' }),
+          ],
+          right: [age.with({ label: 'oldest message (s)' })],
+        }),
+      );
+    }
+    this.laneAlarms = laneAlarms;
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.namePrefix });
     const alarms = [
       this.deadLetterAlarm,
@@ -160,6 +209,7 @@ export class ExecutorMonitoring extends Construct {
       this.sweeperErrorsAlarm,
       this.sweeperNotRunningAlarm,
       this.deadTasksAlarm,
+      ...[...laneAlarms.values()].flatMap((l) => [l.deadLetterAlarm, l.oldestMessageAgeAlarm]),
     ];
     this.dashboard.addWidgets(
       new AlarmStatusWidget({
@@ -214,7 +264,17 @@ export class ExecutorMonitoring extends Construct {
       }),
       costWidget(executor, props.prices),
     );
+    // A row per lane: its queue and DLQ next to each other lane's.
+    if (laneGraphs.length > 0) this.dashboard.addWidgets(...laneGraphs);
   }
+}
+
+/** A lane's own alarms; see {@link ExecutorMonitoring.laneAlarms}. */
+export interface LaneAlarms {
+  /** A dead letter in the lane's DLQ. */
+  readonly deadLetterAlarm: Alarm;
+  /** The lane's oldest message is older than the threshold. */
+  readonly oldestMessageAgeAlarm: Alarm;
 }
 
 /**

@@ -119,6 +119,10 @@ export function acknowledgeNagFindings(context: NagContext): NagAcknowledgement[
       monitoring.sweeperErrorsAlarm,
       monitoring.sweeperNotRunningAlarm,
       monitoring.deadTasksAlarm,
+      ...[...monitoring.laneAlarms.values()].flatMap((l) => [
+        l.deadLetterAlarm,
+        l.oldestMessageAgeAlarm,
+      ]),
     ]) {
       acknowledge(
         alarm,

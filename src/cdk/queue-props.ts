@@ -12,6 +12,7 @@ import {
   type QueueProps,
 } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { DEFAULT_LANE } from '../lanes.js';
 import type { ExecutorSettings, QueueSettings } from '../resources.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -64,11 +65,27 @@ export function queueProps(queue: QueueSettings, encryptionKey?: IKey): QueuePro
   return props;
 }
 
+/** One lane's queues: its FIFO work queue and that queue's FIFO DLQ. */
+export interface LaneQueuePair {
+  readonly workQueue: Queue;
+  readonly deadLetterQueue: Queue;
+}
+
 /** An executor's three queues: the FIFO work queue, its DLQ, and the schedules' DLQ. */
 export interface ExecutorQueues {
   readonly workQueue: Queue;
   readonly deadLetterQueue: Queue;
   readonly scheduleDeadLetterQueue: Queue;
+  /**
+   * Every lane's queues, keyed by lane, the default lane (the two queues above) first;
+   * just the default lane for an executor without lanes.
+   */
+  readonly lanes: ReadonlyMap<string, LaneQueuePair>;
+}
+
+/** `bulk` → `Bulk`: a lane's part of its constructs' ids. */
+export function laneIdPart(lane: string): string {
+  return `${lane.charAt(0).toUpperCase()}${lane.slice(1)}`;
 }
 
 /** Creates the executor's queues from the shared settings, the work queue redriving to its DLQ. */
@@ -91,5 +108,22 @@ export function createExecutorQueues(
     'ScheduleDeadLetterQueue',
     queueProps(settings.scheduler.deadLetterQueue, encryptionKey),
   );
-  return { workQueue, deadLetterQueue, scheduleDeadLetterQueue };
+  const lanes = new Map<string, LaneQueuePair>([[DEFAULT_LANE, { workQueue, deadLetterQueue }]]);
+  for (const [lane, laneSettings] of Object.entries(settings.lanes)) {
+    if (lane === DEFAULT_LANE) continue;
+    // New ids for new lanes only: the default lane keeps the ids (and so the queues) of an
+    // executor created before it had lanes.
+    const id = `${laneIdPart(lane)}Lane`;
+    const laneDlq = new Queue(
+      scope,
+      `${id}DeadLetterQueue`,
+      queueProps(laneSettings.deadLetterQueue, encryptionKey),
+    );
+    const laneWork = new Queue(scope, `${id}WorkQueue`, {
+      ...queueProps(laneSettings.workQueue, encryptionKey),
+      deadLetterQueue: { queue: laneDlq, maxReceiveCount: settings.maxReceiveCount },
+    });
+    lanes.set(lane, { workQueue: laneWork, deadLetterQueue: laneDlq });
+  }
+  return { workQueue, deadLetterQueue, scheduleDeadLetterQueue, lanes };
 }

@@ -17,8 +17,8 @@ export interface ExecutorSchedulingProps {
   readonly scheduleGroupName: string;
   /** The group of delayed tasks' one-time schedules. */
   readonly delayedScheduleGroupName: string;
-  /** Where task schedules deliver: the FIFO work queue. */
-  readonly workQueue: IQueue;
+  /** Where task schedules deliver: every lane's FIFO work queue. */
+  readonly workQueues: readonly IQueue[];
   /** Standard queue for deliveries that failed after their retries. */
   readonly deadLetterQueue: IQueue;
   readonly sweeper: IFunction;
@@ -49,7 +49,7 @@ export class ExecutorScheduling extends Construct {
    */
   readonly systemScheduleGroup: ScheduleGroup;
   /**
-   * The execution role of task schedules: `sqs:SendMessage` to the work queue, and to the
+   * The execution role of task schedules: `sqs:SendMessage` to the lanes' work queues, and to the
    * schedule DLQ, which Scheduler also sends with this role. Nothing else.
    */
   readonly schedulerRole: Role;
@@ -57,7 +57,7 @@ export class ExecutorScheduling extends Construct {
 
   constructor(scope: Construct, id: string, props: ExecutorSchedulingProps) {
     super(scope, id);
-    const { workQueue, deadLetterQueue, sweeper, encryptionKey } = props;
+    const { workQueues, deadLetterQueue, sweeper, encryptionKey } = props;
     const keyUse = encryptionKey
       ? [
           new PolicyStatement({
@@ -80,7 +80,7 @@ export class ExecutorScheduling extends Construct {
       [
         new PolicyStatement({
           actions: ['sqs:SendMessage'],
-          resources: [workQueue.queueArn, deadLetterQueue.queueArn],
+          resources: [...workQueues.map((q) => q.queueArn), deadLetterQueue.queueArn],
         }),
         ...keyUse,
       ],

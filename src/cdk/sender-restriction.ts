@@ -15,15 +15,19 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { ValidationError } from '../errors.js';
 
 /**
- * Adds the deny statement to `queue`'s resource policy, and collects the principals it
- * spares. The list is read when the template is synthesized, so principals granted after
+ * Adds the deny statement to each work queue's resource policy (one per lane), and collects
+ * the principals they spare. The list is read when the template is synthesized, so principals granted after
  * construction are on it.
  */
 export class SenderRestriction {
   private readonly principalArns: string[] = [];
 
-  constructor(queue: IQueue, initial: readonly string[]) {
+  constructor(queues: readonly IQueue[], initial: readonly string[]) {
     this.principalArns.push(...initial);
+    for (const queue of queues) this.restrict(queue);
+  }
+
+  private restrict(queue: IQueue): void {
     queue.addToResourcePolicy(
       new PolicyStatement({
         sid: 'OnlyTasklaneSenders',

@@ -6,6 +6,7 @@ import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { LaneProps } from '../lane-settings.js';
 import type { PriceTable } from '../observability/cost.js';
 import type { PayloadBucketProp } from './payload-bucket.js';
 
@@ -74,6 +75,21 @@ export interface TaskExecutorProps {
   readonly batchSize?: number;
   /** The event source mapping's maximum concurrent invocations, 2 to 1000. @default 10 */
   readonly maxConcurrency?: number;
+  /**
+   * Lanes (docs/lanes.md): each is its own FIFO work queue (`<name>-<lane>-work.fifo`) and
+   * DLQ, behind its own event source mapping on the worker with its own `maxConcurrency`
+   * and `batchSize`, and its own alarms and dashboard row; all lanes share the table, the
+   * sweeper and the schedule groups. A task type names its lane with
+   * `defineTask(type, { lane })`. The `default` lane (there even when not listed) is the
+   * executor's own work queue, whose settings `maxConcurrency` and `batchSize` stay the
+   * defaults of every lane. Lane names: 1-20 lowercase letters and digits, starting with a
+   * letter; at most 10 lanes. Ordering keys hold within a lane only.
+   * The outputs `<id>LaneQueueUrls`, `<id>LaneQueueArns` and `<id>LaneDeadLetterQueueUrls`
+   * (and the functions' `TASKLANE_LANE_QUEUE_URLS`, `…_ARNS`, `TASKLANE_LANE_DLQ_URLS`) carry
+   * them as JSON objects keyed by lane.
+   * @default - no lanes: one work queue for every type
+   */
+  readonly lanes?: Readonly<Record<string, LaneProps>>;
   /**
    * Reserved concurrency of the worker, at least maxConcurrency. It takes executions from
    * the account's pool, so it is opt-in.

@@ -24,6 +24,7 @@ import { addExecutorOutputs } from './executor-outputs.js';
 import {
   allowSweeper,
   createExecutorFunctions,
+  laneLocations,
   resolveExecutorSettings,
 } from './executor-setup.js';
 import {
@@ -40,7 +41,7 @@ import {
   type NagAcknowledgement,
 } from './nag-acknowledgements.js';
 import * as payloads from './payload-bucket.js';
-import { createExecutorQueues } from './queue-props.js';
+import { createExecutorQueues, type LaneQueuePair } from './queue-props.js';
 import { ExecutorScheduling } from './scheduling.js';
 import { SenderRestriction } from './sender-restriction.js';
 import type { TaskExecutorProps } from './task-executor-props.js';
@@ -54,6 +55,12 @@ export class TaskExecutor extends Construct {
   readonly settings: ExecutorSettings;
   readonly workQueue: Queue;
   readonly deadLetterQueue: Queue;
+  /**
+   * Every lane's work queue and DLQ, keyed by lane (docs/lanes.md), the `default` lane
+   * ({@link workQueue} and {@link deadLetterQueue}) first. Just the default lane without
+   * the `lanes` prop.
+   */
+  readonly lanes: ReadonlyMap<string, LaneQueuePair>;
   /** Standard queue for failed schedule deliveries and failed sweeper runs. */
   readonly scheduleDeadLetterQueue: Queue;
   readonly table: Table;
@@ -95,7 +102,7 @@ export class TaskExecutor extends Construct {
    */
   readonly nagAcknowledgements: readonly NagAcknowledgement[];
   private readonly acknowledged: NagAcknowledgement[] = [];
-  /** With `restrictSenders`, the work queue's deny statement and the principals it spares. */
+  /** With `restrictSenders`, each work queue's deny statement and the principals it spares. */
   private readonly senders: SenderRestriction | undefined;
 
   constructor(scope: Construct, id: string, props: TaskExecutorProps) {
@@ -121,6 +128,7 @@ export class TaskExecutor extends Construct {
     this.workQueue = queues.workQueue;
     this.deadLetterQueue = queues.deadLetterQueue;
     this.scheduleDeadLetterQueue = queues.scheduleDeadLetterQueue;
+    this.lanes = queues.lanes;
     this.table = createTaskTable(this, 'Table', settings.table, props);
     const arns = scheduleArns(
       stack,
@@ -136,6 +144,8 @@ export class TaskExecutor extends Construct {
       table: this.table,
       workQueue: this.workQueue,
       scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
+      lanes: this.lanes,
+      laneSettings: settings.lanes,
       integrityKey: this.integrityKey,
       eventBus: this.eventBus,
       workerEntry,
@@ -151,7 +161,7 @@ export class TaskExecutor extends Construct {
     this.scheduling = new ExecutorScheduling(this, 'Scheduling', {
       scheduleGroupName: settings.scheduler.groupName,
       delayedScheduleGroupName: settings.scheduler.delayedGroupName,
-      workQueue: this.workQueue,
+      workQueues: [...this.lanes.values()].map((l) => l.workQueue),
       deadLetterQueue: this.scheduleDeadLetterQueue,
       sweeper: this.sweeper,
       encryptionKey: key,
@@ -160,6 +170,7 @@ export class TaskExecutor extends Construct {
       table: this.table,
       statusIndexName: settings.table.statusIndex.name,
       workQueue: this.workQueue,
+      lanes: this.lanes,
       scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
       delayedSchedulesArns: this.delayedSchedulesArns,
       scheduleGroupName: settings.scheduler.groupName,
@@ -169,7 +180,7 @@ export class TaskExecutor extends Construct {
       integrityKey: this.integrityKey,
     });
     this.senders = props.restrictSenders
-      ? new SenderRestriction(this.workQueue, [
+      ? new SenderRestriction(workQueuesOf(this.lanes), [
           this.scheduling.schedulerRole.roleArn,
           sweeper.role.roleArn,
         ])
@@ -199,6 +210,7 @@ export class TaskExecutor extends Construct {
       integrityKeyArn: this.integrityKey?.keyArn,
       payloadBucketName: this.payloadBucket?.bucketName,
       statusShards,
+      lanes: Object.keys(settings.lanes).length > 0 ? laneLocations(this.lanes) : undefined,
     });
     this.nagAcknowledgements = this.acknowledged;
     this.acknowledged.push(...acknowledgeNagFindings({ executor: this, worker, sweeper, props }));
@@ -343,6 +355,8 @@ export class TaskExecutor extends Construct {
       statusIndexArn: `${this.table.tableArn}/index/${this.settings.table.statusIndex.name}`,
       workQueue: this.workQueue,
       deadLetterQueue: this.deadLetterQueue,
+      workQueues: workQueuesOf(this.lanes),
+      deadLetterQueues: [...this.lanes.values()].map((l) => l.deadLetterQueue),
       encryptionKey: this.encryptionKey,
       schedulesArn: this.schedulesArn,
       delayedSchedulesArns: this.delayedSchedulesArns,
@@ -354,4 +368,8 @@ export class TaskExecutor extends Construct {
       },
     };
   }
+}
+
+function workQueuesOf(lanes: ReadonlyMap<string, LaneQueuePair>): Queue[] {
+  return [...lanes.values()].map((l) => l.workQueue);
 }

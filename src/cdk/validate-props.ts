@@ -17,6 +17,8 @@ export interface PropsToValidate extends ExecutorSettingsProps {
   readonly workerMemorySize?: number | undefined;
   readonly batchSize?: number | undefined;
   readonly maxConcurrency?: number | undefined;
+  /** With lanes, every lane's maxConcurrency added up. */
+  readonly laneConcurrency?: number | undefined;
   readonly reservedConcurrency?: number | undefined;
   readonly oldestMessageAgeThresholdSeconds?: number | undefined;
   /** `maxRetryDelay`, in seconds. */
@@ -70,9 +72,19 @@ const rules: readonly Rule[] = [
   { path: 'maxConcurrency', check: (p) => integerIn(p.maxConcurrency, 2, 1_000) },
   {
     path: 'reservedConcurrency',
-    check: ({ reservedConcurrency, maxConcurrency = 10 }) => {
+    check: ({ reservedConcurrency, maxConcurrency = 10, laneConcurrency }) => {
       if (reservedConcurrency === undefined || Token.isUnresolved(reservedConcurrency)) {
         return undefined;
+      }
+      if (laneConcurrency !== undefined && !Token.isUnresolved(laneConcurrency)) {
+        // Lanes share the function: fewer executions than their mappings' sum lets a busy
+        // lane take the executions another lane needs.
+        return integerIn(
+          reservedConcurrency,
+          laneConcurrency,
+          1_000_000,
+          ` (at least the lanes' maxConcurrency added up, ${laneConcurrency})`,
+        );
       }
       // Fewer reserved executions than the mapping's concurrency makes Lambda throttle it.
       const floor = Token.isUnresolved(maxConcurrency) ? 1 : maxConcurrency;

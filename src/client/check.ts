@@ -4,6 +4,7 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type AwsCallTarget, AwsService, configurationProblem, endpointOf } from '../aws-errors.js';
 import { EnvVars, type ExecutorLocation } from '../config.js';
 import { ConfigurationError, type ConfigurationProblem } from '../errors.js';
+import type { LaneQueues } from '../lanes.js';
 import type { SchedulerTarget } from '../scheduler/target.js';
 import type { TaskStore } from '../store/task-store.js';
 
@@ -23,6 +24,8 @@ export interface CheckTargets {
   readonly dynamodb: DynamoDBClient;
   readonly sqs: SQSClient;
   readonly queueUrl: string;
+  /** Every lane's queues: the other lanes' work queues are probed like the work queue. */
+  readonly lanes?: LaneQueues;
   readonly schedules: SchedulerTarget;
   readonly location: ExecutorLocation;
 }
@@ -33,7 +36,7 @@ const PROBE_ID = `tasklane-check-${'-'.repeat(128)}`;
 /**
  * Calls each resource once, all at once, and collects every problem:
  * - the table: a GetItem of an id no task has (needs `dynamodb:GetItem`, as in grantRead);
- * - the queue: GetQueueAttributes (granted with SendMessage);
+ * - the queue, and each other lane's: GetQueueAttributes (granted with SendMessage);
  * - the schedule group, when any scheduling setting is given: GetScheduleGroup (needs
  *   `scheduler:GetScheduleGroup`), after checking the scheduling settings are complete.
  *
@@ -57,6 +60,17 @@ export async function checkExecutor(targets: CheckTargets): Promise<CheckReport>
     ),
   ];
   const checked = [`table ${store.tableName}`, `queue ${queueUrl}`];
+  const laneQueueUrls = (targets.lanes?.entries() ?? []).flatMap(([, lane]) =>
+    lane.queueUrl === queueUrl ? [] : [lane.queueUrl],
+  );
+  for (const url of laneQueueUrls) {
+    checked.push(`queue ${url}`);
+    probes.push(
+      probe({ kind: 'queue', resource: url, client: sqs, service: AwsService.SQS }, () =>
+        sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] })),
+      ),
+    );
+  }
   if (schedulingRequested(targets.location)) {
     const group = scheduleGroup(schedules);
     if (group instanceof ConfigurationError) {

@@ -7,9 +7,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
 import { type ObjectStore, resolveObjectStore } from '../claim-check/object-store.js';
-import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
+import { EnvVars, type ExecutorLocation, resolveLaneQueues, resolveLocation } from '../config.js';
 import { Defaults } from '../constants.js';
 import { resolveIntegrity } from '../integrity/tag.js';
+import type { LaneQueues } from '../lanes.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { meterClient, UsageMeter } from '../observability/usage-meter.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
@@ -32,6 +33,8 @@ export interface ClientParts {
   readonly location: ExecutorLocation;
   readonly queueUrl: string;
   readonly deadLetterQueueUrl: string | undefined;
+  /** Every lane's queues, the default lane's at `queueUrl` (docs/lanes.md). */
+  readonly lanes: LaneQueues;
   readonly logger: TaskLogger;
   readonly clock: () => number;
   /** The payload bucket, for claim-checked results. */
@@ -58,6 +61,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
   const logger = options.logger ?? defaultLogger();
   const clock = options.clock ?? Date.now;
   const queueUrl = location.queueUrl;
+  const lanes = resolveLaneQueues(options, queueUrl);
   const store = new TaskStore({
     tableName: location.tableName,
     dynamodb,
@@ -70,6 +74,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     location: options,
     sqs,
     queueUrl,
+    lanes,
     scheduler: options.scheduler,
   });
   const delayed = createDelayedTasks({
@@ -78,13 +83,14 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     target,
     sqs,
     queueUrl,
+    lanes,
     logger,
     clock,
     scheduleThresholdMs: options.scheduleThresholdMs,
   });
   const tableCall = { tableName: location.tableName, dynamodb };
   const objects = resolveObjectStore(options);
-  const dispatcher = new Dispatcher(sqs, queueUrl, logger);
+  const dispatcher = new Dispatcher(sqs, lanes, logger);
   const writer: RecordWriter = {
     store,
     delayed,
@@ -93,6 +99,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     objects,
     maxPayloadBytes: objects.limit(options.maxPayloadBytes, Defaults.MAX_PAYLOAD_BYTES),
     clock,
+    lanes,
   };
   meterClient(sqs);
   meterClient(dynamodb);
@@ -102,6 +109,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     location: options,
     queueUrl,
     deadLetterQueueUrl: options.deadLetterQueueUrl ?? process.env[EnvVars.DLQ_URL],
+    lanes,
     logger,
     clock,
     objects,

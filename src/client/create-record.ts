@@ -2,6 +2,7 @@ import { payloadKey } from '../claim-check/object-ref.js';
 import type { ObjectStore } from '../claim-check/object-store.js';
 import { IdempotencyConflictError } from '../errors.js';
 import type { IntegrityTag } from '../integrity/tag.js';
+import type { LaneQueues } from '../lanes.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -19,6 +20,8 @@ export interface RecordWriter {
   readonly objects: ObjectStore;
   readonly maxPayloadBytes: number;
   readonly clock: () => number;
+  /** The executor's lanes: a task's lane must be one of them. */
+  readonly lanes: LaneQueues;
 }
 
 /**
@@ -28,6 +31,8 @@ export interface RecordWriter {
  * writes nothing), else PENDING. An existing id must carry the same payload.
  *
  * @throws IdempotencyConflictError when the id exists with another type or payload.
+ * @throws UnknownLaneError when the type's lane is not one of the client's, before anything
+ *   is written: a record no send could deliver would wait for the sweeper in vain.
  */
 export async function createRecord(
   writer: RecordWriter,
@@ -37,6 +42,7 @@ export async function createRecord(
   sequence: string | undefined,
 ): Promise<{ record: TaskRecord; created: boolean }> {
   const { store, delayed } = writer;
+  writer.lanes.get(task.lane, `Task type '${task.type}'`);
   const checked = await prepareTask(task, payload, options, writer.maxPayloadBytes, writer.clock());
   const integrityTag = await writer.integrity?.tag(checked);
   // The object first, then the record: no record ever names a missing object. A retry

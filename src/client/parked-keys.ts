@@ -7,6 +7,7 @@
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { TaskStatus } from '../constants.js';
 import { TransitionRejectedError, ValidationError } from '../errors.js';
+import type { LaneQueues } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -39,6 +40,8 @@ export interface ParkDeps {
   readonly store: TaskStore;
   readonly sqs: SQSClient;
   readonly workQueueUrl: string;
+  /** Every lane's queues: a parked task's held message is in its lane's queue. */
+  readonly lanes?: LaneQueues | undefined;
   readonly logger: TaskLogger;
 }
 
@@ -126,7 +129,7 @@ async function letGo(
   const park = await deps.store.parkedKeys.get(key);
   if (park?.taskId === task.id) {
     await deps.store.parkedKeys.delete(key, task.id);
-    if (park.receiptHandle !== undefined) await show(deps, park.receiptHandle, task.id);
+    if (park.receiptHandle !== undefined) await show(deps, park.receiptHandle, task);
   }
   return moved;
 }
@@ -135,11 +138,16 @@ async function letGo(
  * Makes the held message visible now. Best effort: a handle that is no longer valid (the
  * message was received again since) leaves it to come back within its 12-hour hold.
  */
-async function show(deps: ParkDeps, receiptHandle: string, taskId: string): Promise<void> {
+async function show(
+  deps: ParkDeps,
+  receiptHandle: string,
+  task: Pick<TaskRecord, 'id' | 'lane'>,
+): Promise<void> {
+  const taskId = task.id;
   try {
     await deps.sqs.send(
       new ChangeMessageVisibilityCommand({
-        QueueUrl: deps.workQueueUrl,
+        QueueUrl: deps.lanes?.has(task.lane) ? deps.lanes.queueUrl(task.lane) : deps.workQueueUrl,
         ReceiptHandle: receiptHandle,
         VisibilityTimeout: 0,
       }),

@@ -133,6 +133,8 @@ export async function prepareTask(
     ...(task.onDead === OnDead.PARK && options.orderingKey !== undefined
       ? { onDead: OnDead.PARK }
       : {}),
+    // Stored so that every later send of the task goes to its lane; the default costs no bytes.
+    ...(task.lane === undefined ? {} : { lane: task.lane }),
   };
 }
 

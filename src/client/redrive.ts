@@ -10,6 +10,7 @@ import {
 import { mapConcurrently } from '../concurrency.js';
 import { AuditEvent, isTerminal, TaskStatus } from '../constants.js';
 import { ConfigurationError, TransitionRejectedError, ValidationError } from '../errors.js';
+import { DEFAULT_LANE, type LaneQueues } from '../lanes.js';
 import { parseEnvelope } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
@@ -49,6 +50,8 @@ export interface RedriveDeps {
   readonly sqs: SQSClient;
   readonly deadLetterQueueUrl: string | undefined;
   readonly workQueueUrl: string;
+  /** Every lane's queues: redrive drains each lane's DLQ back to that lane. */
+  readonly lanes?: LaneQueues | undefined;
   readonly logger: TaskLogger;
 }
 
@@ -97,13 +100,17 @@ export async function redriveDead(
   });
   const pending = moved.filter((r): r is TaskRecord => r !== undefined);
   const redrivenIds = new Set([...inPlace, ...pending.map((r) => r.id)]);
-  const dlq =
-    deps.deadLetterQueueUrl === undefined
-      ? { deleted: 0, movedBack: 0, released: 0 }
-      : await drainDeadLetters(deps, deps.deadLetterQueueUrl, (id) =>
-          'ids' in selection ? new Set(selection.ids).has(id) || redrivenIds.has(id) : true,
-        );
-  if (deps.deadLetterQueueUrl === undefined && 'all' in selection) {
+  const dlq = { deleted: 0, movedBack: 0, released: 0 };
+  const pairs = deadLetterPairs(deps);
+  for (const pair of pairs) {
+    const counts = await drainDeadLetters(deps, pair, (id) =>
+      'ids' in selection ? new Set(selection.ids).has(id) || redrivenIds.has(id) : true,
+    );
+    dlq.deleted += counts.deleted;
+    dlq.movedBack += counts.movedBack;
+    dlq.released += counts.released;
+  }
+  if (pairs.length === 0 && 'all' in selection) {
     deps.logger.warn('no dead-letter queue configured; redrive did not drain it', {});
   }
   const sent = await deps.dispatcher.sendAll(pending);
@@ -207,6 +214,29 @@ async function selectDead(
   return dead;
 }
 
+/** A DLQ and the work queue its messages go back to: one lane's. */
+interface DeadLetterPair {
+  readonly deadLetterQueueUrl: string;
+  readonly workQueueUrl: string;
+}
+
+/**
+ * The DLQs a redrive drains: the default lane's (`deadLetterQueueUrl`), and every other
+ * lane's whose DLQ is configured (docs/lanes.md).
+ */
+function deadLetterPairs(deps: RedriveDeps): DeadLetterPair[] {
+  const pairs: DeadLetterPair[] = [];
+  const lanes = deps.lanes?.entries() ?? [[DEFAULT_LANE, { queueUrl: deps.workQueueUrl }]];
+  for (const [lane, queues] of lanes) {
+    const dlq =
+      lane === DEFAULT_LANE
+        ? (deps.deadLetterQueueUrl ?? queues.deadLetterQueueUrl)
+        : queues.deadLetterQueueUrl;
+    if (dlq !== undefined) pairs.push({ deadLetterQueueUrl: dlq, workQueueUrl: queues.queueUrl });
+  }
+  return pairs;
+}
+
 /**
  * Drains the dead-letter queue by hand (receive, then send and delete): emulators lack
  * StartMessageMoveTask, and each message needs a decision from its task's record anyway.
@@ -216,9 +246,10 @@ async function selectDead(
  */
 async function drainDeadLetters(
   deps: RedriveDeps,
-  dlqUrl: string,
+  queues: DeadLetterPair,
   selected: (taskId: string) => boolean,
 ): Promise<RedriveResult['dlq']> {
+  const dlqUrl = queues.deadLetterQueueUrl;
   if (dlqUrl === '') throw new ConfigurationError('deadLetterQueueUrl is empty');
   const counts = { deleted: 0, movedBack: 0, released: 0 };
   const held: Message[] = [];
@@ -247,7 +278,7 @@ async function drainDeadLetters(
           message.Attributes?.MessageGroupId ?? (parsed.ok ? parsed.envelope.id : 'redrive');
         await deps.sqs.send(
           new SendMessageCommand({
-            QueueUrl: deps.workQueueUrl,
+            QueueUrl: queues.workQueueUrl,
             MessageBody: message.Body ?? '',
             MessageGroupId: groupId,
             MessageDeduplicationId: createHash('sha256')

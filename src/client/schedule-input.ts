@@ -131,7 +131,7 @@ export async function validateSchedule(
     Description: options.description,
     ActionAfterCompletion: 'NONE',
     ...target.encryption(),
-    Target: await target.target(firing, options.orderingKey ?? name),
+    Target: await target.target(firing, options.orderingKey ?? name, options.task.lane),
   };
   return { input, expression: parsed };
 }

@@ -1,4 +1,3 @@
-import { EnvVars } from '../config.js';
 import type { TaskStatus } from '../constants.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
 import type { TaskRecord } from '../store/record.js';
@@ -17,15 +16,15 @@ import { type CancelResult, type CancelSelection, cancelMany } from './cancel-ma
 import { type CheckReport, checkExecutor, reportError } from './check.js';
 import { type ClientParts, clientParts } from './client-parts.js';
 import { type CountOptions, countTasks, type TaskCounts } from './counts.js';
-import {
-  type DeadLetter,
-  type DeadLetterStats,
-  deadLetterStats,
-  peekDeadLetters,
-  requireDeadLetterQueue,
-} from './dead-letters.js';
 import { type GetOptions, withResult } from './get-result.js';
-import { onDeadLetterQueue, onTable } from './guarded-calls.js';
+import { onTable } from './guarded-calls.js';
+import {
+  deadLetterQueues,
+  type LaneDeadLetter,
+  type LaneDeadLetterStats,
+  laneDeadLetterStats,
+  peekLaneDeadLetters,
+} from './lane-dead-letters.js';
 import { listTasks, type TaskListFilter, type TaskListPage } from './list-tasks.js';
 import type { TaskClientOptions } from './options.js';
 import * as parking from './parked-keys.js';
@@ -55,6 +54,7 @@ export type { CountOptions, TaskCounts } from './counts.js';
 export type { DeadLetter, DeadLetterStats } from './dead-letters.js';
 export type { Duration } from './duration.js';
 export type { GetOptions } from './get-result.js';
+export type { LaneDeadLetter, LaneDeadLetterStats } from './lane-dead-letters.js';
 export type { TaskListFilter, TaskListPage } from './list-tasks.js';
 export type { TaskClientOptions } from './options.js';
 export type { ParkedKey, ReleaseKeyResult } from './parked-keys.js';
@@ -84,8 +84,8 @@ export class TaskClient {
    * `sqs:GetQueueAttributes` and `scheduler:GetScheduleGroup`.
    */
   check(): Promise<CheckReport> {
-    const { store, dynamodb, sqs, queueUrl, target, location } = this.parts;
-    return checkExecutor({ store, dynamodb, sqs, queueUrl, schedules: target, location });
+    const { store, dynamodb, sqs, queueUrl, target, location, lanes } = this.parts;
+    return checkExecutor({ store, dynamodb, sqs, queueUrl, lanes, schedules: target, location });
   }
 
   /**
@@ -167,9 +167,10 @@ export class TaskClient {
       sqs,
       deadLetterQueueUrl,
       queueUrl: workQueueUrl,
+      lanes,
       logger,
     } = this.parts;
-    const deps = { store, dispatcher, sqs, deadLetterQueueUrl, workQueueUrl, logger };
+    const deps = { store, dispatcher, sqs, deadLetterQueueUrl, workQueueUrl, lanes, logger };
     return redriveDead(selection, deps, options);
   }
 
@@ -180,8 +181,8 @@ export class TaskClient {
 
   /** Gives up on the DEAD task that parks `orderingKey`: the key's later tasks proceed. */
   releaseKey(orderingKey: string): Promise<parking.ReleaseKeyResult> {
-    const { store, sqs, queueUrl: workQueueUrl, logger } = this.parts;
-    return parking.releaseParkedKey(orderingKey, { store, sqs, workQueueUrl, logger });
+    const { store, sqs, queueUrl: workQueueUrl, lanes, logger } = this.parts;
+    return parking.releaseParkedKey(orderingKey, { store, sqs, workQueueUrl, lanes, logger });
   }
 
   /**
@@ -234,29 +235,25 @@ export class TaskClient {
   }
 
   /**
-   * Looks at up to `limit` dead-letter messages without deleting them. Each peek counts as
-   * a receive (see {@link peekDeadLetters}).
+   * Looks at up to `limit` dead-letter messages without deleting them, over every lane's DLQ
+   * (each message says its lane). Each peek counts as a receive (see {@link peekDeadLetters}).
    *
    * @throws ConfigurationError when no dead-letter queue URL is configured.
    */
-  async peekDeadLetters(options: { limit?: number } = {}): Promise<DeadLetter[]> {
-    const url = requireDeadLetterQueue(this.parts.deadLetterQueueUrl, EnvVars.DLQ_URL);
-    return onDeadLetterQueue(this.parts.sqs, url, () =>
-      peekDeadLetters(this.parts.sqs, url, options),
-    );
+  async peekDeadLetters(options: { limit?: number } = {}): Promise<LaneDeadLetter[]> {
+    const queues = deadLetterQueues(this.parts.deadLetterQueueUrl, this.parts.lanes);
+    return peekLaneDeadLetters(this.parts.sqs, queues, options);
   }
 
   /**
    * The dead-letter queue's depth and its oldest message's first send time (from a peek of
-   * up to `sample` messages, 100 by default).
+   * up to `sample` messages, 100 by default); with lanes, over every lane's DLQ and per lane.
    *
    * @throws ConfigurationError when no dead-letter queue URL is configured.
    */
-  async deadLetterStats(options: { sample?: number } = {}): Promise<DeadLetterStats> {
-    const url = requireDeadLetterQueue(this.parts.deadLetterQueueUrl, EnvVars.DLQ_URL);
-    return onDeadLetterQueue(this.parts.sqs, url, () =>
-      deadLetterStats(this.parts.sqs, url, options),
-    );
+  async deadLetterStats(options: { sample?: number } = {}): Promise<LaneDeadLetterStats> {
+    const queues = deadLetterQueues(this.parts.deadLetterQueueUrl, this.parts.lanes);
+    return laneDeadLetterStats(this.parts.sqs, queues, options);
   }
 
   /**

@@ -40,6 +40,12 @@ export interface DeadLetterSummary {
   readonly depth: number;
   /** Age of the oldest message seen, in ms; undefined when none was seen. */
   readonly oldestAgeMs: number | undefined;
+  /** Each lane's DLQ, when the executor has lanes (docs/lanes.md). */
+  readonly byLane?: readonly {
+    readonly lane: string;
+    readonly depth: number;
+    readonly oldestAgeMs: number | undefined;
+  }[];
 }
 
 /** Statuses in lifecycle order, as the pages show them. */
@@ -71,8 +77,20 @@ async function readDeadLetters(
   try {
     const stats = await client.deadLetterStats({ sample: 10 });
     const oldestAgeMs = stats.oldestSentAt === undefined ? undefined : now - stats.oldestSentAt;
+    const byLane =
+      stats.byLane === undefined
+        ? undefined
+        : Object.entries(stats.byLane).map(([lane, s]) => ({
+            lane,
+            depth: s.visible + s.inFlight,
+            oldestAgeMs: s.oldestSentAt === undefined ? undefined : now - s.oldestSentAt,
+          }));
     return {
-      deadLetters: { depth: stats.visible + stats.inFlight, oldestAgeMs },
+      deadLetters: {
+        depth: stats.visible + stats.inFlight,
+        oldestAgeMs,
+        ...(byLane === undefined ? {} : { byLane }),
+      },
       deadLettersError: undefined,
     };
   } catch (err) {

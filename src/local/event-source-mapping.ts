@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
+import type { LaneProps } from '../lane-settings.js';
+import type { LaneQueues } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { type BatchSummary, pollQueue } from '../worker/sqs-poller.js';
 
@@ -63,6 +65,30 @@ export function runEventSourceMapping(options: EventSourceMappingOptions): Promi
     concurrency: options.maximumConcurrency ?? 2,
     ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
   });
+}
+
+/**
+ * One {@link runEventSourceMapping} per lane, as the construct has one mapping per lane, each
+ * with the lane's `maxConcurrency` and `batchSize` (else the options'): a busy lane cannot
+ * take another lane's pollers. Resolves once all stop; rejects when one dies.
+ */
+export function runLaneMappings(
+  queues: LaneQueues,
+  options: Omit<EventSourceMappingOptions, 'queueUrl'> & {
+    readonly lanes: Readonly<Record<string, LaneProps>>;
+  },
+): Promise<void> {
+  const { lanes, ...common } = options;
+  return Promise.all(
+    queues.entries().map(([lane, location]) =>
+      runEventSourceMapping({
+        ...common,
+        queueUrl: location.queueUrl,
+        batchSize: lanes[lane]?.batchSize ?? common.batchSize ?? 10,
+        maximumConcurrency: lanes[lane]?.maxConcurrency ?? common.maximumConcurrency ?? 2,
+      }),
+    ),
+  ).then(() => undefined);
 }
 
 function lambdaContext(functionName: string, deadline: number): Context {

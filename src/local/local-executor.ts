@@ -10,7 +10,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { TaskClient, type TaskClientOptions } from '../client/task-client.js';
-import type { ExecutorLocation } from '../config.js';
+import { type ExecutorLocation, resolveLaneQueues } from '../config.js';
+import type { LaneProps } from '../lane-settings.js';
 import { defaultLogger, silentLogger, type TaskLogger } from '../observability/logger.js';
 import { noopMetrics } from '../observability/metrics.js';
 import { executorSettings } from '../resources.js';
@@ -23,7 +24,7 @@ import { type EmulatorHandle, startEmulator } from './emulator.js';
 import { type Clients, emulatorClients, emulatorConfig } from './emulator-clients.js';
 import { assertLoopbackEndpoint } from './emulator-env.js';
 import { STATE_DIR } from './emulator-runtime.js';
-import { runEventSourceMapping } from './event-source-mapping.js';
+import { runLaneMappings } from './event-source-mapping.js';
 import { type FileLogger, jsonLinesLogger } from './file-logger.js';
 import { type LocalEventsOption, localEventBus, workerEventOptions } from './local-events.js';
 import { integrityOptions, withIntegrityKey } from './local-integrity.js';
@@ -75,6 +76,14 @@ export interface LocalExecutorOptions {
   readonly batchSize?: number;
   /** Concurrent invocations, as the mapping's maximum concurrency. @default 2 */
   readonly maximumConcurrency?: number;
+  /**
+   * Lanes, as the construct's `lanes` (docs/lanes.md): each gets its own queue and DLQ and
+   * its own poller (the stand-in for its event source mapping), honouring its
+   * `maxConcurrency` (default `maximumConcurrency`) and `batchSize` (default `batchSize`).
+   * With `location`, only the lanes' settings are taken from here, by lane name.
+   * @default no lanes
+   */
+  readonly lanes?: Readonly<Record<string, LaneProps>>;
   /** How often the schedule pump delivers due schedules. @default 500 */
   readonly pumpIntervalMs?: number;
   /** How often the sweeper runs (every minute in AWS). @default 5000 */
@@ -225,6 +234,7 @@ async function locate(
     name,
     workerTimeoutSeconds: options.workerTimeoutSeconds ?? 30,
     maxAttempts: Math.max(1, ...options.tasks.map((t) => t.retry.maxAttempts)),
+    ...(options.lanes === undefined ? {} : { lanes: options.lanes }),
   });
   const provisioned = await provision(settings, clients);
   return {
@@ -232,6 +242,7 @@ async function locate(
     queueUrl: provisioned.queueUrl,
     queueArn: provisioned.queueArn,
     deadLetterQueueUrl: provisioned.deadLetterQueueUrl,
+    ...(provisioned.lanes === undefined ? {} : { lanes: provisioned.lanes }),
     ...provisioned.scheduler,
   };
 }
@@ -272,9 +283,8 @@ function runInBackground(
     metrics: noopMetrics,
     ...options.worker,
   });
-  const mapping = runEventSourceMapping({
+  const mapping = runLaneMappings(resolveLaneQueues(location, location.queueUrl, {}), {
     handler: worker.lambdaHandler,
-    queueUrl: location.queueUrl,
     sqs: clients.sqs,
     signal: stopping.signal,
     logger,
@@ -282,6 +292,7 @@ function runInBackground(
     batchSize: options.batchSize ?? 10,
     maximumConcurrency: options.maximumConcurrency ?? 2,
     ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
+    lanes: options.lanes ?? {},
   }).catch((err: unknown) => {
     logger.error('event source mapping stopped', { error: (err as Error).message });
     failed.abort(err);

@@ -11,7 +11,8 @@ import {
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { type ExecutorSettings, tableKeyDefinition } from '../resources.js';
+import { DEFAULT_LANE, type LaneLocation, type LaneLocations } from '../lanes.js';
+import { type ExecutorSettings, type QueueSettings, tableKeyDefinition } from '../resources.js';
 import { LOCAL_SCHEDULER_SENDER_ID } from './schedule-pump.js';
 
 /** What {@link provision} created or found. */
@@ -21,6 +22,8 @@ export interface ProvisionedExecutor {
   readonly deadLetterQueueUrl: string;
   /** The work queue's ARN: the target of every schedule. */
   readonly queueArn: string;
+  /** With lanes: every lane's queues, the default lane's included (docs/lanes.md). */
+  readonly lanes?: LaneLocations;
   /** Present when a Scheduler client was given: the scheduling resources. */
   readonly scheduler?: ProvisionedScheduler;
 }
@@ -55,28 +58,7 @@ export async function provision(
   clients: { sqs: SQSClient; dynamodb: DynamoDBClient; scheduler?: SchedulerClient },
 ): Promise<ProvisionedExecutor> {
   const { sqs, dynamodb } = clients;
-  const dlq = await sqs.send(
-    new CreateQueueCommand({
-      QueueName: settings.deadLetterQueue.name,
-      Attributes: { ...settings.deadLetterQueue.attributes },
-    }),
-  );
-  const dlqUrl = dlq.QueueUrl ?? '';
-  const dlqAttrs = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }),
-  );
-  const work = await sqs.send(
-    new CreateQueueCommand({
-      QueueName: settings.workQueue.name,
-      Attributes: {
-        ...settings.workQueue.attributes,
-        RedrivePolicy: JSON.stringify({
-          deadLetterTargetArn: dlqAttrs.Attributes?.QueueArn,
-          maxReceiveCount: settings.maxReceiveCount,
-        }),
-      },
-    }),
-  );
+  const own = await provisionQueuePair(sqs, settings, settings.workQueue, settings.deadLetterQueue);
   const { table } = settings;
   try {
     await dynamodb.send(
@@ -96,8 +78,19 @@ export async function provision(
   } catch (err) {
     if (!(err instanceof ResourceInUseException)) throw err;
   }
-  const queueUrl = work.QueueUrl ?? '';
-  const queueArn = await arnOf(sqs, queueUrl);
+  const { queueUrl, queueArn } = own;
+  const lanes: Record<string, LaneLocation> = {};
+  for (const [lane, laneSettings] of Object.entries(settings.lanes)) {
+    lanes[lane] =
+      lane === DEFAULT_LANE
+        ? own
+        : await provisionQueuePair(
+            sqs,
+            settings,
+            laneSettings.workQueue,
+            laneSettings.deadLetterQueue,
+          );
+  }
   const scheduler =
     clients.scheduler === undefined
       ? undefined
@@ -105,10 +98,41 @@ export async function provision(
   return {
     tableName: table.name,
     queueUrl,
-    deadLetterQueueUrl: dlqUrl,
+    deadLetterQueueUrl: own.deadLetterQueueUrl,
     queueArn,
+    ...(Object.keys(lanes).length === 0 ? {} : { lanes }),
     ...(scheduler === undefined ? {} : { scheduler }),
   };
+}
+
+/** Creates a work queue and its DLQ (the RedrivePolicy naming it), unless they exist. */
+async function provisionQueuePair(
+  sqs: SQSClient,
+  settings: ExecutorSettings,
+  work: QueueSettings,
+  deadLetter: QueueSettings,
+): Promise<{ queueUrl: string; queueArn: string; deadLetterQueueUrl: string }> {
+  const dlq = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: deadLetter.name,
+      Attributes: { ...deadLetter.attributes },
+    }),
+  );
+  const deadLetterQueueUrl = dlq.QueueUrl ?? '';
+  const created = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: work.name,
+      Attributes: {
+        ...work.attributes,
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: await arnOf(sqs, deadLetterQueueUrl),
+          maxReceiveCount: settings.maxReceiveCount,
+        }),
+      },
+    }),
+  );
+  const queueUrl = created.QueueUrl ?? '';
+  return { queueUrl, queueArn: await arnOf(sqs, queueUrl), deadLetterQueueUrl };
 }
 
 async function provisionScheduler(

@@ -3,6 +3,7 @@ import { AwsService, toConfigurationError } from '../aws-errors.js';
 import { EnvVars } from '../config.js';
 import { Defaults } from '../constants.js';
 import type { ConfigurationError } from '../errors.js';
+import { LaneQueues } from '../lanes.js';
 import { taskMessage } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskRecord } from '../store/record.js';
@@ -22,20 +23,32 @@ import type { TaskRecord } from '../store/record.js';
  * sends it (docs/adr/0011-configuration-errors-throw.md).
  */
 export class Dispatcher {
+  private readonly queues: LaneQueues;
+
+  /**
+   * @param queues the work queue's URL, or every lane's queues: each task goes to its
+   *   record's lane (docs/adr/0028-lanes.md).
+   */
   constructor(
     private readonly sqs: SQSClient,
-    private readonly queueUrl: string,
+    queues: string | LaneQueues,
     private readonly logger: TaskLogger,
-  ) {}
+  ) {
+    this.queues = typeof queues === 'string' ? new LaneQueues({ queueUrl: queues }) : queues;
+  }
 
-  /** Sends one task. Returns its record (unchanged), or undefined if the send failed. */
+  /**
+   * Sends one task to its lane's queue. Returns its record (unchanged), or undefined if the
+   * send failed.
+   *
+   * @throws UnknownLaneError when the record's lane is not one this dispatcher knows.
+   */
   async send(record: TaskRecord): Promise<TaskRecord | undefined> {
+    const queueUrl = this.queueUrlOf(record);
     try {
-      await this.sqs.send(
-        new SendMessageCommand({ QueueUrl: this.queueUrl, ...taskMessage(record) }),
-      );
+      await this.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, ...taskMessage(record) }));
     } catch (err) {
-      const permanent = await this.permanentFault(err, [record]);
+      const permanent = await this.permanentFault(err, [record], queueUrl);
       if (permanent !== undefined) throw permanent;
       this.logger.warn('send failed; the task stays PENDING for the sweeper', {
         taskId: record.id,
@@ -53,11 +66,40 @@ export class Dispatcher {
    * enqueue order, so none overtakes it. (A failed entry cannot hold back the later entries of
    * its group in the same SendMessageBatch call: SQS may accept those in that call.)
    * Returns, per input index, the record (unchanged) where the task was sent, or undefined
-   * where it was not.
+   * where it was not. Each task goes to its lane's queue; a task of a lane this dispatcher
+   * does not know is not sent (and logged), and stays PENDING.
    *
    * @throws ConfigurationError when a send fails permanently; the tasks before it were sent.
    */
   async sendAll(records: readonly TaskRecord[]): Promise<(TaskRecord | undefined)[]> {
+    const sent: (TaskRecord | undefined)[] = new Array(records.length).fill(undefined);
+    // Each lane is its own queue, sent in the given order; message groups never span lanes.
+    const { groups, unknown } = this.byLane(records);
+    for (const [queueUrl, indexes] of groups) {
+      const laneSent = await this.sendAllTo(
+        queueUrl,
+        indexes.map((i) => records[i] as TaskRecord),
+      );
+      indexes.forEach((index, n) => {
+        sent[index] = laneSent[n];
+      });
+    }
+    if (unknown.length > 0) {
+      // Not thrown: the other lanes' tasks are sent. These stay PENDING for a sweeper (or a
+      // client) configured with every lane.
+      this.logger.error('tasks of a lane this process does not know were not sent', {
+        taskIds: unknown.slice(0, 10).map((i) => records[i]?.id),
+        lanes: [...new Set(unknown.map((i) => records[i]?.lane))],
+        known: this.queues.names(),
+      });
+    }
+    return sent;
+  }
+
+  private async sendAllTo(
+    queueUrl: string,
+    records: readonly TaskRecord[],
+  ): Promise<(TaskRecord | undefined)[]> {
     const sent: (TaskRecord | undefined)[] = new Array(records.length).fill(undefined);
     let sentCount = 0;
     const blocked = new Set<string>();
@@ -68,7 +110,10 @@ export class Dispatcher {
         .map((record, n) => ({ record, index: i + n }))
         .filter(({ record }) => !blocked.has(record.messageGroupId));
       if (chunk.length === 0) continue;
-      const outcome = await this.sendChunk(chunk.map((c) => c.record));
+      const outcome = await this.sendChunk(
+        queueUrl,
+        chunk.map((c) => c.record),
+      );
       if (outcome instanceof Error) {
         permanent = outcome;
         break;
@@ -104,9 +149,52 @@ export class Dispatcher {
     sent: (TaskRecord | undefined)[];
     permanent?: ConfigurationError;
   }> {
-    const outcome = await this.sendChunk(records);
-    if (outcome instanceof Error) return { sent: records.map(() => undefined), permanent: outcome };
-    return { sent: records.map((record, n) => (outcome.has(n) ? undefined : record)) };
+    const sent: (TaskRecord | undefined)[] = new Array(records.length).fill(undefined);
+    let permanent: ConfigurationError | undefined;
+    const { groups, unknown } = this.byLane(records);
+    if (unknown.length > 0) this.queueUrlOf(records[unknown[0] as number] as TaskRecord);
+    for (const [queueUrl, indexes] of groups) {
+      const outcome = await this.sendChunk(
+        queueUrl,
+        indexes.map((i) => records[i] as TaskRecord),
+      );
+      if (outcome instanceof Error) {
+        permanent ??= outcome;
+        continue;
+      }
+      indexes.forEach((index, n) => {
+        if (!outcome.has(n)) sent[index] = records[index];
+      });
+    }
+    return permanent === undefined ? { sent } : { sent, permanent };
+  }
+
+  /** The queue URL of the record's lane. @throws UnknownLaneError */
+  private queueUrlOf(record: TaskRecord): string {
+    return this.queues.queueUrl(record.lane, `Task '${record.id}' (type '${record.type}')`);
+  }
+
+  /**
+   * The records' indexes grouped by their lane's queue, each group in the given order, and
+   * the indexes of records whose lane is unknown.
+   */
+  private byLane(records: readonly TaskRecord[]): {
+    groups: Map<string, number[]>;
+    unknown: number[];
+  } {
+    const groups = new Map<string, number[]>();
+    const unknown: number[] = [];
+    records.forEach((record, index) => {
+      if (!this.queues.has(record.lane)) {
+        unknown.push(index);
+        return;
+      }
+      const url = this.queueUrlOf(record);
+      const group = groups.get(url);
+      if (group === undefined) groups.set(url, [index]);
+      else group.push(index);
+    });
+    return { groups, unknown };
   }
 
   /**
@@ -114,12 +202,13 @@ export class Dispatcher {
    * ConfigurationError when the call failed permanently.
    */
   private async sendChunk(
+    queueUrl: string,
     records: readonly TaskRecord[],
   ): Promise<Set<number> | ConfigurationError> {
     try {
       const out = await this.sqs.send(
         new SendMessageBatchCommand({
-          QueueUrl: this.queueUrl,
+          QueueUrl: queueUrl,
           Entries: records.map((record, n) => ({ Id: String(n), ...taskMessage(record) })),
         }),
       );
@@ -131,7 +220,7 @@ export class Dispatcher {
       }
       return new Set((out.Failed ?? []).map((f) => Number(f.Id)));
     } catch (err) {
-      const permanent = await this.permanentFault(err, records);
+      const permanent = await this.permanentFault(err, records, queueUrl);
       if (permanent !== undefined) return permanent;
       this.logger.warn('batch send failed; the tasks stay PENDING for the sweeper', {
         error: (err as Error).message,
@@ -144,6 +233,7 @@ export class Dispatcher {
   private permanentFault(
     err: unknown,
     records: readonly TaskRecord[],
+    queueUrl: string,
   ): Promise<ConfigurationError | undefined> {
     const ids = records.map((r) => r.id);
     const listed = `${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''}`;
@@ -153,7 +243,7 @@ export class Dispatcher {
         : `Tasks ${listed} are stored PENDING`;
     return toConfigurationError(err, {
       kind: 'queue',
-      resource: this.queueUrl,
+      resource: queueUrl,
       client: this.sqs,
       service: AwsService.SQS,
       setting: `queueUrl (or ${EnvVars.QUEUE_URL})`,

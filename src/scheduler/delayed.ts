@@ -10,6 +10,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type ExecutorLocation, scheduleThreshold } from '../config.js';
 import { TaskStatus } from '../constants.js';
 import { ScheduleFailedError } from '../errors.js';
+import { LaneQueues } from '../lanes.js';
 import { taskMessage } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskRecord } from '../store/record.js';
@@ -33,6 +34,8 @@ export interface DelayedTasksDeps {
   readonly target: SchedulerTarget;
   readonly sqs: SQSClient;
   readonly queueUrl: string;
+  /** Every lane's queues; without it, every task goes to `queueUrl`. */
+  readonly lanes?: LaneQueues | undefined;
   readonly logger: TaskLogger;
   readonly clock: () => number;
   /** A runAt at most this far ahead is sent at once instead of scheduled. */
@@ -45,6 +48,8 @@ export interface DelayedTasksOptions {
   readonly store: TaskStore;
   readonly sqs: SQSClient;
   readonly queueUrl: string;
+  /** Every lane's queues; without it, every task goes to `queueUrl`. */
+  readonly lanes?: LaneQueues | undefined;
   readonly logger: TaskLogger;
   readonly clock: () => number;
   /** @default a client from the environment */
@@ -60,17 +65,18 @@ export interface DelayedTasksOptions {
  * tasks with {@link DelayedTasks.ensureScheduled}.
  */
 export function createDelayedTasks(options: DelayedTasksOptions): DelayedTasks {
-  const { store, sqs, queueUrl, logger, clock } = options;
+  const { store, sqs, queueUrl, lanes, logger, clock } = options;
   const target =
     options.target ??
     new SchedulerTarget({
       location: options.location,
       sqs,
       queueUrl,
+      lanes,
       scheduler: options.scheduler,
     });
   const thresholdMs = scheduleThreshold(options.scheduleThresholdMs);
-  return new DelayedTasks({ store, target, sqs, queueUrl, logger, clock, thresholdMs });
+  return new DelayedTasks({ store, target, sqs, queueUrl, lanes, logger, clock, thresholdMs });
 }
 
 /**
@@ -175,9 +181,9 @@ export class DelayedTasks {
     if (record.status !== TaskStatus.SCHEDULED) return 'not-scheduled';
     const message = taskMessage(record);
     if (!this.needsSchedule(record.runAt)) {
-      await this.deps.sqs.send(
-        new SendMessageCommand({ QueueUrl: this.deps.queueUrl, ...message }),
-      );
+      const lanes = this.deps.lanes ?? new LaneQueues({ queueUrl: this.deps.queueUrl });
+      const queueUrl = lanes.queueUrl(record.lane, `Task '${record.id}'`);
+      await this.deps.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, ...message }));
       return 'sent';
     }
     const name = delayedScheduleName(record.id);
@@ -195,7 +201,11 @@ export class DelayedTasks {
           Description: `Tasklane delayed task ${record.id}`.slice(0, 512),
           ...this.deps.target.encryption(),
           // The body is the task's own envelope: unique per task, as content-based dedup needs.
-          Target: await this.deps.target.target(message.MessageBody, record.messageGroupId),
+          Target: await this.deps.target.target(
+            message.MessageBody,
+            record.messageGroupId,
+            record.lane,
+          ),
           ClientToken: delayedClientToken(name, expression, message.MessageBody, record.createdAt),
         }),
       );

@@ -7,6 +7,7 @@ import {
   type SchedulerLocation,
 } from '../config.js';
 import { Defaults } from '../constants.js';
+import { DEFAULT_LANE, LaneQueues } from '../lanes.js';
 
 /**
  * What delayed tasks and recurring schedules share: the Scheduler client, the executor's
@@ -16,6 +17,8 @@ import { Defaults } from '../constants.js';
 export class SchedulerTarget {
   private resolved: SchedulerLocation | undefined;
   private queueArn: Promise<string> | undefined;
+  /** Lanes' queue ARNs looked up from their URLs, by lane. */
+  private readonly laneArns = new Map<string, Promise<string>>();
   private ownClient: SchedulerClient | undefined;
 
   constructor(
@@ -23,6 +26,8 @@ export class SchedulerTarget {
       readonly location: ExecutorLocation;
       readonly sqs: SQSClient;
       readonly queueUrl: string;
+      /** Every lane's queues; without it, every schedule targets the work queue. */
+      readonly lanes?: LaneQueues | undefined;
       readonly scheduler?: SchedulerClient | undefined;
     },
   ) {}
@@ -64,13 +69,19 @@ export class SchedulerTarget {
   }
 
   /**
-   * A schedule target that sends `input` to the work queue in `messageGroupId`, with the
-   * service's longest retry policy and the schedules' dead-letter queue.
+   * A schedule target that sends `input` to the work queue of `lane` (undefined: the
+   * default lane) in `messageGroupId`, with the service's longest retry policy and the
+   * schedules' dead-letter queue.
+   *
+   * @throws UnknownLaneError when the executor has no such lane.
    */
-  async target(input: string, messageGroupId: string): Promise<Target> {
+  async target(input: string, messageGroupId: string, lane?: string): Promise<Target> {
     const config = this.config();
     return {
-      Arn: await this.workQueueArn(config),
+      Arn:
+        lane === undefined || lane === DEFAULT_LANE
+          ? await this.workQueueArn(config)
+          : await this.laneQueueArn(lane),
       RoleArn: config.roleArn,
       Input: input,
       SqsParameters: { MessageGroupId: messageGroupId },
@@ -80,6 +91,27 @@ export class SchedulerTarget {
       },
       DeadLetterConfig: { Arn: config.deadLetterArn },
     };
+  }
+
+  private laneQueueArn(lane: string): Promise<string> {
+    const location = (
+      this.options.lanes ?? new LaneQueues({ queueUrl: this.options.queueUrl })
+    ).get(lane, 'The schedule');
+    if (location.queueArn !== undefined) return Promise.resolve(location.queueArn);
+    let arn = this.laneArns.get(lane);
+    if (arn === undefined) {
+      arn = this.options.sqs
+        .send(
+          new GetQueueAttributesCommand({
+            QueueUrl: location.queueUrl,
+            AttributeNames: ['QueueArn'],
+          }),
+        )
+        .then((out) => out.Attributes?.QueueArn ?? '');
+      this.laneArns.set(lane, arn);
+      arn.catch(() => this.laneArns.delete(lane));
+    }
+    return arn;
   }
 
   private workQueueArn(config: SchedulerLocation): Promise<string> {

@@ -68,6 +68,8 @@ export interface NewTask {
   readonly integrityTag?: string | undefined;
   /** `'park'` when the type parks its ordering key on death (see {@link TaskRecord.onDead}). */
   readonly onDead?: 'park' | undefined;
+  /** The task's lane, absent for the default lane (see {@link TaskRecord.lane}). */
+  readonly lane?: string | undefined;
 }
 
 /** Reads one task with a strongly consistent read. */
@@ -132,6 +134,7 @@ export async function createTask(
     sequence: task.sequence,
     integrityTag: task.integrityTag,
     onDead: task.onDead,
+    lane: task.lane,
     updatedAt: now,
     history: [entry],
     ...statusIndexKeys(task.id, status, scheduled ? (task.runAt as number) : now, ctx.statusShards),

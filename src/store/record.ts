@@ -130,6 +130,12 @@ export interface TaskRecord {
    * the key is released (docs/adr/0024-parked-keys.md).
    */
   readonly parkedKey?: string | undefined;
+  /**
+   * The lane whose queue the task's messages go to, from its type's definition (written at
+   * creation, so every re-send goes there too); absent for the default lane
+   * (docs/adr/0028-lanes.md).
+   */
+  readonly lane?: string | undefined;
 }
 
 /** The raw DynamoDB item, as the document client returns it. */
@@ -280,6 +286,7 @@ export function fromItem(item: TaskItem): TaskRecord {
     cancelRequestedAt: optionalNumber(item.cancelRequestedAt),
     ...(item.onDead === OnDead.PARK ? { onDead: OnDead.PARK } : {}),
     ...(typeof item.parkedKey === 'string' ? { parkedKey: item.parkedKey } : {}),
+    ...(typeof item.lane === 'string' ? { lane: item.lane } : {}),
   };
 }
 

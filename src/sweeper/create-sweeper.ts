@@ -2,7 +2,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
-import { type ExecutorLocation, resolveLocation, resolveSchedulerLocation } from '../config.js';
+import {
+  type ExecutorLocation,
+  resolveLaneQueues,
+  resolveLocation,
+  resolveSchedulerLocation,
+} from '../config.js';
 import { ConfigurationError } from '../errors.js';
 import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
@@ -64,7 +69,9 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
     ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
     retention: resolveRetention(options.retention),
   });
-  const dispatcher = new Dispatcher(sqs, location.queueUrl, logger);
+  // Every lane's queue: the sweeper re-sends each task to its own lane (docs/lanes.md).
+  const lanes = resolveLaneQueues(options, location.queueUrl);
+  const dispatcher = new Dispatcher(sqs, lanes, logger);
   // Overdue delayed tasks are checked only where scheduling is configured.
   const delayed = schedulingConfigured(options)
     ? createDelayedTasks({
@@ -72,6 +79,7 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
         store,
         sqs,
         queueUrl: location.queueUrl,
+        lanes,
         logger,
         clock: options.clock ?? Date.now,
         scheduler: options.scheduler,

@@ -1,6 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { Defaults, OnDead } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
+import { DEFAULT_LANE, laneNameProblem } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { type RateLimit, type ResolvedRateLimit, resolveRateLimit } from './rate-limit.js';
 import { retryHorizonIssue } from './retry-horizon.js';
@@ -79,6 +80,13 @@ export interface TaskDefinitionOptions<Schema extends StandardSchemaV1, Result> 
    * @default no limit
    */
   readonly rateLimit?: RateLimit;
+  /**
+   * The lane the type's tasks run in: one of the executor's `lanes`, each its own queue with
+   * its own concurrency (docs/lanes.md). Ordering keys hold within a lane only. A lane the
+   * client does not know fails the enqueue with an UnknownLaneError, before anything is
+   * written. @default 'default'
+   */
+  readonly lane?: string;
 }
 
 /** A registered task type: its name, schema, handler and resolved policies. */
@@ -100,6 +108,8 @@ export interface TaskDefinition<
   readonly onDead?: OnDead;
   /** The type's rate limit; undefined when it has none. */
   readonly rateLimit?: ResolvedRateLimit | undefined;
+  /** The type's lane; absent means the default lane. */
+  readonly lane?: string | undefined;
 }
 
 /** The payload type a definition accepts at enqueue. */
@@ -181,6 +191,8 @@ export function defineTask<Schema extends StandardSchemaV1, Result = unknown>(
     });
   }
   const rateLimit = resolveRateLimit(issues, options.rateLimit);
+  const laneProblem = options.lane === undefined ? undefined : laneNameProblem(options.lane);
+  if (laneProblem !== undefined) issues.push({ path: 'lane', message: laneProblem });
   if (issues.length > 0) throw new ValidationError(`definition of task type '${type}'`, issues);
   return {
     type,
@@ -190,6 +202,8 @@ export function defineTask<Schema extends StandardSchemaV1, Result = unknown>(
     timeoutMs,
     onDead,
     ...(rateLimit === undefined ? {} : { rateLimit }),
+    // The default lane is stored as no lane at all, whichever way it was named.
+    ...(options.lane === undefined || options.lane === DEFAULT_LANE ? {} : { lane: options.lane }),
   };
 }
 

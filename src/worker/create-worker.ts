@@ -5,7 +5,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { awsClientConfig, lazyClient, sqsClientConfig } from '../aws-clients.js';
 import { resolveObjectStore } from '../claim-check/object-store.js';
-import { EnvVars, type ExecutorLocation, resolveLocation } from '../config.js';
+import { EnvVars, type ExecutorLocation, resolveLaneQueues, resolveLocation } from '../config.js';
 import { Defaults } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { resolveEventPublisher, type WorkerEventOptions } from '../events/worker-config.js';
@@ -113,8 +113,16 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
 export interface PollOptions {
   /** Stops polling; batches in progress finish first (graceful shutdown). */
   readonly signal: AbortSignal;
-  /** @default the worker's queue */
+  /** @default the queues of `lanes` */
   readonly queueUrl?: string;
+  /**
+   * The lanes to poll (docs/lanes.md), each by a loop of its own with `concurrency` batches
+   * at once, so that a busy lane does not hold up another. Ignored with `queueUrl`.
+   * @throws UnknownLaneError (from poll) for a lane the worker's configuration does not name
+   * @default every lane of the worker's configuration (`lanes`, or `TASKLANE_LANE_QUEUE_URLS`);
+   *   just the work queue without lanes
+   */
+  readonly lanes?: readonly string[];
   /** @default 10 */
   readonly batchSize?: number;
   /** @default 20 */
@@ -185,6 +193,7 @@ export function createWorker(
     options.queueArn ??
     (options.queueUrl === undefined ? process.env[EnvVars.QUEUE_ARN] || undefined : undefined);
   const objects = resolveObjectStore(options);
+  const lanes = resolveLaneQueues(options, location.queueUrl);
   const store = new TaskStore({
     tableName: location.tableName,
     dynamodb,
@@ -198,7 +207,7 @@ export function createWorker(
     definitions,
     store: events === undefined ? store : events.observe(store),
     events,
-    visibility: new VisibilityController(sqs, logger, location.queueUrl, queueArn),
+    visibility: new VisibilityController(sqs, logger, location.queueUrl, queueArn, lanes),
     logger,
     metrics,
     usage,
@@ -234,18 +243,29 @@ export function createWorker(
         context === undefined ? {} : { remainingTimeMs: () => context.getRemainingTimeInMillis() },
       ),
     processBatch: run,
-    poll: (poll) =>
-      pollQueue({
-        sqs,
-        queueUrl: poll.queueUrl ?? location.queueUrl,
-        handler: (event) => run(event.Records),
-        signal: poll.signal,
-        logger,
-        ...(poll.batchSize === undefined ? {} : { batchSize: poll.batchSize }),
-        ...(poll.waitTimeSeconds === undefined ? {} : { waitTimeSeconds: poll.waitTimeSeconds }),
-        ...(poll.concurrency === undefined ? {} : { concurrency: poll.concurrency }),
-        ...(poll.onBatch === undefined ? {} : { onBatch: poll.onBatch }),
-      }),
+    poll: async (poll) => {
+      const urls =
+        poll.queueUrl !== undefined
+          ? [poll.queueUrl]
+          : (poll.lanes ?? lanes.names()).map((lane) => lanes.queueUrl(lane, 'poll'));
+      await Promise.all(
+        urls.map((queueUrl) =>
+          pollQueue({
+            sqs,
+            queueUrl,
+            handler: (event) => run(event.Records),
+            signal: poll.signal,
+            logger,
+            ...(poll.batchSize === undefined ? {} : { batchSize: poll.batchSize }),
+            ...(poll.waitTimeSeconds === undefined
+              ? {}
+              : { waitTimeSeconds: poll.waitTimeSeconds }),
+            ...(poll.concurrency === undefined ? {} : { concurrency: poll.concurrency }),
+            ...(poll.onBatch === undefined ? {} : { onBatch: poll.onBatch }),
+          }),
+        ),
+      );
+    },
   };
 }
 

@@ -68,6 +68,8 @@ export async function admitFiring(
     orderingKey: firing.orderingKey,
     messageGroupId: message.attributes.MessageGroupId ?? firing.orderingKey ?? firing.schedule,
     integrityTag,
+    // The schedule delivered into the lane's queue; the record keeps the lane for re-sends.
+    ...(definition?.lane === undefined ? {} : { lane: definition.lane }),
     detail: `fired by schedule ${firing.schedule} for ${firing.scheduledTime} (${delivery})`,
   });
   if (!created && (record.type !== firing.type || record.payloadHash !== hash)) {

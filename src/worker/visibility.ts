@@ -5,6 +5,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { Defaults } from '../constants.js';
+import type { LaneQueues } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
 
 /** A message whose visibility should change, and to how many seconds from now. */
@@ -32,9 +33,16 @@ export class VisibilityController {
     private readonly logger: TaskLogger,
     queueUrl?: string,
     queueArn?: string,
+    lanes?: LaneQueues,
   ) {
     if (queueUrl !== undefined && queueArn !== undefined) {
       this.urls.set(queueArn, Promise.resolve(queueUrl));
+    }
+    // The lanes' ARNs and URLs, when configured: their messages need no lookup either.
+    for (const [, lane] of lanes?.entries() ?? []) {
+      if (lane.queueArn !== undefined && !this.urls.has(lane.queueArn)) {
+        this.urls.set(lane.queueArn, Promise.resolve(lane.queueUrl));
+      }
     }
   }
 

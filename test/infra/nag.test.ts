@@ -97,6 +97,24 @@ describe('cdk-nag over the example stack', () => {
   });
 });
 
+describe('cdk-nag over an executor with lanes', () => {
+  it('finds nothing unacknowledged on the lanes’ queues, mappings, alarms and grants', () => {
+    const { app, packs: all } = packs();
+    const stack = new Stack(app, 'Laned');
+
+    new TaskExecutor(stack, 'Executor', {
+      workerEntry: 'functions/worker.ts',
+      lanes: { bulk: { maxConcurrency: 2 }, urgent: { maxConcurrency: 50 } },
+      restrictSenders: true,
+    });
+    const ours = all.flatMap((pack) =>
+      findings(pack, stack).filter((finding) => finding.includes('/Executor/')),
+    );
+
+    expect(ours).toEqual([]);
+  });
+});
+
 describe('cdk-nag packs (control)', () => {
   it('do report findings: a bare queue breaks AwsSolutions SQS3 and SQS4', () => {
     const { app, packs: [awsSolutions] = [] } = packs();

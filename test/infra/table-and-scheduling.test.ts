@@ -32,7 +32,7 @@ describe('TaskExecutor table', () => {
           ],
           Projection: {
             ProjectionType: 'INCLUDE',
-            NonKeyAttributes: ['type', 'orderingKey', 'updatedAt'],
+            NonKeyAttributes: ['type', 'orderingKey', 'updatedAt', 'lane'],
           },
         },
       ],

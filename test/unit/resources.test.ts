@@ -94,7 +94,7 @@ describe('executorSettings', () => {
         name: 'byStatus',
         partitionKey: 'statusShard',
         sortKey: 'statusAt',
-        projection: ['type', 'orderingKey', 'updatedAt'],
+        projection: ['type', 'orderingKey', 'updatedAt', 'lane'],
       },
     });
   });
@@ -263,7 +263,7 @@ describe('tableKeyDefinition', () => {
           ],
           Projection: {
             ProjectionType: 'INCLUDE',
-            NonKeyAttributes: ['type', 'orderingKey', 'updatedAt'],
+            NonKeyAttributes: ['type', 'orderingKey', 'updatedAt', 'lane'],
           },
         },
       ],

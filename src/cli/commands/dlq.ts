@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { DEFAULT_LANE } from '../../lanes.js';
 import { commandContext, positiveInt } from '../context.js';
 import { humanDuration, isoTime } from '../output.js';
 
@@ -21,11 +22,14 @@ export function registerDlq(program: Command): void {
         return;
       }
       const now = Date.now();
+      // Each lane has its own DLQ (docs/lanes.md); the column appears once there are lanes.
+      const lanes = messages.some((m) => m.lane !== DEFAULT_LANE);
       out.table(
-        ['task', 'type', 'group', 'sent', 'age', 'receives', 'message'],
+        ['task', 'type', ...(lanes ? ['lane'] : []), 'group', 'sent', 'age', 'receives', 'message'],
         messages.map((m) => [
           m.taskId ?? out.color.red(`not a task message: ${m.invalidReason ?? ''}`),
           m.type ?? '',
+          ...(lanes ? [m.lane] : []),
           m.messageGroupId ?? '',
           isoTime(m.sentAt),
           m.sentAt === undefined ? '' : humanDuration(now - m.sentAt),

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { TaskStatus } from '../../constants.js';
+import { DEFAULT_LANE } from '../../lanes.js';
 import type { TaskRecord } from '../../store/record.js';
 import { commandContext, positiveInt, statusList } from '../context.js';
 import { isoTime } from '../output.js';
@@ -56,11 +57,14 @@ export function registerList(program: Command): void {
       }
       if (page.items.length === 0) out.line('No tasks match.');
       else {
+        // A lane column only where some task runs outside the default lane (docs/lanes.md).
+        const lanes = page.items.some((r) => r.lane !== undefined);
         out.table(
-          ['id', 'type', 'status', 'attempt', 'key', 'updated'],
+          ['id', 'type', ...(lanes ? ['lane'] : []), 'status', 'attempt', 'key', 'updated'],
           page.items.map((r) => [
             r.id,
             r.type,
+            ...(lanes ? [r.lane ?? DEFAULT_LANE] : []),
             r.status,
             `${r.attempt}/${r.maxAttempts}`,
             r.orderingKey ?? '',
@@ -82,6 +86,7 @@ function summary(r: TaskRecord) {
     attempt: r.attempt,
     maxAttempts: r.maxAttempts,
     orderingKey: r.orderingKey ?? null,
+    lane: r.lane ?? DEFAULT_LANE,
     createdAt: isoTime(r.createdAt),
     updatedAt: isoTime(r.updatedAt),
   };

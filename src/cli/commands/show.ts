@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { ObjectRef } from '../../claim-check/object-ref.js';
 import { AuditEvent } from '../../constants.js';
+import { DEFAULT_LANE } from '../../lanes.js';
 import type { HistoryEntry, TaskRecord } from '../../store/record.js';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
@@ -58,6 +59,7 @@ function fields(r: TaskRecord): string[][] {
   const rows: [string, unknown][] = [
     ['id', r.id],
     ['type', r.type],
+    ['lane', r.lane ?? DEFAULT_LANE],
     ['status', r.status],
     ['attempt', `${r.attempt} of ${r.maxAttempts}`],
     ['ordering key', r.orderingKey],

@@ -9,15 +9,20 @@ export function registerStatus(program: Command): void {
   program
     .command('status')
     .description(
-      'counts per status (--by-type: per task type), DLQ depth and oldest age, schedules',
+      'counts per status (--by-type: per task type, --by-lane: per lane), DLQ depth and oldest age (per lane), schedules',
     )
     .option('--by-type', 'break the counts down by task type')
-    .action(async (opts: { byType?: boolean }, command: Command) => {
+    .option('--by-lane', 'break the counts down by lane')
+    .action(async (opts: { byType?: boolean; byLane?: boolean }, command: Command) => {
       const { out, client: getClient } = commandContext(command);
       const client = await getClient();
       const bar = out.progress('counting');
       const counts = await client
-        .counts({ byType: opts.byType === true, onProgress: (d, t) => bar.update(d, t) })
+        .counts({
+          byType: opts.byType === true,
+          byLane: opts.byLane === true,
+          onProgress: (d, t) => bar.update(d, t),
+        })
         .finally(() => bar.stop());
       const deadLetters = await optional(() => client.deadLetterStats());
       const schedules = await optional(() => client.listSchedules());
@@ -50,6 +55,18 @@ export function registerStatus(program: Command): void {
           oldestSentAt === undefined ? '' : `, oldest ${humanDuration(now - oldestSentAt)} old`;
         const line = `Dead-letter queue: ${visible} waiting, ${inFlight} in flight${age}`;
         out.line(visible > 0 ? out.color.red(line) : line);
+        const byLane = deadLetters.value.byLane;
+        if (byLane !== undefined) {
+          out.table(
+            ['lane', 'dead letters', 'in flight', 'oldest'],
+            Object.entries(byLane).map(([lane, s]) => [
+              lane,
+              s.visible > 0 ? out.color.red(String(s.visible)) : String(s.visible),
+              String(s.inFlight),
+              s.oldestSentAt === undefined ? '' : humanDuration(now - s.oldestSentAt),
+            ]),
+          );
+        }
       }
       out.line();
       if (schedules.value === undefined) {
@@ -76,6 +93,16 @@ function printCounts(
   if (counts.scanned.length > 0) {
     // Finished tasks are not in the status index (docs/status-index.md).
     out.line(out.color.dim(`${counts.scanned.join(', ')}: counted by a scan of the table`));
+  }
+  if (counts.byLane !== undefined) {
+    out.table(
+      ['lane', ...statuses],
+      Object.entries(counts.byLane).map(([lane, row]) => [
+        lane,
+        ...statuses.map((s) => String(row[s as keyof typeof row] ?? 0)),
+      ]),
+    );
+    if (counts.byType === undefined) return;
   }
   if (counts.byType === undefined) {
     out.table(

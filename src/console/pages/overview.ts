@@ -31,7 +31,7 @@ ${
     : html`<dl class="facts">
 <dt>Messages</dt><dd>${data.deadLetters.depth}</dd>
 <dt>Oldest message</dt><dd>${data.deadLetters.oldestAgeMs === undefined ? 'none' : `${duration(data.deadLetters.oldestAgeMs)} old`}</dd>
-</dl>`
+</dl>${laneDeadLetters(data)}`
 }
 </section>
 <section aria-labelledby="by-type">
@@ -58,6 +58,20 @@ ${
 ${schedulesSummary(data.schedules, data.schedulesError)}
 </section>`;
   return layout(ctx, { title: 'Overview', path: '/', body });
+}
+
+/** Each lane's DLQ, when the executor has lanes: a busy lane's dead letters stand out. */
+function laneDeadLetters(data: Overview): Html | string {
+  const lanes = data.deadLetters?.byLane;
+  if (lanes === undefined) return '';
+  return html`<table>
+<caption class="muted">Per lane</caption>
+<thead><tr><th scope="col">Lane</th><th scope="col" class="num">Messages</th><th scope="col">Oldest message</th></tr></thead>
+<tbody>${lanes.map(
+    (l) =>
+      html`<tr><th scope="row">${l.lane}</th><td class="num">${l.depth}</td><td>${l.oldestAgeMs === undefined ? 'none' : `${duration(l.oldestAgeMs)} old`}</td></tr>`,
+  )}</tbody>
+</table>`;
 }
 
 function byTypeTable(data: Overview): Html {

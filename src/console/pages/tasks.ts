@@ -1,6 +1,7 @@
 /** The task list (filtered, paged, newest first) and one task's page. */
 import { html } from 'hono/html';
 import { TaskStatus } from '../../constants.js';
+import { DEFAULT_LANE } from '../../lanes.js';
 import type { TaskRecord } from '../../store/record.js';
 import { STATUSES, type TaskListPage } from '../queries.js';
 import {
@@ -126,6 +127,7 @@ ${ctx.readOnly ? '' : taskActions(r)}
 <dl class="facts">
 <dt>Id</dt><dd><code>${r.id}</code></dd>
 <dt>Type</dt><dd>${r.type}</dd>
+<dt>Lane</dt><dd>${r.lane ?? DEFAULT_LANE}</dd>
 <dt>Ordering key</dt><dd>${r.orderingKey ?? html`<span class="muted">none</span>`}</dd>
 <dt>Created</dt><dd>${time(r.createdAt)}</dd>
 <dt>Updated</dt><dd>${time(r.updatedAt)}</dd>

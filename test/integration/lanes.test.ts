@@ -1,0 +1,270 @@
+/**
+ * Lanes route each task to its lane's queue, on the emulator: enqueue, the sweeper's re-send,
+ * redrive (from the lane's DLQ), delayed tasks' and recurring schedules' targets, and dlq
+ * peek. No worker runs here except where a task must die, so each queue's depth shows where
+ * the messages went.
+ */
+import { GetScheduleCommand } from '@aws-sdk/client-scheduler';
+import {
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { TaskClient } from '../../src/client/task-client.js';
+import { EnvVars } from '../../src/config.js';
+import { TaskStatus } from '../../src/constants.js';
+import {
+  DEFAULT_LANE,
+  type LaneLocation,
+  laneEnvironment,
+  UnknownLaneError,
+} from '../../src/lanes.js';
+import { provision } from '../../src/local/provision.js';
+import { taskMessage } from '../../src/message.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { noopMetrics } from '../../src/observability/metrics.js';
+import { executorSettings } from '../../src/resources.js';
+import { delayedScheduleName } from '../../src/scheduler/names.js';
+import { payloadHash } from '../../src/store/record.js';
+import { TaskStore } from '../../src/store/task-store.js';
+import { createSweeper } from '../../src/sweeper/create-sweeper.js';
+import { defineTask } from '../../src/tasks/task-definition.js';
+import { createWorker } from '../../src/worker/create-worker.js';
+import { toSqsRecord } from '../../src/worker/sqs-poller.js';
+import { REGION, testClients, uniqueName } from '../helpers/aws.js';
+import { runCli } from '../helpers/cli.js';
+
+const schema = z.object({ n: z.number() });
+const plain = defineTask('plain', { schema, handler: ({ n }) => n });
+const bulk = defineTask('bulk-job', { schema, handler: ({ n }) => n, lane: 'bulk' });
+const doomed = defineTask('bulk-doomed', {
+  schema,
+  lane: 'bulk',
+  retry: { maxAttempts: 1 },
+  handler: () => {
+    throw new Error('always fails');
+  },
+});
+const astray = defineTask('astray', { schema, handler: ({ n }) => n, lane: 'nowhere' });
+
+const clients = testClients();
+let location: Awaited<ReturnType<typeof provisionLanes>>;
+let client: TaskClient;
+
+async function provisionLanes() {
+  const settings = executorSettings({
+    name: uniqueName('lanes'),
+    workerTimeoutSeconds: 5,
+    lanes: { bulk: { maxConcurrency: 2, batchSize: 10 }, urgent: { maxConcurrency: 50 } },
+  });
+  const provisioned = await provision(settings, clients);
+  const { scheduler, ...rest } = provisioned;
+  return { ...rest, ...scheduler };
+}
+
+function lane(name: string): LaneLocation {
+  const found = location.lanes?.[name];
+  if (found === undefined) throw new Error(`no lane ${name}`);
+  return found;
+}
+
+async function depth(queueUrl: string | undefined): Promise<number> {
+  const out = await clients.sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  const a = out.Attributes ?? {};
+  return Number(a.ApproximateNumberOfMessages) + Number(a.ApproximateNumberOfMessagesNotVisible);
+}
+
+async function depths(): Promise<Record<string, number>> {
+  const names = Object.keys(location.lanes ?? {});
+  const values = await Promise.all(names.map((n) => depth(lane(n).queueUrl)));
+  return Object.fromEntries(names.map((n, i) => [n, values[i] as number]));
+}
+
+/** Runs the worker over the bulk lane's visible messages once, deleting what succeeded. */
+async function runBulkOnce(): Promise<void> {
+  const worker = createWorker([doomed], {
+    ...location,
+    ...clients,
+    logger: silentLogger,
+    metrics: noopMetrics,
+  });
+  const { queueUrl, queueArn } = lane('bulk');
+  const out = await clients.sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: 10,
+      WaitTimeSeconds: 1,
+      MessageSystemAttributeNames: ['All'],
+    }),
+  );
+  const records = (out.Messages ?? []).map((m) => toSqsRecord(m, queueArn ?? '', REGION));
+  await worker.processBatch(records);
+}
+
+beforeAll(async () => {
+  location = await provisionLanes();
+  client = new TaskClient({ ...location, ...clients, logger: silentLogger });
+});
+
+describe('TaskClient.enqueue with lanes', () => {
+  it("sends a task to its type's lane and records the lane; a type without one goes to the default lane", async () => {
+    const before = await depths();
+
+    const routed = await client.enqueue(bulk, { n: 1 });
+    const unrouted = await client.enqueue(plain, { n: 2 });
+
+    const after = await depths();
+    expect(after.bulk).toBe((before.bulk ?? 0) + 1);
+    expect(after[DEFAULT_LANE]).toBe((before[DEFAULT_LANE] ?? 0) + 1);
+    expect(after.urgent).toBe(before.urgent);
+    expect((await client.get(routed.id))?.lane).toBe('bulk');
+    expect((await client.get(unrouted.id))?.lane).toBeUndefined();
+  });
+
+  it('refuses a type of an unknown lane with an UnknownLaneError, writing nothing', async () => {
+    const attempt = client.enqueue(astray, { n: 1 }, { id: 'astray-1' });
+
+    await expect(attempt).rejects.toBeInstanceOf(UnknownLaneError);
+    await expect(attempt).rejects.toMatchObject({
+      lane: 'nowhere',
+      known: ['default', 'bulk', 'urgent'],
+    });
+    expect(await client.get('astray-1')).toBeUndefined();
+  });
+
+  it("creates a delayed task's schedule with its lane's queue as the target", async () => {
+    const { id } = await client.enqueue(bulk, { n: 3 }, { delay: 3_600_000 });
+
+    const schedule = await clients.scheduler.send(
+      new GetScheduleCommand({
+        Name: delayedScheduleName(id),
+        GroupName: location.delayedScheduleGroup,
+      }),
+    );
+
+    expect(schedule.Target?.Arn).toBe(lane('bulk').queueArn);
+    expect((await client.get(id))?.status).toBe(TaskStatus.SCHEDULED);
+  });
+
+  it("creates a recurring schedule of a lane's type with the lane's queue as the target", async () => {
+    await client.schedule('bulk-hourly', { task: bulk, payload: { n: 4 }, rate: '1 hour' });
+
+    const schedule = await clients.scheduler.send(
+      new GetScheduleCommand({ Name: 'bulk-hourly', GroupName: location.scheduleGroup }),
+    );
+
+    expect(schedule.Target?.Arn).toBe(lane('bulk').queueArn);
+  });
+});
+
+describe('createSweeper with lanes', () => {
+  it("re-sends a PENDING task whose message was never sent to its lane's queue", async () => {
+    const store = new TaskStore({
+      tableName: location.tableName,
+      dynamodb: clients.dynamodb,
+      logger: silentLogger,
+    });
+    const payloadJson = JSON.stringify({ n: 5 });
+    await store.create({
+      id: 'never-sent',
+      type: bulk.type,
+      payloadJson,
+      payloadHash: payloadHash(bulk.type, payloadJson),
+      maxAttempts: 3,
+      timeoutMs: 30_000,
+      messageGroupId: 'never-sent',
+      lane: 'bulk',
+    });
+    const before = await depths();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const report = await createSweeper({
+      ...location,
+      ...clients,
+      logger: silentLogger,
+      metrics: noopMetrics,
+      pendingAgeMs: 0,
+    }).run();
+
+    const after = await depths();
+    expect(report.sent).toBeGreaterThanOrEqual(1);
+    expect(after.bulk).toBeGreaterThan(before.bulk ?? 0);
+    expect(after[DEFAULT_LANE]).toBe(before[DEFAULT_LANE]);
+    expect(after.urgent).toBe(before.urgent);
+  });
+});
+
+describe('TaskClient.redrive with lanes', () => {
+  it("sends a DEAD task back to its lane's queue and drains its dead letter from the lane's DLQ", async () => {
+    const { id } = await client.enqueue(doomed, { n: 6 }, { id: 'doomed-1' });
+    await runBulkOnce();
+    const dead = await client.get(id);
+    expect(dead?.status).toBe(TaskStatus.DEAD);
+    // SQS's own safety net put a copy in the bulk lane's DLQ.
+    await clients.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: lane('bulk').deadLetterQueueUrl,
+        ...taskMessage(dead as never),
+      }),
+    );
+    const before = await depths();
+
+    const result = await client.redrive({ ids: [id] });
+
+    const after = await depths();
+    expect(result.redriven).toEqual([id]);
+    expect(result.dlq.deleted).toBe(1);
+    expect(await depth(lane('bulk').deadLetterQueueUrl)).toBe(0);
+    expect(after.bulk).toBe((before.bulk ?? 0) + 1);
+    expect(after[DEFAULT_LANE]).toBe(before[DEFAULT_LANE]);
+  });
+});
+
+describe('TaskClient.peekDeadLetters with lanes', () => {
+  it("reads every lane's DLQ and says which lane each message is in", async () => {
+    await clients.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: lane('urgent').deadLetterQueueUrl,
+        MessageBody: JSON.stringify({ tasklane: 1, id: 'urgent-dead', type: 'u' }),
+        MessageGroupId: 'urgent-dead',
+        MessageDeduplicationId: 'urgent-dead',
+      }),
+    );
+
+    const letters = await client.peekDeadLetters({ limit: 10 });
+    const stats = await client.deadLetterStats();
+
+    expect(letters.map((l) => [l.taskId, l.lane])).toContainEqual(['urgent-dead', 'urgent']);
+    expect(stats.byLane?.urgent?.visible).toBe(1);
+    expect(stats.visible).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('tasklane status with lanes', () => {
+  it('counts by lane and shows each lane’s DLQ depth and oldest message', async () => {
+    const env = {
+      [EnvVars.TABLE_NAME]: location.tableName,
+      [EnvVars.QUEUE_URL]: location.queueUrl,
+      [EnvVars.DLQ_URL]: location.deadLetterQueueUrl,
+      ...laneEnvironment(location.lanes ?? {}),
+    };
+
+    const json = await runCli(['status', '--by-lane', '--json'], env);
+    const text = await runCli(['status'], env);
+
+    const parsed = JSON.parse(json.stdout);
+    expect(json.code).toBe(0);
+    expect(parsed.counts.byLane.bulk.PENDING).toBeGreaterThanOrEqual(1);
+    expect(parsed.counts.byLane.default.PENDING).toBeGreaterThanOrEqual(1);
+    expect(parsed.deadLetters.byLane.urgent.visible).toBe(1);
+    expect(parsed.deadLetters.byLane.bulk.visible).toBe(0);
+    expect(text.stdout).toMatch(/urgent\s*│\s*1/);
+  });
+});
