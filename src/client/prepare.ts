@@ -5,6 +5,7 @@ import { instantProblem } from '../scheduler/limits.js';
 import { canonicalJson, payloadHash } from '../store/record.js';
 import type { NewTask } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
+import { checkDebounce, type DebounceOptions } from './debounce-options.js';
 import { checkOptionKeys, ENQUEUE_OPTION_KEYS } from './validate.js';
 
 /** Options of one enqueue. */
@@ -32,6 +33,12 @@ export interface EnqueueOptions {
   readonly runAt?: Date;
   /** Like `runAt`, as milliseconds from now. Give one of `runAt` and `delay`, not both. */
   readonly delay?: number;
+  /**
+   * Folds enqueues of this task type with the same key into one waiting task, which runs at
+   * the end of its window (docs/debounce.md). Not with `id`, `runAt` or `delay`.
+   * @default none: every enqueue is its own task
+   */
+  readonly debounce?: DebounceOptions;
 }
 
 /** SQS's MessageGroupId alphabet (printable ASCII without space), which ids must also fit. */
@@ -90,7 +97,8 @@ export async function prepareTask(
   checkKey(issues, 'options.id', options.id);
   checkIdNamespace(issues, options.id);
   checkKey(issues, 'options.orderingKey', options.orderingKey);
-  const runAt = checkRunAt(issues, options, now);
+  const debounce = checkDebounce(issues, options as Record<string, unknown>);
+  const runAt = debounce === undefined ? checkRunAt(issues, options, now) : now + debounce.windowMs;
   // The payload travels as JSON, so the schema judges what the worker will see: the value
   // after a JSON round trip (a Date becomes a string, undefined fields vanish).
   let payloadJson: string | undefined;
@@ -133,6 +141,7 @@ export async function prepareTask(
     ...(task.onDead === OnDead.PARK && options.orderingKey !== undefined
       ? { onDead: OnDead.PARK }
       : {}),
+    ...(debounce === undefined ? {} : { debounce }),
   };
 }
 

@@ -17,6 +17,7 @@ import { TransitionRejectedError } from '../errors.js';
 import { auditEntry } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { truncate } from '../text.js';
+import type { DebounceSpec } from './debounce-spec.js';
 import { and, type Condition, equals, exists } from './expression.js';
 import { MAX_DETAIL_CHARS } from './history.js';
 import {
@@ -69,6 +70,8 @@ export interface NewTask {
   readonly integrityTag?: string | undefined;
   /** `'park'` when the type parks its ordering key on death (see {@link TaskRecord.onDead}). */
   readonly onDead?: 'park' | undefined;
+  /** Enqueued with `debounce` (docs/adr/0029-debounce.md): its key, window and mode. */
+  readonly debounce?: DebounceSpec | undefined;
 }
 
 /** Reads one task with a strongly consistent read. */
@@ -134,6 +137,8 @@ export async function createTask(
     sequence: task.sequence,
     integrityTag: task.integrityTag,
     onDead: task.onDead,
+    debounceKey: task.debounce?.key,
+    debounceMode: task.debounce?.mode,
     updatedAt: now,
     history: [entry],
     [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(status, shard),

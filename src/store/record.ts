@@ -4,6 +4,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { encodeTime } from 'ulid';
 import { type ObjectRef, toObjectRef } from '../claim-check/object-ref.js';
 import { type AuditEvent, isTerminal, OnDead, TableSchema, type TaskStatus } from '../constants.js';
+import { DebounceMode } from './debounce-spec.js';
 
 /** One entry of a task's history: an audit record without the task's own identity. */
 export interface HistoryEntry {
@@ -130,6 +131,16 @@ export interface TaskRecord {
    * the key is released (docs/adr/0024-parked-keys.md).
    */
   readonly parkedKey?: string | undefined;
+  /** A task enqueued with `debounce`: its key and mode, and the enqueues it absorbed. */
+  readonly debounce?: DebounceInfo | undefined;
+}
+
+/** What a debounced task shows (docs/debounce.md); its window ends at `runAt`. */
+export interface DebounceInfo {
+  readonly key: string;
+  readonly mode: DebounceMode;
+  /** Later enqueues folded into this task (0 when only the first one). */
+  readonly absorbed: number;
 }
 
 /** The raw DynamoDB item, as the document client returns it. */
@@ -280,6 +291,15 @@ export function fromItem(item: TaskItem): TaskRecord {
     cancelRequestedAt: optionalNumber(item.cancelRequestedAt),
     ...(item.onDead === OnDead.PARK ? { onDead: OnDead.PARK } : {}),
     ...(typeof item.parkedKey === 'string' ? { parkedKey: item.parkedKey } : {}),
+    ...(typeof item.debounceKey === 'string'
+      ? {
+          debounce: {
+            key: item.debounceKey,
+            mode: item.debounceMode === DebounceMode.FIRST ? DebounceMode.FIRST : DebounceMode.LAST,
+            absorbed: Number(item.absorbed ?? 0),
+          },
+        }
+      : {}),
   };
 }
 
