@@ -58,7 +58,7 @@ export async function enqueueDebounced(
     if (absorbFirst) {
       const replacement = spec.mode === DebounceMode.LAST ? prepared : undefined;
       const out = await onTable(writer.table, () =>
-        debounces.absorb(prepared.id, task.type, spec, replacement),
+        debounces.absorb(prepared.id, spec, replacement),
       );
       if (out.kind === 'absorbed') return { record: out.record, created: false };
       if (out.kind === 'moved-on') {

@@ -2,6 +2,7 @@ import { monotonicFactory } from 'ulid';
 import { OnDead } from '../constants.js';
 import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../errors.js';
 import { instantProblem } from '../scheduler/limits.js';
+import { DEBOUNCE_ID_PREFIX } from '../store/debounce-spec.js';
 import { canonicalJson, payloadHash } from '../store/record.js';
 import type { NewTask } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
@@ -65,9 +66,16 @@ function checkKey(issues: ValidationIssue[], path: string, value: unknown): void
 
 /**
  * Firing ids (`<schedule>@<scheduledTime>`) are the only ids with `@`, so a producer can
- * never take a firing's id and have the genuine firing dropped as a duplicate.
+ * never take a firing's id and have the genuine firing dropped as a duplicate. Debounced
+ * tasks' ids (`debounce-…`) are reserved too: only they may have their payload replaced.
  */
 function checkIdNamespace(issues: ValidationIssue[], id: unknown): void {
+  if (typeof id === 'string' && KEY_PATTERN.test(id) && id.startsWith(DEBOUNCE_ID_PREFIX)) {
+    issues.push({
+      path: 'options.id',
+      message: `expected no '${DEBOUNCE_ID_PREFIX}' prefix (reserved for debounced tasks), received ${JSON.stringify(id.slice(0, 80))}`,
+    });
+  }
   if (typeof id === 'string' && KEY_PATTERN.test(id) && id.includes('@')) {
     issues.push({
       path: 'options.id',

@@ -22,3 +22,12 @@ export interface DebounceSpec {
  * a waiting task's message is held back a bounded number of times.
  */
 export const MAX_WAIT_WINDOWS = 10;
+
+/**
+ * Debounced tasks' ids start with this, and explicit ids may not: the producer's grant lets
+ * it replace a waiting task's payload in place only under this prefix (ADR 0029).
+ */
+export const DEBOUNCE_ID_PREFIX = 'debounce-';
+
+/** The debounce pointers' keys start with this (a space: no task id can). */
+export const DEBOUNCE_POINTER_PREFIX = 'debounce ';

@@ -14,7 +14,12 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
 import { auditEntry } from '../observability/audit.js';
-import { type DebounceSpec, MAX_WAIT_WINDOWS } from './debounce-spec.js';
+import {
+  DEBOUNCE_ID_PREFIX,
+  DEBOUNCE_POINTER_PREFIX,
+  type DebounceSpec,
+  MAX_WAIT_WINDOWS,
+} from './debounce-spec.js';
 import { fromItem, refusedRecord, type TaskRecord } from './record.js';
 import type { NewTask, WriteContext } from './record-writes.js';
 import { expiresAtSeconds, type Retention } from './retention.js';
@@ -28,12 +33,12 @@ const WAITING = [TaskStatus.SCHEDULED, TaskStatus.PENDING, TaskStatus.QUEUED] as
 /** The id of generation `generation` of a type's debounce key: stable, printable, no `@`. */
 export function debounceTaskId(type: string, key: string, generation: number): string {
   const hash = createHash('sha256').update(type).update('\0').update(key).digest('hex');
-  return `debounce-${hash.slice(0, 40)}-${generation}`;
+  return `${DEBOUNCE_ID_PREFIX}${hash.slice(0, 40)}-${generation}`;
 }
 
 /** The pointer item's key. */
 export function pointerKey(type: string, key: string): string {
-  return `debounce ${type} ${key}`;
+  return `${DEBOUNCE_POINTER_PREFIX}${type} ${key}`;
 }
 
 /** What {@link DebounceStore.absorb} did. */
@@ -104,7 +109,8 @@ export class DebounceStore {
 
   /**
    * Folds one enqueue into the waiting task `taskId`: one conditional UpdateItem whose
-   * condition is "this key's task, not started": a waiting status and attempt 0 (a claim
+   * condition is "this key's task, not started": its debounce key (the id is derived from
+   * the type and key), a waiting status and attempt 0 (a claim
    * moves both in its own single write, so the two writes are ordered and exactly one of
    * them sees the other). 'first' counts the enqueue; 'last' also replaces the payload and
    * moves runAt, refused (a new generation) once the task is {@link MAX_WAIT_WINDOWS}
@@ -112,7 +118,6 @@ export class DebounceStore {
    */
   async absorb(
     taskId: string,
-    type: string,
     spec: DebounceSpec,
     replacement: Replacement | undefined,
   ): Promise<AbsorbResult> {
@@ -121,13 +126,11 @@ export class DebounceStore {
       '#pk': TableSchema.PARTITION_KEY,
       '#status': 'status',
       '#attempt': 'attempt',
-      '#type': 'type',
       '#debounceKey': 'debounceKey',
       '#absorbed': 'absorbed',
       '#updatedAt': 'updatedAt',
     };
     const values: Record<string, unknown> = {
-      ':type': type,
       ':key': spec.key,
       ':zero': 0,
       ':one': 1,
@@ -139,7 +142,6 @@ export class DebounceStore {
       'attribute_exists(#pk)',
       `#status IN (${waiting})`,
       '#attempt = :zero',
-      '#type = :type',
       '#debounceKey = :key',
     ];
     const sets = ['#absorbed = if_not_exists(#absorbed, :zero) + :one', '#updatedAt = :now'];
