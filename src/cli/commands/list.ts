@@ -82,6 +82,7 @@ function summary(r: TaskRecord) {
     attempt: r.attempt,
     maxAttempts: r.maxAttempts,
     orderingKey: r.orderingKey ?? null,
+    debounce: r.debounce ?? null,
     createdAt: isoTime(r.createdAt),
     updatedAt: isoTime(r.updatedAt),
   };
