@@ -46,7 +46,8 @@ export async function enqueueDebounced(
   const spec = checked.debounce;
   if (spec === undefined) throw new TypeError('enqueueDebounced needs the debounce option');
   const pointed = await onTable(writer.table, () => debounces.generation(task.type, spec.key));
-  const forGeneration = (generation: number): Promise<NewTask> => {
+  // The tag and a claim-checked payload are made only for a write that stores the payload.
+  const stored = (generation: number): Promise<NewTask> => {
     const id = debounceTaskId(task.type, spec.key, generation);
     const messageGroupId = checked.orderingKey ?? id;
     return withStorage(writer, { ...checked, id, messageGroupId, sequence });
@@ -54,12 +55,10 @@ export async function enqueueDebounced(
   let generation = Math.max(pointed, 1);
   let absorbFirst = pointed > 0;
   for (let step = 0; step < MAX_STEPS; step++) {
-    const prepared = await forGeneration(generation);
     if (absorbFirst) {
-      const replacement = spec.mode === DebounceMode.LAST ? prepared : undefined;
-      const out = await onTable(writer.table, () =>
-        debounces.absorb(prepared.id, spec, replacement),
-      );
+      const id = debounceTaskId(task.type, spec.key, generation);
+      const replacement = spec.mode === DebounceMode.LAST ? await stored(generation) : undefined;
+      const out = await onTable(writer.table, () => debounces.absorb(id, spec, replacement));
       if (out.kind === 'absorbed') return { record: out.record, created: false };
       if (out.kind === 'moved-on') {
         generation++;
@@ -67,7 +66,7 @@ export async function enqueueDebounced(
         continue;
       }
     }
-    const { record, created } = await writeNew(writer, prepared);
+    const { record, created } = await writeNew(writer, await stored(generation));
     if (created) {
       await onTable(writer.table, () =>
         debounces.advance(task.type, spec.key, generation, spec.windowMs),
