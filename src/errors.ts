@@ -361,7 +361,7 @@ export class DebounceContendedError extends TasklaneError {
   constructor(taskType: string, key: string, steps: number) {
     super(
       ErrorCode.DEBOUNCE_CONTENDED,
-      `Debounce key ${JSON.stringify(key)} of task type '${taskType}': ${steps} conditional writes in a row lost their race to other enqueues of the key; nothing was enqueued, retry.`,
+      `Debounce key ${JSON.stringify(key)} of task type '${taskType}': ${steps} of its creates lost their race to other enqueues of the key; nothing was enqueued, retry.`,
     );
     this.taskType = taskType;
     this.key = key;

@@ -22,17 +22,18 @@ export interface DebouncedRecord {
 }
 
 /**
- * Steps (one absorb or one create each) before giving up: each step that fails means another
- * enqueue's write just landed, so only a storm of them on one key can exhaust this.
+ * Creates lost to another enqueue's create of the same generation before giving up: each
+ * means another enqueue's write just landed, so only a storm of them on one key can exhaust
+ * this. Moving past a started generation is progress, not contention: it is not counted.
  */
-const MAX_STEPS = 16;
+const MAX_LOST_CREATES = 16;
 
 /**
  * Enqueues with `debounce`: folds the payload into the key's waiting task, or creates it.
  *
  * @throws ValidationError, PayloadTooLargeError as `enqueue` does.
- * @throws DebounceContendedError when {@link MAX_STEPS} conditional
- *   writes in a row lost their race; nothing was absorbed or created then.
+ * @throws DebounceContendedError when {@link MAX_LOST_CREATES} creates lost their race;
+ *   nothing was absorbed or created then.
  */
 export async function enqueueDebounced(
   writer: RecordWriter,
@@ -54,7 +55,7 @@ export async function enqueueDebounced(
   };
   let generation = Math.max(pointed, 1);
   let absorbFirst = pointed > 0;
-  for (let step = 0; step < MAX_STEPS; step++) {
+  for (let lost = 0; lost < MAX_LOST_CREATES; ) {
     if (absorbFirst) {
       const id = debounceTaskId(task.type, spec.key, generation);
       const replacement = spec.mode === DebounceMode.LAST ? await stored(generation) : undefined;
@@ -74,7 +75,8 @@ export async function enqueueDebounced(
       return { record, created: true };
     }
     // Another enqueue created this generation first: fold into it (or move past it).
+    lost++;
     absorbFirst = true;
   }
-  throw new DebounceContendedError(task.type, spec.key, MAX_STEPS);
+  throw new DebounceContendedError(task.type, spec.key, MAX_LOST_CREATES);
 }

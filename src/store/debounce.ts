@@ -24,7 +24,11 @@ import { fromItem, refusedRecord, type TaskRecord } from './record.js';
 import type { NewTask, WriteContext } from './record-writes.js';
 import { expiresAtSeconds, type Retention } from './retention.js';
 
-/** How long an idle pointer outlives its last task's window before its TTL may remove it. */
+/**
+ * How long past its last task's window and the retention an idle pointer is kept before its
+ * TTL may remove it: by then that task's record is normally gone too, so a restarted search
+ * (from generation 1) rarely meets old records.
+ */
 const POINTER_KEEP_MS = 86_400_000;
 
 /** The statuses of a task that has not started: only these absorb an enqueue. */

@@ -1,8 +1,10 @@
+import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
+import { TableSchema, TaskStatus } from '../../src/constants.js';
 import { ScheduleFailedError } from '../../src/errors.js';
+import { pointerKey } from '../../src/store/debounce.js';
 import { MAX_WAIT_WINDOWS } from '../../src/store/debounce-spec.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
@@ -115,5 +117,31 @@ describe('TaskClient.enqueue with debounce, through a one-time schedule', () => 
     expect(next.created).toBe(true);
     expect(next.id).not.toBe(rolledBack?.id);
     expect(next.record.status).toBe(TaskStatus.SCHEDULED);
+  });
+});
+
+describe('TaskClient.enqueue with debounce, without its pointer', () => {
+  it('finds its way past the finished generations and creates the next one', async () => {
+    // Arrange: a finished (cancelled) task, and its pointer gone (TTL, or never written)
+    const client = executor.client();
+    const debounce = { key: nextKey(), windowMs: 5000, mode: 'last' } as const;
+    const first = await client.enqueue(save, { n: 1 }, { debounce });
+    await client.cancel(first.id);
+    await executor.clients.dynamodb.send(
+      new DeleteItemCommand({
+        TableName: executor.tableName,
+        Key: { [TableSchema.PARTITION_KEY]: { S: pointerKey('save', debounce.key) } },
+      }),
+    );
+
+    // Act
+    const next = await client.enqueue(save, { n: 2 }, { debounce });
+    const again = await client.enqueue(save, { n: 3 }, { debounce });
+
+    // Assert
+    expect(next.id).not.toBe(first.id);
+    expect(next.created).toBe(true);
+    expect([again.id, again.absorbed]).toEqual([next.id, true]);
+    expect((await executor.store.get(first.id))?.status).toBe(TaskStatus.CANCELLED);
   });
 });
