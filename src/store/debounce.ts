@@ -114,7 +114,8 @@ export class DebounceStore {
   /**
    * Folds one enqueue into the waiting task `taskId`: one conditional UpdateItem whose
    * condition is "this key's task, not started": its debounce key (the id is derived from
-   * the type and key), a waiting status and attempt 0 (a claim
+   * the type and key), a waiting status, attempt 0 and its first generation (a redriven
+   * task, which has run, is not folded into either; a claim
    * moves both in its own single write, so the two writes are ordered and exactly one of
    * them sees the other). 'first' counts the enqueue; 'last' also replaces the payload and
    * moves runAt, refused (a new generation) once the task is {@link MAX_WAIT_WINDOWS}
@@ -130,6 +131,7 @@ export class DebounceStore {
       '#pk': TableSchema.PARTITION_KEY,
       '#status': 'status',
       '#attempt': 'attempt',
+      '#generation': 'generation',
       '#debounceKey': 'debounceKey',
       '#absorbed': 'absorbed',
       '#updatedAt': 'updatedAt',
@@ -146,6 +148,7 @@ export class DebounceStore {
       'attribute_exists(#pk)',
       `#status IN (${waiting})`,
       '#attempt = :zero',
+      '#generation = :one',
       '#debounceKey = :key',
     ];
     const sets = ['#absorbed = if_not_exists(#absorbed, :zero) + :one', '#updatedAt = :now'];

@@ -3,13 +3,19 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TableSchema, TaskStatus } from '../../src/constants.js';
-import { ScheduleFailedError } from '../../src/errors.js';
+import { PermanentError, ScheduleFailedError } from '../../src/errors.js';
 import { pointerKey } from '../../src/store/debounce.js';
 import { MAX_WAIT_WINDOWS } from '../../src/store/debounce-spec.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
-import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import { eventually, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 const save = defineTask('save', { schema: z.object({ n: z.number() }), handler: () => undefined });
+const doomed = defineTask('doomed', {
+  schema: z.object({ n: z.number() }),
+  handler: () => {
+    throw new PermanentError('bad input');
+  },
+});
 
 let executor: TestExecutor;
 let keys = 0;
@@ -143,5 +149,28 @@ describe('TaskClient.enqueue with debounce, without its pointer', () => {
     expect(next.created).toBe(true);
     expect([again.id, again.absorbed]).toEqual([next.id, true]);
     expect((await executor.store.get(first.id))?.status).toBe(TaskStatus.CANCELLED);
+  });
+});
+
+describe('TaskClient.enqueue with debounce, after a redrive', () => {
+  it('does not fold into a redriven task: it retries its own payload', async () => {
+    // Arrange: the key's task died and was redriven before anything else was enqueued
+    const client = executor.client();
+    const debounce = { key: nextKey(), windowMs: 200, mode: 'last' } as const;
+    const first = await client.enqueue(doomed, { n: 1 }, { debounce });
+    const worker = executor.worker([doomed, save]);
+    await eventually(async () => {
+      await executor.drain(worker);
+      return (await client.get(first.id))?.status === TaskStatus.DEAD;
+    });
+    await client.redrive({ ids: [first.id] });
+
+    // Act
+    const next = await client.enqueue(doomed, { n: 2 }, { debounce });
+
+    // Assert
+    expect(next.id).not.toBe(first.id);
+    expect(next.created).toBe(true);
+    expect((await client.get(first.id))?.payload).toEqual({ n: 1 });
   });
 });
