@@ -82,6 +82,11 @@ export const AuditEvent = {
   /** `client.cancel` asked a RUNNING task to stop; its worker ends it CANCELLED. */
   CANCEL_REQUESTED: 'cancel-requested',
   /**
+   * An enqueue with `debounce` was folded into the key's waiting task (logged only: the task
+   * counts them in `absorbed` instead of growing its history; docs/debounce.md).
+   */
+  DEBOUNCED: 'debounced',
+  /**
    * An operator gave up on a DEAD task that parked its ordering key: the task stays DEAD and
    * the key's later tasks proceed (docs/adr/0024-parked-keys.md).
    */

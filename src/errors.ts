@@ -18,6 +18,7 @@ export const ErrorCode = {
   SCHEDULE_FAILED: 'SCHEDULE_FAILED',
   RESULT_TOO_LARGE: 'RESULT_TOO_LARGE',
   CLAIM_CHECK_MISMATCH: 'CLAIM_CHECK_MISMATCH',
+  DEBOUNCE_CONTENDED: 'DEBOUNCE_CONTENDED',
 } as const;
 
 /** One of the {@link ErrorCode} values. */
@@ -346,5 +347,23 @@ export class ClaimCheckMismatchError extends TasklaneError {
     );
     this.location = location;
     this.problem = problem;
+  }
+}
+
+/**
+ * A debounced enqueue lost every one of its conditional writes' races to other enqueues of
+ * the same key; nothing was absorbed or created by it. Retrying is safe.
+ */
+export class DebounceContendedError extends TasklaneError {
+  readonly taskType: string;
+  readonly key: string;
+
+  constructor(taskType: string, key: string, steps: number) {
+    super(
+      ErrorCode.DEBOUNCE_CONTENDED,
+      `Debounce key ${JSON.stringify(key)} of task type '${taskType}': ${steps} of its creates lost their race to other enqueues of the key; nothing was enqueued, retry.`,
+    );
+    this.taskType = taskType;
+    this.key = key;
   }
 }

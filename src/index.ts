@@ -7,6 +7,7 @@
 
 export type { ObjectRef } from './claim-check/object-ref.js';
 export type { CheckReport } from './client/check.js';
+export type { DebounceOptions } from './client/debounce-options.js';
 export type { EnqueueOptions } from './client/prepare.js';
 export type { RedriveOptions, RedriveResult, RedriveSelection } from './client/redrive.js';
 export type {
@@ -48,6 +49,7 @@ export type { ConfigurationProblem, ValidationIssue } from './errors.js';
 export {
   ClaimCheckMismatchError,
   ConfigurationError,
+  DebounceContendedError,
   ErrorCode,
   IdempotencyConflictError,
   LeaseLostError,
@@ -83,7 +85,7 @@ export { silentLogger } from './observability/logger.js';
 export type { PowertoolsMetricsOptions, TaskMetrics } from './observability/metrics.js';
 export { MetricName, noopMetrics, powertoolsMetrics } from './observability/metrics.js';
 export type { Usage } from './observability/usage-meter.js';
-export type { HistoryEntry, TaskErrorInfo, TaskRecord } from './store/record.js';
+export type { DebounceInfo, HistoryEntry, TaskErrorInfo, TaskRecord } from './store/record.js';
 export type { Retention } from './store/retention.js';
 export type { SweeperOptions } from './sweeper/create-sweeper.js';
 export { createSweeper } from './sweeper/create-sweeper.js';

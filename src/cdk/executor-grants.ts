@@ -23,7 +23,11 @@ import {
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
-import { PRODUCER_UPDATE_ATTRIBUTES } from '../store/producer-writes.js';
+import { DEBOUNCE_ID_PREFIX, DEBOUNCE_POINTER_PREFIX } from '../store/debounce-spec.js';
+import {
+  DEBOUNCED_UPDATE_ATTRIBUTES,
+  PRODUCER_UPDATE_ATTRIBUTES,
+} from '../store/producer-writes.js';
 import {
   DELAYED_SCHEDULE_PREFIXES,
   KEY_USE_ACTIONS,
@@ -185,7 +189,34 @@ function producerUpdateGrant(targets: GrantTargets, grantee: IGrantable): Grant 
     conditions: {
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...PRODUCER_UPDATE_ATTRIBUTES] },
     },
-  });
+  }).combine(debounceGrant(targets, grantee));
+}
+
+/**
+ * A debounced enqueue (docs/adr/0029-debounce.md): reading a key's pointer, and folding an
+ * enqueue into a waiting debounced task, which in mode 'last' replaces its payload and
+ * `runAt`. Both only on their own keys (`debounce …` pointers, `debounce-…` tasks, a prefix
+ * explicit ids may not take), so no other task's payload can be changed in place.
+ */
+function debounceGrant(targets: GrantTargets, grantee: IGrantable): Grant {
+  return Grant.addToPrincipal({
+    grantee,
+    actions: ['dynamodb:GetItem'],
+    resourceArns: [targets.tableArn],
+    conditions: {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${DEBOUNCE_POINTER_PREFIX}*`] },
+    },
+  }).combine(
+    Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:UpdateItem'],
+      resourceArns: [targets.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${DEBOUNCE_ID_PREFIX}*`] },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...DEBOUNCED_UPDATE_ATTRIBUTES] },
+      },
+    }),
+  );
 }
 
 /** A worker outside Lambda: `createWorker(tasks).poll()` on ECS, EC2 or a laptop. */

@@ -21,6 +21,11 @@ export interface EnqueueResult {
    */
   readonly sent: boolean;
   readonly record: TaskRecord;
+  /**
+   * With `debounce` only: true when this enqueue was folded into the key's waiting task
+   * (`id` is that task's, `created` is false), false when it created the task.
+   */
+  readonly absorbed?: boolean;
 }
 
 /** One entry of {@link TaskClient.enqueueBatch}. */
@@ -40,7 +45,7 @@ export interface BatchDeps {
   readonly createRecord: (
     entry: BatchEntry,
     sequence: string | undefined,
-  ) => Promise<{ record: TaskRecord; created: boolean }>;
+  ) => Promise<{ record: TaskRecord; created: boolean; absorbed?: boolean }>;
   readonly delayed: DelayedTasks;
   readonly dispatcher: Dispatcher;
 }
@@ -53,14 +58,38 @@ export const ENQUEUE_USAGE = 'enqueue';
  * or sends its message (due now).
  */
 export async function enqueueOne(entry: BatchEntry, deps: BatchDeps): Promise<EnqueueResult> {
-  const { record, created } = await deps.createRecord(entry, nextSequence());
+  return deliverWritten(await deps.createRecord(entry, nextSequence()), deps);
+}
+
+/** What follows the record's write: arranging its schedule, or sending its message. */
+async function deliverWritten(
+  written: { record: TaskRecord; created: boolean; absorbed?: boolean },
+  deps: BatchDeps,
+): Promise<EnqueueResult> {
+  const { record, created, absorbed } = written;
+  const debounced = absorbed === undefined ? {} : { absorbed };
+  if (absorbed === true) return absorbedInto(record, deps);
   if (record.status === TaskStatus.SCHEDULED) {
     await deps.delayed.arrange(record, created);
-    return { id: record.id, created, sent: true, record };
+    return { id: record.id, created, sent: true, record, ...debounced };
   }
-  if (record.status !== TaskStatus.PENDING) return { id: record.id, created, sent: true, record };
+  if (record.status !== TaskStatus.PENDING) {
+    return { id: record.id, created, sent: true, record, ...debounced };
+  }
   const sent = await deps.dispatcher.send(record);
-  return { id: record.id, created, sent: sent !== undefined, record: sent ?? record };
+  return { id: record.id, created, sent: sent !== undefined, record: sent ?? record, ...debounced };
+}
+
+/**
+ * The result of an enqueue folded into a waiting debounced task. Its creator sends its
+ * message (or the sweeper does); a SCHEDULED one not yet confirmed is confirmed first, as a
+ * re-enqueue of its id would be, so the creator's rollback cannot drop it (ADR 0009).
+ */
+async function absorbedInto(record: TaskRecord, deps: BatchDeps): Promise<EnqueueResult> {
+  if (record.status === TaskStatus.SCHEDULED && !record.scheduleConfirmed) {
+    await deps.delayed.arrange(record, false);
+  }
+  return { id: record.id, created: false, sent: true, record, absorbed: true };
 }
 
 /** How many chunks of 10 entries an enqueueBatch has in flight at once (writes or send). */
@@ -102,10 +131,13 @@ export async function enqueueAll(
 
   const writeOne = async (index: number): Promise<Written | undefined> => {
     try {
-      const { record, created } = await deps.createRecord(
-        entries[index] as BatchEntry,
-        sequences[index],
-      );
+      const written = await deps.createRecord(entries[index] as BatchEntry, sequences[index]);
+      const { record, created } = written;
+      if (written.absorbed !== undefined) {
+        // Debounced: sent on its own when created, never re-sent when absorbed.
+        results[index] = { ok: true, ...(await deliverWritten(written, deps)) };
+        return undefined;
+      }
       if (record.status === TaskStatus.SCHEDULED) await deps.delayed.arrange(record, created);
       if (record.status === TaskStatus.PENDING) return { index, record, created };
       results[index] = { ok: true, id: record.id, created, sent: true, record };

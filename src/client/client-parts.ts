@@ -16,10 +16,13 @@ import { meterClient, UsageMeter } from '../observability/usage-meter.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
 import { createDelayedTasks, type DelayedTasks } from '../scheduler/delayed.js';
 import { SchedulerTarget } from '../scheduler/target.js';
+import { DebounceStore } from '../store/debounce.js';
 import { resolveRetention } from '../store/retention.js';
+import { writeContext } from '../store/store-context.js';
 import { TaskStore } from '../store/task-store.js';
 import type { BatchDeps } from './batch.js';
 import { createRecord, type RecordWriter } from './create-record.js';
+import { enqueueDebounced } from './debounce.js';
 import type { TableCall } from './guarded-calls.js';
 import type { TaskClientOptions } from './options.js';
 import { RecurringSchedules } from './schedules.js';
@@ -101,6 +104,11 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     clock,
     lanes,
   };
+  const retention = resolveRetention(options.retention);
+  const debounces = new DebounceStore(
+    writeContext({ tableName: location.tableName, dynamodb, logger }, store.statusShards, clock),
+    retention,
+  );
   meterClient(sqs);
   meterClient(dynamodb);
   return {
@@ -122,8 +130,20 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     tableCall,
     writer,
     batch: {
-      createRecord: (entry, sequence) =>
-        createRecord(writer, entry.task, entry.payload, entry.options ?? {}, sequence),
+      createRecord: (entry, sequence) => {
+        const options = entry.options ?? {};
+        if (typeof options !== 'object' || options.debounce === undefined) {
+          return createRecord(writer, entry.task, entry.payload, options, sequence);
+        }
+        return enqueueDebounced(
+          writer,
+          debounces,
+          entry.task,
+          entry.payload,
+          options,
+          sequence,
+        ).then(({ record, created }) => ({ record, created, absorbed: !created }));
+      },
       delayed,
       dispatcher,
     },

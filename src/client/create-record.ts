@@ -5,7 +5,7 @@ import type { IntegrityTag } from '../integrity/tag.js';
 import type { LaneQueues } from '../lanes.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { TaskRecord } from '../store/record.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { NewTask, TaskStore } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import { onTable, type TableCall } from './guarded-calls.js';
 import { type EnqueueOptions, prepareTask } from './prepare.js';
@@ -41,28 +41,48 @@ export async function createRecord(
   options: EnqueueOptions,
   sequence: string | undefined,
 ): Promise<{ record: TaskRecord; created: boolean }> {
-  const { store, delayed } = writer;
   writer.lanes.get(task.lane, `Task type '${task.type}'`);
   const checked = await prepareTask(task, payload, options, writer.maxPayloadBytes, writer.clock());
+  const prepared = { ...(await withStorage(writer, checked)), sequence };
+  const { record, created } = await writeNew(writer, prepared);
+  if (!created && (record.payloadHash !== prepared.payloadHash || record.type !== prepared.type)) {
+    throw new IdempotencyConflictError(record);
+  }
+  return { record, created };
+}
+
+/**
+ * A checked task with its integrity tag and, above the threshold, its payload stored in the
+ * payload bucket. The object first, then the record: no record ever names a missing object.
+ * A retry writes the same bytes under the same key; a conflicting payload gets its own key
+ * (ADR 0023).
+ */
+export async function withStorage(writer: RecordWriter, checked: NewTask): Promise<NewTask> {
   const integrityTag = await writer.integrity?.tag(checked);
-  // The object first, then the record: no record ever names a missing object. A retry
-  // writes the same bytes under the same key; a conflicting payload gets its own key (ADR 0023).
   const size = Buffer.byteLength(checked.payloadJson, 'utf8');
   const payloadRef = writer.objects.offloads(size)
     ? await writer.objects.put(payloadKey(checked.id, checked.payloadHash), checked.payloadJson)
     : undefined;
-  const prepared = { ...checked, sequence, integrityTag, payloadRef };
+  return { ...checked, integrityTag, payloadRef };
+}
+
+/**
+ * Writes a prepared task's record: SCHEDULED when runAt is beyond the threshold (after
+ * checking that scheduling is configured, so a misconfiguration writes nothing), else PENDING.
+ * An existing id is returned as it is, with `created: false`.
+ */
+export async function writeNew(
+  writer: RecordWriter,
+  prepared: NewTask,
+): Promise<{ record: TaskRecord; created: boolean }> {
+  const { store, delayed } = writer;
   const scheduled = delayed.needsSchedule(prepared.runAt);
   if (scheduled) delayed.assertConfigured();
-  const { record, created } = await onTable(writer.table, () =>
+  return onTable(writer.table, () =>
     store.create(
       scheduled
         ? { ...prepared, scheduled, detail: `runAt ${new Date(prepared.runAt ?? 0).toISOString()}` }
         : prepared,
     ),
   );
-  if (!created && (record.payloadHash !== prepared.payloadHash || record.type !== prepared.type)) {
-    throw new IdempotencyConflictError(record);
-  }
-  return { record, created };
 }

@@ -2,9 +2,11 @@ import { monotonicFactory } from 'ulid';
 import { OnDead } from '../constants.js';
 import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../errors.js';
 import { instantProblem } from '../scheduler/limits.js';
+import { DEBOUNCE_ID_PREFIX } from '../store/debounce-spec.js';
 import { canonicalJson, payloadHash } from '../store/record.js';
 import type { NewTask } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
+import { checkDebounce, type DebounceOptions } from './debounce-options.js';
 import { checkOptionKeys, ENQUEUE_OPTION_KEYS } from './validate.js';
 
 /** Options of one enqueue. */
@@ -32,6 +34,12 @@ export interface EnqueueOptions {
   readonly runAt?: Date;
   /** Like `runAt`, as milliseconds from now. Give one of `runAt` and `delay`, not both. */
   readonly delay?: number;
+  /**
+   * Folds enqueues of this task type with the same key into one waiting task, which runs at
+   * the end of its window (docs/debounce.md). Not with `id`, `runAt` or `delay`.
+   * @default none: every enqueue is its own task
+   */
+  readonly debounce?: DebounceOptions;
 }
 
 /** SQS's MessageGroupId alphabet (printable ASCII without space), which ids must also fit. */
@@ -58,9 +66,16 @@ function checkKey(issues: ValidationIssue[], path: string, value: unknown): void
 
 /**
  * Firing ids (`<schedule>@<scheduledTime>`) are the only ids with `@`, so a producer can
- * never take a firing's id and have the genuine firing dropped as a duplicate.
+ * never take a firing's id and have the genuine firing dropped as a duplicate. Debounced
+ * tasks' ids (`debounce-…`) are reserved too: only they may have their payload replaced.
  */
 function checkIdNamespace(issues: ValidationIssue[], id: unknown): void {
+  if (typeof id === 'string' && KEY_PATTERN.test(id) && id.startsWith(DEBOUNCE_ID_PREFIX)) {
+    issues.push({
+      path: 'options.id',
+      message: `expected no '${DEBOUNCE_ID_PREFIX}' prefix (reserved for debounced tasks), received ${JSON.stringify(id.slice(0, 80))}`,
+    });
+  }
   if (typeof id === 'string' && KEY_PATTERN.test(id) && id.includes('@')) {
     issues.push({
       path: 'options.id',
@@ -90,7 +105,8 @@ export async function prepareTask(
   checkKey(issues, 'options.id', options.id);
   checkIdNamespace(issues, options.id);
   checkKey(issues, 'options.orderingKey', options.orderingKey);
-  const runAt = checkRunAt(issues, options, now);
+  const debounce = checkDebounce(issues, options as Record<string, unknown>);
+  const runAt = debounce === undefined ? checkRunAt(issues, options, now) : now + debounce.windowMs;
   // The payload travels as JSON, so the schema judges what the worker will see: the value
   // after a JSON round trip (a Date becomes a string, undefined fields vanish).
   let payloadJson: string | undefined;
@@ -135,6 +151,7 @@ export async function prepareTask(
       : {}),
     // Stored so that every later send of the task goes to its lane; the default costs no bytes.
     ...(task.lane === undefined ? {} : { lane: task.lane }),
+    ...(debounce === undefined ? {} : { debounce }),
   };
 }
 

@@ -35,3 +35,20 @@ export const PRODUCER_UPDATE_ATTRIBUTES: readonly string[] = [
   'finishedAt',
   TableSchema.TTL_ATTRIBUTE,
 ];
+
+/**
+ * What a producer's UpdateItem may also name on a debounced task (ids starting
+ * `debounce-`, which explicit ids may not): folding an enqueue into the key's waiting task
+ * counts it in `absorbed` and, in mode 'last', replaces the payload and moves `runAt`
+ * (docs/adr/0029-debounce.md). The pointer's update names only attributes of the list above.
+ */
+export const DEBOUNCED_UPDATE_ATTRIBUTES: readonly string[] = [
+  ...PRODUCER_UPDATE_ATTRIBUTES,
+  'debounceKey',
+  'absorbed',
+  'payload',
+  'payloadRef',
+  'payloadHash',
+  'integrityTag',
+  'runAt',
+];

@@ -17,6 +17,7 @@ import { TransitionRejectedError } from '../errors.js';
 import { auditEntry } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { truncate } from '../text.js';
+import type { DebounceSpec } from './debounce-spec.js';
 import { and, type Condition, equals, exists } from './expression.js';
 import { MAX_DETAIL_CHARS } from './history.js';
 import {
@@ -70,6 +71,8 @@ export interface NewTask {
   readonly onDead?: 'park' | undefined;
   /** The task's lane, absent for the default lane (see {@link TaskRecord.lane}). */
   readonly lane?: string | undefined;
+  /** Enqueued with `debounce` (docs/adr/0029-debounce.md): its key, window and mode. */
+  readonly debounce?: DebounceSpec | undefined;
 }
 
 /** Reads one task with a strongly consistent read. */
@@ -135,6 +138,8 @@ export async function createTask(
     integrityTag: task.integrityTag,
     onDead: task.onDead,
     lane: task.lane,
+    debounceKey: task.debounce?.key,
+    debounceMode: task.debounce?.mode,
     updatedAt: now,
     history: [entry],
     ...statusIndexKeys(task.id, status, scheduled ? (task.runAt as number) : now, ctx.statusShards),

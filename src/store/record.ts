@@ -4,6 +4,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { encodeTime } from 'ulid';
 import { type ObjectRef, toObjectRef } from '../claim-check/object-ref.js';
 import { type AuditEvent, isTerminal, OnDead, TableSchema, type TaskStatus } from '../constants.js';
+import { DebounceMode } from './debounce-spec.js';
 
 /** One entry of a task's history: an audit record without the task's own identity. */
 export interface HistoryEntry {
@@ -136,6 +137,16 @@ export interface TaskRecord {
    * (docs/adr/0028-lanes.md).
    */
   readonly lane?: string | undefined;
+  /** A task enqueued with `debounce`: its key and mode, and the enqueues it absorbed. */
+  readonly debounce?: DebounceInfo | undefined;
+}
+
+/** What a debounced task shows (docs/debounce.md); its window ends at `runAt`. */
+export interface DebounceInfo {
+  readonly key: string;
+  readonly mode: DebounceMode;
+  /** Later enqueues folded into this task (0 when only the first one). */
+  readonly absorbed: number;
 }
 
 /** The raw DynamoDB item, as the document client returns it. */
@@ -287,6 +298,15 @@ export function fromItem(item: TaskItem): TaskRecord {
     ...(item.onDead === OnDead.PARK ? { onDead: OnDead.PARK } : {}),
     ...(typeof item.parkedKey === 'string' ? { parkedKey: item.parkedKey } : {}),
     ...(typeof item.lane === 'string' ? { lane: item.lane } : {}),
+    ...(typeof item.debounceKey === 'string'
+      ? {
+          debounce: {
+            key: item.debounceKey,
+            mode: item.debounceMode === DebounceMode.FIRST ? DebounceMode.FIRST : DebounceMode.LAST,
+            absorbed: Number(item.absorbed ?? 0),
+          },
+        }
+      : {}),
   };
 }
 

@@ -4,7 +4,10 @@ import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { TaskExecutor } from '../../src/cdk/index.js';
-import { PRODUCER_UPDATE_ATTRIBUTES } from '../../src/store/producer-writes.js';
+import {
+  DEBOUNCED_UPDATE_ATTRIBUTES,
+  PRODUCER_UPDATE_ATTRIBUTES,
+} from '../../src/store/producer-writes.js';
 import { arnOf, idOf } from '../helpers/infra.js';
 
 /** `schedule/Grants/*` in the stack's partition, region and account. */
@@ -66,6 +69,27 @@ describe('TaskExecutor grants', () => {
           },
           {
             Effect: 'Allow',
+            // A debounce key's pointer only.
+            Action: 'dynamodb:GetItem',
+            Resource: arnOf(table),
+            Condition: {
+              'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['debounce *'] },
+            },
+          },
+          {
+            Effect: 'Allow',
+            // A debounced task's payload, in place, and only a debounced task's.
+            Action: 'dynamodb:UpdateItem',
+            Resource: arnOf(table),
+            Condition: {
+              'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['debounce-*'] },
+              'ForAllValues:StringEquals': {
+                'dynamodb:Attributes': [...DEBOUNCED_UPDATE_ATTRIBUTES],
+              },
+            },
+          },
+          {
+            Effect: 'Allow',
             Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
             Resource: arnOf(queue),
           },
@@ -86,7 +110,7 @@ describe('TaskExecutor grants', () => {
     });
   });
 
-  it('grantEnqueue gives no DeleteItem and no unconditioned UpdateItem on the table', () => {
+  it('grantEnqueue gives no DeleteItem and no unconditioned GetItem or UpdateItem on the table', () => {
     // Act
     const template = granted((executor, role) => executor.grantEnqueue(role));
 
@@ -105,10 +129,17 @@ describe('TaskExecutor grants', () => {
     expect(statements.length).toBeGreaterThan(0);
     expect(statements.flatMap(actions)).not.toContain('dynamodb:DeleteItem');
     const updates = statements.filter((s) => actions(s).includes('dynamodb:UpdateItem'));
-    expect(updates).toHaveLength(1);
-    expect(updates[0]?.Condition).toEqual({
-      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...PRODUCER_UPDATE_ATTRIBUTES] },
-    });
+    expect(updates.map((s) => s.Condition)).toEqual([
+      { 'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...PRODUCER_UPDATE_ATTRIBUTES] } },
+      {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['debounce-*'] },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...DEBOUNCED_UPDATE_ATTRIBUTES] },
+      },
+    ]);
+    const reads = statements.filter((s) => actions(s).includes('dynamodb:GetItem'));
+    expect(reads.map((s) => s.Condition)).toEqual([
+      { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['debounce *'] } },
+    ]);
   });
 
   it('grantRead allows get and wait (GetItem), and list and counts (Query on the status index, the items it lists, a Scan for unkeyed statuses)', () => {

@@ -27,7 +27,7 @@ describe('prepareTask options', () => {
       {
         path: 'options.idd',
         message:
-          'unknown option "idd" (did you mean "id"?); expected one of id, orderingKey, runAt, delay',
+          'unknown option "idd" (did you mean "id"?); expected one of id, orderingKey, runAt, delay, debounce',
       },
     ]);
   });

@@ -87,3 +87,21 @@ describe('console pages', () => {
     expect(page).toContain('Read-only: actions are disabled');
   });
 });
+
+describe('console task page', () => {
+  it('shows a debounced task’s key, mode and absorbed enqueues, escaped', () => {
+    // Arrange
+    const record = taskRecord({
+      status: TaskStatus.PENDING,
+      runAt: FIXTURE_NOW + 30_000,
+      debounce: { key: '<b>doc</b>', mode: 'last', absorbed: 4 },
+    });
+
+    // Act
+    const page = text(taskDetailPage(ctx, record));
+
+    // Assert
+    expect(page).toContain('<dt>Debounce</dt>');
+    expect(page).toContain('key <code>&lt;b&gt;doc&lt;/b&gt;</code> (last), 4 enqueue(s) absorbed');
+  });
+});

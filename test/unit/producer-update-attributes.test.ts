@@ -8,8 +8,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { PRODUCER_UPDATE_ATTRIBUTES } from '../../src/store/producer-writes.js';
+import { DebounceStore } from '../../src/store/debounce.js';
+import {
+  DEBOUNCED_UPDATE_ATTRIBUTES,
+  PRODUCER_UPDATE_ATTRIBUTES,
+} from '../../src/store/producer-writes.js';
 import type { HistoryEntry } from '../../src/store/record.js';
+import { writeContext } from '../../src/store/store-context.js';
 import { TaskStore } from '../../src/store/task-store.js';
 import { FIXTURE_NOW, taskRecord } from '../helpers/task-record.js';
 
@@ -162,6 +167,78 @@ describe('PRODUCER_UPDATE_ATTRIBUTES', () => {
 
     // Act
     const granted = decisive.filter((a) => PRODUCER_UPDATE_ATTRIBUTES.includes(a));
+
+    // Assert
+    expect(granted).toEqual([]);
+  });
+});
+
+/** A debounce store on the offline client of {@link offlineStore}. */
+function offlineDebounces(): { debounces: DebounceStore; sent: SentRequest[] } {
+  const sent: SentRequest[] = [];
+  const dynamodb = new DynamoDBClient({
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'offline', secretAccessKey: 'offline' },
+  });
+  dynamodb.middlewareStack.add(
+    (_next, context) => async (args) => {
+      sent.push({ command: context.commandName ?? '', input: args.input as SentRequest['input'] });
+      return { output: { $metadata: {}, Attributes: { pk: 'x' } }, response: {} };
+    },
+    { step: 'initialize', name: 'answerOffline' },
+  );
+  const ctx = writeContext(
+    { tableName: 'tasks', dynamodb, logger: silentLogger },
+    8,
+    () => FIXTURE_NOW,
+  );
+  return { debounces: new DebounceStore(ctx, 86_400_000), sent };
+}
+
+const spec = { key: 'doc-1', windowMs: 1000, mode: 'last' } as const;
+const replacement = {
+  payloadJson: '{"n":2}',
+  payloadHash: 'h',
+  integrityTag: 'tag',
+  runAt: FIXTURE_NOW + 1000,
+};
+
+describe('DEBOUNCED_UPDATE_ATTRIBUTES', () => {
+  it.each([
+    ['absorb, first', (d: DebounceStore) => d.absorb('debounce-x-1', spec, undefined)],
+    ['absorb, last', (d: DebounceStore) => d.absorb('debounce-x-1', spec, replacement)],
+  ])('covers every attribute %s names', async (_name, write) => {
+    // Arrange
+    const { debounces, sent } = offlineDebounces();
+
+    // Act
+    await write(debounces);
+
+    // Assert
+    const named = attributesNamed(sent[0]?.input ?? {});
+    expect(named).toContain('absorbed');
+    expect(named.filter((a) => !DEBOUNCED_UPDATE_ATTRIBUTES.includes(a))).toEqual([]);
+  });
+
+  it('keeps the pointer update within PRODUCER_UPDATE_ATTRIBUTES', async () => {
+    // Arrange
+    const { debounces, sent } = offlineDebounces();
+
+    // Act
+    await debounces.advance('save', 'doc-1', 2, 1000);
+
+    // Assert
+    const named = attributesNamed(sent[0]?.input ?? {});
+    expect(named).toContain('generation');
+    expect(named.filter((a) => !PRODUCER_UPDATE_ATTRIBUTES.includes(a))).toEqual([]);
+  });
+
+  it('still leaves out the type, the attempt budget, the lease and the result', () => {
+    // Arrange
+    const decisive = ['type', 'maxAttempts', 'timeoutMs', 'messageGroupId', 'leaseToken'];
+
+    // Act
+    const granted = decisive.filter((a) => DEBOUNCED_UPDATE_ATTRIBUTES.includes(a));
 
     // Assert
     expect(granted).toEqual([]);

@@ -87,6 +87,7 @@ function summary(r: TaskRecord) {
     maxAttempts: r.maxAttempts,
     orderingKey: r.orderingKey ?? null,
     lane: r.lane ?? DEFAULT_LANE,
+    debounce: r.debounce ?? null,
     createdAt: isoTime(r.createdAt),
     updatedAt: isoTime(r.updatedAt),
   };

@@ -66,6 +66,12 @@ function fields(r: TaskRecord): string[][] {
     ['created', isoTime(r.createdAt)],
     ['updated', isoTime(r.updatedAt)],
     ['run at', isoTime(r.runAt)],
+    [
+      'debounce',
+      r.debounce === undefined
+        ? ''
+        : `key ${r.debounce.key} (${r.debounce.mode}), ${r.debounce.absorbed} enqueue(s) absorbed, window ends ${isoTime(r.runAt)}`,
+    ],
     ['worker', r.workerId],
     ['lease expires', isoTime(r.leaseExpiresAt)],
     ['heartbeats', r.heartbeats > 0 ? `${r.heartbeats}, last ${isoTime(r.lastHeartbeatAt)}` : ''],

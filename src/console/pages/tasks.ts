@@ -132,6 +132,7 @@ ${ctx.readOnly ? '' : taskActions(r)}
 <dt>Created</dt><dd>${time(r.createdAt)}</dd>
 <dt>Updated</dt><dd>${time(r.updatedAt)}</dd>
 ${r.runAt === undefined ? '' : html`<dt>Runs at</dt><dd>${time(r.runAt)}</dd>`}
+${r.debounce === undefined ? '' : html`<dt>Debounce</dt><dd>key <code>${r.debounce.key}</code> (${r.debounce.mode}), ${r.debounce.absorbed} enqueue(s) absorbed; the window ends at its run time</dd>`}
 <dt>Finished</dt><dd>${time(r.finishedAt)}</dd>
 <dt>Worker</dt><dd>${r.workerId ?? html`<span class="muted">none</span>`}</dd>
 ${r.deadReason === undefined ? '' : html`<dt>Dead reason</dt><dd>${r.deadReason}</dd>`}
