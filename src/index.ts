@@ -41,11 +41,12 @@ export type {
 export { TaskClient } from './client/task-client.js';
 export type { ExecutorLocation, ExecutorOutputs, StackOutput } from './config.js';
 export { EnvVars, locationFromStackOutputs } from './config.js';
-export { AuditEvent, isTerminal, OnDead, TaskStatus } from './constants.js';
+export { AuditEvent, isTerminal, OnDead, OnParentDead, TaskStatus } from './constants.js';
 export type { ConfigurationProblem, ValidationIssue } from './errors.js';
 export {
   ClaimCheckMismatchError,
   ConfigurationError,
+  DependencyError,
   ErrorCode,
   IdempotencyConflictError,
   LeaseLostError,

@@ -25,7 +25,8 @@ export interface RecordWriter {
  * The first step of an enqueue: validates the task, stores a payload above the threshold in
  * the payload bucket, and writes the record, SCHEDULED when runAt is
  * beyond the threshold (after checking that scheduling is configured, so a misconfiguration
- * writes nothing), else PENDING. An existing id must carry the same payload.
+ * writes nothing), WAITING with parents still to finish (docs/dependencies.md), else
+ * PENDING. An existing id must carry the same payload.
  *
  * @throws IdempotencyConflictError when the id exists with another type or payload.
  */
@@ -49,11 +50,17 @@ export async function createRecord(
   const scheduled = delayed.needsSchedule(prepared.runAt);
   if (scheduled) delayed.assertConfigured();
   const { record, created } = await onTable(writer.table, () =>
-    store.create(
-      scheduled
-        ? { ...prepared, scheduled, detail: `runAt ${new Date(prepared.runAt ?? 0).toISOString()}` }
-        : prepared,
-    ),
+    prepared.parents !== undefined
+      ? store.dependencies.create(prepared)
+      : store.create(
+          scheduled
+            ? {
+                ...prepared,
+                scheduled,
+                detail: `runAt ${new Date(prepared.runAt ?? 0).toISOString()}`,
+              }
+            : prepared,
+        ),
   );
   if (!created && (record.payloadHash !== prepared.payloadHash || record.type !== prepared.type)) {
     throw new IdempotencyConflictError(record);

@@ -69,6 +69,10 @@ export interface NewTask {
   readonly integrityTag?: string | undefined;
   /** `'park'` when the type parks its ordering key on death (see {@link TaskRecord.onDead}). */
   readonly onDead?: 'park' | undefined;
+  /** The tasks this one waits for (`dependsOn`); see {@link TaskRecord.parents}. */
+  readonly parents?: readonly string[] | undefined;
+  /** `'run'` when a DEAD or CANCELLED parent counts as finished. */
+  readonly onParentDead?: 'run' | undefined;
 }
 
 /** Reads one task with a strongly consistent read. */
@@ -97,24 +101,35 @@ function untouchedSchedule(seen: Pick<TaskRecord, 'generation' | 'createdAt'>): 
   ]);
 }
 
+/** A new task's wait for its parents (docs/adr/0030-dependencies.md). */
+export interface Waiting {
+  /** Parents not finished yet; 0 creates the task PENDING, as without parents. */
+  readonly waitingOn: number;
+  /** Parents already finished, counted at enqueue. */
+  readonly releasedBy: readonly string[];
+}
+
 /**
- * Writes a new task; an existing id is returned as it is, with `created: false`, except a
- * ROLLED_BACK record, which is replaced.
+ * The item and first history entry of a new task: SCHEDULED with `scheduled`, WAITING while
+ * `waiting` has parents left, else PENDING.
  */
-export async function createTask(
+export function newTaskItem(
   ctx: WriteContext,
   task: NewTask,
-): Promise<{ record: TaskRecord; created: boolean }> {
-  const now = ctx.clock();
+  now: number,
+  waiting?: Waiting,
+): { item: TaskItem; entry: HistoryEntry } {
   const shard = statusShard(task.id, ctx.statusShards);
   const scheduled = task.scheduled === true && task.runAt !== undefined;
-  const status = scheduled ? TaskStatus.SCHEDULED : TaskStatus.PENDING;
+  const waits = waiting !== undefined && waiting.waitingOn > 0;
+  const status = scheduled ? TaskStatus.SCHEDULED : waits ? TaskStatus.WAITING : TaskStatus.PENDING;
+  const detail = waits ? `waiting for ${waiting.waitingOn} parent(s)` : task.detail;
   const entry: HistoryEntry = {
     event: scheduled ? AuditEvent.SCHEDULED : AuditEvent.SUBMITTED,
     at: now,
     attempt: 0,
     status,
-    ...(task.detail === undefined ? {} : { detail: truncate(task.detail, MAX_DETAIL_CHARS) }),
+    ...(detail === undefined ? {} : { detail: truncate(detail, MAX_DETAIL_CHARS) }),
   };
   const item: TaskItem = {
     [TableSchema.PARTITION_KEY]: task.id,
@@ -136,9 +151,31 @@ export async function createTask(
     onDead: task.onDead,
     updatedAt: now,
     history: [entry],
+    ...(task.parents === undefined || task.parents.length === 0
+      ? {}
+      : {
+          parents: task.parents,
+          onParentDead: task.onParentDead,
+          waitingOn: waits ? waiting.waitingOn : undefined,
+          // DynamoDB refuses an empty set: the attribute is left out instead.
+          releasedBy:
+            waits && waiting.releasedBy.length > 0 ? new Set(waiting.releasedBy) : undefined,
+        }),
     [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(status, shard),
     [TableSchema.STATUS_INDEX_SORT_KEY]: scheduled ? (task.runAt as number) : now,
   };
+  return { item, entry };
+}
+
+/**
+ * Writes a new task; an existing id is returned as it is, with `created: false`, except a
+ * ROLLED_BACK record, which is replaced.
+ */
+export async function createTask(
+  ctx: WriteContext,
+  task: NewTask,
+): Promise<{ record: TaskRecord; created: boolean }> {
+  const { item, entry } = newTaskItem(ctx, task, ctx.clock());
   try {
     await ctx.doc.send(
       new PutCommand({

@@ -130,6 +130,16 @@ export interface TaskRecord {
    * the key is released (docs/adr/0024-parked-keys.md).
    */
   readonly parkedKey?: string | undefined;
+  /** The tasks this one was enqueued to wait for (`dependsOn`), in the order given. */
+  readonly parents?: readonly string[] | undefined;
+  /** On a WAITING task: parents not yet counted as finished; it starts when this reaches 0. */
+  readonly waitingOn?: number | undefined;
+  /** `'run'` when a DEAD or CANCELLED parent counts as finished; absent for `'cancel'`. */
+  readonly onParentDead?: 'run' | undefined;
+  /** Parents whose outcome this task has already counted (makes each release idempotent). */
+  readonly releasedBy?: readonly string[] | undefined;
+  /** Tasks that wait for this one (docs/adr/0030-dependencies.md). */
+  readonly dependents?: readonly string[] | undefined;
 }
 
 /** The raw DynamoDB item, as the document client returns it. */
@@ -280,6 +290,23 @@ export function fromItem(item: TaskItem): TaskRecord {
     cancelRequestedAt: optionalNumber(item.cancelRequestedAt),
     ...(item.onDead === OnDead.PARK ? { onDead: OnDead.PARK } : {}),
     ...(typeof item.parkedKey === 'string' ? { parkedKey: item.parkedKey } : {}),
+    ...dependencyFields(item),
+  };
+}
+
+/** The dependency attributes of an item, present only on tasks that have them. */
+function dependencyFields(item: TaskItem): Partial<TaskRecord> {
+  const ids = (v: unknown): string[] | undefined =>
+    v instanceof Set || Array.isArray(v) ? [...(v as Iterable<unknown>)].map(String) : undefined;
+  const parents = ids(item.parents);
+  const releasedBy = ids(item.releasedBy);
+  const dependents = ids(item.dependents);
+  return {
+    ...(parents === undefined ? {} : { parents }),
+    ...(typeof item.waitingOn === 'number' ? { waitingOn: item.waitingOn } : {}),
+    ...(item.onParentDead === 'run' ? { onParentDead: 'run' as const } : {}),
+    ...(releasedBy === undefined ? {} : { releasedBy: releasedBy.sort() }),
+    ...(dependents === undefined ? {} : { dependents: dependents.sort() }),
   };
 }
 

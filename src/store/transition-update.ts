@@ -3,7 +3,7 @@
  * recognises DynamoDB's refusal of an item that would grow past its size limit.
  */
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { TableSchema } from '../constants.js';
+import { isTerminal, TableSchema, type TaskStatus } from '../constants.js';
 import type { Condition } from './expression.js';
 import type { HistoryPlan } from './history.js';
 import type { HistoryEntry } from './record.js';
@@ -111,12 +111,12 @@ export function buildTransitionUpdate(write: TransitionWrite): UpdateCommandInpu
       parts.clause('#lastHeartbeatAt = :now_', ['lastHeartbeatAt']),
     );
   }
-  parts.sets.push(
-    '#status = :to',
-    '#updatedAt = :now_',
-    '#statusShard = :statusShard',
-    '#statusAt = :statusAt',
-  );
+  // A finished task with dependents goes to the release partition its first dependent gave
+  // it, until their releases are done (docs/adr/0030-dependencies.md); others to their status.
+  const shard = isTerminal(write.status as TaskStatus)
+    ? parts.clause('#statusShard = if_not_exists(#releaseShard, :statusShard)', ['releaseShard'])
+    : '#statusShard = :statusShard';
+  parts.sets.push('#status = :to', '#updatedAt = :now_', shard, '#statusAt = :statusAt');
   const remove = write.remove ?? [];
   const removeClause =
     remove.length === 0

@@ -44,6 +44,7 @@ function expectedDecision(row: Omit<Row, 'expected'>): ClaimDecision {
     case TaskStatus.DEAD:
     case TaskStatus.CANCELLED:
     case TaskStatus.ROLLED_BACK:
+    case TaskStatus.WAITING:
       return dropDuplicate;
     case TaskStatus.RUNNING:
       if (row.lease === 'live') return leased;

@@ -110,6 +110,7 @@ ${cursor === undefined ? html`<span class="muted">Last page</span>` : html`<a hr
 }
 
 const CANCELLABLE: readonly TaskStatus[] = [
+  TaskStatus.WAITING,
   TaskStatus.SCHEDULED,
   TaskStatus.PENDING,
   TaskStatus.QUEUED,
