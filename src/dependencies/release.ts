@@ -31,8 +31,11 @@ export interface ReleaseReport {
   readonly counted: number;
 }
 
-/** Writes per child before giving up on it (each lost race re-reads it); the sweeper retries. */
-const ROUNDS_PER_CHILD = 5;
+/**
+ * Writes per child beyond its parent count before giving up on it (the sweeper retries).
+ * Each lost race is another parent counted first, so a child with n parents loses at most n.
+ */
+const SPARE_ROUNDS = 3;
 
 /**
  * Releases the dependents of `parent`, a task just read or written in a terminal state, then
@@ -87,7 +90,8 @@ async function settleChild(
 ): Promise<ChildOutcome> {
   const dependencies = deps.store.dependencies;
   let child = await deps.store.get(childId);
-  for (let round = 0; round < ROUNDS_PER_CHILD; round++) {
+  const rounds = (child?.parents?.length ?? 0) + SPARE_ROUNDS;
+  for (let round = 0; round < rounds; round++) {
     if (child === undefined || child.status !== TaskStatus.WAITING) return { kind: 'done' };
     if (child.releasedBy?.includes(parent.id) === true) return { kind: 'done' };
     const counts = parent.status === TaskStatus.SUCCEEDED || child.onParentDead === 'run';

@@ -18,7 +18,10 @@ import { type SweepOptions, type SweepReport, sweep } from './sweeper.js';
 export interface SweeperOptions
   extends ExecutorLocation,
     Partial<
-      Pick<SweepOptions, 'budgetMs' | 'pendingAgeMs' | 'pageSize' | 'clock' | 'queuedOverdueMs'>
+      Pick<
+        SweepOptions,
+        'budgetMs' | 'pendingAgeMs' | 'pageSize' | 'clock' | 'queuedOverdueMs' | 'releaseGraceMs'
+      >
     > {
   readonly dynamodb?: DynamoDBClient;
   readonly sqs?: SQSClient;
@@ -90,6 +93,7 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
       ...(options.queuedOverdueMs === undefined
         ? {}
         : { queuedOverdueMs: options.queuedOverdueMs }),
+      ...(options.releaseGraceMs === undefined ? {} : { releaseGraceMs: options.releaseGraceMs }),
       ...(delayed === undefined
         ? {}
         : { ensureScheduled: (record) => delayed.ensureScheduled(record) }),
