@@ -27,7 +27,11 @@ function crashingBefore(taskId: () => string | undefined): DynamoDBClient {
     (next, context) => async (args) => {
       const key = (args.input as { Key?: { pk?: unknown } }).Key?.pk;
       const pk = typeof key === 'string' ? key : (key as { S?: string } | undefined)?.S;
-      if (context.commandName.startsWith('Update') && pk !== undefined && pk === taskId()) {
+      if (
+        context.commandName?.startsWith('Update') === true &&
+        pk !== undefined &&
+        pk === taskId()
+      ) {
         throw new Error('injected crash before the release');
       }
       return next(args);

@@ -71,7 +71,7 @@ const rows: Row[] = Object.values(TaskStatus).flatMap((status) =>
 
 describe('decideClaim', () => {
   it('covers every status × lease × attempts × schedule combination', () => {
-    expect(rows).toHaveLength(8 * 2 * 2 * 2);
+    expect(rows).toHaveLength(9 * 2 * 2 * 2);
   });
 
   it.each(rows)(

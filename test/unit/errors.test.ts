@@ -3,6 +3,7 @@ import { TaskStatus } from '../../src/constants.js';
 import {
   ClaimCheckMismatchError,
   ConfigurationError,
+  DependencyError,
   ErrorCode,
   IdempotencyConflictError,
   LeaseLostError,
@@ -55,6 +56,11 @@ const cases: ReadonlyArray<readonly [string, ErrorCode, () => TasklaneError]> = 
     'CLAIM_CHECK_MISMATCH',
     () => new ClaimCheckMismatchError('s3://b/payloads/x/h', 'sha256', 'does not match'),
   ],
+  [
+    'DependencyError',
+    'DEPENDENCY',
+    () => new DependencyError('child', 'unknown-parent', ['p'], "depends on 'p', unknown"),
+  ],
 ];
 
 describe('error hierarchy', () => {
@@ -95,6 +101,7 @@ describe('error hierarchy', () => {
       SCHEDULE_FAILED: 'SCHEDULE_FAILED',
       RESULT_TOO_LARGE: 'RESULT_TOO_LARGE',
       CLAIM_CHECK_MISMATCH: 'CLAIM_CHECK_MISMATCH',
+      DEPENDENCY: 'DEPENDENCY',
     });
   });
 

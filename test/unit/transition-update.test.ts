@@ -41,7 +41,8 @@ describe('buildTransitionUpdate', () => {
 
     expect(update.UpdateExpression).toBe(
       'SET #result = :result, #finishedAt = :finishedAt, #history = list_append(#history, :entry), ' +
-        '#status = :to, #updatedAt = :now_, #statusShard = :statusShard, #statusAt = :statusAt ' +
+        '#status = :to, #updatedAt = :now_, ' +
+        '#statusShard = if_not_exists(#releaseShard, :statusShard), #statusAt = :statusAt ' +
         'REMOVE #leaseToken',
     );
     expect(update.ConditionExpression).toBe(
@@ -73,7 +74,13 @@ describe('buildTransitionUpdate', () => {
 
   it('counts a heartbeat instead of adding a history entry', () => {
     const update = buildTransitionUpdate(
-      write({ entry: undefined, set: { leaseExpiresAt: 9 }, remove: undefined }),
+      write({
+        entry: undefined,
+        set: { leaseExpiresAt: 9 },
+        remove: undefined,
+        status: TaskStatus.RUNNING,
+        statusShard: 'RUNNING#3',
+      }),
     );
 
     expect(update.UpdateExpression).toBe(
@@ -82,6 +89,17 @@ describe('buildTransitionUpdate', () => {
     );
     expect(update.ExpressionAttributeNames).not.toHaveProperty('#history');
     expect(update.ExpressionAttributeValues).not.toHaveProperty(':entry');
+  });
+
+  it('files a finished task under its release partition when it has one, else under its status', () => {
+    const finished = buildTransitionUpdate(write());
+    const running = buildTransitionUpdate(write({ status: TaskStatus.RUNNING }));
+
+    expect(finished.UpdateExpression).toContain(
+      '#statusShard = if_not_exists(#releaseShard, :statusShard)',
+    );
+    expect(finished.ExpressionAttributeNames).toMatchObject({ '#releaseShard': 'releaseShard' });
+    expect(running.UpdateExpression).toContain('#statusShard = :statusShard,');
   });
 
   it('skips attributes set to undefined', () => {
