@@ -134,6 +134,8 @@ ${r.runAt === undefined ? '' : html`<dt>Runs at</dt><dd>${time(r.runAt)}</dd>`}
 <dt>Finished</dt><dd>${time(r.finishedAt)}</dd>
 <dt>Worker</dt><dd>${r.workerId ?? html`<span class="muted">none</span>`}</dd>
 ${r.deadReason === undefined ? '' : html`<dt>Dead reason</dt><dd>${r.deadReason}</dd>`}
+${r.parents === undefined ? '' : html`<dt>Parents</dt><dd>${r.parents.map((id, n) => html`${n === 0 ? '' : ', '}${taskLink(id)}`)}${r.status === TaskStatus.WAITING ? html` <span class="muted">(waiting on ${r.waitingOn ?? 0}; onParentDead ${r.onParentDead ?? 'cancel'})</span>` : ''}</dd>`}
+${r.dependents === undefined ? '' : html`<dt>Dependents</dt><dd>${r.dependents.map((id, n) => html`${n === 0 ? '' : ', '}${taskLink(id)}`)}</dd>`}
 </dl>
 </section>
 <section aria-labelledby="progress">
