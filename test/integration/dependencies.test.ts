@@ -97,6 +97,29 @@ describe('TaskClient.enqueue with dependsOn', () => {
   });
 });
 
+describe('dependsOn with an ordering key', () => {
+  it("sends the task into its key's group on release: after the key's tasks sent before", async () => {
+    const runs = newRuns();
+    const { step, all } = dependencyTasks(runs);
+    const client = executor.client();
+    const key = unique('key');
+    const parent = await client.enqueue(step, { name: 'parent' });
+    const waiting = await client.enqueue(
+      step,
+      { name: 'waiting' },
+      { orderingKey: key, dependsOn: [parent.id] },
+    );
+    await client.enqueue(step, { name: 'later' }, { orderingKey: key });
+
+    await executor.drain(executor.worker(all));
+
+    expect(waiting.record.status).toBe(TaskStatus.WAITING);
+    expect(runs.order.indexOf('later')).toBeLessThan(runs.order.indexOf('waiting'));
+    expect(runs.order.indexOf('parent')).toBeLessThan(runs.order.indexOf('waiting'));
+    expect((await client.get(waiting.id))?.messageGroupId).toBe(key);
+  });
+});
+
 describe('onParentDead', () => {
   it("'cancel' cancels the child when a parent dies, and its own dependents in turn", async () => {
     const runs = newRuns();
