@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { releaseDependents } from '../../src/dependencies/release.js';
@@ -19,6 +20,19 @@ afterEach(async () => {
   await Promise.all(stops.splice(0).map((stop) => stop()));
   await executor.drain(executor.worker(dependencyTasks(newRuns()).all));
 });
+
+/** Counts the commands a client sends, by name. */
+function counting<C extends DynamoDBClient | SQSClient>(client: C, counts: Map<string, number>): C {
+  (client.middlewareStack as DynamoDBClient['middlewareStack']).add(
+    (next, context) => async (args) => {
+      const name = context.commandName ?? '';
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+      return next(args);
+    },
+    { step: 'initialize', name: 'count-commands' },
+  );
+  return client;
+}
 
 /** A DynamoDB client whose writes to `taskId` fail, as if the process died before them. */
 function crashingBefore(taskId: () => string | undefined): DynamoDBClient {
@@ -110,6 +124,38 @@ describe('release under concurrency', () => {
     expect(record?.history.filter((h) => h.event === AuditEvent.RELEASED)).toHaveLength(1);
     expect(record?.waitingOn).toBe(0);
     expect(record?.releasedBy).toHaveLength(ids.length - 1);
+  });
+});
+
+describe('cost of a dependent', () => {
+  it('enqueues with one transaction, and releases with one read and two writes', async () => {
+    const { step, all } = dependencyTasks(newRuns());
+    const client = executor.client();
+    const parent = await client.enqueue(step, { name: 'parent' });
+    const enqueueCounts = new Map<string, number>();
+    const producer = executor.client({
+      dynamodb: counting(testClients().dynamodb, enqueueCounts),
+      sqs: counting(testClients().sqs, enqueueCounts),
+    });
+    await producer.enqueue(step, { name: 'child' }, { dependsOn: [parent.id] });
+    const worker = executor.worker(all);
+    const parentMessage = await executor.receive();
+    const releaseCounts = new Map<string, number>();
+    const counted = executor.worker(all, {
+      dynamodb: counting(testClients().dynamodb, releaseCounts),
+      sqs: counting(testClients().sqs, releaseCounts),
+    });
+
+    await executor.deliver(counted, parentMessage);
+    await executor.drain(worker);
+
+    expect(Object.fromEntries(enqueueCounts)).toEqual({ TransactWriteItemsCommand: 1 });
+    // The claim and the terminal write, as for any task; then the release.
+    expect(Object.fromEntries(releaseCounts)).toEqual({
+      UpdateItemCommand: 4,
+      GetItemCommand: 1,
+      SendMessageBatchCommand: 1,
+    });
   });
 });
 
