@@ -3,6 +3,9 @@
  *
  * Lifecycle (docs/design.md §2):
  * - `SCHEDULED` → due → claimable (delayed tasks, delivered by EventBridge Scheduler).
+ * - `WAITING` → enqueued with `dependsOn`: held until every parent has finished, then moved
+ *   to `PENDING` (and sent) by the last parent's release, or `CANCELLED` by a parent that
+ *   did not succeed (docs/adr/0030-dependencies.md).
  * - `PENDING` → written, waiting for a worker: its message sent, or about to be (the outbox;
  *   no write records the send, docs/adr/0020-claim-without-pre-read.md). Also the state a
  *   requeue, an overdue re-send and a redrive return to.
@@ -18,6 +21,7 @@
  * or an invalid payload. A DEAD task keeps its history and can be redriven.
  */
 export const TaskStatus = {
+  WAITING: 'WAITING',
   SCHEDULED: 'SCHEDULED',
   PENDING: 'PENDING',
   QUEUED: 'QUEUED',
@@ -91,6 +95,11 @@ export const AuditEvent = {
    * the key's later tasks proceed (docs/adr/0024-parked-keys.md).
    */
   KEY_RELEASED: 'key-released',
+  /**
+   * The last of a WAITING task's parents finished: the task moved to PENDING and its message
+   * was sent (docs/adr/0030-dependencies.md).
+   */
+  RELEASED: 'released',
 } as const;
 
 /** One of the {@link AuditEvent} values. */
@@ -109,6 +118,19 @@ export const OnDead = {
 
 /** One of the {@link OnDead} values. */
 export type OnDead = (typeof OnDead)[keyof typeof OnDead];
+
+/**
+ * What a WAITING task makes of a parent that ended DEAD or CANCELLED (docs/dependencies.md).
+ * - `cancel`: the task is cancelled too, and so, in turn, are its own dependents that cancel.
+ * - `run`: the parent counts as finished, as if it had succeeded.
+ */
+export const OnParentDead = {
+  CANCEL: 'cancel',
+  RUN: 'run',
+} as const;
+
+/** One of the {@link OnParentDead} values. */
+export type OnParentDead = (typeof OnParentDead)[keyof typeof OnParentDead];
 
 /** Defaults shared by the SDK, the worker and the infrastructure. */
 export const Defaults = {
@@ -193,6 +215,18 @@ export const Defaults = {
    * service refused for size is retried without the result when the estimate exceeds this.
    */
   MAX_ITEM_BYTES: 400 * 1024,
+  /**
+   * Most parents one task may depend on: its enqueue is one TransactWriteItems of its own Put
+   * and one Update per unfinished parent, and DynamoDB takes at most 100 items in one.
+   */
+  MAX_PARENTS: 99,
+  /**
+   * Most dependents one task may have: their ids are kept on its record, which every one of
+   * its writes pays for (docs/adr/0030-dependencies.md).
+   */
+  MAX_DEPENDENTS: 100,
+  /** A finished parent whose dependents are still unreleased this long is released by the sweeper. */
+  RELEASE_GRACE_MS: 60_000,
 } as const;
 
 /** Names of the table's key attributes and its status index (shared by store, provisioning and CDK). */

@@ -19,6 +19,7 @@ export const ErrorCode = {
   RESULT_TOO_LARGE: 'RESULT_TOO_LARGE',
   CLAIM_CHECK_MISMATCH: 'CLAIM_CHECK_MISMATCH',
   DEBOUNCE_CONTENDED: 'DEBOUNCE_CONTENDED',
+  DEPENDENCY: 'DEPENDENCY',
 } as const;
 
 /** One of the {@link ErrorCode} values. */
@@ -365,5 +366,39 @@ export class DebounceContendedError extends TasklaneError {
     );
     this.taskType = taskType;
     this.key = key;
+  }
+}
+
+/**
+ * An enqueue's `dependsOn` cannot be honoured (docs/dependencies.md). Nothing was written.
+ * - `unknown-parent`: no task has one of the ids (`parentIds` lists them);
+ * - `cycle`: the task would wait for itself, directly or through its parents;
+ * - `too-many-parents`: more than `Defaults.MAX_PARENTS` parents;
+ * - `too-many-dependents`: a parent already has `Defaults.MAX_DEPENDENTS` dependents;
+ * - `parent-dead`: a parent is already DEAD or CANCELLED and `onParentDead` is `'cancel'`;
+ * - `delayed`: `dependsOn` with `runAt` or `delay`, which do not combine.
+ */
+export class DependencyError extends TasklaneError {
+  readonly taskId: string;
+  readonly problem:
+    | 'unknown-parent'
+    | 'cycle'
+    | 'too-many-parents'
+    | 'too-many-dependents'
+    | 'parent-dead'
+    | 'delayed';
+  /** The parents the problem is about. */
+  readonly parentIds: readonly string[];
+
+  constructor(
+    taskId: string,
+    problem: DependencyError['problem'],
+    parentIds: readonly string[],
+    detail: string,
+  ) {
+    super(ErrorCode.DEPENDENCY, `${ErrorCode.DEPENDENCY}: task '${taskId}' ${detail}.`);
+    this.taskId = taskId;
+    this.problem = problem;
+    this.parentIds = parentIds;
   }
 }

@@ -44,12 +44,13 @@ export type {
 export { TaskClient } from './client/task-client.js';
 export type { ExecutorLocation, ExecutorOutputs, StackOutput } from './config.js';
 export { EnvVars, locationFromStackOutputs } from './config.js';
-export { AuditEvent, isTerminal, OnDead, TaskStatus } from './constants.js';
+export { AuditEvent, isTerminal, OnDead, OnParentDead, TaskStatus } from './constants.js';
 export type { ConfigurationProblem, ValidationIssue } from './errors.js';
 export {
   ClaimCheckMismatchError,
   ConfigurationError,
   DebounceContendedError,
+  DependencyError,
   ErrorCode,
   IdempotencyConflictError,
   LeaseLostError,

@@ -17,10 +17,12 @@ export const WORKER_TABLE_ACTIONS = [
 
 /**
  * What a worker calls on the work queue: the event source mapping's (or the poll loop's)
- * receive and delete, the visibility controller's heartbeats, and GetQueueAttributes or
- * GetQueueUrl when the queue ARN is not configured.
+ * receive and delete, the visibility controller's heartbeats, GetQueueAttributes or
+ * GetQueueUrl when the queue ARN is not configured, and SendMessage for the dependents a
+ * finished task releases (docs/adr/0030-dependencies.md).
  */
 export const WORKER_QUEUE_ACTIONS = [
+  'sqs:SendMessage',
   'sqs:ReceiveMessage',
   'sqs:DeleteMessage',
   'sqs:ChangeMessageVisibility',

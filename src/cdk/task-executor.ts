@@ -183,6 +183,8 @@ export class TaskExecutor extends Construct {
       ? new SenderRestriction(workQueuesOf(this.lanes), [
           this.scheduling.schedulerRole.roleArn,
           sweeper.role.roleArn,
+          // It sends the dependents a finished task releases (docs/adr/0030-dependencies.md).
+          worker.role.roleArn,
         ])
       : undefined;
     // The worker believes a recurring firing only from the scheduler role: the SenderId of a

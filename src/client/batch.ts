@@ -17,7 +17,8 @@ export interface EnqueueResult {
    * False when the record is stored but its message could not be sent yet because of a
    * transient fault (throttling, a 5xx). The task is not lost: it stays PENDING until a
    * re-enqueue of the same id or the sweeper sends it. A permanent fault throws
-   * ConfigurationError instead.
+   * ConfigurationError instead. True when there is nothing to send yet: a WAITING task's
+   * message is sent when its last parent releases it (docs/dependencies.md).
    */
   readonly sent: boolean;
   readonly record: TaskRecord;

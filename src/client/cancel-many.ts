@@ -32,6 +32,7 @@ export const MAX_CANCEL_IDS = 1000;
 
 /** The statuses of a task that has not finished. */
 const UNFINISHED: readonly TaskStatus[] = [
+  TaskStatus.WAITING,
   TaskStatus.SCHEDULED,
   TaskStatus.PENDING,
   TaskStatus.QUEUED,

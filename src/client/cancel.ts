@@ -1,6 +1,8 @@
 import { isTerminal, TaskStatus } from '../constants.js';
+import { releaseDependents } from '../dependencies/release.js';
 import { TaskNotFoundError, TransitionRejectedError } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';
+import type { Dispatcher } from '../outbox/dispatcher.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -12,11 +14,14 @@ export interface CancelDeps {
   readonly get: (id: string) => Promise<TaskRecord | undefined>;
   readonly delayed: DelayedTasks;
   readonly logger: TaskLogger;
+  /** Sends the dependents a cancel releases (`onParentDead: 'run'`). */
+  readonly dispatcher?: Dispatcher | undefined;
 }
 
 /**
- * The body of `TaskClient.cancel` for one task: SCHEDULED, PENDING or QUEUED → CANCELLED
- * (a SCHEDULED task's schedule deleted too); a RUNNING task is marked `cancelRequested`, and
+ * The body of `TaskClient.cancel` for one task: WAITING, SCHEDULED, PENDING or QUEUED →
+ * CANCELLED (a SCHEDULED task's schedule deleted too, its dependents cancelled or released
+ * by their `onParentDead`); a RUNNING task is marked `cancelRequested`, and
  * its worker ends it CANCELLED at its next heartbeat. A task that changed state meanwhile (a
  * retry, a claim) is tried again from the state DynamoDB returned.
  *
@@ -38,6 +43,8 @@ export async function cancelTask(
       }
       const cancelled = await deps.store.cancel(seen, reason);
       if (seen.status === TaskStatus.SCHEDULED) await dropSchedule(id, deps);
+      // Its dependents follow at once; the sweeper finishes what a crash here leaves.
+      await releaseDependents(cancelled, deps);
       return cancelled;
     } catch (err) {
       if (!(err instanceof TransitionRejectedError)) throw err;

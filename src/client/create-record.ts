@@ -28,7 +28,8 @@ export interface RecordWriter {
  * The first step of an enqueue: validates the task, stores a payload above the threshold in
  * the payload bucket, and writes the record, SCHEDULED when runAt is
  * beyond the threshold (after checking that scheduling is configured, so a misconfiguration
- * writes nothing), else PENDING. An existing id must carry the same payload.
+ * writes nothing), WAITING with parents still to finish (docs/dependencies.md), else
+ * PENDING. An existing id must carry the same payload.
  *
  * @throws IdempotencyConflictError when the id exists with another type or payload.
  * @throws UnknownLaneError when the type's lane is not one of the client's, before anything
@@ -79,10 +80,16 @@ export async function writeNew(
   const scheduled = delayed.needsSchedule(prepared.runAt);
   if (scheduled) delayed.assertConfigured();
   return onTable(writer.table, () =>
-    store.create(
-      scheduled
-        ? { ...prepared, scheduled, detail: `runAt ${new Date(prepared.runAt ?? 0).toISOString()}` }
-        : prepared,
-    ),
+    prepared.parents !== undefined
+      ? store.dependencies.create(prepared)
+      : store.create(
+          scheduled
+            ? {
+                ...prepared,
+                scheduled,
+                detail: `runAt ${new Date(prepared.runAt ?? 0).toISOString()}`,
+              }
+            : prepared,
+        ),
   );
 }

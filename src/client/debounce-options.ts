@@ -53,6 +53,13 @@ export function checkDebounce(
       });
     }
   }
+  if (options.dependsOn !== undefined) {
+    issues.push({
+      path: 'options.dependsOn',
+      message:
+        'expected no dependsOn with debounce (a debounced task starts when its window ends, a dependent one when its parents finish)',
+    });
+  }
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {
     issues.push({
       path: 'options.debounce',

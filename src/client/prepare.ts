@@ -1,5 +1,5 @@
 import { monotonicFactory } from 'ulid';
-import { OnDead } from '../constants.js';
+import { OnDead, type OnParentDead } from '../constants.js';
 import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../errors.js';
 import { instantProblem } from '../scheduler/limits.js';
 import { DEBOUNCE_ID_PREFIX } from '../store/debounce-spec.js';
@@ -7,6 +7,7 @@ import { canonicalJson, payloadHash } from '../store/record.js';
 import type { NewTask } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import { checkDebounce, type DebounceOptions } from './debounce-options.js';
+import { checkDependencies } from './dependencies.js';
 import { checkOptionKeys, ENQUEUE_OPTION_KEYS } from './validate.js';
 
 /** Options of one enqueue. */
@@ -40,6 +41,18 @@ export interface EnqueueOptions {
    * @default none: every enqueue is its own task
    */
   readonly debounce?: DebounceOptions;
+  /**
+   * Ids of tasks that must finish first (at most 99, each already enqueued): the task is
+   * created WAITING and starts once every parent has SUCCEEDED. Not with `runAt`/`delay`.
+   * See docs/dependencies.md. @default none
+   */
+  readonly dependsOn?: readonly string[];
+  /**
+   * What a parent that ends DEAD or CANCELLED means: `'cancel'` cancels this task (and, in
+   * turn, its own dependents that cancel); `'run'` counts the parent as finished.
+   * @default 'cancel'
+   */
+  readonly onParentDead?: OnParentDead;
 }
 
 /** SQS's MessageGroupId alphabet (printable ASCII without space), which ids must also fit. */
@@ -129,12 +142,13 @@ export async function prepareTask(
       issues.push({ path: path === '' ? 'payload' : `payload.${path}`, message: issue.message });
     }
   }
+  const id = options.id ?? nextUlid();
+  const { parents, onParentDead } = checkDependencies(issues, options, id, runAt !== undefined);
   if (issues.length > 0 || payloadJson === undefined) {
     throw new ValidationError(`enqueue of task type '${task.type}'`, issues);
   }
   const size = Buffer.byteLength(payloadJson, 'utf8');
   if (size > maxPayloadBytes) throw new PayloadTooLargeError(task.type, size, maxPayloadBytes);
-  const id = options.id ?? nextUlid();
   return {
     id,
     type: task.type,
@@ -152,6 +166,8 @@ export async function prepareTask(
     // Stored so that every later send of the task goes to its lane; the default costs no bytes.
     ...(task.lane === undefined ? {} : { lane: task.lane }),
     ...(debounce === undefined ? {} : { debounce }),
+    ...(parents === undefined ? {} : { parents }),
+    ...(onParentDead === undefined ? {} : { onParentDead }),
   };
 }
 

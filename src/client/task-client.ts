@@ -16,6 +16,7 @@ import { type CancelResult, type CancelSelection, cancelMany } from './cancel-ma
 import { type CheckReport, checkExecutor, reportError } from './check.js';
 import { type ClientParts, clientParts } from './client-parts.js';
 import { type CountOptions, countTasks, type TaskCounts } from './counts.js';
+import { type BatchOptions, enqueueFanIn, type FanInResult } from './fan-in.js';
 import { type GetOptions, withResult } from './get-result.js';
 import { onTable } from './guarded-calls.js';
 import {
@@ -53,6 +54,7 @@ export type { CancelResult, CancelSelection } from './cancel-many.js';
 export type { CountOptions, TaskCounts } from './counts.js';
 export type { DeadLetter, DeadLetterStats } from './dead-letters.js';
 export type { Duration } from './duration.js';
+export type { BatchOptions, BatchThen, FanInResult } from './fan-in.js';
 export type { GetOptions } from './get-result.js';
 export type { LaneDeadLetter, LaneDeadLetterStats } from './lane-dead-letters.js';
 export type { TaskListFilter, TaskListPage } from './list-tasks.js';
@@ -133,11 +135,25 @@ export class TaskClient {
    *   {@link TaskClient.enqueue}): that is no entry's fault, and the records written stay
    *   PENDING for the sweeper.
    */
-  enqueueBatch(entries: readonly BatchEntry[]): Promise<BatchEntryResult[]> {
-    return this.parts.usage.trackTask(
+  enqueueBatch(entries: readonly BatchEntry[]): Promise<BatchEntryResult[]>;
+  /**
+   * Fan-out and fan-in: enqueues `entries`, then `options.then`, a task that depends on all
+   * of them and starts once every one has SUCCEEDED (docs/dependencies.md). At most 99
+   * entries. The fan-in task is created only when every entry was enqueued.
+   */
+  enqueueBatch(entries: readonly BatchEntry[], options: BatchOptions): Promise<FanInResult>;
+  async enqueueBatch(
+    entries: readonly BatchEntry[],
+    options?: BatchOptions,
+  ): Promise<BatchEntryResult[] | FanInResult> {
+    const results = await this.parts.usage.trackTask(
       ENQUEUE_USAGE,
       () => enqueueAll(entries, this.parts.batch),
       entries.length,
+    );
+    if (options?.then === undefined) return results;
+    return enqueueFanIn(results, options.then, (then, dependsOn) =>
+      this.enqueue(then.task, then.payload, { ...then.options, dependsOn }),
     );
   }
 
@@ -298,8 +314,9 @@ export class TaskClient {
   cancel(id: string, reason?: string): Promise<TaskRecord>;
   cancel(selection: CancelSelection): Promise<CancelResult>;
   cancel(target: string | CancelSelection, reason?: string): Promise<TaskRecord | CancelResult> {
-    const { store, delayed, logger, index } = this.parts;
-    const deps = { store, delayed, logger, index, get: (taskId: string) => this.get(taskId) };
+    const { store, delayed, logger, index, dispatcher } = this.parts;
+    const get = (taskId: string) => this.get(taskId);
+    const deps = { store, delayed, logger, index, dispatcher, get };
     if (typeof target === 'object' && target !== null) return cancelMany(target, deps);
     return cancelTask(target, reason, deps);
   }

@@ -7,7 +7,15 @@ import { TaskStatus } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 
 /** The options `enqueue` accepts; keep in step with `EnqueueOptions`. */
-export const ENQUEUE_OPTION_KEYS = ['id', 'orderingKey', 'runAt', 'delay', 'debounce'] as const;
+export const ENQUEUE_OPTION_KEYS = [
+  'id',
+  'orderingKey',
+  'runAt',
+  'delay',
+  'debounce',
+  'dependsOn',
+  'onParentDead',
+] as const;
 
 /**
  * Adds an issue for `options` that are not an object, and one for each key that is not a

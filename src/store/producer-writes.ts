@@ -8,7 +8,8 @@
  * - `TaskStore.discard`: the delayed enqueue's rollback, SCHEDULED → ROLLED_BACK;
  * - `TaskStore.cancel`: SCHEDULED, PENDING or QUEUED → CANCELLED;
  * - `TaskStore.requestCancel`: marks a RUNNING task `cancelRequestedAt`, which its worker
- *   ends (docs/adr/0022-progress-and-running-cancel.md).
+ *   ends (docs/adr/0022-progress-and-running-cancel.md);
+ * - `DependencyStore.create`: adds a new task to its parents' `dependents`.
  *
  * IAM counts every top-level attribute a request names, whether it sets it or only tests it
  * in the condition, and requires the table's and the status index's key attributes. The
@@ -34,6 +35,10 @@ export const PRODUCER_UPDATE_ATTRIBUTES: readonly string[] = [
   'cancelRequestedAt',
   'finishedAt',
   TableSchema.TTL_ATTRIBUTE,
+  // An enqueue with dependsOn adds the task to each unfinished parent's dependents, in one
+  // transaction with its own Put (docs/adr/0030-dependencies.md).
+  'dependents',
+  'releaseShard',
 ];
 
 /**

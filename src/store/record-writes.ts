@@ -73,6 +73,10 @@ export interface NewTask {
   readonly lane?: string | undefined;
   /** Enqueued with `debounce` (docs/adr/0029-debounce.md): its key, window and mode. */
   readonly debounce?: DebounceSpec | undefined;
+  /** The tasks this one waits for (`dependsOn`); see {@link TaskRecord.parents}. */
+  readonly parents?: readonly string[] | undefined;
+  /** `'run'` when a DEAD or CANCELLED parent counts as finished. */
+  readonly onParentDead?: 'run' | undefined;
 }
 
 /** Reads one task with a strongly consistent read. */
@@ -101,23 +105,34 @@ function untouchedSchedule(seen: Pick<TaskRecord, 'generation' | 'createdAt'>): 
   ]);
 }
 
+/** A new task's wait for its parents (docs/adr/0030-dependencies.md). */
+export interface Waiting {
+  /** Parents not finished yet; 0 creates the task PENDING, as without parents. */
+  readonly waitingOn: number;
+  /** Parents already finished, counted at enqueue. */
+  readonly releasedBy: readonly string[];
+}
+
 /**
- * Writes a new task; an existing id is returned as it is, with `created: false`, except a
- * ROLLED_BACK record, which is replaced.
+ * The item and first history entry of a new task: SCHEDULED with `scheduled`, WAITING while
+ * `waiting` has parents left, else PENDING.
  */
-export async function createTask(
+export function newTaskItem(
   ctx: WriteContext,
   task: NewTask,
-): Promise<{ record: TaskRecord; created: boolean }> {
-  const now = ctx.clock();
+  now: number,
+  waiting?: Waiting,
+): { item: TaskItem; entry: HistoryEntry } {
   const scheduled = task.scheduled === true && task.runAt !== undefined;
-  const status = scheduled ? TaskStatus.SCHEDULED : TaskStatus.PENDING;
+  const waits = waiting !== undefined && waiting.waitingOn > 0;
+  const status = scheduled ? TaskStatus.SCHEDULED : waits ? TaskStatus.WAITING : TaskStatus.PENDING;
+  const detail = waits ? `waiting for ${waiting.waitingOn} parent(s)` : task.detail;
   const entry: HistoryEntry = {
     event: scheduled ? AuditEvent.SCHEDULED : AuditEvent.SUBMITTED,
     at: now,
     attempt: 0,
     status,
-    ...(task.detail === undefined ? {} : { detail: truncate(task.detail, MAX_DETAIL_CHARS) }),
+    ...(detail === undefined ? {} : { detail: truncate(detail, MAX_DETAIL_CHARS) }),
   };
   const item: TaskItem = {
     [TableSchema.PARTITION_KEY]: task.id,
@@ -142,8 +157,30 @@ export async function createTask(
     debounceMode: task.debounce?.mode,
     updatedAt: now,
     history: [entry],
+    ...(task.parents === undefined || task.parents.length === 0
+      ? {}
+      : {
+          parents: task.parents,
+          onParentDead: task.onParentDead,
+          waitingOn: waits ? waiting.waitingOn : undefined,
+          // DynamoDB refuses an empty set: the attribute is left out instead.
+          releasedBy:
+            waits && waiting.releasedBy.length > 0 ? new Set(waiting.releasedBy) : undefined,
+        }),
     ...statusIndexKeys(task.id, status, scheduled ? (task.runAt as number) : now, ctx.statusShards),
   };
+  return { item, entry };
+}
+
+/**
+ * Writes a new task; an existing id is returned as it is, with `created: false`, except a
+ * ROLLED_BACK record, which is replaced.
+ */
+export async function createTask(
+  ctx: WriteContext,
+  task: NewTask,
+): Promise<{ record: TaskRecord; created: boolean }> {
+  const { item, entry } = newTaskItem(ctx, task, ctx.clock());
   try {
     await ctx.doc.send(
       new PutCommand({

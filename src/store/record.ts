@@ -131,6 +131,16 @@ export interface TaskRecord {
    * the key is released (docs/adr/0024-parked-keys.md).
    */
   readonly parkedKey?: string | undefined;
+  /** The tasks this one was enqueued to wait for (`dependsOn`), in the order given. */
+  readonly parents?: readonly string[] | undefined;
+  /** On a WAITING task: parents not yet counted as finished; it starts when this reaches 0. */
+  readonly waitingOn?: number | undefined;
+  /** `'run'` when a DEAD or CANCELLED parent counts as finished; absent for `'cancel'`. */
+  readonly onParentDead?: 'run' | undefined;
+  /** Parents whose outcome this task has already counted (makes each release idempotent). */
+  readonly releasedBy?: readonly string[] | undefined;
+  /** Tasks that wait for this one (docs/adr/0030-dependencies.md). */
+  readonly dependents?: readonly string[] | undefined;
   /**
    * The lane whose queue the task's messages go to, from its type's definition (written at
    * creation, so every re-send goes there too); absent for the default lane
@@ -307,6 +317,23 @@ export function fromItem(item: TaskItem): TaskRecord {
           },
         }
       : {}),
+    ...dependencyFields(item),
+  };
+}
+
+/** The dependency attributes of an item, present only on tasks that have them. */
+function dependencyFields(item: TaskItem): Partial<TaskRecord> {
+  const ids = (v: unknown): string[] | undefined =>
+    v instanceof Set || Array.isArray(v) ? [...(v as Iterable<unknown>)].map(String) : undefined;
+  const parents = ids(item.parents);
+  const releasedBy = ids(item.releasedBy);
+  const dependents = ids(item.dependents);
+  return {
+    ...(parents === undefined ? {} : { parents }),
+    ...(typeof item.waitingOn === 'number' ? { waitingOn: item.waitingOn } : {}),
+    ...(item.onParentDead === 'run' ? { onParentDead: 'run' as const } : {}),
+    ...(releasedBy === undefined ? {} : { releasedBy: releasedBy.sort() }),
+    ...(dependents === undefined ? {} : { dependents: dependents.sort() }),
   };
 }
 

@@ -17,7 +17,7 @@ type CancelInput = {
 };
 export const cancel: Transition<CancelInput> = {
   name: 'cancel',
-  from: [TaskStatus.SCHEDULED, TaskStatus.PENDING, TaskStatus.QUEUED],
+  from: [TaskStatus.WAITING, TaskStatus.SCHEDULED, TaskStatus.PENDING, TaskStatus.QUEUED],
   fence: ({ seen }) => [equals('attempt', 'seenAttempt', seen.attempt)],
   event: AuditEvent.CANCELLED,
   to: TaskStatus.CANCELLED,

@@ -9,13 +9,14 @@ import { statusShard, statusShardKey } from './record.js';
 
 /**
  * The statuses whose records carry the status index's keys: every status something still
- * acts on. The sweeper repairs PENDING (unsent), QUEUED (message outlived), RUNNING (lease
+ * acts on. Operators list WAITING tasks (docs/adr/0030-dependencies.md); the sweeper repairs PENDING (unsent), QUEUED (message outlived), RUNNING (lease
  * expired with its message gone) and SCHEDULED (schedule missing) tasks; operators list,
  * redrive and purge DEAD ones. Finished tasks (SUCCEEDED, CANCELLED, ROLLED_BACK) are the
  * bulk of a table and are left out: a transition into one of them removes the keys in its
  * one write. A feature that adds a status the sweeper must find adds it here.
  */
 export const INDEXED_STATUSES: readonly TaskStatus[] = [
+  TaskStatus.WAITING,
   TaskStatus.SCHEDULED,
   TaskStatus.PENDING,
   TaskStatus.QUEUED,

@@ -3,6 +3,7 @@ import type { ObjectRef } from '../claim-check/object-ref.js';
 import { Defaults, type TaskStatus } from '../constants.js';
 import { TransitionRejectedError } from '../errors.js';
 import { requestCancel } from './cancel-request.js';
+import { DependencyStore } from './dependency-store.js';
 import * as parking from './park-transitions.js';
 import { ParkedKeys } from './parked-keys.js';
 import { iterateTasks, type ListOptions, listTasks, type TaskPage } from './queries.js';
@@ -46,6 +47,8 @@ export class TaskStore {
   readonly statusShards: number;
   /** The park items of parked ordering keys (docs/adr/0024-parked-keys.md). */
   readonly parkedKeys: ParkedKeys;
+  /** Tasks that wait for others (docs/adr/0030-dependencies.md). */
+  readonly dependencies: DependencyStore;
   private readonly ctx: WriteContext;
   private readonly clock: () => number;
   private readonly retention: Retention;
@@ -57,6 +60,7 @@ export class TaskStore {
     this.retention = checkRetention(options.retention ?? Defaults.RETENTION_MS);
     this.ctx = writeContext(options, this.statusShards, this.clock);
     this.parkedKeys = new ParkedKeys(this.ctx);
+    this.dependencies = new DependencyStore(this.ctx, this.retention);
   }
 
   /** Reads one task with a strongly consistent read. */

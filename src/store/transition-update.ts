@@ -3,7 +3,7 @@
  * recognises DynamoDB's refusal of an item that would grow past its size limit.
  */
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { TableSchema } from '../constants.js';
+import { isTerminal, TableSchema, type TaskStatus } from '../constants.js';
 import type { Condition } from './expression.js';
 import type { HistoryPlan } from './history.js';
 import type { HistoryEntry } from './record.js';
@@ -23,6 +23,13 @@ export interface TransitionWrite {
    * new status is not keyed: then the write removes them (docs/adr/0021-sparse-status-index.md).
    */
   readonly indexKeys: Readonly<Record<string, string | number>> | undefined;
+  /**
+   * Into a finished status the index does not key: whether the task has dependents
+   * (`releaseShard` set), so that it is filed under its release partition until their
+   * releases are done instead of leaving the index. The condition requires what this
+   * assumes, so a wrong guess is refused and changes nothing (docs/adr/0030-dependencies.md).
+   */
+  readonly releaseFiling?: boolean | undefined;
   readonly now: number;
   /** The history entry; undefined for a heartbeat, which counts itself instead. */
   readonly entry: HistoryEntry | undefined;
@@ -114,12 +121,28 @@ export function buildTransitionUpdate(write: TransitionWrite): UpdateCommandInpu
   }
   parts.sets.push('#status = :to', '#updatedAt = :now_');
   const remove = [...(write.remove ?? [])];
-  if (write.indexKeys === undefined) {
-    remove.push(TableSchema.STATUS_INDEX_PARTITION_KEY, TableSchema.STATUS_INDEX_SORT_KEY);
-  } else {
-    parts.sets.push('#statusShard = :statusShard', '#statusAt = :statusAt');
+  let guard = '';
+  if (write.indexKeys !== undefined) {
+    // A keyed status. A finished one (DEAD) with dependents goes to the release partition its
+    // first dependent gave it, until their releases are done (docs/adr/0030-dependencies.md).
+    const shard = isTerminal(write.status as TaskStatus)
+      ? parts.clause('#statusShard = if_not_exists(#releaseShard, :statusShard)', ['releaseShard'])
+      : '#statusShard = :statusShard';
+    parts.sets.push(shard, '#statusAt = :statusAt');
     parts.values[':statusShard'] = write.indexKeys[TableSchema.STATUS_INDEX_PARTITION_KEY];
     parts.values[':statusAt'] = write.indexKeys[TableSchema.STATUS_INDEX_SORT_KEY];
+  } else if (write.releaseFiling === true) {
+    // Finished, not keyed, with dependents: filed under the release partition instead.
+    parts.sets.push(
+      parts.clause('#statusShard = #releaseShard', ['releaseShard']),
+      '#statusAt = :now_',
+    );
+    guard = ' AND attribute_exists(#releaseShard)';
+  } else {
+    // Leaves the index (docs/adr/0021-sparse-status-index.md); only a task without
+    // dependents may, so that a release cut short stays findable by the sweeper.
+    remove.push(TableSchema.STATUS_INDEX_PARTITION_KEY, TableSchema.STATUS_INDEX_SORT_KEY);
+    guard = parts.clause(' AND attribute_not_exists(#releaseShard)', ['releaseShard']);
   }
   const removeClause =
     remove.length === 0
@@ -130,7 +153,7 @@ export function buildTransitionUpdate(write: TransitionWrite): UpdateCommandInpu
     TableName: write.tableName,
     Key: { [TableSchema.PARTITION_KEY]: write.taskId },
     UpdateExpression: `SET ${parts.sets.join(', ')}${removeClause}`,
-    ConditionExpression: `attribute_exists(#pk) AND (${condition})`,
+    ConditionExpression: `attribute_exists(#pk) AND (${condition})${guard}`,
     ExpressionAttributeNames: parts.names,
     ExpressionAttributeValues: parts.values,
     ReturnValues: 'ALL_NEW',

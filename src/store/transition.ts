@@ -18,7 +18,7 @@ import {
   type TaskItem,
   type TaskRecord,
 } from './record.js';
-import { statusIndexKeys } from './status-index-keys.js';
+import { isIndexed, statusIndexKeys } from './status-index-keys.js';
 import { buildTransitionUpdate, isItemSizeError } from './transition-update.js';
 
 /** The part of a record the caller read that lets a transition fold the history. */
@@ -61,7 +61,7 @@ export interface TransitionContext {
 }
 
 /** A transition is written at most this many times (see {@link writeTransition}). */
-const MAX_TRANSITION_ROUNDS = 3;
+const MAX_TRANSITION_ROUNDS = 4;
 
 /** Added to a terminal entry's detail when the item had no room left for the result. */
 const RESULT_DROPPED = "result not stored: the item would exceed DynamoDB's size limit";
@@ -69,11 +69,14 @@ const RESULT_DROPPED = "result not stored: the item would exceed DynamoDB's size
 /**
  * Sends the one conditional UpdateItem of a transition, keeping the history within its
  * budget (ADR 0008): appended while it fits, else rewritten folded, from the
- * history the caller read. Two refusals are recovered by writing the same transition again,
+ * history the caller read. Three refusals are recovered by writing the same transition again,
  * under the same condition, so at most one write ever lands:
  * - a rewrite refused because the stored list changed since it was read (only a duplicate
  *   note can do that without failing the transition's own condition): folded again from
  *   the list DynamoDB returned;
+ * - a finished task's write refused because it guessed wrong whether the task has dependents
+ *   (which decides whether it leaves the status index or is filed for their release):
+ *   written again filed as the returned item requires;
  * - an item DynamoDB refused for its size (one written before histories had a budget): the
  *   item is read, its history folded and rewritten, and the result left out if the item
  *   would still be too large, so the task still reaches its next state.
@@ -84,6 +87,8 @@ export async function writeTransition(
 ): Promise<TaskRecord> {
   let seen = spec.seen?.history;
   let oversize: TaskItem | undefined;
+  // Most tasks have no dependents; one that has pays a refused write to learn it.
+  let releaseFiling = false;
   for (let round = 0; ; round++) {
     const now = ctx.clock();
     const dropResult = oversize !== undefined && resultTooLarge(oversize, spec.set);
@@ -97,6 +102,7 @@ export async function writeTransition(
       remove: dropResult ? [...(spec.remove ?? []), 'result'] : spec.remove,
       status: spec.to,
       indexKeys: statusIndexKeys(spec.taskId, spec.to, spec.statusAt, ctx.statusShards),
+      releaseFiling,
       now,
       entry,
       plan,
@@ -110,6 +116,13 @@ export async function writeTransition(
       const last = round >= MAX_TRANSITION_ROUNDS - 1;
       if (err instanceof ConditionalCheckFailedException) {
         const current = refusedRecord(err);
+        const hasDependents = (current?.dependents?.length ?? 0) > 0;
+        if (!last && !isIndexed(spec.to) && hasDependents !== releaseFiling) {
+          // Refused for the index filing alone, or for the transition's own condition too: the
+          // write is sent again filed as the stored item requires, and that one decides.
+          releaseFiling = hasDependents;
+          continue;
+        }
         if (!last && plan.kind === 'rewrite' && current?.history.length !== plan.seenLength) {
           seen = current?.history;
           continue;

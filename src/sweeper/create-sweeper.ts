@@ -23,7 +23,10 @@ import { type SweepOptions, type SweepReport, sweep } from './sweeper.js';
 export interface SweeperOptions
   extends ExecutorLocation,
     Partial<
-      Pick<SweepOptions, 'budgetMs' | 'pendingAgeMs' | 'pageSize' | 'clock' | 'queuedOverdueMs'>
+      Pick<
+        SweepOptions,
+        'budgetMs' | 'pendingAgeMs' | 'pageSize' | 'clock' | 'queuedOverdueMs' | 'releaseGraceMs'
+      >
     > {
   readonly dynamodb?: DynamoDBClient;
   readonly sqs?: SQSClient;
@@ -98,6 +101,7 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
       ...(options.queuedOverdueMs === undefined
         ? {}
         : { queuedOverdueMs: options.queuedOverdueMs }),
+      ...(options.releaseGraceMs === undefined ? {} : { releaseGraceMs: options.releaseGraceMs }),
       ...(delayed === undefined
         ? {}
         : { ensureScheduled: (record) => delayed.ensureScheduled(record) }),

@@ -1,5 +1,7 @@
 import { mapConcurrently } from '../concurrency.js';
 import { Defaults, TaskStatus } from '../constants.js';
+import { releaseDependents } from '../dependencies/release.js';
+import { sweepReleases } from '../dependencies/sweep-releases.js';
 import { describeError } from '../error-info.js';
 import { TransitionRejectedError } from '../errors.js';
 import { keepVerified } from '../integrity/check.js';
@@ -46,6 +48,11 @@ export interface SweepOptions {
   readonly queuedOverdueMs?: number;
   /** Verifies each task's integrity tag before sending it; undefined when integrity is off. */
   readonly integrity?: IntegrityTag | undefined;
+  /**
+   * A finished task whose dependents are still unreleased this long after its terminal write
+   * (its writer crashed) has them released by the sweep. @default Defaults.RELEASE_GRACE_MS
+   */
+  readonly releaseGraceMs?: number;
 }
 
 /** What one sweep did. */
@@ -72,6 +79,8 @@ export interface SweepReport {
   readonly failed: number;
   /** Tasks not sent because their integrity tag is missing or wrong (each audited). */
   readonly integrityFailed: number;
+  /** Dependents released (WAITING → PENDING) for parents whose own release was cut short. */
+  readonly released: number;
   /** True when the time budget ended the sweep early. */
   readonly budgetExhausted: boolean;
 }
@@ -164,8 +173,11 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   await pages(TaskStatus.RUNNING, now + 1, async (record) => {
     if ((record.leaseExpiresAt ?? 0) > now) return;
     if (record.attempt >= record.maxAttempts) {
-      await store.expire(record, 'lease expired on the final attempt', SWEEPER_ACTOR);
+      const dead = await store.expire(record, 'lease expired on the final attempt', SWEEPER_ACTOR);
       counts.killed += 1;
+      if ((dead.dependents ?? []).length > 0) {
+        await releaseDependents(dead, { store, dispatcher: options.dispatcher, logger });
+      }
       return;
     }
     toSend.push(
@@ -206,6 +218,15 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     );
   }
 
+  // Releases a crash interrupted: the released tasks are sent there and then.
+  const releaseBefore = now - (options.releaseGraceMs ?? Defaults.RELEASE_GRACE_MS);
+  const releases = await sweepReleases(
+    { store, dispatcher: options.dispatcher, logger, clock },
+    releaseBefore,
+    deadline,
+  );
+  counts.failed += releases.failed;
+
   // Enqueue order within each ordering key: sends go out in the order the tasks were enqueued.
   const checkDeps = { integrity: options.integrity, logger, clock, actor: SWEEPER_ACTOR };
   const verified = await keepVerified(checkDeps, toSend);
@@ -237,7 +258,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
       }
     },
   );
-  const report = { ...counts, budgetExhausted };
+  const report = { ...counts, released: releases.released, budgetExhausted };
   logger.info('sweep finished', { ...report });
   return report;
 }

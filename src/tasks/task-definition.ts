@@ -1,4 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { TaskStatus } from '../constants.js';
 import { Defaults, OnDead } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { DEFAULT_LANE, laneNameProblem } from '../lanes.js';
@@ -49,6 +50,21 @@ export interface TaskContext {
    * @throws ValidationError when the details are not JSON or larger than 4 KB.
    */
   progress(details: unknown): void;
+  /**
+   * The task's parents (`dependsOn`), in the order given, each read when called: id, type,
+   * status and result. Empty for a task without parents. See docs/dependencies.md.
+   */
+  parents(): Promise<readonly ParentResult[]>;
+}
+
+/** One parent of a task, as {@link TaskContext.parents} returns it. */
+export interface ParentResult {
+  readonly id: string;
+  readonly type: string;
+  /** SUCCEEDED, or DEAD or CANCELLED for a task with `onParentDead: 'run'`. */
+  readonly status: TaskStatus;
+  /** The parent's result (undefined unless it SUCCEEDED with one). */
+  readonly result: unknown;
 }
 
 /** A task handler: receives the validated payload, returns a JSON-serializable result. */

@@ -24,7 +24,11 @@ export function decideClaim(record: TaskRecord, now: number): ClaimDecision {
   if (record.status === TaskStatus.DEAD && record.parkedKey !== undefined) {
     return { kind: 'hold-parked' };
   }
-  if (isTerminal(record.status)) return { kind: 'drop-duplicate' };
+  // No message is sent for a WAITING task: its release sends one. A stray message is not
+  // its turn, and is dropped like a duplicate (docs/adr/0030-dependencies.md).
+  if (isTerminal(record.status) || record.status === TaskStatus.WAITING) {
+    return { kind: 'drop-duplicate' };
+  }
   if (record.status === TaskStatus.RUNNING) {
     const expiresAt = record.leaseExpiresAt ?? 0;
     if (expiresAt > now) {

@@ -13,6 +13,7 @@ import { TaskOutcome } from '../observability/metrics.js';
 import type { TaskRecord } from '../store/record.js';
 import type { ClaimTarget } from '../store/task-store.js';
 import { decideClaim, isLeaseTakeover } from './claim-decision.js';
+import { releaseAfter } from './dependents.js';
 import {
   ACK,
   auditTask,
@@ -230,6 +231,7 @@ async function decide(
         deps.workerId,
       );
       deps.metrics.count(TaskOutcome.DEAD);
+      await releaseAfter(dead, deps);
       return done(dead.parkedKey === undefined ? ACK : await holdParkedKey(dead, message, deps));
     }
     case 'claim':

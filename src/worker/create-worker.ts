@@ -14,6 +14,7 @@ import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
 import { BATCH_USAGE, meterClient, UsageMeter } from '../observability/usage-meter.js';
+import { Dispatcher } from '../outbox/dispatcher.js';
 import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
 import { TokenBuckets } from '../store/token-bucket.js';
@@ -208,6 +209,8 @@ export function createWorker(
     store: events === undefined ? store : events.observe(store),
     events,
     visibility: new VisibilityController(sqs, logger, location.queueUrl, queueArn, lanes),
+    // Sends the tasks a finished parent releases, each to its own lane's queue.
+    dispatcher: new Dispatcher(sqs, lanes, logger),
     logger,
     metrics,
     usage,

@@ -11,6 +11,7 @@ import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskMetrics } from '../observability/metrics.js';
 import type { UsageMeter } from '../observability/usage-meter.js';
+import type { Dispatcher } from '../outbox/dispatcher.js';
 import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
@@ -53,6 +54,8 @@ export interface ProcessorDeps {
   readonly rateLimits: RateLimiter;
   /** Verifies each claimed record's integrity tag (and tags firings); undefined when off. */
   readonly integrity?: IntegrityTag | undefined;
+  /** Sends the dependents a finished task releases; without it the sweeper sends them. */
+  readonly dispatcher?: Dispatcher | undefined;
   /** Lifecycle events and hooks; `store` above already notes its writes' events. */
   readonly events?: WorkerEvents | undefined;
 }

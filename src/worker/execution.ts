@@ -23,6 +23,7 @@ import {
 } from '../tasks/task-definition.js';
 import { retryDelayMs } from './backoff.js';
 import { resolvePayload, storeResult } from './claim-check.js';
+import { readParents, releaseAfter } from './dependents.js';
 import { ACK, auditTask, LEASE_LOST, leaseFor, type Outcome, type ProcessorDeps } from './deps.js';
 import { Heartbeat } from './heartbeat.js';
 import { holdParkedKey, type ParkMessage } from './parked.js';
@@ -103,6 +104,7 @@ async function run(
     logger,
     heartbeat: heartbeat.beat,
     progress: heartbeat.progress,
+    parents: () => readParents(record, deps),
   };
   const outcome = await runHandler(definition, timeoutMs, payload, context, controller).finally(
     () => {
@@ -115,8 +117,14 @@ async function run(
 
 /** RUNNING → CANCELLED under the lease, after a cancel request; never retried. */
 async function endCancelled(task: ClaimedTask, deps: ProcessorDeps, detail: string) {
-  const write = () => deps.store.cancelRunning(task.lease, detail);
-  return (await fencedWrite(deps, task.record, write)) ? ACK : LEASE_LOST;
+  let cancelled: TaskRecord | undefined;
+  const write = async () => {
+    cancelled = await deps.store.cancelRunning(task.lease, detail);
+    return cancelled;
+  };
+  if (!(await fencedWrite(deps, task.record, write))) return LEASE_LOST;
+  await releaseAfter(cancelled, deps);
+  return ACK;
 }
 
 /** After a failed run: dropped when the lease was lost, else retried or declared DEAD. */
@@ -182,8 +190,14 @@ async function finish(
   write: () => Promise<TaskRecord>,
   outcome: TaskOutcome,
 ): Promise<Outcome> {
-  if (!(await fencedWrite(deps, record, write))) return LEASE_LOST;
+  let written: TaskRecord | undefined;
+  const landed = await fencedWrite(deps, record, async () => {
+    written = await write();
+    return written;
+  });
+  if (!landed) return LEASE_LOST;
   deps.metrics.count(outcome);
+  await releaseAfter(written, deps);
   return ACK;
 }
 

@@ -41,6 +41,7 @@ describe('TaskExecutor.grantConsume', () => {
           {
             Effect: 'Allow',
             Action: [
+              'sqs:SendMessage',
               'sqs:ReceiveMessage',
               'sqs:DeleteMessage',
               'sqs:ChangeMessageVisibility',

@@ -39,7 +39,7 @@ function sendDenials(template: Template): unknown[] {
 }
 
 describe('TaskExecutor restrictSenders', () => {
-  it('denies SendMessage on the work queue to all but the scheduler, the sweeper and granted senders', () => {
+  it('denies SendMessage on the work queue to all but the scheduler, the sweeper, the worker and granted senders', () => {
     // Act
     const { template } = guardedStack(true);
 
@@ -47,6 +47,7 @@ describe('TaskExecutor restrictSenders', () => {
     const queue = idOf(template, 'AWS::SQS::Queue', { QueueName: 'Guarded-work.fifo' });
     const scheduler = idOf(template, 'AWS::IAM::Role', { Description: 'Delivers scheduled tasks' });
     const sweeper = idStartingWith(template, 'AWS::IAM::Role', 'ExecutorSweeperRole');
+    const worker = idStartingWith(template, 'AWS::IAM::Role', 'ExecutorWorkerRole');
     const producer = idStartingWith(template, 'AWS::IAM::Role', 'Producer');
     const operator = idStartingWith(template, 'AWS::IAM::User', 'Operator');
     template.hasResourceProperties('AWS::SQS::QueuePolicy', {
@@ -65,6 +66,7 @@ describe('TaskExecutor restrictSenders', () => {
                 'aws:PrincipalArn': [
                   arnOf(scheduler),
                   arnOf(sweeper),
+                  arnOf(worker),
                   arnOf(producer),
                   arnOf(operator),
                 ],

@@ -114,6 +114,7 @@ describe('TaskExecutor worker', () => {
           {
             Effect: 'Allow',
             Action: [
+              'sqs:SendMessage',
               'sqs:ReceiveMessage',
               'sqs:DeleteMessage',
               'sqs:ChangeMessageVisibility',

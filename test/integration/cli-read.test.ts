@@ -85,7 +85,7 @@ describe('tasklane list', () => {
     const since = await runCli(['list', '--since', 'yesterday'], env);
 
     expect(status.code).toBe(2);
-    expect(status.stderr).toContain('expected one or more of SCHEDULED');
+    expect(status.stderr).toContain('expected one or more of WAITING, SCHEDULED');
     expect(limit.code).toBe(2);
     expect(limit.stderr).toContain('--limit expects a whole number');
     expect(since.code).toBe(2);

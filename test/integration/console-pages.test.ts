@@ -109,7 +109,7 @@ describe('console GET /tasks', () => {
 
     // Assert
     expect(page.status).toBe(400);
-    expect(page.body).toContain('status: expected one of SCHEDULED');
+    expect(page.body).toContain('status: expected one of WAITING, SCHEDULED');
     expect(page.body).toContain('since: expected an age such as 30m');
     expect(page.body).toContain('limit: expected one of 25, 50, 100; received &quot;7&quot;');
   });

@@ -44,6 +44,7 @@ function expectedDecision(row: Omit<Row, 'expected'>): ClaimDecision {
     case TaskStatus.DEAD:
     case TaskStatus.CANCELLED:
     case TaskStatus.ROLLED_BACK:
+    case TaskStatus.WAITING:
       return dropDuplicate;
     case TaskStatus.RUNNING:
       if (row.lease === 'live') return leased;
@@ -70,7 +71,7 @@ const rows: Row[] = Object.values(TaskStatus).flatMap((status) =>
 
 describe('decideClaim', () => {
   it('covers every status × lease × attempts × schedule combination', () => {
-    expect(rows).toHaveLength(8 * 2 * 2 * 2);
+    expect(rows).toHaveLength(9 * 2 * 2 * 2);
   });
 
   it.each(rows)(

@@ -27,7 +27,7 @@ describe('prepareTask options', () => {
       {
         path: 'options.idd',
         message:
-          'unknown option "idd" (did you mean "id"?); expected one of id, orderingKey, runAt, delay, debounce',
+          'unknown option "idd" (did you mean "id"?); expected one of id, orderingKey, runAt, delay, debounce, dependsOn, onParentDead',
       },
     ]);
   });
@@ -68,7 +68,7 @@ describe('assertTaskStatus', () => {
 
     expect(attempt).toThrow(ValidationError);
     expect(attempt).toThrow(
-      /status: expected one of SCHEDULED, PENDING, QUEUED, RUNNING, SUCCEEDED, DEAD, CANCELLED, ROLLED_BACK, received/,
+      /status: expected one of WAITING, SCHEDULED, PENDING, QUEUED, RUNNING, SUCCEEDED, DEAD, CANCELLED, ROLLED_BACK, received/,
     );
   });
 });

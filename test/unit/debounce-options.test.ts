@@ -69,6 +69,7 @@ describe('prepareTask with debounce', () => {
     ['id', { id: 'mine' }],
     ['delay', { delay: 1000 }],
     ['runAt', { runAt: new Date(NOW + 1000) }],
+    ['dependsOn', { dependsOn: ['parent-1'] }],
   ])('refuses debounce together with %s', async (name, other) => {
     // Act
     const issues = await issuesOf({ ...other, debounce: { key: 'k', windowMs: 10, mode: 'last' } });

@@ -4,6 +4,7 @@ import {
   ClaimCheckMismatchError,
   ConfigurationError,
   DebounceContendedError,
+  DependencyError,
   ErrorCode,
   IdempotencyConflictError,
   LeaseLostError,
@@ -61,6 +62,11 @@ const cases: ReadonlyArray<readonly [string, ErrorCode, () => TasklaneError]> = 
     'DEBOUNCE_CONTENDED',
     () => new DebounceContendedError('save', 'doc-1', 16),
   ],
+  [
+    'DependencyError',
+    'DEPENDENCY',
+    () => new DependencyError('child', 'unknown-parent', ['p'], "depends on 'p', unknown"),
+  ],
 ];
 
 describe('error hierarchy', () => {
@@ -102,6 +108,7 @@ describe('error hierarchy', () => {
       RESULT_TOO_LARGE: 'RESULT_TOO_LARGE',
       CLAIM_CHECK_MISMATCH: 'CLAIM_CHECK_MISMATCH',
       DEBOUNCE_CONTENDED: 'DEBOUNCE_CONTENDED',
+      DEPENDENCY: 'DEPENDENCY',
     });
   });
 

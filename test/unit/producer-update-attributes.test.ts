@@ -147,6 +147,38 @@ describe('PRODUCER_UPDATE_ATTRIBUTES', () => {
     expect(named.filter((a) => !PRODUCER_UPDATE_ATTRIBUTES.includes(a))).toEqual([]);
   });
 
+  it('covers every attribute an enqueue with dependsOn names on its parents', async () => {
+    // Arrange
+    const { store, sent } = offlineStore();
+    const child = {
+      id: 'child',
+      type: 'ping',
+      payloadJson: '{}',
+      payloadHash: 'h',
+      maxAttempts: 3,
+      timeoutMs: 1000,
+      messageGroupId: 'child',
+      parents: ['p1', 'p2'],
+    };
+
+    // Act
+    await store.dependencies.create(child).catch(() => undefined);
+
+    // Assert
+    const [transaction] = sent.filter((r) => r.command === 'TransactWriteItemsCommand');
+    const input = (transaction?.input ?? {}) as {
+      TransactItems?: { Update?: SentRequest['input'] }[];
+    };
+    const items = input.TransactItems;
+    const updates = (items ?? []).flatMap((item) =>
+      item.Update === undefined ? [] : [item.Update],
+    );
+    expect(updates).toHaveLength(2);
+    const named = updates.flatMap((update) => attributesNamed(update));
+    expect(named).toContain('dependents');
+    expect(named.filter((a) => !PRODUCER_UPDATE_ATTRIBUTES.includes(a))).toEqual([]);
+  });
+
   it('leaves out what decides what a task does', () => {
     // Arrange
     const decisive = [

@@ -17,6 +17,7 @@ describe('statusIndexKeys', () => {
       'QUEUED',
       'RUNNING',
       'SCHEDULED',
+      'WAITING',
     ]);
     expect(isIndexed(TaskStatus.SUCCEEDED)).toBe(false);
     expect(isIndexed(TaskStatus.CANCELLED)).toBe(false);

@@ -44,7 +44,8 @@ describe('buildTransitionUpdate', () => {
         'REMOVE #leaseToken, #statusShard, #statusAt',
     );
     expect(update.ConditionExpression).toBe(
-      'attribute_exists(#pk) AND (#status = :running AND #leaseToken = :leaseToken)',
+      'attribute_exists(#pk) AND (#status = :running AND #leaseToken = :leaseToken) ' +
+        'AND attribute_not_exists(#releaseShard)',
     );
     expect(update.ExpressionAttributeValues?.[':entry']).toEqual([entry]);
     expect(update.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
@@ -61,7 +62,8 @@ describe('buildTransitionUpdate', () => {
       /^SET #history = :history, #historyTruncated = if_not_exists\(#historyTruncated, :zero_\) \+ :dropped, #result = :result/,
     );
     expect(update.ConditionExpression).toBe(
-      'attribute_exists(#pk) AND ((#status = :running AND #leaseToken = :leaseToken) AND size(#history) = :historyLength)',
+      'attribute_exists(#pk) AND ((#status = :running AND #leaseToken = :leaseToken) AND size(#history) = :historyLength) ' +
+        'AND attribute_not_exists(#releaseShard)',
     );
     expect(update.ExpressionAttributeValues).toMatchObject({
       ':history': folded,
@@ -98,7 +100,9 @@ describe('buildTransitionUpdate', () => {
     );
     const unkeyed = buildTransitionUpdate(write({ remove: undefined }));
 
-    expect(keyed.UpdateExpression).toContain('#statusShard = :statusShard, #statusAt = :statusAt');
+    expect(keyed.UpdateExpression).toContain(
+      '#statusShard = if_not_exists(#releaseShard, :statusShard), #statusAt = :statusAt',
+    );
     expect(keyed.UpdateExpression).toMatch(/REMOVE #leaseToken$/);
     expect(keyed.ExpressionAttributeValues).toMatchObject({
       ':statusShard': 'DEAD#3',
@@ -106,6 +110,23 @@ describe('buildTransitionUpdate', () => {
     });
     expect(unkeyed.UpdateExpression).toMatch(/ REMOVE #statusShard, #statusAt$/);
     expect(unkeyed.ExpressionAttributeValues).not.toHaveProperty(':statusShard');
+  });
+
+  it('files a finished task with dependents under its release partition, guarded both ways', () => {
+    const leaves = buildTransitionUpdate(write());
+    const filed = buildTransitionUpdate(write({ releaseFiling: true, remove: undefined }));
+    const dead = buildTransitionUpdate(
+      write({ status: TaskStatus.DEAD, indexKeys: { statusShard: 'DEAD#3', statusAt: 5 } }),
+    );
+
+    expect(leaves.ConditionExpression).toMatch(/ AND attribute_not_exists\(#releaseShard\)$/);
+    expect(filed.UpdateExpression).toContain('#statusShard = #releaseShard, #statusAt = :now_');
+    expect(filed.UpdateExpression).not.toContain('REMOVE');
+    expect(filed.ConditionExpression).toMatch(/ AND attribute_exists\(#releaseShard\)$/);
+    expect(dead.UpdateExpression).toContain(
+      '#statusShard = if_not_exists(#releaseShard, :statusShard)',
+    );
+    expect(dead.ExpressionAttributeNames).toMatchObject({ '#releaseShard': 'releaseShard' });
   });
 
   it('skips attributes set to undefined', () => {

@@ -11,7 +11,12 @@ type Outcome = {
   detail: string;
 };
 
-const WAITING: readonly string[] = [TaskStatus.SCHEDULED, TaskStatus.PENDING, TaskStatus.QUEUED];
+const WAITING: readonly string[] = [
+  TaskStatus.WAITING,
+  TaskStatus.SCHEDULED,
+  TaskStatus.PENDING,
+  TaskStatus.QUEUED,
+];
 
 /** `tasklane cancel <id...>` or `tasklane cancel --key <key>`: tasks that have not finished. */
 export function registerCancel(program: Command): void {

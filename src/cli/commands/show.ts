@@ -80,6 +80,13 @@ function fields(r: TaskRecord): string[][] {
       r.progressAt === undefined ? '' : `${JSON.stringify(r.progress)} at ${isoTime(r.progressAt)}`,
     ],
     ['cancel requested', r.cancelRequested ? isoTime(r.cancelRequestedAt) : ''],
+    ['parents', r.parents?.join(', ')],
+    [
+      'waiting on',
+      r.status === 'WAITING' ? `${r.waitingOn ?? 0} of ${r.parents?.length ?? 0} parents` : '',
+    ],
+    ['on parent dead', r.onParentDead],
+    ['dependents', r.dependents?.join(', ')],
     ['finished', isoTime(r.finishedAt)],
     ['error', r.lastError === undefined ? '' : `${r.lastError.name}: ${r.lastError.message}`],
     ['dead reason', r.deadReason],

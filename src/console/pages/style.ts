@@ -36,7 +36,7 @@ pre.json{background:#fff;border:1px solid #d5d9de;padding:10px;overflow:auto;max
 .status-succeeded,.status-enabled{background:#d3f2dc;color:#0d4d22}
 .status-dead{background:#fbd5d5;color:#7a1010}
 .status-running{background:#d6e4ff;color:#0b3a8c}
-.status-queued,.status-pending,.status-scheduled{background:#fff0c2;color:#5a4300}
+.status-queued,.status-pending,.status-scheduled,.status-waiting{background:#fff0c2;color:#5a4300}
 .status-cancelled,.status-disabled{background:#e4e7eb;color:#39424c}
 .muted{color:#5c6670}
 form.filters{display:flex;flex-wrap:wrap;gap:10px 16px;align-items:flex-end;background:#fff;border:1px solid #d5d9de;padding:12px;margin-bottom:12px}

@@ -111,6 +111,7 @@ ${cursor === undefined ? html`<span class="muted">Last page</span>` : html`<a hr
 }
 
 const CANCELLABLE: readonly TaskStatus[] = [
+  TaskStatus.WAITING,
   TaskStatus.SCHEDULED,
   TaskStatus.PENDING,
   TaskStatus.QUEUED,
@@ -136,6 +137,8 @@ ${r.debounce === undefined ? '' : html`<dt>Debounce</dt><dd>key <code>${r.deboun
 <dt>Finished</dt><dd>${time(r.finishedAt)}</dd>
 <dt>Worker</dt><dd>${r.workerId ?? html`<span class="muted">none</span>`}</dd>
 ${r.deadReason === undefined ? '' : html`<dt>Dead reason</dt><dd>${r.deadReason}</dd>`}
+${r.parents === undefined ? '' : html`<dt>Parents</dt><dd>${r.parents.map((id, n) => html`${n === 0 ? '' : ', '}${taskLink(id)}`)}${r.status === TaskStatus.WAITING ? html` <span class="muted">(waiting on ${r.waitingOn ?? 0}; onParentDead ${r.onParentDead ?? 'cancel'})</span>` : ''}</dd>`}
+${r.dependents === undefined ? '' : html`<dt>Dependents</dt><dd>${r.dependents.map((id, n) => html`${n === 0 ? '' : ', '}${taskLink(id)}`)}</dd>`}
 </dl>
 </section>
 <section aria-labelledby="progress">

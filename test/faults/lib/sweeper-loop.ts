@@ -17,6 +17,8 @@ export interface SweeperLoop {
     sent: number;
     /** Overdue QUEUED tasks sent again under a new generation (message past retention). */
     resent: number;
+    /** Dependents released by the sweep for parents whose own release was cut short. */
+    released: number;
   };
   /** Runs one sweep now (between the loop's own runs). */
   runOnce(): Promise<SweepReport | undefined>;
@@ -33,6 +35,8 @@ export function startSweeperLoop(
     clock?: () => number;
     /** A QUEUED task this long overdue is sent again (the sweeper's default is 6 h). */
     queuedOverdueMs?: number;
+    /** A finished task's release this old is finished by the sweep (the default is 60 s). */
+    releaseGraceMs?: number;
   },
 ): SweeperLoop {
   const clients = options.clients ?? executor.clients;
@@ -54,8 +58,9 @@ export function startSweeperLoop(
     pendingAgeMs: options.pendingAgeMs,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.queuedOverdueMs === undefined ? {} : { queuedOverdueMs: options.queuedOverdueMs }),
+    ...(options.releaseGraceMs === undefined ? {} : { releaseGraceMs: options.releaseGraceMs }),
   });
-  const stats = { runs: 0, errors: 0, requeued: 0, killed: 0, sent: 0, resent: 0 };
+  const stats = { runs: 0, errors: 0, requeued: 0, killed: 0, sent: 0, resent: 0, released: 0 };
   let chain: Promise<unknown> = Promise.resolve();
   const runOnce = (): Promise<SweepReport | undefined> => {
     const run = chain.then(async () => {
@@ -66,6 +71,7 @@ export function startSweeperLoop(
         stats.killed += report.killed;
         stats.sent += report.sent;
         stats.resent += (report as { resent?: number }).resent ?? 0;
+        stats.released += report.released;
         return report;
       } catch {
         // A throttled or failed sweep is retried by the next run, as the schedule would.
