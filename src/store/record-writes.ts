@@ -22,6 +22,7 @@ import { MAX_DETAIL_CHARS } from './history.js';
 import {
   fromItem,
   type HistoryEntry,
+  payloadHash,
   refusedRecord,
   statusShard,
   statusShardKey,
@@ -29,6 +30,7 @@ import {
   type TaskRecord,
 } from './record.js';
 import { CREATE_CONDITION, refusedConfirmation } from './rollback.js';
+import { toStoredEntry } from './stored-history.js';
 
 /** What these writes need of the store. */
 export interface WriteContext {
@@ -116,26 +118,33 @@ export async function createTask(
     status,
     ...(task.detail === undefined ? {} : { detail: truncate(task.detail, MAX_DETAIL_CHARS) }),
   };
+  const inline = task.payloadRef === undefined;
   const item: TaskItem = {
     [TableSchema.PARTITION_KEY]: task.id,
     type: task.type,
     status,
-    payload: task.payloadRef === undefined ? task.payloadJson : undefined,
+    payload: inline ? task.payloadJson : undefined,
     payloadRef: task.payloadRef,
-    payloadHash: task.payloadHash,
+    // Only what the record cannot work out again is written (docs/adr/0027-compact-history.md).
+    payloadHash:
+      inline && payloadHash(task.type, task.payloadJson) === task.payloadHash
+        ? undefined
+        : task.payloadHash,
     attempt: 0,
     maxAttempts: task.maxAttempts,
     orderingKey: task.orderingKey,
-    messageGroupId: task.messageGroupId,
+    messageGroupId:
+      task.messageGroupId === (task.orderingKey ?? task.id) ? undefined : task.messageGroupId,
     generation: 1,
     timeoutMs: task.timeoutMs,
     runAt: task.runAt,
     createdAt: now,
-    sequence: task.sequence,
+    // Enqueue order matters only among the tasks of one ordering key.
+    sequence: task.orderingKey === undefined ? undefined : task.sequence,
     integrityTag: task.integrityTag,
     onDead: task.onDead,
     updatedAt: now,
-    history: [entry],
+    history: [toStoredEntry(entry)],
     [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(status, shard),
     [TableSchema.STATUS_INDEX_SORT_KEY]: scheduled ? (task.runAt as number) : now,
   };
@@ -241,7 +250,7 @@ export async function noteDuplicate(
           '#notes': 'duplicateNotes',
         },
         ExpressionAttributeValues: {
-          ':entry': [entry],
+          ':entry': [toStoredEntry(entry)],
           ':zero': 0,
           ':one': 1,
           ':max': Defaults.MAX_DUPLICATE_NOTES,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ObjectRef } from '../claim-check/object-ref.js';
 import { Defaults, type TaskStatus } from '../constants.js';
 import { TransitionRejectedError } from '../errors.js';
+import type { LogAttributes } from '../observability/logger.js';
 import { requestCancel } from './cancel-request.js';
 import * as parking from './park-transitions.js';
 import { ParkedKeys } from './parked-keys.js';
@@ -110,11 +111,19 @@ export class TaskStore {
    */
   async claim(
     target: ClaimTarget,
-    options: { workerId: string; leaseMs: number; detail?: string; fresh?: boolean },
+    options: {
+      workerId: string;
+      leaseMs: number;
+      detail?: string;
+      fresh?: boolean;
+      /** Added to the claim's audit line, not to the history (e.g. the message id). */
+      log?: LogAttributes;
+    },
   ): Promise<{ record: TaskRecord; lease: Lease }> {
     const leaseToken = randomUUID();
-    const { workerId, leaseMs, detail } = options;
-    const input = { target, workerId, leaseToken, leaseMs, detail, fresh: options.fresh === true };
+    const { workerId, leaseMs, detail, log } = options;
+    const fresh = options.fresh === true;
+    const input = { target, workerId, leaseToken, leaseMs, detail, fresh, log };
     const record = await this.write(transitions.claim, input);
     const { id: taskId, type: taskType, attempt, history } = record;
     return { record, lease: { taskId, taskType, attempt, leaseToken, workerId, history } };
