@@ -17,7 +17,7 @@ import { TransitionRejectedError } from '../errors.js';
 import { auditEntry } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { truncate } from '../text.js';
-import { and, type Condition, equals, exists } from './expression.js';
+import { and, type Condition, equals, exists, generationIs } from './expression.js';
 import { MAX_DETAIL_CHARS } from './history.js';
 import {
   fromItem,
@@ -30,7 +30,7 @@ import {
   type TaskRecord,
 } from './record.js';
 import { CREATE_CONDITION, refusedConfirmation } from './rollback.js';
-import { toStoredEntry } from './stored-history.js';
+import { type StoredEntry, toStoredEntry } from './stored-history.js';
 
 /** What these writes need of the store. */
 export interface WriteContext {
@@ -73,6 +73,12 @@ export interface NewTask {
   readonly onDead?: 'park' | undefined;
 }
 
+/** A stored entry without its time: the first entry's is the record's `createdAt`. */
+function withoutTime(stored: StoredEntry): StoredEntry {
+  const { t: _time, ...rest } = stored;
+  return rest;
+}
+
 /** Reads one task with a strongly consistent read. */
 export async function getTask(ctx: WriteContext, taskId: string): Promise<TaskRecord | undefined> {
   const out = await ctx.doc.send(
@@ -95,7 +101,7 @@ function untouchedSchedule(seen: Pick<TaskRecord, 'generation' | 'createdAt'>): 
     equals('createdAt', 'createdAt', seen.createdAt),
     equals('status', 'scheduled', TaskStatus.SCHEDULED),
     equals('attempt', 'zero', 0),
-    equals('generation', 'generation', seen.generation),
+    generationIs('generation', seen.generation),
   ]);
 }
 
@@ -135,7 +141,7 @@ export async function createTask(
     orderingKey: task.orderingKey,
     messageGroupId:
       task.messageGroupId === (task.orderingKey ?? task.id) ? undefined : task.messageGroupId,
-    generation: 1,
+    // A first generation is left out (see generationIs): `fromItem` reads its absence as 1.
     timeoutMs: task.timeoutMs,
     runAt: task.runAt,
     createdAt: now,
@@ -144,7 +150,8 @@ export async function createTask(
     integrityTag: task.integrityTag,
     onDead: task.onDead,
     updatedAt: now,
-    history: [toStoredEntry(entry)],
+    // The first entry's time is the record's `createdAt`; it is not stored twice.
+    history: [withoutTime(toStoredEntry(entry))],
     [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(status, shard),
     [TableSchema.STATUS_INDEX_SORT_KEY]: scheduled ? (task.runAt as number) : now,
   };
@@ -282,7 +289,7 @@ export async function noteResent(
   const unchanged = and([
     exists('pk', TableSchema.PARTITION_KEY),
     equals('status', 'pending', TaskStatus.PENDING),
-    equals('generation', 'generation', seen.generation),
+    generationIs('generation', seen.generation),
   ]);
   const resends =
     seen.resends === 0

@@ -241,8 +241,9 @@ export function fromItem(item: TaskItem): TaskRecord {
   const id = String(item[TableSchema.PARTITION_KEY]);
   const type = String(item.type);
   const orderingKey = optionalString(item.orderingKey);
+  const createdAt = Number(item.createdAt);
   const history = Array.isArray(item.history)
-    ? inheritWorkers(item.history.map(fromStoredEntry))
+    ? inheritWorkers(item.history.map((entry) => fromStoredEntry(entry, createdAt)))
     : [];
   return {
     id,
@@ -260,7 +261,7 @@ export function fromItem(item: TaskItem): TaskRecord {
     messageGroupId: optionalString(item.messageGroupId) ?? orderingKey ?? id,
     generation: Number(item.generation ?? 1),
     timeoutMs: Number(item.timeoutMs),
-    createdAt: Number(item.createdAt),
+    createdAt,
     sequence: optionalString(item.sequence),
     updatedAt: Number(item.updatedAt),
     runAt: optionalNumber(item.runAt),

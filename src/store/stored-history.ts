@@ -7,7 +7,8 @@
  *   `d` detail.
  * - The event as a short code ({@link EVENT_CODES}); an event without one is stored by name.
  * - The status left out when it is the one the event implies (a claim leaves the task
- *   RUNNING), the attempt when it is 0.
+ *   RUNNING), the attempt when it is 0, and the time of the entry the record is created
+ *   with (its `createdAt`).
  * - The worker as its short id ({@link shortWorkerId}); the log line of the same event
  *   carries the full id beside it. A retry or a success, which only the lease holder writes,
  *   leaves it out: it is its attempt's claim's.
@@ -21,7 +22,8 @@ import type { HistoryEntry } from './history-entry.js';
 /** A history entry as stored in the item. */
 export interface StoredEntry {
   readonly e: string;
-  readonly t: number;
+  /** Left out by the first entry, written with the record: its time is `createdAt`. */
+  readonly t?: number;
   readonly a?: number;
   readonly s?: string;
   readonly w?: string;
@@ -121,14 +123,17 @@ export function toStoredHistory(entries: readonly HistoryEntry[]): StoredEntry[]
   });
 }
 
-/** The public form of a stored entry, compact or written before the compact form. */
-export function fromStoredEntry(stored: unknown): HistoryEntry {
+/**
+ * The public form of a stored entry, compact or written before the compact form. An entry
+ * without a time (the first, written with the record) took place at `createdAt`.
+ */
+export function fromStoredEntry(stored: unknown, createdAt = Number.NaN): HistoryEntry {
   const raw = (stored ?? {}) as Record<string, unknown>;
   if (typeof raw.e !== 'string') return raw as unknown as HistoryEntry;
   const event = EVENTS_BY_CODE.get(raw.e) ?? (raw.e as AuditEvent);
   return {
     event,
-    at: Number(raw.t),
+    at: raw.t === undefined ? createdAt : Number(raw.t),
     attempt: Number(raw.a ?? 0),
     status: (typeof raw.s === 'string' ? raw.s : IMPLIED_STATUS[event]) as TaskStatus,
     ...(typeof raw.w === 'string' ? { workerId: raw.w } : {}),

@@ -75,16 +75,6 @@ export class TaskStore {
   }
 
   /**
-   * PENDING → QUEUED, once the message of this generation is in the queue. The SDK's own
-   * sends no longer write it (docs/adr/0020-claim-without-pre-read.md): a sent task stays
-   * PENDING until claimed. Kept for records and tools that mark sends; the claim, cancel and
-   * the sweeper treat a fresh QUEUED task as they treat a PENDING one.
-   */
-  markSent(record: Seen): Promise<TaskRecord> {
-    return this.write(transitions.markSent, { seen: record });
-  }
-
-  /**
    * Notes that the sweeper sent a PENDING task again: counts it (`resends`) and moves its
    * index entry to `nextAt`, before which the sweep does not send it again. Not a
    * transition: the status stays PENDING and the history is untouched.

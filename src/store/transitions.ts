@@ -103,20 +103,6 @@ function byLease<I extends { readonly lease: Lease }>() {
   } as const;
 }
 
-export const markSent: Transition<{ seen: Seen }> = {
-  name: 'mark as sent',
-  from: [TaskStatus.PENDING],
-  fence: ({ seen }) => [
-    equals('generation', 'generation', seen.generation),
-    equals('attempt', 'seenAttempt', seen.attempt),
-  ],
-  event: AuditEvent.SENT,
-  to: TaskStatus.QUEUED,
-  task: ({ seen }) => seen,
-  by: ({ seen }) => ({ attempt: seen.attempt }),
-  statusAt: at,
-};
-
 /**
  * What a claim names without reading the record: the task, the attempt it expects to find
  * (the claim starts the next one), and the message group of the message it came in. A
