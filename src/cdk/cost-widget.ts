@@ -10,7 +10,7 @@ import {
   type MetricOptions,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { DEFAULT_PRICES, type PriceTable } from '../observability/cost.js';
+import { DEFAULT_PRICES, type PriceTable, s3Prices } from '../observability/cost.js';
 import { MetricName } from '../observability/metrics.js';
 
 /** What the cost graph reads. */
@@ -32,9 +32,13 @@ export function costWidget(executor: CostSource, prices: PriceTable = DEFAULT_PR
     sqs: metric(MetricName.SQS_REQUESTS),
     wcu: metric(MetricName.WRITE_UNITS),
     rcu: metric(MetricName.READ_UNITS),
+    s3w: metric(MetricName.S3_WRITE_REQUESTS),
+    s3r: metric(MetricName.S3_READ_REQUESTS),
     invocations: executor.worker.metricInvocations({ period, statistic: 'Sum' }),
   };
-  const worker = `(sqs * ${prices.sqsPerMillionRequests} + wcu * ${prices.dynamodbPerMillionWriteUnits} + rcu * ${prices.dynamodbPerMillionReadUnits})`;
+  // S3's metrics exist only where the claim check was used: FILL counts their gaps as 0.
+  const s3 = s3Prices(prices);
+  const worker = `(sqs * ${prices.sqsPerMillionRequests} + wcu * ${prices.dynamodbPerMillionWriteUnits} + rcu * ${prices.dynamodbPerMillionReadUnits} + FILL(s3w, 0) * ${s3.write} + FILL(s3r, 0) * ${s3.read})`;
   const pollers = `(2 * invocations * ${prices.sqsPerMillionRequests})`;
   const perTask = (sum: string) => `${sum} / IF(tasks > 0, tasks, 1)`;
   return new GraphWidget({
