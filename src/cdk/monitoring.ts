@@ -51,6 +51,8 @@ export interface ExecutorMonitoringProps {
   readonly alarmActions: readonly IAlarmAction[];
   /** Prices of the cost graph. @default us-east-1 on-demand list prices (docs/cost.md) */
   readonly prices?: PriceTable;
+  /** The executor has a payload bucket: the cost graph adds its S3 requests. @default false */
+  readonly claimCheck?: boolean;
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -262,7 +264,7 @@ export class ExecutorMonitoring extends Construct {
           executor.sweeper.metricErrors({ label: 'errors' }),
         ],
       }),
-      costWidget(executor, props.prices),
+      costWidget(executor, props.prices, { claimCheck: props.claimCheck === true }),
     );
     // A row per lane: its queue and DLQ next to each other lane's.
     if (laneGraphs.length > 0) this.dashboard.addWidgets(...laneGraphs);

@@ -198,6 +198,7 @@ export class TaskExecutor extends Construct {
       oldestMessageAgeThreshold: props.oldestMessageAgeThreshold ?? Duration.minutes(15),
       alarmActions: props.alarmActions ?? [],
       ...(props.costPrices === undefined ? {} : { prices: props.costPrices }),
+      claimCheck: this.payloadBucket !== undefined,
     });
     addExecutorOutputs(this, id, {
       tableName: this.table.tableName,

@@ -7,6 +7,7 @@ import { s3ClientConfig } from '../aws-clients.js';
 import { EnvVars } from '../config.js';
 import { Defaults } from '../constants.js';
 import { ClaimCheckMismatchError, ValidationError } from '../errors.js';
+import { meterClient } from '../observability/usage-meter.js';
 import { type ObjectRef, objectLocation, sha256Hex } from './object-ref.js';
 
 /** The claim-check options of a TaskClient or worker. */
@@ -33,6 +34,8 @@ export class ObjectStore {
     s3?: S3Client,
   ) {
     this.client = s3;
+    // Its requests count in the run-time cost figures (docs/cost.md).
+    if (s3 !== undefined) meterClient(s3);
   }
 
   /** Whether a value of `sizeBytes` goes to S3: only with a bucket, above the threshold. */
@@ -95,7 +98,10 @@ export class ObjectStore {
   }
 
   private s3(): S3Client {
-    this.client ??= new S3Client(s3ClientConfig());
+    if (this.client === undefined) {
+      this.client = new S3Client(s3ClientConfig());
+      meterClient(this.client);
+    }
     return this.client;
   }
 }

@@ -1,5 +1,6 @@
 import type { AuditEvent, TaskStatus } from '../constants.js';
 import type { HistoryEntry } from '../store/record.js';
+import { shortWorkerId } from '../store/stored-history.js';
 import type { LogAttributes, TaskLogger } from './logger.js';
 
 /**
@@ -52,26 +53,34 @@ export function logAudit(
     attempt: record.attempt,
     status: record.status,
     workerId: record.workerId,
+    // The id the task's record stores, beside the full one (docs/adr/0027-compact-history.md).
+    workerRef: record.workerId === undefined ? undefined : shortWorkerId(record.workerId),
     at: new Date(record.at).toISOString(),
     detail: record.detail,
     ...options.fields,
   });
 }
 
-/** The audit line of a history entry written to a task's record. */
+/** The audit line of a history entry written to a task's record, with `fields` added. */
 export function auditEntry(
   logger: TaskLogger,
   task: { readonly id: string; readonly type: string },
   entry: HistoryEntry,
+  fields?: LogAttributes,
 ): void {
-  logAudit(logger, {
-    event: entry.event,
-    taskId: task.id,
-    taskType: task.type,
-    attempt: entry.attempt,
-    status: entry.status,
-    workerId: entry.workerId,
-    at: entry.at,
-    detail: entry.detail,
-  });
+  const options = fields === undefined ? {} : { fields };
+  logAudit(
+    logger,
+    {
+      event: entry.event,
+      taskId: task.id,
+      taskType: task.type,
+      attempt: entry.attempt,
+      status: entry.status,
+      workerId: entry.workerId,
+      at: entry.at,
+      detail: entry.detail,
+    },
+    options,
+  );
 }

@@ -52,6 +52,10 @@ export const MetricName = {
   DYNAMODB_REQUESTS: 'DynamoDbRequests',
   WRITE_UNITS: 'WriteUnits',
   READ_UNITS: 'ReadUnits',
+  /** The claim check's S3 requests at the PUT rate (PutObject). */
+  S3_WRITE_REQUESTS: 'S3WriteRequests',
+  /** The claim check's S3 requests at the GET rate (GetObject). */
+  S3_READ_REQUESTS: 'S3ReadRequests',
 } as const;
 
 /** One of {@link MetricName}. */
@@ -180,5 +184,12 @@ function usageFigures(usage: Usage, tasks: number): [MetricName, number][] {
     [MetricName.DYNAMODB_REQUESTS, usage.dynamodbRequests],
     [MetricName.WRITE_UNITS, usage.writeUnits],
     [MetricName.READ_UNITS, usage.readUnits],
+    // Only where the claim check was used: most workers never send S3 a request.
+    ...s3Figure(MetricName.S3_WRITE_REQUESTS, usage.s3WriteRequests),
+    ...s3Figure(MetricName.S3_READ_REQUESTS, usage.s3ReadRequests),
   ];
+}
+
+function s3Figure(name: MetricName, value: number | undefined): [MetricName, number][] {
+  return value === undefined ? [] : [[name, value]];
 }

@@ -2,7 +2,7 @@
  * Run-time metering of what Tasklane's own AWS requests cost (docs/cost.md,
  * docs/adr/0025-run-time-cost-metrics.md).
  *
- * One SDK middleware, attached to the SQS and DynamoDB clients, asks DynamoDB for
+ * One SDK middleware, attached to the SQS, DynamoDB and S3 (claim check) clients, asks DynamoDB for
  * `ReturnConsumedCapacity: 'TOTAL'` (free; it includes the writes to global secondary
  * indexes) and counts every request attempt, retries included, as AWS bills them. What it
  * counts goes to the meter of the current scope ({@link UsageMeter.track}), an
@@ -22,6 +22,13 @@ export interface Usage {
   writeUnits: number;
   /** DynamoDB read request units, as DynamoDB reported them. */
   readUnits: number;
+  /**
+   * S3 request attempts billed at the PUT rate: the claim check's PutObject. Absent until
+   * one is made.
+   */
+  s3WriteRequests?: number;
+  /** S3 request attempts billed at the GET rate (GetObject). Absent until one is made. */
+  s3ReadRequests?: number;
 }
 
 /** A zeroed {@link Usage}. */
@@ -35,6 +42,12 @@ export function addUsage(into: Usage, more: Usage): Usage {
   into.dynamodbRequests += more.dynamodbRequests;
   into.writeUnits += more.writeUnits;
   into.readUnits += more.readUnits;
+  if (more.s3WriteRequests !== undefined) {
+    into.s3WriteRequests = (into.s3WriteRequests ?? 0) + more.s3WriteRequests;
+  }
+  if (more.s3ReadRequests !== undefined) {
+    into.s3ReadRequests = (into.s3ReadRequests ?? 0) + more.s3ReadRequests;
+  }
   return into;
 }
 
@@ -140,6 +153,15 @@ const DYNAMODB_OPERATIONS: Readonly<Record<string, 'read' | 'write'>> = {
   ScanCommand: 'read',
 };
 
+/** S3 operations billed at the GET rate; the claim check's others (PutObject) pay the PUT rate. */
+const S3_READS: ReadonlySet<string> = new Set(['GetObjectCommand', 'HeadObjectCommand']);
+
+/** The AWS requests a usage counts: SQS, DynamoDB and S3. */
+export function requestCount(usage: Usage): number {
+  const s3 = (usage.s3WriteRequests ?? 0) + (usage.s3ReadRequests ?? 0);
+  return usage.sqsRequests + usage.dynamodbRequests + s3;
+}
+
 type Input = Record<string, unknown>;
 type Handler = (args: { input: Input }) => Promise<{ output?: unknown }>;
 interface Context {
@@ -184,9 +206,13 @@ const counts = (next: Handler, context: Context): Handler => {
     if (scope === undefined) return next(args);
     const usage = emptyUsage();
     const kind = DYNAMODB_OPERATIONS[context.commandName ?? ''];
-    const dynamodb = (context.clientName ?? '').startsWith('DynamoDB');
-    if (dynamodb) usage.dynamodbRequests = 1;
-    else usage.sqsRequests = (context.clientName ?? '').startsWith('SQS') ? 1 : 0;
+    const client = context.clientName ?? '';
+    if (client.startsWith('DynamoDB')) usage.dynamodbRequests = 1;
+    else if (client.startsWith('SQS')) usage.sqsRequests = 1;
+    else if (client.startsWith('S3')) {
+      if (S3_READS.has(context.commandName ?? '')) usage.s3ReadRequests = 1;
+      else usage.s3WriteRequests = 1;
+    }
     try {
       const result = await next(args);
       const units = capacityUnits((result.output as Input | undefined)?.ConsumedCapacity);
@@ -199,13 +225,13 @@ const counts = (next: Handler, context: Context): Handler => {
       if (kind === 'write' && isConditionalFailure(err)) usage.writeUnits = 1;
       throw err;
     } finally {
-      if (usage.sqsRequests + usage.dynamodbRequests > 0) scope.meter.record(scope.label, usage);
+      if (requestCount(usage) > 0) scope.meter.record(scope.label, usage);
     }
   };
 };
 
 /**
- * Attaches the metering middleware to an SQS or DynamoDB client; attaching it again is a
+ * Attaches the metering middleware to an SQS, DynamoDB or S3 client; attaching it again is a
  * no-op. It only acts inside a {@link UsageMeter.track} scope, so an injected client
  * behaves as before everywhere else.
  */

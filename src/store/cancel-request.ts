@@ -14,6 +14,7 @@ import { truncate } from '../text.js';
 import { MAX_DETAIL_CHARS } from './history.js';
 import { fromItem, type HistoryEntry, refusedRecord, type TaskRecord } from './record.js';
 import type { WriteContext } from './record-writes.js';
+import { toStoredEntry } from './stored-history.js';
 
 /** What {@link requestCancel} did. */
 export type CancelRequest =
@@ -63,7 +64,7 @@ export async function requestCancel(
         ExpressionAttributeValues: {
           ':now': now,
           ':running': TaskStatus.RUNNING,
-          ':entry': [entry],
+          ':entry': [toStoredEntry(entry)],
         },
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

@@ -148,7 +148,8 @@ export class DebounceStore {
       'attribute_exists(#pk)',
       `#status IN (${waiting})`,
       '#attempt = :zero',
-      '#generation = :one',
+      // A first generation is not stored (docs/adr/0027-compact-history.md).
+      '(attribute_not_exists(#generation) OR #generation = :one)',
       '#debounceKey = :key',
     ];
     const sets = ['#absorbed = if_not_exists(#absorbed, :zero) + :one', '#updatedAt = :now'];

@@ -32,6 +32,18 @@ export function equals(attribute: string, key: string, value: unknown): Conditio
   return compare(attribute, '=', key, value);
 }
 
+/**
+ * The task's generation is `generation`: `#generation = :key`, or, for the first generation,
+ * the attribute absent as well, since the record leaves out a first generation
+ * (docs/adr/0027-compact-history.md).
+ */
+export function generationIs(key: string, generation: number): Condition {
+  const stored = equals('generation', key, generation);
+  return generation === 1
+    ? { ...stored, expression: `(attribute_not_exists(#generation) OR ${stored.expression})` }
+    : stored;
+}
+
 /** `#left < #right`, both attributes of the item. */
 export function lessThanAttribute(left: string, right: string): Condition {
   return {

@@ -5,7 +5,7 @@
  * transition here needs a transaction.
  */
 import { AuditEvent, OnDead, TaskStatus } from '../constants.js';
-import { equals } from './expression.js';
+import { equals, generationIs } from './expression.js';
 import type { TaskRecord } from './record.js';
 import { REDRIVE_REMOVES } from './repair-transitions.js';
 import { at, expire, kill, type Seen, type Transition } from './transitions.js';
@@ -46,7 +46,7 @@ type ParkedInput = { seen: Seen; parkedKey: string; reason?: string | undefined 
 /** The fence of a write on a parked task: still the DEAD task, with this key parked. */
 const stillParked = ({ seen, parkedKey }: ParkedInput) => [
   equals('attempt', 'seenAttempt', seen.attempt),
-  equals('generation', 'seenGeneration', seen.generation),
+  generationIs('seenGeneration', seen.generation),
   equals('parkedKey', 'parkedKey', parkedKey),
 ];
 

@@ -19,7 +19,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { TableSchema, TaskStatus } from '../constants.js';
 import { getItems } from './batch-get.js';
-import { and, equals } from './expression.js';
+import { and, equals, generationIs } from './expression.js';
 import type { TaskRecord } from './record.js';
 
 /** A parked ordering key, as its park item records it. */
@@ -82,7 +82,7 @@ export class ParkedKeys {
       equals('status', 'dead', TaskStatus.DEAD),
       equals('parkedKey', 'parkedKey', key),
       equals('attempt', 'attempt', task.attempt),
-      equals('generation', 'generation', task.generation),
+      generationIs('generation', task.generation),
     ]);
     const now = this.ctx.clock();
     const parkedAt = task.finishedAt ?? now;

@@ -2,8 +2,8 @@
  * The attributes a producer's UpdateItem may name, for the `dynamodb:Attributes` condition
  * of `grantEnqueue` (docs/security.md, docs/adr/0015-rollback-moves-instead-of-deleting.md).
  *
- * A producer updates a record in five ways, each one conditional UpdateItem:
- * - `TaskStore.markSent`: PENDING → QUEUED once its message is in the queue;
+ * A producer updates a record in four ways, each one conditional UpdateItem (it no longer
+ * marks sends: docs/adr/0020-claim-without-pre-read.md):
  * - `TaskStore.confirmSchedule`: a retried delayed enqueue marks `scheduleConfirmed`;
  * - `TaskStore.discard`: the delayed enqueue's rollback, SCHEDULED → ROLLED_BACK;
  * - `TaskStore.cancel`: SCHEDULED, PENDING or QUEUED → CANCELLED;
@@ -14,7 +14,7 @@
  * IAM counts every top-level attribute a request names, whether it sets it or only tests it
  * in the condition, and requires the table's and the status index's key attributes. The
  * list leaves out everything that decides what a task does: its type, payload and hash,
- * `maxAttempts`, the lease, the result and the error. A unit test builds the five updates
+ * `maxAttempts`, the lease, the result and the error. A unit test builds the four updates
  * and checks they stay within this list.
  */
 import { TableSchema } from '../constants.js';

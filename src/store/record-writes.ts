@@ -18,17 +18,19 @@ import { auditEntry } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { truncate } from '../text.js';
 import type { DebounceSpec } from './debounce-spec.js';
-import { and, type Condition, equals, exists } from './expression.js';
+import { and, type Condition, equals, exists, generationIs } from './expression.js';
 import { MAX_DETAIL_CHARS } from './history.js';
 import {
   fromItem,
   type HistoryEntry,
+  payloadHash,
   refusedRecord,
   type TaskItem,
   type TaskRecord,
 } from './record.js';
 import { CREATE_CONDITION, refusedConfirmation } from './rollback.js';
 import { statusIndexKeys } from './status-index-keys.js';
+import { type StoredEntry, toStoredEntry } from './stored-history.js';
 
 /** What these writes need of the store. */
 export interface WriteContext {
@@ -79,6 +81,12 @@ export interface NewTask {
   readonly onParentDead?: 'run' | undefined;
 }
 
+/** A stored entry without its time: the first entry's is the record's `createdAt`. */
+function withoutTime(stored: StoredEntry): StoredEntry {
+  const { t: _time, ...rest } = stored;
+  return rest;
+}
+
 /** Reads one task with a strongly consistent read. */
 export async function getTask(ctx: WriteContext, taskId: string): Promise<TaskRecord | undefined> {
   const out = await ctx.doc.send(
@@ -101,7 +109,7 @@ function untouchedSchedule(seen: Pick<TaskRecord, 'generation' | 'createdAt'>): 
     equals('createdAt', 'createdAt', seen.createdAt),
     equals('status', 'scheduled', TaskStatus.SCHEDULED),
     equals('attempt', 'zero', 0),
-    equals('generation', 'generation', seen.generation),
+    generationIs('generation', seen.generation),
   ]);
 }
 
@@ -134,29 +142,37 @@ export function newTaskItem(
     status,
     ...(detail === undefined ? {} : { detail: truncate(detail, MAX_DETAIL_CHARS) }),
   };
+  const inline = task.payloadRef === undefined;
   const item: TaskItem = {
     [TableSchema.PARTITION_KEY]: task.id,
     type: task.type,
     status,
-    payload: task.payloadRef === undefined ? task.payloadJson : undefined,
+    payload: inline ? task.payloadJson : undefined,
     payloadRef: task.payloadRef,
-    payloadHash: task.payloadHash,
+    // Only what the record cannot work out again is written (docs/adr/0027-compact-history.md).
+    payloadHash:
+      inline && payloadHash(task.type, task.payloadJson) === task.payloadHash
+        ? undefined
+        : task.payloadHash,
     attempt: 0,
     maxAttempts: task.maxAttempts,
     orderingKey: task.orderingKey,
-    messageGroupId: task.messageGroupId,
-    generation: 1,
+    messageGroupId:
+      task.messageGroupId === (task.orderingKey ?? task.id) ? undefined : task.messageGroupId,
+    // A first generation is left out (see generationIs): `fromItem` reads its absence as 1.
     timeoutMs: task.timeoutMs,
     runAt: task.runAt,
     createdAt: now,
-    sequence: task.sequence,
+    // Enqueue order matters only among the tasks of one ordering key.
+    sequence: task.orderingKey === undefined ? undefined : task.sequence,
     integrityTag: task.integrityTag,
     onDead: task.onDead,
     lane: task.lane,
     debounceKey: task.debounce?.key,
     debounceMode: task.debounce?.mode,
     updatedAt: now,
-    history: [entry],
+    // The first entry's time is the record's `createdAt`; it is not stored twice.
+    history: [withoutTime(toStoredEntry(entry))],
     ...(task.parents === undefined || task.parents.length === 0
       ? {}
       : {
@@ -283,7 +299,7 @@ export async function noteDuplicate(
           '#notes': 'duplicateNotes',
         },
         ExpressionAttributeValues: {
-          ':entry': [entry],
+          ':entry': [toStoredEntry(entry)],
           ':zero': 0,
           ':one': 1,
           ':max': Defaults.MAX_DUPLICATE_NOTES,
@@ -315,7 +331,7 @@ export async function noteResent(
   const unchanged = and([
     exists('pk', TableSchema.PARTITION_KEY),
     equals('status', 'pending', TaskStatus.PENDING),
-    equals('generation', 'generation', seen.generation),
+    generationIs('generation', seen.generation),
   ]);
   const resends =
     seen.resends === 0

@@ -3,20 +3,12 @@ import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { encodeTime } from 'ulid';
 import { type ObjectRef, toObjectRef } from '../claim-check/object-ref.js';
-import { type AuditEvent, isTerminal, OnDead, TableSchema, type TaskStatus } from '../constants.js';
+import { isTerminal, OnDead, TableSchema, type TaskStatus } from '../constants.js';
 import { DebounceMode } from './debounce-spec.js';
+import type { HistoryEntry } from './history-entry.js';
+import { fromStoredEntry, inheritWorkers, latestClaimWorker } from './stored-history.js';
 
-/** One entry of a task's history: an audit record without the task's own identity. */
-export interface HistoryEntry {
-  readonly event: AuditEvent;
-  /** Epoch milliseconds. */
-  readonly at: number;
-  readonly attempt: number;
-  /** Status after the event. */
-  readonly status: TaskStatus;
-  readonly workerId?: string;
-  readonly detail?: string;
-}
+export type { HistoryEntry } from './history-entry.js';
 
 /** The error a failed attempt left behind. */
 export interface TaskErrorInfo {
@@ -265,37 +257,55 @@ function parseJson(v: unknown): unknown {
   return typeof v === 'string' ? JSON.parse(v) : undefined;
 }
 
-/** Maps a stored item to a {@link TaskRecord}. The only place that knows attribute names. */
+/**
+ * Maps a stored item to a {@link TaskRecord}. The only place that knows attribute names.
+ * What the item leaves out because it follows from the rest is filled in here
+ * (docs/adr/0027-compact-history.md): the payload hash of an inline payload, the message
+ * group of a task whose group is its ordering key or id, and the worker, kept in the
+ * latest claim's history entry.
+ */
 export function fromItem(item: TaskItem): TaskRecord {
+  const id = String(item[TableSchema.PARTITION_KEY]);
+  const type = String(item.type);
+  const orderingKey = optionalString(item.orderingKey);
+  const createdAt = Number(item.createdAt);
+  const history = Array.isArray(item.history)
+    ? inheritWorkers(item.history.map((entry) => fromStoredEntry(entry, createdAt)))
+    : [];
   return {
-    id: String(item[TableSchema.PARTITION_KEY]),
-    type: String(item.type),
+    id,
+    type,
     status: item.status as TaskStatus,
     payload: parseJson(item.payload),
     payloadRef: toObjectRef(item.payloadRef),
-    payloadHash: String(item.payloadHash),
+    payloadHash:
+      typeof item.payloadHash === 'string'
+        ? item.payloadHash
+        : payloadHash(type, typeof item.payload === 'string' ? item.payload : ''),
     attempt: Number(item.attempt ?? 0),
     maxAttempts: Number(item.maxAttempts),
-    orderingKey: optionalString(item.orderingKey),
-    messageGroupId: String(item.messageGroupId),
+    orderingKey,
+    messageGroupId: optionalString(item.messageGroupId) ?? orderingKey ?? id,
     generation: Number(item.generation ?? 1),
     timeoutMs: Number(item.timeoutMs),
-    createdAt: Number(item.createdAt),
+    createdAt,
     sequence: optionalString(item.sequence),
     updatedAt: Number(item.updatedAt),
     runAt: optionalNumber(item.runAt),
     leaseToken: optionalString(item.leaseToken),
     leaseExpiresAt: optionalNumber(item.leaseExpiresAt),
-    workerId: optionalString(item.workerId),
+    workerId: latestClaimWorker(history) ?? optionalString(item.workerId),
     result: parseJson(item.result),
     resultRef: toObjectRef(item.resultRef),
     lastError: (item.lastError as TaskErrorInfo | undefined) ?? undefined,
     deadReason: optionalString(item.deadReason),
-    finishedAt: optionalNumber(item.finishedAt),
+    finishedAt:
+      optionalNumber(item.finishedAt) ??
+      (item.status === 'SUCCEEDED' ? optionalNumber(item.updatedAt) : undefined),
     scheduleConfirmed: item.scheduleConfirmed === true,
     leaseLost: item.leaseLost === true,
     resends: Number(item.resends ?? 0),
-    history: Array.isArray(item.history) ? (item.history as HistoryEntry[]) : [],
+    history,
     historyTruncated: Number(item.historyTruncated ?? 0),
     heartbeats: Number(item.heartbeats ?? 0),
     lastHeartbeatAt: optionalNumber(item.lastHeartbeatAt),

@@ -5,7 +5,7 @@
  * generation, an expired lease, or the creation time.
  */
 import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
-import { compare, equals, notExists } from './expression.js';
+import { compare, equals, generationIs, notExists } from './expression.js';
 import type { TaskRecord } from './record.js';
 import { expiresAtSeconds } from './retention.js';
 import type { SeenHistory } from './transition.js';
@@ -49,7 +49,7 @@ export const resend: Transition<ResendInput> = {
   name: 'resend',
   from: [TaskStatus.QUEUED],
   fence: ({ seen, overdueBefore }) => [
-    equals('generation', 'seenGeneration', seen.generation),
+    generationIs('seenGeneration', seen.generation),
     equals('attempt', 'seenAttempt', seen.attempt),
     compare('statusAt', '<', 'overdueBefore', overdueBefore),
   ],
@@ -81,7 +81,7 @@ export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = 
   from: [TaskStatus.DEAD],
   fence: ({ seen }) => [
     equals('attempt', 'seenAttempt', seen.attempt),
-    equals('generation', 'seenGeneration', seen.generation),
+    generationIs('seenGeneration', seen.generation),
   ],
   event: AuditEvent.REDRIVEN,
   to: TaskStatus.PENDING,
@@ -109,7 +109,7 @@ export const rollback: Transition<RollbackInput> = {
   fence: ({ seen }) => [
     equals('createdAt', 'createdAt', seen.createdAt),
     equals('attempt', 'zero', 0),
-    equals('generation', 'generation', seen.generation),
+    generationIs('generation', seen.generation),
     notExists('scheduleConfirmed'),
   ],
   event: AuditEvent.ROLLED_BACK,

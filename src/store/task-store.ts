@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ObjectRef } from '../claim-check/object-ref.js';
 import { Defaults, type TaskStatus } from '../constants.js';
 import { TransitionRejectedError } from '../errors.js';
+import type { LogAttributes } from '../observability/logger.js';
 import { requestCancel } from './cancel-request.js';
 import { DependencyStore } from './dependency-store.js';
 import * as parking from './park-transitions.js';
@@ -79,16 +80,6 @@ export class TaskStore {
   }
 
   /**
-   * PENDING → QUEUED, once the message of this generation is in the queue. The SDK's own
-   * sends no longer write it (docs/adr/0020-claim-without-pre-read.md): a sent task stays
-   * PENDING until claimed. Kept for records and tools that mark sends; the claim, cancel and
-   * the sweeper treat a fresh QUEUED task as they treat a PENDING one.
-   */
-  markSent(record: Seen): Promise<TaskRecord> {
-    return this.write(transitions.markSent, { seen: record });
-  }
-
-  /**
    * Notes that the sweeper sent a PENDING task again: counts it (`resends`) and moves its
    * index entry to `nextAt`, before which the sweep does not send it again. Not a
    * transition: the status stays PENDING and the history is untouched.
@@ -115,11 +106,19 @@ export class TaskStore {
    */
   async claim(
     target: ClaimTarget,
-    options: { workerId: string; leaseMs: number; detail?: string; fresh?: boolean },
+    options: {
+      workerId: string;
+      leaseMs: number;
+      detail?: string;
+      fresh?: boolean;
+      /** Added to the claim's audit line, not to the history (e.g. the message id). */
+      log?: LogAttributes;
+    },
   ): Promise<{ record: TaskRecord; lease: Lease }> {
     const leaseToken = randomUUID();
-    const { workerId, leaseMs, detail } = options;
-    const input = { target, workerId, leaseToken, leaseMs, detail, fresh: options.fresh === true };
+    const { workerId, leaseMs, detail, log } = options;
+    const fresh = options.fresh === true;
+    const input = { target, workerId, leaseToken, leaseMs, detail, fresh, log };
     const record = await this.write(transitions.claim, input);
     const { id: taskId, type: taskType, attempt, history } = record;
     return { record, lease: { taskId, taskType, attempt, leaseToken, workerId, history } };

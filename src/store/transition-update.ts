@@ -7,6 +7,7 @@ import { isTerminal, TableSchema, type TaskStatus } from '../constants.js';
 import type { Condition } from './expression.js';
 import type { HistoryPlan } from './history.js';
 import type { HistoryEntry } from './record.js';
+import { toStoredEntry, toStoredHistory } from './stored-history.js';
 
 /** What {@link buildTransitionUpdate} needs beyond the history plan. */
 export interface TransitionWrite {
@@ -90,7 +91,9 @@ export function buildTransitionUpdate(write: TransitionWrite): UpdateCommandInpu
   const { plan, entry } = write;
   if (plan.kind === 'rewrite') {
     const rewrite = [
-      parts.clause('#history = :history', ['history'], { ':history': plan.entries }),
+      parts.clause('#history = :history', ['history'], {
+        ':history': toStoredHistory(plan.entries),
+      }),
       parts.clause(
         '#historyTruncated = if_not_exists(#historyTruncated, :zero_) + :dropped',
         ['historyTruncated'],
@@ -104,7 +107,7 @@ export function buildTransitionUpdate(write: TransitionWrite): UpdateCommandInpu
     condition = `(${condition}) AND ${unchanged}`;
   } else if (entry !== undefined) {
     const append = parts.clause('#history = list_append(#history, :entry)', ['history'], {
-      ':entry': [entry],
+      ':entry': [toStoredEntry(entry)],
     });
     parts.sets.push(...attributes, append);
   } else {

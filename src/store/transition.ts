@@ -7,7 +7,7 @@ import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk
 import { type AuditEvent, Defaults, TableSchema, type TaskStatus } from '../constants.js';
 import { LeaseLostError, TransitionRejectedError } from '../errors.js';
 import { auditEntry } from '../observability/audit.js';
-import type { TaskLogger } from '../observability/logger.js';
+import type { LogAttributes, TaskLogger } from '../observability/logger.js';
 import { truncate } from '../text.js';
 import type { Condition } from './expression.js';
 import { itemBytes, MAX_DETAIL_CHARS, planHistory } from './history.js';
@@ -49,6 +49,8 @@ export interface TransitionSpec {
   readonly seen?: SeenHistory | undefined;
   /** A heartbeat: counted on the record instead of appended to the history. */
   readonly heartbeat?: boolean | undefined;
+  /** Fields for the audit line only, not stored in the history. */
+  readonly logFields?: LogAttributes | undefined;
 }
 
 /** What {@link writeTransition} needs from the store. */
@@ -110,7 +112,7 @@ export async function writeTransition(
     try {
       const out = await ctx.doc.send(new UpdateCommand(update));
       const record = fromItem(out.Attributes ?? {});
-      auditEntry(ctx.logger, record, entry ?? entryOf(spec, now, false));
+      auditEntry(ctx.logger, record, entry ?? entryOf(spec, now, false), spec.logFields);
       return record;
     } catch (err) {
       const last = round >= MAX_TRANSITION_ROUNDS - 1;

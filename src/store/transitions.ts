@@ -7,6 +7,7 @@
 import type { ObjectRef } from '../claim-check/object-ref.js';
 import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
 import { boundedError, MAX_ERROR_MESSAGE_CHARS } from '../error-info.js';
+import type { LogAttributes } from '../observability/logger.js';
 import { truncate } from '../text.js';
 import {
   and,
@@ -63,6 +64,8 @@ export interface Transition<I> {
   readonly leased?: boolean;
   /** Counted on the record instead of added to the history. */
   readonly heartbeat?: boolean;
+  /** Fields for the audit line only, not stored in the history. */
+  readonly log?: (input: I) => LogAttributes | undefined;
 }
 
 /** The lease's attributes, removed when a lease ends. */
@@ -100,20 +103,6 @@ function byLease<I extends { readonly lease: Lease }>() {
   } as const;
 }
 
-export const markSent: Transition<{ seen: Seen }> = {
-  name: 'mark as sent',
-  from: [TaskStatus.PENDING],
-  fence: ({ seen }) => [
-    equals('generation', 'generation', seen.generation),
-    equals('attempt', 'seenAttempt', seen.attempt),
-  ],
-  event: AuditEvent.SENT,
-  to: TaskStatus.QUEUED,
-  task: ({ seen }) => seen,
-  by: ({ seen }) => ({ attempt: seen.attempt }),
-  statusAt: at,
-};
-
 /**
  * What a claim names without reading the record: the task, the attempt it expects to find
  * (the claim starts the next one), and the message group of the message it came in. A
@@ -135,7 +124,24 @@ type ClaimInput = {
   /** Only a fresh task: not a RUNNING one whose lease expired, nor one requeued after that. */
   fresh: boolean;
   detail?: string | undefined;
+  /** Added to the claim's audit line only, e.g. the message id. */
+  log?: LogAttributes | undefined;
 };
+/**
+ * The task's message group is `group`: the stored `messageGroupId`, or, when the item leaves
+ * it out (docs/adr/0027-compact-history.md), its ordering key, or its id when it has none.
+ */
+const inGroup = (group: string): Condition =>
+  or([
+    equals('messageGroupId', 'messageGroupId', group),
+    and([
+      notExists('messageGroupId'),
+      or([
+        equals('orderingKey', 'messageGroupId', group),
+        and([notExists('orderingKey'), equals(TableSchema.PARTITION_KEY, 'messageGroupId', group)]),
+      ]),
+    ]),
+  ]);
 /** Waiting to start: a claim of these needs the task due (runAt, if any, reached). */
 const WAITING = [TaskStatus.QUEUED, TaskStatus.PENDING, TaskStatus.SCHEDULED] as const;
 const waitingKeys = Object.fromEntries(WAITING.map((status) => [status.toLowerCase(), status]));
@@ -158,9 +164,7 @@ export const claim: Transition<ClaimInput> = {
     equals('attempt', 'seenAttempt', target.attempt),
     lessThanAttribute('attempt', 'maxAttempts'),
     equals('type', 'type', target.type),
-    ...(target.messageGroupId === undefined
-      ? []
-      : [equals('messageGroupId', 'messageGroupId', target.messageGroupId)]),
+    ...(target.messageGroupId === undefined ? [] : [inGroup(target.messageGroupId)]),
     fresh
       ? and([due(now), notExists('leaseLost')])
       : or([
@@ -176,13 +180,15 @@ export const claim: Transition<ClaimInput> = {
   task: ({ target }) => target,
   by: ({ target, workerId }) => ({ attempt: target.attempt + 1, workerId }),
   detail: ({ detail }) => detail,
-  set: ({ target, workerId, leaseToken, leaseMs }, now) => ({
+  // The worker is kept once, in the claim's history entry (docs/adr/0027-compact-history.md);
+  // a `workerId` attribute written by an older version goes.
+  set: ({ target, leaseToken, leaseMs }, now) => ({
     attempt: target.attempt + 1,
     leaseToken,
     leaseExpiresAt: now + leaseMs,
-    workerId,
   }),
-  remove: ['leaseLost', 'resends'],
+  remove: ['leaseLost', 'resends', 'workerId'],
+  log: ({ log }) => log,
   statusAt: ({ leaseMs }, now) => now + leaseMs,
 };
 
@@ -208,10 +214,12 @@ export const complete: Transition<CompleteInput> = {
   name: 'complete',
   event: AuditEvent.SUCCEEDED,
   to: TaskStatus.SUCCEEDED,
+  // No `finishedAt`: a success's finish time is its `updatedAt`, which nothing changes
+  // afterwards, so the record reads it from there (docs/adr/0027-compact-history.md).
   set: ({ resultJson, resultRef }, now, retention) => ({
     result: resultJson,
     resultRef,
-    ...finished({}, now, retention),
+    [TableSchema.TTL_ATTRIBUTE]: expiresAtSeconds(now, retention),
   }),
   remove: LEASE,
   statusAt: at,
@@ -302,5 +310,6 @@ export function transitionSpec<I>(
     fenced: transition.leased === true,
     seen: 'history' in task && task.history !== undefined ? { history: task.history } : undefined,
     heartbeat: transition.heartbeat === true,
+    logFields: transition.log?.(input),
   };
 }

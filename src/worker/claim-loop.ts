@@ -184,7 +184,8 @@ async function claimOrDecide(
     const { record, lease } = await deps.store.claim(target, {
       workerId: deps.workerId,
       leaseMs: leaseFor(timeoutMs, deps),
-      detail: `message ${message.messageId}, receive ${receiveCount}`,
+      // The log line keeps the delivery; the history keeps the attempt (docs/adr/0027-compact-history.md).
+      log: { messageId: message.messageId, receiveCount },
       fresh: phase === 'fresh',
     });
     deps.metrics.count(TaskOutcome.STARTED);

@@ -15,6 +15,7 @@ import { executorSettings } from '../../src/resources.js';
 import type { TaskRecord } from '../../src/store/record.js';
 import { type Lease, type NewTask, TaskStore } from '../../src/store/task-store.js';
 import { testClients, uniqueName } from './aws.js';
+import { markSentAsOlderVersionsDid } from './legacy-writes.js';
 
 export const T0 = Date.UTC(2030, 0, 1);
 export const LEASE_MS = 60_000;
@@ -121,7 +122,7 @@ export async function createQueued(
   overrides: Partial<NewTask> = {},
 ): Promise<TaskRecord> {
   const { record } = await store.create(newTask(id, overrides));
-  return store.markSent(record);
+  return markSentAsOlderVersionsDid(dynamodb, tableName, record, clock.now);
 }
 
 export async function createRunning(

@@ -268,3 +268,31 @@ describe('cdk-nag with a payload bucket', () => {
     expect(ids).not.toContain('NIST.800.53.R5-S3BucketLoggingEnabled');
   });
 });
+
+describe('TaskExecutor payloadBucket cost graph', () => {
+  /** The dashboard body of a stack, as one string. */
+  function dashboardBody(stack: Stack): string {
+    const [dashboard] = Object.values(
+      Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard'),
+    );
+    return JSON.stringify(dashboard?.Properties.DashboardBody);
+  }
+
+  it("adds a line priced with the claim check's S3 requests when there is a bucket", () => {
+    const { stack } = payloadStack();
+
+    const body = dashboardBody(stack);
+
+    expect(body).toContain("with the claim check's S3 requests");
+    expect(body).toContain('S3WriteRequests');
+    expect(body).toContain('(FILL(s3w, 0) * 5 + FILL(s3r, 0) * 0.4)');
+  });
+
+  it('leaves the S3 line out without a bucket', () => {
+    const { stack } = payloadStack({});
+
+    const body = dashboardBody(stack);
+
+    expect(body).not.toContain('S3WriteRequests');
+  });
+});

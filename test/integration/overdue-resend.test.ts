@@ -8,6 +8,7 @@ import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, silentLogger, type TestExecutor } from '../helpers/executor.js';
+import { markSentAsOlderVersionsDid } from '../helpers/legacy-writes.js';
 
 /** SQS's shortest message retention, in seconds. */
 const SHORTEST_RETENTION_SECONDS = 60;
@@ -37,7 +38,7 @@ function sweeper(clock: () => number) {
  */
 async function enqueueQueued(): Promise<{ id: string }> {
   const { record } = await executor.client().enqueue(noop, {});
-  await executor.store.markSent(record);
+  await markSentAsOlderVersionsDid(executor.clients.dynamodb, executor.tableName, record);
   return { id: record.id };
 }
 

@@ -105,17 +105,10 @@ const entry: HistoryEntry = {
   attempt: 0,
   status: TaskStatus.SCHEDULED,
 };
-const pending = taskRecord({ status: TaskStatus.PENDING, history: [entry] });
 const scheduled = taskRecord({ status: TaskStatus.SCHEDULED, history: [entry] });
 
 /** The producer-side updates, as TaskClient's enqueue, rollback, confirmation and cancel call them. */
 const producerWrites: [string, (store: TaskStore) => Promise<unknown>, string][] = [
-  ['markSent', (store) => store.markSent(pending), 'status'],
-  [
-    'markSent, history folded',
-    (store) => store.markSent({ ...pending, history: longHistory() }),
-    'historyTruncated',
-  ],
   ['confirmSchedule', (store) => store.confirmSchedule(scheduled), 'scheduleConfirmed'],
   ['discard (the rollback)', (store) => store.discard(scheduled, 'not created'), 'expiresAt'],
   [

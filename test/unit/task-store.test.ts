@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { TaskStatus } from '../../src/constants.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import type { HistoryEntry } from '../../src/store/record.js';
+import { fromStoredEntry } from '../../src/store/stored-history.js';
 import { type Lease, TaskStore } from '../../src/store/task-store.js';
 import { FIXTURE_NOW } from '../helpers/task-record.js';
 
@@ -50,9 +51,10 @@ function offlineStore(): { store: TaskStore; updates: SentUpdate[] } {
 
 /** The history entry an UpdateItem appends. */
 function appendedEntry(update: SentUpdate | undefined): HistoryEntry {
-  const entries = update?.ExpressionAttributeValues[':entry'] as HistoryEntry[] | undefined;
+  // The entry as stored (docs/adr/0027-compact-history.md), read back as a record reads it.
+  const entries = update?.ExpressionAttributeValues[':entry'] as unknown[] | undefined;
   if (entries?.length !== 1) throw new Error('expected one appended history entry');
-  return entries[0] as HistoryEntry;
+  return fromStoredEntry(entries[0]);
 }
 
 describe('TaskStore.kill', () => {

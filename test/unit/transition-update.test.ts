@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { and, equals } from '../../src/store/expression.js';
 import type { HistoryEntry } from '../../src/store/record.js';
+import { toStoredEntry, toStoredHistory } from '../../src/store/stored-history.js';
 import {
   buildTransitionUpdate,
   isItemSizeError,
@@ -47,7 +48,7 @@ describe('buildTransitionUpdate', () => {
       'attribute_exists(#pk) AND (#status = :running AND #leaseToken = :leaseToken) ' +
         'AND attribute_not_exists(#releaseShard)',
     );
-    expect(update.ExpressionAttributeValues?.[':entry']).toEqual([entry]);
+    expect(update.ExpressionAttributeValues?.[':entry']).toEqual([toStoredEntry(entry)]);
     expect(update.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
   });
 
@@ -66,7 +67,7 @@ describe('buildTransitionUpdate', () => {
         'AND attribute_not_exists(#releaseShard)',
     );
     expect(update.ExpressionAttributeValues).toMatchObject({
-      ':history': folded,
+      ':history': toStoredHistory(folded),
       ':dropped': 7,
       ':historyLength': 9,
     });

@@ -4,16 +4,19 @@ import { AuditEvent, TaskStatus } from '../../../src/constants.js';
 import { statusShard, type TaskRecord } from '../../../src/store/record.js';
 import { isIndexed } from '../../../src/store/status-index-keys.js';
 import type { Lease } from '../../../src/store/task-store.js';
+import { markSentAsOlderVersionsDid } from '../../helpers/legacy-writes.js';
 import { rejection, SEEDED_STATUSES, seedSelection } from '../../helpers/store-selection.js';
 import {
   clock,
   createRunning,
   current,
+  dynamodb,
   LEASE_MS,
   newTask,
   rawItem,
   SHARDS,
   store,
+  tableName,
   useStoreTable,
 } from '../../helpers/store-table.js';
 
@@ -30,7 +33,10 @@ describe('TaskStore history and status index', () => {
       if (lease === undefined) throw new Error('no lease');
       return lease;
     };
-    steps.push(['markSent', async () => store.markSent(await current(id))]);
+    steps.push([
+      'markSent (an older version)',
+      async () => markSentAsOlderVersionsDid(dynamodb, tableName, await current(id), clock.now),
+    ]);
     steps.push([
       'claim',
       async () => {
@@ -115,7 +121,7 @@ describe('TaskStore history and status index', () => {
 
     await rejection(store.complete({ ...lease, leaseToken: 'x' }, '{}'));
     await rejection(store.cancel(record));
-    await rejection(store.markSent(record));
+    await rejection(markSentAsOlderVersionsDid(dynamodb, tableName, record, clock.now));
 
     expect((await current('history-refused')).history).toEqual(record.history);
   });

@@ -6,8 +6,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { TaskStatus } from '../../../src/constants.js';
 import { ValidationError } from '../../../src/errors.js';
 import { statusShard } from '../../../src/store/record.js';
+import { markSentAsOlderVersionsDid } from '../../helpers/legacy-writes.js';
 import {
   clock,
+  dynamodb,
   LEASE_MS,
   newTask,
   rawItem,
@@ -15,6 +17,7 @@ import {
   sentCommands,
   store,
   T0,
+  tableName,
   useStoreTable,
 } from '../../helpers/store-table.js';
 
@@ -87,7 +90,7 @@ describe('TaskStore.list', () => {
         createdAt.set(id, clock.now);
         continue;
       }
-      const queued = await store.markSent(record);
+      const queued = await markSentAsOlderVersionsDid(dynamodb, tableName, record, clock.now);
       if (n % 3 === 1) {
         byStatus.QUEUED.push(id);
         continue;
