@@ -52,6 +52,44 @@ export const parkingFeatureTask = defineTask('bench.feature.parking', {
   handler: () => noop(),
 });
 
+/** A task type whose tasks wait for a parent (ADR 0030). */
+export const dependentFeatureTask = defineTask('bench.feature.dependent', {
+  schema,
+  handler: () => noop(),
+});
+
+/**
+ * `n` plain parents in one enqueueBatch, then `n` children each waiting for one of them
+ * (`dependsOn`), enqueued before any parent runs: every child is created WAITING and released
+ * by its parent's worker. Its row is the mean of a parent and a child (see the module comment).
+ */
+function dependentTasks(): FeatureScenario {
+  return {
+    id: 'dependent',
+    name: 'Parent and dependent task, mean of the two (`dependsOn: [parent]`)',
+    label: 'feature-dependent',
+    tasks: [plainFeatureTask, dependentFeatureTask],
+    enqueue: async (client, n) => {
+      const parents = await client.enqueueBatch(
+        Array.from({ length: n }, (_, i) => ({
+          task: plainFeatureTask,
+          payload: realisticPayload(i),
+          options: { orderingKey: `parent-${i}` },
+        })),
+      );
+      let created = parents.filter((r) => r.ok && r.created).length;
+      for (const [i, parent] of parents.entries()) {
+        if (!parent.ok) continue;
+        const child = await client.enqueue(dependentFeatureTask, realisticPayload(i), {
+          dependsOn: [parent.id],
+        });
+        if (child.created) created += 1;
+      }
+      return created;
+    },
+  };
+}
+
 /** Enqueues `n` tasks of `task`, each with its own ordering key, in one enqueueBatch. */
 function keyedTasks(id: string, name: string, task: TaskDefinition): FeatureScenario {
   return {
@@ -81,6 +119,7 @@ export const FEATURE_SCENARIOS: readonly FeatureScenario[] = [
     rateLimitedFeatureTask,
   ),
   keyedTasks('parking', "Task of an `onDead: 'park'` type (succeeds)", parkingFeatureTask),
+  dependentTasks(),
 ];
 
 /** One measured feature. */

@@ -120,8 +120,9 @@ export class TaskStore {
     const fresh = options.fresh === true;
     const input = { target, workerId, leaseToken, leaseMs, detail, fresh, log };
     const record = await this.write(transitions.claim, input);
-    const { id: taskId, type: taskType, attempt, history } = record;
-    return { record, lease: { taskId, taskType, attempt, leaseToken, workerId, history } };
+    const { id: taskId, type: taskType, attempt, history, dependents } = record;
+    const lease = { taskId, taskType, attempt, leaseToken, workerId, history, dependents };
+    return { record, lease };
   }
 
   /**

@@ -24,6 +24,8 @@ import { buildTransitionUpdate, isItemSizeError } from './transition-update.js';
 /** The part of a record the caller read that lets a transition fold the history. */
 export interface SeenHistory {
   readonly history?: TaskRecord['history'] | undefined;
+  /** Whether the record read had dependents: the first guess of a finished write's filing. */
+  readonly hasDependents?: boolean | undefined;
 }
 
 /** One transition, as a store method describes it. */
@@ -89,8 +91,9 @@ export async function writeTransition(
 ): Promise<TaskRecord> {
   let seen = spec.seen?.history;
   let oversize: TaskItem | undefined;
-  // Most tasks have no dependents; one that has pays a refused write to learn it.
-  let releaseFiling = false;
+  // The caller's copy says whether the task has dependents; a dependent added since (or no
+  // copy) costs one refused write to learn it.
+  let releaseFiling = spec.seen?.hasDependents === true;
   for (let round = 0; ; round++) {
     const now = ctx.clock();
     const dropResult = oversize !== undefined && resultTooLarge(oversize, spec.set);

@@ -37,6 +37,8 @@ export interface Lease {
    * a fenced write appends.
    */
   readonly history?: readonly HistoryEntry[] | undefined;
+  /** The task's dependents as the claim found them (docs/adr/0030-dependencies.md). */
+  readonly dependents?: readonly string[] | undefined;
 }
 
 /** The part of a record a transition is fenced by, as the caller read it. */
@@ -97,7 +99,12 @@ function byLease<I extends { readonly lease: Lease }>() {
       equals('leaseToken', 'leaseToken', lease.leaseToken),
       equals('attempt', 'fenceAttempt', lease.attempt),
     ],
-    task: ({ lease }: I) => ({ id: lease.taskId, type: lease.taskType, history: lease.history }),
+    task: ({ lease }: I) => ({
+      id: lease.taskId,
+      type: lease.taskType,
+      history: lease.history,
+      dependents: lease.dependents,
+    }),
     by: ({ lease }: I) => ({ attempt: lease.attempt, workerId: lease.workerId }),
     leased: true,
   } as const;
@@ -308,8 +315,17 @@ export function transitionSpec<I>(
     remove: transition.remove,
     statusAt: transition.statusAt(input, now),
     fenced: transition.leased === true,
-    seen: 'history' in task && task.history !== undefined ? { history: task.history } : undefined,
+    seen: 'history' in task && task.history !== undefined ? seenOf(task) : undefined,
     heartbeat: transition.heartbeat === true,
     logFields: transition.log?.(input),
+  };
+}
+
+/** What the caller's copy of the record tells a write: its history and whether it has dependents. */
+function seenOf(task: SeenHistory & { readonly dependents?: unknown }): SeenHistory {
+  const { dependents } = task;
+  return {
+    history: task.history,
+    ...(Array.isArray(dependents) ? { hasDependents: dependents.length > 0 } : {}),
   };
 }

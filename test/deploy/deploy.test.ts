@@ -213,10 +213,12 @@ describe('tasks through the deployed executor', () => {
     return module.handler;
   }
 
-  it('ships a worker bundle under 250 KB that needs only the runtime’s @aws-sdk/*', () => {
+  // The example's bundle is about 90 KB of zod (its schemas), Powertools and the worker; the
+  // budget grew from 250 to 275 KB with lanes, dependencies and debounce (docs/adr/0028-0030).
+  it('ships a worker bundle under 275 KB that needs only the runtime’s @aws-sdk/*', () => {
     const asset = workerAsset();
 
-    expect(asset.bytes).toBeLessThanOrEqual(250_000);
+    expect(asset.bytes).toBeLessThanOrEqual(275_000);
     expect(asset.externals.length).toBeGreaterThan(0);
     for (const external of asset.externals) expect(external).toMatch(/^@aws-sdk\//);
   });

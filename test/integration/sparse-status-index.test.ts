@@ -89,6 +89,7 @@ describe('the sparse status index', () => {
     const byStore = await client.list(TaskStatus.SUCCEEDED);
 
     expect(counts.byStatus).toEqual({
+      WAITING: 0,
       SCHEDULED: 0,
       PENDING: 1,
       QUEUED: 0,
@@ -100,6 +101,7 @@ describe('the sparse status index', () => {
     });
     expect(counts.scanned).toEqual(['SUCCEEDED', 'CANCELLED', 'ROLLED_BACK']);
     expect(indexedOnly.byStatus).toEqual({
+      WAITING: 0,
       SCHEDULED: 0,
       PENDING: 1,
       QUEUED: 0,
