@@ -7,18 +7,11 @@
 
 export type { ObjectRef } from './claim-check/object-ref.js';
 export type { CheckReport } from './client/check.js';
-export type { DebounceOptions } from './client/debounce-options.js';
-export type { EnqueueOptions } from './client/prepare.js';
-export type { RedriveOptions, RedriveResult, RedriveSelection } from './client/redrive.js';
-export type {
-  RecurringScheduleOptions,
-  ScheduleDetails,
-  ScheduleResult,
-  ScheduleSummary,
-} from './client/schedules.js';
 export type {
   BatchEntry,
   BatchEntryResult,
+  BatchOptions,
+  BatchThen,
   CancelResult,
   CancelSelection,
   CountOptions,
@@ -26,6 +19,7 @@ export type {
   DeadLetterStats,
   Duration,
   EnqueueResult,
+  FanInResult,
   GetOptions,
   LaneDeadLetter,
   LaneDeadLetterStats,
@@ -40,17 +34,23 @@ export type {
   TaskTransition,
   WaitOptions,
   WatchOptions,
-} from './client/task-client.js';
+} from './client/client-types.js';
+export type { DebounceOptions } from './client/debounce-options.js';
+export type { EnqueueOptions } from './client/prepare.js';
+export type { RedriveOptions, RedriveResult, RedriveSelection } from './client/redrive.js';
+export type {
+  RecurringScheduleOptions,
+  ScheduleDetails,
+  ScheduleResult,
+  ScheduleSummary,
+} from './client/schedules.js';
 export { TaskClient } from './client/task-client.js';
-export type { ExecutorLocation, ExecutorOutputs, StackOutput } from './config.js';
-export { EnvVars, locationFromStackOutputs } from './config.js';
+export type { ExecutorLocation } from './config.js';
+export { EnvVars } from './config.js';
 export { AuditEvent, isTerminal, OnDead, OnParentDead, TaskStatus } from './constants.js';
 export type { ConfigurationProblem, ValidationIssue } from './errors.js';
 export {
-  ClaimCheckMismatchError,
   ConfigurationError,
-  DebounceContendedError,
-  DependencyError,
   ErrorCode,
   IdempotencyConflictError,
   LeaseLostError,
@@ -73,6 +73,11 @@ export { LifecycleEventType, MAX_EVENT_RESULT_BYTES } from './events/lifecycle-e
 export type { EventPublisher } from './events/publisher.js';
 export type { WorkerEventOptions } from './events/worker-config.js';
 export type { LifecycleHook, LifecycleHooks } from './events/worker-events.js';
+export {
+  ClaimCheckMismatchError,
+  DebounceContendedError,
+  DependencyError,
+} from './feature-errors.js';
 export type { MacService } from './integrity/kms-mac.js';
 export type { IntegrityOptions } from './integrity/tag.js';
 export { INTEGRITY_FAILED, INTEGRITY_KEY_ENV } from './integrity/tag.js';
@@ -86,6 +91,8 @@ export { silentLogger } from './observability/logger.js';
 export type { PowertoolsMetricsOptions, TaskMetrics } from './observability/metrics.js';
 export { MetricName, noopMetrics, powertoolsMetrics } from './observability/metrics.js';
 export type { Usage } from './observability/usage-meter.js';
+export type { ExecutorOutputs, StackOutput } from './stack-outputs.js';
+export { locationFromStackOutputs } from './stack-outputs.js';
 export type { DebounceInfo, HistoryEntry, TaskErrorInfo, TaskRecord } from './store/record.js';
 export type { Retention } from './store/retention.js';
 export type { SweeperOptions } from './sweeper/create-sweeper.js';

@@ -24,10 +24,10 @@ import {
   UpdateEventSourceMappingCommand,
 } from '@aws-sdk/client-lambda';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { type ExecutorOutputs, locationFromStackOutputs } from '../../src/config.js';
 import { onEmulator } from '../../src/local/emulator.js';
 import { applyEmulatorEnvironment } from '../../src/local/emulator-env.js';
 import { provisionScheduleGroup } from '../../src/local/provision.js';
+import { type ExecutorOutputs, locationFromStackOutputs } from '../../src/stack-outputs.js';
 
 /** Options of {@link deployToEmulator}. */
 export interface LocalDeployOptions {

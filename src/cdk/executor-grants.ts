@@ -11,15 +11,8 @@
  * `scheduler:ListSchedules` supports no resource type at all and needs `*`. Each wildcard
  * is acknowledged to cdk-nag on the policy that holds it.
  */
-import { Names, Stack } from 'aws-cdk-lib';
-import {
-  Grant,
-  type IGrantable,
-  type IPrincipal,
-  type IRole,
-  ManagedPolicy,
-  PolicyStatement,
-} from 'aws-cdk-lib/aws-iam';
+import type { Stack } from 'aws-cdk-lib';
+import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
@@ -34,6 +27,7 @@ import {
   WORKER_QUEUE_ACTIONS,
   WORKER_TABLE_ACTIONS,
 } from './grant-actions.js';
+import { iam5Finding } from './nag-finding.js';
 
 /** The executor's resources that grants point at. */
 export interface GrantTargets {
@@ -58,6 +52,44 @@ export interface GrantTargets {
   readonly schedulerRoleArn: string;
   /** Records a cdk-nag acknowledgement (see `acknowledgeFinding` in nag-acknowledgements.ts). */
   readonly acknowledge: (scope: IConstruct, id: string, reason: string, covering?: boolean) => void;
+}
+
+/** The parts of a TaskExecutor its grants point at (described here, so no import cycle). */
+export interface GrantParts {
+  readonly table: { readonly tableArn: string };
+  readonly settings: { readonly table: { readonly statusIndex: { readonly name: string } } };
+  readonly workQueue: IQueue;
+  readonly deadLetterQueue: IQueue;
+  readonly lanes: ReadonlyMap<
+    string,
+    { readonly workQueue: IQueue; readonly deadLetterQueue: IQueue }
+  >;
+  readonly encryptionKey: IKey | undefined;
+  readonly schedulesArn: string;
+  readonly delayedSchedulesArns: readonly string[];
+  readonly scheduling: { readonly schedulerRole: { readonly roleArn: string } };
+}
+
+/** The grant targets of an executor (`owner`), acknowledging findings with `acknowledge`. */
+export function grantTargetsOf(
+  owner: Construct & GrantParts,
+  acknowledge: GrantTargets['acknowledge'],
+): GrantTargets {
+  const lanes = [...owner.lanes.values()];
+  return {
+    owner,
+    tableArn: owner.table.tableArn,
+    statusIndexArn: `${owner.table.tableArn}/index/${owner.settings.table.statusIndex.name}`,
+    workQueue: owner.workQueue,
+    deadLetterQueue: owner.deadLetterQueue,
+    workQueues: lanes.map((l) => l.workQueue),
+    deadLetterQueues: lanes.map((l) => l.deadLetterQueue),
+    encryptionKey: owner.encryptionKey,
+    schedulesArn: owner.schedulesArn,
+    delayedSchedulesArns: owner.delayedSchedulesArns,
+    schedulerRoleArn: owner.scheduling.schedulerRole.roleArn,
+    acknowledge,
+  };
 }
 
 /**
@@ -86,9 +118,6 @@ export const GROUP_WILDCARD_REASON =
 /** Why `schedule/<group>.at/task.*` and `…/task_*` are as narrow as delayed-task statements get. */
 export const DELAYED_WILDCARD_REASON =
   'A delayed task’s one-time schedule is named after its task id (task.<id>, or task_<hash> for an id Scheduler refuses), which is known only at run time; the statement is scoped to those two name prefixes in the executor’s delayed-task schedule group (<group>.at), so it reaches neither recurring schedules (in the main group, and barred from the prefixes) nor the sweeper’s schedule (<group>.sys).';
-const LIST_SCHEDULES_REASON =
-  'scheduler:ListSchedules supports no resource type (Service Authorization Reference for EventBridge Scheduler), so IAM only accepts "*"; the client always passes the executor’s GroupName. The action lists names and states only, and sits alone in this policy so that no other statement shares the acknowledgement.';
-
 /**
  * Statements on the executor's schedules: on the delayed tasks' ones (`delayed`), or on the
  * whole task group. Each wildcard is acknowledged on the principal (a role), covering
@@ -301,66 +330,4 @@ export function readGrant(targets: GrantTargets, grantee: IGrantable): Grant {
       }),
     )
     .combine(keyGrant(targets, grantee, ['kms:Decrypt']));
-}
-
-/** TaskClient.schedule, unschedule, pauseSchedule, resumeSchedule, getSchedule, listSchedules. */
-export function manageSchedulesGrant(targets: GrantTargets, grantee: IGrantable): Grant {
-  const grant = scheduleGrant(
-    targets,
-    grantee,
-    [
-      'scheduler:CreateSchedule',
-      'scheduler:UpdateSchedule',
-      'scheduler:DeleteSchedule',
-      'scheduler:GetSchedule',
-    ],
-    'group',
-  )
-    .combine(passSchedulerRoleGrant(targets, grantee))
-    .combine(keyGrant(targets, grantee, SCHEDULE_KEY_ACTIONS));
-  const principal = grantee.grantPrincipal;
-  if (!isRole(principal)) {
-    // Not a role (a user, an account…): the statement joins the principal's own policy.
-    return grant.combine(
-      Grant.addToPrincipal({ grantee, actions: ['scheduler:ListSchedules'], resourceArns: ['*'] }),
-    );
-  }
-  const id = `${Names.uniqueId(targets.owner)}ListSchedules`;
-  if (principal.node.tryFindChild(id) === undefined) {
-    const policy = new ManagedPolicy(principal, id, {
-      description: 'Lists Tasklane recurring schedules (scheduler:ListSchedules takes no ARN)',
-      roles: [principal],
-      statements: [new PolicyStatement({ actions: ['scheduler:ListSchedules'], resources: ['*'] })],
-    });
-    targets.acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]', LIST_SCHEDULES_REASON);
-  }
-  return grant;
-}
-
-function isRole(principal: IPrincipal): principal is IRole & Construct {
-  return Construct.isConstruct(principal) && typeof (principal as IRole).roleArn === 'string';
-}
-
-/**
- * The id cdk-nag gives an AwsSolutions-IAM5 finding for `arn` in a policy of `scope`'s
- * stack: the resolved ARN flattened the way cdk-nag does (`Ref` → `<Name>`, joins
- * concatenated), e.g. `…[Resource::arn:<AWS::Partition>:scheduler:…:schedule/orders/*]`.
- */
-export function iam5Finding(scope: IConstruct, arn: string): string {
-  return `AwsSolutions-IAM5[Resource::${flatten(Stack.of(scope).resolve(arn))}]`;
-}
-
-function flatten(value: unknown): string {
-  if (typeof value === 'string') return value.replace(/\$\{/g, '<').replace(/\}/g, '>');
-  const node = value as Record<string, unknown>;
-  if (Array.isArray(node['Fn::Join'])) {
-    const [delimiter, parts] = node['Fn::Join'] as [string, unknown[]];
-    return parts.map(flatten).join(delimiter);
-  }
-  if (node.Ref !== undefined) return `<${flatten(node.Ref)}>`;
-  if (Array.isArray(node['Fn::GetAtt'])) {
-    const [resource, attribute] = node['Fn::GetAtt'] as [unknown, unknown];
-    return `<${flatten(resource)}.${flatten(attribute)}>`;
-  }
-  return JSON.stringify(value);
 }

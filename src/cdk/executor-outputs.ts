@@ -3,8 +3,8 @@ import { CfnOutput, Stack } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { StackOutputSuffix } from '../config.js';
 import type { LaneLocation, LaneLocations } from '../lanes.js';
+import { StackOutputSuffix } from '../stack-outputs.js';
 
 /** The resources whose names and ARNs the outputs publish. */
 export interface OutputSources {
@@ -26,6 +26,45 @@ export interface OutputSources {
   readonly statusShards: number;
   /** Every lane's queues, when the executor has lanes. */
   readonly lanes?: LaneLocations | undefined;
+}
+
+/** The parts of a TaskExecutor the outputs publish (described here, so no import cycle). */
+export interface OutputParts {
+  readonly table: { readonly tableName: string };
+  readonly workQueue: IQueue;
+  readonly deadLetterQueue: IQueue;
+  readonly scheduleDeadLetterQueue: IQueue;
+  readonly scheduling: { readonly schedulerRole: { readonly roleArn: string } };
+  readonly worker: IFunction;
+  readonly encryptionKey: { readonly keyArn: string } | undefined;
+  readonly integrityKey: { readonly keyArn: string } | undefined;
+  readonly payloadBucket: { readonly bucketName: string } | undefined;
+  readonly settings: {
+    readonly scheduler: { readonly groupName: string; readonly delayedGroupName: string };
+  };
+}
+
+/** The output sources of an executor's parts, its shard count and its lanes (if any). */
+export function outputSourcesOf(
+  parts: OutputParts,
+  statusShards: number,
+  lanes: LaneLocations | undefined,
+): OutputSources {
+  return {
+    tableName: parts.table.tableName,
+    workQueue: parts.workQueue,
+    deadLetterQueue: parts.deadLetterQueue,
+    scheduleDeadLetterQueue: parts.scheduleDeadLetterQueue,
+    scheduleGroupName: parts.settings.scheduler.groupName,
+    delayedScheduleGroupName: parts.settings.scheduler.delayedGroupName,
+    schedulerRoleArn: parts.scheduling.schedulerRole.roleArn,
+    worker: parts.worker,
+    encryptionKeyArn: parts.encryptionKey?.keyArn,
+    integrityKeyArn: parts.integrityKey?.keyArn,
+    payloadBucketName: parts.payloadBucket?.bucketName,
+    statusShards,
+    lanes,
+  };
 }
 
 /** Adds the outputs to `scope`, keyed `<id><suffix>` (the id's letters and digits). */

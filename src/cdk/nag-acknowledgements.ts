@@ -7,8 +7,9 @@
 import { type CfnResource, Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import type { ExecutorFunction } from './executor-functions.js';
-import { DELAYED_WILDCARD_REASON, iam5Finding } from './executor-grants.js';
+import { DELAYED_WILDCARD_REASON } from './executor-grants.js';
 import type { ExecutorMonitoring } from './monitoring.js';
+import { iam5Finding } from './nag-finding.js';
 import type { TaskExecutorProps } from './task-executor-props.js';
 
 /**

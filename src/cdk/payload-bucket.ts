@@ -19,7 +19,8 @@ import { ObjectPrefix } from '../claim-check/object-ref.js';
 import { EnvVars } from '../config.js';
 import type { Retention } from '../store/retention.js';
 import type { ExecutorFunction } from './executor-functions.js';
-import { type GrantTargets, iam5Finding } from './executor-grants.js';
+import type { GrantTargets } from './executor-grants.js';
+import { iam5Finding } from './nag-finding.js';
 
 /** Options of the bucket the construct creates for `payloadBucket`. */
 export interface PayloadBucketOptions {

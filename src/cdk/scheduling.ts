@@ -6,10 +6,11 @@
 import { Stack } from 'aws-cdk-lib';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { CfnSchedule, ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { SCHEDULER_SENDER_ID_ENV } from '../worker/firing-trust.js';
 
 /** Inputs of {@link ExecutorScheduling}. */
 export interface ExecutorSchedulingProps {
@@ -22,6 +23,11 @@ export interface ExecutorSchedulingProps {
   /** Standard queue for deliveries that failed after their retries. */
   readonly deadLetterQueue: IQueue;
   readonly sweeper: IFunction;
+  /**
+   * The worker: it believes a recurring firing only from the scheduler role, whose unique id
+   * the SenderId of a message sent under the role starts with (ADR 0013).
+   */
+  readonly worker: LambdaFunction;
   /** The queues' customer-managed key: sending to them needs GenerateDataKey and Decrypt. */
   readonly encryptionKey?: IKey | undefined;
 }
@@ -85,6 +91,7 @@ export class ExecutorScheduling extends Construct {
         ...keyUse,
       ],
     );
+    props.worker.addEnvironment(SCHEDULER_SENDER_ID_ENV, this.schedulerRole.roleId);
     const sweeperRole = this.schedulerExecutionRole(
       'SweeperScheduleRole',
       'Starts the sweeper',

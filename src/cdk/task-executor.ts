@@ -10,17 +10,16 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MetricName } from '../observability/metrics.js';
 import type { ExecutorSettings } from '../resources.js';
-import { SCHEDULER_SENDER_ID_ENV } from '../worker/firing-trust.js';
 import {
   consumeGrant,
   enqueueGrant,
   type GrantTargets,
-  manageSchedulesGrant,
+  grantTargetsOf,
   operateGrant,
   readGrant,
   scheduleArns,
 } from './executor-grants.js';
-import { addExecutorOutputs } from './executor-outputs.js';
+import { addExecutorOutputs, outputSourcesOf } from './executor-outputs.js';
 import {
   allowSweeper,
   createExecutorFunctions,
@@ -34,6 +33,7 @@ import {
   WORKER_INTEGRITY_ACTIONS,
 } from './integrity.js';
 import { eventGrant, lifecycleEventBus } from './lifecycle-events.js';
+import { manageSchedulesGrant } from './manage-schedules-grant.js';
 import { ExecutorMonitoring, taskMetric } from './monitoring.js';
 import {
   acknowledgeFinding,
@@ -164,6 +164,7 @@ export class TaskExecutor extends Construct {
       workQueues: [...this.lanes.values()].map((l) => l.workQueue),
       deadLetterQueue: this.scheduleDeadLetterQueue,
       sweeper: this.sweeper,
+      worker: worker.function,
       encryptionKey: key,
     });
     allowSweeper(sweeper, {
@@ -180,16 +181,16 @@ export class TaskExecutor extends Construct {
       integrityKey: this.integrityKey,
     });
     this.senders = props.restrictSenders
-      ? new SenderRestriction(workQueuesOf(this.lanes), [
-          this.scheduling.schedulerRole.roleArn,
-          sweeper.role.roleArn,
-          // It sends the dependents a finished task releases (docs/adr/0030-dependencies.md).
-          worker.role.roleArn,
-        ])
+      ? new SenderRestriction(
+          [...this.lanes.values()].map((l) => l.workQueue),
+          [
+            this.scheduling.schedulerRole.roleArn,
+            sweeper.role.roleArn,
+            // It sends the dependents a finished task releases (docs/adr/0030-dependencies.md).
+            worker.role.roleArn,
+          ],
+        )
       : undefined;
-    // The worker believes a recurring firing only from the scheduler role: the SenderId of a
-    // message sent under an assumed role starts with the role's unique id (ADR 0013).
-    worker.function.addEnvironment(SCHEDULER_SENDER_ID_ENV, this.scheduling.schedulerRole.roleId);
     const context = { key, retentionMs, worker, targets: this.grantTargets() };
     this.payloadBucket = payloads.setUpPayloadBucket(this, props.payloadBucket, context);
     this.monitoring = new ExecutorMonitoring(this, 'Monitoring', {
@@ -200,21 +201,9 @@ export class TaskExecutor extends Construct {
       ...(props.costPrices === undefined ? {} : { prices: props.costPrices }),
       claimCheck: this.payloadBucket !== undefined,
     });
-    addExecutorOutputs(this, id, {
-      tableName: this.table.tableName,
-      workQueue: this.workQueue,
-      deadLetterQueue: this.deadLetterQueue,
-      scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
-      scheduleGroupName: settings.scheduler.groupName,
-      delayedScheduleGroupName: settings.scheduler.delayedGroupName,
-      schedulerRoleArn: this.scheduling.schedulerRole.roleArn,
-      worker: this.worker,
-      encryptionKeyArn: key?.keyArn,
-      integrityKeyArn: this.integrityKey?.keyArn,
-      payloadBucketName: this.payloadBucket?.bucketName,
-      statusShards,
-      lanes: Object.keys(settings.lanes).length > 0 ? laneLocations(this.lanes) : undefined,
-    });
+    const laneOutputs =
+      Object.keys(settings.lanes).length > 0 ? laneLocations(this.lanes) : undefined;
+    addExecutorOutputs(this, id, outputSourcesOf(this, statusShards, laneOutputs));
     this.nagAcknowledgements = this.acknowledged;
     this.acknowledged.push(...acknowledgeNagFindings({ executor: this, worker, sweeper, props }));
   }
@@ -352,27 +341,10 @@ export class TaskExecutor extends Construct {
   }
 
   private grantTargets(): GrantTargets {
-    return {
-      owner: this,
-      tableArn: this.table.tableArn,
-      statusIndexArn: `${this.table.tableArn}/index/${this.settings.table.statusIndex.name}`,
-      workQueue: this.workQueue,
-      deadLetterQueue: this.deadLetterQueue,
-      workQueues: workQueuesOf(this.lanes),
-      deadLetterQueues: [...this.lanes.values()].map((l) => l.deadLetterQueue),
-      encryptionKey: this.encryptionKey,
-      schedulesArn: this.schedulesArn,
-      delayedSchedulesArns: this.delayedSchedulesArns,
-      schedulerRoleArn: this.scheduling.schedulerRole.roleArn,
-      acknowledge: (scope, id, reason, covering) => {
-        const done = acknowledgeFinding(scope, id, reason, covering);
-        const seen = this.acknowledged.some((a) => a.id === done.id && a.path === done.path);
-        if (!seen) this.acknowledged.push(done);
-      },
-    };
+    return grantTargetsOf(this, (scope, id, reason, covering) => {
+      const done = acknowledgeFinding(scope, id, reason, covering);
+      const seen = this.acknowledged.some((a) => a.id === done.id && a.path === done.path);
+      if (!seen) this.acknowledged.push(done);
+    });
   }
-}
-
-function workQueuesOf(lanes: ReadonlyMap<string, LaneQueuePair>): Queue[] {
-  return [...lanes.values()].map((l) => l.workQueue);
 }

@@ -6,7 +6,8 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3
 import { s3ClientConfig } from '../aws-clients.js';
 import { EnvVars } from '../config.js';
 import { Defaults } from '../constants.js';
-import { ClaimCheckMismatchError, ValidationError } from '../errors.js';
+import { ValidationError } from '../errors.js';
+import { ClaimCheckMismatchError } from '../feature-errors.js';
 import { meterClient } from '../observability/usage-meter.js';
 import { type ObjectRef, objectLocation, sha256Hex } from './object-ref.js';
 

@@ -8,7 +8,8 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig } from '../aws-clients.js';
 import type { TaskClientOptions } from '../client/options.js';
-import { EnvVars, locationFromStackOutputs } from '../config.js';
+import { EnvVars } from '../config.js';
+import { locationFromStackOutputs } from '../stack-outputs.js';
 import { CliError, ExitCode } from './exit-codes.js';
 
 /** The global options that say where the executor is. */

@@ -4,7 +4,7 @@
  * there is none (or it has started), creates the next generation's task, whose derived id
  * makes concurrent creators meet on one conditional PutItem.
  */
-import { DebounceContendedError } from '../errors.js';
+import { DebounceContendedError } from '../feature-errors.js';
 import { type DebounceStore, debounceTaskId } from '../store/debounce.js';
 import { DebounceMode } from '../store/debounce-spec.js';
 import type { TaskRecord } from '../store/record.js';

@@ -48,22 +48,6 @@ import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
 import { type TaskTransition, type WatchOptions, watchTransitions } from './watch.js';
 
-export type { PricedUsage, PriceTable } from '../observability/cost.js';
-export type { BatchEntry, BatchEntryResult, EnqueueResult } from './batch.js';
-export type { CancelResult, CancelSelection } from './cancel-many.js';
-export type { CountOptions, TaskCounts } from './counts.js';
-export type { DeadLetter, DeadLetterStats } from './dead-letters.js';
-export type { Duration } from './duration.js';
-export type { BatchOptions, BatchThen, FanInResult } from './fan-in.js';
-export type { GetOptions } from './get-result.js';
-export type { LaneDeadLetter, LaneDeadLetterStats } from './lane-dead-letters.js';
-export type { TaskListFilter, TaskListPage } from './list-tasks.js';
-export type { TaskClientOptions } from './options.js';
-export type { ParkedKey, ReleaseKeyResult } from './parked-keys.js';
-export type { PurgeOptions, PurgeResult } from './purge.js';
-export type { WaitOptions } from './wait.js';
-export type { TaskTransition, WatchOptions } from './watch.js';
-
 /**
  * The producer SDK: enqueue tasks, read them, wait for them, cancel them.
  *

@@ -2,13 +2,15 @@
  * What the console reads, through the SDK only: counts and lists from the status index, the
  * dead-letter queue's stats, the schedules. None of them writes.
  */
+
+import type { TaskListPage } from '../client/list-tasks.js';
 import type { ScheduleSummary } from '../client/schedules.js';
-import type { TaskClient, TaskListPage } from '../client/task-client.js';
+import type { TaskClient } from '../client/task-client.js';
 import { TaskStatus } from '../constants.js';
 import { ConfigurationError } from '../errors.js';
 import type { TaskRecord } from '../store/record.js';
 
-export type { TaskListPage } from '../client/task-client.js';
+export type { TaskListPage } from '../client/list-tasks.js';
 
 /** The task list's filters, as the CLI's `list` takes them. */
 export interface TaskFilter {

@@ -17,7 +17,8 @@ import {
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { Defaults, isTerminal, TableSchema, TaskStatus } from '../constants.js';
-import { DependencyError, TransitionRejectedError } from '../errors.js';
+import { TransitionRejectedError } from '../errors.js';
+import { DependencyError } from '../feature-errors.js';
 import { auditEntry } from '../observability/audit.js';
 import {
   cancelWaiting,
@@ -25,8 +26,8 @@ import {
   type ReleaseInput,
   releaseWaiting,
 } from './dependency-transitions.js';
+import { type NewTask, newTaskItem, type WriteContext } from './new-task.js';
 import { fromItem, refusedRecord, statusShard, statusShardKey, type TaskRecord } from './record.js';
-import { type NewTask, newTaskItem, type WriteContext } from './record-writes.js';
 import type { Retention } from './retention.js';
 import { CREATE_CONDITION } from './rollback.js';
 import { isIndexed } from './status-index-keys.js';

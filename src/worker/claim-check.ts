@@ -6,7 +6,8 @@
 import { type ObjectRef, objectLocation, resultKey } from '../claim-check/object-ref.js';
 import type { ObjectStore } from '../claim-check/object-store.js';
 import { describeError } from '../error-info.js';
-import { ClaimCheckMismatchError, ResultTooLargeError } from '../errors.js';
+import { ResultTooLargeError } from '../errors.js';
+import { ClaimCheckMismatchError } from '../feature-errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { payloadHash, type TaskRecord } from '../store/record.js';
 import type { Lease } from '../store/task-store.js';

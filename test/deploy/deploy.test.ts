@@ -22,7 +22,7 @@ import { flakyCharge, poison, resizeImage, sendEmail } from '../../examples/task
 import { functionAssets } from '../../scripts/function-assets.js';
 import { deployToEmulator, type LocalDeployment } from '../../scripts/local-deploy/deploy.js';
 import { TaskClient } from '../../src/client/task-client.js';
-import { EnvVars, locationFromStackOutputs } from '../../src/config.js';
+import { EnvVars } from '../../src/config.js';
 import { TaskStatus } from '../../src/constants.js';
 import { onEmulator } from '../../src/local/emulator.js';
 import {
@@ -31,6 +31,7 @@ import {
 } from '../../src/local/event-source-mapping.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { executorSettings, tableKeyDefinition } from '../../src/resources.js';
+import { locationFromStackOutputs } from '../../src/stack-outputs.js';
 import { testClients } from '../helpers/aws.js';
 import { runCli } from '../helpers/cli.js';
 import { emulatorEndpoint } from '../helpers/endpoint.js';

@@ -12,7 +12,8 @@ import {
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
-import { TaskClient, type TaskClientOptions } from '../../src/client/task-client.js';
+import type { TaskClientOptions } from '../../src/client/options.js';
+import { TaskClient } from '../../src/client/task-client.js';
 import {
   type ProvisionedExecutor,
   type ProvisionedScheduler,

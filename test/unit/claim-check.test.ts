@@ -7,8 +7,8 @@ import {
   toObjectRef,
 } from '../../src/claim-check/object-ref.js';
 import { resolveObjectStore } from '../../src/claim-check/object-store.js';
-import { locationFromStackOutputs } from '../../src/config.js';
 import { ErrorCode } from '../../src/errors.js';
+import { locationFromStackOutputs } from '../../src/stack-outputs.js';
 
 describe('claim-check keys', () => {
   it('keeps ULIDs and plain keys readable', () => {

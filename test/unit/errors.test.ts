@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TaskStatus } from '../../src/constants.js';
 import {
-  ClaimCheckMismatchError,
   ConfigurationError,
-  DebounceContendedError,
-  DependencyError,
   ErrorCode,
   IdempotencyConflictError,
   LeaseLostError,
@@ -22,6 +19,11 @@ import {
   ValidationError,
   WaitTimeoutError,
 } from '../../src/errors.js';
+import {
+  ClaimCheckMismatchError,
+  DebounceContendedError,
+  DependencyError,
+} from '../../src/feature-errors.js';
 import { taskRecord } from '../helpers/task-record.js';
 
 const running = taskRecord({ id: 'task-9', status: TaskStatus.RUNNING, attempt: 2 });

@@ -1,7 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { locationFromStackOutputs } from '../../src/config.js';
 import type { MacService } from '../../src/integrity/kms-mac.js';
 import {
   INTEGRITY_KEY_ENV,
@@ -10,6 +9,7 @@ import {
   resolveIntegrity,
   type TaggedFields,
 } from '../../src/integrity/tag.js';
+import { locationFromStackOutputs } from '../../src/stack-outputs.js';
 import { canonicalJson, payloadHash } from '../../src/store/record.js';
 import { taskRecord } from '../helpers/task-record.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { locationFromStackOutputs, resolveLaneQueues } from '../../src/config.js';
+import { resolveLaneQueues } from '../../src/config.js';
 import { ConfigurationError, ValidationError } from '../../src/errors.js';
 import { laneIssues, laneQueueNames, laneSettings } from '../../src/lane-settings.js';
 import {
@@ -10,6 +10,7 @@ import {
   UnknownLaneError,
 } from '../../src/lanes.js';
 import { executorSettings } from '../../src/resources.js';
+import { locationFromStackOutputs } from '../../src/stack-outputs.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 
 const schema = {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { locationFromStackOutputs, resolveSchedulerLocation } from '../../src/config.js';
+import { resolveSchedulerLocation } from '../../src/config.js';
 import { ConfigurationError } from '../../src/errors.js';
+import { locationFromStackOutputs } from '../../src/stack-outputs.js';
 
 const outputs = {
   ExecutorTableName: 'shop-tasks',

@@ -1,6 +1,7 @@
 /** Small helpers shared by the scenario files. */
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { BatchEntry, TaskClient } from '../../../src/client/task-client.js';
+import type { BatchEntry } from '../../../src/client/batch.js';
+import type { TaskClient } from '../../../src/client/task-client.js';
 import type { TaskDefinition } from '../../../src/tasks/task-definition.js';
 import type { Worker } from '../../../src/worker/create-worker.js';
 import type { WorkPayload } from './fault-tasks.js';

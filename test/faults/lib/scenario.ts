@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { expect, inject } from 'vitest';
-import { TaskClient, type TaskClientOptions } from '../../../src/client/task-client.js';
+import type { TaskClientOptions } from '../../../src/client/options.js';
+import { TaskClient } from '../../../src/client/task-client.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { noopMetrics } from '../../../src/observability/metrics.js';
 import {

@@ -1,0 +1,16 @@
+/** The types of TaskClient's options and results, in one place for the package's index. */
+export type { PricedUsage, PriceTable } from '../observability/cost.js';
+export type { BatchEntry, BatchEntryResult, EnqueueResult } from './batch.js';
+export type { CancelResult, CancelSelection } from './cancel-many.js';
+export type { CountOptions, TaskCounts } from './counts.js';
+export type { DeadLetter, DeadLetterStats } from './dead-letters.js';
+export type { Duration } from './duration.js';
+export type { BatchOptions, BatchThen, FanInResult } from './fan-in.js';
+export type { GetOptions } from './get-result.js';
+export type { LaneDeadLetter, LaneDeadLetterStats } from './lane-dead-letters.js';
+export type { TaskListFilter, TaskListPage } from './list-tasks.js';
+export type { TaskClientOptions } from './options.js';
+export type { ParkedKey, ReleaseKeyResult } from './parked-keys.js';
+export type { PurgeOptions, PurgeResult } from './purge.js';
+export type { WaitOptions } from './wait.js';
+export type { TaskTransition, WatchOptions } from './watch.js';
