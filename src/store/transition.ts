@@ -21,7 +21,7 @@ import {
 import { isIndexed, statusIndexKeys } from './status-index-keys.js';
 import { buildTransitionUpdate, isItemSizeError } from './transition-update.js';
 
-/** The part of a record the caller read that lets a transition fold the history. */
+/** What the caller read of a record: lets a transition fold the history and file a finished task. */
 export interface SeenHistory {
   readonly history?: TaskRecord['history'] | undefined;
   /** Whether the record read had dependents: the first guess of a finished write's filing. */
