@@ -2,9 +2,10 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig } from '../../src/aws-clients.js';
+import { awsClientConfig, s3ClientConfig } from '../../src/aws-clients.js';
 
 /**
  * SDK clients for the emulator: the endpoint the integration setup put in AWS_ENDPOINT_URL
@@ -36,6 +37,18 @@ export function schedulerPumpSqs(accessKeyId: string): SQSClient {
 /** An EventBridge client for the emulator, configured as {@link testClients}' are. */
 export function testEventBridge(extra: { readonly maxAttempts?: number } = {}): EventBridgeClient {
   return new EventBridgeClient({ ...emulatorConfig('test'), ...extra });
+}
+
+/**
+ * An S3 client for the emulator's claim-check buckets: the claim check's own configuration
+ * (path-style under an endpoint override) with the test credentials.
+ */
+export function testS3(): S3Client {
+  return new S3Client({
+    ...s3ClientConfig(),
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
 }
 
 function emulatorConfig(accessKeyId: string) {

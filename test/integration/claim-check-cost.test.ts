@@ -2,16 +2,15 @@
  * The claim check's S3 requests in the run-time cost figures (docs/cost.md): the producer's
  * PutObject in `costReport`, the worker's GetObject and PutObject in its usage metrics.
  */
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { s3ClientConfig } from '../../src/aws-clients.js';
 import { TaskStatus } from '../../src/constants.js';
 import { provisionPayloadBucket } from '../../src/local/payload-bucket.js';
 import { noopMetrics, type TaskMetrics } from '../../src/observability/metrics.js';
 import { addUsage, emptyUsage, type Usage } from '../../src/observability/usage-meter.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
-import { uniqueName } from '../helpers/aws.js';
+import { testS3, uniqueName } from '../helpers/aws.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 let executor: TestExecutor;
@@ -20,11 +19,7 @@ let bucket: string;
 
 beforeAll(async () => {
   executor = await setupExecutor();
-  s3 = new S3Client({
-    ...s3ClientConfig(),
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
+  s3 = testS3();
   bucket = await provisionPayloadBucket(s3, uniqueName('cost-payloads'), 45);
 });
 

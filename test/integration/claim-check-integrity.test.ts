@@ -1,15 +1,14 @@
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { s3ClientConfig } from '../../src/aws-clients.js';
 import { TableSchema, TaskStatus } from '../../src/constants.js';
 import { KmsMacClient } from '../../src/integrity/kms-mac.js';
 import { INTEGRITY_FAILED } from '../../src/integrity/tag.js';
 import { provisionPayloadBucket } from '../../src/local/payload-bucket.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
-import { uniqueName } from '../helpers/aws.js';
+import { testS3, uniqueName } from '../helpers/aws.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 let executor: TestExecutor;
@@ -30,11 +29,7 @@ beforeAll(async () => {
   const endpoint = process.env.AWS_ENDPOINT_URL;
   const kms = new KmsMacClient({ credentialsFrom: executor.clients.dynamodb, endpoint });
   integrity = { keyId: await kms.createHmacKey('claim-check integrity test'), endpoint };
-  const s3 = new S3Client({
-    ...s3ClientConfig(),
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
+  const s3 = testS3();
   claims = { payloadBucket: await provisionPayloadBucket(s3, uniqueName('tagged'), 45), s3 };
 });
 

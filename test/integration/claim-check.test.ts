@@ -3,17 +3,16 @@ import {
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
 } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { s3ClientConfig } from '../../src/aws-clients.js';
 import { TaskStatus } from '../../src/constants.js';
 import { ErrorCode } from '../../src/errors.js';
 import { ClaimCheckMismatchError } from '../../src/feature-errors.js';
 import { provisionPayloadBucket } from '../../src/local/payload-bucket.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
-import { uniqueName } from '../helpers/aws.js';
+import { testS3, uniqueName } from '../helpers/aws.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 let executor: TestExecutor;
@@ -22,11 +21,7 @@ let bucket: string;
 
 beforeAll(async () => {
   executor = await setupExecutor();
-  s3 = new S3Client({
-    ...s3ClientConfig(),
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
+  s3 = testS3();
   bucket = await provisionPayloadBucket(s3, uniqueName('payloads'), 45);
 });
 
@@ -178,11 +173,7 @@ describe('claim check: failures', () => {
 
 /** An S3 client that stores each object, then fails as a process killed right after would. */
 function crashingAfterUpload(): S3Client {
-  const client = new S3Client({
-    ...s3ClientConfig(),
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
+  const client = testS3();
   const send = client.send.bind(client) as (command: unknown) => Promise<unknown>;
   client.send = (async (command: unknown) => {
     const out = await send(command);
