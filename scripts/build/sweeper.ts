@@ -4,7 +4,8 @@
  * construct's worker bundling: ESM, node24, minified with names kept, source map, the AWS
  * SDK left to the Lambda runtime.
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { BUNDLING } from '../../src/cdk/executor-functions.js';
@@ -12,15 +13,19 @@ import { SWEEPER_BUNDLE_DIR, SWEEPER_BUNDLE_FILE } from '../../src/cdk/sweeper-b
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** Writes `dist/lambda/sweeper/index.mjs` and its source map; returns the bundle's path. */
+/**
+ * Writes `dist/lambda/sweeper/index.mjs` and its source map; returns the bundle's path. The
+ * bundle is built beside the directory and renamed into it, file by file (a rename replaces a
+ * file atomically): a test project rebuilding it while another synthesizes a stack from it
+ * never leaves that one without a bundle.
+ */
 export async function bundleSweeper(root: string = ROOT): Promise<string> {
   const outdir = path.join(root, SWEEPER_BUNDLE_DIR);
-  await rm(outdir, { recursive: true, force: true });
-  await mkdir(outdir, { recursive: true });
-  const outfile = path.join(outdir, SWEEPER_BUNDLE_FILE);
+  const staging = `${outdir}.${randomBytes(4).toString('hex')}.tmp`;
+  await mkdir(staging, { recursive: true });
   await build({
     entryPoints: [path.join(root, 'functions/sweeper.ts')],
-    outfile,
+    outfile: path.join(staging, SWEEPER_BUNDLE_FILE),
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -35,5 +40,10 @@ export async function bundleSweeper(root: string = ROOT): Promise<string> {
     banner: { js: BUNDLING.banner },
     logLevel: 'warning',
   });
-  return outfile;
+  await mkdir(outdir, { recursive: true });
+  for (const file of await readdir(staging)) {
+    await rename(path.join(staging, file), path.join(outdir, file));
+  }
+  await rm(staging, { recursive: true, force: true });
+  return path.join(outdir, SWEEPER_BUNDLE_FILE);
 }
