@@ -91,7 +91,7 @@ export async function enqueueDebounced(
       await repairPointer(generation);
       return { record, created: true };
     }
-    if (debounces.mayAbsorb(record, spec)) {
+    if (debounces.mayAbsorb(record, spec, checked.orderingKey)) {
       // Another producer's create of this generation landed first: fold into its task.
       lost++;
       absorbFirst = true;

@@ -65,10 +65,24 @@ export type AbsorbResult =
   /** The task has started, finished, or is not this key's: a new generation is due. */
   | { readonly kind: 'moved-on'; readonly current: TaskRecord };
 
-/** The payload fields a 'last' absorb writes, prepared as for a new task. */
+/**
+ * What a 'last' absorb writes, prepared as for a new task: the payload, runAt and the
+ * fields the folding producer's definition decides, with the integrity tag over exactly
+ * these values (docs/adr/0035-integrity-tag-v2.md). Its ordering key is not written but
+ * required: a fold with another one is a new task.
+ */
 export type Replacement = Pick<
   NewTask,
-  'payloadJson' | 'payloadRef' | 'payloadHash' | 'integrityTag' | 'runAt'
+  | 'payloadJson'
+  | 'payloadRef'
+  | 'payloadHash'
+  | 'integrityTag'
+  | 'runAt'
+  | 'maxAttempts'
+  | 'timeoutMs'
+  | 'lane'
+  | 'onDead'
+  | 'orderingKey'
 >;
 
 /** The debounce pointers, and the one write that folds an enqueue into a waiting task. */
@@ -126,17 +140,19 @@ export class DebounceStore {
   /**
    * Whether `record`, as a refused write returned it, is a task this enqueue may fold into:
    * the client-side reading of {@link foldable}, the fold's own condition. A record for which
-   * this is false has started, finished, been redriven or rolled back, or is too old for
-   * 'last': the enqueue moves on to the next generation.
+   * this is false has started, finished, been redriven or rolled back, or, for 'last', is
+   * too old or has another ordering key than `orderingKey`: the enqueue moves on to the next
+   * generation.
    */
-  mayAbsorb(record: TaskRecord, spec: DebounceSpec): boolean {
+  mayAbsorb(record: TaskRecord, spec: DebounceSpec, orderingKey: string | undefined): boolean {
     return (
       (WAITING as readonly string[]).includes(record.status) &&
       record.attempt === 0 &&
       record.generation === 1 &&
       record.debounce?.key === spec.key &&
       (spec.mode !== DebounceMode.LAST ||
-        record.createdAt >= oldestAbsorbing(spec, this.ctx.clock()))
+        (record.createdAt >= oldestAbsorbing(spec, this.ctx.clock()) &&
+          record.orderingKey === orderingKey))
     );
   }
 
@@ -164,7 +180,7 @@ export class DebounceStore {
       first.kind !== 'moved-on' ||
       replacement === undefined ||
       replacement.runAt === undefined ||
-      !this.mayAbsorb(first.current, spec) ||
+      !this.mayAbsorb(first.current, spec, replacement.orderingKey) ||
       (first.current.runAt ?? 0) <= replacement.runAt
     ) {
       return first;
@@ -180,7 +196,7 @@ export class DebounceStore {
     runAt: 'move' | 'keep',
   ): Promise<AbsorbResult> {
     const now = this.ctx.clock();
-    const condition = foldable(spec, now, replacement?.runAt, runAt);
+    const condition = foldable(spec, now, replacement, runAt);
     const update = foldUpdate(now, replacement, runAt);
     try {
       const out = await this.ctx.doc.send(
@@ -219,13 +235,14 @@ function oldestAbsorbing(spec: DebounceSpec, now: number): number {
 
 /**
  * The fold's condition: the key's task exists, waits, was never attempted and is in its
- * first generation (`generationIs(1)`: a redrive moves it); for 'last', young enough, and
- * its stored `runAt` at most the new one ('move') or after it ('keep').
+ * first generation (`generationIs(1)`: a redrive moves it); for 'last', young enough, of the
+ * ordering key the replacement was tagged with, and its stored `runAt` at most the new one
+ * ('move') or after it ('keep').
  */
 function foldable(
   spec: DebounceSpec,
   now: number,
-  newRunAt: number | undefined,
+  replacement: Replacement | undefined,
   runAt: 'move' | 'keep',
 ): Condition {
   const conditions = [
@@ -235,8 +252,16 @@ function foldable(
     generationIs('one', 1),
     equals('debounceKey', 'key', spec.key),
   ];
-  if (spec.mode === DebounceMode.LAST) {
+  if (replacement !== undefined) {
     conditions.push(compare('createdAt', '>=', 'oldest', oldestAbsorbing(spec, now)));
+    // The tag covers the ordering key, which the task's message group follows: the fold
+    // must meet the key it tagged, or start a new task.
+    conditions.push(
+      replacement.orderingKey === undefined
+        ? notExists('orderingKey')
+        : equals('orderingKey', 'orderingKey', replacement.orderingKey),
+    );
+    const newRunAt = replacement.runAt;
     if (newRunAt !== undefined) {
       conditions.push(
         runAt === 'move'
@@ -250,7 +275,9 @@ function foldable(
 
 /**
  * The fold's changes, all in its one write: `absorbed` counted; with a replacement ('last'),
- * the payload (inline or its claim check), its hash and integrity tag, and, when 'move',
+ * the payload (inline or its claim check), its hash and integrity tag, the fields the tag
+ * covers that the folding producer's definition decides (written as tagged, so a producer
+ * of another release cannot leave a tag the record fails), and, when 'move',
  * `runAt` with the status index's time, so the sweeper looks at the task again only once its
  * new window has ended.
  */
@@ -283,6 +310,13 @@ function foldUpdate(
     }
     if (replacement.integrityTag === undefined) remove('integrityTag');
     else set('integrityTag', replacement.integrityTag);
+    set('maxAttempts', replacement.maxAttempts);
+    set('timeoutMs', replacement.timeoutMs);
+    for (const field of ['lane', 'onDead'] as const) {
+      const value = replacement[field];
+      if (value === undefined) remove(field);
+      else set(field, value);
+    }
     if (runAt === 'move' && replacement.runAt !== undefined) {
       set('runAt', replacement.runAt);
       set(TableSchema.STATUS_INDEX_SORT_KEY, replacement.runAt);

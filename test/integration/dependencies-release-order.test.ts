@@ -20,7 +20,7 @@ describe('releaseDependents: order of the sends', () => {
       ['order-z', 'first'],
       ['order-m', 'second'],
       ['order-a', 'third'],
-    ]) {
+    ] as const) {
       await client.enqueue(step, { name }, { id, orderingKey: 'K', dependsOn: ['order-parent'] });
     }
 
