@@ -205,6 +205,7 @@ export class DelayedTasks {
             message.MessageBody,
             record.messageGroupId,
             record.lane,
+            'delayed',
           ),
           ClientToken: delayedClientToken(name, expression, message.MessageBody, record.createdAt),
         }),
