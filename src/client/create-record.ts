@@ -85,7 +85,9 @@ export async function withStorage(writer: RecordWriter, checked: NewTask): Promi
  * writes again.
  *
  * @throws TransitionRejectedError when the rolled-back record's dependents could not all be
- *   cancelled (each one is logged); enqueue again to retry.
+ *   cancelled (each one is logged), for instance by a producer that may not read them
+ *   (`grantEnqueue` has no GetItem on tasks): the sweeper does it after `releaseGraceMs`;
+ *   enqueue again then.
  */
 export async function writeNew(
   writer: RecordWriter,
@@ -96,7 +98,7 @@ export async function writeNew(
     if (written.created || written.record.status !== TaskStatus.ROLLED_BACK) return written;
     if (round >= REVIVE_ROUNDS) {
       throw new TransitionRejectedError(
-        'enqueue over a rolled-back task',
+        'enqueue again (the dependents of its rolled-back record are not all cancelled yet; the sweeper cancels them within minutes)',
         prepared.id,
         written.record,
       );
