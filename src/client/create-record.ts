@@ -60,18 +60,20 @@ export async function createRecord(
 }
 
 /**
- * A checked task with its integrity tag and, above the threshold, its payload stored in the
- * payload bucket. The object first, then the record: no record ever names a missing object.
+ * A checked task with, above the threshold, its payload stored in the payload bucket, and its
+ * integrity tag over exactly what the record will hold. The object first, then the record: no
+ * record ever names a missing object.
  * A retry writes the same bytes under the same key; a conflicting payload gets its own key
  * (ADR 0023).
  */
 export async function withStorage(writer: RecordWriter, checked: NewTask): Promise<NewTask> {
-  const integrityTag = await writer.integrity?.tag(checked);
   const size = Buffer.byteLength(checked.payloadJson, 'utf8');
   const payloadRef = writer.objects.offloads(size)
     ? await writer.objects.put(payloadKey(checked.id, checked.payloadHash), checked.payloadJson)
     : undefined;
-  return { ...checked, integrityTag, payloadRef };
+  const stored = { ...checked, payloadRef };
+  // The tag covers the reference too, so it is made once the object is stored (ADR 0035).
+  return { ...stored, integrityTag: await writer.integrity?.tag(stored) };
 }
 
 /**

@@ -220,6 +220,7 @@ export class DelayedTasks {
             message.MessageBody,
             record.messageGroupId,
             record.lane,
+            'delayed',
           ),
           ClientToken: delayedClientToken(name, expression, message.MessageBody, record.createdAt),
         }),

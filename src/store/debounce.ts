@@ -20,6 +20,7 @@ import {
   type DebounceSpec,
   MAX_WAIT_WINDOWS,
 } from './debounce-spec.js';
+import { equals, notExists } from './expression.js';
 import { fromItem, refusedRecord, type TaskRecord } from './record.js';
 import type { NewTask, WriteContext } from './record-writes.js';
 import { expiresAtSeconds, type Retention } from './retention.js';
@@ -53,10 +54,24 @@ export type AbsorbResult =
   /** The task has started, finished, or is not this key's: a new generation is due. */
   | { readonly kind: 'moved-on'; readonly current: TaskRecord };
 
-/** The payload fields a 'last' absorb writes, prepared as for a new task. */
+/**
+ * What a 'last' absorb writes, prepared as for a new task: the payload, runAt and the
+ * fields the folding producer's definition decides, with the integrity tag over exactly
+ * these values (docs/adr/0035-integrity-tag-v2.md). Its ordering key is not written but
+ * required: a fold with another one is a new task.
+ */
 export type Replacement = Pick<
   NewTask,
-  'payloadJson' | 'payloadRef' | 'payloadHash' | 'integrityTag' | 'runAt'
+  | 'payloadJson'
+  | 'payloadRef'
+  | 'payloadHash'
+  | 'integrityTag'
+  | 'runAt'
+  | 'maxAttempts'
+  | 'timeoutMs'
+  | 'lane'
+  | 'onDead'
+  | 'orderingKey'
 >;
 
 /** The debounce pointers, and the one write that folds an enqueue into a waiting task. */
@@ -169,7 +184,32 @@ export class DebounceStore {
         ':oldest': now - MAX_WAIT_WINDOWS * spec.windowMs,
       });
       conditions.push('#createdAt >= :oldest');
+      // The tag covers the ordering key, which the task's message group follows: the fold
+      // must meet the key it tagged, or start a new task.
+      const sameKey =
+        replacement.orderingKey === undefined
+          ? notExists('orderingKey')
+          : equals('orderingKey', 'orderingKey', replacement.orderingKey);
+      conditions.push(sameKey.expression);
+      Object.assign(names, sameKey.names);
+      Object.assign(values, sameKey.values);
       sets.push('#payloadHash = :payloadHash', '#runAt = :runAt');
+      // The fields the tag covers that the folding producer's definition decides: written as
+      // tagged, so a producer of another release cannot leave a tag the record fails.
+      names['#maxAttempts'] = 'maxAttempts';
+      names['#timeoutMs'] = 'timeoutMs';
+      values[':maxAttempts'] = replacement.maxAttempts;
+      values[':timeoutMs'] = replacement.timeoutMs;
+      sets.push('#maxAttempts = :maxAttempts', '#timeoutMs = :timeoutMs');
+      for (const field of ['lane', 'onDead'] as const) {
+        names[`#${field}`] = field;
+        const value = replacement[field];
+        if (value === undefined) removes.push(`#${field}`);
+        else {
+          values[`:${field}`] = value;
+          sets.push(`#${field} = :${field}`);
+        }
+      }
       if (replacement.payloadRef === undefined) {
         values[':payload'] = replacement.payloadJson;
         sets.push('#payload = :payload');

@@ -5,6 +5,7 @@
  */
 import { type ObjectRef, objectLocation, resultKey } from '../claim-check/object-ref.js';
 import type { ObjectStore } from '../claim-check/object-store.js';
+import { AMBIGUOUS_PAYLOAD, payloadSource } from '../claim-check/payload-source.js';
 import { describeError } from '../error-info.js';
 import { ResultTooLargeError } from '../errors.js';
 import { ClaimCheckMismatchError } from '../feature-errors.js';
@@ -20,15 +21,24 @@ type Checked<T> =
 /**
  * The record with its payload read from the bucket, when it is claim-checked (one
  * GetObject per attempt). The object must match its reference (size, SHA-256) and the
- * record's payload hash, which the integrity tag covers; otherwise the task may not run.
+ * record's payload hash, which the integrity tag covers with the reference; otherwise the
+ * task may not run, nor may a record that holds both an inline payload and a reference.
  * An S3 fault throws: that is an outage, and the message's redelivery retries it.
  */
 export async function resolvePayload(
   record: TaskRecord,
   objects: ObjectStore,
 ): Promise<Checked<TaskRecord>> {
-  const ref = record.payloadRef;
-  if (ref === undefined) return { ok: true, value: record };
+  // The same reading of the record as the integrity check's (ADR 0035).
+  const source = payloadSource(record);
+  if (source.kind === 'inline') return { ok: true, value: record };
+  const { ref } = source;
+  if (source.kind === 'ambiguous') {
+    return {
+      ok: false,
+      error: new ClaimCheckMismatchError(objectLocation(ref), 'ambiguous', AMBIGUOUS_PAYLOAD),
+    };
+  }
   try {
     const json = await objects.read(ref);
     if (payloadHash(record.type, json) !== record.payloadHash) {

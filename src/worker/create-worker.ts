@@ -102,6 +102,14 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
    */
   readonly schedulerSenderId?: string | false | undefined;
   /**
+   * The unique id of the role that delivers delayed tasks' one-time schedules, which
+   * producers create. Its firings are rejected whatever `schedulerSenderId` says, with a
+   * reason naming it; it must differ from `schedulerSenderId` (docs/security.md, "Firings").
+   * The construct sets it; task envelopes are admitted from any sender either way.
+   * @default `TASKLANE_DELAYED_SCHEDULER_SENDER_ID`, else unknown
+   */
+  readonly delayedSchedulerSenderId?: string | undefined;
+  /**
    * Publish lifecycle events (`Tasklane Task Succeeded`, `Failed`, `Dead`, `Cancelled`) to
    * EventBridge, once per batch, after the transitions are written; see docs/events.md.
    * The hooks (`onSucceeded`, `onFailed`, `onDead`, `onCancelled`) run with or without it.
@@ -223,7 +231,11 @@ export function createWorker(
     groupConcurrency: options.groupConcurrency ?? 10,
     takeoverGate: new TakeoverGate(),
     random: Math.random,
-    firingSenders: resolveFiringSenders(options.schedulerSenderId),
+    firingSenders: resolveFiringSenders(
+      options.schedulerSenderId,
+      process.env,
+      options.delayedSchedulerSenderId,
+    ),
     rateLimits: new RateLimiter(new TokenBuckets(dynamodb, location.tableName), clock, Math.random),
     integrity: resolveIntegrity(options.integrity, dynamodb),
   };
