@@ -304,20 +304,20 @@ export class TaskStore {
    * record this enqueue still owns is moved (see the `rollback` transition): one conditional
    * UpdateItem, so producers need no DeleteItem (docs/adr/0015-rollback-moves-instead-of-deleting.md).
    *
-   * @returns `discarded: true` when moved; otherwise the record DynamoDB held instead
-   *   (undefined when there is none), which is left as it is.
+   * @returns `discarded: true` with the ROLLED_BACK record when moved (its `dependents`
+   *   are to be released); otherwise the record DynamoDB held instead (undefined when there
+   *   is none), which is left as it is.
    */
   async discard(
     seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'> & SeenHistory,
     reason: string,
   ): Promise<{ readonly discarded: boolean; readonly current?: TaskRecord | undefined }> {
     try {
-      await this.write(repairs.rollback, { seen, reason });
+      return { discarded: true, current: await this.write(repairs.rollback, { seen, reason }) };
     } catch (err) {
       if (!(err instanceof TransitionRejectedError)) throw err;
       return { discarded: false, current: err.current };
     }
-    return { discarded: true };
   }
 
   /**
