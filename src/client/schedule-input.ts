@@ -2,6 +2,7 @@ import type { CreateScheduleCommandInput } from '@aws-sdk/client-scheduler';
 import { Defaults } from '../constants.js';
 import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../errors.js';
 import { firingTemplate } from '../message.js';
+import { unkeyedGroup } from '../message-group.js';
 import { SchedulerContext } from '../scheduler/context.js';
 import {
   parseScheduleExpression,
@@ -131,7 +132,11 @@ export async function validateSchedule(
     Description: options.description,
     ActionAfterCompletion: 'NONE',
     ...target.encryption(),
-    Target: await target.target(firing, options.orderingKey ?? name, options.task.lane),
+    Target: await target.target(
+      firing,
+      options.orderingKey ?? unkeyedGroup(name),
+      options.task.lane,
+    ),
   };
   return { input, expression: parsed };
 }
