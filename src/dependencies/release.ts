@@ -10,7 +10,7 @@ import { describeError } from '../error-info.js';
 import { TransitionRejectedError } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
-import type { TaskRecord } from '../store/record.js';
+import { compareEnqueueOrder, type TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** What a release needs. */
@@ -119,11 +119,15 @@ function detailOf(parent: TaskRecord, child: TaskRecord): string {
   return `parent '${parent.id}' ${parent.status} (onParentDead: cancel)`;
 }
 
-/** Sends the released tasks; one not sent stays PENDING for the sweeper. */
+/**
+ * Sends the released tasks in enqueue order, so that dependents of one ordering key start as
+ * they were enqueued (the parent's `dependents` set has no order); one not sent stays
+ * PENDING for the sweeper.
+ */
 async function sendReleased(released: readonly TaskRecord[], deps: ReleaseDeps): Promise<void> {
   if (deps.dispatcher === undefined || released.length === 0) return;
   try {
-    await deps.dispatcher.sendAll(released);
+    await deps.dispatcher.sendAll([...released].sort(compareEnqueueOrder));
   } catch (err) {
     deps.logger.warn('released tasks not sent; the sweeper sends them', {
       taskIds: released.map((r) => r.id),

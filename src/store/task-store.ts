@@ -239,9 +239,10 @@ export class TaskStore {
   }
 
   /**
-   * DEAD with `parkedKey` → QUEUED with a fresh attempt budget, in place: the generation is
-   * kept and no message is sent, since the task's held message, at the head of its key's
-   * group, runs it before the key's later tasks (docs/adr/0024-parked-keys.md).
+   * DEAD with `parkedKey` → QUEUED with a fresh attempt budget, in place: no message is
+   * sent, since the task's held message, at the head of its key's group, runs it before the
+   * key's later tasks (docs/adr/0024-parked-keys.md); the generation moves past the dead
+   * run's, so no debounce fold can rewrite it (docs/adr/0033-debounce-fences.md).
    */
   redriveParked(seen: Seen, parkedKey: string, reason?: string): Promise<TaskRecord> {
     return this.write(parking.redriveParked, { seen, parkedKey, reason });
