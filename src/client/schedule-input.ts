@@ -136,6 +136,7 @@ export async function validateSchedule(
       firing,
       options.orderingKey ?? unkeyedGroup(name),
       options.task.lane,
+      'recurring',
     ),
   };
   return { input, expression: parsed };

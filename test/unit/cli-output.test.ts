@@ -75,7 +75,7 @@ describe('createOutput', () => {
     out.line(out.color.red('DEAD\u001b[0m'));
 
     // Assert
-    expect(written.stdout).toMatch(/^\u001b\[31mDEAD\\x1b\[0m\u001b\[39m\n$/);
+    expect(written.stdout).toBe('\u001b[31mDEAD\\x1b[0m\u001b[39m\n');
   });
 
   it('writes JSON exactly, control characters and all', () => {
