@@ -137,14 +137,16 @@ export class TaskStore {
 
   /**
    * RUNNING → SUCCEEDED, the terminal write. Fenced by the lease. A claim-checked result is
-   * already in S3; the record gets its reference.
+   * already in S3; the record gets its reference. `note` goes into the history entry.
    */
   complete(
     lease: Lease,
     resultJson: string | undefined,
     resultRef?: ObjectRef,
+    note?: string,
   ): Promise<TaskRecord> {
-    return this.write(transitions.complete, { lease, resultJson, ...(resultRef && { resultRef }) });
+    const input = { lease, resultJson, note, ...(resultRef && { resultRef }) };
+    return this.write(transitions.complete, input);
   }
 
   /** RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease. */
@@ -166,6 +168,20 @@ export class TaskStore {
     return parkedKey === undefined
       ? this.write(transitions.kill, { lease, reason, error })
       : this.write(parking.killAndPark, { lease, reason, error, parkedKey });
+  }
+
+  /**
+   * RUNNING → QUEUED, the claim given back unspent: a dependency the start needs failed before
+   * the handler ran (an S3 or KMS outage). The attempt returns to the one before the claim and
+   * the lease is removed; `takeover` restores the lost-lease mark a takeover's claim removed.
+   * `delayMs` is when the message comes back. Fenced by the lease.
+   */
+  unclaim(
+    lease: Lease,
+    reason: string,
+    options: { readonly takeover: boolean; readonly delayMs: number },
+  ): Promise<TaskRecord> {
+    return this.write(transitions.unclaim, { lease, reason, ...options });
   }
 
   /**
