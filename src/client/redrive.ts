@@ -79,6 +79,8 @@ export async function redriveDead(
   const step = () => options.onProgress?.(++done, selected.length);
   const inPlace: string[] = [];
   for (const record of selected.filter((r) => r.parkedKey !== undefined)) {
+    // Its in-place redrive waits for its release too (see redriveReleased).
+    if ((record.dependents ?? []).length > 0) await releaseDependents(record, deps);
     const moved = await redriveParkedTask(record, deps, 'redriven by TaskClient.redrive');
     if (moved === undefined) skipped.push({ id: record.id, reason: 'no longer parked' });
     else inPlace.push(record.id);
