@@ -17,10 +17,11 @@ beforeAll(async () => {
 });
 
 /** A task that fails for good on its first run and succeeds once redriven. */
-function failsOnce() {
+function failsOnce(options: { park?: boolean } = {}) {
   const seen = new Set<string>();
-  return defineTask('failsOnce', {
+  return defineTask(options.park === true ? 'failsOnceParked' : 'failsOnce', {
     schema: z.object({}),
+    ...(options.park === true ? { onDead: 'park' as const } : {}),
     handler: (_payload, { taskId }) => {
       if (seen.has(taskId)) return { ok: true };
       seen.add(taskId);
@@ -30,11 +31,15 @@ function failsOnce() {
 }
 
 /** Kills `parentId` on a worker that "crashes" before releasing `childId`. */
-async function deadWithReleasePending(parentId: string, childId: string) {
-  const flaky = failsOnce();
+async function deadWithReleasePending(
+  parentId: string,
+  childId: string,
+  options: { orderingKey?: string } = {},
+) {
+  const flaky = failsOnce({ park: options.orderingKey !== undefined });
   const { step, all } = dependencyTasks(newRuns());
   const client = executor.client();
-  await client.enqueue(flaky, {}, { id: parentId });
+  await client.enqueue(flaky, {}, { id: parentId, ...options });
   await client.enqueue(step, { name: 'child' }, { id: childId, dependsOn: [parentId] });
   const worker = executor.worker([flaky, ...all], { dynamodb: crashingBefore(() => childId) });
   await executor.drain(worker);
@@ -69,5 +74,20 @@ describe('redrive of a DEAD parent', () => {
     expect(child?.history.at(-1)?.detail).toContain("parent 'finish-parent' DEAD");
     expect((await client.get('finish-parent'))?.status).toBe(TaskStatus.SUCCEEDED);
     expect((await client.get('finish-child'))?.status).toBe(TaskStatus.CANCELLED);
+  });
+
+  it('of a parked parent finishes the release first, then redrives it in place', async () => {
+    const { client, worker } = await deadWithReleasePending('parked-parent', 'parked-child', {
+      orderingKey: 'parked-key',
+    });
+    expect((await client.get('parked-parent'))?.parkedKey).toBe('parked-key');
+
+    const result = await client.redrive({ ids: ['parked-parent'] });
+    const child = await client.get('parked-child');
+    await executor.drain(worker);
+
+    expect(result.redriven).toEqual(['parked-parent']);
+    expect(child?.status).toBe(TaskStatus.CANCELLED);
+    expect((await client.get('parked-parent'))?.status).toBe(TaskStatus.SUCCEEDED);
   });
 });
