@@ -77,6 +77,8 @@ export const EnvVars = {
   STATUS_SHARDS: 'TASKLANE_STATUS_SHARDS',
   /** The integrity tag's KMS HMAC key (id or ARN); set when the executor has `integrity`. */
   INTEGRITY_KEY_ID: 'TASKLANE_INTEGRITY_KEY_ID',
+  /** Keys that tagged records before the current one (ids or ARNs, comma-separated). */
+  INTEGRITY_PREVIOUS_KEY_IDS: 'TASKLANE_INTEGRITY_PREVIOUS_KEY_IDS',
   /** The claim-check bucket of large payloads and results; set when the executor has one. */
   PAYLOAD_BUCKET: 'TASKLANE_PAYLOAD_BUCKET',
   /** The EventBridge bus of lifecycle events; set when the executor has `events` (docs/events.md). */

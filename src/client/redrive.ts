@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mapConcurrently } from '../concurrency.js';
 import { AuditEvent, isTerminal, TaskStatus } from '../constants.js';
+import { releaseDependents } from '../dependencies/release.js';
 import { ConfigurationError, TransitionRejectedError, ValidationError } from '../errors.js';
 import { DEFAULT_LANE, type LaneQueues } from '../lanes.js';
 import { parseEnvelope } from '../message.js';
@@ -16,7 +17,7 @@ import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
 import { compareEnqueueOrder, type TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
-import { parkedTask, redriveParkedTask } from './parked-keys.js';
+import { laneNames, parkedTasks, redriveParkedTask } from './parked-keys.js';
 
 /**
  * Which DEAD tasks to redrive: by id, all (optionally those of one ordering key), or those of
@@ -71,13 +72,15 @@ export async function redriveDead(
   options: RedriveOptions = {},
 ): Promise<RedriveResult> {
   const skipped: { id: string; reason: string }[] = [];
-  const selected = await selectDead(selection, deps.store, skipped);
+  const selected = await selectDead(selection, deps.store, skipped, laneNames(deps));
   // Per-key order: the original enqueue order, so a key's tasks run again as they first did.
   selected.sort(compareEnqueueOrder);
   let done = 0;
   const step = () => options.onProgress?.(++done, selected.length);
   const inPlace: string[] = [];
   for (const record of selected.filter((r) => r.parkedKey !== undefined)) {
+    // Its in-place redrive waits for its release too (see redriveReleased).
+    if ((record.dependents ?? []).length > 0) await releaseDependents(record, deps);
     const moved = await redriveParkedTask(record, deps, 'redriven by TaskClient.redrive');
     if (moved === undefined) skipped.push({ id: record.id, reason: 'no longer parked' });
     else inPlace.push(record.id);
@@ -86,7 +89,7 @@ export async function redriveDead(
   const dead = selected.filter((r) => r.parkedKey === undefined);
   const moved = await mapConcurrently(dead, async (record) => {
     try {
-      return await deps.store.redrive(record, 'redriven by TaskClient.redrive');
+      return await redriveReleased(record, deps);
     } catch (err) {
       if (!(err instanceof TransitionRejectedError)) throw err;
       skipped.push({
@@ -120,6 +123,29 @@ export async function redriveDead(
     skipped,
     dlq,
   };
+}
+
+/**
+ * Redrives one DEAD task. A DEAD parent is redriven only once the release of its dependents
+ * (cancelled by its death, or counting it) is done, so that no release cancels a dependent
+ * for a death its parent no longer has (docs/adr/0031-dependency-fences.md): when its release
+ * is still pending (a moment after its death, or until the sweeper's pass after a crash), it
+ * is finished here first and the redrive written again.
+ */
+async function redriveReleased(record: TaskRecord, deps: RedriveDeps): Promise<TaskRecord> {
+  const reason = 'redriven by TaskClient.redrive';
+  try {
+    return await deps.store.redrive(record, reason);
+  } catch (err) {
+    const current = err instanceof TransitionRejectedError ? err.current : undefined;
+    const pending =
+      current?.status === TaskStatus.DEAD &&
+      current.generation === record.generation &&
+      (current.dependents ?? []).length > 0;
+    if (!pending) throw err;
+    await releaseDependents(current, deps);
+    return deps.store.redrive(current, reason);
+  }
 }
 
 /** Deletes DEAD tasks older than `olderThanMs` (by the time they died). Returns how many. */
@@ -178,6 +204,7 @@ async function selectDead(
   selection: RedriveSelection,
   store: TaskStore,
   skipped: { id: string; reason: string }[],
+  lanes: readonly string[],
 ): Promise<TaskRecord[]> {
   if ('ids' in selection) {
     if (!Array.isArray(selection.ids) || selection.ids.length === 0) {
@@ -204,11 +231,13 @@ async function selectDead(
     ]);
   }
   const { orderingKey } = selection;
-  // The parked task, read through its park item: consistent, unlike the status index.
-  const parked = orderingKey === undefined ? undefined : await parkedTask(orderingKey, store);
-  const dead: TaskRecord[] = parked === undefined ? [] : [parked];
+  // The parked tasks (one per lane), read through their park items: consistent, unlike the
+  // status index.
+  const parked = orderingKey === undefined ? [] : await parkedTasks(orderingKey, store, lanes);
+  const parkedIds = new Set(parked.map((r) => r.id));
+  const dead: TaskRecord[] = [...parked];
   for await (const page of store.iterate(TaskStatus.DEAD)) {
-    const others = page.filter((r) => r.id !== parked?.id);
+    const others = page.filter((r) => !parkedIds.has(r.id));
     dead.push(...others.filter((r) => orderingKey === undefined || r.orderingKey === orderingKey));
   }
   return dead;

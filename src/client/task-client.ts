@@ -179,10 +179,18 @@ export class TaskClient {
     return onTable(this.parts.tableCall, () => parking.listParkedKeys(this.parts.store));
   }
 
-  /** Gives up on the DEAD task that parks `orderingKey`: the key's later tasks proceed. */
-  releaseKey(orderingKey: string): Promise<parking.ReleaseKeyResult> {
+  /**
+   * Gives up on the DEAD tasks that park `orderingKey`, in every lane it is parked in (or in
+   * `options.lane` only): the key's later tasks proceed.
+   * @throws UnknownLaneError when `options.lane` is not one of the executor's lanes.
+   */
+  releaseKey(
+    orderingKey: string,
+    options?: parking.ReleaseKeyOptions,
+  ): Promise<parking.ReleaseKeyResult> {
     const { store, sqs, queueUrl: workQueueUrl, lanes, logger } = this.parts;
-    return parking.releaseParkedKey(orderingKey, { store, sqs, workQueueUrl, lanes, logger });
+    const deps = { store, sqs, workQueueUrl, lanes, logger };
+    return parking.releaseParkedKey(orderingKey, deps, options);
   }
 
   /**

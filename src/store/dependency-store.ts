@@ -30,12 +30,12 @@ import { type NewTask, newTaskItem, type WriteContext } from './new-task.js';
 import { fromItem, refusedRecord, statusShard, statusShardKey, type TaskRecord } from './record.js';
 import type { Retention } from './retention.js';
 import { CREATE_CONDITION } from './rollback.js';
-import { isIndexed } from './status-index-keys.js';
+import { isIndexed, RELEASE_PARTITION } from './status-index-keys.js';
+
+export { RELEASE_PARTITION } from './status-index-keys.js';
+
 import { writeTransition } from './transition.js';
 import { transitionSpec } from './transitions.js';
-
-/** The index partition of finished parents whose dependents are not all released yet. */
-export const RELEASE_PARTITION = 'RELEASE';
 
 /** Statuses a parent can still leave: a dependent added now is released by its end. */
 const UNFINISHED = [

@@ -8,6 +8,7 @@ import { AuditEvent, OnDead, TaskStatus } from '../constants.js';
 import { equals, generationIs } from './expression.js';
 import type { TaskRecord } from './record.js';
 import { REDRIVE_REMOVES } from './repair-transitions.js';
+import { releaseDone } from './status-index-keys.js';
 import { at, expire, kill, type Seen, type Transition } from './transitions.js';
 
 type KillInput = Parameters<(typeof kill)['fence']>[0];
@@ -61,7 +62,8 @@ const stillParked = ({ seen, parkedKey }: ParkedInput) => [
 export const redriveParked: Transition<ParkedInput> = {
   name: 'redrive parked',
   from: [TaskStatus.DEAD],
-  fence: stillParked,
+  // Not while its release cancels dependents for this death (docs/adr/0031-dependency-fences.md).
+  fence: (input) => [...stillParked(input), releaseDone()],
   event: AuditEvent.REDRIVEN,
   to: TaskStatus.QUEUED,
   task: ({ seen }) => seen,

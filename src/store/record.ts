@@ -4,6 +4,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { encodeTime } from 'ulid';
 import { type ObjectRef, toObjectRef } from '../claim-check/object-ref.js';
 import { isTerminal, OnDead, TableSchema, type TaskStatus } from '../constants.js';
+import { messageGroupOf } from '../message-group.js';
 import { payloadHash } from './canonical-json.js';
 import { DebounceMode } from './debounce-spec.js';
 import type { HistoryEntry } from './history-entry.js';
@@ -40,7 +41,7 @@ export interface TaskRecord {
   readonly attempt: number;
   readonly maxAttempts: number;
   readonly orderingKey: string | undefined;
-  /** SQS MessageGroupId: the ordering key, or the task id when there is none. */
+  /** SQS MessageGroupId: the ordering key, or an unkeyed group of its own (message-group.ts). */
   readonly messageGroupId: string;
   /** Bumped on every (re)send, so each send gets a fresh SQS deduplication id. */
   readonly generation: number;
@@ -98,7 +99,8 @@ export interface TaskRecord {
   /** When the latest heartbeat was recorded (epoch ms); undefined before the first. */
   readonly lastHeartbeatAt: number | undefined;
   /**
-   * The integrity tag (base64 KMS HMAC over id, type, payload and maxAttempts) when the
+   * The integrity tag (`v2:<base64 KMS HMAC>:<key>` over the payload and the fields that
+   * decide how and where the task runs; a bare base64 MAC for a version-1 tag) when the
    * producer had integrity on; see docs/security.md.
    */
   readonly integrityTag: string | undefined;
@@ -207,7 +209,7 @@ export function fromItem(item: TaskItem): TaskRecord {
     attempt: Number(item.attempt ?? 0),
     maxAttempts: Number(item.maxAttempts),
     orderingKey,
-    messageGroupId: optionalString(item.messageGroupId) ?? orderingKey ?? id,
+    messageGroupId: optionalString(item.messageGroupId) ?? messageGroupOf({ id, orderingKey }),
     generation: Number(item.generation ?? 1),
     timeoutMs: Number(item.timeoutMs),
     createdAt,

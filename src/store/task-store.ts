@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ObjectRef } from '../claim-check/object-ref.js';
 import { Defaults, type TaskStatus } from '../constants.js';
 import { TransitionRejectedError } from '../errors.js';
+import { DEFAULT_LANE } from '../lanes.js';
 import type { LogAttributes } from '../observability/logger.js';
 import { requestCancel } from './cancel-request.js';
 import { DependencyStore } from './dependency-store.js';
@@ -137,14 +138,16 @@ export class TaskStore {
 
   /**
    * RUNNING → SUCCEEDED, the terminal write. Fenced by the lease. A claim-checked result is
-   * already in S3; the record gets its reference.
+   * already in S3; the record gets its reference. `note` goes into the history entry.
    */
   complete(
     lease: Lease,
     resultJson: string | undefined,
     resultRef?: ObjectRef,
+    note?: string,
   ): Promise<TaskRecord> {
-    return this.write(transitions.complete, { lease, resultJson, ...(resultRef && { resultRef }) });
+    const input = { lease, resultJson, note, ...(resultRef && { resultRef }) };
+    return this.write(transitions.complete, input);
   }
 
   /** RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease. */
@@ -166,6 +169,20 @@ export class TaskStore {
     return parkedKey === undefined
       ? this.write(transitions.kill, { lease, reason, error })
       : this.write(parking.killAndPark, { lease, reason, error, parkedKey });
+  }
+
+  /**
+   * RUNNING → QUEUED, the claim given back unspent: a dependency the start needs failed before
+   * the handler ran (an S3 or KMS outage). The attempt returns to the one before the claim and
+   * the lease is removed; `takeover` restores the lost-lease mark a takeover's claim removed.
+   * `delayMs` is when the message comes back. Fenced by the lease.
+   */
+  unclaim(
+    lease: Lease,
+    reason: string,
+    options: { readonly takeover: boolean; readonly delayMs: number },
+  ): Promise<TaskRecord> {
+    return this.write(transitions.unclaim, { lease, reason, ...options });
   }
 
   /**
@@ -258,10 +275,18 @@ export class TaskStore {
 
   /**
    * Deletes a DEAD task for good. Conditional on it still being the DEAD record the caller
-   * saw, so a concurrent redrive wins. Logged as a `purged` audit event.
+   * saw, so a concurrent redrive wins. Logged as a `purged` audit event. A parked task's
+   * park item goes with it (if it is still that task's); a crash in between leaves an item
+   * that parks nothing, which the next sweep or listing deletes (`ParkedKeys.verified`).
    */
-  purge(seen: TaskRecord): Promise<void> {
-    return purgeTask(this.ctx, seen);
+  async purge(seen: TaskRecord): Promise<void> {
+    await purgeTask(this.ctx, seen);
+    if (seen.parkedKey !== undefined) {
+      const lane = seen.lane === DEFAULT_LANE ? undefined : seen.lane;
+      await this.parkedKeys.delete(seen.parkedKey, seen.id, lane);
+      // A park held since before items had lanes lies under the default lane's name.
+      if (lane !== undefined) await this.parkedKeys.delete(seen.parkedKey, seen.id);
+    }
   }
 
   /**
@@ -288,20 +313,20 @@ export class TaskStore {
    * record this enqueue still owns is moved (see the `rollback` transition): one conditional
    * UpdateItem, so producers need no DeleteItem (docs/adr/0015-rollback-moves-instead-of-deleting.md).
    *
-   * @returns `discarded: true` when moved; otherwise the record DynamoDB held instead
-   *   (undefined when there is none), which is left as it is.
+   * @returns `discarded: true` with the ROLLED_BACK record when moved (its `dependents`
+   *   are to be released); otherwise the record DynamoDB held instead (undefined when there
+   *   is none), which is left as it is.
    */
   async discard(
     seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'> & SeenHistory,
     reason: string,
   ): Promise<{ readonly discarded: boolean; readonly current?: TaskRecord | undefined }> {
     try {
-      await this.write(repairs.rollback, { seen, reason });
+      return { discarded: true, current: await this.write(repairs.rollback, { seen, reason }) };
     } catch (err) {
       if (!(err instanceof TransitionRejectedError)) throw err;
       return { discarded: false, current: err.current };
     }
-    return { discarded: true };
   }
 
   /**

@@ -7,6 +7,7 @@
 import type { ObjectRef } from '../claim-check/object-ref.js';
 import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
 import { boundedError, MAX_ERROR_MESSAGE_CHARS } from '../error-info.js';
+import { unkeyedGroup } from '../message-group.js';
 import type { LogAttributes } from '../observability/logger.js';
 import { truncate } from '../text.js';
 import {
@@ -136,16 +137,24 @@ type ClaimInput = {
 };
 /**
  * The task's message group is `group`: the stored `messageGroupId`, or, when the item leaves
- * it out (docs/adr/0027-compact-history.md), its ordering key, or its id when it has none.
+ * it out (docs/adr/0027-compact-history.md), its ordering key; without a key, its unkeyed
+ * group, or its bare id, the group older producers sent unkeyed tasks in
+ * (docs/adr/0032-parked-keys-lanes-and-groups.md). Whether `group` is the id's unkeyed
+ * group is decided here, since a condition cannot prefix an attribute.
  */
-const inGroup = (group: string): Condition =>
+const inGroup = (group: string, id: string): Condition =>
   or([
     equals('messageGroupId', 'messageGroupId', group),
     and([
       notExists('messageGroupId'),
       or([
         equals('orderingKey', 'messageGroupId', group),
-        and([notExists('orderingKey'), equals(TableSchema.PARTITION_KEY, 'messageGroupId', group)]),
+        group === unkeyedGroup(id)
+          ? notExists('orderingKey')
+          : and([
+              notExists('orderingKey'),
+              equals(TableSchema.PARTITION_KEY, 'messageGroupId', group),
+            ]),
       ]),
     ]),
   ]);
@@ -171,7 +180,7 @@ export const claim: Transition<ClaimInput> = {
     equals('attempt', 'seenAttempt', target.attempt),
     lessThanAttribute('attempt', 'maxAttempts'),
     equals('type', 'type', target.type),
-    ...(target.messageGroupId === undefined ? [] : [inGroup(target.messageGroupId)]),
+    ...(target.messageGroupId === undefined ? [] : [inGroup(target.messageGroupId, target.id)]),
     fresh
       ? and([due(now), notExists('leaseLost')])
       : or([
@@ -215,12 +224,19 @@ export const extendLease: Transition<BeatInput> = {
   statusAt: ({ leaseMs }, now) => now + leaseMs,
 };
 
-type CompleteInput = { lease: Lease; resultJson: string | undefined; resultRef?: ObjectRef };
+type CompleteInput = {
+  lease: Lease;
+  resultJson: string | undefined;
+  resultRef?: ObjectRef;
+  /** Why the result is not where it would be (a payload bucket that stayed down). */
+  note?: string | undefined;
+};
 export const complete: Transition<CompleteInput> = {
   ...byLease<CompleteInput>(),
   name: 'complete',
   event: AuditEvent.SUCCEEDED,
   to: TaskStatus.SUCCEEDED,
+  detail: ({ note }) => note,
   // No `finishedAt`: a success's finish time is its `updatedAt`, which nothing changes
   // afterwards, so the record reads it from there (docs/adr/0027-compact-history.md).
   set: ({ resultJson, resultRef }, now, retention) => ({
@@ -254,6 +270,30 @@ export const kill: Transition<KillInput> = {
   set: ({ reason, error }, now) => dead(reason, error, now),
   remove: LEASE,
   statusAt: at,
+};
+
+type UnclaimInput = { lease: Lease; reason: string; takeover: boolean; delayMs: number };
+/**
+ * RUNNING → QUEUED by the lease holder before the handler started, because a dependency
+ * the start needs (the payload's S3 object, the integrity tag's KMS check) failed: the claim
+ * is given back and the attempt it started is not spent (docs/adr/0034-dependency-outages.md).
+ * The attempt returns to the one before the claim, so the next claim starts the same attempt
+ * again; a takeover's claim keeps its lost-lease mark, so its next claim is a takeover again.
+ * Its message, never acknowledged, keeps the task's place at the head of its group.
+ */
+export const unclaim: Transition<UnclaimInput> = {
+  ...byLease<UnclaimInput>(),
+  name: 'unclaim',
+  event: AuditEvent.UNCLAIMED,
+  to: TaskStatus.QUEUED,
+  detail: ({ lease, reason }) => `${reason}; attempt ${lease.attempt} not spent, not run`,
+  set: ({ lease, takeover }) => ({
+    attempt: lease.attempt - 1,
+    ...(takeover ? { leaseLost: true } : {}),
+  }),
+  remove: LEASE,
+  // Due when its message is next delivered; an overdue resend counts from then.
+  statusAt: ({ delayMs }, now) => now + delayMs,
 };
 
 type ExpireInput = { seen: TaskRecord; reason: string; actor: string };

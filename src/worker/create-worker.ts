@@ -68,6 +68,13 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
    */
   readonly maxResultBytes?: number;
   /**
+   * Largest claim-checked payload the worker reads, as UTF-8 JSON bytes; a task whose payload
+   * is larger is DEAD unrun with PayloadTooLargeError, before any byte is downloaded. Keep it
+   * at the producers' `maxPayloadBytes` and within the worker's memory (docs/large-payloads.md).
+   * @default the payload bucket's default limit (Defaults.MAX_CLAIM_CHECK_BYTES)
+   */
+  readonly maxPayloadBytes?: number;
+  /**
    * With a `payloadBucket`, results larger than this go to S3 and the record holds the
    * reference. 0 to 131072. @default 65536
    */
@@ -227,6 +234,7 @@ export function createWorker(
     leaseGraceMs: options.leaseGraceMs ?? Defaults.LEASE_GRACE_MS,
     leaseDurationMs: options.leaseDurationMs ?? Defaults.LEASE_DURATION_MS,
     maxResultBytes: objects.limit(options.maxResultBytes, Defaults.MAX_RESULT_BYTES),
+    maxPayloadBytes: objects.limit(options.maxPayloadBytes, Defaults.MAX_PAYLOAD_BYTES),
     objects,
     groupConcurrency: options.groupConcurrency ?? 10,
     takeoverGate: new TakeoverGate(),
