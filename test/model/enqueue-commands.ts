@@ -84,6 +84,10 @@ export class Enqueue implements FeatureCommand {
       : undefined;
     if (!plan.delayed) r.scheduler.disarm();
     r.sendOutage.on = this.sendFails;
+    // Whether an earlier enqueue of the id was accepted when this one began: only then must it
+    // find the task instead of creating it (one that waited on its schedule meanwhile created
+    // it first, whatever the calls that began after it were told).
+    const known = m.tasks.has(id) && !m.purged.has(id) && !m.rolledBack.has(id);
     const call = attempt(() => r.producer(this.narrow).enqueue(r.types[plan.type], body, options));
     const first = held === undefined ? await call : await Promise.race([call, held.reached]);
     r.sendOutage.on = false;
@@ -95,14 +99,14 @@ export class Enqueue implements FeatureCommand {
         fail: this.schedule.endsWith('fail'),
         settle: async () => {
           held.settle(this.schedule.endsWith('fail'));
-          settled(m, this.slot, id, plan, body.n, await call);
+          settled(m, this.slot, id, plan, body.n, known, await call);
         },
       });
       m.trace.push(`${this} → waiting on CreateSchedule`);
       return;
     }
     r.scheduler.disarm();
-    settled(m, this.slot, id, plan, body.n, first as Outcome);
+    settled(m, this.slot, id, plan, body.n, known, first as Outcome);
   }
 
   toString = () => {
@@ -143,17 +147,19 @@ function settled(
   id: string,
   plan: SlotPlan,
   n: number,
+  known: boolean,
   outcome: Outcome,
 ): void {
   if (outcome.ok) {
     const { result } = outcome;
-    const known = m.tasks.get(id);
-    if (result.created && known !== undefined && !m.purged.has(id) && !m.rolledBack.has(id)) {
+    if (result.created && known) {
       m.violate(
         `one identity: enqueue of ${id} created it again, though an earlier enqueue of that id was accepted`,
       );
     }
-    m.accept(id, plan, n, plan.fate, result);
+    // Created by this call, unless calls that began later found it already.
+    const fresh = result.created && (!m.tasks.has(id) || m.purged.has(id) || m.rolledBack.has(id));
+    m.accept(id, plan, n, plan.fate, { created: fresh, sent: result.sent });
     m.trace.push(`  ${id}: created ${result.created}, sent ${result.sent}, ${result.record.status}`);
     return;
   }

@@ -25,6 +25,13 @@ import { featureTally } from './enqueue-commands.js';
 const RUNS = Number(process.env.MODEL_FEATURE_RUNS ?? 40);
 /** How long a failure may be shrunk for: MODEL_SHRINK_MS (default 3 minutes). */
 const SHRINK_MS = Number(process.env.MODEL_SHRINK_MS ?? 180_000);
+/**
+ * Debugging aids, off by default: MODEL_COLLECT=1 prints every failing sequence and goes on
+ * (to count how many sequences each break needs); MODEL_ONLY=<regex> counts only matching
+ * violations as failures (to shrink one break among several).
+ */
+const COLLECT = process.env.MODEL_COLLECT === '1';
+const ONLY = process.env.MODEL_ONLY === undefined ? undefined : new RegExp(process.env.MODEL_ONLY);
 /** MODEL_VERBOSE=1 prints a line per sequence. */
 const VERBOSE = process.env.MODEL_VERBOSE === '1';
 
@@ -69,7 +76,12 @@ describe('(7b) every feature against a model of the guarantees', () => {
             `[model] sequence ${sequences}: ${traced.length} commands, ${model.tasks.size} tasks, ${((Date.now() - t0) / 1000).toFixed(1)} s, ${violations.length === 0 ? 'ok' : violations[0]}`,
           );
         }
-        if (violations.length > 0) {
+        if (COLLECT && violations.length > 0) {
+          console.log(`[model] sequence ${sequences} (path ${sequences - 1}): ${violations.join(' | ')}`);
+          return;
+        }
+        const counted = ONLY === undefined ? violations : violations.filter((v) => ONLY.test(v));
+        if (counted.length > 0) {
           throw new Error(`${violations.slice(0, 5).join('\n')}\n--- trace\n${model.trace.join('\n')}`);
         }
       });
@@ -97,6 +109,7 @@ describe('(7b) every feature against a model of the guarantees', () => {
 
     // Assert
     s.setFigures({ tasks });
+    s.setSequences(searched);
     s.note('fast-check seed', s.seed);
     s.note('command sequences', searched);
     if (found.failed) {
