@@ -6,10 +6,10 @@
  * producer was told and checks what it can at once.
  */
 import type fc from 'fast-check';
-import { AuditEvent } from '../../src/constants.js';
-import { ScheduleFailedError, TasklaneError } from '../../src/errors.js';
 import type { EnqueueResult } from '../../src/client/batch.js';
 import type { EnqueueOptions } from '../../src/client/prepare.js';
+import { AuditEvent } from '../../src/constants.js';
+import { ScheduleFailedError, TasklaneError } from '../../src/errors.js';
 import type { FeatureModel, SlotPlan } from './feature-model.js';
 import {
   DELAY_MS,
@@ -36,7 +36,9 @@ function payload(n: number, fate: Fate, big: boolean): ModelPayload {
   return big ? { n, fate, pad: PAD } : { n, fate };
 }
 
-type Outcome = { readonly ok: true; readonly result: EnqueueResult } | { readonly ok: false; readonly error: unknown };
+type Outcome =
+  | { readonly ok: true; readonly result: EnqueueResult }
+  | { readonly ok: false; readonly error: unknown };
 
 async function attempt(call: () => Promise<EnqueueResult>): Promise<Outcome> {
   try {
@@ -68,7 +70,9 @@ export class Enqueue implements FeatureCommand {
   async run(m: FeatureModel, r: FeatureSystem): Promise<void> {
     const plan = m.plans.get(this.slot) ?? resolvePlan(this.plan, r);
     m.plans.set(this.slot, plan);
-    count(plan.delayed ? 'enqueue delayed' : plan.parents.length > 0 ? 'enqueue dependent' : 'enqueue');
+    count(
+      plan.delayed ? 'enqueue delayed' : plan.parents.length > 0 ? 'enqueue dependent' : 'enqueue',
+    );
     const id = r.id(this.slot);
     const options: EnqueueOptions = {
       id,
@@ -160,7 +164,9 @@ function settled(
     // Created by this call, unless calls that began later found it already.
     const fresh = result.created && (!m.tasks.has(id) || m.purged.has(id) || m.rolledBack.has(id));
     m.accept(id, plan, n, plan.fate, { created: fresh, sent: result.sent });
-    m.trace.push(`  ${id}: created ${result.created}, sent ${result.sent}, ${result.record.status}`);
+    m.trace.push(
+      `  ${id}: created ${result.created}, sent ${result.sent}, ${result.record.status}`,
+    );
     return;
   }
   const { error } = outcome;
@@ -202,12 +208,10 @@ export class Debounce implements FeatureCommand {
     r.scheduler.disarm();
     r.sendOutage.on = this.sendFails;
     const outcome = await attempt(() =>
-      r
-        .producer(this.narrow)
-        .enqueue(r.types[this.type], payload(n, this.fate, this.big), {
-          debounce,
-          ...(this.keyed ? { orderingKey: key } : {}),
-        }),
+      r.producer(this.narrow).enqueue(r.types[this.type], payload(n, this.fate, this.big), {
+        debounce,
+        ...(this.keyed ? { orderingKey: key } : {}),
+      }),
     );
     r.sendOutage.on = false;
     if (!outcome.ok) {

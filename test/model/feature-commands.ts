@@ -5,9 +5,6 @@
  * in 40 commands over 3 ids, 2 ordering keys and 2 debounce keys.
  */
 import fc from 'fast-check';
-import type { SlotPlan } from './feature-model.js';
-import type { Fate, TypeName } from './feature-system.js';
-import { LEASE_EXPIRY_MS } from './feature-system.js';
 import {
   Debounce,
   Enqueue,
@@ -15,6 +12,9 @@ import {
   type ScheduleFault,
   SettleSchedule,
 } from './enqueue-commands.js';
+import type { SlotPlan } from './feature-model.js';
+import type { Fate, TypeName } from './feature-system.js';
+import { LEASE_EXPIRY_MS } from './feature-system.js';
 import { Cancel, Purge, RedriveIds, RedriveKey, ReleaseKey } from './operator-commands.js';
 import { Deliver, Outage, PARK_HOLD_EXPIRY_MS, Pump, Sweep, Tick } from './runtime-commands.js';
 
@@ -25,27 +25,35 @@ export const SLOTS = 3;
 const KEYS = 2;
 const DEBOUNCE_MODES: readonly ('last' | 'first')[] = ['last', 'first'];
 
-const fate: fc.Arbitrary<Fate> = fc.constantFrom<Fate>('ok', 'ok', 'ok', 'retry', 'fail', 'permanent');
+const fate: fc.Arbitrary<Fate> = fc.constantFrom<Fate>(
+  'ok',
+  'ok',
+  'ok',
+  'retry',
+  'fail',
+  'permanent',
+);
 const slot = fc.integer({ min: 0, max: SLOTS - 1 });
 const keyIndex = fc.integer({ min: 0, max: KEYS - 1 });
 const type = fc.constantFrom<TypeName>('plain', 'park', 'park', 'bulk');
-const rarely = fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 });
+const rarely = fc.oneof(
+  { arbitrary: fc.constant(false), weight: 3 },
+  { arbitrary: fc.constant(true), weight: 1 },
+);
 
 /** Explicit-id plans; `key` is filled by the system (the run's key names) at run time. */
 function plans(keys: (n: number) => string, ids: (n: number) => string): fc.Arbitrary<SlotPlan> {
-  const plain = fc
-    .record({ type, key: fc.option(keyIndex, { freq: 3 }), fate, big: rarely })
-    .map(
-      ({ type, key, fate, big }): SlotPlan => ({
-        type,
-        key: key === null ? undefined : keys(key),
-        fate,
-        parents: [],
-        onParentDead: 'cancel',
-        delayed: false,
-        big,
-      }),
-    );
+  const plain = fc.record({ type, key: fc.option(keyIndex, { freq: 3 }), fate, big: rarely }).map(
+    ({ type, key, fate, big }): SlotPlan => ({
+      type,
+      key: key === null ? undefined : keys(key),
+      fate,
+      parents: [],
+      onParentDead: 'cancel',
+      delayed: false,
+      big,
+    }),
+  );
   const dependent = fc
     .record({
       type: fc.constantFrom<TypeName>('plain', 'bulk'),
@@ -54,13 +62,17 @@ function plans(keys: (n: number) => string, ids: (n: number) => string): fc.Arbi
       fate,
       big: rarely,
     })
-    .map(
-      (p): SlotPlan => ({ ...p, parents: p.parents.map(ids), key: undefined, delayed: false }),
-    );
+    .map((p): SlotPlan => ({ ...p, parents: p.parents.map(ids), key: undefined, delayed: false }));
   const delayed = fc
     .record({ type: fc.constantFrom<TypeName>('plain', 'bulk'), fate, big: rarely })
     .map(
-      (p): SlotPlan => ({ ...p, key: undefined, parents: [], onParentDead: 'cancel', delayed: true }),
+      (p): SlotPlan => ({
+        ...p,
+        key: undefined,
+        parents: [],
+        onParentDead: 'cancel',
+        delayed: true,
+      }),
     );
   return fc.oneof(
     { arbitrary: plain, weight: 3 },
@@ -80,15 +92,27 @@ export function featureCommands(): fc.Arbitrary<Iterable<FeatureCommand>> {
     (n) => `@k${n}`,
     (n) => `@t${n}`,
   );
-  const schedule = fc.constantFrom<ScheduleFault>('ok', 'fail', 'held-ok', 'held-fail', 'held-fail');
+  const schedule = fc.constantFrom<ScheduleFault>(
+    'ok',
+    'fail',
+    'held-ok',
+    'held-fail',
+    'held-fail',
+  );
   const enqueue = fc
     .record({ slot, plan, narrow: rarely, sendFails: rarely, schedule })
-    .map(({ slot, plan, narrow, sendFails, schedule }) => new Enqueue(slot, plan, narrow, sendFails, schedule));
+    .map(
+      ({ slot, plan, narrow, sendFails, schedule }) =>
+        new Enqueue(slot, plan, narrow, sendFails, schedule),
+    );
   const debounce = fc
     .record({
       dkey: keyIndex,
       type,
-      keyed: fc.boolean(),
+      keyed: fc.oneof(
+        { arbitrary: fc.constant(true), weight: 3 },
+        { arbitrary: fc.constant(false), weight: 1 },
+      ),
       fate,
       narrow: rarely,
       sendFails: rarely,
@@ -98,7 +122,16 @@ export function featureCommands(): fc.Arbitrary<Iterable<FeatureCommand>> {
       // One mode per key (k0 'last', k1 'first'): what a fold of the other mode into a task
       // does is not specified.
       (d) =>
-        new Debounce(d.dkey, DEBOUNCE_MODES[d.dkey] ?? 'last', d.type, d.keyed, d.fate, d.narrow, d.sendFails, d.big),
+        new Debounce(
+          d.dkey,
+          DEBOUNCE_MODES[d.dkey] ?? 'last',
+          d.type,
+          d.keyed,
+          d.fate,
+          d.narrow,
+          d.sendFails,
+          d.big,
+        ),
     );
   const lane = fc.constantFrom('default', 'default', 'bulk');
   const deliver = fc
@@ -135,11 +168,13 @@ export function featureCommands(): fc.Arbitrary<Iterable<FeatureCommand>> {
       slot.map((s) => new Cancel(s)),
       slot.map((s) => new RedriveIds(s)),
       keyIndex.map((k) => new RedriveKey(k)),
+      keyIndex.map((k) => new RedriveKey(k)),
       keyIndex.map((k) => new ReleaseKey(k)),
       fc.constant(new Purge()),
-      fc.tuple(fc.constantFrom<'s3' | 'events'>('s3', 'events'), fc.boolean()).map(
-        ([service, on]) => new Outage(service, on),
-      ),
+      fc.constant(new Purge()),
+      fc
+        .tuple(fc.constantFrom<'s3' | 'events'>('s3', 'events'), fc.boolean())
+        .map(([service, on]) => new Outage(service, on)),
     ],
     { maxCommands: FEATURE_MAX_COMMANDS, size: 'max' },
   );

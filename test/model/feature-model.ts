@@ -56,7 +56,12 @@ export class FeatureModel {
   /** Violations seen during the commands (the final check adds its own). */
   readonly violations: string[] = [];
   /** Enqueues waiting on a held CreateSchedule. */
-  readonly held: { readonly slot: number; readonly id: string; readonly fail: boolean; readonly settle: () => Promise<void> }[] = [];
+  readonly held: {
+    readonly slot: number;
+    readonly id: string;
+    readonly fail: boolean;
+    readonly settle: () => Promise<void>;
+  }[] = [];
   /** A line per command, for the report of a failure. */
   readonly trace: string[] = [];
   private created = 0;

@@ -140,7 +140,8 @@ export async function judge(m: FeatureModel, r: FeatureSystem): Promise<string[]
       out.push(`terminal written ${terminal} times with ${redrives} redrive(s): ${line}; ${story}`);
     }
     // 4. Bounded retries.
-    if (rec.attempt > FEATURE_MAX_ATTEMPTS) out.push(`attempt ${rec.attempt} > maxAttempts: ${line}`);
+    if (rec.attempt > FEATURE_MAX_ATTEMPTS)
+      out.push(`attempt ${rec.attempt} > maxAttempts: ${line}`);
     const starts = r.starts.filter((s) => s.id === task.id);
     for (const s of starts) {
       if (s.attempt > FEATURE_MAX_ATTEMPTS) out.push(`started attempt ${s.attempt}: ${line}`);

@@ -370,6 +370,6 @@ async function provisionAll() {
   };
 }
 
-export { finished as isFinished };
 export type { TaskRecord };
+export { finished as isFinished };
 export const RUNNING = TaskStatus.RUNNING;

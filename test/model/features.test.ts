@@ -16,11 +16,11 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { Scenario } from '../faults/lib/scenario.js';
+import { featureTally } from './enqueue-commands.js';
 import { FEATURE_MAX_COMMANDS, featureCommands, SLOTS } from './feature-commands.js';
 import { FeatureModel } from './feature-model.js';
 import { drain, judge } from './feature-oracle.js';
 import { FeatureSystem } from './feature-system.js';
-import { featureTally } from './enqueue-commands.js';
 
 const RUNS = Number(process.env.MODEL_FEATURE_RUNS ?? 40);
 /** How long a failure may be shrunk for: MODEL_SHRINK_MS (default 3 minutes). */
@@ -51,40 +51,46 @@ describe('(7b) every feature against a model of the guarantees', () => {
     let tasks = 0;
     let lastTrace: string[] = [];
     const timing = { commands: 0, drain: 0, judge: 0 };
-    console.log(`[model] features: fast-check seed ${s.seed}, ${RUNS} sequences (MODEL_FEATURE_RUNS)`);
+    console.log(
+      `[model] features: fast-check seed ${s.seed}, ${RUNS} sequences (MODEL_FEATURE_RUNS)`,
+    );
 
     // Act
     const property = fc.asyncProperty(featureCommands(), async (cmds) => {
-        sequences += 1;
-        real.reset(sequences);
-        const model = new FeatureModel();
-        const traced = [...cmds].map((c) => wrap(c, model));
-        const t0 = Date.now();
-        await fc.asyncModelRun(() => ({ model, real }), traced);
-        const t1 = Date.now();
-        await drain(model, real);
-        const t2 = Date.now();
-        const violations = await judge(model, real);
-        timing.commands += t1 - t0;
-        timing.drain += t2 - t1;
-        timing.judge += Date.now() - t2;
-        commands += traced.length;
-        tasks += model.tasks.size;
-        lastTrace = model.trace;
-        if (VERBOSE) {
-          console.log(
-            `[model] sequence ${sequences}: ${traced.length} commands, ${model.tasks.size} tasks, ${((Date.now() - t0) / 1000).toFixed(1)} s, ${violations.length === 0 ? 'ok' : violations[0]}`,
-          );
-        }
-        if (COLLECT && violations.length > 0) {
-          console.log(`[model] sequence ${sequences} (path ${sequences - 1}): ${violations.join(' | ')}`);
-          return;
-        }
-        const counted = ONLY === undefined ? violations : violations.filter((v) => ONLY.test(v));
-        if (counted.length > 0) {
-          throw new Error(`${violations.slice(0, 5).join('\n')}\n--- trace\n${model.trace.join('\n')}`);
-        }
-      });
+      sequences += 1;
+      real.reset(sequences);
+      const model = new FeatureModel();
+      const traced = [...cmds].map((c) => wrap(c, model));
+      const t0 = Date.now();
+      await fc.asyncModelRun(() => ({ model, real }), traced);
+      const t1 = Date.now();
+      await drain(model, real);
+      const t2 = Date.now();
+      const violations = await judge(model, real);
+      timing.commands += t1 - t0;
+      timing.drain += t2 - t1;
+      timing.judge += Date.now() - t2;
+      commands += traced.length;
+      tasks += model.tasks.size;
+      lastTrace = model.trace;
+      if (VERBOSE) {
+        console.log(
+          `[model] sequence ${sequences}: ${traced.length} commands, ${model.tasks.size} tasks, ${((Date.now() - t0) / 1000).toFixed(1)} s, ${violations.length === 0 ? 'ok' : violations[0]}`,
+        );
+      }
+      if (COLLECT && violations.length > 0) {
+        console.log(
+          `[model] sequence ${sequences} (path ${sequences - 1}): ${violations.join(' | ')}${VERBOSE ? `\n${model.trace.join('\n')}` : ''}`,
+        );
+        return;
+      }
+      const counted = ONLY === undefined ? violations : violations.filter((v) => ONLY.test(v));
+      if (counted.length > 0) {
+        throw new Error(
+          `${violations.slice(0, 5).join('\n')}\n--- trace\n${model.trace.join('\n')}`,
+        );
+      }
+    });
     // A fixed number of sequences first; a failure is then shrunk within a time budget, from
     // the failing sequence's path (each shrink step is a whole sequence on the emulator).
     const replay = process.env.MODEL_PATH;
@@ -145,10 +151,9 @@ describe('(7b) every feature against a model of the guarantees', () => {
 });
 
 /** Traces each command before it runs (the trace goes into a failure's report). */
-function wrap<C extends { run(m: FeatureModel, r: FeatureSystem): Promise<void>; toString(): string }>(
-  command: C,
-  model: FeatureModel,
-): C {
+function wrap<
+  C extends { run(m: FeatureModel, r: FeatureSystem): Promise<void>; toString(): string },
+>(command: C, model: FeatureModel): C {
   const run = command.run.bind(command);
   return Object.assign(Object.create(command) as C, {
     run: (m: FeatureModel, r: FeatureSystem) => {

@@ -9,9 +9,10 @@
  * - a producer whose SendMessage fails (the record is written, `sent: false`);
  * - an EventBridge that refuses lifecycle events while its outage lasts.
  */
+
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { LifecycleEvent } from '../../src/events/lifecycle-event.js';
 import type { EventPublisher } from '../../src/events/publisher.js';

@@ -43,12 +43,22 @@ export class Tick implements FeatureCommand {
   check = () => true;
 
   async run(_m: FeatureModel, r: FeatureSystem): Promise<void> {
-    count(this.ms >= PARK_HOLD_EXPIRY_MS ? 'tick 12 h' : this.ms >= LEASE_EXPIRY_MS ? 'lease-expire' : 'tick');
+    count(
+      this.ms >= PARK_HOLD_EXPIRY_MS
+        ? 'tick 12 h'
+        : this.ms >= LEASE_EXPIRY_MS
+          ? 'lease-expire'
+          : 'tick',
+    );
     await r.tick(this.ms);
   }
 
   toString = () =>
-    this.ms >= PARK_HOLD_EXPIRY_MS ? 'tick(12 h)' : this.ms >= LEASE_EXPIRY_MS ? 'lease-expire' : `tick(${this.ms} ms)`;
+    this.ms >= PARK_HOLD_EXPIRY_MS
+      ? 'tick(12 h)'
+      : this.ms >= LEASE_EXPIRY_MS
+        ? 'lease-expire'
+        : `tick(${this.ms} ms)`;
 }
 
 export class Sweep implements FeatureCommand {

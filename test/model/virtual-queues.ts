@@ -52,7 +52,10 @@ export class VirtualQueues {
           const input = args.input;
           if (command === 'ReceiveMessageCommand') {
             const seconds = Number(input.VisibilityTimeout ?? this.defaultVisibilitySeconds);
-            const out = await next({ ...args, input: { ...input, VisibilityTimeout: FAR_SECONDS } });
+            const out = await next({
+              ...args,
+              input: { ...input, VisibilityTimeout: FAR_SECONDS },
+            });
             const messages = (out.output.Messages ?? []) as { ReceiptHandle?: string }[];
             for (const m of messages) this.hide(String(input.QueueUrl), m.ReceiptHandle, seconds);
             return out;
@@ -67,8 +70,12 @@ export class VirtualQueues {
               ReceiptHandle: string;
               VisibilityTimeout: number;
             }[];
-            for (const e of entries) this.hide(String(input.QueueUrl), e.ReceiptHandle, e.VisibilityTimeout);
-            const sent = entries.map((e) => ({ ...e, VisibilityTimeout: real(e.VisibilityTimeout) }));
+            for (const e of entries)
+              this.hide(String(input.QueueUrl), e.ReceiptHandle, e.VisibilityTimeout);
+            const sent = entries.map((e) => ({
+              ...e,
+              VisibilityTimeout: real(e.VisibilityTimeout),
+            }));
             return next({ ...args, input: { ...input, Entries: sent } });
           }
           if (command === 'SendMessageCommand') {

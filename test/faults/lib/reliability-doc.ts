@@ -7,13 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fillTemplate, loadTemplate } from '../../../scripts/lib/template.js';
 import { KNOWN_FAILURES } from './known-failures.js';
-import {
-  renderSection,
-  renderSummary,
-  rowTitle,
-  type ScenarioResult,
-  verdict,
-} from './report.js';
+import { renderSection, renderSummary, rowTitle, type ScenarioResult, verdict } from './report.js';
 
 const PAGE = loadTemplate(new URL('./templates/reliability.md', import.meta.url));
 const GLANCE = loadTemplate(new URL('./templates/glance.md', import.meta.url));
