@@ -36,7 +36,9 @@ const ONLY = process.env.MODEL_ONLY === undefined ? undefined : new RegExp(proce
 const VERBOSE = process.env.MODEL_VERBOSE === '1';
 
 describe('(7b) every feature against a model of the guarantees', () => {
-  it(`keeps the guarantees over ${RUNS} random command sequences`, async () => {
+  // About 8 s a sequence on a loaded 2-core machine, plus the shrinking budget.
+  const timeout = RUNS * 20_000 + SHRINK_MS + 120_000;
+  it(`keeps the guarantees over ${RUNS} random command sequences`, { timeout }, async () => {
     // Arrange
     const s = await Scenario.open({
       id: 'model-features',
