@@ -30,8 +30,17 @@ export interface ExecutorLocation {
    * @default none: Scheduler's AWS owned key
    */
   readonly scheduleKmsKeyArn?: string | undefined;
-  /** The role Scheduler assumes to send to the queue. Env: `TASKLANE_SCHEDULER_ROLE_ARN`. */
+  /**
+   * The role Scheduler assumes to deliver recurring schedules' firings.
+   * Env: `TASKLANE_SCHEDULER_ROLE_ARN`.
+   */
   readonly schedulerRoleArn?: string | undefined;
+  /**
+   * The role Scheduler assumes to deliver delayed tasks, which trusts only the delayed group.
+   * Env: `TASKLANE_DELAYED_SCHEDULER_ROLE_ARN`.
+   * @default `schedulerRoleArn` (a stack from before the roles were split)
+   */
+  readonly delayedSchedulerRoleArn?: string | undefined;
   /** Standard SQS queue for firings Scheduler could not deliver. Env: `TASKLANE_SCHEDULE_DLQ_ARN`. */
   readonly scheduleDeadLetterArn?: string | undefined;
   /**
@@ -59,6 +68,8 @@ export const EnvVars = {
   /** The executor's customer-managed key, which schedules are encrypted with. */
   KMS_KEY_ARN: 'TASKLANE_KMS_KEY_ARN',
   SCHEDULER_ROLE_ARN: 'TASKLANE_SCHEDULER_ROLE_ARN',
+  /** The delayed tasks' schedules' role (docs/adr/0036-trust-model-hardening.md). */
+  DELAYED_SCHEDULER_ROLE_ARN: 'TASKLANE_DELAYED_SCHEDULER_ROLE_ARN',
   SCHEDULE_DLQ_ARN: 'TASKLANE_SCHEDULE_DLQ_ARN',
   /** How long a finished task's id stays reserved: milliseconds, or `forever`. */
   RETENTION_MS: 'TASKLANE_RETENTION_MS',
@@ -66,6 +77,8 @@ export const EnvVars = {
   STATUS_SHARDS: 'TASKLANE_STATUS_SHARDS',
   /** The integrity tag's KMS HMAC key (id or ARN); set when the executor has `integrity`. */
   INTEGRITY_KEY_ID: 'TASKLANE_INTEGRITY_KEY_ID',
+  /** Keys that tagged records before the current one (ids or ARNs, comma-separated). */
+  INTEGRITY_PREVIOUS_KEY_IDS: 'TASKLANE_INTEGRITY_PREVIOUS_KEY_IDS',
   /** The claim-check bucket of large payloads and results; set when the executor has one. */
   PAYLOAD_BUCKET: 'TASKLANE_PAYLOAD_BUCKET',
   /** The EventBridge bus of lifecycle events; set when the executor has `events` (docs/events.md). */
@@ -126,7 +139,10 @@ export interface SchedulerLocation {
   readonly delayedGroupName: string;
   /** Scheduler's `KmsKeyArn` for every schedule; undefined for its AWS owned key. */
   readonly kmsKeyArn: string | undefined;
+  /** The recurring schedules' role. */
   readonly roleArn: string;
+  /** The delayed tasks' schedules' role. */
+  readonly delayedRoleArn: string;
   readonly deadLetterArn: string;
   /** Undefined when it must be looked up from the queue URL. */
   readonly queueArn: string | undefined;
@@ -166,6 +182,8 @@ export function resolveSchedulerLocation(
       delayedScheduleGroupName(groupName),
     kmsKeyArn: pick(options.scheduleKmsKeyArn, EnvVars.KMS_KEY_ARN),
     roleArn,
+    delayedRoleArn:
+      pick(options.delayedSchedulerRoleArn, EnvVars.DELAYED_SCHEDULER_ROLE_ARN) ?? roleArn,
     deadLetterArn,
     queueArn: pick(options.queueArn, EnvVars.QUEUE_ARN),
   };

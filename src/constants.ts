@@ -100,6 +100,12 @@ export const AuditEvent = {
    * was sent (docs/adr/0030-dependencies.md).
    */
   RELEASED: 'released',
+  /**
+   * A worker gave back a claim it could not start because a dependency (S3, KMS) failed: the
+   * task is QUEUED again at the attempt it had, and its message comes back later
+   * (docs/adr/0034-dependency-outages.md).
+   */
+  UNCLAIMED: 'unclaimed',
 } as const;
 
 /** One of the {@link AuditEvent} values. */

@@ -7,13 +7,14 @@ import { ErrorCode, TasklaneError } from './errors.js';
 
 /**
  * A claim-checked payload or result in S3 is missing, or is not what the record's reference
- * says (size, SHA-256, payload hash or bucket). A task whose payload fails is declared DEAD
+ * says (size, SHA-256, payload hash or bucket), or the record holds an inline payload beside
+ * it (`ambiguous`). A task whose payload fails is declared DEAD
  * unrun; `get()` throws it for a result.
  */
 export class ClaimCheckMismatchError extends TasklaneError {
   /** `s3://bucket/key` of the object. */
   readonly location: string;
-  readonly problem: 'missing' | 'size' | 'sha256' | 'payload-hash' | 'bucket';
+  readonly problem: 'missing' | 'size' | 'sha256' | 'payload-hash' | 'bucket' | 'ambiguous';
 
   constructor(location: string, problem: ClaimCheckMismatchError['problem'], detail: string) {
     super(

@@ -23,6 +23,11 @@ export const StackOutputSuffix = {
   /** Only with the construct's `encryptionKey`. */
   KMS_KEY_ARN: 'EncryptionKeyArn',
   SCHEDULER_ROLE_ARN: 'SchedulerRoleArn',
+  /**
+   * The delayed tasks' schedules' role. Not `…SchedulerRoleArn`: a key must end in one suffix
+   * only. Absent from stacks made before the roles were split.
+   */
+  DELAYED_SCHEDULER_ROLE_ARN: 'DelayedDeliveryRoleArn',
   SCHEDULE_DLQ_ARN: 'ScheduleDeadLetterQueueArn',
   WORKER_FUNCTION_NAME: 'WorkerFunctionName',
   /** Only with `integrity: true`: the HMAC key of the integrity tag. */
@@ -52,6 +57,8 @@ export interface ExecutorOutputs extends ExecutorLocation {
   readonly scheduleGroup: string;
   readonly delayedScheduleGroup: string;
   readonly schedulerRoleArn: string;
+  /** The delayed tasks' role; the recurring one for a stack from before the split. */
+  readonly delayedSchedulerRoleArn: string;
   readonly scheduleDeadLetterArn: string;
   readonly workerFunctionName: string;
   /**
@@ -139,6 +146,7 @@ export function locationFromStackOutputs(
   // Stacks from before the split have no delayed group output: derive its name. The key's
   // ARN is published only when the executor has one.
   const delayedGroup = read(StackOutputSuffix.DELAYED_SCHEDULE_GROUP_NAME, true);
+  const delayedRole = read(StackOutputSuffix.DELAYED_SCHEDULER_ROLE_ARN, true);
   const kmsKeyArn = read(StackOutputSuffix.KMS_KEY_ARN, true);
   const payloadBucket = read(StackOutputSuffix.PAYLOAD_BUCKET, true);
   const statusShards = read(StackOutputSuffix.STATUS_SHARDS, true);
@@ -170,6 +178,7 @@ export function locationFromStackOutputs(
   return {
     ...result,
     delayedScheduleGroup: delayedGroup || delayedScheduleGroupName(result.scheduleGroup),
+    delayedSchedulerRoleArn: delayedRole || result.schedulerRoleArn,
     ...(kmsKeyArn === '' ? {} : { scheduleKmsKeyArn: kmsKeyArn }),
     ...(payloadBucket === '' ? {} : { payloadBucket }),
     ...(statusShards === '' ? {} : { statusShards: Number(statusShards) }),

@@ -49,7 +49,10 @@ export interface GrantTargets {
   readonly schedulesArn: string;
   /** The delayed tasks' schedules: `…:schedule/<group>.at/task.*` and `…/task_*`. */
   readonly delayedSchedulesArns: readonly string[];
+  /** The recurring schedules' delivery role, passed only by `grantManageSchedules`. */
   readonly schedulerRoleArn: string;
+  /** The delayed tasks' delivery role, passed by producers and the sweeper. */
+  readonly delayedSchedulerRoleArn: string;
   /** Records a cdk-nag acknowledgement (see `acknowledgeFinding` in nag-acknowledgements.ts). */
   readonly acknowledge: (scope: IConstruct, id: string, reason: string, covering?: boolean) => void;
 }
@@ -67,7 +70,10 @@ export interface GrantParts {
   readonly encryptionKey: IKey | undefined;
   readonly schedulesArn: string;
   readonly delayedSchedulesArns: readonly string[];
-  readonly scheduling: { readonly schedulerRole: { readonly roleArn: string } };
+  readonly scheduling: {
+    readonly schedulerRole: { readonly roleArn: string };
+    readonly delayedSchedulerRole: { readonly roleArn: string };
+  };
 }
 
 /** The grant targets of an executor (`owner`), acknowledging findings with `acknowledge`. */
@@ -88,6 +94,7 @@ export function grantTargetsOf(
     schedulesArn: owner.schedulesArn,
     delayedSchedulesArns: owner.delayedSchedulesArns,
     schedulerRoleArn: owner.scheduling.schedulerRole.roleArn,
+    delayedSchedulerRoleArn: owner.scheduling.delayedSchedulerRole.roleArn,
     acknowledge,
   };
 }
@@ -143,12 +150,20 @@ export function scheduleGrant(
   return grant;
 }
 
-/** `iam:PassRole` of the scheduler role, to EventBridge Scheduler only. */
-export function passSchedulerRoleGrant(targets: GrantTargets, grantee: IGrantable): Grant {
+/**
+ * `iam:PassRole` of one schedule group's delivery role, to EventBridge Scheduler only: the
+ * delayed tasks' role (`delayed`) or the recurring schedules' (`recurring`). Whoever can pass
+ * the recurring role can make firings the worker believes, so only schedule managers get it.
+ */
+export function passSchedulerRoleGrant(
+  targets: GrantTargets,
+  grantee: IGrantable,
+  role: 'delayed' | 'recurring',
+): Grant {
   return Grant.addToPrincipal({
     grantee,
     actions: ['iam:PassRole'],
-    resourceArns: [targets.schedulerRoleArn],
+    resourceArns: [role === 'delayed' ? targets.delayedSchedulerRoleArn : targets.schedulerRoleArn],
     conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
   });
 }
@@ -201,7 +216,7 @@ export function enqueueGrant(targets: GrantTargets, grantee: IGrantable): Grant 
         'delayed',
       ),
     )
-    .combine(passSchedulerRoleGrant(targets, grantee))
+    .combine(passSchedulerRoleGrant(targets, grantee, 'delayed'))
     .combine(keyGrant(targets, grantee, KEY_USE_ACTIONS));
 }
 

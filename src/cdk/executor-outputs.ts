@@ -15,6 +15,7 @@ export interface OutputSources {
   readonly scheduleGroupName: string;
   readonly delayedScheduleGroupName: string;
   readonly schedulerRoleArn: string;
+  readonly delayedSchedulerRoleArn: string;
   readonly worker: IFunction;
   /** The customer-managed key, published only when there is one. */
   readonly encryptionKeyArn?: string | undefined;
@@ -34,7 +35,10 @@ export interface OutputParts {
   readonly workQueue: IQueue;
   readonly deadLetterQueue: IQueue;
   readonly scheduleDeadLetterQueue: IQueue;
-  readonly scheduling: { readonly schedulerRole: { readonly roleArn: string } };
+  readonly scheduling: {
+    readonly schedulerRole: { readonly roleArn: string };
+    readonly delayedSchedulerRole: { readonly roleArn: string };
+  };
   readonly worker: IFunction;
   readonly encryptionKey: { readonly keyArn: string } | undefined;
   readonly integrityKey: { readonly keyArn: string } | undefined;
@@ -58,6 +62,7 @@ export function outputSourcesOf(
     scheduleGroupName: parts.settings.scheduler.groupName,
     delayedScheduleGroupName: parts.settings.scheduler.delayedGroupName,
     schedulerRoleArn: parts.scheduling.schedulerRole.roleArn,
+    delayedSchedulerRoleArn: parts.scheduling.delayedSchedulerRole.roleArn,
     worker: parts.worker,
     encryptionKeyArn: parts.encryptionKey?.keyArn,
     integrityKeyArn: parts.integrityKey?.keyArn,
@@ -93,7 +98,12 @@ export function addExecutorOutputs(scope: Construct, id: string, sources: Output
     [
       StackOutputSuffix.SCHEDULER_ROLE_ARN,
       sources.schedulerRoleArn,
-      'Execution role of task schedules',
+      'Execution role of recurring schedules',
+    ],
+    [
+      StackOutputSuffix.DELAYED_SCHEDULER_ROLE_ARN,
+      sources.delayedSchedulerRoleArn,
+      'Execution role of delayed tasks’ schedules',
     ],
     [
       StackOutputSuffix.SCHEDULE_DLQ_ARN,

@@ -241,7 +241,10 @@ export interface SweeperTargets {
   readonly delayedSchedulesArns: readonly string[];
   readonly scheduleGroupName: string;
   readonly delayedScheduleGroupName: string;
+  /** The recurring schedules' role: named in the environment only, never passed. */
   readonly schedulerRoleArn: string;
+  /** The delayed tasks' role, the one role the sweeper may pass. */
+  readonly delayedSchedulerRoleArn: string;
   readonly key: IKey | undefined;
   readonly integrityKey: IKey | undefined;
 }
@@ -258,7 +261,7 @@ export function allowSweeper(sweeper: ExecutorFunction, targets: SweeperTargets)
   sweeper.allow(['dynamodb:UpdateItem', 'dynamodb:BatchGetItem'], [table.tableArn]);
   sweeper.allow(['sqs:SendMessage'], queueArns(targets.lanes));
   sweeper.allow(['scheduler:CreateSchedule'], [...targets.delayedSchedulesArns]);
-  sweeper.allow(['iam:PassRole'], [targets.schedulerRoleArn], {
+  sweeper.allow(['iam:PassRole'], [targets.delayedSchedulerRoleArn], {
     StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
   });
   if (key) sweeper.allow(KEY_USE_ACTIONS, [key.keyArn]);
@@ -269,6 +272,8 @@ export function allowSweeper(sweeper: ExecutorFunction, targets: SweeperTargets)
     // The sweeper recreates delayed tasks' schedules encrypted with the executor's key.
     ...(key ? { [EnvVars.KMS_KEY_ARN]: key.keyArn } : {}),
     [EnvVars.SCHEDULER_ROLE_ARN]: targets.schedulerRoleArn,
+    // What the sweeper's recreated one-time schedules deliver with (ADR 0036).
+    [EnvVars.DELAYED_SCHEDULER_ROLE_ARN]: targets.delayedSchedulerRoleArn,
     [EnvVars.SCHEDULE_DLQ_ARN]: targets.scheduleDeadLetterQueue.queueArn,
   };
   for (const [variable, value] of Object.entries(schedulingEnvironment)) {

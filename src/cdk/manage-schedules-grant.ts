@@ -36,7 +36,7 @@ export function manageSchedulesGrant(targets: GrantTargets, grantee: IGrantable)
     ],
     'group',
   )
-    .combine(passSchedulerRoleGrant(targets, grantee))
+    .combine(passSchedulerRoleGrant(targets, grantee, 'recurring'))
     .combine(keyGrant(targets, grantee, SCHEDULE_KEY_ACTIONS));
   const principal = grantee.grantPrincipal;
   if (!isRole(principal)) {

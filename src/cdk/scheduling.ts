@@ -1,7 +1,12 @@
 /**
  * EventBridge Scheduler for one executor: its schedule groups (recurring schedules, and
- * delayed tasks' one-time ones in `<group>.at`), the role that task schedules deliver
- * with, and the sweeper's `rate(1 minute)` schedule in a group of its own (`<group>.sys`).
+ * delayed tasks' one-time ones in `<group>.at`), one delivery role per task group, and the
+ * sweeper's `rate(1 minute)` schedule in a group of its own (`<group>.sys`).
+ *
+ * Each group has its own role, which trusts Scheduler only for that group's schedules
+ * (`aws:SourceArn`): the worker believes a firing only from the recurring group's role, and
+ * producers may pass only the delayed group's, so a producer's one-time schedule can never
+ * deliver as the recurring role (docs/adr/0036-trust-model-hardening.md).
  */
 import { Stack } from 'aws-cdk-lib';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -10,7 +15,10 @@ import type { IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lamb
 import { CfnSchedule, ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { SCHEDULER_SENDER_ID_ENV } from '../worker/firing-trust.js';
+import {
+  DELAYED_SCHEDULER_SENDER_ID_ENV,
+  SCHEDULER_SENDER_ID_ENV,
+} from '../worker/firing-trust.js';
 
 /** Inputs of {@link ExecutorScheduling}. */
 export interface ExecutorSchedulingProps {
@@ -24,8 +32,8 @@ export interface ExecutorSchedulingProps {
   readonly deadLetterQueue: IQueue;
   readonly sweeper: IFunction;
   /**
-   * The worker: it believes a recurring firing only from the scheduler role, whose unique id
-   * the SenderId of a message sent under the role starts with (ADR 0013).
+   * The worker: it believes a recurring firing only from the recurring group's role, whose
+   * unique id the SenderId of a message sent under the role starts with (ADR 0013, ADR 0036).
    */
   readonly worker: LambdaFunction;
   /** The queues' customer-managed key: sending to them needs GenerateDataKey and Decrypt. */
@@ -55,10 +63,18 @@ export class ExecutorScheduling extends Construct {
    */
   readonly systemScheduleGroup: ScheduleGroup;
   /**
-   * The execution role of task schedules: `sqs:SendMessage` to the lanes' work queues, and to the
-   * schedule DLQ, which Scheduler also sends with this role. Nothing else.
+   * The execution role of recurring schedules, assumable by Scheduler only for the recurring
+   * group: `sqs:SendMessage` to the lanes' work queues, and to the schedule DLQ, which
+   * Scheduler also sends with this role. Nothing else. Its firings are the only ones the
+   * worker admits; only `grantManageSchedules` may pass it.
    */
   readonly schedulerRole: Role;
+  /**
+   * The execution role of delayed tasks' one-time schedules, assumable by Scheduler only for
+   * the delayed group (`<group>.at`), with the same permissions. What producers, operators
+   * and the sweeper pass; the worker admits no firing it sent.
+   */
+  readonly delayedSchedulerRole: Role;
   readonly sweeperSchedule: CfnSchedule;
 
   constructor(scope: Construct, id: string, props: ExecutorSchedulingProps) {
@@ -79,19 +95,27 @@ export class ExecutorScheduling extends Construct {
       scheduleGroupName: props.delayedScheduleGroupName,
     });
     const systemGroupName = systemScheduleGroupName(props.scheduleGroupName);
+    const delivery = () => [
+      new PolicyStatement({
+        actions: ['sqs:SendMessage'],
+        resources: [...workQueues.map((q) => q.queueArn), deadLetterQueue.queueArn],
+      }),
+      ...keyUse,
+    ];
     this.schedulerRole = this.schedulerExecutionRole(
       'SchedulerRole',
-      'Delivers scheduled tasks',
-      [props.scheduleGroupName, props.delayedScheduleGroupName],
-      [
-        new PolicyStatement({
-          actions: ['sqs:SendMessage'],
-          resources: [...workQueues.map((q) => q.queueArn), deadLetterQueue.queueArn],
-        }),
-        ...keyUse,
-      ],
+      'Delivers recurring schedules',
+      [props.scheduleGroupName],
+      delivery(),
+    );
+    this.delayedSchedulerRole = this.schedulerExecutionRole(
+      'DelayedSchedulerRole',
+      'Delivers delayed tasks',
+      [props.delayedScheduleGroupName],
+      delivery(),
     );
     props.worker.addEnvironment(SCHEDULER_SENDER_ID_ENV, this.schedulerRole.roleId);
+    props.worker.addEnvironment(DELAYED_SCHEDULER_SENDER_ID_ENV, this.delayedSchedulerRole.roleId);
     const sweeperRole = this.schedulerExecutionRole(
       'SweeperScheduleRole',
       'Starts the sweeper',

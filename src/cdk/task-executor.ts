@@ -177,6 +177,7 @@ export class TaskExecutor extends Construct {
       scheduleGroupName: settings.scheduler.groupName,
       delayedScheduleGroupName: settings.scheduler.delayedGroupName,
       schedulerRoleArn: this.scheduling.schedulerRole.roleArn,
+      delayedSchedulerRoleArn: this.scheduling.delayedSchedulerRole.roleArn,
       key,
       integrityKey: this.integrityKey,
     });
@@ -185,6 +186,7 @@ export class TaskExecutor extends Construct {
           [...this.lanes.values()].map((l) => l.workQueue),
           [
             this.scheduling.schedulerRole.roleArn,
+            this.scheduling.delayedSchedulerRole.roleArn,
             sweeper.role.roleArn,
             // It sends the dependents a finished task releases (docs/adr/0030-dependencies.md).
             worker.role.roleArn,

@@ -2,7 +2,13 @@
  * The claim-check bucket as the SDK and the worker use it: one PutObject per large payload
  * or result, one GetObject per read, and every read checked against its reference.
  */
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import {
+  GetObjectCommand,
+  type GetObjectCommandOutput,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { s3ClientConfig } from '../aws-clients.js';
 import { EnvVars } from '../config.js';
 import { Defaults } from '../constants.js';
@@ -10,6 +16,30 @@ import { ValidationError } from '../errors.js';
 import { ClaimCheckMismatchError } from '../feature-errors.js';
 import { meterClient } from '../observability/usage-meter.js';
 import { type ObjectRef, objectLocation, sha256Hex } from './object-ref.js';
+
+/** The chunks of a GetObject body: a Node stream, a web stream, or bytes. */
+async function* bodyChunks(body: unknown): AsyncGenerator<Uint8Array> {
+  if (body === undefined || body === null) return;
+  if (body instanceof Uint8Array) {
+    yield body;
+    return;
+  }
+  if (typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function') {
+    for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
+      yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    }
+    return;
+  }
+  const bytes = await (
+    body as { transformToByteArray(): Promise<Uint8Array> }
+  ).transformToByteArray();
+  yield bytes;
+}
+
+/** Stops a body that is not read to its end, so its connection is let go. */
+function destroyBody(body: unknown): void {
+  (body as { destroy?: () => void } | undefined)?.destroy?.();
+}
 
 /** The claim-check options of a TaskClient or worker. */
 export interface ClaimCheckOptions {
@@ -70,32 +100,82 @@ export class ObjectStore {
    * Reads an object (one GetObject) and checks it against its reference: the bucket (when
    * one is configured), the size and the SHA-256. Returns its text.
    *
-   * @throws ClaimCheckMismatchError when the object is missing or differs.
+   * Bounded: a reference larger than `maxBytes` is refused before any request, an object
+   * whose length S3 reports differs from the reference before its body is read, and a body
+   * that runs past the reference's size is cut off there. The body is read into one buffer
+   * of the reference's size and hashed as it arrives, so the peak is that buffer and the
+   * text decoded from it (docs/large-payloads.md). With `typeHash`, the SHA-256 of
+   * `type`, NUL and the bytes is computed on the way too (the record's payload hash).
+   *
+   * @throws ClaimCheckMismatchError when the object is missing, too large or differs.
    */
-  async read(ref: ObjectRef): Promise<string> {
+  async read(
+    ref: ObjectRef,
+    options: {
+      readonly signal?: AbortSignal | undefined;
+      readonly maxBytes?: number | undefined;
+      readonly typeHash?: string | undefined;
+    } = {},
+  ): Promise<string> {
+    return (await this.readChecked(ref, options)).text;
+  }
+
+  /** {@link read}, with the payload hash of `typeHash` when asked for. */
+  async readChecked(
+    ref: ObjectRef,
+    options: {
+      readonly signal?: AbortSignal | undefined;
+      readonly maxBytes?: number | undefined;
+      readonly typeHash?: string | undefined;
+    } = {},
+  ): Promise<{ readonly text: string; readonly payloadHash?: string | undefined }> {
     const where = objectLocation(ref);
     if (this.bucket !== undefined && ref.bucket !== this.bucket) {
       throw new ClaimCheckMismatchError(where, 'bucket', `is not in the bucket ${this.bucket}`);
     }
-    let bytes: Uint8Array;
+    const max = options.maxBytes ?? Number.POSITIVE_INFINITY;
+    if (!Number.isSafeInteger(ref.size) || ref.size < 0 || ref.size > max) {
+      const detail = `is ${ref.size} bytes by its reference, above the limit of ${max}`;
+      throw new ClaimCheckMismatchError(where, 'size', detail);
+    }
+    let out: GetObjectCommandOutput;
     try {
-      const out = await this.s3().send(new GetObjectCommand({ Bucket: ref.bucket, Key: ref.key }));
-      bytes = (await out.Body?.transformToByteArray()) ?? new Uint8Array();
+      const command = new GetObjectCommand({ Bucket: ref.bucket, Key: ref.key });
+      const signal = options.signal;
+      out = await this.s3().send(command, signal === undefined ? {} : { abortSignal: signal });
     } catch (err) {
       if ((err as { name?: unknown }).name !== 'NoSuchKey') throw err;
       throw new ClaimCheckMismatchError(where, 'missing', 'does not exist (deleted or expired)');
     }
-    if (bytes.length !== ref.size) {
-      throw new ClaimCheckMismatchError(
-        where,
-        'size',
-        `is ${bytes.length} bytes; the record says ${ref.size}`,
-      );
+    if (out.ContentLength !== undefined && out.ContentLength !== ref.size) {
+      destroyBody(out.Body);
+      const detail = `is ${out.ContentLength} bytes; the record says ${ref.size}`;
+      throw new ClaimCheckMismatchError(where, 'size', detail);
     }
-    if (sha256Hex(bytes) !== ref.sha256) {
+    const bytes = Buffer.allocUnsafe(ref.size);
+    const sha = createHash('sha256');
+    const typed = options.typeHash === undefined ? undefined : createHash('sha256');
+    typed?.update(options.typeHash ?? '').update('\0');
+    let length = 0;
+    for await (const chunk of bodyChunks(out.Body)) {
+      if (length + chunk.length > ref.size) {
+        destroyBody(out.Body);
+        const detail = `is more than ${ref.size} bytes, the size the record says`;
+        throw new ClaimCheckMismatchError(where, 'size', detail);
+      }
+      bytes.set(chunk, length);
+      length += chunk.length;
+      sha.update(chunk);
+      typed?.update(chunk);
+    }
+    if (length !== ref.size) {
+      const detail = `is ${length} bytes; the record says ${ref.size}`;
+      throw new ClaimCheckMismatchError(where, 'size', detail);
+    }
+    if (sha.digest('hex') !== ref.sha256) {
       throw new ClaimCheckMismatchError(where, 'sha256', "does not match the record's SHA-256");
     }
-    return Buffer.from(bytes).toString('utf8');
+    return { text: bytes.toString('utf8'), payloadHash: typed?.digest('hex') };
   }
 
   private s3(): S3Client {

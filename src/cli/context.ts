@@ -5,6 +5,7 @@ import { silentLogger } from '../observability/logger.js';
 import { CliError, ExitCode } from './exit-codes.js';
 import { type LocationOptions, resolveClientOptions } from './location.js';
 import { createOutput, type Output } from './output.js';
+import { printable } from './terminal-text.js';
 
 /** The global options every command accepts. */
 export interface GlobalOptions extends LocationOptions {
@@ -47,7 +48,10 @@ export function commandContext(command: Command): CommandContext {
           ExitCode.NOT_CONFIRMED,
         );
       }
-      const yes = await confirm({ message: question, default: false }, { output: process.stderr });
+      const yes = await confirm(
+        { message: printable(question), default: false },
+        { output: process.stderr },
+      );
       if (!yes) throw new CliError('Not confirmed: nothing was changed.', ExitCode.NOT_CONFIRMED);
     },
   };

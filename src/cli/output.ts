@@ -1,20 +1,35 @@
 import { SingleBar } from 'cli-progress';
 import Table from 'cli-table3';
 import { createColors } from 'picocolors';
+import {
+  printable,
+  printableLines,
+  Styled,
+  type Styles,
+  styles,
+  type Text,
+} from './terminal-text.js';
 
-/** How a command writes: tables and colour for people, one JSON document with `--json`. */
+/**
+ * How a command writes: tables and colour for people, JSON with `--json`. Everything meant
+ * for people is made printable here (terminal-text.ts), whoever composed it; JSON is exact.
+ */
 export interface Output {
   readonly json: boolean;
-  /** Colours, active only when stdout is a TTY and NO_COLOR is unset. */
-  readonly color: ReturnType<typeof createColors>;
-  /** Writes a line to stdout. */
-  line(text?: string): void;
+  /** Styles, shown only when stdout is a TTY and NO_COLOR is unset. */
+  readonly color: Styles;
+  /** Writes a line for people to stdout: one piece of text, or several joined. */
+  line(text?: Text | readonly Text[]): void;
   /** Writes a note to stderr (never mixed into JSON on stdout). */
-  note(text: string): void;
+  note(text: Text): void;
   /** Prints rows as a table (people) or nothing (JSON callers print the data instead). */
   table(head: readonly string[], rows: readonly (readonly unknown[])[]): void;
   /** Prints `value` as JSON on stdout. */
   data(value: unknown): void;
+  /** Prints `value` as one line of JSON on stdout (a stream of objects, as `tail --json`). */
+  jsonLine(value: unknown): void;
+  /** Reports a failed command on stderr: `tasklane: <message>`, then the hint if any. */
+  error(message: string, hint?: string): void;
   /** A progress bar on stderr when it is a TTY; a no-op otherwise. */
   progress(label: string): Progress;
 }
@@ -37,19 +52,28 @@ export function createOutput(
   streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr },
 ): Output {
   const tty = streams.stdout.isTTY === true && process.env.NO_COLOR === undefined;
-  const color = createColors(tty && !json);
+  const terminal = createColors(tty && !json);
+  const render = (text: Text): string =>
+    text instanceof Styled ? terminal[text.style](printable(text.text)) : printable(text);
+  const cell = (value: unknown): string => {
+    if (value === undefined || value === null) return '';
+    if (typeof value === 'string' || value instanceof Styled) return render(value);
+    return printable(JSON.stringify(value) ?? String(value));
+  };
   return {
     json,
-    color,
+    color: styles,
     line: (text = '') => {
-      streams.stdout.write(`${text}\n`);
+      const pieces: readonly Text[] =
+        typeof text === 'string' || text instanceof Styled ? [text] : text;
+      streams.stdout.write(`${pieces.map(render).join('')}\n`);
     },
     note: (text) => {
-      streams.stderr.write(`${text}\n`);
+      streams.stderr.write(`${render(text)}\n`);
     },
     table: (head, rows) => {
       const table = new Table({
-        head: head.map((h) => color.bold(h)),
+        head: head.map((h) => terminal.bold(printable(h))),
         style: { head: [], border: [] },
         wordWrap: true,
       });
@@ -58,6 +82,13 @@ export function createOutput(
     },
     data: (value) => {
       streams.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    },
+    jsonLine: (value) => {
+      streams.stdout.write(`${JSON.stringify(value)}\n`);
+    },
+    error: (message, hint) => {
+      const text = hint === undefined ? message : `${message}\n${hint}`;
+      streams.stderr.write(`${printableLines(`tasklane: ${text}`)}\n`);
     },
     progress: (label) => {
       if (streams.stderr.isTTY !== true || json) return { update: () => {}, stop: () => {} };
@@ -81,12 +112,6 @@ export function createOutput(
       };
     },
   };
-}
-
-function cell(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value === 'string') return value;
-  return JSON.stringify(value);
 }
 
 /** An instant as ISO 8601 (UTC), or '' when absent. */

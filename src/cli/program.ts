@@ -13,6 +13,7 @@ import { registerShow } from './commands/show.js';
 import { registerStatus } from './commands/status.js';
 import { registerTail } from './commands/tail.js';
 import { ExitCode, exitCodeOf, hintFor } from './exit-codes.js';
+import { createOutput } from './output.js';
 
 const EXIT_CODES_HELP = `
 Exit codes:
@@ -81,11 +82,10 @@ export async function run(argv: readonly string[], version: string): Promise<num
     const message = err instanceof Error ? err.message : String(err);
     const hint = hintFor(err);
     const name = err instanceof TasklaneError ? `${err.code}: ` : '';
-    process.stderr.write(`tasklane: ${name}${message}\n${hint === undefined ? '' : `${hint}\n`}`);
-    if (process.argv.includes('--json')) {
-      process.stdout.write(
-        `${JSON.stringify({ error: { code, name: (err as Error).name, message, hint: hint ?? null } })}\n`,
-      );
+    const out = createOutput(process.argv.includes('--json'));
+    out.error(`${name}${message}`, hint);
+    if (out.json) {
+      out.jsonLine({ error: { code, name: (err as Error).name, message, hint: hint ?? null } });
     }
     return code;
   }

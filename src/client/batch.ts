@@ -103,6 +103,8 @@ interface Written {
   readonly index: number;
   readonly record: TaskRecord;
   readonly created: boolean;
+  /** A debounced entry that created its task: `absorbed: false` in its result. */
+  readonly debounced: boolean;
 }
 
 /**
@@ -113,6 +115,8 @@ interface Written {
  * of earlier chunks that share a message group with it, so SQS accepts each group's
  * messages in input order, and once a task's send fails the later tasks of its group (in
  * later chunks) are held back PENDING for the sweeper, as `Dispatcher.sendAll` does.
+ * A debounced entry that created its task is sent with its chunk like any other, so it keeps
+ * its place in its key's order; one folded into a waiting task sends nothing.
  * Sequences are taken in input order before anything runs. A failed entry gets `ok: false`;
  * the others go on.
  *
@@ -133,15 +137,25 @@ export async function enqueueAll(
   const writeOne = async (index: number): Promise<Written | undefined> => {
     try {
       const written = await deps.createRecord(entries[index] as BatchEntry, sequences[index]);
-      const { record, created } = written;
-      if (written.absorbed !== undefined) {
-        // Debounced: sent on its own when created, never re-sent when absorbed.
-        results[index] = { ok: true, ...(await deliverWritten(written, deps)) };
+      const { record, created, absorbed } = written;
+      if (absorbed === true) {
+        // Folded into the key's waiting task: its creator sends it, in its own place.
+        results[index] = { ok: true, ...(await absorbedInto(record, deps)) };
         return undefined;
       }
+      // A debounced entry that created its task is sent with the chunk, in batch order,
+      // like any entry: it takes its place among the entries of its ordering key (ADR 0033).
+      const debounced = absorbed === false;
       if (record.status === TaskStatus.SCHEDULED) await deps.delayed.arrange(record, created);
-      if (record.status === TaskStatus.PENDING) return { index, record, created };
-      results[index] = { ok: true, id: record.id, created, sent: true, record };
+      if (record.status === TaskStatus.PENDING) return { index, record, created, debounced };
+      results[index] = {
+        ok: true,
+        id: record.id,
+        created,
+        sent: true,
+        record,
+        ...(debounced ? { absorbed: false } : {}),
+      };
     } catch (err) {
       results[index] = { ok: false, error: err as Error };
     }
@@ -155,6 +169,7 @@ export async function enqueueAll(
       created: item.created,
       sent: sent !== undefined,
       record: sent ?? item.record,
+      ...(item.debounced ? { absorbed: false } : {}),
     };
   };
 

@@ -103,6 +103,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     maxPayloadBytes: objects.limit(options.maxPayloadBytes, Defaults.MAX_PAYLOAD_BYTES),
     clock,
     lanes,
+    logger,
   };
   const retention = resolveRetention(options.retention);
   const debounces = new DebounceStore(

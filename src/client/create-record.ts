@@ -1,8 +1,11 @@
 import { payloadKey } from '../claim-check/object-ref.js';
 import type { ObjectStore } from '../claim-check/object-store.js';
-import { IdempotencyConflictError } from '../errors.js';
+import { TaskStatus } from '../constants.js';
+import { releaseDependents } from '../dependencies/release.js';
+import { IdempotencyConflictError, TransitionRejectedError } from '../errors.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import type { LaneQueues } from '../lanes.js';
+import type { TaskLogger } from '../observability/logger.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { TaskRecord } from '../store/record.js';
 import type { NewTask, TaskStore } from '../store/task-store.js';
@@ -22,7 +25,11 @@ export interface RecordWriter {
   readonly clock: () => number;
   /** The executor's lanes: a task's lane must be one of them. */
   readonly lanes: LaneQueues;
+  readonly logger: TaskLogger;
 }
+
+/** Writes of a create over a rolled-back record whose dependents are being cancelled. */
+const REVIVE_ROUNDS = 3;
 
 /**
  * The first step of an enqueue: validates the task, stores a payload above the threshold in
@@ -53,26 +60,56 @@ export async function createRecord(
 }
 
 /**
- * A checked task with its integrity tag and, above the threshold, its payload stored in the
- * payload bucket. The object first, then the record: no record ever names a missing object.
+ * A checked task with, above the threshold, its payload stored in the payload bucket, and its
+ * integrity tag over exactly what the record will hold. The object first, then the record: no
+ * record ever names a missing object.
  * A retry writes the same bytes under the same key; a conflicting payload gets its own key
  * (ADR 0023).
  */
 export async function withStorage(writer: RecordWriter, checked: NewTask): Promise<NewTask> {
-  const integrityTag = await writer.integrity?.tag(checked);
   const size = Buffer.byteLength(checked.payloadJson, 'utf8');
   const payloadRef = writer.objects.offloads(size)
     ? await writer.objects.put(payloadKey(checked.id, checked.payloadHash), checked.payloadJson)
     : undefined;
-  return { ...checked, integrityTag, payloadRef };
+  const stored = { ...checked, payloadRef };
+  // The tag covers the reference too, so it is made once the object is stored (ADR 0035).
+  return { ...stored, integrityTag: await writer.integrity?.tag(stored) };
 }
 
 /**
  * Writes a prepared task's record: SCHEDULED when runAt is beyond the threshold (after
  * checking that scheduling is configured, so a misconfiguration writes nothing), else PENDING.
  * An existing id is returned as it is, with `created: false`.
+ *
+ * A rolled-back record of the id is replaced, once the dependents that registered on it are
+ * cancelled (docs/adr/0031-dependency-fences.md). The enqueue that rolled it back does that
+ * before it throws; if it crashed first, the create is refused and this one does it, then
+ * writes again.
+ *
+ * @throws TransitionRejectedError when the rolled-back record's dependents could not all be
+ *   cancelled (each one is logged), for instance by a producer that may not read them
+ *   (`grantEnqueue` has no GetItem on tasks): the sweeper does it after `releaseGraceMs`;
+ *   enqueue again then.
  */
 export async function writeNew(
+  writer: RecordWriter,
+  prepared: NewTask,
+): Promise<{ record: TaskRecord; created: boolean }> {
+  for (let round = 1; ; round++) {
+    const written = await writeOnce(writer, prepared);
+    if (written.created || written.record.status !== TaskStatus.ROLLED_BACK) return written;
+    if (round >= REVIVE_ROUNDS) {
+      throw new TransitionRejectedError(
+        'enqueue again (the dependents of its rolled-back record are not all cancelled yet; the sweeper cancels them within minutes)',
+        prepared.id,
+        written.record,
+      );
+    }
+    await releaseDependents(written.record, { store: writer.store, logger: writer.logger });
+  }
+}
+
+function writeOnce(
   writer: RecordWriter,
   prepared: NewTask,
 ): Promise<{ record: TaskRecord; created: boolean }> {

@@ -22,18 +22,25 @@ export interface DebouncedRecord {
 }
 
 /**
- * Creates lost to another enqueue's create of the same generation before giving up: each
- * means another enqueue's write just landed, so only a storm of them on one key can exhaust
- * this. Moving past a started generation is progress, not contention: it is not counted.
+ * Creates lost to another producer's waiting task of the same generation before giving up:
+ * each means another enqueue's create just landed and the task it made started before this
+ * one could fold into it, so only a storm of them on one key can exhaust this. Moving past a
+ * started or finished generation is progress, not contention: it is not counted.
  */
 const MAX_LOST_CREATES = 16;
 
 /**
  * Enqueues with `debounce`: folds the payload into the key's waiting task, or creates it.
  *
+ * The search starts at the generation the pointer names and walks up: a generation that
+ * has started, finished or is gone costs one request and is passed, a waiting one is folded
+ * into, and the first free one is created. The pointer is then moved up to where the walk
+ * ended, so a pointer that was missing or behind is walked past once, not on every enqueue
+ * (docs/adr/0033-debounce-fences.md).
+ *
  * @throws ValidationError, PayloadTooLargeError as `enqueue` does.
- * @throws DebounceContendedError when {@link MAX_LOST_CREATES} creates lost their race;
- *   nothing was absorbed or created then.
+ * @throws DebounceContendedError when {@link MAX_LOST_CREATES} creates lost their race to
+ *   waiting tasks that then started; nothing was absorbed or created then.
  */
 export async function enqueueDebounced(
   writer: RecordWriter,
@@ -55,6 +62,13 @@ export async function enqueueDebounced(
     const messageGroupId = checked.orderingKey ?? id;
     return withStorage(writer, { ...checked, id, messageGroupId, sequence });
   };
+  // A hint only: a failed move costs the next enqueue a longer walk, never a second task.
+  const repairPointer = (generation: number) =>
+    generation <= pointed
+      ? Promise.resolve(false)
+      : onTable(writer.table, () =>
+          debounces.advance(task.type, spec.key, generation, spec.windowMs),
+        ).catch(() => false);
   let generation = Math.max(pointed, 1);
   let absorbFirst = pointed > 0;
   for (let lost = 0; lost < MAX_LOST_CREATES; ) {
@@ -62,7 +76,10 @@ export async function enqueueDebounced(
       const id = debounceTaskId(task.type, spec.key, generation);
       const replacement = spec.mode === DebounceMode.LAST ? await stored(generation) : undefined;
       const out = await onTable(writer.table, () => debounces.absorb(id, spec, replacement));
-      if (out.kind === 'absorbed') return { record: out.record, created: false };
+      if (out.kind === 'absorbed') {
+        await repairPointer(generation);
+        return { record: out.record, created: false };
+      }
       if (out.kind === 'moved-on') {
         generation++;
         absorbFirst = false;
@@ -71,14 +88,17 @@ export async function enqueueDebounced(
     }
     const { record, created } = await writeNew(writer, await stored(generation));
     if (created) {
-      await onTable(writer.table, () =>
-        debounces.advance(task.type, spec.key, generation, spec.windowMs),
-      ).catch(() => false); // a hint only: the next enqueue finds the task one step later
+      await repairPointer(generation);
       return { record, created: true };
     }
-    // Another enqueue created this generation first: fold into it (or move past it).
-    lost++;
-    absorbFirst = true;
+    if (debounces.mayAbsorb(record, spec, checked.orderingKey)) {
+      // Another producer's create of this generation landed first: fold into its task.
+      lost++;
+      absorbFirst = true;
+    } else {
+      // A generation that started, finished or was rolled back: pass it, uncounted.
+      generation++;
+    }
   }
   throw new DebounceContendedError(task.type, spec.key, MAX_LOST_CREATES);
 }

@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mapConcurrently } from '../concurrency.js';
 import { AuditEvent, isTerminal, TaskStatus } from '../constants.js';
+import { releaseDependents } from '../dependencies/release.js';
 import { ConfigurationError, TransitionRejectedError, ValidationError } from '../errors.js';
 import { DEFAULT_LANE, type LaneQueues } from '../lanes.js';
 import { parseEnvelope } from '../message.js';
@@ -78,6 +79,8 @@ export async function redriveDead(
   const step = () => options.onProgress?.(++done, selected.length);
   const inPlace: string[] = [];
   for (const record of selected.filter((r) => r.parkedKey !== undefined)) {
+    // Its in-place redrive waits for its release too (see redriveReleased).
+    if ((record.dependents ?? []).length > 0) await releaseDependents(record, deps);
     const moved = await redriveParkedTask(record, deps, 'redriven by TaskClient.redrive');
     if (moved === undefined) skipped.push({ id: record.id, reason: 'no longer parked' });
     else inPlace.push(record.id);
@@ -86,7 +89,7 @@ export async function redriveDead(
   const dead = selected.filter((r) => r.parkedKey === undefined);
   const moved = await mapConcurrently(dead, async (record) => {
     try {
-      return await deps.store.redrive(record, 'redriven by TaskClient.redrive');
+      return await redriveReleased(record, deps);
     } catch (err) {
       if (!(err instanceof TransitionRejectedError)) throw err;
       skipped.push({
@@ -120,6 +123,29 @@ export async function redriveDead(
     skipped,
     dlq,
   };
+}
+
+/**
+ * Redrives one DEAD task. A DEAD parent is redriven only once the release of its dependents
+ * (cancelled by its death, or counting it) is done, so that no release cancels a dependent
+ * for a death its parent no longer has (docs/adr/0031-dependency-fences.md): when its release
+ * is still pending (a moment after its death, or until the sweeper's pass after a crash), it
+ * is finished here first and the redrive written again.
+ */
+async function redriveReleased(record: TaskRecord, deps: RedriveDeps): Promise<TaskRecord> {
+  const reason = 'redriven by TaskClient.redrive';
+  try {
+    return await deps.store.redrive(record, reason);
+  } catch (err) {
+    const current = err instanceof TransitionRejectedError ? err.current : undefined;
+    const pending =
+      current?.status === TaskStatus.DEAD &&
+      current.generation === record.generation &&
+      (current.dependents ?? []).length > 0;
+    if (!pending) throw err;
+    await releaseDependents(current, deps);
+    return deps.store.redrive(current, reason);
+  }
 }
 
 /** Deletes DEAD tasks older than `olderThanMs` (by the time they died). Returns how many. */

@@ -131,7 +131,12 @@ export async function validateSchedule(
     Description: options.description,
     ActionAfterCompletion: 'NONE',
     ...target.encryption(),
-    Target: await target.target(firing, options.orderingKey ?? name, options.task.lane),
+    Target: await target.target(
+      firing,
+      options.orderingKey ?? name,
+      options.task.lane,
+      'recurring',
+    ),
   };
   return { input, expression: parsed };
 }

@@ -10,7 +10,7 @@ import { describeError } from '../error-info.js';
 import { TransitionRejectedError } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
-import type { TaskRecord } from '../store/record.js';
+import { compareEnqueueOrder, type TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** What a release needs. */
@@ -94,10 +94,10 @@ async function settleChild(
   for (let round = 0; round < rounds; round++) {
     if (child === undefined || child.status !== TaskStatus.WAITING) return { kind: 'done' };
     if (child.releasedBy?.includes(parent.id) === true) return { kind: 'done' };
-    const counts = parent.status === TaskStatus.SUCCEEDED || child.onParentDead === 'run';
     const input = { seen: child, parent, detail: detailOf(parent, child) };
     try {
-      if (!counts) return { kind: 'cancelled', record: await dependencies.cancel(input) };
+      if (!counts(parent, child))
+        return { kind: 'cancelled', record: await dependencies.cancel(input) };
       if ((child.waitingOn ?? 0) <= 1) {
         return { kind: 'released', record: await dependencies.release(input) };
       }
@@ -111,19 +111,37 @@ async function settleChild(
   return { kind: 'busy' };
 }
 
+/**
+ * Whether the parent's end counts as finished for the child: SUCCEEDED, or under
+ * `onParentDead: 'run'` DEAD or CANCELLED. A ROLLED_BACK parent never counts: its enqueue
+ * threw, so it never existed for its caller, and a task cannot run after it
+ * (docs/adr/0031-dependency-fences.md).
+ */
+function counts(parent: TaskRecord, child: TaskRecord): boolean {
+  if (parent.status === TaskStatus.ROLLED_BACK) return false;
+  return parent.status === TaskStatus.SUCCEEDED || child.onParentDead === 'run';
+}
+
 function detailOf(parent: TaskRecord, child: TaskRecord): string {
   const parents = child.parents?.length ?? 1;
-  if (parent.status === TaskStatus.SUCCEEDED || child.onParentDead === 'run') {
+  if (parent.status === TaskStatus.ROLLED_BACK) {
+    return `parent '${parent.id}' was rolled back (its enqueue failed), so it never ran`;
+  }
+  if (counts(parent, child)) {
     return `parent '${parent.id}' ${parent.status}; all ${parents} parent(s) finished`;
   }
   return `parent '${parent.id}' ${parent.status} (onParentDead: cancel)`;
 }
 
-/** Sends the released tasks; one not sent stays PENDING for the sweeper. */
+/**
+ * Sends the released tasks in enqueue order, so that dependents of one ordering key start as
+ * they were enqueued (the parent's `dependents` set has no order); one not sent stays
+ * PENDING for the sweeper.
+ */
 async function sendReleased(released: readonly TaskRecord[], deps: ReleaseDeps): Promise<void> {
   if (deps.dispatcher === undefined || released.length === 0) return;
   try {
-    await deps.dispatcher.sendAll(released);
+    await deps.dispatcher.sendAll([...released].sort(compareEnqueueOrder));
   } catch (err) {
     deps.logger.warn('released tasks not sent; the sweeper sends them', {
       taskIds: released.map((r) => r.id),

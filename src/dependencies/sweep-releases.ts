@@ -7,37 +7,47 @@
  */
 import { isTerminal } from '../constants.js';
 import { describeError } from '../error-info.js';
+import type { TaskRecord } from '../store/record.js';
 import { type ReleaseDeps, releaseDependents } from './release.js';
 
 /** What {@link sweepReleases} did. */
 export interface ReleaseSweep {
   /** Finished parents whose releases were run again. */
   readonly parents: number;
-  /** Children released WAITING → PENDING by them. */
-  readonly released: number;
+  /**
+   * Children released WAITING → PENDING by them, not sent: the sweeper sends them with its
+   * other sends, after the same integrity check and in enqueue order.
+   */
+  readonly released: readonly TaskRecord[];
   /** Children cancelled by them. */
   readonly cancelled: number;
   /** Parents that could not be read or released (logged); the next sweep retries. */
   readonly failed: number;
+  /** True when the deadline stopped the pass before every pending release was run. */
+  readonly budgetExhausted: boolean;
 }
 
-/** Runs the pending releases older than `before`, until `deadline` (epoch ms). */
+/**
+ * Runs the pending releases older than `before`, until `deadline` (epoch ms). The released
+ * children are returned unsent (PENDING: a crash before their send leaves them to the
+ * outbox pass).
+ */
 export async function sweepReleases(
-  deps: ReleaseDeps & { readonly clock: () => number },
+  deps: Omit<ReleaseDeps, 'dispatcher'> & { readonly clock: () => number },
   before: number,
   deadline: number,
 ): Promise<ReleaseSweep> {
-  const totals = { parents: 0, released: 0, cancelled: 0, failed: 0 };
+  const totals = { parents: 0, released: [] as TaskRecord[], cancelled: 0, failed: 0 };
   try {
     for await (const ids of deps.store.dependencies.pendingReleases(before)) {
       for (const id of ids) {
-        if (deps.clock() >= deadline) return totals;
+        if (deps.clock() >= deadline) return { ...totals, budgetExhausted: true };
         try {
           const parent = await deps.store.get(id);
           if (parent === undefined || !isTerminal(parent.status)) continue;
-          const report = await releaseDependents(parent, deps);
+          const report = await releaseDependents(parent, { ...deps, dispatcher: undefined });
           totals.parents += 1;
-          totals.released += report.released.length;
+          totals.released.push(...report.released);
           totals.cancelled += report.cancelled.length;
         } catch (err) {
           totals.failed += 1;
@@ -52,5 +62,5 @@ export async function sweepReleases(
     totals.failed += 1;
     deps.logger.error('sweep could not list pending releases', { error: describeError(err) });
   }
-  return totals;
+  return { ...totals, budgetExhausted: false };
 }

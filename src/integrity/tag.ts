@@ -1,17 +1,33 @@
 /**
- * The integrity tag: a KMS HMAC over what decides what a task does, (id, type, payload,
- * maxAttempts), made by the producer at creation and checked by the worker before the
- * handler runs and by the sweeper before a re-send. A principal that can write the table but
- * cannot call kms:GenerateMac cannot change those fields, or plant a record, without the
- * check failing. (docs/adr/0016-integrity-tag.md, docs/security.md)
+ * The integrity tag: a KMS HMAC over what decides what a task runs, and where and how
+ * (src/integrity/mac-input.ts), made by whoever writes those fields (the producer at
+ * creation and at a debounce fold, the worker for a recurring firing) and checked by the
+ * worker before the handler runs and by the sweeper before a re-send. A principal that can
+ * write the table but cannot call kms:GenerateMac cannot change those fields, or plant a
+ * record, without the check failing. (docs/adr/0016-integrity-tag.md,
+ * docs/adr/0035-integrity-tag-v2.md, docs/security.md)
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { AMBIGUOUS_PAYLOAD, payloadSource } from '../claim-check/payload-source.js';
 import { EnvVars } from '../config.js';
 import { canonicalJson, payloadHash, type TaskRecord } from '../store/record.js';
 import { KmsMacClient, type MacService } from './kms-mac.js';
+import {
+  formatTag,
+  keyName,
+  legacyMacInput,
+  macInput,
+  parseTag,
+  type TaggedFields,
+} from './mac-input.js';
+
+export { macInput, type TaggedFields } from './mac-input.js';
 
 /** Environment variable with the HMAC key's id or ARN; the CDK construct sets it. */
 export const INTEGRITY_KEY_ENV = EnvVars.INTEGRITY_KEY_ID;
+
+/** Environment variable with the previous keys' ids or ARNs, comma-separated. */
+export const INTEGRITY_PREVIOUS_KEYS_ENV = EnvVars.INTEGRITY_PREVIOUS_KEY_IDS;
 
 /** The `lastError.name` and dead reason prefix of a task whose tag did not verify. */
 export const INTEGRITY_FAILED = 'INTEGRITY_FAILED';
@@ -19,84 +35,114 @@ export const INTEGRITY_FAILED = 'INTEGRITY_FAILED';
 /** Bytes of an HMAC_SHA_256 MAC. */
 const MAC_BYTES = 32;
 
-/** Versions the MAC input, so a later encoding can never be confused with this one. */
-const MAC_INPUT_VERSION = 'tasklane-integrity-v1';
-
-/** The fields the tag covers. */
-export interface TaggedFields {
-  readonly id: string;
-  readonly type: string;
-  /** {@link payloadHash} of the type and the canonical payload JSON. */
-  readonly payloadHash: string;
-  readonly maxAttempts: number;
-}
-
-/**
- * The bytes the MAC is computed over: the canonical JSON of a versioned array of the
- * fields. An array, not concatenation, so no two field tuples encode alike.
- */
-export function macInput(fields: TaggedFields): Uint8Array {
-  const { id, type, payloadHash: hash, maxAttempts } = fields;
-  return Buffer.from(canonicalJson([MAC_INPUT_VERSION, id, type, hash, maxAttempts]), 'utf8');
-}
+/** Why a record's tag did not verify. */
+export type IntegrityProblem = 'missing' | 'mismatch' | 'ambiguous-payload';
 
 /** The outcome of {@link IntegrityTag.verify}. */
 export type IntegrityVerdict =
   | { readonly ok: true }
-  | { readonly ok: false; readonly problem: 'missing' | 'mismatch' };
+  | { readonly ok: false; readonly problem: IntegrityProblem };
 
 /** The integrity settings of a TaskClient, worker or sweeper. */
 export interface IntegrityOptions {
   /** The KMS HMAC_256 key (id, ARN or alias). @default `TASKLANE_INTEGRITY_KEY_ID` */
   readonly keyId?: string | undefined;
+  /**
+   * Keys that tagged records before `keyId` took over (ids or ARNs, not aliases): a record
+   * whose tag names one of them is verified with it, so rotating the key leaves the tasks in
+   * flight running (docs/security.md, "Rotating the integrity key").
+   * @default `TASKLANE_INTEGRITY_PREVIOUS_KEY_IDS`, comma-separated, else none
+   */
+  readonly previousKeyIds?: readonly string[] | undefined;
   /** Computes and checks MACs. @default KMS, as the DynamoDB client's principal */
   readonly mac?: MacService | undefined;
   /** The KMS endpoint, for the default `mac`. @default as {@link KmsMacClient} */
   readonly endpoint?: string | undefined;
 }
 
-/** Makes and checks integrity tags with one KMS HMAC key. */
+/** The stored fields {@link IntegrityTag.verify} reads. */
+export type TaggedRecord = Pick<
+  TaskRecord,
+  | 'id'
+  | 'type'
+  | 'payload'
+  | 'payloadRef'
+  | 'payloadHash'
+  | 'maxAttempts'
+  | 'timeoutMs'
+  | 'orderingKey'
+  | 'messageGroupId'
+  | 'runAt'
+  | 'integrityTag'
+  | 'lane'
+  | 'onDead'
+  | 'parents'
+  | 'onParentDead'
+>;
+
+/** Makes tags with one KMS HMAC key, and checks them with it or a previous one. */
 export class IntegrityTag {
   constructor(
     readonly keyId: string,
     private readonly mac: MacService,
+    /** Keys that may have tagged records before {@link keyId}; see {@link IntegrityOptions}. */
+    readonly previousKeyIds: readonly string[] = [],
   ) {}
 
-  /** The tag of a new task: base64 of the KMS HMAC of {@link macInput}. One GenerateMac. */
+  /**
+   * The tag of what a writer is about to store: `v2:<base64 MAC>:<key name>` over
+   * {@link macInput}. One GenerateMac. The writer must store exactly these fields with it.
+   */
   async tag(fields: TaggedFields): Promise<string> {
-    return Buffer.from(await this.mac.generateMac(this.keyId, macInput(fields))).toString('base64');
+    return formatTag(await this.mac.generateMac(this.keyId, macInput(fields)), this.keyId);
   }
 
   /**
-   * Checks a stored record's tag against its stored fields. The payload hash is recomputed
-   * from the stored payload, never taken from the record, so a changed payload fails even if
-   * the writer left `payloadHash` alone. One VerifyMac; none when the tag is missing.
+   * Checks a stored record's tag against its stored fields. An inline payload's hash is
+   * recomputed from the payload, never taken from the record, so a changed payload fails even
+   * if the writer left `payloadHash` alone; a claim-checked payload is covered by its
+   * reference and hash, which the worker's read checks the object against (ADR 0023). A
+   * record with both is refused without a KMS call, as is a missing tag. Otherwise one
+   * VerifyMac, with the key the tag names when it is the current or a previous one.
    */
-  async verify(
-    record: Pick<
-      TaskRecord,
-      'id' | 'type' | 'payload' | 'maxAttempts' | 'integrityTag' | 'payloadRef' | 'payloadHash'
-    >,
-  ): Promise<IntegrityVerdict> {
+  async verify(record: TaggedRecord): Promise<IntegrityVerdict> {
     const tag = record.integrityTag;
     if (tag === undefined || tag === '') return { ok: false, problem: 'missing' };
-    // A claim-checked payload is in S3: the tag covers the stored payload hash, and the
-    // worker checks the object it reads against that hash before the handler runs (ADR 0023).
-    const claimChecked = record.payloadRef !== undefined && record.payload === undefined;
-    const fields: TaggedFields = {
-      id: record.id,
-      type: record.type,
-      payloadHash: claimChecked
-        ? record.payloadHash
-        : payloadHash(record.type, canonicalJson(record.payload ?? null)),
-      maxAttempts: record.maxAttempts,
-    };
-    const mac = Buffer.from(tag, 'base64');
+    const source = payloadSource(record);
+    if (source.kind === 'ambiguous') return { ok: false, problem: 'ambiguous-payload' };
+    const hash =
+      source.kind === 'inline'
+        ? payloadHash(record.type, canonicalJson(source.payload ?? null))
+        : record.payloadHash;
+    const parsed = parseTag(tag);
     // A tag that cannot be a MAC is refused here: KMS would answer it with a validation
     // error, which would read as an outage and have the message retried.
-    if (mac.length !== MAC_BYTES) return { ok: false, problem: 'mismatch' };
-    const valid = await this.mac.verifyMac(this.keyId, macInput(fields), mac);
+    if (parsed.mac.length !== MAC_BYTES) return { ok: false, problem: 'mismatch' };
+    const { id, type, maxAttempts } = record;
+    const [keyId, input] =
+      parsed.version === 1
+        ? // Tagged before tags named their key: by the current key, or by none that verifies.
+          [this.keyId, legacyMacInput({ id, type, payloadHash: hash, maxAttempts })]
+        : [
+            this.keyNamed(parsed.key),
+            macInput({
+              ...record,
+              payloadHash: hash,
+              payloadRef: source.kind === 'claim-checked' ? source.ref : undefined,
+            }),
+          ];
+    const valid = await this.mac.verifyMac(keyId, input, parsed.mac);
     return valid ? { ok: true } : { ok: false, problem: 'mismatch' };
+  }
+
+  /**
+   * The trusted key a tag names, else the current key. Only ever one of the configured keys:
+   * the name in the record only picks among them, so a forged name buys nothing, and the
+   * MAC under a trusted key is what vouches for the record.
+   */
+  private keyNamed(name: string): string {
+    const keys = [this.keyId, ...this.previousKeyIds];
+    return keys.find((key) => keyName(key) === name) ?? this.keyId;
   }
 }
 
@@ -111,14 +157,25 @@ export function resolveIntegrity(
 ): IntegrityTag | undefined {
   const keyId = options?.keyId ?? env[INTEGRITY_KEY_ENV];
   if (keyId === undefined || keyId === '') return undefined;
+  const previous =
+    options?.previousKeyIds ??
+    (env[INTEGRITY_PREVIOUS_KEYS_ENV] ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter((key) => key !== '');
   const mac =
     options?.mac ?? new KmsMacClient({ credentialsFrom: dynamodb, endpoint: options?.endpoint });
-  return new IntegrityTag(keyId, mac);
+  return new IntegrityTag(keyId, mac, previous);
 }
 
 /** The dead reason of a task whose tag did not verify. */
-export function integrityFailure(problem: 'missing' | 'mismatch'): string {
-  return problem === 'missing'
-    ? `${INTEGRITY_FAILED}: the record has no integrity tag`
-    : `${INTEGRITY_FAILED}: the integrity tag does not match the record's id, type, payload and maxAttempts`;
+export function integrityFailure(problem: IntegrityProblem): string {
+  switch (problem) {
+    case 'missing':
+      return `${INTEGRITY_FAILED}: the record has no integrity tag`;
+    case 'ambiguous-payload':
+      return `${INTEGRITY_FAILED}: ${AMBIGUOUS_PAYLOAD}`;
+    case 'mismatch':
+      return `${INTEGRITY_FAILED}: the integrity tag does not match the record's payload or the fields that decide how and where it runs`;
+  }
 }

@@ -50,7 +50,7 @@ const MOTO_IMPORT = 'import moto.moto_server.werkzeug_app, werkzeug';
 
 /** The ways around installing, said with every failure. */
 const OTHER_WAYS =
-  'Or install moto yourself with `pip install -r requirements-emulator.txt` ' +
+  'Or install moto yourself with `pip install --require-hashes -r requirements-emulator.txt` ' +
   '(moto[server]==5.2.1), or set AWS_ENDPOINT_URL to an emulator that is already running ' +
   '(LocalStack, MiniStack).';
 
@@ -59,6 +59,25 @@ export const INSTALL_HINT =
   'Install Python 3 with its venv module (e.g. `apt install python3 python3-venv`, ' +
   '`brew install python`), then run again: Tasklane installs the emulator into ' +
   `.tasklane/venv by itself. ${OTHER_WAYS}`;
+
+/**
+ * How the emulator is installed: `python -m pip` with these arguments, then the requirements
+ * file. `--require-hashes` makes pip install only the files whose SHA-256 the file pins, for
+ * every package moto brings along, so a compromised or substituted release on the index is
+ * refused (docs/security.md, "The dev harness").
+ */
+export const PIP_INSTALL_ARGS = [
+  '-m',
+  'pip',
+  'install',
+  '--disable-pip-version-check',
+  '--require-hashes',
+  '--retries',
+  '1',
+  '--timeout',
+  '10',
+  '-r',
+] as const;
 
 /** What to do when pip failed. */
 const PIP_HINT = `Check that pip can reach its package index (PIP_INDEX_URL, a proxy), then run again. ${OTHER_WAYS}`;
@@ -184,18 +203,7 @@ async function installEmulator(python3: string, options: EmulatorRuntimeOptions)
   );
   await run(
     python,
-    [
-      '-m',
-      'pip',
-      'install',
-      '--disable-pip-version-check',
-      '--retries',
-      '1',
-      '--timeout',
-      '10',
-      '-r',
-      requirements,
-    ],
+    [...PIP_INSTALL_ARGS, requirements],
     { env, out },
     () => `pip could not install ${REQUIREMENTS} into ${venv}.`,
     PIP_HINT,

@@ -32,7 +32,11 @@ import { integrityOptions, withIntegrityKey } from './local-integrity.js';
 import { pause } from './pause.js';
 import { withPayloadBucket } from './payload-bucket.js';
 import { provision, provisionScheduleGroup } from './provision.js';
-import { createSchedulePump, LOCAL_SCHEDULER_SENDER_ID } from './schedule-pump.js';
+import {
+  createSchedulePump,
+  LOCAL_DELAYED_SCHEDULER_SENDER_ID,
+  LOCAL_SCHEDULER_SENDER_ID,
+} from './schedule-pump.js';
 
 /** Where a local executor's resources are: enough for a TaskClient, a worker or a sweeper. */
 export interface LocalExecutorLocation extends ExecutorLocation {
@@ -165,10 +169,14 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     }
     const endpoint = emulator?.endpoint ?? (given as string);
     const clients = emulatorClients(endpoint);
-    // The pump signs as the scheduler stand-in, so the worker's sender check is real.
-    const pumpSqs = emulatorClients(endpoint, LOCAL_SCHEDULER_SENDER_ID).sqs;
+    // The pump signs as each group's role stand-in, so the worker's sender check is real.
+    const pumpSqs = {
+      recurring: emulatorClients(endpoint, LOCAL_SCHEDULER_SENDER_ID).sqs,
+      delayed: emulatorClients(endpoint, LOCAL_DELAYED_SCHEDULER_SENDER_ID).sqs,
+    };
     cleanup.push(() => {
-      pumpSqs.destroy();
+      pumpSqs.recurring.destroy();
+      pumpSqs.delayed.destroy();
       clients.sqs.destroy();
       clients.dynamodb.destroy();
       clients.scheduler.destroy();
@@ -266,7 +274,7 @@ function runInBackground(
   options: LocalExecutorOptions,
   location: LocalExecutorLocation,
   clients: Clients,
-  pumpSqs: SQSClient,
+  pumpSqs: { readonly recurring: SQSClient; readonly delayed: SQSClient },
   logger: TaskLogger,
   extra: ReturnType<typeof integrityOptions> & Pick<WorkerOptions, 'events'>,
 ): { failed: AbortSignal; stop(): Promise<void> } {
@@ -279,6 +287,7 @@ function runInBackground(
     ...integrity,
     logger,
     schedulerSenderId: LOCAL_SCHEDULER_SENDER_ID,
+    delayedSchedulerSenderId: LOCAL_DELAYED_SCHEDULER_SENDER_ID,
     events: events ?? false,
     // EMF on stdout once per batch would be noise locally.
     metrics: noopMetrics,
@@ -303,7 +312,20 @@ function runInBackground(
       ? Promise.resolve()
       : createSchedulePump({
           ...clients,
-          sqs: pumpSqs,
+          sqs: pumpSqs.recurring,
+          delayedSqs: pumpSqs.delayed,
+          // Both roles known (always, when provisioned): a schedule naming the other group's
+          // role is not delivered, as Scheduler's trust policies would refuse it.
+          ...(location.schedulerRoleArn !== undefined &&
+          location.delayedSchedulerRoleArn !== undefined &&
+          location.delayedSchedulerRoleArn !== location.schedulerRoleArn
+            ? {
+                roles: {
+                  recurring: location.schedulerRoleArn,
+                  delayed: location.delayedSchedulerRoleArn,
+                },
+              }
+            : {}),
           groupName: location.scheduleGroup,
           ...(location.delayedScheduleGroup === undefined
             ? {}

@@ -13,7 +13,7 @@ import {
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { DEFAULT_LANE, type LaneLocation, type LaneLocations } from '../lanes.js';
 import { type ExecutorSettings, type QueueSettings, tableKeyDefinition } from '../resources.js';
-import { LOCAL_SCHEDULER_SENDER_ID } from './schedule-pump.js';
+import { LOCAL_DELAYED_SCHEDULER_SENDER_ID, LOCAL_SCHEDULER_SENDER_ID } from './schedule-pump.js';
 
 /** What {@link provision} created or found. */
 export interface ProvisionedExecutor {
@@ -41,11 +41,15 @@ export interface ProvisionedScheduler {
    * AWS the CDK construct creates it, allowed to send to the work queue only.
    */
   readonly schedulerRoleArn: string;
+  /** The role delayed tasks' schedules name; the pump delivers them as it (ADR 0036). */
+  readonly delayedSchedulerRoleArn: string;
   /**
    * The SenderId the worker accepts firings from: in an emulator, the access key id the
-   * local schedule pump signs with (in AWS, the scheduler role's unique id).
+   * local schedule pump signs recurring firings with (in AWS, the recurring role's unique id).
    */
   readonly schedulerSenderId: string;
+  /** The SenderId of the delayed group's deliveries, whose firings the worker rejects. */
+  readonly delayedSchedulerSenderId: string;
 }
 
 /**
@@ -152,13 +156,16 @@ async function provisionScheduler(
   await provisionScheduleGroup(settings.scheduler.delayedGroupName, scheduler);
   const [, partition, , region, account] = queueArn.split(':');
   const roleName = `${settings.scheduler.groupName}-scheduler`.slice(0, 64);
+  const delayedRoleName = `${settings.scheduler.groupName}-delayed`.slice(0, 64);
   return {
     scheduleGroup: settings.scheduler.groupName,
     delayedScheduleGroup: settings.scheduler.delayedGroupName,
     scheduleDeadLetterArn: await arnOf(sqs, dlqUrl),
     scheduleDeadLetterQueueUrl: dlqUrl,
     schedulerRoleArn: `arn:${partition ?? 'aws'}:iam::${account ?? region}:role/${roleName}`,
+    delayedSchedulerRoleArn: `arn:${partition ?? 'aws'}:iam::${account ?? region}:role/${delayedRoleName}`,
     schedulerSenderId: LOCAL_SCHEDULER_SENDER_ID,
+    delayedSchedulerSenderId: LOCAL_DELAYED_SCHEDULER_SENDER_ID,
   };
 }
 

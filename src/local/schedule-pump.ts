@@ -8,6 +8,12 @@
  * schedules in milliseconds. Each tick delivers the recurring firings due in
  * `(previous tick, now]`, and every one-time schedule due by `now` that it has not yet
  * delivered; a one-time schedule with ActionAfterCompletion DELETE is then deleted.
+ *
+ * Each group delivers as its own role, as in AWS, where each group's role trusts Scheduler
+ * only for that group (docs/adr/0036-trust-model-hardening.md): recurring firings are signed
+ * with {@link LOCAL_SCHEDULER_SENDER_ID}, delayed tasks with
+ * {@link LOCAL_DELAYED_SCHEDULER_SENDER_ID}; given `roles`, a schedule naming another
+ * group's role is not delivered, as Scheduler could not assume it.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -33,6 +39,12 @@ import { pause } from './pause.js';
  */
 export const LOCAL_SCHEDULER_SENDER_ID = 'schedulerpump';
 
+/**
+ * The access key id the pump signs delayed tasks' deliveries with: the stand-in for the
+ * delayed group's role, whose firings the worker rejects.
+ */
+export const LOCAL_DELAYED_SCHEDULER_SENDER_ID = 'schedulerpumpdelayed';
+
 /** Options of {@link createSchedulePump}. */
 export interface SchedulePumpOptions {
   readonly scheduler: SchedulerClient;
@@ -42,6 +54,17 @@ export interface SchedulePumpOptions {
    * from the scheduler's SenderId.
    */
   readonly sqs: SQSClient;
+  /**
+   * The client the pump delivers the delayed group's schedules with: credentials of their own
+   * (access key id {@link LOCAL_DELAYED_SCHEDULER_SENDER_ID}). @default `sqs`
+   */
+  readonly delayedSqs?: SQSClient;
+  /**
+   * Each group's delivery role. Given, a schedule whose target names another role is not
+   * delivered (an error, no dead letter), as Scheduler cannot assume a role that does not
+   * trust the schedule's group. @default no check
+   */
+  readonly roles?: { readonly recurring: string; readonly delayed: string };
   /** The group of recurring schedules. */
   readonly groupName: string;
   /** The group of delayed tasks' one-time schedules. @default `<groupName>.at` */
@@ -93,10 +116,12 @@ export interface SchedulePump {
 
 /** Creates a pump over an executor's schedule groups, recurring and delayed. */
 export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
-  const groups = [
-    options.groupName,
-    options.delayedGroupName ?? delayedScheduleGroupName(options.groupName),
-  ];
+  const delayedGroup = options.delayedGroupName ?? delayedScheduleGroupName(options.groupName);
+  const groups = [options.groupName, delayedGroup];
+  const delivery = (group: string) =>
+    group === delayedGroup
+      ? { sqs: options.delayedSqs ?? options.sqs, role: options.roles?.delayed }
+      : { sqs: options.sqs, role: options.roles?.recurring };
   const clock = options.clock ?? Date.now;
   const logger = options.logger ?? silentLogger;
   const copies = options.deliveriesPerFiring ?? 1;
@@ -119,8 +144,10 @@ export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
 
   const deliver = async (
     schedule: GetScheduleCommandOutput,
+    group: string,
     scheduledAt: number,
   ): Promise<PumpDelivery> => {
+    const as = delivery(group);
     const executionId = randomBytes(8).toString('hex');
     const input = substituteContext(schedule.Target?.Input ?? '', {
       [SchedulerContext.SCHEDULED_TIME]: formatScheduledTime(scheduledAt),
@@ -129,8 +156,14 @@ export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
       [SchedulerContext.SCHEDULE_ARN]: schedule.Arn ?? '',
     });
     const base = { schedule: schedule.Name ?? '', scheduledAt, executionId };
+    if (as.role !== undefined && schedule.Target?.RoleArn !== as.role) {
+      // AWS would fail to assume the role, so neither the target nor the DLQ gets anything.
+      const error = `Scheduler cannot assume ${schedule.Target?.RoleArn ?? 'no role'} for a schedule of group ${group}: only ${as.role} trusts that group`;
+      logger.warn('schedule pump: delivery refused', { schedule: base.schedule, error });
+      return { ...base, messageId: undefined, error };
+    }
     try {
-      const out = await options.sqs.send(
+      const out = await as.sqs.send(
         new SendMessageCommand({
           QueueUrl: await queueUrl(schedule.Target?.Arn ?? ''),
           MessageBody: input,
@@ -141,7 +174,7 @@ export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
     } catch (err) {
       const error = (err as Error).message;
       logger.warn('schedule pump: delivery failed', { schedule: base.schedule, error });
-      await deadLetter(schedule, input, error).catch((dlqError: unknown) => {
+      await deadLetter(as.sqs, schedule, input, error).catch((dlqError: unknown) => {
         logger.error('schedule pump: dead-letter send failed', {
           schedule: base.schedule,
           error: (dlqError as Error).message,
@@ -151,10 +184,15 @@ export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
     }
   };
 
-  const deadLetter = async (schedule: GetScheduleCommandOutput, input: string, error: string) => {
+  const deadLetter = async (
+    sqs: SQSClient,
+    schedule: GetScheduleCommandOutput,
+    input: string,
+    error: string,
+  ) => {
     const arn = schedule.Target?.DeadLetterConfig?.Arn;
     if (arn === undefined) return;
-    await options.sqs.send(
+    await sqs.send(
       new SendMessageCommand({
         QueueUrl: await queueUrl(arn),
         MessageBody: input,
@@ -179,7 +217,7 @@ export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
 
   const tick = async (now = clock()): Promise<PumpTick> => {
     const after = last;
-    const due: { schedule: GetScheduleCommandOutput; at: number }[] = [];
+    const due: { schedule: GetScheduleCommandOutput; group: string; at: number }[] = [];
     const toDelete: { name: string; group: string }[] = [];
     const schedules: { schedule: GetScheduleCommandOutput; group: string }[] = [];
     for (const group of groups) {
@@ -209,13 +247,13 @@ export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
         if (completed.has(key)) continue;
         const [at] = occurrences(timing, Number.NEGATIVE_INFINITY, now);
         if (at === undefined) continue;
-        due.push({ schedule, at });
+        due.push({ schedule, group, at });
         completed.add(key);
         if (schedule.ActionAfterCompletion === 'DELETE')
           toDelete.push({ name: schedule.Name ?? '', group });
         continue;
       }
-      for (const at of occurrences(timing, after, now)) due.push({ schedule, at });
+      for (const at of occurrences(timing, after, now)) due.push({ schedule, group, at });
       const end = timing.endDate;
       if (end !== undefined && end <= now && schedule.ActionAfterCompletion === 'DELETE') {
         toDelete.push({ name: schedule.Name ?? '', group });
@@ -223,8 +261,8 @@ export function createSchedulePump(options: SchedulePumpOptions): SchedulePump {
     }
     due.sort((a, b) => a.at - b.at);
     const deliveries: PumpDelivery[] = [];
-    for (const { schedule, at } of due) {
-      for (let copy = 0; copy < copies; copy++) deliveries.push(await deliver(schedule, at));
+    for (const { schedule, group, at } of due) {
+      for (let copy = 0; copy < copies; copy++) deliveries.push(await deliver(schedule, group, at));
     }
     const deleted: string[] = [];
     for (const one of toDelete) if (await remove(one)) deleted.push(one.name);

@@ -9,6 +9,7 @@ import {
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type ExecutorLocation, scheduleThreshold } from '../config.js';
 import { TaskStatus } from '../constants.js';
+import { releaseDependents } from '../dependencies/release.js';
 import { ScheduleFailedError } from '../errors.js';
 import { LaneQueues } from '../lanes.js';
 import { taskMessage } from '../message.js';
@@ -149,6 +150,20 @@ export class DelayedTasks {
       // Only once the record is rolled back: deleting first would remove a schedule that a
       // confirming enqueue relies on.
       if (discarded) await this.dropSchedule(record.id);
+      // Dependents that registered while it was SCHEDULED wait for a task that was never
+      // enqueued: they are cancelled now (a crash here leaves that to the sweeper, or to the
+      // next enqueue of the id), and the id can be enqueued again once they are.
+      if (discarded && current !== undefined && (current.dependents ?? []).length > 0) {
+        await releaseDependents(current, this.deps).catch((cause: unknown) => {
+          this.deps.logger.warn(
+            'dependents of a rolled-back task not cancelled; the sweeper will',
+            {
+              taskId: record.id,
+              error: (cause as Error).message,
+            },
+          );
+        });
+      }
       throw new ScheduleFailedError(record.id, name, { cause: err });
     }
   }
@@ -205,6 +220,7 @@ export class DelayedTasks {
             message.MessageBody,
             record.messageGroupId,
             record.lane,
+            'delayed',
           ),
           ClientToken: delayedClientToken(name, expression, message.MessageBody, record.createdAt),
         }),

@@ -71,18 +71,24 @@ export class SchedulerTarget {
   /**
    * A schedule target that sends `input` to the work queue of `lane` (undefined: the
    * default lane) in `messageGroupId`, with the service's longest retry policy and the
-   * schedules' dead-letter queue.
+   * schedules' dead-letter queue, delivered as the role of the schedule's group (`kind`):
+   * Scheduler may assume each role only for its own group (ADR 0036).
    *
    * @throws UnknownLaneError when the executor has no such lane.
    */
-  async target(input: string, messageGroupId: string, lane?: string): Promise<Target> {
+  async target(
+    input: string,
+    messageGroupId: string,
+    lane: string | undefined,
+    kind: 'delayed' | 'recurring',
+  ): Promise<Target> {
     const config = this.config();
     return {
       Arn:
         lane === undefined || lane === DEFAULT_LANE
           ? await this.workQueueArn(config)
           : await this.laneQueueArn(lane),
-      RoleArn: config.roleArn,
+      RoleArn: kind === 'delayed' ? config.delayedRoleArn : config.roleArn,
       Input: input,
       SqsParameters: { MessageGroupId: messageGroupId },
       RetryPolicy: {

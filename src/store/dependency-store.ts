@@ -30,12 +30,12 @@ import { type NewTask, newTaskItem, type WriteContext } from './new-task.js';
 import { fromItem, refusedRecord, statusShard, statusShardKey, type TaskRecord } from './record.js';
 import type { Retention } from './retention.js';
 import { CREATE_CONDITION } from './rollback.js';
-import { isIndexed } from './status-index-keys.js';
+import { isIndexed, RELEASE_PARTITION } from './status-index-keys.js';
+
+export { RELEASE_PARTITION } from './status-index-keys.js';
+
 import { writeTransition } from './transition.js';
 import { transitionSpec } from './transitions.js';
-
-/** The index partition of finished parents whose dependents are not all released yet. */
-export const RELEASE_PARTITION = 'RELEASE';
 
 /** Statuses a parent can still leave: a dependent added now is released by its end. */
 const UNFINISHED = [
@@ -161,11 +161,14 @@ export class DependencyStore {
 
   /**
    * Files a finished parent whose dependents have all counted its outcome back under its
-   * status's index partition (DEAD), or takes it out of the index (SUCCEEDED, CANCELLED). Conditional on it still being finished in that status and in
-   * the release partition. Returns false when it was not (nothing to do, or it moved on).
+   * status's index partition (DEAD), or takes it out of the index (SUCCEEDED, CANCELLED,
+   * ROLLED_BACK). Conditional on it still being finished in that status and in a release
+   * partition, whichever shard: the producer that registered the first dependent chose it
+   * with its own `statusShards`, which may be lower than this writer's during a rolling raise
+   * (docs/adr/0031-dependency-fences.md). Returns false when it was not (nothing to do, or
+   * it moved on).
    */
   async finishRelease(parent: Pick<TaskRecord, 'id' | 'status'>): Promise<boolean> {
-    const shard = statusShard(parent.id, this.ctx.statusShards);
     const keyed = isIndexed(parent.status);
     try {
       await this.ctx.doc.send(
@@ -176,7 +179,7 @@ export class DependencyStore {
           UpdateExpression: keyed
             ? 'SET #statusShard = :statusShard'
             : 'REMOVE #statusShard, #statusAt',
-          ConditionExpression: '#status = :status AND #statusShard = :releaseShard',
+          ConditionExpression: '#status = :status AND begins_with(#statusShard, :release)',
           ExpressionAttributeNames: {
             '#status': 'status',
             '#statusShard': TableSchema.STATUS_INDEX_PARTITION_KEY,
@@ -184,8 +187,15 @@ export class DependencyStore {
           },
           ExpressionAttributeValues: {
             ':status': parent.status,
-            ...(keyed ? { ':statusShard': statusShardKey(parent.status, shard) } : {}),
-            ':releaseShard': `${RELEASE_PARTITION}#${shard}`,
+            ...(keyed
+              ? {
+                  ':statusShard': statusShardKey(
+                    parent.status,
+                    statusShard(parent.id, this.ctx.statusShards),
+                  ),
+                }
+              : {}),
+            ':release': `${RELEASE_PARTITION}#`,
           },
         }),
       );

@@ -16,7 +16,7 @@ export interface Condition {
 /** `#attribute op :key`, with `:key` bound to `value`. */
 export function compare(
   attribute: string,
-  op: '=' | '<' | '<=',
+  op: '=' | '<' | '<=' | '>' | '>=',
   key: string,
   value: unknown,
 ): Condition {

@@ -8,6 +8,7 @@ import { AuditEvent, OnDead, TaskStatus } from '../constants.js';
 import { equals, generationIs } from './expression.js';
 import type { TaskRecord } from './record.js';
 import { REDRIVE_REMOVES } from './repair-transitions.js';
+import { releaseDone } from './status-index-keys.js';
 import { at, expire, kill, type Seen, type Transition } from './transitions.js';
 
 type KillInput = Parameters<(typeof kill)['fence']>[0];
@@ -51,21 +52,25 @@ const stillParked = ({ seen, parkedKey }: ParkedInput) => [
 ];
 
 /**
- * DEAD (parked) → QUEUED with a fresh attempt budget, in place: the generation is kept,
- * because the message that runs it is the one already at the head of the key's group,
- * ahead of every later task of the key. No new message is sent.
+ * DEAD (parked) → QUEUED with a fresh attempt budget, in place: no new message is sent,
+ * because the one that runs it is already at the head of the key's group, ahead of every
+ * later task of the key (the envelope names only the task, so it still claims it). The
+ * generation still moves, as for any redrive: it marks the record as run before, so a
+ * debounce fold, which requires a first generation, can never rewrite the payload this
+ * redrive is to rerun (docs/adr/0033-debounce-fences.md).
  */
 export const redriveParked: Transition<ParkedInput> = {
   name: 'redrive parked',
   from: [TaskStatus.DEAD],
-  fence: stillParked,
+  // Not while its release cancels dependents for this death (docs/adr/0031-dependency-fences.md).
+  fence: (input) => [...stillParked(input), releaseDone()],
   event: AuditEvent.REDRIVEN,
   to: TaskStatus.QUEUED,
   task: ({ seen }) => seen,
   by: () => ({ attempt: 0 }),
   detail: ({ reason, parkedKey }) =>
     `${reason ?? 'redriven'}; runs first on ordering key '${parkedKey}'`,
-  set: () => ({ attempt: 0 }),
+  set: ({ seen }) => ({ attempt: 0, generation: seen.generation + 1 }),
   remove: [...REDRIVE_REMOVES, 'parkedKey'],
   statusAt: at,
 };

@@ -44,8 +44,9 @@ export const PRODUCER_UPDATE_ATTRIBUTES: readonly string[] = [
 /**
  * What a producer's UpdateItem may also name on a debounced task (ids starting
  * `debounce-`, which explicit ids may not): folding an enqueue into the key's waiting task
- * counts it in `absorbed` and, in mode 'last', replaces the payload and moves `runAt`
- * (docs/adr/0029-debounce.md). The pointer's update names only attributes of the list above.
+ * counts it in `absorbed` and, in mode 'last', replaces the payload, moves `runAt` and writes
+ * the fields the producer's definition decides (docs/adr/0029-debounce.md,
+ * docs/adr/0035-integrity-tag-v2.md). The pointer's update names only attributes of the list above.
  */
 export const DEBOUNCED_UPDATE_ATTRIBUTES: readonly string[] = [
   ...PRODUCER_UPDATE_ATTRIBUTES,
@@ -56,4 +57,11 @@ export const DEBOUNCED_UPDATE_ATTRIBUTES: readonly string[] = [
   'payloadHash',
   'integrityTag',
   'runAt',
+  // The rest of what the integrity tag covers, as the folding producer's definition says
+  // (docs/adr/0035-integrity-tag-v2.md); the ordering key is only tested.
+  'maxAttempts',
+  'timeoutMs',
+  'lane',
+  'onDead',
+  'orderingKey',
 ];

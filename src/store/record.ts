@@ -98,7 +98,8 @@ export interface TaskRecord {
   /** When the latest heartbeat was recorded (epoch ms); undefined before the first. */
   readonly lastHeartbeatAt: number | undefined;
   /**
-   * The integrity tag (base64 KMS HMAC over id, type, payload and maxAttempts) when the
+   * The integrity tag (`v2:<base64 KMS HMAC>:<key>` over the payload and the fields that
+   * decide how and where the task runs; a bare base64 MAC for a version-1 tag) when the
    * producer had integrity on; see docs/security.md.
    */
   readonly integrityTag: string | undefined;

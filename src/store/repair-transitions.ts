@@ -8,6 +8,7 @@ import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
 import { compare, equals, generationIs, notExists } from './expression.js';
 import type { TaskRecord } from './record.js';
 import { expiresAtSeconds } from './retention.js';
+import { releaseDone } from './status-index-keys.js';
 import type { SeenHistory } from './transition.js';
 import { at, expiredLease, finished, LEASE, type Seen, type Transition } from './transitions.js';
 
@@ -82,6 +83,8 @@ export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = 
   fence: ({ seen }) => [
     equals('attempt', 'seenAttempt', seen.attempt),
     generationIs('seenGeneration', seen.generation),
+    // Not while its release cancels dependents for this death (docs/adr/0031-dependency-fences.md).
+    releaseDone(),
   ],
   event: AuditEvent.REDRIVEN,
   to: TaskStatus.PENDING,

@@ -6,16 +6,26 @@
  */
 import { TableSchema, TaskStatus } from '../constants.js';
 import type { TaskRecord } from './record.js';
+import { releaseDone } from './status-index-keys.js';
+
+const released = releaseDone();
 
 /**
  * The one condition of a create's PutItem: no record has the id, or the record there was
- * rolled back (its enqueue threw, so nobody was told it exists). Anything else is kept and
- * returned (ALL_OLD) for the caller to compare.
+ * rolled back (its enqueue threw, so nobody was told it exists) and the release of the
+ * dependents that registered on it while it was SCHEDULED is done: they are cancelled, so
+ * none of them waits for the new task that reuses the id
+ * (docs/adr/0031-dependency-fences.md). Anything else is kept and returned (ALL_OLD) for the
+ * caller to compare, or, rolled back, to finish that release first.
  */
 export const CREATE_CONDITION = {
-  ConditionExpression: 'attribute_not_exists(#pk) OR #status = :rolledBack',
-  ExpressionAttributeNames: { '#pk': TableSchema.PARTITION_KEY, '#status': 'status' },
-  ExpressionAttributeValues: { ':rolledBack': TaskStatus.ROLLED_BACK },
+  ConditionExpression: `attribute_not_exists(#pk) OR (#status = :rolledBack AND ${released.expression})`,
+  ExpressionAttributeNames: {
+    '#pk': TableSchema.PARTITION_KEY,
+    '#status': 'status',
+    ...released.names,
+  },
+  ExpressionAttributeValues: { ':rolledBack': TaskStatus.ROLLED_BACK, ...released.values },
 } as const;
 
 /**

@@ -5,6 +5,7 @@
 import { EnvVars } from '../config.js';
 import { Defaults, TableSchema, TaskStatus } from '../constants.js';
 import { ValidationError } from '../errors.js';
+import type { Condition } from './expression.js';
 import { statusShard, statusShardKey } from './record.js';
 
 /**
@@ -23,6 +24,25 @@ export const INDEXED_STATUSES: readonly TaskStatus[] = [
   TaskStatus.RUNNING,
   TaskStatus.DEAD,
 ];
+
+/**
+ * The index partition (`RELEASE#<shard>`) of finished parents whose dependents are not all
+ * released yet (docs/adr/0030-dependencies.md).
+ */
+export const RELEASE_PARTITION = 'RELEASE';
+
+/**
+ * The record is not in a release partition, whichever shard: its release, if it had one, is
+ * done. A finished task leaves its end (a redrive, a revived id) only then, so a release never
+ * acts on an outcome its parent no longer has (docs/adr/0031-dependency-fences.md).
+ */
+export function releaseDone(): Condition {
+  return {
+    expression: 'NOT begins_with(#statusShard, :releasePartition)',
+    names: { '#statusShard': TableSchema.STATUS_INDEX_PARTITION_KEY },
+    values: { ':releasePartition': `${RELEASE_PARTITION}#` },
+  };
+}
 
 /** True when a record in `status` carries the status index's keys. */
 export function isIndexed(status: TaskStatus): boolean {

@@ -63,6 +63,7 @@ export const EVENT_CODES: Readonly<Partial<Record<AuditEvent, string>>> = {
   [AuditEvent.ROLLED_BACK]: 'rb',
   [AuditEvent.CANCEL_REQUESTED]: 'cr',
   [AuditEvent.KEY_RELEASED]: 'kr',
+  [AuditEvent.UNCLAIMED]: 'uc',
 };
 
 const EVENTS_BY_CODE: ReadonlyMap<string, AuditEvent> = new Map(
@@ -83,6 +84,7 @@ const IMPLIED_STATUS: Readonly<Partial<Record<AuditEvent, TaskStatus>>> = {
   [AuditEvent.ROLLED_BACK]: TaskStatus.ROLLED_BACK,
   [AuditEvent.CANCEL_REQUESTED]: TaskStatus.RUNNING,
   [AuditEvent.KEY_RELEASED]: TaskStatus.DEAD,
+  [AuditEvent.UNCLAIMED]: TaskStatus.QUEUED,
 };
 
 /**
@@ -92,6 +94,7 @@ const IMPLIED_STATUS: Readonly<Partial<Record<AuditEvent, TaskStatus>>> = {
 const HOLDER_EVENTS: ReadonlySet<string> = new Set([
   AuditEvent.RETRY_SCHEDULED,
   AuditEvent.SUCCEEDED,
+  AuditEvent.UNCLAIMED,
 ]);
 
 /** The stored form of an entry. */

@@ -137,14 +137,16 @@ export class TaskStore {
 
   /**
    * RUNNING → SUCCEEDED, the terminal write. Fenced by the lease. A claim-checked result is
-   * already in S3; the record gets its reference.
+   * already in S3; the record gets its reference. `note` goes into the history entry.
    */
   complete(
     lease: Lease,
     resultJson: string | undefined,
     resultRef?: ObjectRef,
+    note?: string,
   ): Promise<TaskRecord> {
-    return this.write(transitions.complete, { lease, resultJson, ...(resultRef && { resultRef }) });
+    const input = { lease, resultJson, note, ...(resultRef && { resultRef }) };
+    return this.write(transitions.complete, input);
   }
 
   /** RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease. */
@@ -166,6 +168,20 @@ export class TaskStore {
     return parkedKey === undefined
       ? this.write(transitions.kill, { lease, reason, error })
       : this.write(parking.killAndPark, { lease, reason, error, parkedKey });
+  }
+
+  /**
+   * RUNNING → QUEUED, the claim given back unspent: a dependency the start needs failed before
+   * the handler ran (an S3 or KMS outage). The attempt returns to the one before the claim and
+   * the lease is removed; `takeover` restores the lost-lease mark a takeover's claim removed.
+   * `delayMs` is when the message comes back. Fenced by the lease.
+   */
+  unclaim(
+    lease: Lease,
+    reason: string,
+    options: { readonly takeover: boolean; readonly delayMs: number },
+  ): Promise<TaskRecord> {
+    return this.write(transitions.unclaim, { lease, reason, ...options });
   }
 
   /**
@@ -239,9 +255,10 @@ export class TaskStore {
   }
 
   /**
-   * DEAD with `parkedKey` → QUEUED with a fresh attempt budget, in place: the generation is
-   * kept and no message is sent, since the task's held message, at the head of its key's
-   * group, runs it before the key's later tasks (docs/adr/0024-parked-keys.md).
+   * DEAD with `parkedKey` → QUEUED with a fresh attempt budget, in place: no message is
+   * sent, since the task's held message, at the head of its key's group, runs it before the
+   * key's later tasks (docs/adr/0024-parked-keys.md); the generation moves past the dead
+   * run's, so no debounce fold can rewrite it (docs/adr/0033-debounce-fences.md).
    */
   redriveParked(seen: Seen, parkedKey: string, reason?: string): Promise<TaskRecord> {
     return this.write(parking.redriveParked, { seen, parkedKey, reason });
@@ -287,20 +304,20 @@ export class TaskStore {
    * record this enqueue still owns is moved (see the `rollback` transition): one conditional
    * UpdateItem, so producers need no DeleteItem (docs/adr/0015-rollback-moves-instead-of-deleting.md).
    *
-   * @returns `discarded: true` when moved; otherwise the record DynamoDB held instead
-   *   (undefined when there is none), which is left as it is.
+   * @returns `discarded: true` with the ROLLED_BACK record when moved (its `dependents`
+   *   are to be released); otherwise the record DynamoDB held instead (undefined when there
+   *   is none), which is left as it is.
    */
   async discard(
     seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'> & SeenHistory,
     reason: string,
   ): Promise<{ readonly discarded: boolean; readonly current?: TaskRecord | undefined }> {
     try {
-      await this.write(repairs.rollback, { seen, reason });
+      return { discarded: true, current: await this.write(repairs.rollback, { seen, reason }) };
     } catch (err) {
       if (!(err instanceof TransitionRejectedError)) throw err;
       return { discarded: false, current: err.current };
     }
-    return { discarded: true };
   }
 
   /**

@@ -2,7 +2,10 @@
  * Writes one transition of the task store: one conditional UpdateItem (see
  * {@link buildTransitionUpdate}), with the history kept within its byte budget.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  TransactionConflictException,
+} from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type AuditEvent, Defaults, TableSchema, type TaskStatus } from '../constants.js';
 import { LeaseLostError, TransitionRejectedError } from '../errors.js';
@@ -67,14 +70,24 @@ export interface TransitionContext {
 /** A transition is written at most this many times (see {@link writeTransition}). */
 const MAX_TRANSITION_ROUNDS = 4;
 
+/**
+ * A write refused with TransactionConflictException (a producer's transaction registering a
+ * dependent held the item at that moment) changed nothing: it is sent again, unchanged, at
+ * most this many more times, after a short jittered pause (the transaction lasts milliseconds).
+ */
+const MAX_CONFLICT_RETRIES = 6;
+
 /** Added to a terminal entry's detail when the item had no room left for the result. */
 const RESULT_DROPPED = "result not stored: the item would exceed DynamoDB's size limit";
 
 /**
  * Sends the one conditional UpdateItem of a transition, keeping the history within its
  * budget (ADR 0008): appended while it fits, else rewritten folded, from the
- * history the caller read. Three refusals are recovered by writing the same transition again,
+ * history the caller read. Four refusals are recovered by writing the same transition again,
  * under the same condition, so at most one write ever lands:
+ * - a write refused with TransactionConflictException, because a producer's transaction
+ *   (adding a dependent, docs/adr/0031-dependency-fences.md) held the item: nothing was
+ *   written, so it is sent again after a short pause;
  * - a rewrite refused because the stored list changed since it was read (only a duplicate
  *   note can do that without failing the transition's own condition): folded again from
  *   the list DynamoDB returned;
@@ -94,6 +107,7 @@ export async function writeTransition(
   // The caller's copy says whether the task has dependents; a dependent added since (or no
   // copy) costs one refused write to learn it.
   let releaseFiling = spec.seen?.hasDependents === true;
+  let conflicts = 0;
   for (let round = 0; ; round++) {
     const now = ctx.clock();
     const dropResult = oversize !== undefined && resultTooLarge(oversize, spec.set);
@@ -118,6 +132,12 @@ export async function writeTransition(
       auditEntry(ctx.logger, record, entry ?? entryOf(spec, now, false), spec.logFields);
       return record;
     } catch (err) {
+      if (err instanceof TransactionConflictException && conflicts < MAX_CONFLICT_RETRIES) {
+        // Nothing was written: the same write, under the same condition, decides again.
+        await conflictPause(conflicts++);
+        round -= 1; // not one of the transition's rounds
+        continue;
+      }
       const last = round >= MAX_TRANSITION_ROUNDS - 1;
       if (err instanceof ConditionalCheckFailedException) {
         const current = refusedRecord(err);
@@ -147,6 +167,11 @@ export async function writeTransition(
       });
     }
   }
+}
+
+/** Full jitter over 10 ms doubling: under half a second in all. */
+function conflictPause(retry: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** retry));
 }
 
 function entryOf(spec: TransitionSpec, now: number, resultDropped: boolean): HistoryEntry {

@@ -215,12 +215,19 @@ export const extendLease: Transition<BeatInput> = {
   statusAt: ({ leaseMs }, now) => now + leaseMs,
 };
 
-type CompleteInput = { lease: Lease; resultJson: string | undefined; resultRef?: ObjectRef };
+type CompleteInput = {
+  lease: Lease;
+  resultJson: string | undefined;
+  resultRef?: ObjectRef;
+  /** Why the result is not where it would be (a payload bucket that stayed down). */
+  note?: string | undefined;
+};
 export const complete: Transition<CompleteInput> = {
   ...byLease<CompleteInput>(),
   name: 'complete',
   event: AuditEvent.SUCCEEDED,
   to: TaskStatus.SUCCEEDED,
+  detail: ({ note }) => note,
   // No `finishedAt`: a success's finish time is its `updatedAt`, which nothing changes
   // afterwards, so the record reads it from there (docs/adr/0027-compact-history.md).
   set: ({ resultJson, resultRef }, now, retention) => ({
@@ -254,6 +261,30 @@ export const kill: Transition<KillInput> = {
   set: ({ reason, error }, now) => dead(reason, error, now),
   remove: LEASE,
   statusAt: at,
+};
+
+type UnclaimInput = { lease: Lease; reason: string; takeover: boolean; delayMs: number };
+/**
+ * RUNNING → QUEUED by the lease holder before the handler started, because a dependency
+ * the start needs (the payload's S3 object, the integrity tag's KMS check) failed: the claim
+ * is given back and the attempt it started is not spent (docs/adr/0034-dependency-outages.md).
+ * The attempt returns to the one before the claim, so the next claim starts the same attempt
+ * again; a takeover's claim keeps its lost-lease mark, so its next claim is a takeover again.
+ * Its message, never acknowledged, keeps the task's place at the head of its group.
+ */
+export const unclaim: Transition<UnclaimInput> = {
+  ...byLease<UnclaimInput>(),
+  name: 'unclaim',
+  event: AuditEvent.UNCLAIMED,
+  to: TaskStatus.QUEUED,
+  detail: ({ lease, reason }) => `${reason}; attempt ${lease.attempt} not spent, not run`,
+  set: ({ lease, takeover }) => ({
+    attempt: lease.attempt - 1,
+    ...(takeover ? { leaseLost: true } : {}),
+  }),
+  remove: LEASE,
+  // Due when its message is next delivered; an overdue resend counts from then.
+  statusAt: ({ delayMs }, now) => now + delayMs,
 };
 
 type ExpireInput = { seen: TaskRecord; reason: string; actor: string };

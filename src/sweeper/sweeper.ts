@@ -176,7 +176,8 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
       const dead = await store.expire(record, 'lease expired on the final attempt', SWEEPER_ACTOR);
       counts.killed += 1;
       if ((dead.dependents ?? []).length > 0) {
-        await releaseDependents(dead, { store, dispatcher: options.dispatcher, logger });
+        // Sent below with the sweep's other sends: checked, and in enqueue order.
+        toSend.push(...(await releaseDependents(dead, { store, logger })).released);
       }
       return;
     }
@@ -218,14 +219,12 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     );
   }
 
-  // Releases a crash interrupted: the released tasks are sent there and then.
+  // Releases a crash interrupted: the released tasks join the sends below.
   const releaseBefore = now - (options.releaseGraceMs ?? Defaults.RELEASE_GRACE_MS);
-  const releases = await sweepReleases(
-    { store, dispatcher: options.dispatcher, logger, clock },
-    releaseBefore,
-    deadline,
-  );
+  const releases = await sweepReleases({ store, logger, clock }, releaseBefore, deadline);
   counts.failed += releases.failed;
+  if (releases.budgetExhausted) budgetExhausted = true;
+  toSend.push(...releases.released);
 
   // Enqueue order within each ordering key: sends go out in the order the tasks were enqueued.
   const checkDeps = { integrity: options.integrity, logger, clock, actor: SWEEPER_ACTOR };
@@ -258,7 +257,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
       }
     },
   );
-  const report = { ...counts, released: releases.released, budgetExhausted };
+  const report = { ...counts, released: releases.released.length, budgetExhausted };
   logger.info('sweep finished', { ...report });
   return report;
 }

@@ -5,37 +5,62 @@
  */
 import { type ObjectRef, objectLocation, resultKey } from '../claim-check/object-ref.js';
 import type { ObjectStore } from '../claim-check/object-store.js';
+import { AMBIGUOUS_PAYLOAD, payloadSource } from '../claim-check/payload-source.js';
 import { describeError } from '../error-info.js';
-import { ResultTooLargeError } from '../errors.js';
+import { PayloadTooLargeError, ResultTooLargeError } from '../errors.js';
 import { ClaimCheckMismatchError } from '../feature-errors.js';
 import type { TaskLogger } from '../observability/logger.js';
-import { payloadHash, type TaskRecord } from '../store/record.js';
+import type { TaskRecord } from '../store/record.js';
 import type { Lease } from '../store/task-store.js';
 
 /** A value, or the error that declares the task DEAD. */
 type Checked<T> =
   | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly error: ClaimCheckMismatchError | ResultTooLargeError };
+  | {
+      readonly ok: false;
+      readonly error: ClaimCheckMismatchError | PayloadTooLargeError | ResultTooLargeError;
+    };
 
 /**
  * The record with its payload read from the bucket, when it is claim-checked (one
  * GetObject per attempt). The object must match its reference (size, SHA-256) and the
- * record's payload hash, which the integrity tag covers; otherwise the task may not run.
- * An S3 fault throws: that is an outage, and the message's redelivery retries it.
+ * record's payload hash, which the integrity tag covers with the reference; otherwise the
+ * task may not run, nor may a record that holds both an inline payload and a reference. A
+ * payload above `maxPayloadBytes` is refused before it is read: bad input, never run. An S3
+ * fault throws: that is an outage, which gives the claim back unspent (see outage.ts).
  */
 export async function resolvePayload(
   record: TaskRecord,
-  objects: ObjectStore,
+  deps: { readonly objects: ObjectStore; readonly maxPayloadBytes: number },
+  signal?: AbortSignal,
 ): Promise<Checked<TaskRecord>> {
-  const ref = record.payloadRef;
-  if (ref === undefined) return { ok: true, value: record };
+  // The same reading of the record as the integrity check's (ADR 0035).
+  const source = payloadSource(record);
+  if (source.kind === 'inline') return { ok: true, value: record };
+  const { ref } = source;
+  if (source.kind === 'ambiguous') {
+    return {
+      ok: false,
+      error: new ClaimCheckMismatchError(objectLocation(ref), 'ambiguous', AMBIGUOUS_PAYLOAD),
+    };
+  }
+  if (ref.size > deps.maxPayloadBytes) {
+    return {
+      ok: false,
+      error: new PayloadTooLargeError(record.type, ref.size, deps.maxPayloadBytes),
+    };
+  }
   try {
-    const json = await objects.read(ref);
-    if (payloadHash(record.type, json) !== record.payloadHash) {
+    const read = await deps.objects.readChecked(ref, {
+      signal,
+      maxBytes: deps.maxPayloadBytes,
+      typeHash: record.type,
+    });
+    if (read.payloadHash !== record.payloadHash) {
       const detail = "does not match the record's payload hash";
       throw new ClaimCheckMismatchError(objectLocation(ref), 'payload-hash', detail);
     }
-    return { ok: true, value: { ...record, payload: JSON.parse(json) as unknown } };
+    return { ok: true, value: { ...record, payload: JSON.parse(read.text) as unknown } };
   } catch (err) {
     if (err instanceof ClaimCheckMismatchError) return { ok: false, error: err };
     throw err;
@@ -46,21 +71,33 @@ export async function resolvePayload(
 export interface StoredResult {
   readonly json: string | undefined;
   readonly ref?: ObjectRef | undefined;
+  /** Added to the success's history entry: why the result is not where it would be. */
+  readonly note?: string | undefined;
+}
+
+/** A handler's result, serialised and checked, before any upload. */
+export interface PreparedResult {
+  readonly json: string | undefined;
+  /** Bytes of `json` (UTF-8). */
+  readonly size: number;
+  /** Above the bucket's threshold: the result goes to S3 (see {@link uploadResult}). */
+  readonly offload: boolean;
 }
 
 /**
- * Serialises a handler's result and, above the bucket's threshold, stores it in S3 (one
- * PutObject) under a key of its own claim, before the record names it. A result above
- * `maxResultBytes` is refused: the task goes DEAD with ResultTooLargeError rather than lose
- * it. A result that is not JSON is logged and not stored, as before.
+ * Serialises a handler's result and decides where it goes: above the bucket's threshold to
+ * S3, else on the record. A result above `maxResultBytes` is refused: the task goes DEAD
+ * with ResultTooLargeError rather than lose it. A result that is not JSON is logged and not
+ * stored, as before.
  */
-export async function storeResult(
+export function prepareResult(
   value: unknown,
   lease: Lease,
   deps: { readonly objects: ObjectStore; readonly maxResultBytes: number },
   logger: TaskLogger,
-): Promise<Checked<StoredResult>> {
-  if (value === undefined) return { ok: true, value: { json: undefined } };
+): Checked<PreparedResult> {
+  const none = { ok: true, value: { json: undefined, size: 0, offload: false } } as const;
+  if (value === undefined) return none;
   let json: string | undefined;
   try {
     json = JSON.stringify(value);
@@ -68,14 +105,25 @@ export async function storeResult(
     logger.warn('result is not JSON-serializable and was not stored', {
       error: describeError(err),
     });
-    return { ok: true, value: { json: undefined } };
+    return none;
   }
-  if (json === undefined) return { ok: true, value: { json: undefined } };
+  if (json === undefined) return none;
   const size = Buffer.byteLength(json, 'utf8');
   if (size > deps.maxResultBytes) {
     return { ok: false, error: new ResultTooLargeError(lease.taskId, size, deps.maxResultBytes) };
   }
-  if (!deps.objects.offloads(size)) return { ok: true, value: { json } };
+  return { ok: true, value: { json, size, offload: deps.objects.offloads(size) } };
+}
+
+/**
+ * Stores an offloaded result in S3 (one PutObject) under a key of its own claim, before the
+ * record names it. An S3 fault throws; the caller retries it under the lease.
+ */
+export async function uploadResult(
+  json: string,
+  lease: Lease,
+  objects: ObjectStore,
+): Promise<StoredResult> {
   const key = resultKey(lease.taskId, lease.attempt, lease.leaseToken);
-  return { ok: true, value: { json: undefined, ref: await deps.objects.put(key, json) } };
+  return { json: undefined, ref: await objects.put(key, json) };
 }

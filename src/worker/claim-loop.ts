@@ -189,7 +189,16 @@ async function claimOrDecide(
       fresh: phase === 'fresh',
     });
     deps.metrics.count(TaskOutcome.STARTED);
-    return { kind: 'run', task: { record, lease, message, timeoutMs } };
+    const task = {
+      record,
+      lease,
+      message,
+      timeoutMs,
+      takeover: phase === 'takeover',
+      receiveCount: Number(receiveCount) || 1,
+      remainingMs: options.remainingTimeMs,
+    };
+    return { kind: 'run', task };
   } catch (err) {
     if (!(err instanceof TransitionRejectedError)) throw err;
     return decide(err.current, envelope, message, deps, phase);

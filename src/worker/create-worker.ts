@@ -68,6 +68,13 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
    */
   readonly maxResultBytes?: number;
   /**
+   * Largest claim-checked payload the worker reads, as UTF-8 JSON bytes; a task whose payload
+   * is larger is DEAD unrun with PayloadTooLargeError, before any byte is downloaded. Keep it
+   * at the producers' `maxPayloadBytes` and within the worker's memory (docs/large-payloads.md).
+   * @default the payload bucket's default limit (Defaults.MAX_CLAIM_CHECK_BYTES)
+   */
+  readonly maxPayloadBytes?: number;
+  /**
    * With a `payloadBucket`, results larger than this go to S3 and the record holds the
    * reference. 0 to 131072. @default 65536
    */
@@ -101,6 +108,14 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
    *   and logged as an error
    */
   readonly schedulerSenderId?: string | false | undefined;
+  /**
+   * The unique id of the role that delivers delayed tasks' one-time schedules, which
+   * producers create. Its firings are rejected whatever `schedulerSenderId` says, with a
+   * reason naming it; it must differ from `schedulerSenderId` (docs/security.md, "Firings").
+   * The construct sets it; task envelopes are admitted from any sender either way.
+   * @default `TASKLANE_DELAYED_SCHEDULER_SENDER_ID`, else unknown
+   */
+  readonly delayedSchedulerSenderId?: string | undefined;
   /**
    * Publish lifecycle events (`Tasklane Task Succeeded`, `Failed`, `Dead`, `Cancelled`) to
    * EventBridge, once per batch, after the transitions are written; see docs/events.md.
@@ -219,11 +234,16 @@ export function createWorker(
     leaseGraceMs: options.leaseGraceMs ?? Defaults.LEASE_GRACE_MS,
     leaseDurationMs: options.leaseDurationMs ?? Defaults.LEASE_DURATION_MS,
     maxResultBytes: objects.limit(options.maxResultBytes, Defaults.MAX_RESULT_BYTES),
+    maxPayloadBytes: objects.limit(options.maxPayloadBytes, Defaults.MAX_PAYLOAD_BYTES),
     objects,
     groupConcurrency: options.groupConcurrency ?? 10,
     takeoverGate: new TakeoverGate(),
     random: Math.random,
-    firingSenders: resolveFiringSenders(options.schedulerSenderId),
+    firingSenders: resolveFiringSenders(
+      options.schedulerSenderId,
+      process.env,
+      options.delayedSchedulerSenderId,
+    ),
     rateLimits: new RateLimiter(new TokenBuckets(dynamodb, location.tableName), clock, Math.random),
     integrity: resolveIntegrity(options.integrity, dynamodb),
   };

@@ -41,6 +41,8 @@ export interface ProcessorDeps {
   readonly leaseDurationMs: number;
   /** Largest result accepted; a larger one makes the task DEAD (ResultTooLargeError). */
   readonly maxResultBytes: number;
+  /** Largest claim-checked payload read; a larger one makes the task DEAD unrun. */
+  readonly maxPayloadBytes: number;
   /** The payload bucket (claim check); without a bucket, nothing is offloaded. */
   readonly objects: ObjectStore;
   /** Message groups processed at once within one batch. */

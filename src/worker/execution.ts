@@ -22,11 +22,13 @@ import {
   validatePayload,
 } from '../tasks/task-definition.js';
 import { retryDelayMs } from './backoff.js';
-import { resolvePayload, storeResult } from './claim-check.js';
+import { resolvePayload } from './claim-check.js';
 import { readParents, releaseAfter } from './dependents.js';
 import { ACK, auditTask, LEASE_LOST, leaseFor, type Outcome, type ProcessorDeps } from './deps.js';
 import { Heartbeat } from './heartbeat.js';
+import { Dependency, unclaimAfterOutage } from './outage.js';
 import { holdParkedKey, type ParkMessage } from './parked.js';
+import { keepResult } from './result-upload.js';
 import { cancelledDetail } from './run-decisions.js';
 import { type HandlerOutcome, runHandler } from './run-handler.js';
 
@@ -37,12 +39,44 @@ export interface ClaimedTask {
   readonly message: ParkMessage;
   /** The handler's timeout, cut to the invocation's remaining time. */
   readonly timeoutMs: number;
+  /** The claim took over a lost lease (or may have: a takeover-phase claim). */
+  readonly takeover: boolean;
+  /** The message's receive count: how long an outage sends it away. */
+  readonly receiveCount: number;
+  /** Milliseconds left before the host ends the invocation; unbounded when absent. */
+  readonly remainingMs?: (() => number) | undefined;
 }
 
-/** Runs a claimed task's handler and writes its outcome under the lease. */
+/**
+ * Runs a claimed task's handler and writes its outcome under the lease, which is kept alive
+ * from the claim on: a slow payload download or result upload does not lose it.
+ */
 export async function execute(task: ClaimedTask, deps: ProcessorDeps): Promise<Outcome> {
-  // A record a table writer changed or planted never runs, and is never retried.
-  const tampered = await checkIntegrity({ ...deps, actor: deps.workerId }, task.record);
+  const controller = new AbortController();
+  const leaseMs = leaseFor(task.timeoutMs, deps);
+  const heartbeat = new Heartbeat(deps, task, task.message, leaseMs, controller);
+  heartbeat.hold();
+  try {
+    return await executeHeld(task, deps, heartbeat, controller);
+  } finally {
+    heartbeat.stop();
+  }
+}
+
+async function executeHeld(
+  task: ClaimedTask,
+  deps: ProcessorDeps,
+  heartbeat: Heartbeat,
+  controller: AbortController,
+): Promise<Outcome> {
+  // A record a table writer changed or planted never runs, and is never retried; a check
+  // KMS could not make is no verdict: the claim is given back unspent.
+  let tampered: TaskErrorInfo | undefined;
+  try {
+    tampered = await checkIntegrity({ ...deps, actor: deps.workerId }, task.record);
+  } catch (err) {
+    return unclaimAfterOutage(task, deps, Dependency.KMS, err);
+  }
   if (tampered !== undefined) return kill(task, deps, tampered.message, tampered);
   if (task.record.cancelRequested) {
     const detail = `cancel requested before attempt ${task.lease.attempt} started; not run`;
@@ -53,7 +87,18 @@ export async function execute(task: ClaimedTask, deps: ProcessorDeps): Promise<O
     const error = new UnknownTaskTypeError(task.record.type, [...deps.definitions.keys()]);
     return kill(task, deps, error.message, errorInfo(error));
   }
-  const resolved = await resolvePayload(task.record, deps.objects);
+  let resolved: Awaited<ReturnType<typeof resolvePayload>>;
+  try {
+    resolved = await resolvePayload(task.record, deps, controller.signal);
+  } catch (err) {
+    // The read is aborted when a keep-alive beat finds the lease gone or a cancel request.
+    if (controller.signal.reason instanceof LeaseLostError) return dropStale(task, deps);
+    if (heartbeat.cancelled) {
+      const detail = `cancel requested before attempt ${task.lease.attempt} started; not run`;
+      return endCancelled(task, deps, detail);
+    }
+    return unclaimAfterOutage(task, deps, Dependency.S3, err);
+  }
   if (!resolved.ok) return kill(task, deps, resolved.error.message, errorInfo(resolved.error));
   const record = resolved.value;
   let payload: unknown;
@@ -69,16 +114,36 @@ export async function execute(task: ClaimedTask, deps: ProcessorDeps): Promise<O
     taskType: record.type,
     attempt: task.lease.attempt,
   });
-  const outcome = await run(task, definition, payload, deps, logger);
+  try {
+    await heartbeat.start(task.timeoutMs, logger);
+  } catch (err) {
+    if (!(err instanceof LeaseLostError)) throw err;
+  }
+  if (controller.signal.reason instanceof LeaseLostError) return dropStale(task, deps);
+  if (heartbeat.cancelled) {
+    const detail = `cancel requested before attempt ${task.lease.attempt} started; not run`;
+    return endCancelled(task, deps, detail);
+  }
+  const outcome = await run(task, definition, payload, deps, heartbeat, controller, logger);
   if (outcome.cancelled) return endCancelled(task, deps, cancelledDetail(outcome));
   if (outcome.ok) {
-    const stored = await storeResult(outcome.value, task.lease, deps, logger);
-    if (!stored.ok) return kill(task, deps, stored.error.message, errorInfo(stored.error));
-    const { json, ref } = stored.value;
-    const complete = () => deps.store.complete(task.lease, json, ref);
+    const stored = await keepResult(outcome.value, task, deps, heartbeat, controller, logger);
+    if (stored.kind === 'lost') return dropStale(task, deps);
+    if (stored.kind === 'refused') {
+      return kill(task, deps, stored.error.message, errorInfo(stored.error));
+    }
+    const { json, ref, note } = stored.value;
+    const complete = () => deps.store.complete(task.lease, json, ref, note);
     return finish(deps, record, complete, TaskOutcome.SUCCEEDED);
   }
   return settleFailure(task, definition, outcome.error, deps);
+}
+
+/** Audits a claim whose lease a keep-alive beat found gone, and returns its message. */
+function dropStale(task: ClaimedTask, deps: ProcessorDeps): Outcome {
+  const detail = 'lease lost before the outcome was written; message returned';
+  auditTask(deps, task.record, AuditEvent.STALE_DROPPED, detail, task.lease.attempt);
+  return LEASE_LOST;
 }
 
 /**
@@ -90,12 +155,11 @@ async function run(
   definition: TaskDefinition,
   payload: unknown,
   deps: ProcessorDeps,
+  heartbeat: Heartbeat,
+  controller: AbortController,
   logger: TaskLogger,
 ): Promise<HandlerOutcome & { readonly cancelled: boolean }> {
   const { record, lease, timeoutMs } = task;
-  const controller = new AbortController();
-  const heartbeat = new Heartbeat(deps, task, task.message, leaseFor(timeoutMs, deps), controller);
-  heartbeat.start(timeoutMs, logger);
   const runStarted = deps.clock();
   const context = {
     taskId: record.id,

@@ -1,3 +1,4 @@
+import { ConfigurationError } from '../errors.js';
 import { isDelayedScheduleName } from '../scheduler/names.js';
 
 /**
@@ -6,18 +7,28 @@ import { isDelayedScheduleName } from '../scheduler/names.js';
  * (docs/adr/0013-firing-admission.md).
  *
  * - `scheduler`: only messages whose SenderId is this principal id (for a role, its unique
- *   id `AROA…`; SQS reports `AROA…:<session>`, and the part before `:` is compared).
+ *   id `AROA…`; SQS reports `AROA…:<session>`, and the part before `:` is compared): the
+ *   recurring schedules' role. `delayedSenderId`, the role of delayed tasks' one-time
+ *   schedules (which producers create), is known only to name it in the refusal: a firing
+ *   it delivered is a producer's forgery (docs/adr/0036-trust-model-hardening.md).
  * - `any`: every sender; an explicit opt-out, for a queue nobody else can send to.
  * - `unconfigured`: no sender id was given, so every firing is refused (and logged as a
  *   configuration error): a forgotten setting must not open the queue to forged firings.
  */
 export type FiringSenders =
-  | { readonly kind: 'scheduler'; readonly senderId: string }
+  | {
+      readonly kind: 'scheduler';
+      readonly senderId: string;
+      readonly delayedSenderId?: string | undefined;
+    }
   | { readonly kind: 'any' }
   | { readonly kind: 'unconfigured' };
 
-/** The environment variable holding the scheduler role's unique id. */
+/** The environment variable holding the recurring schedules' role's unique id. */
 export const SCHEDULER_SENDER_ID_ENV = 'TASKLANE_SCHEDULER_SENDER_ID';
+
+/** The environment variable holding the delayed tasks' schedule role's unique id. */
+export const DELAYED_SCHEDULER_SENDER_ID_ENV = 'TASKLANE_DELAYED_SCHEDULER_SENDER_ID';
 
 /** The value of {@link SCHEDULER_SENDER_ID_ENV} that accepts firings from any sender. */
 export const ANY_SENDER = '*';
@@ -28,16 +39,31 @@ export const ANY_SENDER = '*';
  */
 export const FIRING_CLOCK_SKEW_MS = 60_000;
 
-/** Resolves the worker option (`false` = any sender), else the environment. */
+/**
+ * Resolves the worker options (`false` = any sender), else the environment.
+ *
+ * @throws ConfigurationError when the delayed tasks' role is given the same id as the
+ *   recurring one: producers' schedules deliver as that role, so its firings would be believed.
+ */
 export function resolveFiringSenders(
   option: string | false | undefined,
   env: NodeJS.ProcessEnv = process.env,
+  delayedOption?: string | undefined,
 ): FiringSenders {
   if (option === false) return { kind: 'any' };
   const value = option ?? env[SCHEDULER_SENDER_ID_ENV];
   if (value === undefined || value.trim() === '') return { kind: 'unconfigured' };
   if (value.trim() === ANY_SENDER) return { kind: 'any' };
-  return { kind: 'scheduler', senderId: principalOf(value.trim()) };
+  const senderId = principalOf(value.trim());
+  const delayed = (delayedOption ?? env[DELAYED_SCHEDULER_SENDER_ID_ENV])?.trim();
+  if (delayed === undefined || delayed === '') return { kind: 'scheduler', senderId };
+  const delayedSenderId = principalOf(delayed);
+  if (delayedSenderId === senderId) {
+    throw new ConfigurationError(
+      `The delayed tasks' scheduler sender id (${DELAYED_SCHEDULER_SENDER_ID_ENV}) is the recurring schedules' (${SCHEDULER_SENDER_ID_ENV}), ${senderId}: expected two roles, one per schedule group, since producers' one-time schedules deliver as the delayed one`,
+    );
+  }
+  return { kind: 'scheduler', senderId, delayedSenderId };
 }
 
 /** The principal part of a SenderId: `AROA…:<session>` becomes `AROA…`. */
@@ -59,8 +85,12 @@ export function firingProblem(
   if (senders.kind === 'unconfigured') {
     return `firings are refused: the worker has no scheduler sender id (set ${SCHEDULER_SENDER_ID_ENV} or the schedulerSenderId option)`;
   }
-  if (senders.kind === 'scheduler' && principalOf(senderId ?? '') !== senders.senderId) {
-    return 'firing was not sent by the scheduler role';
+  if (senders.kind === 'scheduler') {
+    const sender = principalOf(senderId ?? '');
+    if (senders.delayedSenderId !== undefined && sender === senders.delayedSenderId) {
+      return "firing was sent by the delayed tasks' scheduler role, not the recurring schedules' role: a one-time schedule never sends a firing";
+    }
+    if (sender !== senders.senderId) return 'firing was not sent by the scheduler role';
   }
   if (isDelayedScheduleName(firing.schedule)) {
     return "firing names a schedule with the reserved 'task.'/'task_' prefix";

@@ -3,6 +3,7 @@ import { Defaults, isTerminal } from '../constants.js';
 import type { FiringEnvelope } from '../message.js';
 import { firingTaskId } from '../scheduler/names.js';
 import { canonicalJson, payloadHash, type TaskRecord } from '../store/record.js';
+import type { NewTask } from '../store/task-store.js';
 import type { ProcessorDeps } from './deps.js';
 import { firingProblem } from './firing-trust.js';
 
@@ -48,30 +49,24 @@ export async function admitFiring(
   }
   const hash = payloadHash(firing.type, payloadJson);
   const definition = deps.definitions.get(firing.type);
-  const maxAttempts = definition?.retry.maxAttempts ?? Defaults.MAX_ATTEMPTS;
-  // The worker tags the firings it creates, as a producer would (docs/adr/0016-integrity-tag.md).
-  const integrityTag = await deps.integrity?.tag({
-    id,
-    type: firing.type,
-    payloadHash: hash,
-    maxAttempts,
-  });
   const delivery = `execution ${firing.execution.id}, attempt ${firing.execution.attempt}`;
-  const { record, created } = await deps.store.create({
+  const task: NewTask = {
     id,
     type: firing.type,
     payloadJson,
     payloadHash: hash,
     // An unknown type still gets a record, which the claim flow then declares DEAD.
-    maxAttempts,
+    maxAttempts: definition?.retry.maxAttempts ?? Defaults.MAX_ATTEMPTS,
     timeoutMs: definition?.timeoutMs ?? Defaults.TASK_TIMEOUT_MS,
     orderingKey: firing.orderingKey,
     messageGroupId: message.attributes.MessageGroupId ?? firing.orderingKey ?? firing.schedule,
-    integrityTag,
     // The schedule delivered into the lane's queue; the record keeps the lane for re-sends.
     ...(definition?.lane === undefined ? {} : { lane: definition.lane }),
     detail: `fired by schedule ${firing.schedule} for ${firing.scheduledTime} (${delivery})`,
-  });
+  };
+  // The worker tags the firings it creates, as a producer would (docs/adr/0016-integrity-tag.md).
+  const integrityTag = await deps.integrity?.tag(task);
+  const { record, created } = await deps.store.create({ ...task, integrityTag });
   if (!created && (record.type !== firing.type || record.payloadHash !== hash)) {
     return {
       kind: 'reject',

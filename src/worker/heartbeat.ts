@@ -15,10 +15,14 @@ export interface HeldMessage {
 }
 
 /**
- * Keeps a run's lease alive: `beat` (the handler's `heartbeat`) extends the lease and the
- * message's visibility; with `start`, it also beats every third of the lease while the
- * handler works, when the lease is shorter than the run may be. A beat refused because the
- * lease is gone aborts the run, whose outcome will then never be written.
+ * Keeps a claim's lease alive from the claim to the outcome's write: `beat` (the handler's
+ * `heartbeat`) extends the lease and the message's visibility. `hold` beats every third of
+ * the lease while no handler runs: while the payload downloads and its checks run, and while
+ * a result upload is retried (docs/adr/0034-dependency-outages.md), so a slow dependency
+ * does not cost the lease. `start` hands over to the handler's run: it beats once if the
+ * start used up half the grace, then beats every third of the lease when the lease is
+ * shorter than the run may be. A beat refused because the lease is gone aborts the run,
+ * whose outcome will then never be written.
  *
  * Each beat also carries the handler's latest `progress` details, and reads the record it
  * wrote back: a cancel request on it aborts the signal with a TaskCancelledError. Progress
@@ -27,6 +31,9 @@ export interface HeldMessage {
  */
 export class Heartbeat {
   private timer: NodeJS.Timeout | undefined;
+  private holdTimer: NodeJS.Timeout | undefined;
+  /** When the lease was last set to run `leaseMs` from then: the claim, or the last beat. */
+  private extendedAt: number;
   private flushTimer: NodeJS.Timeout | undefined;
   private pending: string | undefined;
   private lastWriteAt = Number.NEGATIVE_INFINITY;
@@ -45,6 +52,8 @@ export class Heartbeat {
   ) {
     this.logger = deps.logger;
     this.intervalMs = leaseMs / 3;
+    // Built as the claim returns: the claim's own latency is within the grace, as it always was.
+    this.extendedAt = deps.clock();
   }
 
   /** True once a beat saw a cancel request and aborted the signal for it. */
@@ -56,7 +65,8 @@ export class Heartbeat {
   readonly beat = async (): Promise<void> => {
     const progress = this.pending;
     this.pending = undefined;
-    this.lastWriteAt = this.deps.clock();
+    const startedAt = this.deps.clock();
+    this.lastWriteAt = startedAt;
     let record: TaskRecord;
     try {
       record = await this.deps.store.extendLease(this.task.lease, this.leaseMs, progress);
@@ -66,6 +76,7 @@ export class Heartbeat {
       if (err instanceof LeaseLostError) this.controller.abort(err);
       throw err;
     }
+    this.extendedAt = startedAt;
     if (record.cancelRequested && !this.cancelSeen) {
       this.cancelSeen = true;
       this.controller.abort(new TaskCancelledError(record.id));
@@ -90,18 +101,55 @@ export class Heartbeat {
     }, delay);
   };
 
-  /** Beats automatically when the lease is shorter than `runMs` (plus grace). */
-  start(runMs: number, logger: TaskLogger): void {
+  /**
+   * Beats every third of the lease, counted from its last extension, until `start` or
+   * `stop`: for the work around a run that has no handler to call `heartbeat`. A start that
+   * takes less than a third of the lease (the usual case) writes nothing.
+   */
+  hold(): void {
+    clearInterval(this.holdTimer);
+    const due = this.extendedAt + this.intervalMs - this.deps.clock();
+    const beat = () => this.beatInBackground('lease keep-alive');
+    this.holdTimer = setTimeout(
+      () => {
+        beat();
+        this.holdTimer = setInterval(beat, this.intervalMs);
+      },
+      Math.max(0, due),
+    );
+  }
+
+  /**
+   * Hands the lease over to the handler's run: ends `hold`, and beats first when the start
+   * was slow: when the lease left no longer covers the run plus half the grace, or, for a
+   * lease shorter than the run, two thirds of it (the first automatic beat comes a third
+   * in). Then beats automatically when the lease is shorter than `runMs` (plus grace).
+   *
+   * @throws LeaseLostError when that first beat finds the lease gone.
+   */
+  async start(runMs: number, logger: TaskLogger): Promise<void> {
     this.logger = logger;
-    if (this.leaseMs >= runMs + this.deps.leaseGraceMs) return;
+    this.endHold();
+    const automatic = this.leaseMs < runMs + this.deps.leaseGraceMs;
+    const needed = automatic ? this.leaseMs - this.intervalMs : runMs + this.deps.leaseGraceMs / 2;
+    if (this.extendedAt + this.leaseMs - this.deps.clock() < needed) await this.beat();
+    if (!automatic) return;
     this.automatic = true;
     this.timer = setInterval(() => this.beatInBackground('automatic heartbeat'), this.intervalMs);
   }
 
+  /** Ends the handler's beats; `hold` may keep the lease for the work after the run. */
   stop(): void {
     this.stopped = true;
     clearInterval(this.timer);
     clearTimeout(this.flushTimer);
+    this.endHold();
+  }
+
+  private endHold(): void {
+    clearTimeout(this.holdTimer);
+    clearInterval(this.holdTimer);
+    this.holdTimer = undefined;
   }
 
   private beatInBackground(what: string): void {

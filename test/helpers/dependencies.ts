@@ -1,8 +1,10 @@
 /** Task definitions and helpers shared by the dependency tests. */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { PermanentError } from '../../src/errors.js';
 import type { ParentResult } from '../../src/tasks/task-definition.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
+import { testClients } from './aws.js';
 
 /** What the handlers saw, in run order. */
 export interface Runs {
@@ -32,4 +34,25 @@ export function dependencyTasks(runs: Runs) {
 
 export function newRuns(): Runs {
   return { order: [], parents: new Map() };
+}
+
+/** A DynamoDB client whose writes to `taskId` fail, as if the process died before them. */
+export function crashingBefore(taskId: () => string | undefined): DynamoDBClient {
+  const client = testClients().dynamodb;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const key = (args.input as { Key?: { pk?: unknown } }).Key?.pk;
+      const pk = typeof key === 'string' ? key : (key as { S?: string } | undefined)?.S;
+      if (
+        context.commandName?.startsWith('Update') === true &&
+        pk !== undefined &&
+        pk === taskId()
+      ) {
+        throw new Error('injected crash before the release');
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'crash-before-release' },
+  );
+  return client;
 }

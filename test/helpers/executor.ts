@@ -134,6 +134,9 @@ export async function provisionExecutor(
   // The pump signs as the scheduler stand-in: the emulator reports its key id as SenderId.
   const pumpSqs =
     scheduler === undefined ? undefined : schedulerPumpSqs(scheduler.schedulerSenderId);
+  // The delayed group delivers as a role of its own (docs/adr/0036-trust-model-hardening.md).
+  const delayedPumpSqs =
+    scheduler === undefined ? undefined : schedulerPumpSqs(scheduler.delayedSchedulerSenderId);
   const base = {
     tableName: location.tableName,
     queueUrl: location.queueUrl,
@@ -159,6 +162,7 @@ export async function provisionExecutor(
               queueArn,
               scheduleGroup: scheduler.scheduleGroup,
               schedulerRoleArn: scheduler.schedulerRoleArn,
+              delayedSchedulerRoleArn: scheduler.delayedSchedulerRoleArn,
               scheduleDeadLetterArn: scheduler.scheduleDeadLetterArn,
             }),
         ...overrides,
@@ -170,6 +174,11 @@ export async function provisionExecutor(
       return createSchedulePump({
         scheduler: clients.scheduler,
         sqs: pumpSqs,
+        ...(delayedPumpSqs === undefined ? {} : { delayedSqs: delayedPumpSqs }),
+        roles: {
+          recurring: scheduler.schedulerRoleArn,
+          delayed: scheduler.delayedSchedulerRoleArn,
+        },
         groupName: scheduler.scheduleGroup,
         ...overrides,
       });
@@ -179,7 +188,12 @@ export async function provisionExecutor(
         ...base,
         leaseGraceMs: 1000,
         metrics: noopMetrics,
-        ...(scheduler === undefined ? {} : { schedulerSenderId: scheduler.schedulerSenderId }),
+        ...(scheduler === undefined
+          ? {}
+          : {
+              schedulerSenderId: scheduler.schedulerSenderId,
+              delayedSchedulerSenderId: scheduler.delayedSchedulerSenderId,
+            }),
         ...overrides,
       }),
     deliver: async (worker, records) => {

@@ -50,7 +50,7 @@ describe('TaskExecutor grants', () => {
     const table = idOf(template, 'AWS::DynamoDB::Table', { TableName: 'Grants-tasks' });
     const queue = idOf(template, 'AWS::SQS::Queue', { QueueName: 'Grants-work.fifo' });
     const schedulerRole = idOf(template, 'AWS::IAM::Role', {
-      Description: 'Delivers scheduled tasks',
+      Description: 'Delivers delayed tasks',
     });
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
@@ -101,6 +101,8 @@ describe('TaskExecutor grants', () => {
           },
           {
             Effect: 'Allow',
+            // The delayed group's role only: a producer's schedule never delivers as the
+            // recurring role, whose firings the worker believes.
             Action: 'iam:PassRole',
             Resource: arnOf(schedulerRole),
             Condition: passedToScheduler,
@@ -176,7 +178,7 @@ describe('TaskExecutor grants', () => {
       }),
     });
     const schedulerRole = idOf(template, 'AWS::IAM::Role', {
-      Description: 'Delivers scheduled tasks',
+      Description: 'Delivers recurring schedules',
     });
     template.hasResourceProperties('AWS::IAM::Policy', {
       Roles: [{ Ref: producer }],

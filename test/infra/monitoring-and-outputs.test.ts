@@ -168,11 +168,13 @@ describe('TaskExecutor outputs', () => {
     template.hasOutput(key, { Value: { Ref: idOf(template, type, properties) } });
   });
 
-  it('outputs the schedule group by name and the scheduler role ARN', () => {
-    const role = idOf(template, 'AWS::IAM::Role', { Description: 'Delivers scheduled tasks' });
+  it('outputs the schedule group by name and both delivery roles’ ARNs', () => {
+    const role = idOf(template, 'AWS::IAM::Role', { Description: 'Delivers recurring schedules' });
+    const delayed = idOf(template, 'AWS::IAM::Role', { Description: 'Delivers delayed tasks' });
 
     template.hasOutput('ExecutorScheduleGroupName', { Value: 'TasklaneExample' });
     template.hasOutput('ExecutorSchedulerRoleArn', { Value: arnOf(role) });
+    template.hasOutput('ExecutorDelayedDeliveryRoleArn', { Value: arnOf(delayed) });
   });
 
   it.each([

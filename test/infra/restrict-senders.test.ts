@@ -45,7 +45,10 @@ describe('TaskExecutor restrictSenders', () => {
 
     // Assert
     const queue = idOf(template, 'AWS::SQS::Queue', { QueueName: 'Guarded-work.fifo' });
-    const scheduler = idOf(template, 'AWS::IAM::Role', { Description: 'Delivers scheduled tasks' });
+    const scheduler = idOf(template, 'AWS::IAM::Role', {
+      Description: 'Delivers recurring schedules',
+    });
+    const delayed = idOf(template, 'AWS::IAM::Role', { Description: 'Delivers delayed tasks' });
     const sweeper = idStartingWith(template, 'AWS::IAM::Role', 'ExecutorSweeperRole');
     const worker = idStartingWith(template, 'AWS::IAM::Role', 'ExecutorWorkerRole');
     const producer = idStartingWith(template, 'AWS::IAM::Role', 'Producer');
@@ -65,6 +68,7 @@ describe('TaskExecutor restrictSenders', () => {
                 // Not the reader: grantRead sends nothing.
                 'aws:PrincipalArn': [
                   arnOf(scheduler),
+                  arnOf(delayed),
                   arnOf(sweeper),
                   arnOf(worker),
                   arnOf(producer),

@@ -10,7 +10,10 @@ describe('TaskExecutor sweeper', () => {
     scheduleDlq: idOf(template, 'AWS::SQS::Queue', {
       QueueName: 'TasklaneExample-schedule-dlq',
     }),
-    schedulerRole: idOf(template, 'AWS::IAM::Role', { Description: 'Delivers scheduled tasks' }),
+    schedulerRole: idOf(template, 'AWS::IAM::Role', {
+      Description: 'Delivers recurring schedules',
+    }),
+    delayedRole: idOf(template, 'AWS::IAM::Role', { Description: 'Delivers delayed tasks' }),
     logs: idOf(template, 'AWS::Logs::LogGroup', {
       LogGroupName: '/tasklane/TasklaneExample/sweeper',
     }),
@@ -26,7 +29,7 @@ describe('TaskExecutor sweeper', () => {
   });
 
   it('finds the table, the queue and the scheduling settings in its environment', () => {
-    const { table, queue, scheduleDlq, schedulerRole } = ids();
+    const { table, queue, scheduleDlq, schedulerRole, delayedRole } = ids();
 
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'the Tasklane sweeper of TasklaneExample',
@@ -37,6 +40,7 @@ describe('TaskExecutor sweeper', () => {
           TASKLANE_QUEUE_ARN: arnOf(queue),
           TASKLANE_SCHEDULE_GROUP: 'TasklaneExample',
           TASKLANE_SCHEDULER_ROLE_ARN: arnOf(schedulerRole),
+          TASKLANE_DELAYED_SCHEDULER_ROLE_ARN: arnOf(delayedRole),
           TASKLANE_SCHEDULE_DLQ_ARN: arnOf(scheduleDlq),
         }),
       },
@@ -45,7 +49,7 @@ describe('TaskExecutor sweeper', () => {
 
   it('may do exactly what a sweep calls, through its own managed policy', () => {
     // Arrange
-    const { table, queue, scheduleDlq, schedulerRole, logs } = ids();
+    const { table, queue, scheduleDlq, delayedRole, logs } = ids();
 
     // Assert: no GetItem, DeleteItem or Scan; Query only on the status index.
     template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
@@ -86,8 +90,9 @@ describe('TaskExecutor sweeper', () => {
           },
           {
             Effect: 'Allow',
+            // Only the delayed group's role: it recreates one-time schedules, never firings.
             Action: 'iam:PassRole',
-            Resource: arnOf(schedulerRole),
+            Resource: arnOf(delayedRole),
             Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
           },
         ],

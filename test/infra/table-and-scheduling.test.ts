@@ -78,55 +78,60 @@ describe('TaskExecutor scheduling', () => {
     });
   });
 
-  it('lets the scheduler role only send to the work queue (and its DLQ), only for Scheduler', () => {
-    // Arrange
-    const queue = idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-work.fifo' });
-    const dlq = idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-schedule-dlq' });
-    const role = idOf(template, 'AWS::IAM::Role', { Description: 'Delivers scheduled tasks' });
+  it.each([
+    ['Delivers recurring schedules', 'TasklaneExample'],
+    ['Delivers delayed tasks', 'TasklaneExample.at'],
+  ])(
+    'lets the role "%s" only send to the work queue (and its DLQ), only for its group %s',
+    (description, group) => {
+      // Arrange
+      const queue = idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-work.fifo' });
+      const dlq = idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-schedule-dlq' });
+      const role = idOf(template, 'AWS::IAM::Role', { Description: description });
 
-    // Assert
-    template.hasResourceProperties('AWS::IAM::Role', {
-      Description: 'Delivers scheduled tasks',
-      AssumeRolePolicyDocument: {
-        Statement: [
-          {
-            Action: 'sts:AssumeRole',
-            Effect: 'Allow',
-            Principal: { Service: 'scheduler.amazonaws.com' },
-            // Only for this account's schedules of the executor's task groups (recurring
-            // and delayed): Scheduler passes the schedule group's ARN as aws:SourceArn.
-            Condition: {
-              StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
-              ArnEquals: {
-                'aws:SourceArn': [groupArn('TasklaneExample'), groupArn('TasklaneExample.at')],
+      // Assert
+      template.hasResourceProperties('AWS::IAM::Role', {
+        Description: description,
+        AssumeRolePolicyDocument: {
+          Statement: [
+            {
+              Action: 'sts:AssumeRole',
+              Effect: 'Allow',
+              Principal: { Service: 'scheduler.amazonaws.com' },
+              // Only for this account's schedules of its own group: Scheduler passes the
+              // schedule group's ARN as aws:SourceArn, so a producer's one-time schedule can
+              // never deliver as the recurring role, whose firings the worker believes.
+              Condition: {
+                StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+                ArnEquals: { 'aws:SourceArn': groupArn(group) },
               },
             },
-          },
-        ],
-      },
-    });
-    // Every policy of any kind that names the role: exactly one, with one statement.
-    const policies = ['AWS::IAM::ManagedPolicy', 'AWS::IAM::Policy'].flatMap((type) =>
-      Object.values(
-        template.findResources(type, {
-          Properties: { Roles: Match.arrayWith([{ Ref: role }]) },
-        }),
-      ),
-    );
-    template.hasResourceProperties('AWS::IAM::Role', {
-      Description: 'Delivers scheduled tasks',
-      ManagedPolicyArns: Match.absent(),
-      Policies: Match.absent(),
-    });
-    expect(policies.map((p) => p.Properties.PolicyDocument)).toEqual([
-      {
-        Version: '2012-10-17',
-        Statement: [
-          { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [arnOf(queue), arnOf(dlq)] },
-        ],
-      },
-    ]);
-  });
+          ],
+        },
+      });
+      // Every policy of any kind that names the role: exactly one, with one statement.
+      const policies = ['AWS::IAM::ManagedPolicy', 'AWS::IAM::Policy'].flatMap((type) =>
+        Object.values(
+          template.findResources(type, {
+            Properties: { Roles: Match.arrayWith([{ Ref: role }]) },
+          }),
+        ),
+      );
+      template.hasResourceProperties('AWS::IAM::Role', {
+        Description: description,
+        ManagedPolicyArns: Match.absent(),
+        Policies: Match.absent(),
+      });
+      expect(policies.map((p) => p.Properties.PolicyDocument)).toEqual([
+        {
+          Version: '2012-10-17',
+          Statement: [
+            { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [arnOf(queue), arnOf(dlq)] },
+          ],
+        },
+      ]);
+    },
+  );
 
   it('starts the sweeper every minute, in a group of its own, with its own role and a DLQ', () => {
     // Arrange: the task group is what grants reach (schedule/TasklaneExample/*); the

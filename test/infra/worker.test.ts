@@ -28,18 +28,19 @@ describe('TaskExecutor worker', () => {
     });
   });
 
-  it("believes recurring firings only from the scheduler role: its RoleId is the worker's sender id", () => {
-    const roles = template.findResources('AWS::IAM::Role', {
-      Properties: { Description: Match.stringLikeRegexp('Delivers scheduled tasks') },
+  it("believes recurring firings only from the recurring role: its RoleId is the worker's sender id", () => {
+    const recurring = idOf(template, 'AWS::IAM::Role', {
+      Description: 'Delivers recurring schedules',
     });
-    const [schedulerRole] = Object.keys(roles);
+    const delayed = idOf(template, 'AWS::IAM::Role', { Description: 'Delivers delayed tasks' });
 
-    expect(schedulerRole).toBeDefined();
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'the Tasklane worker of TasklaneExample',
       Environment: {
         Variables: Match.objectLike({
-          TASKLANE_SCHEDULER_SENDER_ID: { 'Fn::GetAtt': [schedulerRole, 'RoleId'] },
+          TASKLANE_SCHEDULER_SENDER_ID: { 'Fn::GetAtt': [recurring, 'RoleId'] },
+          // Named so that a firing it delivered is refused as a producer's forgery.
+          TASKLANE_DELAYED_SCHEDULER_SENDER_ID: { 'Fn::GetAtt': [delayed, 'RoleId'] },
         }),
       },
     });

@@ -1,3 +1,4 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   GetBucketLifecycleConfigurationCommand,
   GetObjectCommand,
@@ -12,7 +13,7 @@ import { ErrorCode } from '../../src/errors.js';
 import { ClaimCheckMismatchError } from '../../src/feature-errors.js';
 import { provisionPayloadBucket } from '../../src/local/payload-bucket.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
-import { testS3, uniqueName } from '../helpers/aws.js';
+import { testClients, testS3, uniqueName } from '../helpers/aws.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 let executor: TestExecutor;
@@ -171,6 +172,28 @@ describe('claim check: failures', () => {
   });
 });
 
+/**
+ * A DynamoDB client that fails the write of a success as a process killed just before it
+ * would: the result's upload has happened, the record's write has not.
+ */
+function crashingBeforeSuccess(): DynamoDBClient {
+  const client = testClients().dynamodb;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = JSON.stringify(args.input);
+      if (
+        context.commandName === 'UpdateItemCommand' &&
+        input.includes(`"${TaskStatus.SUCCEEDED}"`)
+      ) {
+        throw new Error('killed before the record write');
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'crash-before-success' },
+  );
+  return client;
+}
+
 /** An S3 client that stores each object, then fails as a process killed right after would. */
 function crashingAfterUpload(): S3Client {
   const client = testS3();
@@ -186,7 +209,11 @@ function crashingAfterUpload(): S3Client {
 describe('claim check: a crash between the S3 write and the record write', () => {
   it('leaves a worker result object that no record names, under the expiring results/ prefix', async () => {
     const client = executor.client({ payloadBucket: bucket, s3 });
-    const worker = executor.worker([bigTask], { payloadBucket: bucket, s3: crashingAfterUpload() });
+    const worker = executor.worker([bigTask], {
+      payloadBucket: bucket,
+      s3,
+      dynamodb: crashingBeforeSuccess(),
+    });
     const { id } = await client.enqueue(bigTask, { blob: 'x', resultBytes: 100 * 1024 });
 
     await executor.drain(worker);

@@ -98,7 +98,8 @@ describe('TaskClient.enqueue with runAt', () => {
       FlexibleTimeWindow: { Mode: 'OFF' },
       Target: {
         Arn: executor.queueArn,
-        RoleArn: executor.scheduler.schedulerRoleArn,
+        // The delayed group's own role, never the recurring one (ADR 0036).
+        RoleArn: executor.scheduler.delayedSchedulerRoleArn,
         SqsParameters: { MessageGroupId: 'later-1' },
         DeadLetterConfig: { Arn: executor.scheduler.scheduleDeadLetterArn },
         RetryPolicy: { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 },

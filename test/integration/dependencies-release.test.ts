@@ -6,7 +6,7 @@ import { releaseDependents } from '../../src/dependencies/release.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { testClients } from '../helpers/aws.js';
-import { dependencyTasks, newRuns } from '../helpers/dependencies.js';
+import { crashingBefore, dependencyTasks, newRuns } from '../helpers/dependencies.js';
 import { eventually, setupExecutor, silentLogger, type TestExecutor } from '../helpers/executor.js';
 
 let executor: TestExecutor;
@@ -30,27 +30,6 @@ function counting<C extends DynamoDBClient | SQSClient>(client: C, counts: Map<s
       return next(args);
     },
     { step: 'initialize', name: 'count-commands' },
-  );
-  return client;
-}
-
-/** A DynamoDB client whose writes to `taskId` fail, as if the process died before them. */
-function crashingBefore(taskId: () => string | undefined): DynamoDBClient {
-  const client = testClients().dynamodb;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const key = (args.input as { Key?: { pk?: unknown } }).Key?.pk;
-      const pk = typeof key === 'string' ? key : (key as { S?: string } | undefined)?.S;
-      if (
-        context.commandName?.startsWith('Update') === true &&
-        pk !== undefined &&
-        pk === taskId()
-      ) {
-        throw new Error('injected crash before the release');
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'crash-before-release' },
   );
   return client;
 }

@@ -89,7 +89,7 @@ describe('integrity tag: worker', () => {
 
     const record = await client.get(id);
     expect(record?.status).toBe(TaskStatus.SUCCEEDED);
-    expect(record?.integrityTag).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    expect(record?.integrityTag).toMatch(/^v2:[A-Za-z0-9+/]{43}=:.+$/);
     expect(runs).toEqual([id]);
   });
 
@@ -247,5 +247,7 @@ async function tagOf(id: string, payloadJson: string): Promise<string> {
     type: send.type,
     payloadHash: payloadHash(send.type, payloadJson),
     maxAttempts: 2,
+    timeoutMs: 1000,
+    messageGroupId: id,
   });
 }

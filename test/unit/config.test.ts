@@ -17,6 +17,8 @@ describe('resolveSchedulerLocation', () => {
       delayedGroupName: 'jobs.at',
       kmsKeyArn: undefined,
       roleArn: full.schedulerRoleArn,
+      // No delayed role given: a stack from before the split has one role for both groups.
+      delayedRoleArn: full.schedulerRoleArn,
       deadLetterArn: full.scheduleDeadLetterArn,
       queueArn: 'arn:q',
     });
@@ -39,6 +41,7 @@ describe('resolveSchedulerLocation', () => {
     const env = {
       [EnvVars.SCHEDULE_GROUP]: 'env-group',
       [EnvVars.SCHEDULER_ROLE_ARN]: 'arn:role',
+      [EnvVars.DELAYED_SCHEDULER_ROLE_ARN]: 'arn:delayed-role',
       [EnvVars.SCHEDULE_DLQ_ARN]: 'arn:dlq',
       [EnvVars.QUEUE_ARN]: '',
     };
@@ -48,6 +51,7 @@ describe('resolveSchedulerLocation', () => {
       delayedGroupName: 'env-group.at',
       kmsKeyArn: undefined,
       roleArn: 'arn:role',
+      delayedRoleArn: 'arn:delayed-role',
       deadLetterArn: 'arn:dlq',
       queueArn: undefined,
     });

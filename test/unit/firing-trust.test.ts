@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ConfigurationError } from '../../src/errors.js';
 import {
   FIRING_CLOCK_SKEW_MS,
   firingProblem,
@@ -34,6 +35,25 @@ describe('resolveFiringSenders', () => {
     });
   });
 
+  it("knows the delayed tasks' role from TASKLANE_DELAYED_SCHEDULER_SENDER_ID", () => {
+    const senders = resolveFiringSenders(undefined, {
+      TASKLANE_SCHEDULER_SENDER_ID: 'AROARECURRING',
+      TASKLANE_DELAYED_SCHEDULER_SENDER_ID: 'AROADELAYED:session',
+    });
+
+    expect(senders).toEqual({
+      kind: 'scheduler',
+      senderId: 'AROARECURRING',
+      delayedSenderId: 'AROADELAYED',
+    });
+  });
+
+  it("refuses one role for both groups: producers' schedules deliver as the delayed one", () => {
+    expect(() =>
+      resolveFiringSenders('AROASAME', { TASKLANE_DELAYED_SCHEDULER_SENDER_ID: 'AROASAME' }),
+    ).toThrow(ConfigurationError);
+  });
+
   it("accepts any sender only when opted out with false or '*'", () => {
     expect(resolveFiringSenders(false, {})).toEqual({ kind: 'any' });
     expect(resolveFiringSenders(undefined, { TASKLANE_SCHEDULER_SENDER_ID: '*' })).toEqual({
@@ -58,6 +78,15 @@ describe('firingProblem', () => {
     expect(firingProblem(firing, 'AIDAPRODUCER', scheduler, NOW)).toMatch(/scheduler role/);
     expect(firingProblem(firing, 'AROAEXAMPLEX:s', scheduler, NOW)).toMatch(/scheduler role/);
     expect(firingProblem(firing, undefined, scheduler, NOW)).toMatch(/scheduler role/);
+  });
+
+  it("refuses a firing the delayed tasks' role delivered, naming it", () => {
+    const both = { ...scheduler, delayedSenderId: 'AROADELAYED' } as const;
+
+    expect(firingProblem(firing, 'AROADELAYED:s', both, NOW)).toMatch(
+      /delayed tasks' scheduler role/,
+    );
+    expect(firingProblem(firing, 'AROAEXAMPLE:s', both, NOW)).toBeUndefined();
   });
 
   it('refuses everything when unconfigured', () => {

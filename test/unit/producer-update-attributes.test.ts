@@ -226,6 +226,10 @@ const replacement = {
   payloadHash: 'h',
   integrityTag: 'tag',
   runAt: FIXTURE_NOW + 1000,
+  maxAttempts: 3,
+  timeoutMs: 30_000,
+  lane: 'bulk',
+  orderingKey: 'doc-1',
 };
 
 describe('DEBOUNCED_UPDATE_ATTRIBUTES', () => {
@@ -258,9 +262,9 @@ describe('DEBOUNCED_UPDATE_ATTRIBUTES', () => {
     expect(named.filter((a) => !PRODUCER_UPDATE_ATTRIBUTES.includes(a))).toEqual([]);
   });
 
-  it('still leaves out the type, the attempt budget, the lease and the result', () => {
+  it('still leaves out the type, the message group, the lease and the result', () => {
     // Arrange
-    const decisive = ['type', 'maxAttempts', 'timeoutMs', 'messageGroupId', 'leaseToken'];
+    const decisive = ['type', 'messageGroupId', 'leaseToken', 'result', 'resultRef'];
 
     // Act
     const granted = decisive.filter((a) => DEBOUNCED_UPDATE_ATTRIBUTES.includes(a));

@@ -10,6 +10,7 @@ const outputs = {
   ExecutorDeadLetterQueueUrl: 'http://localhost:4566/000000000000/shop-dlq.fifo',
   ExecutorScheduleGroupName: 'shop',
   ExecutorSchedulerRoleArn: 'arn:aws:iam::000000000000:role/shop-scheduler',
+  ExecutorDelayedDeliveryRoleArn: 'arn:aws:iam::000000000000:role/shop-delayed',
   ExecutorScheduleDeadLetterQueueArn: 'arn:aws:sqs:us-east-1:000000000000:shop-schedule-dlq',
   ExecutorWorkerFunctionName: 'Shop-ExecutorWorker-abc',
 };
@@ -23,6 +24,7 @@ const expected = {
   // A stack from before delayed tasks had a group of their own: the name is derived.
   delayedScheduleGroup: 'shop.at',
   schedulerRoleArn: 'arn:aws:iam::000000000000:role/shop-scheduler',
+  delayedSchedulerRoleArn: 'arn:aws:iam::000000000000:role/shop-delayed',
   scheduleDeadLetterArn: 'arn:aws:sqs:us-east-1:000000000000:shop-schedule-dlq',
   workerFunctionName: 'Shop-ExecutorWorker-abc',
 };
@@ -107,6 +109,7 @@ describe('locationFromStackOutputs', () => {
       delayedGroupName: 'shop.at',
       kmsKeyArn: undefined,
       roleArn: expected.schedulerRoleArn,
+      delayedRoleArn: expected.delayedSchedulerRoleArn,
       deadLetterArn: expected.scheduleDeadLetterArn,
       queueArn: expected.queueArn,
     });

@@ -38,6 +38,7 @@ export function registerDev(program: Command): void {
         [EnvVars.DLQ_URL]: location.deadLetterQueueUrl,
         [EnvVars.SCHEDULE_GROUP]: location.scheduleGroup,
         [EnvVars.SCHEDULER_ROLE_ARN]: location.schedulerRoleArn,
+        [EnvVars.DELAYED_SCHEDULER_ROLE_ARN]: location.delayedSchedulerRoleArn,
         [EnvVars.SCHEDULE_DLQ_ARN]: location.scheduleDeadLetterArn,
       };
       if (out.json)

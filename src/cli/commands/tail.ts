@@ -3,6 +3,7 @@ import { assertTaskStatus } from '../../client/validate.js';
 import type { TaskTransition } from '../../client/watch.js';
 import { commandContext, positiveInt, statusList } from '../context.js';
 import { isoTime } from '../output.js';
+import type { Styles, Text } from '../terminal-text.js';
 import { instantOption } from '../time-option.js';
 
 interface TailOptions {
@@ -41,7 +42,8 @@ export function registerTail(program: Command): void {
           ...(opts.since === undefined || opts.id !== undefined ? {} : { since: opts.since }),
         });
         for await (const t of transitions) {
-          out.line(out.json ? JSON.stringify(t) : format(t, out.color));
+          if (out.json) out.jsonLine(t);
+          else out.line(format(t, out.color));
         }
       } finally {
         process.off('SIGINT', stop);
@@ -50,10 +52,8 @@ export function registerTail(program: Command): void {
     });
 }
 
-function format(
-  t: TaskTransition,
-  color: ReturnType<typeof commandContext>['out']['color'],
-): string {
+/** One transition as a line: plain text, with the event coloured. */
+function format(t: TaskTransition, color: Styles): Text[] {
   const event =
     t.event === 'dead'
       ? color.red(t.event)
@@ -62,5 +62,9 @@ function format(
         : t.event;
   const worker = t.workerId === undefined ? '' : ` by ${t.workerId}`;
   const detail = t.detail === undefined ? '' : ` - ${t.detail}`;
-  return `${isoTime(t.at)}  ${t.taskId} (${t.type})  ${event} -> ${t.status}, attempt ${t.attempt}${worker}${detail}`;
+  return [
+    `${isoTime(t.at)}  ${t.taskId} (${t.type})  `,
+    event,
+    ` -> ${t.status}, attempt ${t.attempt}${worker}${detail}`,
+  ];
 }

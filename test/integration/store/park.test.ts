@@ -53,7 +53,7 @@ describe('TaskStore.redriveParked', () => {
     expect(await changedSince(before)).toEqual([]);
   });
 
-  it('moves it to QUEUED in place: attempts reset, generation kept, parkedKey gone', async () => {
+  it('moves it to QUEUED in place: attempts reset, a new generation, parkedKey gone', async () => {
     const dead = await parkedTask('park-redrive', 'k2');
     clock.now += 1_000;
 
@@ -62,7 +62,7 @@ describe('TaskStore.redriveParked', () => {
     expect(queued).toMatchObject({
       status: TaskStatus.QUEUED,
       attempt: 0,
-      generation: dead.generation,
+      generation: dead.generation + 1,
       deadReason: undefined,
       finishedAt: undefined,
     });
