@@ -14,7 +14,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { EnvVars } from '../config.js';
 import { Defaults } from '../constants.js';
-import { INTEGRITY_KEY_ENV } from '../integrity/tag.js';
+import { INTEGRITY_KEY_ENV, INTEGRITY_PREVIOUS_KEYS_ENV } from '../integrity/tag.js';
 import type { LaneProps } from '../lane-settings.js';
 import { DEFAULT_LANE, type LaneLocations, laneEnvironment } from '../lanes.js';
 import { type ExecutorSettings, executorSettings } from '../resources.js';
@@ -22,7 +22,12 @@ import type { Retention } from '../store/retention.js';
 import { allowLogsToUseKey } from './encryption.js';
 import { ExecutorFunction } from './executor-functions.js';
 import { KEY_USE_ACTIONS, WORKER_QUEUE_ACTIONS, WORKER_TABLE_ACTIONS } from './grant-actions.js';
-import { SWEEPER_INTEGRITY_ACTIONS, WORKER_INTEGRITY_ACTIONS } from './integrity.js';
+import {
+  PREVIOUS_KEY_INTEGRITY_ACTIONS,
+  previousIntegrityKeyArns,
+  SWEEPER_INTEGRITY_ACTIONS,
+  WORKER_INTEGRITY_ACTIONS,
+} from './integrity.js';
 import { eventEnvironment, WORKER_EVENT_ACTIONS } from './lifecycle-events.js';
 import type { LaneQueuePair } from './queue-props.js';
 import { sweeperBundleDirectory } from './sweeper-bundle.js';
@@ -132,6 +137,7 @@ export function createExecutorFunctions(
 ): { readonly worker: ExecutorFunction; readonly sweeper: ExecutorFunction } {
   const { name, table, workQueue, integrityKey, eventBus } = targets;
   const key = props.encryptionKey;
+  const previousKeys = previousIntegrityKeyArns(props);
   const environment = {
     [EnvVars.TABLE_NAME]: table.tableName,
     [EnvVars.QUEUE_URL]: workQueue.queueUrl,
@@ -143,6 +149,8 @@ export function createExecutorFunctions(
     [EnvVars.STATUS_SHARDS]: String(targets.statusShards),
     POWERTOOLS_SERVICE_NAME: targets.serviceName,
     ...(integrityKey && { [INTEGRITY_KEY_ENV]: integrityKey.keyArn }),
+    ...(integrityKey &&
+      previousKeys.length > 0 && { [INTEGRITY_PREVIOUS_KEYS_ENV]: previousKeys.join(',') }),
     // Only with lanes, so that an executor without them keeps its functions as they were.
     // Queue URLs and ARNs only: neither function reads a DLQ, and Lambda's environment is
     // limited to 4 KB.
@@ -170,7 +178,11 @@ export function createExecutorFunctions(
     description: `the Tasklane worker of ${name}`,
     logGroupName: `/tasklane/${name}/worker`,
     timeout: targets.workerTimeout,
-    memorySize: props.workerMemorySize ?? 512,
+    // A claim-checked payload of the default limit (100 MiB) peaks at about 450 MiB read and
+    // parsed, before the handler's own work: 512 MB would not hold it (docs/large-payloads.md).
+    memorySize:
+      props.workerMemorySize ??
+      (props.payloadBucket === undefined || props.payloadBucket === false ? 512 : 1024),
     environment: {
       ...props.workerEnvironment,
       ...environment,
@@ -208,6 +220,11 @@ export function createExecutorFunctions(
     reservedConcurrency: 1,
     deadLetterQueue: targets.scheduleDeadLetterQueue,
   });
+  // Records tagged under a previous key still verify with it (docs/adr/0035-integrity-tag-v2.md).
+  if (integrityKey && previousKeys.length > 0) {
+    worker.allow(PREVIOUS_KEY_INTEGRITY_ACTIONS, previousKeys);
+    sweeper.allow(PREVIOUS_KEY_INTEGRITY_ACTIONS, previousKeys);
+  }
   return { worker, sweeper };
 }
 

@@ -1,8 +1,8 @@
 /**
  * The integrity tag's HMAC key and its grants (docs/security.md, "What the integrity tag
  * adds"). Producers get kms:GenerateMac; the worker kms:VerifyMac and kms:GenerateMac (it
- * tags the recurring firings it creates); the sweeper kms:VerifyMac. Each statement names
- * the key's ARN.
+ * tags the recurring firings it creates); the sweeper kms:VerifyMac; on a previous key, the
+ * worker and the sweeper kms:VerifyMac only. Each statement names the key's ARN.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -15,6 +15,15 @@ export const PRODUCER_INTEGRITY_ACTIONS = ['kms:GenerateMac'];
 export const WORKER_INTEGRITY_ACTIONS = ['kms:GenerateMac', 'kms:VerifyMac'];
 /** What the sweeper calls: VerifyMac per task it would send. */
 export const SWEEPER_INTEGRITY_ACTIONS = ['kms:VerifyMac'];
+/** What the worker and the sweeper call on a previous key: VerifyMac of what it tagged. */
+export const PREVIOUS_KEY_INTEGRITY_ACTIONS = ['kms:VerifyMac'];
+
+/** The ARNs of `previousIntegrityKeys`, the keys that tagged records before the current one. */
+export function previousIntegrityKeyArns(props: {
+  readonly previousIntegrityKeys?: readonly IKey[];
+}): string[] {
+  return (props.previousIntegrityKeys ?? []).map((key) => key.keyArn);
+}
 
 /**
  * The executor's integrity key: `integrityKey` when given, else with `integrity: true` a new

@@ -29,7 +29,11 @@ export interface TaskExecutorProps {
   readonly workerEntry: string;
   /** The worker function's timeout, 1 s to 15 min. @default Duration.seconds(60) */
   readonly workerTimeout?: Duration;
-  /** The worker function's memory, in MB. @default 512 */
+  /**
+   * The worker function's memory, in MB. With a `payloadBucket`, keep it above the largest
+   * payload the worker reads, about 4.5 times its JSON size (docs/large-payloads.md).
+   * @default 512; 1024 with a `payloadBucket`
+   */
   readonly workerMemorySize?: number;
   /** Extra environment variables for the worker (task handlers' configuration). @default - none */
   readonly workerEnvironment?: Readonly<Record<string, string>>;
@@ -124,8 +128,8 @@ export interface TaskExecutorProps {
    */
   readonly logEncryptionKey?: IKey;
   /**
-   * Tag every task with a KMS HMAC over its id, type, payload and maxAttempts, made by the
-   * producer and checked by the worker before the handler runs and by the sweeper before a
+   * Tag every task with a KMS HMAC over its payload and the fields that decide how and where it
+   * runs (docs/adr/0035-integrity-tag-v2.md), made by the producer and checked by the worker before the handler runs and by the sweeper before a
    * re-send, so that a principal with write access to the table but no `kms:GenerateMac`
    * cannot change what runs (docs/security.md). Creates an HMAC_256 key (or uses
    * `integrityKey`), passes it to the functions as `TASKLANE_INTEGRITY_KEY_ID` and publishes
@@ -140,6 +144,14 @@ export interface TaskExecutorProps {
    * `integrity: true`. @default - a new key when `integrity` is true
    */
   readonly integrityKey?: IKey;
+  /**
+   * Keys that tagged records before the integrity key took over: the worker and the sweeper
+   * verify a record tagged under one of them with it (kms:VerifyMac only), so rotating the key
+   * leaves the tasks in flight running. Keep a key here until no record it tagged can still
+   * run or be redriven (docs/security.md, "Rotating the integrity key").
+   * @default - none
+   */
+  readonly previousIntegrityKeys?: readonly IKey[];
   /**
    * The claim-check bucket: payloads and results larger than the SDK's threshold (64 KB)
    * are stored there and the record holds a reference (docs/large-payloads.md). `true` or

@@ -5,6 +5,7 @@
  * makes concurrent creators meet on one conditional PutItem.
  */
 import { DebounceContendedError } from '../feature-errors.js';
+import { messageGroupOf } from '../message-group.js';
 import { type DebounceStore, debounceTaskId } from '../store/debounce.js';
 import { DebounceMode } from '../store/debounce-spec.js';
 import type { TaskRecord } from '../store/record.js';
@@ -59,7 +60,7 @@ export async function enqueueDebounced(
   // The tag and a claim-checked payload are made only for a write that stores the payload.
   const stored = (generation: number): Promise<NewTask> => {
     const id = debounceTaskId(task.type, spec.key, generation);
-    const messageGroupId = checked.orderingKey ?? id;
+    const messageGroupId = messageGroupOf({ id, orderingKey: checked.orderingKey });
     return withStorage(writer, { ...checked, id, messageGroupId, sequence });
   };
   // A hint only: a failed move costs the next enqueue a longer walk, never a second task.

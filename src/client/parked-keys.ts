@@ -5,16 +5,21 @@
  * (see src/worker/parked.ts and docs/adr/0024-parked-keys.md).
  */
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { TaskStatus } from '../constants.js';
 import { TransitionRejectedError, ValidationError } from '../errors.js';
-import type { LaneQueues } from '../lanes.js';
+import { DEFAULT_LANE, type LaneQueues } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { stillParks } from '../store/parked-keys.js';
 import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** A parked ordering key and the DEAD task that holds it. */
 export interface ParkedKey {
   readonly orderingKey: string;
+  /**
+   * The lane whose queue holds the key (undefined: the default lane). A key parked in two
+   * lanes is listed once per lane: its tasks there are two FIFO groups in two queues.
+   */
+  readonly lane: string | undefined;
   /** The DEAD task whose message holds the key. */
   readonly task: TaskRecord;
   /** When it died and parked the key (epoch ms). */
@@ -29,10 +34,21 @@ export interface ParkedKey {
 /** What `TaskClient.releaseKey` did. */
 export interface ReleaseKeyResult {
   readonly orderingKey: string;
-  /** The dead task given up on; undefined when the key was not parked. */
+  /** The dead task given up on (the first, if the key was parked in several lanes). */
   readonly taskId: string | undefined;
-  /** Whether the key was parked and is now released. */
+  /** Every dead task given up on, one per lane the key was parked in. */
+  readonly taskIds: readonly string[];
+  /** Whether the key was parked and is now released (in every lane it was parked in). */
   readonly released: boolean;
+}
+
+/** Options of `TaskClient.releaseKey`. */
+export interface ReleaseKeyOptions {
+  /**
+   * Release the key in this lane only (`'default'` for the default lane).
+   * @default every lane the key is parked in
+   */
+  readonly lane?: string;
 }
 
 /** What these operations need from the client. */
@@ -47,16 +63,16 @@ export interface ParkDeps {
 
 /** Parked keys whose dead task still holds them, oldest park first. */
 export async function listParkedKeys(store: TaskStore): Promise<ParkedKey[]> {
-  const parks = await store.parkedKeys.list();
-  const tasks = await Promise.all(parks.map((park) => store.get(park.taskId)));
-  return parks.flatMap((park, i) => {
-    const task = tasks[i];
-    // An item left by an interrupted redrive or release is not a park any more.
-    if (task?.status !== TaskStatus.DEAD || task.parkedKey !== park.orderingKey) return [];
+  // An item left by a purge, or by an interrupted redrive or release, is not a park any more.
+  const parks = await store.parkedKeys.verified();
+  return parks.map(({ park, task }) => {
     const { orderingKey, parkedAt, messageSentAt } = park;
-    return [{ orderingKey, task, parkedAt, messageSentAt }];
+    return { orderingKey, lane: laneOf(task), task, parkedAt, messageSentAt };
   });
 }
+
+const laneOf = (task: Pick<TaskRecord, 'lane'>): string | undefined =>
+  task.lane === DEFAULT_LANE ? undefined : task.lane;
 
 /**
  * Redrives a parked task in place (DEAD → QUEUED, no new message) and lets its held message
@@ -72,10 +88,14 @@ export function redriveParkedTask(
   return letGo(task, deps, (seen, key) => deps.store.redriveParked(seen, key, reason));
 }
 
-/** Gives up on a parked key's dead task: it stays DEAD and the key's later tasks proceed. */
+/**
+ * Gives up on a parked key's dead tasks, in every lane the key is parked in (or in
+ * `options.lane` only): they stay DEAD and the key's later tasks proceed.
+ */
 export async function releaseParkedKey(
   orderingKey: string,
   deps: ParkDeps,
+  options: ReleaseKeyOptions = {},
 ): Promise<ReleaseKeyResult> {
   if (typeof orderingKey !== 'string' || orderingKey === '') {
     throw new ValidationError('releaseKey', [
@@ -85,25 +105,56 @@ export async function releaseParkedKey(
       },
     ]);
   }
-  const task = await parkedTask(orderingKey, deps.store);
-  if (task === undefined) return { orderingKey, taskId: undefined, released: false };
-  const moved = await letGo(task, deps, (seen, key) =>
-    deps.store.releaseKey(seen, key, 'released by TaskClient.releaseKey'),
-  );
-  return { orderingKey, taskId: task.id, released: moved !== undefined };
+  const lanes = options.lane === undefined ? laneNames(deps) : [options.lane];
+  if (deps.lanes !== undefined) for (const lane of lanes) deps.lanes.get(lane, 'releaseKey');
+  const tasks = await parkedTasks(orderingKey, deps.store, lanes);
+  const released: string[] = [];
+  for (const task of tasks) {
+    const moved = await letGo(task, deps, (seen, key) =>
+      deps.store.releaseKey(seen, key, 'released by TaskClient.releaseKey'),
+    );
+    if (moved !== undefined) released.push(task.id);
+  }
+  return {
+    orderingKey,
+    taskId: tasks[0]?.id,
+    taskIds: released,
+    released: tasks.length > 0 && released.length === tasks.length,
+  };
 }
 
-/** The DEAD task that parks `orderingKey`, found through its park item. */
+/** The executor's lanes, the default one first. */
+export function laneNames(deps: Pick<ParkDeps, 'lanes'>): string[] {
+  return deps.lanes?.names() ?? [DEFAULT_LANE];
+}
+
+/**
+ * The DEAD tasks that park `orderingKey` in `lanes`, found through their park items (read
+ * consistently), one per lane at most.
+ */
+export async function parkedTasks(
+  orderingKey: string,
+  store: TaskStore,
+  lanes: readonly string[],
+): Promise<TaskRecord[]> {
+  const found = await Promise.all(lanes.map((lane) => parkedTask(orderingKey, store, lane)));
+  const byId = new Map<string, TaskRecord>();
+  for (const task of found) if (task !== undefined) byId.set(task.id, task);
+  return [...byId.values()];
+}
+
+/** The DEAD task that parks `orderingKey` in `lane`, found through its park item. */
 export async function parkedTask(
   orderingKey: string,
   store: TaskStore,
+  lane?: string,
 ): Promise<TaskRecord | undefined> {
-  const park = await store.parkedKeys.get(orderingKey);
+  const park = await store.parkedKeys.get(orderingKey, lane);
   if (park === undefined) return undefined;
   const task = await store.get(park.taskId);
-  if (task?.status === TaskStatus.DEAD && task.parkedKey === orderingKey) return task;
-  // Left by an interrupted redrive or release: finish its cleanup.
-  await store.parkedKeys.delete(orderingKey, park.taskId);
+  if (stillParks(park, task)) return task;
+  // Left by a purge, or an interrupted redrive or release: finish its cleanup.
+  await store.parkedKeys.delete(orderingKey, park.taskId, lane);
   return undefined;
 }
 
@@ -126,9 +177,16 @@ async function letGo(
     if (!(err instanceof TransitionRejectedError)) throw err;
     return undefined;
   }
-  const park = await deps.store.parkedKeys.get(key);
+  // The lane's item; or, for a park held since before items had lanes, the default one's.
+  const lane = laneOf(task);
+  let park = await deps.store.parkedKeys.get(key, lane);
+  let itemLane = lane;
+  if (park === undefined && lane !== undefined) {
+    park = await deps.store.parkedKeys.get(key);
+    itemLane = undefined;
+  }
   if (park?.taskId === task.id) {
-    await deps.store.parkedKeys.delete(key, task.id);
+    await deps.store.parkedKeys.delete(key, task.id, itemLane);
     if (park.receiptHandle !== undefined) await show(deps, park.receiptHandle, task);
   }
   return moved;

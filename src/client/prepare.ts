@@ -1,6 +1,7 @@
 import { monotonicFactory } from 'ulid';
 import { OnDead, type OnParentDead } from '../constants.js';
 import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../errors.js';
+import { messageGroupOf, UNKEYED_GROUP_PREFIX } from '../message-group.js';
 import { instantProblem } from '../scheduler/limits.js';
 import { DEBOUNCE_ID_PREFIX } from '../store/debounce-spec.js';
 import { canonicalJson, payloadHash } from '../store/record.js';
@@ -118,6 +119,16 @@ export async function prepareTask(
   checkKey(issues, 'options.id', options.id);
   checkIdNamespace(issues, options.id);
   checkKey(issues, 'options.orderingKey', options.orderingKey);
+  if (
+    typeof options.orderingKey === 'string' &&
+    options.orderingKey.startsWith(UNKEYED_GROUP_PREFIX)
+  ) {
+    // The prefix names the groups of unkeyed tasks: a key with it could share one.
+    issues.push({
+      path: 'options.orderingKey',
+      message: `expected a key that does not start with '${UNKEYED_GROUP_PREFIX}' (reserved for the message groups of tasks without a key), received ${JSON.stringify(options.orderingKey.slice(0, 80))}`,
+    });
+  }
   const debounce = checkDebounce(issues, options as Record<string, unknown>);
   const runAt = debounce === undefined ? checkRunAt(issues, options, now) : now + debounce.windowMs;
   // The payload travels as JSON, so the schema judges what the worker will see: the value
@@ -157,7 +168,7 @@ export async function prepareTask(
     maxAttempts: task.retry.maxAttempts,
     timeoutMs: task.timeoutMs,
     orderingKey: options.orderingKey,
-    messageGroupId: options.orderingKey ?? id,
+    messageGroupId: messageGroupOf({ id, orderingKey: options.orderingKey }),
     ...(runAt !== undefined && runAt > now ? { runAt } : {}),
     // Only keyed tasks of a parking type carry it: the default costs no bytes.
     ...(task.onDead === OnDead.PARK && options.orderingKey !== undefined

@@ -17,7 +17,7 @@ import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
 import { compareEnqueueOrder, type TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
-import { parkedTask, redriveParkedTask } from './parked-keys.js';
+import { laneNames, parkedTasks, redriveParkedTask } from './parked-keys.js';
 
 /**
  * Which DEAD tasks to redrive: by id, all (optionally those of one ordering key), or those of
@@ -72,7 +72,7 @@ export async function redriveDead(
   options: RedriveOptions = {},
 ): Promise<RedriveResult> {
   const skipped: { id: string; reason: string }[] = [];
-  const selected = await selectDead(selection, deps.store, skipped);
+  const selected = await selectDead(selection, deps.store, skipped, laneNames(deps));
   // Per-key order: the original enqueue order, so a key's tasks run again as they first did.
   selected.sort(compareEnqueueOrder);
   let done = 0;
@@ -204,6 +204,7 @@ async function selectDead(
   selection: RedriveSelection,
   store: TaskStore,
   skipped: { id: string; reason: string }[],
+  lanes: readonly string[],
 ): Promise<TaskRecord[]> {
   if ('ids' in selection) {
     if (!Array.isArray(selection.ids) || selection.ids.length === 0) {
@@ -230,11 +231,13 @@ async function selectDead(
     ]);
   }
   const { orderingKey } = selection;
-  // The parked task, read through its park item: consistent, unlike the status index.
-  const parked = orderingKey === undefined ? undefined : await parkedTask(orderingKey, store);
-  const dead: TaskRecord[] = parked === undefined ? [] : [parked];
+  // The parked tasks (one per lane), read through their park items: consistent, unlike the
+  // status index.
+  const parked = orderingKey === undefined ? [] : await parkedTasks(orderingKey, store, lanes);
+  const parkedIds = new Set(parked.map((r) => r.id));
+  const dead: TaskRecord[] = [...parked];
   for await (const page of store.iterate(TaskStatus.DEAD)) {
-    const others = page.filter((r) => r.id !== parked?.id);
+    const others = page.filter((r) => !parkedIds.has(r.id));
     dead.push(...others.filter((r) => orderingKey === undefined || r.orderingKey === orderingKey));
   }
   return dead;

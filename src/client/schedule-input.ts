@@ -2,6 +2,7 @@ import type { CreateScheduleCommandInput } from '@aws-sdk/client-scheduler';
 import { Defaults } from '../constants.js';
 import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../errors.js';
 import { firingTemplate } from '../message.js';
+import { unkeyedGroup } from '../message-group.js';
 import { SchedulerContext } from '../scheduler/context.js';
 import {
   parseScheduleExpression,
@@ -133,7 +134,7 @@ export async function validateSchedule(
     ...target.encryption(),
     Target: await target.target(
       firing,
-      options.orderingKey ?? name,
+      options.orderingKey ?? unkeyedGroup(name),
       options.task.lane,
       'recurring',
     ),

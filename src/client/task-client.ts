@@ -179,10 +179,18 @@ export class TaskClient {
     return onTable(this.parts.tableCall, () => parking.listParkedKeys(this.parts.store));
   }
 
-  /** Gives up on the DEAD task that parks `orderingKey`: the key's later tasks proceed. */
-  releaseKey(orderingKey: string): Promise<parking.ReleaseKeyResult> {
+  /**
+   * Gives up on the DEAD tasks that park `orderingKey`, in every lane it is parked in (or in
+   * `options.lane` only): the key's later tasks proceed.
+   * @throws UnknownLaneError when `options.lane` is not one of the executor's lanes.
+   */
+  releaseKey(
+    orderingKey: string,
+    options?: parking.ReleaseKeyOptions,
+  ): Promise<parking.ReleaseKeyResult> {
     const { store, sqs, queueUrl: workQueueUrl, lanes, logger } = this.parts;
-    return parking.releaseParkedKey(orderingKey, { store, sqs, workQueueUrl, lanes, logger });
+    const deps = { store, sqs, workQueueUrl, lanes, logger };
+    return parking.releaseParkedKey(orderingKey, deps, options);
   }
 
   /**
@@ -258,7 +266,7 @@ export class TaskClient {
 
   /**
    * Deletes the DEAD tasks that died more than `olderThan` ago (with `dryRun`, only lists
-   * them). A task redriven meanwhile is kept.
+   * them; with `ids`, only those of them). A task redriven meanwhile is kept.
    *
    * @throws ValidationError when `status` is not DEAD or `olderThan` is not a duration.
    */

@@ -5,6 +5,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ObjectRef } from '../claim-check/object-ref.js';
 import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
+import { messageGroupOf } from '../message-group.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { truncate } from '../text.js';
 import type { DebounceSpec } from './debounce-spec.js';
@@ -112,8 +113,7 @@ export function newTaskItem(
     attempt: 0,
     maxAttempts: task.maxAttempts,
     orderingKey: task.orderingKey,
-    messageGroupId:
-      task.messageGroupId === (task.orderingKey ?? task.id) ? undefined : task.messageGroupId,
+    messageGroupId: task.messageGroupId === messageGroupOf(task) ? undefined : task.messageGroupId,
     // A first generation is left out (see generationIs): `fromItem` reads its absence as 1.
     timeoutMs: task.timeoutMs,
     runAt: task.runAt,

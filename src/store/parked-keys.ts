@@ -17,19 +17,35 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { TableSchema, TaskStatus } from '../constants.js';
+import { Defaults, TableSchema, TaskStatus } from '../constants.js';
+import { DEFAULT_LANE } from '../lanes.js';
 import { getItems } from './batch-get.js';
 import { and, equals, generationIs } from './expression.js';
-import type { TaskRecord } from './record.js';
+import { fromItem, type TaskRecord } from './record.js';
 
 /** A parked ordering key, as its park item records it. */
 export interface ParkRecord {
   readonly orderingKey: string;
+  /**
+   * The lane whose queue holds the key's group (absent: the default lane). A key's tasks in
+   * two lanes are two FIFO groups in two queues, parked and released one by one.
+   */
+  readonly lane: string | undefined;
+  /**
+   * Written before park items had lanes: it lies under the default lane's name whatever the
+   * lane of its task, which alone says whose park it is.
+   */
+  readonly beforeLanes: boolean;
   /** The DEAD task whose message holds the key. */
   readonly taskId: string;
   readonly taskType: string;
   /** When the task died and parked the key (epoch ms). */
   readonly parkedAt: number;
+  /**
+   * When a worker last held the message (epoch ms): it comes back every 12 hours while it
+   * lives, and each hold writes the item again, so an item older than that outlived its hold.
+   */
+  readonly heldAt: number;
   /** The held message's latest receipt handle, once a worker has held it. */
   readonly receiptHandle: string | undefined;
   /** The queue the held message is in. */
@@ -56,7 +72,17 @@ const PREFIX = 'parked-key ';
 /** The status index partition all park items share; parking is rare, so one is enough. */
 const INDEX_PARTITION = 'PARKED_KEY';
 
-const keyOf = (orderingKey: string) => ({ [TableSchema.PARTITION_KEY]: `${PREFIX}${orderingKey}` });
+/**
+ * The item of `orderingKey` in `lane`. The default lane's item keeps the name it had before
+ * lanes (`parked-key <key>`), so items in deployed tables still read as that lane's; another
+ * lane's adds the lane after a second space, which no key can hold, so no two collide.
+ */
+const keyOf = (orderingKey: string, lane: string | undefined) => ({
+  [TableSchema.PARTITION_KEY]:
+    lane === undefined || lane === DEFAULT_LANE
+      ? `${PREFIX}${orderingKey}`
+      : `${PREFIX}${orderingKey} ${lane}`,
+});
 
 /** The held message of a parked task, as the worker that holds it sees it. */
 export interface HeldParkMessage {
@@ -103,9 +129,10 @@ export class ParkedKeys {
               Put: {
                 TableName: this.ctx.tableName,
                 Item: {
-                  ...keyOf(key),
+                  ...keyOf(key, task.lane),
                   kind: 'parked-key',
                   orderingKey: key,
+                  lane: task.lane ?? DEFAULT_LANE,
                   taskId: task.id,
                   taskType: task.type,
                   parkedAt,
@@ -131,25 +158,31 @@ export class ParkedKeys {
     }
   }
 
-  /** The park item of a key, read consistently; undefined when the key is not parked. */
-  async get(orderingKey: string): Promise<ParkRecord | undefined> {
+  /**
+   * The park item of a key in a lane (undefined: the default lane), read consistently;
+   * undefined when the key is not parked there.
+   */
+  async get(orderingKey: string, lane?: string): Promise<ParkRecord | undefined> {
     const out = await this.ctx.doc.send(
       new GetCommand({
         TableName: this.ctx.tableName,
-        Key: keyOf(orderingKey),
+        Key: keyOf(orderingKey, lane),
         ConsistentRead: true,
       }),
     );
     return out.Item === undefined ? undefined : fromParkItem(out.Item);
   }
 
-  /** Deletes a key's park item if it is still the one of `taskId`. Returns whether it did. */
-  async delete(orderingKey: string, taskId: string): Promise<boolean> {
+  /**
+   * Deletes a key's park item in a lane if it is still the one of `taskId`. Returns whether
+   * it did.
+   */
+  async delete(orderingKey: string, taskId: string, lane?: string): Promise<boolean> {
     try {
       await this.ctx.doc.send(
         new DeleteCommand({
           TableName: this.ctx.tableName,
-          Key: keyOf(orderingKey),
+          Key: keyOf(orderingKey, lane),
           ConditionExpression: '#taskId = :taskId',
           ExpressionAttributeNames: { '#taskId': 'taskId' },
           ExpressionAttributeValues: { ':taskId': taskId },
@@ -160,6 +193,29 @@ export class ParkedKeys {
       if (err instanceof ConditionalCheckFailedException) return false;
       throw err;
     }
+  }
+
+  /**
+   * Every park item whose task still parks its key (see {@link stillParks}), oldest first,
+   * with that task (read consistently). An item that parks nothing any more is deleted, if
+   * it is still the one read: it would otherwise stay for good, since park items keep no TTL.
+   */
+  async verified(): Promise<VerifiedPark[]> {
+    const parks = await this.list();
+    const found = await getItems(
+      this.ctx.doc,
+      this.ctx.tableName,
+      [...new Set(parks.map((p) => p.taskId))],
+      { consistent: true },
+    );
+    const kept: VerifiedPark[] = [];
+    for (const park of parks) {
+      const item = found.get(park.taskId);
+      const task = item === undefined ? undefined : fromItem(item);
+      if (stillParks(park, task)) kept.push({ park, task });
+      else await this.delete(park.orderingKey, park.taskId, park.lane);
+    }
+    return kept;
   }
 
   /**
@@ -192,13 +248,56 @@ export class ParkedKeys {
   }
 }
 
+/** A park item whose task still parks the key in the item's lane, with that task. */
+export interface VerifiedPark {
+  readonly park: ParkRecord;
+  readonly task: TaskRecord;
+}
+
+/**
+ * Whether `task` is still the DEAD task that parks `park`'s key in `park`'s lane. An item
+ * whose task was purged, redriven or released (a follow-up a crash interrupted), or that
+ * another lane's task wrote, parks nothing.
+ */
+export function stillParks(park: ParkRecord, task: TaskRecord | undefined): task is TaskRecord {
+  const lane = task?.lane === DEFAULT_LANE ? undefined : task?.lane;
+  return (
+    task !== undefined &&
+    task.id === park.taskId &&
+    task.status === TaskStatus.DEAD &&
+    task.parkedKey === park.orderingKey &&
+    (park.beforeLanes || lane === park.lane)
+  );
+}
+
+/** How long after its last hold a held message is sure to have come back: 12 h and a margin. */
+const HOLD_RETURN_MS = (Defaults.MAX_VISIBILITY_TIMEOUT_SECONDS + 3_600) * 1000;
+
+/**
+ * Whether the park's message may still be in its queue, holding the key's group: it was held
+ * within the last 12 hours (and a margin), and its retention, counted from its first send,
+ * has not run out. A message that did not come back was deleted by its retention or moved to
+ * the dead-letter queue (or the workers are stopped, when holding the key is moot: nothing
+ * of the group is received anyway).
+ */
+export function mayStillHold(park: ParkRecord, now: number): boolean {
+  const retained = Defaults.QUEUE_RETENTION_SECONDS * 1000;
+  if (park.messageSentAt !== undefined && park.messageSentAt + retained <= now) return false;
+  return park.heldAt + HOLD_RETURN_MS > now;
+}
+
 function fromParkItem(item: Record<string, unknown>): ParkRecord {
   const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const parkedAt = Number(item.parkedAt);
   return {
     orderingKey: String(item.orderingKey),
+    // An item written before lanes has none: the default lane's.
+    lane: text(item.lane) === DEFAULT_LANE ? undefined : text(item.lane),
+    beforeLanes: text(item.lane) === undefined,
     taskId: String(item.taskId),
     taskType: String(item.taskType),
-    parkedAt: Number(item.parkedAt),
+    parkedAt,
+    heldAt: typeof item.updatedAt === 'number' ? item.updatedAt : parkedAt,
     receiptHandle: text(item.receiptHandle),
     queueArn: text(item.queueArn),
     messageSentAt: typeof item.messageSentAt === 'number' ? item.messageSentAt : undefined,

@@ -4,6 +4,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { encodeTime } from 'ulid';
 import { type ObjectRef, toObjectRef } from '../claim-check/object-ref.js';
 import { isTerminal, OnDead, TableSchema, type TaskStatus } from '../constants.js';
+import { messageGroupOf } from '../message-group.js';
 import { payloadHash } from './canonical-json.js';
 import { DebounceMode } from './debounce-spec.js';
 import type { HistoryEntry } from './history-entry.js';
@@ -40,7 +41,7 @@ export interface TaskRecord {
   readonly attempt: number;
   readonly maxAttempts: number;
   readonly orderingKey: string | undefined;
-  /** SQS MessageGroupId: the ordering key, or the task id when there is none. */
+  /** SQS MessageGroupId: the ordering key, or an unkeyed group of its own (message-group.ts). */
   readonly messageGroupId: string;
   /** Bumped on every (re)send, so each send gets a fresh SQS deduplication id. */
   readonly generation: number;
@@ -208,7 +209,7 @@ export function fromItem(item: TaskItem): TaskRecord {
     attempt: Number(item.attempt ?? 0),
     maxAttempts: Number(item.maxAttempts),
     orderingKey,
-    messageGroupId: optionalString(item.messageGroupId) ?? orderingKey ?? id,
+    messageGroupId: optionalString(item.messageGroupId) ?? messageGroupOf({ id, orderingKey }),
     generation: Number(item.generation ?? 1),
     timeoutMs: Number(item.timeoutMs),
     createdAt,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ObjectRef } from '../claim-check/object-ref.js';
 import { Defaults, type TaskStatus } from '../constants.js';
 import { TransitionRejectedError } from '../errors.js';
+import { DEFAULT_LANE } from '../lanes.js';
 import type { LogAttributes } from '../observability/logger.js';
 import { requestCancel } from './cancel-request.js';
 import { DependencyStore } from './dependency-store.js';
@@ -274,10 +275,18 @@ export class TaskStore {
 
   /**
    * Deletes a DEAD task for good. Conditional on it still being the DEAD record the caller
-   * saw, so a concurrent redrive wins. Logged as a `purged` audit event.
+   * saw, so a concurrent redrive wins. Logged as a `purged` audit event. A parked task's
+   * park item goes with it (if it is still that task's); a crash in between leaves an item
+   * that parks nothing, which the next sweep or listing deletes (`ParkedKeys.verified`).
    */
-  purge(seen: TaskRecord): Promise<void> {
-    return purgeTask(this.ctx, seen);
+  async purge(seen: TaskRecord): Promise<void> {
+    await purgeTask(this.ctx, seen);
+    if (seen.parkedKey !== undefined) {
+      const lane = seen.lane === DEFAULT_LANE ? undefined : seen.lane;
+      await this.parkedKeys.delete(seen.parkedKey, seen.id, lane);
+      // A park held since before items had lanes lies under the default lane's name.
+      if (lane !== undefined) await this.parkedKeys.delete(seen.parkedKey, seen.id);
+    }
   }
 
   /**

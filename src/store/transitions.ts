@@ -7,6 +7,7 @@
 import type { ObjectRef } from '../claim-check/object-ref.js';
 import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
 import { boundedError, MAX_ERROR_MESSAGE_CHARS } from '../error-info.js';
+import { unkeyedGroup } from '../message-group.js';
 import type { LogAttributes } from '../observability/logger.js';
 import { truncate } from '../text.js';
 import {
@@ -136,16 +137,24 @@ type ClaimInput = {
 };
 /**
  * The task's message group is `group`: the stored `messageGroupId`, or, when the item leaves
- * it out (docs/adr/0027-compact-history.md), its ordering key, or its id when it has none.
+ * it out (docs/adr/0027-compact-history.md), its ordering key; without a key, its unkeyed
+ * group, or its bare id, the group older producers sent unkeyed tasks in
+ * (docs/adr/0032-parked-keys-lanes-and-groups.md). Whether `group` is the id's unkeyed
+ * group is decided here, since a condition cannot prefix an attribute.
  */
-const inGroup = (group: string): Condition =>
+const inGroup = (group: string, id: string): Condition =>
   or([
     equals('messageGroupId', 'messageGroupId', group),
     and([
       notExists('messageGroupId'),
       or([
         equals('orderingKey', 'messageGroupId', group),
-        and([notExists('orderingKey'), equals(TableSchema.PARTITION_KEY, 'messageGroupId', group)]),
+        group === unkeyedGroup(id)
+          ? notExists('orderingKey')
+          : and([
+              notExists('orderingKey'),
+              equals(TableSchema.PARTITION_KEY, 'messageGroupId', group),
+            ]),
       ]),
     ]),
   ]);
@@ -171,7 +180,7 @@ export const claim: Transition<ClaimInput> = {
     equals('attempt', 'seenAttempt', target.attempt),
     lessThanAttribute('attempt', 'maxAttempts'),
     equals('type', 'type', target.type),
-    ...(target.messageGroupId === undefined ? [] : [inGroup(target.messageGroupId)]),
+    ...(target.messageGroupId === undefined ? [] : [inGroup(target.messageGroupId, target.id)]),
     fresh
       ? and([due(now), notExists('leaseLost')])
       : or([

@@ -6,8 +6,10 @@ import { describeError } from '../error-info.js';
 import { TransitionRejectedError } from '../errors.js';
 import { keepVerified } from '../integrity/check.js';
 import type { IntegrityTag } from '../integrity/tag.js';
+import { DEFAULT_LANE } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
+import { mayStillHold } from '../store/parked-keys.js';
 import { compareEnqueueOrder, type TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import { overdueBefore, resendOverdue } from './overdue.js';
@@ -106,6 +108,25 @@ export interface SweepReport {
  * send is harmless: SQS deduplicates the same generation within 5 minutes, and the worker
  * acknowledges a message for a task that already ran.
  */
+/** A key's group in a lane's queue, as one string (a key holds no space). */
+const groupOf = (lane: string | undefined, key: string): string =>
+  `${lane === undefined || lane === DEFAULT_LANE ? '' : lane} ${key}`;
+
+/**
+ * The (lane, key) groups a parked task's message holds now. Items whose task no longer parks
+ * the key (purged, redriven, released) are deleted by `verified`; an item whose message
+ * cannot be holding any more (its retention ran out, or it has not come back since its last
+ * hold: moved to the dead-letter queue) is left out, so no stale item holds a key's re-sends.
+ */
+async function heldGroups(store: TaskStore, now: number): Promise<Set<string>> {
+  const parks = await store.parkedKeys.verified();
+  return new Set(
+    parks
+      .filter(({ park }) => mayStillHold(park, now))
+      .map(({ park, task }) => groupOf(task.lane, park.orderingKey)),
+  );
+}
+
 export async function sweep(options: SweepOptions): Promise<SweepReport> {
   const clock = options.clock ?? Date.now;
   const deadline = clock() + (options.budgetMs ?? 45_000);
@@ -189,18 +210,20 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   // A parked key's later tasks wait behind its dead task's message on purpose: their own
   // messages are behind it too, and younger, so they are not sent again while it is parked
   // (docs/adr/0024-parked-keys.md). The park items are read only once an old keyed task
-  // shows up, so a sweep without one pays nothing.
-  let parked: Promise<Set<string>> | undefined;
-  const parkedKeys = () =>
-    (parked ??= store.parkedKeys.list().then((l) => new Set(l.map((p) => p.orderingKey))));
-  const isParked = async (key: string | undefined) =>
-    key !== undefined && (await parkedKeys()).has(key);
+  // shows up, so a sweep without one pays nothing. Only a park whose task still parks the key
+  // in that lane, and whose message may still hold it, counts (docs/adr/0032-parked-keys-lanes-and-groups.md).
+  let held: Promise<Set<string>> | undefined;
+  const isParked = async (record: TaskRecord) => {
+    if (record.orderingKey === undefined) return false;
+    held ??= heldGroups(store, now);
+    return (await held).has(groupOf(record.lane, record.orderingKey));
+  };
   await pages(TaskStatus.PENDING, now - (options.pendingAgeMs ?? 60_000), async (record) => {
-    if (await isParked(record.orderingKey)) return;
+    if (await isParked(record)) return;
     toSend.push(record);
   });
   await pages(TaskStatus.QUEUED, queuedBefore, async (record) => {
-    if (await isParked(record.orderingKey)) return;
+    if (await isParked(record)) return;
     toSend.push(await resendOverdue(store, record, queuedBefore, logger));
     counts.resent += 1;
   });

@@ -8,6 +8,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { AuditEvent } from '../constants.js';
 import { TransitionRejectedError } from '../errors.js';
 import { parseMessage } from '../message.js';
+import { inTaskGroup, orderingKeyOfGroup } from '../message-group.js';
 import { logAudit } from '../observability/audit.js';
 import { TaskOutcome } from '../observability/metrics.js';
 import type { TaskRecord } from '../store/record.js';
@@ -134,8 +135,8 @@ async function findTarget(
   // A message in another group than its task's would let a forged envelope jump a key's
   // queue: the claim is fenced by the group. (A standard queue has no groups, nothing to jump.)
   const group = message.attributes.MessageGroupId;
-  // A task's group is its ordering key, or its own id when it has none (see prepare.ts).
-  const orderingKey = group === undefined || group === parsed.envelope.id ? undefined : group;
+  // A task's group is its ordering key, or an unkeyed group of its own (message-group.ts).
+  const orderingKey = orderingKeyOfGroup(group, parsed.envelope.id);
   const envelope = { ...parsed.envelope, group, orderingKey };
   const target = {
     id: envelope.id,
@@ -219,7 +220,7 @@ async function decide(
     const reason = `message type '${envelope.type}' does not match the record's '${current.type}'`;
     return done(reject(deps, message, envelope, reason));
   }
-  if (envelope.group !== undefined && envelope.group !== current.messageGroupId) {
+  if (envelope.group !== undefined && !inTaskGroup(current, envelope.group)) {
     const reason = "message group does not match the record's";
     return done(reject(deps, message, envelope, reason));
   }

@@ -1,6 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { Defaults, isTerminal } from '../constants.js';
 import type { FiringEnvelope } from '../message.js';
+import { unkeyedGroup } from '../message-group.js';
 import { firingTaskId } from '../scheduler/names.js';
 import { canonicalJson, payloadHash, type TaskRecord } from '../store/record.js';
 import type { NewTask } from '../store/task-store.js';
@@ -59,7 +60,8 @@ export async function admitFiring(
     maxAttempts: definition?.retry.maxAttempts ?? Defaults.MAX_ATTEMPTS,
     timeoutMs: definition?.timeoutMs ?? Defaults.TASK_TIMEOUT_MS,
     orderingKey: firing.orderingKey,
-    messageGroupId: message.attributes.MessageGroupId ?? firing.orderingKey ?? firing.schedule,
+    messageGroupId:
+      message.attributes.MessageGroupId ?? firing.orderingKey ?? unkeyedGroup(firing.schedule),
     // The schedule delivered into the lane's queue; the record keeps the lane for re-sends.
     ...(definition?.lane === undefined ? {} : { lane: definition.lane }),
     detail: `fired by schedule ${firing.schedule} for ${firing.scheduledTime} (${delivery})`,

@@ -147,3 +147,38 @@ describe('TaskExecutor integrityKey', () => {
     });
   });
 });
+
+describe('TaskExecutor previousIntegrityKeys', () => {
+  it('names the previous keys to the worker and the sweeper, which may only verify with them', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Rotated');
+    const mac = { keySpec: KeySpec.HMAC_256, keyUsage: KeyUsage.GENERATE_VERIFY_MAC };
+    const current = new Key(stack, 'Current', mac);
+    const previous = new Key(stack, 'Previous', { ...mac, description: 'the previous key' });
+
+    new TaskExecutor(stack, 'Executor', {
+      workerEntry: 'functions/worker.ts',
+      integrityKey: current,
+      previousIntegrityKeys: [previous],
+    });
+    const template = Template.fromStack(stack);
+
+    const previousArn = arnOf(idOf(template, 'AWS::KMS::Key', { Description: 'the previous key' }));
+    for (const fn of ['worker', 'sweeper'] as const) {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Description: `the Tasklane ${fn} of Rotated`,
+        Environment: {
+          Variables: Match.objectLike({ TASKLANE_INTEGRITY_PREVIOUS_KEY_IDS: previousArn }),
+        },
+      });
+      template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
+        Description: `What the Tasklane ${fn} of Rotated may do`,
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Action: 'kms:VerifyMac', Resource: previousArn }),
+          ]),
+        },
+      });
+    }
+  });
+});

@@ -61,6 +61,7 @@ describe('tasklane keys', () => {
     expect(JSON.parse(released.stdout)).toEqual({
       orderingKey: 'acct-2',
       taskId: dead,
+      taskIds: [dead],
       released: true,
     });
     expect(await executor.client().get(`${next}`)).toMatchObject({

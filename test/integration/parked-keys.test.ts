@@ -130,7 +130,7 @@ describe('onDead: park', () => {
     await executor.drain(worker);
 
     // Assert
-    expect(released).toEqual({ orderingKey: KEY, taskId: 'A', released: true });
+    expect(released).toEqual({ orderingKey: KEY, taskId: 'A', taskIds: ['A'], released: true });
     expect(trace).toEqual(['A', 'B', 'C']);
     const a = await client.get('A');
     expect(a).toMatchObject({ status: TaskStatus.DEAD });
@@ -149,7 +149,12 @@ describe('onDead: park', () => {
     const released = await client.releaseKey('never-parked');
 
     // Assert
-    expect(released).toEqual({ orderingKey: 'never-parked', taskId: undefined, released: false });
+    expect(released).toEqual({
+      orderingKey: 'never-parked',
+      taskId: undefined,
+      taskIds: [],
+      released: false,
+    });
   });
 });
 

@@ -37,7 +37,7 @@ describe('prepareTask', () => {
   describe('ids and ordering keys', () => {
     it.each([
       ['one character', '!'],
-      ['the last printable character', '~'],
+      ['the last printable character but one', '}'],
       ['128 characters', 'k'.repeat(128)],
       ['punctuation', 'order#42/item:7?x=1&y="z"'],
     ])('accepts %s', async (_label, key) => {
@@ -296,13 +296,21 @@ describe('prepareTask', () => {
       expect(task.orderingKey).toBe('cust-9');
     });
 
-    it('uses the task id as the message group when there is no ordering key', async () => {
+    it('gives a task without an ordering key a group of its own, outside every key', async () => {
       const given = await prepareTask(email, validEmail, { id: 'i-1' }, LIMIT);
       const generated = await prepareTask(email, validEmail, {}, LIMIT);
 
-      expect(given.messageGroupId).toBe('i-1');
+      expect(given.messageGroupId).toBe('~i-1');
       expect(given.orderingKey).toBeUndefined();
-      expect(generated.messageGroupId).toBe(generated.id);
+      expect(generated.messageGroupId).toBe(`~${generated.id}`);
+    });
+
+    it("accepts '~' in an id and refuses it at the start of an ordering key", async () => {
+      const id = await prepareTask(email, validEmail, { id: '~i-1' }, LIMIT);
+      const key = prepareTask(email, validEmail, { orderingKey: '~k' }, LIMIT);
+
+      expect(id.messageGroupId).toBe('~~i-1');
+      await expect(key).rejects.toThrow(/does not start with '~'/);
     });
 
     it('copies type, maxAttempts and timeout from the definition', async () => {

@@ -104,7 +104,7 @@ describe('fromItem', () => {
 
     expect(record.history).toEqual(run);
     expect(record.workerId).toBe('w-2');
-    expect(record.messageGroupId).toBe('task-1');
+    expect(record.messageGroupId).toBe('~task-1');
     expect(record.finishedAt).toBe(5);
     expect(record.payloadHash).toMatch(/^[0-9a-f]{64}$/);
   });
