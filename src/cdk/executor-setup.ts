@@ -178,7 +178,11 @@ export function createExecutorFunctions(
     description: `the Tasklane worker of ${name}`,
     logGroupName: `/tasklane/${name}/worker`,
     timeout: targets.workerTimeout,
-    memorySize: props.workerMemorySize ?? 512,
+    // A claim-checked payload of the default limit (100 MiB) peaks at about 450 MiB read and
+    // parsed, before the handler's own work: 512 MB would not hold it (docs/large-payloads.md).
+    memorySize:
+      props.workerMemorySize ??
+      (props.payloadBucket === undefined || props.payloadBucket === false ? 512 : 1024),
     environment: {
       ...props.workerEnvironment,
       ...environment,

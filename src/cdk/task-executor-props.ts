@@ -29,7 +29,11 @@ export interface TaskExecutorProps {
   readonly workerEntry: string;
   /** The worker function's timeout, 1 s to 15 min. @default Duration.seconds(60) */
   readonly workerTimeout?: Duration;
-  /** The worker function's memory, in MB. @default 512 */
+  /**
+   * The worker function's memory, in MB. With a `payloadBucket`, keep it above the largest
+   * payload the worker reads, about 4.5 times its JSON size (docs/large-payloads.md).
+   * @default 512; 1024 with a `payloadBucket`
+   */
   readonly workerMemorySize?: number;
   /** Extra environment variables for the worker (task handlers' configuration). @default - none */
   readonly workerEnvironment?: Readonly<Record<string, string>>;

@@ -13,6 +13,12 @@ export interface PurgeOptions {
   readonly status: typeof TaskStatus.DEAD;
   /** Only tasks that died longer ago than this, e.g. `'30d'`. */
   readonly olderThan: Duration;
+  /**
+   * Only these of the matching tasks, e.g. the ones a dry run listed and an operator
+   * confirmed; an id that no longer matches (redriven, purged, or died again since) is kept
+   * and reported in `skipped`. @default every matching task
+   */
+  readonly ids?: readonly string[];
   /** List what would be purged and delete nothing. @default false */
   readonly dryRun?: boolean;
   /** Called after each task is handled, e.g. to drive a progress bar. */
@@ -29,7 +35,8 @@ export interface PurgeResult {
 }
 
 /**
- * Deletes the DEAD tasks that died more than `olderThan` ago. Each delete is conditional on
+ * Deletes the DEAD tasks that died more than `olderThan` ago (of them, only those in `ids`
+ * when given: the ones an operator confirmed). Each delete is conditional on
  * the task still being the DEAD record read, so a task redriven meanwhile is kept and
  * reported in `skipped`.
  *
@@ -49,13 +56,22 @@ export async function purgeTasks(
     ]);
   }
   const before = now - durationMs(options.olderThan, 'purge option olderThan');
+  const wanted = options.ids === undefined ? undefined : new Set(options.ids);
   const selected: TaskRecord[] = [];
-  for await (const page of store.iterate(TaskStatus.DEAD, { before })) selected.push(...page);
+  for await (const page of store.iterate(TaskStatus.DEAD, { before })) {
+    selected.push(...(wanted === undefined ? page : page.filter((r) => wanted.has(r.id))));
+  }
+  const found = new Set(selected.map((r) => r.id));
+  const skipped: { id: string; reason: string }[] = [...(wanted ?? [])]
+    .filter((id) => !found.has(id))
+    .map((id) => ({
+      id,
+      reason: 'no longer a DEAD task that died before the cutoff (redriven, purged or died since)',
+    }));
   if (options.dryRun === true) {
-    return { purged: selected.map((r) => r.id), skipped: [], dryRun: true };
+    return { purged: selected.map((r) => r.id), skipped, dryRun: true };
   }
   const purged: string[] = [];
-  const skipped: { id: string; reason: string }[] = [];
   for (const [i, record] of selected.entries()) {
     try {
       await store.purge(record);

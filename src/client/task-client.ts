@@ -266,7 +266,7 @@ export class TaskClient {
 
   /**
    * Deletes the DEAD tasks that died more than `olderThan` ago (with `dryRun`, only lists
-   * them). A task redriven meanwhile is kept.
+   * them; with `ids`, only those of them). A task redriven meanwhile is kept.
    *
    * @throws ValidationError when `status` is not DEAD or `olderThan` is not a duration.
    */

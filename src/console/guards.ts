@@ -1,15 +1,12 @@
 /**
- * The console's request guards as Hono middleware: the Host check against DNS rebinding, the
- * access token, and the CSRF and read-only checks on every POST.
+ * The console's request guards as Hono middleware: the Host check against DNS rebinding,
+ * and the CSRF and read-only checks on every POST. The cross-site refusal (cross-site.ts)
+ * and the session (session.ts) run before them.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
 import { problemPage } from './pages/confirm.js';
 import type { PageContext } from './pages/layout.js';
 import { isLoopbackHost, sameSecret } from './safety.js';
-
-/** The cookie that carries the access token after the first `?token=` visit. */
-export const TOKEN_COOKIE = 'tasklane_console_token';
 
 /** The form field that carries the CSRF token. */
 export const CSRF_FIELD = '_csrf';
@@ -44,34 +41,6 @@ export function loopbackHostOnly(page: PageContextOf): MiddlewareHandler {
       );
     }
     await next();
-  };
-}
-
-/**
- * Requires the access token: as `Authorization: Bearer <token>`, as the cookie, or once as
- * `?token=` (which sets the cookie and redirects to the same page without it).
- */
-export function requireAccessToken(token: string, page: PageContextOf): MiddlewareHandler {
-  return async (c, next) => {
-    const query = c.req.query('token');
-    if (query !== undefined && sameSecret(query, token)) {
-      setCookie(c, TOKEN_COOKIE, token, { httpOnly: true, sameSite: 'Strict', path: '/' });
-      const url = new URL(c.req.url);
-      url.searchParams.delete('token');
-      return c.redirect(`${url.pathname}${url.search}`, 303);
-    }
-    const bearer = c.req.header('authorization')?.replace(/^Bearer\s+/i, '');
-    if (sameSecret(bearer, token) || sameSecret(getCookie(c, TOKEN_COOKIE), token)) {
-      await next();
-      return;
-    }
-    return refuse(
-      c,
-      page,
-      401,
-      'Access token required',
-      'open the URL with ?token=<access token> once, or send Authorization: Bearer <access token>',
-    );
   };
 }
 

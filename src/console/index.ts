@@ -1,7 +1,7 @@
 /**
  * The web console (`tasklane console`): a local server of server-rendered pages over the
- * SDK, using the operator's own credentials. Bound to 127.0.0.1 by default; see
- * docs/operations.md#console for its safety rules.
+ * SDK, using the operator's own credentials. Bound to 127.0.0.1 and behind a token made at
+ * each start by default; see docs/operations.md#console for its safety rules.
  */
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
@@ -30,11 +30,18 @@ export interface ConsoleOptions {
   /** Hide and refuse every action. @default false */
   readonly readOnly?: boolean;
   /**
-   * A secret every request must present (required beyond loopback).
-   * @default the TASKLANE_CONSOLE_TOKEN variable, else none
+   * Require the access token: every request must be signed in with it (the browser trades
+   * it for a session cookie; scripts send `Authorization: Bearer`). `false` lets anything
+   * that can reach the port use the console, and is refused beyond loopback.
+   * @default true
+   */
+  readonly auth?: boolean;
+  /**
+   * The access token, at least 16 characters.
+   * @default the TASKLANE_CONSOLE_TOKEN variable, else a fresh random token (see `loginUrl`)
    */
   readonly accessToken?: string;
-  /** Allow binding a non-loopback address (an access token is then required too). @default false */
+  /** Allow binding a non-loopback address (the token stays required). @default false */
   readonly allowRemote?: boolean;
 }
 
@@ -42,6 +49,13 @@ export interface ConsoleOptions {
 export interface RunningConsole {
   /** Where it answers, e.g. `http://127.0.0.1:4680/`. */
   readonly url: string;
+  /**
+   * The address that signs a browser in: `url` with `?token=` when the token is required,
+   * else `url`. It holds the secret: show it to the operator once, log it nowhere.
+   */
+  readonly loginUrl: string;
+  /** True when the console made its own token (it is only in `loginUrl`). */
+  readonly tokenGenerated: boolean;
   /** Stops listening and closes open connections. */
   close(): Promise<void>;
 }
@@ -49,14 +63,16 @@ export interface RunningConsole {
 /**
  * Starts the console and resolves once it listens.
  *
- * @throws ConfigurationError for a non-loopback `host` without `allowRemote` and an access
- *   token of at least 16 characters, saying which is missing; and when the port is taken or
- *   the address cannot be bound.
+ * @throws ConfigurationError for a non-loopback `host` without `allowRemote` or with `auth:
+ *   false`, for a token shorter than 16 characters or given with `auth: false` (every
+ *   problem at once); and when the port is taken or the address cannot be bound.
  */
 export async function startConsole(options: ConsoleOptions = {}): Promise<RunningConsole> {
   const host = options.host ?? '127.0.0.1';
-  const accessToken = options.accessToken ?? (process.env.TASKLANE_CONSOLE_TOKEN || undefined);
-  assertBindAllowed({ host, allowRemote: options.allowRemote === true, accessToken });
+  const auth = options.auth !== false;
+  const given = options.accessToken ?? (process.env.TASKLANE_CONSOLE_TOKEN || undefined);
+  assertBindAllowed({ host, allowRemote: options.allowRemote === true, auth, accessToken: given });
+  const accessToken = auth ? (given ?? newToken()) : undefined;
   const client = options.client ?? new TaskClient(options.location ?? {});
   const app = createConsoleApp({
     client,
@@ -77,8 +93,11 @@ export async function startConsole(options: ConsoleOptions = {}): Promise<Runnin
   });
   const { port } = server.address() as AddressInfo;
   const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  const url = `http://${shown}:${port}/`;
   return {
-    url: `http://${shown}:${port}/`,
+    url,
+    loginUrl: accessToken === undefined ? url : `${url}?token=${encodeURIComponent(accessToken)}`,
+    tokenGenerated: accessToken !== undefined && given === undefined,
     close: () =>
       new Promise<void>((resolve, reject) => {
         if ('closeAllConnections' in server) server.closeAllConnections();

@@ -3,13 +3,16 @@
  * (guards.ts). No route writes on a GET; every action passes a confirmation page first.
  */
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import type { ScheduleDetails } from '../client/schedules.js';
 import type { TaskClient } from '../client/task-client.js';
 import { TaskStatus } from '../constants.js';
-import { ValidationError } from '../errors.js';
-import { parseAction, perform, previewOf } from './actions.js';
-import { guardActions, loopbackHostOnly, requireAccessToken } from './guards.js';
+import { TasklaneError, ValidationError } from '../errors.js';
+import type { TaskRecord } from '../store/record.js';
+import { parseAction, parseConfirmed, perform, previewOf } from './actions.js';
+import { refuseCrossSite } from './cross-site.js';
+import { guardActions, loopbackHostOnly } from './guards.js';
 import { confirmPage, outcomePage, problemPage } from './pages/confirm.js';
 import { deadPage } from './pages/dead.js';
 import type { PageContext } from './pages/layout.js';
@@ -17,6 +20,7 @@ import { overviewPage } from './pages/overview.js';
 import { schedulesPage } from './pages/schedules.js';
 import {
   type ListQuery,
+  malformedTaskPage,
   PAGE_SIZES,
   taskDetailPage,
   taskListPage,
@@ -30,6 +34,15 @@ import {
   type TaskFilter,
   type TaskListPage,
 } from './queries.js';
+import { recordProblems } from './record-check.js';
+import { sameOriginPath } from './safety.js';
+import { ConsoleSession, requireSession } from './session.js';
+
+/**
+ * The largest form body accepted: a confirmation of the most tasks an action takes (100
+ * ids of 128 characters, each percent-encoded at worst) fits with room to spare.
+ */
+export const MAX_FORM_BYTES = 64 * 1024;
 
 /** What {@link createConsoleApp} needs. */
 export interface ConsoleAppOptions {
@@ -37,7 +50,7 @@ export interface ConsoleAppOptions {
   /** The token every action form must carry. */
   readonly csrfToken: string;
   readonly readOnly: boolean;
-  /** When set, every request must present it. */
+  /** When set, every request must be signed in with it (session.ts); undefined: no auth. */
   readonly accessToken: string | undefined;
   /** When true (a loopback bind), requests must name a loopback host. */
   readonly loopbackOnly: boolean;
@@ -61,11 +74,33 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
         frameAncestors: ["'none'"],
         baseUri: ["'none'"],
       },
-      referrerPolicy: 'no-referrer',
+      // The console's own pages send their address (for "Go back" and Origin on a POST);
+      // no other site learns it.
+      referrerPolicy: 'same-origin',
+    }),
+  );
+  app.use(async (c, next) => {
+    await next();
+    // Pages carry the CSRF token and task data: not for a shared cache or the back button.
+    c.header('Cache-Control', 'no-store');
+  });
+  app.use(
+    bodyLimit({
+      maxSize: MAX_FORM_BYTES,
+      onError: (c) =>
+        c.html(
+          problemPage(page(), 'Form too large', [
+            `a form of at most ${MAX_FORM_BYTES} bytes is accepted; select fewer tasks`,
+          ]),
+          413,
+        ),
     }),
   );
   if (options.loopbackOnly) app.use(loopbackHostOnly(page));
-  if (options.accessToken !== undefined) app.use(requireAccessToken(options.accessToken, page));
+  app.use(refuseCrossSite(page));
+  if (options.accessToken !== undefined) {
+    app.use(requireSession(new ConsoleSession(options.accessToken), page));
+  }
   app.use(guardActions({ readOnly, csrf: options.csrfToken }, page));
 
   app.get('/', async (c) => c.html(overviewPage(page(), await readOverview(client, clock()))));
@@ -86,8 +121,21 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
 
   app.get('/tasks/:id', async (c) => {
     const id = c.req.param('id');
-    const record = await client.get(id);
+    let record: TaskRecord | undefined;
+    try {
+      record = await client.get(id);
+    } catch (err) {
+      // An SDK error is the SDK's to report; anything else is the stored item failing to
+      // map (a payload that is not JSON, say): the record is what is wrong, so say so.
+      if (err instanceof TasklaneError || isAwsError(err)) throw err;
+      return c.html(
+        malformedTaskPage(page(), id, [`${(err as Error).name}: ${(err as Error).message}`]),
+        502,
+      );
+    }
     if (record === undefined) return c.html(taskMissingPage(page(), id), 404);
+    const problems = recordProblems(record);
+    if (problems.length > 0) return c.html(malformedTaskPage(page(), id, problems), 502);
     return c.html(taskDetailPage(page(), record));
   });
 
@@ -119,8 +167,8 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
     const parsed = parseAction(c.req.query('action') ?? '', (n) => c.req.queries(n) ?? []);
     if ('problems' in parsed)
       return c.html(problemPage(page(), 'Nothing to confirm', parsed.problems), 400);
-    const back = sameOriginPath(c.req.header('referer') ?? '/');
-    const preview = await previewOf(client, parsed.action);
+    const back = sameOriginPath(c.req.header('referer'), new URL(c.req.url).origin);
+    const preview = await previewOf(client, parsed.action, clock);
     return c.html(confirmPage(page(), parsed.action, back, preview));
   });
 
@@ -131,10 +179,10 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
       const all = Array.isArray(v) ? v : v === undefined ? [] : [v];
       return all.filter((x): x is string => typeof x === 'string');
     };
-    const parsed = parseAction(c.req.param('kind'), field);
+    const parsed = parseConfirmed(c.req.param('kind'), field, clock());
     if ('problems' in parsed)
       return c.html(problemPage(page(), 'Action refused', parsed.problems), 400);
-    const outcome = await perform(client, parsed.action);
+    const outcome = await perform(client, parsed.action, clock);
     return c.html(outcomePage(page(), outcome), outcome.failed ? 409 : 200);
   });
 
@@ -150,14 +198,9 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
   return app;
 }
 
-/** A Referer reduced to its path, so the "Go back" link never leaves the console. */
-function sameOriginPath(referer: string): string {
-  try {
-    const url = new URL(referer, 'http://console.invalid');
-    return `${url.pathname}${url.search}`;
-  } catch {
-    return '/';
-  }
+/** True for an error of an AWS call (it carries the SDK's `$metadata`). */
+function isAwsError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && '$metadata' in err;
 }
 
 const AGE = /^(\d+)\s*(s|m|h|d)$/;

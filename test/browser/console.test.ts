@@ -2,7 +2,10 @@
  * The console in a real browser (Debian's Chromium, driven by playwright-core) against a
  * local executor with seeded tasks: the clicks an operator makes every day.
  */
+import { once } from 'node:events';
 import { mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +31,14 @@ let executor: LocalExecutor;
 let running: RunningConsole;
 let browser: Browser;
 let page: Page;
+/** A page on another site (127.0.0.2) that opens the console path it is given. */
+let attacker: Server;
+
+/** The attacker's page that opens `path` of the console in a new window. */
+function attackerPage(path: string): string {
+  const { port } = attacker.address() as AddressInfo;
+  return `http://127.0.0.2:${port}/${encodeURIComponent(path)}`;
+}
 
 beforeAll(async () => {
   await mkdir(SHOTS, { recursive: true });
@@ -53,9 +64,18 @@ beforeAll(async () => {
   running = await startConsole({ client, port: 0 });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  // Signs the page's context in once, as an operator opens the address the console printed.
+  await page.goto(running.loginUrl);
+  attacker = createServer((req, res) => {
+    res.setHeader('content-type', 'text/html');
+    const target = new URL(decodeURIComponent((req.url ?? '/').slice(1)), running.url).href;
+    res.end(`<button id=b onclick="window.open('${target}')">Win</button>`);
+  }).listen(0, '127.0.0.2');
+  await once(attacker, 'listening');
 }, 90_000);
 
 afterAll(async () => {
+  attacker?.close();
   await browser?.close();
   await running?.close();
   await executor?.stop();
@@ -178,7 +198,7 @@ describe('console in Chromium', () => {
     expect(await page.getByRole('link', { name: 'Resume nightly-report' }).count()).toBe(1);
   });
 
-  it('resumes the schedule with the keyboard alone: Enter on the link, Enter to confirm', async () => {
+  it('resumes the schedule with the keyboard alone: the link, skip to content, Tab to Confirm', async () => {
     // Arrange
     await page.goto(`${running.url}schedules`);
 
@@ -186,15 +206,96 @@ describe('console in Chromium', () => {
     await page.getByRole('link', { name: 'Resume nightly-report' }).focus();
     await page.keyboard.press('Enter');
     await page.waitForURL(/confirm/);
-    // autofocus lands after the load event, in the next rendering update: a key
-    // pressed before then goes to the body. Wait for the focus a user would see.
-    await page.waitForFunction("document.activeElement?.textContent === 'Confirm resume'");
+    const focusedOnLoad = await page.evaluate('document.activeElement?.tagName');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate('document.activeElement?.textContent');
     await page.keyboard.press('Enter');
     await page.waitForURL(/actions/);
     const outcome = await page.getByRole('heading', { level: 1 }).textContent();
 
     // Assert
+    expect(focusedOnLoad).toBe('BODY');
+    expect(focused).toBe('Confirm resume');
     expect(outcome).toBe('Resumed nightly-report');
     expect((await executor.client.getSchedule('nightly-report'))?.state).toBe('ENABLED');
+  });
+});
+
+describe('console in Chromium, against other sites', () => {
+  it('refuses a purge confirmation another site opens: no form, and Enter purges nothing', async () => {
+    // Arrange
+    const context = page.context();
+    await page.goto(attackerPage('confirm?action=purge&olderThanDays=0'));
+
+    // Act
+    const [popup] = await Promise.all([context.waitForEvent('page'), page.click('#b')]);
+    await popup.waitForLoadState();
+    const title = await popup.title();
+    const forms = await popup.locator('form').count();
+    await popup.keyboard.press('Enter');
+    await popup.waitForTimeout(500);
+    await popup.close();
+
+    // Assert
+    expect(title).toBe('Request from another site refused · Tasklane console');
+    expect(forms).toBe(0);
+    expect(await executor.client.get(SEEDED.dead)).toBeDefined();
+  });
+});
+
+describe('console in Chromium: the token', () => {
+  it('shows a browser without the cookie the sign-in page, and signs it in from the printed address', async () => {
+    // Arrange
+    const fresh = await browser.newContext();
+    const stranger = await fresh.newPage();
+
+    // Act
+    await stranger.goto(`${running.url}dead`);
+    const refused = await stranger.getByRole('heading', { level: 1 }).textContent();
+    await stranger.goto(running.loginUrl);
+    const address = stranger.url();
+    const cookies = await fresh.cookies();
+    await stranger.goto(`${running.url}dead`);
+    const signedIn = await stranger.getByRole('heading', { level: 1 }).textContent();
+    await fresh.close();
+
+    // Assert
+    expect(refused).toBe('Sign in');
+    expect(address).toBe(running.url);
+    expect(cookies).toHaveLength(1);
+    expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    expect(cookies[0]?.value).not.toBe(new URL(running.loginUrl).searchParams.get('token'));
+    expect(signedIn).toBe('DEAD tasks');
+  });
+});
+
+describe('console in Chromium: purge', () => {
+  it('purges the listed DEAD tasks only once their number is typed', async () => {
+    // Arrange
+    fragileState.healthy = false;
+    await executor.client.enqueue(fragileTask, { note: 'purge me' }, { id: 'browser-purge' });
+    await eventually(
+      async () => (await executor.client.get('browser-purge'))?.status === TaskStatus.DEAD,
+    );
+    await page.goto(`${running.url}dead`);
+    await page.getByLabel('Died more than (days) ago').fill('0');
+    await page.getByRole('button', { name: 'Purge…' }).click();
+    await page.waitForURL(/confirm/);
+    await shot('confirm-purge');
+
+    // Act
+    await page.getByRole('button', { name: 'Confirm purge' }).click();
+    const stillHere = page.url();
+    await page.getByLabel(/the number of tasks to delete/).fill('1');
+    await page.getByRole('button', { name: 'Confirm purge' }).click();
+    await page.waitForURL(/actions/);
+    const outcome = await page.getByRole('heading', { level: 1 }).textContent();
+
+    // Assert
+    expect(stillHere).toMatch(/confirm/);
+    expect(outcome).toBe('Purged 1 of 1 DEAD tasks');
+    expect(await executor.client.get('browser-purge')).toBeUndefined();
   });
 });

@@ -1,5 +1,8 @@
 import { once } from 'node:events';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { executorEnv, runCli, startCli } from '../helpers/cli.js';
 import { fragileTask, reportTask, SEEDED, seedTasks } from '../helpers/console.js';
@@ -47,26 +50,61 @@ describe('tasklane console', () => {
         }
       });
     });
-    const dead = await fetch(`http://127.0.0.1:${port}/dead`);
+    const open = /Console at (\S+)/.exec(stdout)?.[1] ?? '';
+    const anonymous = await fetch(`http://127.0.0.1:${port}/dead`);
+    const login = await fetch(open, { redirect: 'manual' });
+    const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? '';
+    const dead = await fetch(`http://127.0.0.1:${port}/dead`, { headers: { cookie } });
     const body = await dead.text();
     child.kill('SIGTERM');
     const [code] = await exited;
 
     // Assert
-    expect(stdout).toContain(`http://127.0.0.1:${port}/`);
+    expect(open).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/\\?token=[\\w-]{32}$`));
+    expect(anonymous.status).toBe(401);
     expect(dead.status).toBe(200);
     expect(body).toContain(`/tasks/${SEEDED.dead}`);
     expect(body).toContain('Read-only: actions are disabled');
     expect(code).toBe(0);
   });
 
-  it('refuses a non-loopback --host without --allow-remote and a token, saying so', async () => {
+  it('refuses a non-loopback --host without --allow-remote, saying so', async () => {
     // Act
     const run = await runCli(['console', '--host', '0.0.0.0'], executorEnv(executor));
 
     // Assert
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('pass --allow-remote');
-    expect(run.stderr).toContain('--token or TASKLANE_CONSOLE_TOKEN');
+  });
+
+  it('refuses --token, whose secret would show in ps, naming the ways that do not', async () => {
+    // Act
+    const run = await runCli(
+      ['console', '--port', '0', '--token', 'a-long-enough-access-token'],
+      executorEnv(executor),
+    );
+
+    // Assert
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--token is no longer accepted');
+    expect(run.stderr).toContain('TASKLANE_CONSOLE_TOKEN');
+    expect(run.stderr).toContain('--token-file');
+  });
+
+  it('refuses a --token-file that other users can read', async () => {
+    // Arrange
+    const dir = await mkdtemp(path.join(tmpdir(), 'tasklane-token-'));
+    const file = path.join(dir, 'token');
+    await writeFile(file, 'a-long-enough-access-token\n', { mode: 0o644 });
+
+    // Act
+    const run = await runCli(
+      ['console', '--port', '0', '--token-file', file],
+      executorEnv(executor),
+    );
+
+    // Assert
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('chmod 600');
   });
 });

@@ -4,7 +4,7 @@ import { startConsole } from '../../src/console/index.js';
 import { TaskStatus } from '../../src/constants.js';
 import { ConfigurationError } from '../../src/errors.js';
 import { fragileState, fragileTask, reportTask, seedTasks } from '../helpers/console.js';
-import { consoleApp, csrfIn, postForm, TEST_CSRF } from '../helpers/console-app.js';
+import { consoleApp, csrfIn, hiddenValues, postForm, TEST_CSRF } from '../helpers/console-app.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 let executor: TestExecutor;
@@ -98,14 +98,21 @@ describe('console actions: CSRF', () => {
 });
 
 describe('console actions: purge', () => {
-  it('lists in the confirmation what a purge would delete, then deletes it', async () => {
+  it('lists in the confirmation what a purge would delete, then deletes it once the count is typed', async () => {
     // Arrange
     await deadTask('dead-to-purge');
     const app = consoleApp(client);
 
     // Act
     const confirm = await (await app.request('/confirm?action=purge&olderThanDays=0')).text();
-    const res = await postForm(app, '/actions/purge', { olderThanDays: '0', _csrf: TEST_CSRF });
+    const ids = hiddenValues(confirm, 'id');
+    const res = await postForm(app, '/actions/purge', {
+      olderThanDays: '0',
+      id: ids,
+      asOf: hiddenValues(confirm, 'asOf'),
+      count: String(ids.length),
+      _csrf: TEST_CSRF,
+    });
 
     // Assert
     expect(confirm).toContain('href="/tasks/dead-to-purge"');
@@ -161,60 +168,61 @@ describe('console access', () => {
     // Assert
     expect(res.status).toBe(403);
   });
-
-  it('requires the access token when one is set, and keeps it in a cookie after ?token=', async () => {
-    // Arrange
-    const token = 'a-long-enough-access-token';
-    const app = consoleApp(client, { accessToken: token });
-
-    // Act
-    const without = await app.request('/');
-    const login = await app.request(`/tasks?status=DEAD&token=${token}`);
-    const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? '';
-    const withCookie = await app.request('/', { headers: { cookie } });
-    const withBearer = await app.request('/', { headers: { authorization: `Bearer ${token}` } });
-
-    // Assert
-    expect(without.status).toBe(401);
-    expect(login.status).toBe(303);
-    expect(login.headers.get('location')).toBe('/tasks?status=DEAD');
-    expect(login.headers.get('set-cookie')).toContain('HttpOnly');
-    expect(withCookie.status).toBe(200);
-    expect(withBearer.status).toBe(200);
-  });
 });
 
 describe('startConsole', () => {
-  it('refuses a non-loopback address without --allow-remote and an access token', async () => {
+  it('refuses a non-loopback address without --allow-remote, or with --no-auth', async () => {
     // Act
     const bare = await startConsole({ client, host: '0.0.0.0', port: 0 }).catch((e) => e);
-    const noToken = await startConsole({ client, host: '0.0.0.0', allowRemote: true }).catch(
-      (e) => e,
-    );
+    const noAuth = await startConsole({
+      client,
+      host: '0.0.0.0',
+      allowRemote: true,
+      auth: false,
+    }).catch((e) => e);
 
     // Assert
     expect(bare).toBeInstanceOf(ConfigurationError);
-    expect(bare.message).toMatch(/pass --allow-remote .* and set an access token/);
-    expect(noToken).toBeInstanceOf(ConfigurationError);
-    expect(noToken.message).toMatch(/not a loopback address: set an access token/);
+    expect(bare.message).toMatch(/not a loopback address: pass --allow-remote/);
+    expect(noAuth).toBeInstanceOf(ConfigurationError);
+    expect(noAuth.message).toMatch(/drop --no-auth/);
   });
 
-  it('serves the pages over HTTP on 127.0.0.1 and stops on close', async () => {
+  it('serves the pages over HTTP on 127.0.0.1 to a signed-in request, and stops on close', async () => {
     // Arrange
     const running = await startConsole({ client, port: 0 });
+
+    // Act
+    const anonymous = await fetch(running.url);
+    const login = await fetch(running.loginUrl, { redirect: 'manual' });
+    const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? '';
+    const signedIn = await fetch(running.url, { headers: { cookie } });
+    await running.close();
+
+    // Assert
+    expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(running.tokenGenerated).toBe(true);
+    expect(anonymous.status).toBe(401);
+    expect(login.status).toBe(303);
+    expect(signedIn.status).toBe(200);
+    expect(await signedIn.text()).toContain('<h1>Overview</h1>');
+    await expect(fetch(running.url)).rejects.toThrow();
+  });
+
+  it('serves every request with auth: false (--no-auth)', async () => {
+    // Arrange
+    const running = await startConsole({ client, port: 0, auth: false });
 
     // Act
     const res = await fetch(running.url);
     await running.close();
 
     // Assert
-    expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(running.loginUrl).toBe(running.url);
     expect(res.status).toBe(200);
-    expect(await res.text()).toContain('<h1>Overview</h1>');
-    await expect(fetch(running.url)).rejects.toThrow();
   });
 
-  it('listens beyond loopback with --allow-remote and a token, and then demands the token', async () => {
+  it('listens beyond loopback with --allow-remote, and then demands the token', async () => {
     // Arrange
     const running = await startConsole({
       client,
@@ -227,9 +235,14 @@ describe('startConsole', () => {
 
     // Act
     const res = await fetch(`http://127.0.0.1:${port}/`);
+    const bearer = await fetch(`http://127.0.0.1:${port}/`, {
+      headers: { authorization: 'Bearer another-long-access-token' },
+    });
     await running.close();
 
     // Assert
+    expect(running.tokenGenerated).toBe(false);
     expect(res.status).toBe(401);
+    expect(bearer.status).toBe(200);
   });
 });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseAction } from '../../src/console/actions.js';
-import { assertBindAllowed, isLoopbackHost, sameSecret } from '../../src/console/safety.js';
+import { crossSiteVerdict, type RequestOrigin } from '../../src/console/cross-site.js';
+import {
+  assertBindAllowed,
+  isLoopbackHost,
+  sameOriginPath,
+  sameSecret,
+} from '../../src/console/safety.js';
 import { parseTime, readListQuery } from '../../src/console/server.js';
 import { ConfigurationError } from '../../src/errors.js';
 
@@ -21,25 +27,127 @@ describe('isLoopbackHost', () => {
 });
 
 describe('assertBindAllowed', () => {
-  it('allows loopback with no flag and no token', () => {
+  it('allows loopback with or without the token, and with a long token of its own', () => {
     expect(() =>
-      assertBindAllowed({ host: '127.0.0.1', allowRemote: false, accessToken: undefined }),
+      assertBindAllowed({
+        host: '127.0.0.1',
+        allowRemote: false,
+        auth: true,
+        accessToken: undefined,
+      }),
+    ).not.toThrow();
+    expect(() =>
+      assertBindAllowed({ host: '::1', allowRemote: false, auth: false, accessToken: undefined }),
+    ).not.toThrow();
+    expect(() =>
+      assertBindAllowed({
+        host: 'localhost',
+        allowRemote: false,
+        auth: true,
+        accessToken: 'x'.repeat(16),
+      }),
     ).not.toThrow();
   });
 
-  it('refuses a remote bind with a short token, naming both fixes it lacks', () => {
+  it('refuses a remote bind without the flag and a short token, naming both fixes', () => {
     // Act
-    const act = () => assertBindAllowed({ host: '0.0.0.0', allowRemote: false, accessToken: 'x' });
+    const act = () =>
+      assertBindAllowed({ host: '0.0.0.0', allowRemote: false, auth: true, accessToken: 'x' });
 
     // Assert
     expect(act).toThrow(ConfigurationError);
-    expect(act).toThrow(/--allow-remote .* at least 16 characters .*received 1 characters/);
+    expect(act).toThrow(/at least 16 characters; received 1 characters.*--allow-remote/);
   });
 
-  it('allows a remote bind with the flag and a long token', () => {
+  it('refuses a remote bind without the token, and a token given with --no-auth', () => {
+    // Act
+    const remote = () =>
+      assertBindAllowed({ host: '::', allowRemote: true, auth: false, accessToken: undefined });
+    const both = () =>
+      assertBindAllowed({
+        host: '127.0.0.1',
+        allowRemote: false,
+        auth: false,
+        accessToken: 'x'.repeat(20),
+      });
+
+    // Assert
+    expect(remote).toThrow(/drop --no-auth/);
+    expect(both).toThrow(/together with --no-auth/);
+  });
+
+  it('allows a remote bind with the flag and the token, made or given', () => {
     expect(() =>
-      assertBindAllowed({ host: '::', allowRemote: true, accessToken: 'x'.repeat(16) }),
+      assertBindAllowed({ host: '::', allowRemote: true, auth: true, accessToken: undefined }),
     ).not.toThrow();
+    expect(() =>
+      assertBindAllowed({ host: '::', allowRemote: true, auth: true, accessToken: 'x'.repeat(16) }),
+    ).not.toThrow();
+  });
+});
+
+describe('sameOriginPath', () => {
+  const own = 'http://127.0.0.1:4680';
+
+  it.each([
+    ['http://127.0.0.1:4680/dead?cursor=x', '/dead?cursor=x'],
+    ['/tasks?status=DEAD', '/tasks?status=DEAD'],
+    ['http://127.0.0.1:4680//evil.example/', '/evil.example/'],
+    ['http://127.0.0.1:4680/\\evil.example/', '/evil.example/'],
+  ])('keeps %s on the console as %s', (value, path) => {
+    expect(sameOriginPath(value, own)).toBe(path);
+  });
+
+  it.each([
+    'https://evil.example/',
+    '//evil.example/x',
+    '/\\evil.example',
+    'http://127.0.0.1:9999/',
+    'javascript:alert(1)',
+    'http://[bad',
+    undefined,
+  ])('turns %s into /', (value) => {
+    expect(sameOriginPath(value, own)).toBe('/');
+  });
+});
+
+describe('crossSiteVerdict', () => {
+  const own = 'http://127.0.0.1:4680';
+  const request = (over: Partial<RequestOrigin>): RequestOrigin => ({
+    method: 'GET',
+    path: '/',
+    fetchSite: undefined,
+    origin: undefined,
+    ownOrigin: own,
+    ...over,
+  });
+
+  it('lets the console’s own pages through, and typed addresses of pages that only show', () => {
+    expect(
+      crossSiteVerdict(request({ fetchSite: 'same-origin', path: '/confirm' })),
+    ).toBeUndefined();
+    expect(crossSiteVerdict(request({ fetchSite: 'same-origin', method: 'POST' }))).toBeUndefined();
+    expect(crossSiteVerdict(request({ fetchSite: 'none', path: '/tasks/x' }))).toBeUndefined();
+  });
+
+  it('refuses another site, another port of the same host, and a confirmation not opened from the console', () => {
+    expect(crossSiteVerdict(request({ fetchSite: 'cross-site' }))).toMatch(/another site/);
+    expect(crossSiteVerdict(request({ fetchSite: 'same-site', method: 'POST' }))).toMatch(
+      /Sec-Fetch-Site: same-site/,
+    );
+    expect(crossSiteVerdict(request({ fetchSite: 'none', path: '/confirm' }))).toMatch(
+      /console’s own pages/,
+    );
+    expect(crossSiteVerdict(request({ fetchSite: 'bogus' }))).toBeDefined();
+  });
+
+  it('falls back on Origin without Fetch Metadata: another origin and null are refused', () => {
+    expect(crossSiteVerdict(request({ method: 'POST', origin: own }))).toBeUndefined();
+    expect(crossSiteVerdict(request({ method: 'POST' }))).toBeUndefined();
+    expect(crossSiteVerdict(request({ method: 'POST', origin: 'http://127.0.0.2:80' }))).toMatch(
+      /another origin/,
+    );
+    expect(crossSiteVerdict(request({ method: 'POST', origin: 'null' }))).toMatch(/Origin: null/);
   });
 });
 

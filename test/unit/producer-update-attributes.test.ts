@@ -4,7 +4,8 @@
  * attributes its request names are read from the request itself, so a new attribute in any
  * of those writes fails here before it is refused by IAM in an account.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -198,8 +199,14 @@ describe('PRODUCER_UPDATE_ATTRIBUTES', () => {
   });
 });
 
-/** A debounce store on the offline client of {@link offlineStore}. */
-function offlineDebounces(): { debounces: DebounceStore; sent: SentRequest[] } {
+/**
+ * A debounce store on the offline client of {@link offlineStore}; with `refuseFirst`, its
+ * first write is refused with that item as the current record.
+ */
+function offlineDebounces(refuseFirst?: Record<string, unknown>): {
+  debounces: DebounceStore;
+  sent: SentRequest[];
+} {
   const sent: SentRequest[] = [];
   const dynamodb = new DynamoDBClient({
     region: 'us-east-1',
@@ -208,6 +215,13 @@ function offlineDebounces(): { debounces: DebounceStore; sent: SentRequest[] } {
   dynamodb.middlewareStack.add(
     (_next, context) => async (args) => {
       sent.push({ command: context.commandName ?? '', input: args.input as SentRequest['input'] });
+      if (refuseFirst !== undefined && sent.length === 1) {
+        throw new ConditionalCheckFailedException({
+          message: 'The conditional request failed',
+          $metadata: {},
+          Item: marshall(refuseFirst),
+        });
+      }
       return { output: { $metadata: {}, Attributes: { pk: 'x' } }, response: {} };
     },
     { step: 'initialize', name: 'answerOffline' },
@@ -247,6 +261,32 @@ describe('DEBOUNCED_UPDATE_ATTRIBUTES', () => {
     const named = attributesNamed(sent[0]?.input ?? {});
     expect(named).toContain('absorbed');
     expect(named.filter((a) => !DEBOUNCED_UPDATE_ATTRIBUTES.includes(a))).toEqual([]);
+  });
+
+  it('covers every attribute a fold keeping a later stored runAt names', async () => {
+    // Arrange: a waiting task whose window a producer with a faster clock moved further.
+    const { debounces, sent } = offlineDebounces({
+      pk: 'debounce-x-1',
+      type: 'save',
+      status: TaskStatus.PENDING,
+      attempt: 0,
+      createdAt: FIXTURE_NOW,
+      runAt: replacement.runAt + 5000,
+      orderingKey: 'doc-1',
+      debounceKey: 'doc-1',
+      debounceMode: 'last',
+    });
+
+    // Act
+    await debounces.absorb('debounce-x-1', spec, replacement);
+
+    // Assert
+    const kept = sent[1]?.input ?? {};
+    expect(sent).toHaveLength(2);
+    expect(kept.UpdateExpression).not.toMatch(/#runAt =|#statusAt =/);
+    expect(attributesNamed(kept).filter((a) => !DEBOUNCED_UPDATE_ATTRIBUTES.includes(a))).toEqual(
+      [],
+    );
   });
 
   it('keeps the pointer update within PRODUCER_UPDATE_ATTRIBUTES', async () => {

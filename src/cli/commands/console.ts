@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { readFile, stat } from 'node:fs/promises';
+import { type Command, Option } from 'commander';
 import type { TaskClient } from '../../client/task-client.js';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
@@ -8,6 +9,10 @@ interface ConsoleCliOptions {
   port?: number;
   readOnly?: boolean;
   allowRemote?: boolean;
+  /** False with `--no-auth`. */
+  auth: boolean;
+  tokenFile?: string;
+  /** The removed `--token <secret>`, kept only to refuse it with a reason. */
   token?: string;
 }
 
@@ -19,8 +24,9 @@ interface ConsoleModule {
     port?: number;
     readOnly: boolean;
     allowRemote: boolean;
+    auth: boolean;
     accessToken?: string;
-  }): Promise<{ url: string; close(): Promise<void> }>;
+  }): Promise<{ url: string; loginUrl: string; tokenGenerated: boolean; close(): Promise<void> }>;
 }
 
 /** The console module, resolved at run time so the CLI works in builds without it. */
@@ -34,13 +40,26 @@ export function registerConsole(program: Command): void {
     .option('--host <address>', 'address to bind', '127.0.0.1')
     .option('--port <port>', 'port (default 4680; 0 picks a free one)', portNumber)
     .option('--read-only', 'hide and refuse every action')
-    .option('--allow-remote', 'allow a non-loopback --host (needs --token too)')
+    .option('--allow-remote', 'allow a non-loopback --host (the token stays required)')
     .option(
-      '--token <secret>',
-      'access token every request must present (or TASKLANE_CONSOLE_TOKEN)',
+      '--token-file <path>',
+      'read the access token from this file (readable by you alone), instead of making one; or set TASKLANE_CONSOLE_TOKEN',
     )
+    .option(
+      '--no-auth',
+      'no token: any program on this machine, of any user, may use the console (loopback only)',
+    )
+    .addOption(new Option('--token <secret>').hideHelp())
     .action(async (opts: ConsoleCliOptions, command: Command) => {
       const { out, client } = commandContext(command);
+      if (opts.token !== undefined) {
+        throw new CliError(
+          '--token is no longer accepted: a secret on the command line shows in ps and in your shell history. Set TASKLANE_CONSOLE_TOKEN, or pass --token-file <path>; with neither, the console makes a token at each start and prints the address that signs you in.',
+          ExitCode.USAGE,
+        );
+      }
+      const accessToken =
+        opts.tokenFile === undefined ? undefined : await readToken(opts.tokenFile);
       const module = await loadConsole();
       const running = await module.startConsole({
         client: await client(),
@@ -48,10 +67,23 @@ export function registerConsole(program: Command): void {
         ...(opts.port === undefined ? {} : { port: opts.port }),
         readOnly: opts.readOnly === true,
         allowRemote: opts.allowRemote === true,
-        ...(opts.token === undefined ? {} : { accessToken: opts.token }),
+        auth: opts.auth,
+        ...(accessToken === undefined ? {} : { accessToken }),
       });
-      if (out.json) out.data({ url: running.url });
-      else out.line(`Console at ${running.url} (Ctrl-C stops it)`);
+      // The made-up token is shown once, in the address that signs in; a token of the
+      // operator's own (a file, a variable) is not echoed: they chose to keep it out of view.
+      const open = running.tokenGenerated ? running.loginUrl : running.url;
+      if (out.json) out.data({ url: running.url, open });
+      else {
+        out.line(`Console at ${open} (Ctrl-C stops it)`);
+        if (!opts.auth) {
+          out.note(
+            'No token (--no-auth): any program on this machine, of any user, can use the console; pages of other sites are still refused.',
+          );
+        } else if (!running.tokenGenerated) {
+          out.note('Sign in with the token from TASKLANE_CONSOLE_TOKEN or --token-file.');
+        }
+      }
       await new Promise<void>((done) => {
         process.once('SIGINT', () => done());
         process.once('SIGTERM', () => done());
@@ -67,6 +99,38 @@ function portNumber(value: string): number {
     `--port expects a whole number from 0 to 65535 (0 picks a free one), received ${JSON.stringify(value)}.`,
     ExitCode.USAGE,
   );
+}
+
+/**
+ * The token in `path`, without its trailing newline. A file others can read is refused,
+ * as ssh refuses such a key: the token is as good as the operator's AWS credentials.
+ */
+async function readToken(path: string): Promise<string> {
+  let text: string;
+  try {
+    if (process.platform !== 'win32' && ((await stat(path)).mode & 0o077) !== 0) {
+      throw new CliError(
+        `--token-file ${path} can be read or written by other users: chmod 600 it first.`,
+        ExitCode.USAGE,
+      );
+    }
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(
+      `Cannot read --token-file ${path}: ${(err as Error).message}.`,
+      ExitCode.USAGE,
+      { cause: err },
+    );
+  }
+  const token = text.replace(/\r?\n$/, '');
+  if (token === '' || /\s/.test(token)) {
+    throw new CliError(
+      `--token-file ${path} must hold the token alone, on one line without spaces.`,
+      ExitCode.USAGE,
+    );
+  }
+  return token;
 }
 
 async function loadConsole(): Promise<ConsoleModule> {

@@ -1,35 +1,62 @@
 /** The confirmation step before every action, and the pages after it. */
 import { html } from 'hono/html';
-import { type ActionOutcome, type ConsoleAction, describe } from '../actions.js';
+import { type ActionOutcome, type ConsoleAction, describe, type PurgePreview } from '../actions.js';
 import { csrfField, type Html, layout, type PageContext, taskLink } from './layout.js';
 
-/** Asks to confirm an action; the form POSTs the same fields with the CSRF token. */
+/**
+ * Asks to confirm an action; the form POSTs the same fields with the CSRF token. No button
+ * is focused: a keystroke meant for another window must not confirm anything. A purge lists
+ * the tasks it deletes (its snapshot travels in the form) and asks for their number to be
+ * typed.
+ */
 export function confirmPage(
   ctx: PageContext,
   action: ConsoleAction,
   back: string,
-  preview?: { readonly ids: readonly string[]; readonly total: number },
+  preview?: PurgePreview,
 ): Html {
+  if (action.kind === 'purge' && preview !== undefined && preview.ids.length === 0) {
+    const body = html`<div class="confirm" role="region" aria-labelledby="confirm-what">
+<p id="confirm-what">No DEAD task died more than ${action.olderThanDays} days ago: nothing would be deleted.</p>
+<p><a href="${back}">Go back</a></p>
+</div>`;
+    return layout(ctx, { title: 'Confirm purge', path: '/confirm', body });
+  }
   const hidden =
     action.kind === 'redrive' || action.kind === 'cancel'
       ? action.ids.map((id) => html`<input type="hidden" name="id" value="${id}">`)
       : action.kind === 'purge'
-        ? html`<input type="hidden" name="olderThanDays" value="${action.olderThanDays}">`
+        ? html`<input type="hidden" name="olderThanDays" value="${action.olderThanDays}">${
+            preview === undefined
+              ? ''
+              : html`<input type="hidden" name="asOf" value="${preview.asOf}">${preview.ids.map(
+                  (id) => html`<input type="hidden" name="id" value="${id}">`,
+                )}`
+          }`
         : html`<input type="hidden" name="name" value="${action.name}">`;
   const listed =
     action.kind === 'redrive' || action.kind === 'cancel'
       ? html`<ul>${action.ids.map((id) => html`<li>${taskLink(id)}</li>`)}</ul>`
       : preview === undefined
         ? ''
-        : html`<p>${preview.total === 0 ? 'No task matches: nothing would be deleted.' : `${preview.total} task(s) match${preview.total > preview.ids.length ? `; the first ${preview.ids.length}` : ''}:`}</p>
+        : html`<p>${
+            preview.total > preview.ids.length
+              ? `${preview.total} tasks match; this purge deletes the ${preview.ids.length} listed (purge again for the rest):`
+              : `${preview.total} task(s) match:`
+          }</p>
 <ul>${preview.ids.map((id) => html`<li>${taskLink(id)}</li>`)}</ul>`;
+  const typed =
+    action.kind === 'purge' && preview !== undefined
+      ? html`<label for="confirm-count">Type ${preview.ids.length}, the number of tasks to delete<input id="confirm-count" name="count" inputmode="numeric" autocomplete="off" required size="6"></label>`
+      : '';
   const body = html`<div class="confirm" role="region" aria-labelledby="confirm-what">
 <p id="confirm-what">${describe(action)}</p>
 ${listed}
 <form method="post" action="/actions/${action.kind}">
 ${csrfField(ctx)}${hidden}
+${typed}
 <div class="actions">
-<button type="submit" class="${action.kind === 'purge' ? 'danger' : ''}" autofocus>Confirm ${action.kind}</button>
+<button type="submit" class="${action.kind === 'purge' ? 'danger' : ''}">Confirm ${action.kind}</button>
 <a href="${back}">Go back</a>
 </div>
 </form>
@@ -47,9 +74,15 @@ ${outcome.ids.length === 0 ? '' : html`<h2>Tasks</h2><ul>${outcome.ids.map((id) 
   return layout(ctx, { title: outcome.title, path: '/actions', body });
 }
 
-/** A refusal or bad request, with what was wrong and what to do. */
-export function problemPage(ctx: PageContext, title: string, problems: readonly string[]): Html {
+/** A refusal or bad request, with what was wrong and what to do; `more` follows the list. */
+export function problemPage(
+  ctx: PageContext,
+  title: string,
+  problems: readonly string[],
+  more?: Html,
+): Html {
   const body = html`<div class="notice error" role="alert"><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>
+${more ?? ''}
 <p><a href="/">Back to the overview</a></p>`;
   return layout(ctx, { title, path: '/error', body });
 }

@@ -2,6 +2,7 @@
 import { html } from 'hono/html';
 import type { ScheduleSummary } from '../../client/schedules.js';
 import { type Overview, STATUSES } from '../queries.js';
+import { recordProblems } from '../record-check.js';
 import {
   duration,
   type Html,
@@ -11,6 +12,7 @@ import {
   taskLink,
   time,
 } from './layout.js';
+import { malformedRow } from './tasks.js';
 
 /** Renders the overview page. */
 export function overviewPage(ctx: PageContext, data: Overview): Html {
@@ -46,9 +48,10 @@ ${
     : html`<table>
 <caption class="muted">Newest first; <a href="/dead">all DEAD tasks</a></caption>
 <thead><tr><th scope="col">Task</th><th scope="col">Type</th><th scope="col">Died</th><th scope="col">Reason</th></tr></thead>
-<tbody>${data.recentDead.map(
-        (r) =>
-          html`<tr><td>${taskLink(r.id)}</td><td>${r.type}</td><td>${time(r.finishedAt ?? r.updatedAt)}</td><td>${r.deadReason ?? r.lastError?.message ?? ''}</td></tr>`,
+<tbody>${data.recentDead.map((r) =>
+        recordProblems(r).length > 0
+          ? malformedRow(r, 4)
+          : html`<tr><td>${taskLink(r.id)}</td><td>${r.type}</td><td>${time(r.finishedAt ?? r.updatedAt)}</td><td>${r.deadReason ?? r.lastError?.message ?? ''}</td></tr>`,
       )}</tbody>
 </table>`
 }

@@ -4,6 +4,7 @@ import { TaskStatus } from '../../constants.js';
 import { DEFAULT_LANE } from '../../lanes.js';
 import type { TaskRecord } from '../../store/record.js';
 import { STATUSES, type TaskListPage } from '../queries.js';
+import { recordProblems } from '../record-check.js';
 import {
   duration,
   type Html,
@@ -85,15 +86,25 @@ export function taskTable(
   return html`<table>
 <caption class="muted">${caption} (${items.length} shown)</caption>
 <thead><tr>${select ? html`<th scope="col"><span class="muted">Select</span></th>` : ''}<th scope="col">Task</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Key</th><th scope="col" class="num">Attempt</th><th scope="col">Created</th><th scope="col">Updated</th></tr></thead>
-<tbody>${items.map(
-    (r) =>
-      html`<tr>${
-        select
-          ? html`<td><input type="checkbox" name="${select.name}" value="${r.id}" id="sel-${r.id}" aria-label="Select ${r.id}"></td>`
-          : ''
-      }<td>${taskLink(r.id)}</td><td>${r.type}</td><td>${statusLabel(r.status)}</td><td>${r.orderingKey ?? ''}</td><td class="num">${r.attempt}/${r.maxAttempts}</td><td>${time(r.createdAt)}</td><td>${time(r.updatedAt)}</td></tr>`,
+<tbody>${items.map((r) =>
+    recordProblems(r).length > 0
+      ? malformedRow(r, select === undefined ? 7 : 8)
+      : html`<tr>${
+          select
+            ? html`<td><input type="checkbox" name="${select.name}" value="${r.id}" id="sel-${r.id}" aria-label="Select ${r.id}"></td>`
+            : ''
+        }<td>${taskLink(r.id)}</td><td>${r.type}</td><td>${statusLabel(r.status)}</td><td>${r.orderingKey ?? ''}</td><td class="num">${r.attempt}/${r.maxAttempts}</td><td>${time(r.createdAt)}</td><td>${time(r.updatedAt)}</td></tr>`,
   )}</tbody>
 </table>`;
+}
+
+/**
+ * A list row for a record the pages cannot show (record-check.ts): its id, when it is a
+ * string, links to its page, which says what is wrong.
+ */
+export function malformedRow(r: TaskRecord, columns: number): Html {
+  const id = typeof r.id === 'string' ? taskLink(r.id) : html`<span class="muted">no id</span>`;
+  return html`<tr><td>${id}</td><td colspan="${columns - 1}"><span class="muted">malformed record: open it to see what is wrong</span></td></tr>`;
 }
 
 function pager(query: ListQuery, cursor: string | undefined): Html {
@@ -180,6 +191,17 @@ function taskActions(r: TaskRecord): Html {
     return html`<p class="actions"><a href="/confirm?action=cancel&amp;id=${id}">Cancel this task…</a></p>`;
   }
   return html``;
+}
+
+/**
+ * A task whose stored record the console cannot show: what is wrong with it, field by
+ * field. Redrive and purge still go by id, from the CLI.
+ */
+export function malformedTaskPage(ctx: PageContext, id: string, problems: readonly string[]): Html {
+  const body = html`<div class="notice error" role="alert"><p>The stored record of <code>${id}</code> is malformed, so this page cannot show it:</p><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>
+<p>Something other than Tasklane wrote this item, or changed it: a producer's role may write any attribute of the table (see the security guide). <code>tasklane show ${id} --json</code> prints what the record holds.</p>
+<p><a href="/tasks">All tasks</a></p>`;
+  return layout(ctx, { title: 'Malformed task record', path: '/tasks/', body });
 }
 
 /** The 404 page for an unknown task id. */
