@@ -234,6 +234,10 @@ async function decide(
       deps.logger.debug('message deferred', { taskId: current.id, reason: decision.reason });
       return done({ kind: 'retry', delayMs: decision.delayMs });
     case 'hold-parked':
+      // Each return of the held message publishes the task's Dead event again: the first
+      // delivery's may have been refused, and the hold keeps the message from the events'
+      // own redelivery (docs/adr/0032-parked-keys-lanes-and-groups.md).
+      deps.events?.redelivered(current);
       return done(await holdParkedKey(current, message, deps));
     case 'expire': {
       const dead = await deps.store.expire(

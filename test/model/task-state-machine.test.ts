@@ -50,6 +50,7 @@ describe('(7) task state machine against a reference model', () => {
 
     // Assert
     s.setFigures({ tasks: runs * TASKS });
+    s.setSequences(runs);
     s.note('fast-check seed', s.seed);
     s.note('runs (including shrinking)', runs);
     s.note('commands checked', steps);

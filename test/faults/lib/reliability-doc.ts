@@ -7,7 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fillTemplate, loadTemplate } from '../../../scripts/lib/template.js';
 import { KNOWN_FAILURES } from './known-failures.js';
-import { renderSection, renderSummary, type ScenarioResult, verdict } from './report.js';
+import { renderSection, renderSummary, rowTitle, type ScenarioResult, verdict } from './report.js';
 
 const PAGE = loadTemplate(new URL('./templates/reliability.md', import.meta.url));
 const GLANCE = loadTemplate(new URL('./templates/glance.md', import.meta.url));
@@ -75,7 +75,7 @@ export function renderGlance(data: ReliabilityData): string {
   const rows = results.map((r) => {
     const f = r.figures;
     const cell = (value: number | undefined) => (value === undefined ? '–' : String(value));
-    return `| ${r.title} | ${cell(f?.tasks)} | ${cell(f?.exactlyOnce)} | ${cell(f?.lost)} | ${cell(f?.duplicatedEffects)} | ${verdict(r)} |`;
+    return `| ${rowTitle(r)} | ${cell(f?.tasks)} | ${cell(f?.exactlyOnce)} | ${cell(f?.lost)} | ${cell(f?.duplicatedEffects)} | ${verdict(r)} |`;
   });
   return fillTemplate(
     GLANCE,

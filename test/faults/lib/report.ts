@@ -31,6 +31,8 @@ export interface ScenarioResult {
   readonly figures?: Partial<Figures>;
   readonly criteria: readonly CriterionResult[];
   readonly notes: Readonly<Record<string, string | number>>;
+  /** Model-based tests: how many command sequences ran (shown beside the title). */
+  readonly sequences?: number;
 }
 
 export async function saveResult(dir: string, result: ScenarioResult): Promise<void> {
@@ -68,6 +70,13 @@ export const FIGURE_COLUMNS: readonly [keyof Figures, string][] = [
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** The scenario's name in a table row: its title, and a model test's command sequences. */
+export function rowTitle(result: ScenarioResult): string {
+  return result.sequences === undefined
+    ? result.title
+    : `${result.title}: ${result.sequences.toLocaleString('en-US')} command sequences`;
 }
 
 /** 'pass', 'pass (known failures)' or 'FAIL'. */
@@ -129,13 +138,13 @@ export function renderSummary(results: readonly ScenarioResult[]): string {
   const rule = `| --- | ${FIGURE_COLUMNS.map(() => '---:').join(' | ')} | ---: | --- |`;
   const rows = withFigures.map((r) => {
     const cells = FIGURE_COLUMNS.map(([key]) => String(r.figures?.[key] ?? '–'));
-    return `| ${r.title} | ${cells.join(' | ')} | ${seconds(r.wallMs)} | ${verdict(r)} |`;
+    return `| ${rowTitle(r)} | ${cells.join(' | ')} | ${seconds(r.wallMs)} | ${verdict(r)} |`;
   });
   const others = results
     .filter((r) => r.figures === undefined)
     .map(
       (r) =>
-        `| ${r.title} | ${FIGURE_COLUMNS.map(() => '').join(' | ')} | ${seconds(r.wallMs)} | ${verdict(r)} |`,
+        `| ${rowTitle(r)} | ${FIGURE_COLUMNS.map(() => '').join(' | ')} | ${seconds(r.wallMs)} | ${verdict(r)} |`,
     );
   return [head, rule, ...rows, ...others].join('\n');
 }

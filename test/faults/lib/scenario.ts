@@ -23,7 +23,13 @@ import { CallLog, EffectsLedger } from './ledger.js';
 import { WorkerFleet, type WorkerProcessConfig } from './processes.js';
 import { deriveSeed, type Rng, rng } from './random.js';
 import { quiesce, readAllRecords } from './records.js';
-import { type CriterionResult, figuresTable, type ScenarioResult, saveResult } from './report.js';
+import {
+  type CriterionResult,
+  figuresTable,
+  rowTitle,
+  type ScenarioResult,
+  saveResult,
+} from './report.js';
 
 export interface ScenarioOptions {
   /** Short id, also the result's file name and sort key: `a`, `b`, … */
@@ -49,6 +55,7 @@ export class Scenario {
   private readonly criteria: CriterionResult[] = [];
   private readonly notes: Record<string, string | number> = {};
   private figures: Partial<Figures> | undefined;
+  private sequences: number | undefined;
 
   private constructor(
     readonly options: ScenarioOptions,
@@ -194,6 +201,11 @@ export class Scenario {
     this.figures = figures;
   }
 
+  /** A model-based test's count of command sequences, for the summary tables. */
+  setSequences(sequences: number): void {
+    this.sequences = sequences;
+  }
+
   note(key: string, value: string | number): void {
     this.notes[key] = value;
   }
@@ -221,12 +233,13 @@ export class Scenario {
       date: new Date().toISOString(),
       wallMs: Date.now() - this.started,
       ...(this.figures === undefined ? {} : { figures: this.figures }),
+      ...(this.sequences === undefined ? {} : { sequences: this.sequences }),
       criteria: this.criteria,
       notes: this.notes,
     };
     await saveResult(inject('faultResultsDir'), result);
     console.log(
-      `\n[faults] ${result.title} (seed ${result.seed}, FAULT_SEED=${result.masterSeed})\n` +
+      `\n[faults] ${rowTitle(result)} (seed ${result.seed}, FAULT_SEED=${result.masterSeed})\n` +
         `${figuresTable(result)}\n${this.criteria
           .map(
             (c) => `${c.pass ? 'PASS' : c.known ? 'KNOWN FAILURE' : 'FAIL'} ${c.text}: ${c.actual}`,

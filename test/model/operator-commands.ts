@@ -1,0 +1,110 @@
+/**
+ * The feature model's operator commands, through the real TaskClient: cancel, redrive by id
+ * and by ordering key, releaseKey, and purge of DEAD tasks. Each records what it was told
+ * (which tasks were redriven or purged) for the oracle.
+ */
+import { TaskStatus } from '../../src/constants.js';
+import { count, type FeatureCommand } from './enqueue-commands.js';
+import type { FeatureModel } from './feature-model.js';
+import type { FeatureSystem } from './feature-system.js';
+
+async function quietly<T>(call: () => Promise<T>): Promise<T | Error> {
+  try {
+    return await call();
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
+
+function redriven(m: FeatureModel, ids: readonly string[]): void {
+  for (const id of ids) {
+    const task = m.tasks.get(id);
+    if (task !== undefined) task.redrives += 1;
+  }
+}
+
+export class Cancel implements FeatureCommand {
+  constructor(readonly slot: number) {}
+  check = () => true;
+
+  async run(m: FeatureModel, r: FeatureSystem): Promise<void> {
+    count('cancel');
+    const out = await quietly(() => r.producer(false).cancel(r.id(this.slot)));
+    m.trace.push(`  ${out instanceof Error ? `threw ${out.name}` : 'done'}`);
+  }
+
+  toString = () => `cancel(t${this.slot})`;
+}
+
+export class RedriveIds implements FeatureCommand {
+  constructor(readonly slot: number) {}
+  check = () => true;
+
+  async run(m: FeatureModel, r: FeatureSystem): Promise<void> {
+    count('redrive by id');
+    const out = await quietly(() => r.producer(false).redrive({ ids: [r.id(this.slot)] }));
+    if (out instanceof Error) {
+      m.trace.push(`  threw ${out.name}: ${out.message}`);
+      return;
+    }
+    redriven(m, out.redriven);
+    m.trace.push(`  redriven [${out.redriven.join(', ')}]`);
+  }
+
+  toString = () => `redrive({ ids: [t${this.slot}] })`;
+}
+
+export class RedriveKey implements FeatureCommand {
+  constructor(readonly key: number) {}
+  check = () => true;
+
+  async run(m: FeatureModel, r: FeatureSystem): Promise<void> {
+    count('redrive by key');
+    const out = await quietly(() => r.producer(false).redrive({ orderingKey: r.key(this.key) }));
+    if (out instanceof Error) {
+      m.trace.push(`  threw ${out.name}: ${out.message}`);
+      return;
+    }
+    redriven(m, out.redriven);
+    m.trace.push(`  redriven [${out.redriven.join(', ')}]`);
+  }
+
+  toString = () => `redrive({ orderingKey: k${this.key} })`;
+}
+
+export class ReleaseKey implements FeatureCommand {
+  constructor(readonly key: number) {}
+  check = () => true;
+
+  async run(m: FeatureModel, r: FeatureSystem): Promise<void> {
+    count('releaseKey');
+    const out = await quietly(() => r.producer(false).releaseKey(r.key(this.key)));
+    m.trace.push(
+      `  ${out instanceof Error ? `threw ${out.name}: ${out.message}` : `released ${out.released} (${out.taskId})`}`,
+    );
+  }
+
+  toString = () => `releaseKey(k${this.key})`;
+}
+
+/** Purges the DEAD tasks that died more than a second ago (on the model's clock). */
+export class Purge implements FeatureCommand {
+  check = () => true;
+
+  async run(m: FeatureModel, r: FeatureSystem): Promise<void> {
+    count('purge');
+    const out = await quietly(() =>
+      r.producer(false).purge({ status: TaskStatus.DEAD, olderThan: '1s' }),
+    );
+    if (out instanceof Error) {
+      m.trace.push(`  threw ${out.name}: ${out.message}`);
+      return;
+    }
+    // Other sequences' DEAD tasks are purged too; only this one's matter.
+    const mine = out.purged.filter((id) => id.startsWith(`${r.prefix}-`) || m.tasks.has(id));
+    for (const id of mine) m.purged.add(id);
+    m.trace.push(`  purged [${mine.join(', ')}]`);
+  }
+
+  toString = () => "purge({ status: 'DEAD', olderThan: '1s' })";
+}
