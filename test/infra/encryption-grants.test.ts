@@ -73,8 +73,9 @@ const EXPECTED: Record<string, string[]> = {
   ManageSchedules: ['kms:Decrypt', 'kms:Encrypt'],
   worker: ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'],
   sweeper: ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'],
-  // The schedules' roles decrypt the KmsKeyArn-encrypted input and send to encrypted queues.
-  'Delivers scheduled tasks': ['kms:Decrypt', 'kms:GenerateDataKey'],
+  // The schedules' roles (one per schedule group, ADR 0036) decrypt the KmsKeyArn-encrypted input and send to encrypted queues.
+  'Delivers recurring schedules': ['kms:Decrypt', 'kms:GenerateDataKey'],
+  'Delivers delayed tasks': ['kms:Decrypt', 'kms:GenerateDataKey'],
   'Starts the sweeper': ['kms:Decrypt', 'kms:GenerateDataKey'],
 };
 
@@ -93,7 +94,11 @@ describe('TaskExecutor encryptionKey, grant by grant', () => {
     for (const fn of ['worker', 'sweeper']) {
       out[fn] = statementsOfPolicy(template, `What the Tasklane ${fn} of ${stackName} may do`);
     }
-    for (const purpose of ['Delivers scheduled tasks', 'Starts the sweeper']) {
+    for (const purpose of [
+      'Delivers recurring schedules',
+      'Delivers delayed tasks',
+      'Starts the sweeper',
+    ]) {
       out[purpose] = statementsOfPolicy(template, purpose);
     }
     return out;

@@ -87,7 +87,7 @@ describe('TaskExecutor encryptionKey', () => {
     });
   });
 
-  it('lets the functions and the schedules’ role use the key', () => {
+  it('lets the functions and both schedule groups’ roles use the key', () => {
     const keyUse = Match.objectLike({ Action: KEY_USE, Resource: arnOf(key) });
     for (const fn of ['worker', 'sweeper']) {
       template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
@@ -95,17 +95,19 @@ describe('TaskExecutor encryptionKey', () => {
         PolicyDocument: { Statement: Match.arrayWith([keyUse]) },
       });
     }
-    template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
-      Description: 'Delivers scheduled tasks',
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({
-            Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
-            Resource: arnOf(key),
-          }),
-        ]),
-      },
-    });
+    for (const description of ['Delivers recurring schedules', 'Delivers delayed tasks']) {
+      template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
+        Description: description,
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+              Resource: arnOf(key),
+            }),
+          ]),
+        },
+      });
+    }
   });
 
   it('encrypts the sweeper’s schedule with the key, which its role may decrypt with', () => {
