@@ -9,7 +9,8 @@
  * An enqueue is *accepted* when it returned (created, folded or found existing). Then:
  * 1. Nothing lost: every accepted task that no purge deleted is SUCCEEDED, DEAD or CANCELLED,
  *    or legitimately held: (a) PENDING or QUEUED behind a parked key, that is a DEAD task of
- *    a parking type, of the same lane and key, created before it, not purged, whose history
+ *    a parking type, of the same lane and key, created before it (or after it, when its own
+ *    send failed), not purged, whose history
  *    has no `key-released` or `redriven` after its last `dead`; or (b) WAITING with a parent
  *    that has not finished: ROLLED_BACK (its enqueue threw), absent, or itself held.
  * 2. One terminal write: terminal history entries ≤ 1 + the redrives that moved it out of
@@ -96,7 +97,9 @@ export async function judge(m: FeatureModel, r: FeatureSystem): Promise<string[]
   const parkedBy = (task: ModelTask): string | undefined =>
     live.find((p) => {
       if (p.type !== 'park' || p.key !== task.key || p.lane !== task.lane) return false;
-      if (p.created >= task.created) return false;
+      // Created after it, the parked task is ahead of it only if its send failed and the
+      // sweeper sent it later (docs/limits.md, Ordering).
+      if (p.created >= task.created && !task.unsent) return false;
       const rec = records.get(p.id);
       return rec?.status === TaskStatus.DEAD && parkActive(rec);
     })?.id;
