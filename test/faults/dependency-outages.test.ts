@@ -201,5 +201,6 @@ describe('(dependency-outages) KMS, S3 and EventBridge outages', () => {
       `${unpublished.length} unpublished`,
     );
     await s.finish();
-  });
+    // Three 2-minute outages back to back, then the quiesce: longer than the suite default.
+  }, 900_000);
 });
