@@ -8,6 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/constants.js';
 import { ScheduleFailedError } from '../../src/errors.js';
+import { unkeyedGroup } from '../../src/message-group.js';
 import { delayedScheduleName } from '../../src/scheduler/names.js';
 import { payloadHash } from '../../src/store/record.js';
 import { TaskStore } from '../../src/store/task-store.js';
@@ -100,7 +101,8 @@ describe('TaskClient.enqueue with runAt', () => {
         Arn: executor.queueArn,
         // The delayed group's own role, never the recurring one (ADR 0036).
         RoleArn: executor.scheduler.delayedSchedulerRoleArn,
-        SqsParameters: { MessageGroupId: 'later-1' },
+        // An unkeyed task's group is its id in the unkeyed namespace (docs/adr/0032-parked-keys-lanes-and-groups.md).
+        SqsParameters: { MessageGroupId: unkeyedGroup('later-1') },
         DeadLetterConfig: { Arn: executor.scheduler.scheduleDeadLetterArn },
         RetryPolicy: { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 },
       },
