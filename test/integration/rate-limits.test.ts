@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
+import { isTerminal, TaskStatus } from '../../src/constants.js';
 import type { TaskDefinition } from '../../src/tasks/task-definition.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { testClients } from '../helpers/aws.js';
@@ -158,10 +158,16 @@ describe('rateLimit under contention', () => {
     );
     startWorkers([slow], [0, 0]);
     await eventually(() => starts.length >= 3, 90_000);
+    // The third start is seen before its completion is written: wait for every record to finish.
+    const ids = results.map((r) => (r.ok ? r.id : ''));
+    const finished = async () => Promise.all(ids.map((id) => executor.store.get(id)));
+    await eventually(
+      async () => (await finished()).every((r) => r !== undefined && isTerminal(r.status)),
+      30_000,
+    );
 
     // Assert
-    const ids = results.map((r) => (r.ok ? r.id : ''));
-    const records = await Promise.all(ids.map((id) => executor.store.get(id)));
+    const records = await finished();
     expect(records.map((r) => [r?.status, r?.attempt])).toEqual([
       [TaskStatus.SUCCEEDED, 1],
       [TaskStatus.SUCCEEDED, 1],
