@@ -6,6 +6,7 @@ import { KmsMacClient } from '../../src/integrity/kms-mac.js';
 import { legacyMacInput } from '../../src/integrity/mac-input.js';
 import { INTEGRITY_FAILED } from '../../src/integrity/tag.js';
 import { taskMessage } from '../../src/message.js';
+import { unkeyedGroup } from '../../src/message-group.js';
 import { payloadHash } from '../../src/store/record.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
@@ -38,8 +39,12 @@ describe('integrity tag: what it covers', () => {
     ['lane', { lane: 'bulk' }, []],
     ['onDead', { onDead: 'park' }, []],
     ['parents', { parents: ['some-parent'], onParentDead: 'run' }, []],
-    // The message group stays the message's, so the claim itself lets it through.
-    ['ordering key', { orderingKey: 'account-9', messageGroupId: 'tampered-ordering-key' }, []],
+    // The message group stays the message's (the unkeyed group of its id), so the claim lets it through.
+    [
+      'ordering key',
+      { orderingKey: 'account-9', messageGroupId: unkeyedGroup('tampered-ordering-key') },
+      [],
+    ],
     ['runAt (brought forward)', { runAt: Date.now() - 1_000 }, []],
   ] as const)(
     'never runs a task whose %s a table writer changed, and ends it DEAD with INTEGRITY_FAILED',

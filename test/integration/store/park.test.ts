@@ -121,6 +121,9 @@ describe('ParkedKeys', () => {
     expect(recorded).toBe(true);
     expect(listed).toContainEqual({
       orderingKey: 'k4',
+      lane: undefined,
+      beforeLanes: false,
+      heldAt: expect.any(Number),
       taskId: dead.id,
       taskType: dead.type,
       parkedAt: dead.finishedAt,
