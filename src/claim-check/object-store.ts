@@ -54,6 +54,16 @@ export interface ClaimCheckOptions {
   readonly s3?: S3Client | undefined;
 }
 
+/** How {@link ObjectStore.read} reads an object. */
+export interface ReadOptions {
+  /** Aborts the read (the worker's lease or timeout). */
+  readonly signal?: AbortSignal | undefined;
+  /** Refuses an object larger than this, before any byte is read. */
+  readonly maxBytes?: number | undefined;
+  /** The task type whose payload hash is computed on the way (`readChecked`). */
+  readonly typeHash?: string | undefined;
+}
+
 /** Reads and writes claim-checked objects; see {@link resolveObjectStore}. */
 export class ObjectStore {
   private client: S3Client | undefined;
@@ -109,25 +119,14 @@ export class ObjectStore {
    *
    * @throws ClaimCheckMismatchError when the object is missing, too large or differs.
    */
-  async read(
-    ref: ObjectRef,
-    options: {
-      readonly signal?: AbortSignal | undefined;
-      readonly maxBytes?: number | undefined;
-      readonly typeHash?: string | undefined;
-    } = {},
-  ): Promise<string> {
+  async read(ref: ObjectRef, options: ReadOptions = {}): Promise<string> {
     return (await this.readChecked(ref, options)).text;
   }
 
   /** {@link read}, with the payload hash of `typeHash` when asked for. */
   async readChecked(
     ref: ObjectRef,
-    options: {
-      readonly signal?: AbortSignal | undefined;
-      readonly maxBytes?: number | undefined;
-      readonly typeHash?: string | undefined;
-    } = {},
+    options: ReadOptions = {},
   ): Promise<{ readonly text: string; readonly payloadHash?: string | undefined }> {
     const where = objectLocation(ref);
     if (this.bucket !== undefined && ref.bucket !== this.bucket) {
