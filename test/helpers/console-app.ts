@@ -3,7 +3,8 @@ import type { Hono } from 'hono';
 import type { TaskClient } from '../../src/client/task-client.js';
 import { createConsoleApp } from '../../src/console/server.js';
 import { testClients } from './aws.js';
-import type { TestExecutor } from './executor.js';
+import { fragileState, fragileTask, reportTask, seedTasks } from './console.js';
+import { setupExecutor, type TestExecutor } from './executor.js';
 
 /** The CSRF token the test apps use. */
 export const TEST_CSRF = 'test-csrf-token-0123456789';
@@ -113,4 +114,17 @@ export function countingClient(executor: TestExecutor): { client: TaskClient; ca
     count,
   );
   return { client: executor.client(clients), calls: () => calls };
+}
+
+/**
+ * An executor on the emulator holding the console's seeded tasks, with their first deliveries
+ * drained (so DEAD, retried and succeeded tasks are there), and a client of it.
+ */
+export async function seededExecutor(): Promise<{ executor: TestExecutor; client: TaskClient }> {
+  const executor = await setupExecutor();
+  const client = executor.client();
+  fragileState.healthy = false;
+  await seedTasks(client);
+  await executor.drain(executor.worker([reportTask, fragileTask]));
+  return { executor, client };
 }

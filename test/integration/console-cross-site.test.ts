@@ -1,26 +1,23 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TaskClient } from '../../src/client/task-client.js';
 import { TaskStatus } from '../../src/constants.js';
-import { fragileState, fragileTask, reportTask, SEEDED, seedTasks } from '../helpers/console.js';
+import { reportTask, SEEDED } from '../helpers/console.js';
 import {
   browse,
   consoleApp,
   countingClient,
   postForm,
+  seededExecutor,
   TEST_CSRF,
   TEST_ORIGIN,
 } from '../helpers/console-app.js';
-import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import type { TestExecutor } from '../helpers/executor.js';
 
 let executor: TestExecutor;
 let client: TaskClient;
 
 beforeAll(async () => {
-  executor = await setupExecutor();
-  client = executor.client();
-  fragileState.healthy = false;
-  await seedTasks(client);
-  await executor.drain(executor.worker([reportTask, fragileTask]));
+  ({ executor, client } = await seededExecutor());
 });
 
 describe('console requests from another site', () => {

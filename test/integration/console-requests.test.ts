@@ -1,19 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TaskClient } from '../../src/client/task-client.js';
-import { fragileState, fragileTask, reportTask, SEEDED, seedTasks } from '../helpers/console.js';
-import { browse, consoleApp, postForm, TEST_CSRF } from '../helpers/console-app.js';
-import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import { SEEDED } from '../helpers/console.js';
+import { browse, consoleApp, postForm, seededExecutor, TEST_CSRF } from '../helpers/console-app.js';
+import type { TestExecutor } from '../helpers/executor.js';
 import { putRawItem, rawItem } from '../helpers/raw-item.js';
 
 let executor: TestExecutor;
 let client: TaskClient;
 
 beforeAll(async () => {
-  executor = await setupExecutor();
-  client = executor.client();
-  fragileState.healthy = false;
-  await seedTasks(client);
-  await executor.drain(executor.worker([reportTask, fragileTask]));
+  ({ executor, client } = await seededExecutor());
 });
 
 describe('console confirmation: Go back', () => {

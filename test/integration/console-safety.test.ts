@@ -3,19 +3,22 @@ import type { TaskClient } from '../../src/client/task-client.js';
 import { startConsole } from '../../src/console/index.js';
 import { TaskStatus } from '../../src/constants.js';
 import { ConfigurationError } from '../../src/errors.js';
-import { fragileState, fragileTask, reportTask, seedTasks } from '../helpers/console.js';
-import { consoleApp, csrfIn, hiddenValues, postForm, TEST_CSRF } from '../helpers/console-app.js';
-import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import { fragileTask, reportTask } from '../helpers/console.js';
+import {
+  consoleApp,
+  csrfIn,
+  hiddenValues,
+  postForm,
+  seededExecutor,
+  TEST_CSRF,
+} from '../helpers/console-app.js';
+import type { TestExecutor } from '../helpers/executor.js';
 
 let executor: TestExecutor;
 let client: TaskClient;
 
 beforeAll(async () => {
-  executor = await setupExecutor();
-  client = executor.client();
-  fragileState.healthy = false;
-  await seedTasks(client);
-  await executor.drain(executor.worker([reportTask, fragileTask]));
+  ({ executor, client } = await seededExecutor());
 });
 
 /** Makes a fresh DEAD task with this id. */

@@ -1,8 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TaskClient } from '../../src/client/task-client.js';
-import { fragileState, fragileTask, reportTask, seedTasks } from '../helpers/console.js';
-import { browse, consoleApp, countingClient, postForm } from '../helpers/console-app.js';
-import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import {
+  browse,
+  consoleApp,
+  countingClient,
+  postForm,
+  seededExecutor,
+} from '../helpers/console-app.js';
+import type { TestExecutor } from '../helpers/executor.js';
 
 const TOKEN = 'a-long-enough-access-token';
 
@@ -10,11 +15,7 @@ let executor: TestExecutor;
 let client: TaskClient;
 
 beforeAll(async () => {
-  executor = await setupExecutor();
-  client = executor.client();
-  fragileState.healthy = false;
-  await seedTasks(client);
-  await executor.drain(executor.worker([reportTask, fragileTask]));
+  ({ executor, client } = await seededExecutor());
 });
 
 /** The `name=value` of the response's Set-Cookie, and its attributes. */
