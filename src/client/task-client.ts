@@ -1,4 +1,4 @@
-import type { TaskStatus } from '../constants.js';
+import type { TaskStatus } from '../core/constants.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
 import type { TaskRecord } from '../store/record.js';
 import type { TaskPage } from '../store/task-store.js';
