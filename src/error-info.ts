@@ -1,4 +1,4 @@
-import type { TaskErrorInfo } from './store/record.js';
+import type { TaskErrorInfo } from './core/record.js';
 import { truncate } from './text.js';
 
 /** Longest error name kept on a record. */

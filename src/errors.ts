@@ -1,4 +1,4 @@
-import type { TaskRecord } from './store/record.js';
+import type { TaskRecord } from './core/record.js';
 
 /** Stable, machine-readable error codes. */
 export const ErrorCode = {

@@ -5,7 +5,6 @@
  * @module tasklane
  */
 
-export type { ObjectRef } from './claim-check/object-ref.js';
 export type { CheckReport } from './client/check.js';
 export type {
   BatchEntry,
@@ -48,6 +47,13 @@ export { TaskClient } from './client/task-client.js';
 export type { ExecutorLocation } from './config.js';
 export { EnvVars } from './config.js';
 export { AuditEvent, isTerminal, OnDead, OnParentDead, TaskStatus } from './core/constants.js';
+export type {
+  DebounceInfo,
+  HistoryEntry,
+  ObjectRef,
+  TaskErrorInfo,
+  TaskRecord,
+} from './core/record.js';
 export type { ConfigurationProblem, ValidationIssue } from './errors.js';
 export {
   ConfigurationError,
@@ -93,7 +99,6 @@ export { MetricName, noopMetrics, powertoolsMetrics } from './observability/metr
 export type { Usage } from './observability/usage-meter.js';
 export type { ExecutorOutputs, StackOutput } from './stack-outputs.js';
 export { locationFromStackOutputs } from './stack-outputs.js';
-export type { DebounceInfo, HistoryEntry, TaskErrorInfo, TaskRecord } from './store/record.js';
 export type { Retention } from './store/retention.js';
 export type { SweeperOptions } from './sweeper/create-sweeper.js';
 export { createSweeper } from './sweeper/create-sweeper.js';

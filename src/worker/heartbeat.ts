@@ -1,7 +1,7 @@
+import type { TaskRecord } from '../core/record.js';
 import { describeError } from '../error-info.js';
 import { LeaseLostError, TaskCancelledError } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';
-import type { TaskRecord } from '../store/record.js';
 import type { Lease } from '../store/task-store.js';
 import { progressJson } from '../tasks/progress.js';
 import type { ProcessorDeps } from './deps.js';
