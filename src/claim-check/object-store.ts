@@ -12,9 +12,8 @@ import {
 import { s3ClientConfig } from '../aws-clients.js';
 import { EnvVars } from '../config.js';
 import { Defaults } from '../core/constants.js';
+import { ClaimCheckMismatchError, ValidationError } from '../core/errors.js';
 import type { ObjectRef } from '../core/record.js';
-import { ValidationError } from '../errors.js';
-import { ClaimCheckMismatchError } from '../feature-errors.js';
 import { meterClient } from '../observability/usage-meter.js';
 import { objectLocation, sha256Hex } from './object-ref.js';
 

@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import { TaskStatus } from '../core/constants.js';
+import type { ConfigurationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import type { ConfigurationError } from '../errors.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';

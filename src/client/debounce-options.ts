@@ -4,7 +4,7 @@
  */
 
 import { DebounceMode } from '../core/constants.js';
-import type { ValidationIssue } from '../errors.js';
+import type { ValidationIssue } from '../core/errors.js';
 import type { DebounceSpec } from '../store/debounce-spec.js';
 import { checkOptionKeys } from './validate.js';
 

@@ -1,7 +1,7 @@
 import { mapConcurrently, QUERY_CONCURRENCY } from '../concurrency.js';
 import { TableSchema, TaskStatus } from '../core/constants.js';
+import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import { ValidationError, type ValidationIssue } from '../errors.js';
 import { getItems } from '../store/batch-get.js';
 import { fromItem } from '../store/record.js';
 import { isIndexed } from '../store/status-index-keys.js';

@@ -5,8 +5,8 @@
  * (see src/worker/parked.ts and docs/adr/0024-parked-keys.md).
  */
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { TransitionRejectedError, ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import { TransitionRejectedError, ValidationError } from '../errors.js';
 import { DEFAULT_LANE, type LaneQueues } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { stillParks } from '../store/parked-keys.js';

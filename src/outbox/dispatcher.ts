@@ -2,8 +2,8 @@ import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aw
 import { AwsService, toConfigurationError } from '../aws-errors.js';
 import { EnvVars } from '../config.js';
 import { Defaults } from '../core/constants.js';
+import type { ConfigurationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import type { ConfigurationError } from '../errors.js';
 import { LaneQueues } from '../lanes.js';
 import { taskMessage } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';

@@ -17,9 +17,8 @@ import {
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { Defaults, isTerminal, TableSchema, TaskStatus } from '../core/constants.js';
+import { DependencyError, TransitionRejectedError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import { TransitionRejectedError } from '../errors.js';
-import { DependencyError } from '../feature-errors.js';
 import { auditEntry } from '../observability/audit.js';
 import {
   cancelWaiting,

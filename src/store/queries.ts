@@ -4,8 +4,8 @@
  */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { TableSchema, type TaskStatus } from '../core/constants.js';
+import { ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import { ValidationError } from '../errors.js';
 import { getItems } from './batch-get.js';
 import { decodeCursor, decodeScanCursor, encodeCursor, encodeScanCursor } from './cursor.js';
 import { and, compare } from './expression.js';

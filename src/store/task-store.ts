@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Defaults, type TaskStatus } from '../core/constants.js';
+import { TransitionRejectedError } from '../core/errors.js';
 import type { ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
-import { TransitionRejectedError } from '../errors.js';
 import { DEFAULT_LANE } from '../lanes.js';
 import type { LogAttributes } from '../observability/logger.js';
 import { requestCancel } from './cancel-request.js';

@@ -6,11 +6,11 @@
  */
 
 import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
+import { boundedError, MAX_ERROR_MESSAGE_CHARS } from '../core/errors.js';
 import type { HistoryEntry, ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
-import { boundedError, MAX_ERROR_MESSAGE_CHARS } from '../error-info.js';
+import { truncate } from '../core/record.js';
 import { unkeyedGroup } from '../message-group.js';
 import type { LogAttributes } from '../observability/logger.js';
-import { truncate } from '../text.js';
 import {
   and,
   type Condition,

@@ -1,6 +1,6 @@
 import { Defaults } from '../core/constants.js';
+import { ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import { ValidationError } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskStore } from '../store/task-store.js';
 

@@ -1,10 +1,9 @@
 import { mapConcurrently } from '../concurrency.js';
 import { Defaults, TaskStatus } from '../core/constants.js';
+import { describeError, TransitionRejectedError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
 import { sweepReleases } from '../dependencies/sweep-releases.js';
-import { describeError } from '../error-info.js';
-import { TransitionRejectedError } from '../errors.js';
 import { keepVerified } from '../integrity/check.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import { DEFAULT_LANE } from '../lanes.js';

@@ -6,10 +6,13 @@
 import { objectLocation, resultKey } from '../claim-check/object-ref.js';
 import type { ObjectStore } from '../claim-check/object-store.js';
 import { AMBIGUOUS_PAYLOAD, payloadSource } from '../claim-check/payload-source.js';
+import {
+  ClaimCheckMismatchError,
+  describeError,
+  PayloadTooLargeError,
+  ResultTooLargeError,
+} from '../core/errors.js';
 import type { ObjectRef, TaskRecord } from '../core/record.js';
-import { describeError } from '../error-info.js';
-import { PayloadTooLargeError, ResultTooLargeError } from '../errors.js';
-import { ClaimCheckMismatchError } from '../feature-errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Lease } from '../store/task-store.js';
 

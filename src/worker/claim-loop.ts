@@ -6,8 +6,8 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { AuditEvent } from '../core/constants.js';
+import { TransitionRejectedError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import { TransitionRejectedError } from '../errors.js';
 import { parseMessage } from '../message.js';
 import { inTaskGroup, orderingKeyOfGroup } from '../message-group.js';
 import { logAudit } from '../observability/audit.js';

@@ -3,9 +3,9 @@
  * finished task's dependents right after its terminal write, and `ctx.parents()`.
  */
 
+import { describeError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
-import { describeError } from '../error-info.js';
 import type { ParentResult } from '../tasks/task-definition.js';
 import type { ProcessorDeps } from './deps.js';
 

@@ -3,14 +3,14 @@
  * write of the outcome (SUCCEEDED, a retry, or DEAD).
  */
 import { AuditEvent } from '../core/constants.js';
-import type { TaskErrorInfo, TaskRecord } from '../core/record.js';
-import { errorInfo } from '../error-info.js';
 import {
+  errorInfo,
   isPermanentError,
   LeaseLostError,
   UnknownTaskTypeError,
   ValidationError,
-} from '../errors.js';
+} from '../core/errors.js';
+import type { TaskErrorInfo, TaskRecord } from '../core/record.js';
 import { checkIntegrity } from '../integrity/check.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { TaskOutcome } from '../observability/metrics.js';

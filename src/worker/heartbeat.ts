@@ -1,6 +1,5 @@
+import { describeError, LeaseLostError, TaskCancelledError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import { describeError } from '../error-info.js';
-import { LeaseLostError, TaskCancelledError } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Lease } from '../store/task-store.js';
 import { progressJson } from '../tasks/progress.js';

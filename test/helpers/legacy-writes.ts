@@ -7,8 +7,8 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../../src/core/constants.js';
+import { TransitionRejectedError } from '../../src/core/errors.js';
 import type { TaskRecord } from '../../src/core/record.js';
-import { TransitionRejectedError } from '../../src/errors.js';
 import { fromItem, refusedRecord, statusShard, statusShardKey } from '../../src/store/record.js';
 
 /**
