@@ -5,7 +5,7 @@
  * creates `.tasklane/venv` and installs moto from PyPI, the second reuses it.
  */
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { startLocalExecutor } from '../../src/local/local-executor.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 

@@ -4,7 +4,7 @@
  * package pinned whole with hashes in its own requirements file and installed into its own
  * virtual environment, so the two never share a dependency resolution (docs/emulator.md).
  */
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../core/errors.js';
 
 /** Which emulator {@link startEmulator} runs. */
 export type EmulatorEngine = 'moto' | 'ministack';

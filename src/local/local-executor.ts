@@ -12,7 +12,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { TaskClientOptions } from '../client/options.js';
 import { TaskClient } from '../client/task-client.js';
 import { type ExecutorLocation, resolveLaneQueues } from '../config.js';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../core/errors.js';
 import type { LaneProps } from '../lane-settings.js';
 import { defaultLogger, silentLogger, type TaskLogger } from '../observability/logger.js';
 import { noopMetrics } from '../observability/metrics.js';

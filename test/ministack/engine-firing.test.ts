@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { type LocalExecutor, startLocalExecutor } from '../../src/local/local-executor.js';
 import type { TaskLogger } from '../../src/observability/logger.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../src/errors.js';
+import { ConfigurationError } from '../../src/core/errors.js';
 import { EMULATOR_ENGINE_ENV, engineSpec, resolveEngine } from '../../src/local/emulator-engine.js';
 
 describe('resolveEngine', () => {
