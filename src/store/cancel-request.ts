@@ -34,6 +34,7 @@ export async function requestCancel(
   ctx: WriteContext,
   seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'>,
   reason: string | undefined,
+  principal?: string,
 ): Promise<CancelRequest> {
   const now = ctx.clock();
   const entry: HistoryEntry = {
@@ -42,6 +43,7 @@ export async function requestCancel(
     attempt: seen.attempt,
     status: TaskStatus.RUNNING,
     ...(reason === undefined ? {} : { detail: truncate(reason, MAX_DETAIL_CHARS) }),
+    ...(principal === undefined ? {} : { principal }),
   };
   try {
     const out = await ctx.doc.send(
