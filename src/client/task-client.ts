@@ -1,5 +1,4 @@
-import type { TaskStatus } from '../constants.js';
-import { AuditEvent } from '../constants.js';
+import { AuditEvent, type TaskStatus } from '../core/constants.js';
 import { logAudit } from '../observability/audit.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
 import type { TaskRecord } from '../store/record.js';

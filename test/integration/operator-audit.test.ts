@@ -7,7 +7,7 @@ import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { UNKNOWN_PRINCIPAL } from '../../src/client/operator-principal.js';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { PermanentError } from '../../src/errors.js';
 import type { HistoryEntry } from '../../src/store/record.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Duration } from '../../client/duration.js';
 import type { PurgeResult } from '../../client/purge.js';
 import type { TaskClient } from '../../client/task-client.js';
-import { TaskStatus } from '../../constants.js';
+import { TaskStatus } from '../../core/constants.js';
 import { type CommandContext, commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 
