@@ -12,8 +12,8 @@
  */
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { awsClientConfig } from '../aws-clients.js';
+import { truncate } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
-import { truncate } from '../text.js';
 
 /** Returns the principal the next operator action is recorded as. Never throws. */
 export type PrincipalSource = () => Promise<string>;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent } from '../../src/core/constants.js';
-import { PermanentError } from '../../src/errors.js';
+import { PermanentError } from '../../src/core/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { executorEnv, runCli } from '../helpers/cli.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';

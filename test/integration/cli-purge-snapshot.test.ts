@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { purgeCommand } from '../../src/cli/commands/purge.js';
 import { createOutput } from '../../src/cli/output.js';
 import { TaskStatus } from '../../src/core/constants.js';
-import { PermanentError } from '../../src/errors.js';
+import { PermanentError } from '../../src/core/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 

@@ -8,8 +8,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { UNKNOWN_PRINCIPAL } from '../../src/client/operator-principal.js';
 import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
-import { PermanentError } from '../../src/errors.js';
-import type { HistoryEntry } from '../../src/store/record.js';
+import { PermanentError } from '../../src/core/errors.js';
+import type { HistoryEntry } from '../../src/core/record.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
