@@ -204,16 +204,24 @@ export class TaskStore {
    * {@link requestCancel}). `seen` is
    * the record the caller read; its attempt is pinned so the history entry is exact.
    */
-  cancel(seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & SeenHistory, reason?: string) {
-    return this.write(repairs.cancel, { seen, reason });
+  cancel(
+    seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & SeenHistory,
+    reason?: string,
+    principal?: string,
+  ) {
+    return this.write(repairs.cancel, { seen, reason, principal });
   }
 
   /**
    * Marks a RUNNING task `cancelRequested` (see {@link requestCancel}): one conditional
    * write, not fenced by the lease; the lease holder then ends it with {@link cancelRunning}.
    */
-  requestCancel(seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'>, reason?: string) {
-    return requestCancel(this.ctx, seen, reason);
+  requestCancel(
+    seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'>,
+    reason?: string,
+    principal?: string,
+  ) {
+    return requestCancel(this.ctx, seen, reason, principal);
   }
 
   /**
@@ -251,8 +259,8 @@ export class TaskStore {
    * DEAD → PENDING with a fresh attempt budget and a new generation; the history is kept.
    * The caller then sends the message and marks it sent, as for a new task.
    */
-  redrive(seen: Seen, reason?: string): Promise<TaskRecord> {
-    return this.write(repairs.redrive, { seen, reason });
+  redrive(seen: Seen, reason?: string, principal?: string): Promise<TaskRecord> {
+    return this.write(repairs.redrive, { seen, reason, principal });
   }
 
   /**
@@ -261,26 +269,38 @@ export class TaskStore {
    * key's later tasks (docs/adr/0024-parked-keys.md); the generation moves past the dead
    * run's, so no debounce fold can rewrite it (docs/adr/0033-debounce-fences.md).
    */
-  redriveParked(seen: Seen, parkedKey: string, reason?: string): Promise<TaskRecord> {
-    return this.write(parking.redriveParked, { seen, parkedKey, reason });
+  redriveParked(
+    seen: Seen,
+    parkedKey: string,
+    reason?: string,
+    principal?: string,
+  ): Promise<TaskRecord> {
+    return this.write(parking.redriveParked, { seen, parkedKey, reason, principal });
   }
 
   /**
    * DEAD with `parkedKey` → DEAD without it: the task is given up on, its held message is
    * acknowledged when next received, and the key's later tasks proceed.
    */
-  releaseKey(seen: Seen, parkedKey: string, reason?: string): Promise<TaskRecord> {
-    return this.write(parking.releaseKey, { seen, parkedKey, reason });
+  releaseKey(
+    seen: Seen,
+    parkedKey: string,
+    reason?: string,
+    principal?: string,
+  ): Promise<TaskRecord> {
+    return this.write(parking.releaseKey, { seen, parkedKey, reason, principal });
   }
 
   /**
    * Deletes a DEAD task for good. Conditional on it still being the DEAD record the caller
-   * saw, so a concurrent redrive wins. Logged as a `purged` audit event. A parked task's
+   * saw, so a concurrent redrive wins. Logged as a `purged` audit event, with `principal`,
+   * before the delete, so a crash in between leaves a trace (a refused delete then logs
+   * `purge-refused`; docs/adr/0039-operator-audit.md). A parked task's
    * park item goes with it (if it is still that task's); a crash in between leaves an item
    * that parks nothing, which the next sweep or listing deletes (`ParkedKeys.verified`).
    */
-  async purge(seen: TaskRecord): Promise<void> {
-    await purgeTask(this.ctx, seen);
+  async purge(seen: TaskRecord, principal?: string): Promise<void> {
+    await purgeTask(this.ctx, seen, principal);
     if (seen.parkedKey !== undefined) {
       const lane = seen.lane === DEFAULT_LANE ? undefined : seen.lane;
       await this.parkedKeys.delete(seen.parkedKey, seen.id, lane);
