@@ -87,6 +87,13 @@ export default defineConfig({
           include: ['test/infra/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/helpers/sweeper-bundle-setup.ts'],
+          // CDK's built-in template validation runs on every synthesis: a WebAssembly engine that
+          // takes about 20 s to start in each file and seconds per stack, and whose findings CDK
+          // only prints as warnings, which no test reads. cfn-lint.test.ts lints the template.
+          env: { CDK_VALIDATION: 'false' },
+          // Its files only build fresh Apps and never touch globals, so they share each worker's
+          // modules: aws-cdk-lib is loaded once per worker instead of once per file (seconds each).
+          isolate: false,
           // Synthesis (and, for cdk-nag, esbuild bundling) and cfn-lint take seconds.
           testTimeout: 60_000,
           hookTimeout: 60_000,
