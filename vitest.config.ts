@@ -76,6 +76,8 @@ export default defineConfig({
           // The stack it deploys ships the sweeper's bundle, built afresh here as for infra.
           globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/sweeper-bundle-setup.ts'],
           setupFiles: ['test/helpers/setup-integration.ts'],
+          // The CLI's synth runs the app in this environment: no built-in validation (see infra).
+          env: { CDK_VALIDATION: 'false' },
           fileParallelism: !sharedEndpoint,
           testTimeout: 60_000,
           hookTimeout: 60_000,
