@@ -49,7 +49,8 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
-          globalSetup: ['test/helpers/global-setup.ts'],
+          // The emulators, and the CLI's bundle that test/helpers/cli.ts runs.
+          globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/cli-bundle-setup.ts'],
           setupFiles: ['test/helpers/setup-integration.ts'],
           fileParallelism: !sharedEndpoint,
           testTimeout: 60_000,
@@ -74,7 +75,11 @@ export default defineConfig({
           include: ['test/deploy/**/*.test.ts'],
           environment: 'node',
           // The stack it deploys ships the sweeper's bundle, built afresh here as for infra.
-          globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/sweeper-bundle-setup.ts'],
+          globalSetup: [
+            'test/helpers/global-setup.ts',
+            'test/helpers/sweeper-bundle-setup.ts',
+            'test/helpers/cli-bundle-setup.ts',
+          ],
           setupFiles: ['test/helpers/setup-integration.ts'],
           // The CLI's synth runs the app in this environment: no built-in validation (see infra).
           env: { CDK_VALIDATION: 'false' },

@@ -1,16 +1,27 @@
 /**
  * Runs the `tasklane` executable as a child process, as an operator's shell would: the
- * package's bin entry (src/cli/main.ts, loaded through tsx's hooks so no build is needed), with
- * its own environment, stdin not a terminal. One process, not tsx's CLI and a child of its:
- * a signal reaches the CLI's own handlers, as it would from a shell.
+ * package's bin entry (src/cli/main.ts, bundled once per run by the project's global setup,
+ * test/helpers/cli-bundle-setup.ts), with its own environment, stdin not a terminal. One
+ * process: a signal reaches the CLI's own handlers, as it would from a shell.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { inject } from 'vitest';
 import { EnvVars } from '../../src/config.js';
 import type { TestExecutor } from './executor.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MAIN = path.join(ROOT, 'src/cli/main.ts');
+
+/**
+ * What node runs before the CLI's arguments: the bundle, except for `dev --tasks`, which
+ * imports the user's module, and that module Tasklane's sources. That run loads the CLI from
+ * the sources too, through tsx, so the two share one copy of each module, as they would in an
+ * installed package.
+ */
+function entryArgs(args: readonly string[]): string[] {
+  return args.includes('--tasks') ? ['--import', 'tsx', MAIN] : [inject('cliEntry')];
+}
 
 /** What one run of the CLI produced. */
 export interface CliRun {
@@ -37,7 +48,7 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('TASKLANE_')),
   );
-  return spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  return spawn(process.execPath, [...entryArgs(args), ...args], {
     cwd: ROOT,
     env: { ...clean, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
