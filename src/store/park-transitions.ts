@@ -4,9 +4,9 @@
  * item: the key is held by the dead task's message, not by a write on another item, so no
  * transition here needs a transaction.
  */
-import { AuditEvent, OnDead, TaskStatus } from '../constants.js';
+import { AuditEvent, OnDead, TaskStatus } from '../core/constants.js';
+import type { TaskRecord } from '../core/record.js';
 import { equals, generationIs } from './expression.js';
-import type { TaskRecord } from './record.js';
 import { REDRIVE_REMOVES } from './repair-transitions.js';
 import { releaseDone } from './status-index-keys.js';
 import { at, expire, kill, type Seen, type Transition } from './transitions.js';
