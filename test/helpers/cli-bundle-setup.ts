@@ -3,7 +3,8 @@
  * (test/helpers/cli.ts): bundles src/cli/main.ts once per run with esbuild, our sources in one
  * file and the packages left to node_modules, as the published package's build leaves them.
  * Each run then starts in about a fifth of the CPU time that loading every source file through
- * tsx's hooks takes, over forty runs per suite.
+ * tsx's hooks takes, over forty runs per suite (`console` and `dev` still run from source; see
+ * cli.ts).
  *
  * The bundle sits in a directory of `.tasklane/` under the repository, so that it finds the
  * package.json (the CLI's version) and node_modules where the sources do, with the emulator's

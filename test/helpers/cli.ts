@@ -16,13 +16,17 @@ const MAIN = path.join(ROOT, 'src/cli/main.ts');
 const TEST_AUDIT_LOG = path.join(tmpdir(), `tasklane-cli-test-audit-${process.pid}.log`);
 
 /**
- * What node runs before the CLI's arguments: the bundle, except for `dev --tasks`, which
- * imports the user's module, and that module Tasklane's sources. That run loads the CLI from
- * the sources too, through tsx, so the two share one copy of each module, as they would in an
- * installed package.
+ * The commands that import modules at run time, which the bundle does not hold: `console`
+ * (the console's module, found beside the CLI's) and `dev` (the user's task module, which
+ * imports Tasklane's sources). They run from the sources, through tsx, as before the bundle;
+ * for `dev` that also gives the user's module and the CLI one copy of each Tasklane module, as
+ * in an installed package.
  */
+const FROM_SOURCE = new Set(['console', 'dev']);
+
+/** What node runs before the CLI's arguments: the run's bundle, or the sources. */
 function entryArgs(args: readonly string[]): string[] {
-  return args.includes('--tasks') ? ['--import', 'tsx', MAIN] : [inject('cliEntry')];
+  return FROM_SOURCE.has(args[0] ?? '') ? ['--import', 'tsx', MAIN] : [inject('cliEntry')];
 }
 
 /** What one run of the CLI produced. */
