@@ -12,12 +12,13 @@ import { SchedulerContext, substituteContext } from '../scheduler/context.js';
 import { isDelayedScheduleName } from '../scheduler/names.js';
 import { startDateToSend } from '../scheduler/start-date.js';
 import type { SchedulerTarget } from '../scheduler/target.js';
+import type { TaskDefinition } from '../tasks/task-definition.js';
 import { checkName, type RecurringScheduleOptions, validateSchedule } from './schedule-input.js';
 import { readSchedule, stateUpdate, updateStartDate, writeVerified } from './schedule-writes.js';
 
 export type { RecurringScheduleOptions } from './schedule-input.js';
 
-/** Outcome of `TaskClient.schedule`. */
+/** Outcome of `TaskClient.schedules.set`. */
 export interface ScheduleResult {
   readonly name: string;
   readonly arn: string;
@@ -46,10 +47,48 @@ export interface ScheduleDetails extends ScheduleSummary {
 }
 
 /**
+ * `TaskClient.schedules`: the recurring schedules of the executor's schedule group
+ * (docs/scheduling.md). Every input is validated before the first call to Scheduler, so
+ * invalid input writes nothing.
+ */
+export interface ScheduleClient {
+  /**
+   * Creates or updates a recurring schedule: each firing becomes one task
+   * `<name>@<scheduled time>`, even when Scheduler delivers it twice. The expression and
+   * time zone are validated before any call. Setting an existing name updates it, keeping
+   * its state (paused or not) unless `paused` is given, and a rate's phase unless
+   * `startDate` is.
+   *
+   * @throws ValidationError listing every problem (name, expression, time zone, payload).
+   * @throws ConfigurationError when the schedule group or scheduler role is not configured.
+   */
+  set<D extends TaskDefinition>(
+    name: string,
+    options: RecurringScheduleOptions<D>,
+  ): Promise<ScheduleResult>;
+  /** Deletes a recurring schedule; false when there was none. Tasks already fired stay. */
+  delete(name: string): Promise<boolean>;
+  /**
+   * Stops a schedule's firings (Scheduler State DISABLED) until resumed.
+   * @throws ScheduleNotFoundError when no schedule has this name.
+   */
+  pause(name: string): Promise<void>;
+  /**
+   * Resumes a paused schedule; firings missed while paused are not made up.
+   * @throws ScheduleNotFoundError when no schedule has this name.
+   */
+  resume(name: string): Promise<void>;
+  /** Lists the recurring schedules (with `includeDelayed`, delayed tasks' schedules too). */
+  list(options?: { includeDelayed?: boolean }): Promise<ScheduleSummary[]>;
+  /** Reads one schedule: expression, time zone, task and payload; undefined when none. */
+  get(name: string): Promise<ScheduleDetails | undefined>;
+}
+
+/**
  * Recurring schedules in the executor's group. Every input is validated before the first
  * call to Scheduler, so invalid input writes nothing.
  */
-export class RecurringSchedules {
+export class RecurringSchedules implements ScheduleClient {
   constructor(
     private readonly target: SchedulerTarget,
     private readonly clock: () => number = Date.now,
@@ -60,7 +99,7 @@ export class RecurringSchedules {
    * schedule's state (paused or not) unless `paused` is given, and its rate's phase unless
    * `startDate` is; see {@link startDateToSend} for the StartDate actually sent.
    */
-  async schedule(name: string, options: RecurringScheduleOptions): Promise<ScheduleResult> {
+  async set(name: string, options: RecurringScheduleOptions): Promise<ScheduleResult> {
     const { input, expression } = await validateSchedule(this.target, name, options);
     const client = this.target.client;
     const created = startDateToSend({
@@ -94,12 +133,12 @@ export class RecurringSchedules {
     });
     const arn = await writeVerified(client, this.target.groupName, name, build);
     // Deleted between the create and the update: create it again.
-    if (arn === undefined) return this.schedule(name, options);
+    if (arn === undefined) return this.set(name, options);
     return { name, arn, created: false };
   }
 
   /** Deletes a schedule; false when it did not exist. */
-  async unschedule(name: string): Promise<boolean> {
+  async delete(name: string): Promise<boolean> {
     checkName(name);
     try {
       await this.target.client.send(
@@ -112,6 +151,16 @@ export class RecurringSchedules {
     }
   }
 
+  /** Pauses a schedule (DISABLED); see {@link RecurringSchedules.setState}. */
+  pause(name: string): Promise<void> {
+    return this.setState(name, 'DISABLED');
+  }
+
+  /** Resumes a schedule (ENABLED); see {@link RecurringSchedules.setState}. */
+  resume(name: string): Promise<void> {
+    return this.setState(name, 'ENABLED');
+  }
+
   /**
    * Pauses (DISABLED) or resumes (ENABLED) a schedule. UpdateSchedule replaces the whole
    * definition, so the current one is read and written back with the new state, then read
@@ -120,7 +169,7 @@ export class RecurringSchedules {
    *
    * @throws ScheduleNotFoundError when no schedule has this name.
    */
-  async setState(name: string, state: 'ENABLED' | 'DISABLED'): Promise<void> {
+  private async setState(name: string, state: 'ENABLED' | 'DISABLED'): Promise<void> {
     checkName(name);
     const { client, groupName } = this.target;
     const build = (current: GetScheduleCommandOutput) => stateUpdate(current, state, this.clock());
