@@ -1,4 +1,4 @@
-import { Defaults } from './constants.js';
+import { Defaults } from './core/constants.js';
 import { ConfigurationError, ValidationError } from './errors.js';
 import { type LaneLocations, LaneQueues, lanesFromEnvironment } from './lanes.js';
 import { delayedScheduleGroupName } from './scheduler/names.js';

@@ -47,7 +47,7 @@ export type {
 export { TaskClient } from './client/task-client.js';
 export type { ExecutorLocation } from './config.js';
 export { EnvVars } from './config.js';
-export { AuditEvent, isTerminal, OnDead, OnParentDead, TaskStatus } from './constants.js';
+export { AuditEvent, isTerminal, OnDead, OnParentDead, TaskStatus } from './core/constants.js';
 export type { ConfigurationProblem, ValidationIssue } from './errors.js';
 export {
   ConfigurationError,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { MESSAGE_SCHEMA_VERSION } from './constants.js';
+import { MESSAGE_SCHEMA_VERSION } from './core/constants.js';
 import {
   anything,
   type CheckIssue,

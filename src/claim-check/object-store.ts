@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { s3ClientConfig } from '../aws-clients.js';
 import { EnvVars } from '../config.js';
-import { Defaults } from '../constants.js';
+import { Defaults } from '../core/constants.js';
 import { ValidationError } from '../errors.js';
 import { ClaimCheckMismatchError } from '../feature-errors.js';
 import { meterClient } from '../observability/usage-meter.js';

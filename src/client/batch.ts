@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { TaskStatus } from '../constants.js';
+import { TaskStatus } from '../core/constants.js';
 import type { ConfigurationError } from '../errors.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';

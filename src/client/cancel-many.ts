@@ -4,7 +4,7 @@
  * task's refusal never stops the others.
  */
 import { mapConcurrently } from '../concurrency.js';
-import { TaskStatus } from '../constants.js';
+import { TaskStatus } from '../core/constants.js';
 import { TaskNotFoundError, TransitionRejectedError, ValidationError } from '../errors.js';
 import type { TaskRecord } from '../store/record.js';
 import { type CancelDeps, cancelTask } from './cancel.js';

@@ -1,4 +1,4 @@
-import { isTerminal, TaskStatus } from '../constants.js';
+import { isTerminal, TaskStatus } from '../core/constants.js';
 import { releaseDependents } from '../dependencies/release.js';
 import { TaskNotFoundError, TransitionRejectedError } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';

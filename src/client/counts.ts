@@ -1,5 +1,5 @@
 import { mapConcurrently, QUERY_CONCURRENCY } from '../concurrency.js';
-import { TaskStatus } from '../constants.js';
+import { TaskStatus } from '../core/constants.js';
 import { ValidationError } from '../errors.js';
 import { DEFAULT_LANE } from '../lanes.js';
 import { isIndexed } from '../store/status-index-keys.js';

@@ -1,6 +1,6 @@
 import { payloadKey } from '../claim-check/object-ref.js';
 import type { ObjectStore } from '../claim-check/object-store.js';
-import { TaskStatus } from '../constants.js';
+import { TaskStatus } from '../core/constants.js';
 import { releaseDependents } from '../dependencies/release.js';
 import { IdempotencyConflictError, TransitionRejectedError } from '../errors.js';
 import type { IntegrityTag } from '../integrity/tag.js';

@@ -5,7 +5,7 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { Defaults } from '../constants.js';
+import { Defaults } from '../core/constants.js';
 import { ConfigurationError, ValidationError } from '../errors.js';
 import { parseEnvelope } from '../message.js';
 

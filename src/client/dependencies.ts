@@ -2,7 +2,7 @@
  * The client's side of `dependsOn` (docs/dependencies.md): checking the options at the
  * boundary, before anything is written.
  */
-import { Defaults, OnParentDead } from '../constants.js';
+import { Defaults, OnParentDead } from '../core/constants.js';
 import type { ValidationIssue } from '../errors.js';
 import { DependencyError } from '../feature-errors.js';
 

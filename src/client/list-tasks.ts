@@ -1,5 +1,5 @@
 import { mapConcurrently, QUERY_CONCURRENCY } from '../concurrency.js';
-import { TableSchema, TaskStatus } from '../constants.js';
+import { TableSchema, TaskStatus } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { getItems } from '../store/batch-get.js';
 import { fromItem, type TaskRecord } from '../store/record.js';

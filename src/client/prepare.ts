@@ -1,5 +1,5 @@
 import { monotonicFactory } from 'ulid';
-import { OnDead, type OnParentDead } from '../constants.js';
+import { OnDead, type OnParentDead } from '../core/constants.js';
 import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../errors.js';
 import { messageGroupOf, UNKEYED_GROUP_PREFIX } from '../message-group.js';
 import { instantProblem } from '../scheduler/limits.js';

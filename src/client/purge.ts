@@ -1,4 +1,4 @@
-import { TaskStatus } from '../constants.js';
+import { TaskStatus } from '../core/constants.js';
 import { TransitionRejectedError, ValidationError } from '../errors.js';
 import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';

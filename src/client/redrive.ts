@@ -8,7 +8,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { mapConcurrently } from '../concurrency.js';
-import { AuditEvent, isTerminal, TaskStatus } from '../constants.js';
+import { AuditEvent, isTerminal, TaskStatus } from '../core/constants.js';
 import { releaseDependents } from '../dependencies/release.js';
 import { ConfigurationError, TransitionRejectedError, ValidationError } from '../errors.js';
 import { DEFAULT_LANE, type LaneQueues } from '../lanes.js';

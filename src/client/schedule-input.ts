@@ -1,5 +1,5 @@
 import type { CreateScheduleCommandInput } from '@aws-sdk/client-scheduler';
-import { Defaults } from '../constants.js';
+import { Defaults } from '../core/constants.js';
 import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../errors.js';
 import { firingTemplate } from '../message.js';
 import { unkeyedGroup } from '../message-group.js';

@@ -1,4 +1,4 @@
-import type { TaskStatus } from '../constants.js';
+import type { TaskStatus } from '../core/constants.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
 import type { TaskRecord } from '../store/record.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';

@@ -3,7 +3,7 @@
  * JavaScript, `as any`, JSON from elsewhere. A misspelt option (`{ idd: 'x' }`) would
  * otherwise be ignored silently and the task created without the id the caller meant.
  */
-import { TaskStatus } from '../constants.js';
+import { TaskStatus } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 
 /** The options `enqueue` accepts; keep in step with `EnqueueOptions`. */

@@ -1,4 +1,4 @@
-import { isTerminal } from '../constants.js';
+import { isTerminal } from '../core/constants.js';
 import { TaskNotFoundError, WaitTimeoutError } from '../errors.js';
 import type { TaskRecord } from '../store/record.js';
 

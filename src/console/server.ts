@@ -7,7 +7,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import type { ScheduleDetails } from '../client/schedules.js';
 import type { TaskClient } from '../client/task-client.js';
-import { TaskStatus } from '../constants.js';
+import { TaskStatus } from '../core/constants.js';
 import { TasklaneError, ValidationError } from '../errors.js';
 import type { TaskRecord } from '../store/record.js';
 import { parseAction, parseConfirmed, perform, previewOf } from './actions.js';

@@ -5,7 +5,7 @@
  * conditional write that counts this parent at most once on each child, so running it twice,
  * or two runners at once, changes nothing the first did not.
  */
-import { isTerminal, TaskStatus } from '../constants.js';
+import { isTerminal, TaskStatus } from '../core/constants.js';
 import { describeError } from '../error-info.js';
 import { TransitionRejectedError } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';

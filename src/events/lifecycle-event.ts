@@ -1,4 +1,4 @@
-import { AuditEvent, TaskStatus } from '../constants.js';
+import { AuditEvent, TaskStatus } from '../core/constants.js';
 import type { TaskErrorInfo, TaskRecord } from '../store/record.js';
 
 /**

@@ -3,7 +3,7 @@
  * audited (`integrity-failed`) and counted; the caller then refuses it: the worker declares
  * the task DEAD without running the handler, the sweeper does not send it.
  */
-import { AuditEvent } from '../constants.js';
+import { AuditEvent } from '../core/constants.js';
 import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { type TaskMetrics, TaskOutcome } from '../observability/metrics.js';

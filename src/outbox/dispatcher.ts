@@ -1,7 +1,7 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { AwsService, toConfigurationError } from '../aws-errors.js';
 import { EnvVars } from '../config.js';
-import { Defaults } from '../constants.js';
+import { Defaults } from '../core/constants.js';
 import type { ConfigurationError } from '../errors.js';
 import { LaneQueues } from '../lanes.js';
 import { taskMessage } from '../message.js';

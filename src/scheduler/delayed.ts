@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type ExecutorLocation, scheduleThreshold } from '../config.js';
-import { TaskStatus } from '../constants.js';
+import { TaskStatus } from '../core/constants.js';
 import { releaseDependents } from '../dependencies/release.js';
 import { ScheduleFailedError } from '../errors.js';
 import { LaneQueues } from '../lanes.js';

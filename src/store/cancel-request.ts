@@ -7,7 +7,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
+import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
 import { TransitionRejectedError } from '../errors.js';
 import { auditEntry } from '../observability/audit.js';
 import { truncate } from '../text.js';

@@ -1,4 +1,4 @@
-import { TableSchema } from '../constants.js';
+import { TableSchema } from '../core/constants.js';
 import { ValidationError } from '../errors.js';
 
 /** Encodes a list position: the shard reached and DynamoDB's key within it. */

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
+import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
 import { auditEntry } from '../observability/audit.js';
 import {
   DEBOUNCE_ID_PREFIX,

@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { Defaults, isTerminal, TableSchema, TaskStatus } from '../constants.js';
+import { Defaults, isTerminal, TableSchema, TaskStatus } from '../core/constants.js';
 import { TransitionRejectedError } from '../errors.js';
 import { DependencyError } from '../feature-errors.js';
 import { auditEntry } from '../observability/audit.js';

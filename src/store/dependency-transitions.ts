@@ -4,7 +4,7 @@
  * it counts: that parent must not be counted already (`releasedBy`), so a release retried
  * after a crash, or by the sweeper beside a worker, lands at most once.
  */
-import { AuditEvent, TaskStatus } from '../constants.js';
+import { AuditEvent, TaskStatus } from '../core/constants.js';
 import { type Condition, equals } from './expression.js';
 import type { TaskRecord } from './record.js';
 import type { SeenHistory } from './transition.js';

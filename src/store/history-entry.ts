@@ -1,4 +1,4 @@
-import type { AuditEvent, TaskStatus } from '../constants.js';
+import type { AuditEvent, TaskStatus } from '../core/constants.js';
 
 /** One entry of a task's history: an audit record without the task's own identity. */
 export interface HistoryEntry {

@@ -4,7 +4,7 @@
  * folded: the first entry and the newest ones are kept, and the entries in between are only
  * counted (`historyTruncated`). Heartbeats never add entries.
  */
-import { Defaults } from '../constants.js';
+import { Defaults } from '../core/constants.js';
 import type { HistoryEntry } from './record.js';
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ObjectRef } from '../claim-check/object-ref.js';
-import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
+import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
 import { messageGroupOf } from '../message-group.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { truncate } from '../text.js';

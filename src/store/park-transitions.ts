@@ -4,7 +4,7 @@
  * item: the key is held by the dead task's message, not by a write on another item, so no
  * transition here needs a transaction.
  */
-import { AuditEvent, OnDead, TaskStatus } from '../constants.js';
+import { AuditEvent, OnDead, TaskStatus } from '../core/constants.js';
 import { equals, generationIs } from './expression.js';
 import type { TaskRecord } from './record.js';
 import { REDRIVE_REMOVES } from './repair-transitions.js';

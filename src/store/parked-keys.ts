@@ -17,7 +17,7 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { Defaults, TableSchema, TaskStatus } from '../constants.js';
+import { Defaults, TableSchema, TaskStatus } from '../core/constants.js';
 import { DEFAULT_LANE } from '../lanes.js';
 import { getItems } from './batch-get.js';
 import { and, equals, generationIs } from './expression.js';

@@ -3,7 +3,7 @@
  * matching task ({@link iterateTasks}). Only a status the index does not key is scanned.
  */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { TableSchema, type TaskStatus } from '../constants.js';
+import { TableSchema, type TaskStatus } from '../core/constants.js';
 import { ValidationError } from '../errors.js';
 import { getItems } from './batch-get.js';
 import { decodeCursor, decodeScanCursor, encodeCursor, encodeScanCursor } from './cursor.js';

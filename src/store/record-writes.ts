@@ -5,7 +5,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../constants.js';
+import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../core/constants.js';
 import { TransitionRejectedError } from '../errors.js';
 import { auditEntry } from '../observability/audit.js';
 import { truncate } from '../text.js';

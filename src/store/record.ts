@@ -3,7 +3,7 @@ import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { encodeTime } from 'ulid';
 import { type ObjectRef, toObjectRef } from '../claim-check/object-ref.js';
-import { isTerminal, OnDead, TableSchema, type TaskStatus } from '../constants.js';
+import { isTerminal, OnDead, TableSchema, type TaskStatus } from '../core/constants.js';
 import { messageGroupOf } from '../message-group.js';
 import { payloadHash } from './canonical-json.js';
 import { DebounceMode } from './debounce-spec.js';

@@ -1,5 +1,5 @@
 import { EnvVars } from '../config.js';
-import { Defaults } from '../constants.js';
+import { Defaults } from '../core/constants.js';
 import { ValidationError } from '../errors.js';
 
 /**

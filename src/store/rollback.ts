@@ -4,7 +4,7 @@
  * enqueue of the same id revive it, and how a refused confirmation is read
  * (docs/adr/0015-rollback-moves-instead-of-deleting.md).
  */
-import { TableSchema, TaskStatus } from '../constants.js';
+import { TableSchema, TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from './record.js';
 import { releaseDone } from './status-index-keys.js';
 

@@ -3,7 +3,7 @@
  * keys, what it projects, and how many shards each keyed status is spread over.
  */
 import { EnvVars } from '../config.js';
-import { Defaults, TableSchema, TaskStatus } from '../constants.js';
+import { Defaults, TableSchema, TaskStatus } from '../core/constants.js';
 import { ValidationError } from '../errors.js';
 import type { Condition } from './expression.js';
 import { statusShard, statusShardKey } from './record.js';

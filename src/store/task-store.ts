@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ObjectRef } from '../claim-check/object-ref.js';
-import { Defaults, type TaskStatus } from '../constants.js';
+import { Defaults, type TaskStatus } from '../core/constants.js';
 import { TransitionRejectedError } from '../errors.js';
 import { DEFAULT_LANE } from '../lanes.js';
 import type { LogAttributes } from '../observability/logger.js';

@@ -11,7 +11,7 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { TableSchema } from '../constants.js';
+import { TableSchema } from '../core/constants.js';
 
 /** How long an idle bucket outlives its last grant before its TTL may remove it. */
 const IDLE_KEEP_MS = 3_600_000;

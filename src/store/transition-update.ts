@@ -3,7 +3,7 @@
  * recognises DynamoDB's refusal of an item that would grow past its size limit.
  */
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { isTerminal, TableSchema, type TaskStatus } from '../constants.js';
+import { isTerminal, TableSchema, type TaskStatus } from '../core/constants.js';
 import type { Condition } from './expression.js';
 import type { HistoryPlan } from './history.js';
 import type { HistoryEntry } from './record.js';

@@ -7,7 +7,7 @@ import {
   TransactionConflictException,
 } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type AuditEvent, Defaults, TableSchema, type TaskStatus } from '../constants.js';
+import { type AuditEvent, Defaults, TableSchema, type TaskStatus } from '../core/constants.js';
 import { LeaseLostError, TransitionRejectedError } from '../errors.js';
 import { auditEntry } from '../observability/audit.js';
 import type { LogAttributes, TaskLogger } from '../observability/logger.js';

@@ -5,7 +5,7 @@
  * single conditional write that performs it (see writeTransition).
  */
 import type { ObjectRef } from '../claim-check/object-ref.js';
-import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
+import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
 import { boundedError, MAX_ERROR_MESSAGE_CHARS } from '../error-info.js';
 import { unkeyedGroup } from '../message-group.js';
 import type { LogAttributes } from '../observability/logger.js';

@@ -1,4 +1,4 @@
-import { Defaults } from '../constants.js';
+import { Defaults } from '../core/constants.js';
 import { ValidationError } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskRecord } from '../store/record.js';

@@ -1,5 +1,5 @@
 import { mapConcurrently } from '../concurrency.js';
-import { Defaults, TaskStatus } from '../constants.js';
+import { Defaults, TaskStatus } from '../core/constants.js';
 import { releaseDependents } from '../dependencies/release.js';
 import { sweepReleases } from '../dependencies/sweep-releases.js';
 import { describeError } from '../error-info.js';

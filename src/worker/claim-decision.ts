@@ -1,4 +1,4 @@
-import { isTerminal, TaskStatus } from '../constants.js';
+import { isTerminal, TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../store/record.js';
 
 /** What a worker should do with a delivered message, given the task's current record. */

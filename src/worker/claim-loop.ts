@@ -5,7 +5,7 @@
  * again as seen.
  */
 import type { SQSRecord } from 'aws-lambda';
-import { AuditEvent } from '../constants.js';
+import { AuditEvent } from '../core/constants.js';
 import { TransitionRejectedError } from '../errors.js';
 import { parseMessage } from '../message.js';
 import { inTaskGroup, orderingKeyOfGroup } from '../message-group.js';

@@ -4,7 +4,7 @@
  * and a visibility change.
  */
 import type { ObjectStore } from '../claim-check/object-store.js';
-import type { AuditEvent } from '../constants.js';
+import type { AuditEvent } from '../core/constants.js';
 import type { WorkerEvents } from '../events/worker-events.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import { logAudit } from '../observability/audit.js';

@@ -2,7 +2,7 @@
  * The run of a claimed task: its handler under the timeout, the heartbeat, and the fenced
  * write of the outcome (SUCCEEDED, a retry, or DEAD).
  */
-import { AuditEvent } from '../constants.js';
+import { AuditEvent } from '../core/constants.js';
 import { errorInfo } from '../error-info.js';
 import {
   isPermanentError,

@@ -1,5 +1,5 @@
 import type { SQSRecord } from 'aws-lambda';
-import { Defaults, isTerminal } from '../constants.js';
+import { Defaults, isTerminal } from '../core/constants.js';
 import type { FiringEnvelope } from '../message.js';
 import { unkeyedGroup } from '../message-group.js';
 import { firingTaskId } from '../scheduler/names.js';

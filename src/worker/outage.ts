@@ -5,7 +5,7 @@
  * transition) and the message returns later, still at the head of its group
  * (docs/adr/0034-dependency-outages.md).
  */
-import { AuditEvent } from '../constants.js';
+import { AuditEvent } from '../core/constants.js';
 import { describeError } from '../error-info.js';
 import { LeaseLostError } from '../errors.js';
 import type { TaskRecord } from '../store/record.js';

@@ -5,7 +5,7 @@
  * delivered. The later tasks are never received, so they spend neither attempts nor
  * receives (docs/adr/0024-parked-keys.md).
  */
-import { Defaults, TaskStatus } from '../constants.js';
+import { Defaults, TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../store/record.js';
 import type { Outcome, ProcessorDeps } from './deps.js';
 import type { HeldMessage } from './heartbeat.js';

@@ -4,7 +4,7 @@
  * so an S3 outage neither loses the success nor runs the handler again
  * (docs/adr/0034-dependency-outages.md).
  */
-import { Defaults } from '../constants.js';
+import { Defaults } from '../core/constants.js';
 import { describeError } from '../error-info.js';
 import { LeaseLostError, type PayloadTooLargeError, type ResultTooLargeError } from '../errors.js';
 import type { ClaimCheckMismatchError } from '../feature-errors.js';

@@ -9,7 +9,7 @@ import { DeleteMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, it } from 'vitest';
 import { z } from 'zod';
-import { AuditEvent, MESSAGE_SCHEMA_VERSION } from '../../src/constants.js';
+import { AuditEvent, MESSAGE_SCHEMA_VERSION } from '../../src/core/constants.js';
 import type { LogAttributes } from '../../src/observability/logger.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import type { HistoryEntry } from '../../src/store/record.js';

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { z } from 'zod';
 import type { EnqueueOptions } from '../../src/client/prepare.js';
-import { AuditEvent, MESSAGE_SCHEMA_VERSION, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, MESSAGE_SCHEMA_VERSION, TaskStatus } from '../../src/core/constants.js';
 import { ErrorCode, TasklaneError } from '../../src/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { REGION } from '../helpers/aws.js';

@@ -6,7 +6,7 @@
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../../src/core/constants.js';
 import { TransitionRejectedError } from '../../src/errors.js';
 import {
   fromItem,

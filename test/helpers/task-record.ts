@@ -1,5 +1,5 @@
 /** A TaskRecord builder for unit tests that need a record without a store. */
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import type { TaskRecord } from '../../src/store/record.js';
 
 /** Epoch milliseconds that fixtures treat as "now". */

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { ValidationError } from '../../src/errors.js';
 import type { TaskRecord } from '../../src/store/record.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

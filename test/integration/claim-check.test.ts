@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { ErrorCode } from '../../src/errors.js';
 import { ClaimCheckMismatchError } from '../../src/feature-errors.js';
 import { provisionPayloadBucket } from '../../src/local/payload-bucket.js';

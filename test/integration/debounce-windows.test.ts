@@ -2,7 +2,7 @@ import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TableSchema, TaskStatus } from '../../src/constants.js';
+import { TableSchema, TaskStatus } from '../../src/core/constants.js';
 import { PermanentError, ScheduleFailedError } from '../../src/errors.js';
 import { pointerKey } from '../../src/store/debounce.js';
 import { MAX_WAIT_WINDOWS } from '../../src/store/debounce-spec.js';

@@ -5,7 +5,7 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { ScheduleFailedError } from '../../src/errors.js';
 import { delayedScheduleName } from '../../src/scheduler/names.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

@@ -6,7 +6,7 @@
  */
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { ScheduleFailedError } from '../../src/errors.js';
 import { DependencyError } from '../../src/feature-errors.js';
 import { crashingBefore, dependencyTasks, newRuns } from '../helpers/dependencies.js';

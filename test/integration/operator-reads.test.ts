@@ -2,7 +2,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { TaskTransition } from '../../src/client/watch.js';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { ConfigurationError, PermanentError, ValidationError } from '../../src/errors.js';
 import { taskMessage } from '../../src/message.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, Defaults, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, Defaults, TaskStatus } from '../../src/core/constants.js';
 import { TransitionRejectedError } from '../../src/errors.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';

@@ -7,7 +7,7 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../../src/core/constants.js';
 import { ScheduleFailedError } from '../../src/errors.js';
 import { taskMessage } from '../../src/message.js';
 import type { TaskRecord } from '../../src/store/record.js';

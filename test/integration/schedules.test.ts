@@ -2,7 +2,7 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { ListSchedulesCommand } from '@aws-sdk/client-scheduler';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { ConfigurationError, ScheduleNotFoundError, ValidationError } from '../../src/errors.js';
 import type { TaskRecord } from '../../src/store/record.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

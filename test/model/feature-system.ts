@@ -14,7 +14,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aw
 import * as z from 'zod';
 import { awsClientConfig, s3ClientConfig, sqsClientConfig } from '../../src/aws-clients.js';
 import { TaskClient } from '../../src/client/task-client.js';
-import { isTerminal, TaskStatus } from '../../src/constants.js';
+import { isTerminal, TaskStatus } from '../../src/core/constants.js';
 import { PermanentError } from '../../src/errors.js';
 import { provisionPayloadBucket } from '../../src/local/payload-bucket.js';
 import { provision } from '../../src/local/provision.js';

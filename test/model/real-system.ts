@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
-import { MESSAGE_SCHEMA_VERSION } from '../../src/constants.js';
+import { MESSAGE_SCHEMA_VERSION } from '../../src/core/constants.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import type { TaskRecord } from '../../src/store/record.js';

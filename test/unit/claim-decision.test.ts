@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import type { HistoryEntry } from '../../src/store/record.js';
 import {
   type ClaimDecision,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, Defaults, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, Defaults, TaskStatus } from '../../src/core/constants.js';
 import {
   entryBytes,
   foldHistory,

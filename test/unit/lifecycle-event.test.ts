@@ -1,6 +1,6 @@
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { ValidationError } from '../../src/errors.js';
 import {
   failedEvent,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Defaults } from '../../src/constants.js';
+import { Defaults } from '../../src/core/constants.js';
 import { ValidationError } from '../../src/errors.js';
 import {
   type ExecutorSettingsProps,

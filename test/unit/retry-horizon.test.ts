@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { Defaults } from '../../src/constants.js';
+import { Defaults } from '../../src/core/constants.js';
 import { ValidationError } from '../../src/errors.js';
 import {
   maxRetryHorizonMs,

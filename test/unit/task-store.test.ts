@@ -5,7 +5,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import type { HistoryEntry } from '../../src/store/record.js';
 import { fromStoredEntry } from '../../src/store/stored-history.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { TaskStatus } from '../../constants.js';
+import type { TaskStatus } from '../../core/constants.js';
 import { DEFAULT_LANE } from '../../lanes.js';
 import type { TaskRecord } from '../../store/record.js';
 import { commandContext, positiveInt, statusList } from '../context.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ObjectRef } from '../../claim-check/object-ref.js';
-import { AuditEvent } from '../../constants.js';
+import { AuditEvent } from '../../core/constants.js';
 import { DEFAULT_LANE } from '../../lanes.js';
 import type { HistoryEntry, TaskRecord } from '../../store/record.js';
 import { commandContext } from '../context.js';

@@ -5,7 +5,7 @@ import {
   DynamoDBDocumentClient,
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { isTerminal } from '../../../src/constants.js';
+import { isTerminal } from '../../../src/core/constants.js';
 import { fromItem, type TaskRecord } from '../../../src/store/record.js';
 import type { EmulatorExecutor } from '../../helpers/executor.js';
 import { sleep } from './random.js';

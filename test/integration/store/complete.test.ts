@@ -1,6 +1,6 @@
 /** TaskStore.complete: the worker that holds the lease writes the result. */
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../../src/constants.js';
+import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { ErrorCode, LeaseLostError } from '../../../src/errors.js';
 import {
   attemptOnEach,
