@@ -3,8 +3,8 @@
  * boundary, before anything is written.
  */
 import { Defaults, OnParentDead } from '../core/constants.js';
-import type { ValidationIssue } from '../errors.js';
-import { DependencyError } from '../feature-errors.js';
+import type { ValidationIssue } from '../core/errors.js';
+import { DependencyError } from '../core/errors.js';
 
 /** SQS's MessageGroupId alphabet, which task ids share (see prepare.ts). */
 const ID_PATTERN = /^[\x21-\x7e]{1,128}$/;

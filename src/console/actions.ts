@@ -4,7 +4,7 @@
  */
 import type { TaskClient } from '../client/task-client.js';
 import { TaskStatus } from '../core/constants.js';
-import { TasklaneError } from '../errors.js';
+import { TasklaneError } from '../core/errors.js';
 
 /** One action the console can take, as the confirmation page is asked for it. */
 export type ConsoleAction =

@@ -6,8 +6,8 @@
  * again. The release is idempotent, so racing the writer is harmless.
  */
 import { isTerminal } from '../core/constants.js';
-import { describeError } from '../error-info.js';
-import type { TaskRecord } from '../store/record.js';
+import { describeError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { type ReleaseDeps, releaseDependents } from './release.js';
 
 /** What {@link sweepReleases} did. */

@@ -8,11 +8,12 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
-import { TransitionRejectedError } from '../errors.js';
+import { TransitionRejectedError } from '../core/errors.js';
+import type { HistoryEntry, TaskRecord } from '../core/record.js';
+import { truncate } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
-import { truncate } from '../text.js';
 import { MAX_DETAIL_CHARS } from './history.js';
-import { fromItem, type HistoryEntry, refusedRecord, type TaskRecord } from './record.js';
+import { fromItem, refusedRecord } from './record.js';
 import type { WriteContext } from './record-writes.js';
 import { toStoredEntry } from './stored-history.js';
 

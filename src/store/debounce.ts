@@ -12,12 +12,12 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
+import { AuditEvent, DebounceMode, TableSchema, TaskStatus } from '../core/constants.js';
+import type { TaskRecord } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
 import {
   DEBOUNCE_ID_PREFIX,
   DEBOUNCE_POINTER_PREFIX,
-  DebounceMode,
   type DebounceSpec,
   MAX_WAIT_WINDOWS,
 } from './debounce-spec.js';
@@ -32,7 +32,7 @@ import {
   oneOf,
   or,
 } from './expression.js';
-import { fromItem, refusedRecord, type TaskRecord } from './record.js';
+import { fromItem, refusedRecord } from './record.js';
 import type { NewTask, WriteContext } from './record-writes.js';
 import { expiresAtSeconds, type Retention } from './retention.js';
 

@@ -17,8 +17,8 @@ import {
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { Defaults, isTerminal, TableSchema, TaskStatus } from '../core/constants.js';
-import { TransitionRejectedError } from '../errors.js';
-import { DependencyError } from '../feature-errors.js';
+import { DependencyError, TransitionRejectedError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
 import {
   cancelWaiting,
@@ -27,7 +27,7 @@ import {
   releaseWaiting,
 } from './dependency-transitions.js';
 import { type NewTask, newTaskItem, type WriteContext } from './new-task.js';
-import { fromItem, refusedRecord, statusShard, statusShardKey, type TaskRecord } from './record.js';
+import { fromItem, refusedRecord, statusShard, statusShardKey } from './record.js';
 import type { Retention } from './retention.js';
 import { CREATE_CONDITION } from './rollback.js';
 import { isIndexed, RELEASE_PARTITION } from './status-index-keys.js';

@@ -5,8 +5,8 @@
  * after a crash, or by the sweeper beside a worker, lands at most once.
  */
 import { AuditEvent, TaskStatus } from '../core/constants.js';
+import type { TaskRecord } from '../core/record.js';
 import { type Condition, equals } from './expression.js';
-import type { TaskRecord } from './record.js';
 import type { SeenHistory } from './transition.js';
 import { at, finished, type Transition } from './transitions.js';
 

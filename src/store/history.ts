@@ -5,7 +5,7 @@
  * counted (`historyTruncated`). Heartbeats never add entries.
  */
 import { Defaults } from '../core/constants.js';
-import type { HistoryEntry } from './record.js';
+import type { HistoryEntry } from '../core/record.js';
 
 /**
  * Bounds each history entry's detail, so that one entry stays well under a kilobyte and the

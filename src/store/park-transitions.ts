@@ -5,8 +5,8 @@
  * transition here needs a transaction.
  */
 import { AuditEvent, OnDead, TaskStatus } from '../core/constants.js';
+import type { TaskRecord } from '../core/record.js';
 import { equals, generationIs } from './expression.js';
-import type { TaskRecord } from './record.js';
 import { REDRIVE_REMOVES } from './repair-transitions.js';
 import { releaseDone } from './status-index-keys.js';
 import { at, expire, kill, type Seen, type Transition } from './transitions.js';

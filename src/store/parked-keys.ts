@@ -18,10 +18,11 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { Defaults, TableSchema, TaskStatus } from '../core/constants.js';
+import type { TaskRecord } from '../core/record.js';
 import { DEFAULT_LANE } from '../lanes.js';
 import { getItems } from './batch-get.js';
 import { and, equals, generationIs } from './expression.js';
-import { fromItem, type TaskRecord } from './record.js';
+import { fromItem } from './record.js';
 
 /** A parked ordering key, as its park item records it. */
 export interface ParkRecord {

@@ -4,11 +4,12 @@
  */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { TableSchema, type TaskStatus } from '../core/constants.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { getItems } from './batch-get.js';
 import { decodeCursor, decodeScanCursor, encodeCursor, encodeScanCursor } from './cursor.js';
 import { and, compare } from './expression.js';
-import { fromItem, statusShardKey, type TaskRecord } from './record.js';
+import { fromItem, statusShardKey } from './record.js';
 import { isIndexed } from './status-index-keys.js';
 import { scanStatuses } from './status-scan.js';
 

@@ -6,13 +6,14 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../core/constants.js';
-import { TransitionRejectedError } from '../errors.js';
+import { TransitionRejectedError } from '../core/errors.js';
+import type { HistoryEntry, TaskRecord } from '../core/record.js';
+import { truncate } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
-import { truncate } from '../text.js';
 import { and, type Condition, equals, exists, generationIs } from './expression.js';
 import { MAX_DETAIL_CHARS } from './history.js';
 import { type NewTask, newTaskItem, type WriteContext } from './new-task.js';
-import { fromItem, type HistoryEntry, refusedRecord, type TaskRecord } from './record.js';
+import { fromItem, refusedRecord } from './record.js';
 import { CREATE_CONDITION, refusedConfirmation } from './rollback.js';
 import { toStoredEntry } from './stored-history.js';
 

@@ -5,8 +5,8 @@
  * generation, an expired lease, or the creation time.
  */
 import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
+import type { TaskRecord } from '../core/record.js';
 import { compare, equals, generationIs, notExists } from './expression.js';
-import type { TaskRecord } from './record.js';
 import { expiresAtSeconds } from './retention.js';
 import { releaseDone } from './status-index-keys.js';
 import type { SeenHistory } from './transition.js';

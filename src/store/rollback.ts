@@ -5,7 +5,7 @@
  * (docs/adr/0015-rollback-moves-instead-of-deleting.md).
  */
 import { TableSchema, TaskStatus } from '../core/constants.js';
-import type { TaskRecord } from './record.js';
+import type { TaskRecord } from '../core/record.js';
 import { releaseDone } from './status-index-keys.js';
 
 const released = releaseDone();

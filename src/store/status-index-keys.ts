@@ -4,7 +4,7 @@
  */
 import { EnvVars } from '../config.js';
 import { Defaults, TableSchema, TaskStatus } from '../core/constants.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../core/errors.js';
 import type { Condition } from './expression.js';
 import { statusShard, statusShardKey } from './record.js';
 

@@ -17,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AuditEvent, TaskStatus } from '../core/constants.js';
-import type { HistoryEntry } from './history-entry.js';
+import type { HistoryEntry } from '../core/record.js';
 
 /** A history entry as stored in the item. */
 export interface StoredEntry {

@@ -4,9 +4,9 @@
  */
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { isTerminal, TableSchema, type TaskStatus } from '../core/constants.js';
+import type { HistoryEntry } from '../core/record.js';
 import type { Condition } from './expression.js';
 import type { HistoryPlan } from './history.js';
-import type { HistoryEntry } from './record.js';
 import { toStoredEntry, toStoredHistory } from './stored-history.js';
 
 /** What {@link buildTransitionUpdate} needs beyond the history plan. */

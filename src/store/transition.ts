@@ -8,19 +8,14 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type AuditEvent, Defaults, TableSchema, type TaskStatus } from '../core/constants.js';
-import { LeaseLostError, TransitionRejectedError } from '../errors.js';
+import { LeaseLostError, TransitionRejectedError } from '../core/errors.js';
+import type { HistoryEntry, TaskRecord } from '../core/record.js';
+import { truncate } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
 import type { LogAttributes, TaskLogger } from '../observability/logger.js';
-import { truncate } from '../text.js';
 import type { Condition } from './expression.js';
 import { itemBytes, MAX_DETAIL_CHARS, planHistory } from './history.js';
-import {
-  fromItem,
-  type HistoryEntry,
-  refusedRecord,
-  type TaskItem,
-  type TaskRecord,
-} from './record.js';
+import { fromItem, refusedRecord, type TaskItem } from './record.js';
 import { isIndexed, statusIndexKeys } from './status-index-keys.js';
 import { buildTransitionUpdate, isItemSizeError } from './transition-update.js';
 

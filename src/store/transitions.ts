@@ -4,12 +4,13 @@
  * target status, and what it sets and removes. {@link transitionSpec} turns one into the
  * single conditional write that performs it (see writeTransition).
  */
-import type { ObjectRef } from '../claim-check/object-ref.js';
+
 import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
-import { boundedError, MAX_ERROR_MESSAGE_CHARS } from '../error-info.js';
+import { boundedError, MAX_ERROR_MESSAGE_CHARS } from '../core/errors.js';
+import type { HistoryEntry, ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
+import { truncate } from '../core/record.js';
 import { unkeyedGroup } from '../message-group.js';
 import type { LogAttributes } from '../observability/logger.js';
-import { truncate } from '../text.js';
 import {
   and,
   type Condition,
@@ -21,7 +22,6 @@ import {
   oneOf,
   or,
 } from './expression.js';
-import type { HistoryEntry, TaskErrorInfo, TaskRecord } from './record.js';
 import { expiresAtSeconds, type Retention } from './retention.js';
 import type { SeenHistory, TransitionSpec } from './transition.js';
 

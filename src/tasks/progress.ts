@@ -4,7 +4,7 @@
  * at once that its details were refused, not from a log line after the fact.
  */
 import { Defaults } from '../core/constants.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../core/errors.js';
 import { canonicalJson } from '../store/record.js';
 
 /**

@@ -6,7 +6,7 @@
  * receives (docs/adr/0024-parked-keys.md).
  */
 import { Defaults, TaskStatus } from '../core/constants.js';
-import type { TaskRecord } from '../store/record.js';
+import type { TaskRecord } from '../core/record.js';
 import type { Outcome, ProcessorDeps } from './deps.js';
 import type { HeldMessage } from './heartbeat.js';
 

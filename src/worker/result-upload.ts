@@ -5,9 +5,13 @@
  * (docs/adr/0034-dependency-outages.md).
  */
 import { Defaults } from '../core/constants.js';
-import { describeError } from '../error-info.js';
-import { LeaseLostError, type PayloadTooLargeError, type ResultTooLargeError } from '../errors.js';
-import type { ClaimCheckMismatchError } from '../feature-errors.js';
+import type { ClaimCheckMismatchError } from '../core/errors.js';
+import {
+  describeError,
+  LeaseLostError,
+  type PayloadTooLargeError,
+  type ResultTooLargeError,
+} from '../core/errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Lease } from '../store/task-store.js';
 import { prepareResult, type StoredResult, uploadResult } from './claim-check.js';

@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'vitest';
 import { AuditEvent, Defaults } from '../../src/core/constants.js';
-import type { TaskRecord } from '../../src/store/record.js';
+import type { TaskRecord } from '../../src/core/record.js';
 import type { Worker } from '../../src/worker/create-worker.js';
 import { FAULT_TASK_TYPE, type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { syntheticDelivery } from './lib/messages.js';

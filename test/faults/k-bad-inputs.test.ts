@@ -12,7 +12,7 @@ import { describe, it } from 'vitest';
 import { z } from 'zod';
 import type { EnqueueOptions } from '../../src/client/prepare.js';
 import { AuditEvent, MESSAGE_SCHEMA_VERSION, TaskStatus } from '../../src/core/constants.js';
-import { ErrorCode, TasklaneError } from '../../src/errors.js';
+import { ErrorCode, TasklaneError } from '../../src/core/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { REGION } from '../helpers/aws.js';
 import { recordingLogger } from '../helpers/executor.js';

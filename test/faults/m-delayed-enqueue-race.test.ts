@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'vitest';
 import { isTerminal } from '../../src/core/constants.js';
-import { ScheduleFailedError } from '../../src/errors.js';
+import { ScheduleFailedError } from '../../src/core/errors.js';
 import { createSchedulePump } from '../../src/local/schedule-pump.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { faultyScheduler, type SchedulerFault } from './lib/faults.js';

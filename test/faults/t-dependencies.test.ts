@@ -10,7 +10,7 @@
  */
 import { describe, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
-import type { TaskRecord } from '../../src/store/record.js';
+import type { TaskRecord } from '../../src/core/record.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { sleep } from './lib/random.js';
 import { readRecords } from './lib/records.js';

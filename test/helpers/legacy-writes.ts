@@ -7,14 +7,9 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../../src/core/constants.js';
-import { TransitionRejectedError } from '../../src/errors.js';
-import {
-  fromItem,
-  refusedRecord,
-  statusShard,
-  statusShardKey,
-  type TaskRecord,
-} from '../../src/store/record.js';
+import { TransitionRejectedError } from '../../src/core/errors.js';
+import type { TaskRecord } from '../../src/core/record.js';
+import { fromItem, refusedRecord, statusShard, statusShardKey } from '../../src/store/record.js';
 
 /**
  * PENDING → QUEUED as an older version's `markSent` wrote it: one conditional UpdateItem

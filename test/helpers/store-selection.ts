@@ -5,8 +5,8 @@
  */
 import { expect } from 'vitest';
 import { TaskStatus } from '../../src/core/constants.js';
-import { type ErrorCode, TransitionRejectedError } from '../../src/errors.js';
-import type { TaskRecord } from '../../src/store/record.js';
+import { type ErrorCode, TransitionRejectedError } from '../../src/core/errors.js';
+import type { TaskRecord } from '../../src/core/record.js';
 import type { Lease } from '../../src/store/task-store.js';
 import { createQueued, createRunning, newTask, rawItem, store } from './store-table.js';
 

@@ -8,7 +8,7 @@ import {
   TransitionRejectedError,
   ValidationError,
   WaitTimeoutError,
-} from '../../src/errors.js';
+} from '../../src/core/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 import { throttledSqs } from '../helpers/throttled-sqs.js';

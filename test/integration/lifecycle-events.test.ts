@@ -13,7 +13,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskStatus } from '../../src/core/constants.js';
-import { PermanentError } from '../../src/errors.js';
+import { PermanentError } from '../../src/core/errors.js';
 import { LifecycleEventType, type TaskEventDetail } from '../../src/events/lifecycle-event.js';
 import { type LocalExecutor, startLocalExecutor } from '../../src/local/local-executor.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { TaskTransition } from '../../src/client/watch.js';
 import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
-import { ConfigurationError, PermanentError, ValidationError } from '../../src/errors.js';
+import { ConfigurationError, PermanentError, ValidationError } from '../../src/core/errors.js';
 import { taskMessage } from '../../src/message.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';

@@ -3,7 +3,7 @@ import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, Defaults, TaskStatus } from '../../src/core/constants.js';
-import { TransitionRejectedError } from '../../src/errors.js';
+import { TransitionRejectedError } from '../../src/core/errors.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { AuditEvent } from '../../src/core/constants.js';
-import { LeaseLostError } from '../../src/errors.js';
+import { LeaseLostError } from '../../src/core/errors.js';
 import { LEASE_MS, MAX_ATTEMPTS, type RealSystem } from './real-system.js';
 import * as M from './task-model.js';
 

@@ -4,7 +4,7 @@ import { prepareTask } from '../../src/client/prepare.js';
 import { TaskClient } from '../../src/client/task-client.js';
 import { assertTaskStatus } from '../../src/client/validate.js';
 import type { TaskStatus } from '../../src/core/constants.js';
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 

@@ -4,7 +4,7 @@
  * (what the system says happened), and the effects ledger (what actually happened).
  */
 import { AuditEvent, isTerminal, type TaskStatus } from '../../../src/core/constants.js';
-import type { HistoryEntry, TaskRecord } from '../../../src/store/record.js';
+import type { HistoryEntry, TaskRecord } from '../../../src/core/record.js';
 import type { LedgerEntry, RunEntry } from './ledger.js';
 
 /** What a task should end as. */

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
-import { ErrorCode } from '../../../src/errors.js';
+import { ErrorCode } from '../../../src/core/errors.js';
 import { decideClaim, isLeaseTakeover } from '../../../src/worker/claim-decision.js';
 import { rejection } from '../../helpers/store-selection.js';
 import {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
-import { ErrorCode } from '../../../src/errors.js';
+import { ErrorCode } from '../../../src/core/errors.js';
 import {
   attemptOnEach,
   changedSince,

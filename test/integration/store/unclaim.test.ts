@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
-import { ErrorCode, LeaseLostError } from '../../../src/errors.js';
+import { ErrorCode, LeaseLostError } from '../../../src/core/errors.js';
 import {
   attemptOnEach,
   changedSince,
