@@ -55,6 +55,8 @@ export interface RedriveDeps {
   /** Every lane's queues: redrive drains each lane's DLQ back to that lane. */
   readonly lanes?: LaneQueues | undefined;
   readonly logger: TaskLogger;
+  /** Who is redriving, for the history and the audit line (docs/adr/0039-operator-audit.md). */
+  readonly principal?: string | undefined;
 }
 
 const DLQ_HOLD_SECONDS = 60;
@@ -136,7 +138,7 @@ export async function redriveDead(
 async function redriveReleased(record: TaskRecord, deps: RedriveDeps): Promise<TaskRecord> {
   const reason = 'redriven by TaskClient.redrive';
   try {
-    return await deps.store.redrive(record, reason);
+    return await deps.store.redrive(record, reason, deps.principal);
   } catch (err) {
     const current = err instanceof TransitionRejectedError ? err.current : undefined;
     const pending =
@@ -145,7 +147,7 @@ async function redriveReleased(record: TaskRecord, deps: RedriveDeps): Promise<T
       (current.dependents ?? []).length > 0;
     if (!pending) throw err;
     await releaseDependents(current, deps);
-    return deps.store.redrive(current, reason);
+    return deps.store.redrive(current, reason, deps.principal);
   }
 }
 

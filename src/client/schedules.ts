@@ -12,7 +12,6 @@ import { SchedulerContext, substituteContext } from '../scheduler/context.js';
 import { isDelayedScheduleName } from '../scheduler/names.js';
 import { startDateToSend } from '../scheduler/start-date.js';
 import type { SchedulerTarget } from '../scheduler/target.js';
-import type { TaskDefinition } from '../tasks/task-definition.js';
 import { checkName, type RecurringScheduleOptions, validateSchedule } from './schedule-input.js';
 import { readSchedule, stateUpdate, updateStartDate, writeVerified } from './schedule-writes.js';
 
@@ -47,48 +46,10 @@ export interface ScheduleDetails extends ScheduleSummary {
 }
 
 /**
- * `TaskClient.schedules`: the recurring schedules of the executor's schedule group
- * (docs/scheduling.md). Every input is validated before the first call to Scheduler, so
- * invalid input writes nothing.
- */
-export interface ScheduleClient {
-  /**
-   * Creates or updates a recurring schedule: each firing becomes one task
-   * `<name>@<scheduled time>`, even when Scheduler delivers it twice. The expression and
-   * time zone are validated before any call. Setting an existing name updates it, keeping
-   * its state (paused or not) unless `paused` is given, and a rate's phase unless
-   * `startDate` is.
-   *
-   * @throws ValidationError listing every problem (name, expression, time zone, payload).
-   * @throws ConfigurationError when the schedule group or scheduler role is not configured.
-   */
-  set<D extends TaskDefinition>(
-    name: string,
-    options: RecurringScheduleOptions<D>,
-  ): Promise<ScheduleResult>;
-  /** Deletes a recurring schedule; false when there was none. Tasks already fired stay. */
-  delete(name: string): Promise<boolean>;
-  /**
-   * Stops a schedule's firings (Scheduler State DISABLED) until resumed.
-   * @throws ScheduleNotFoundError when no schedule has this name.
-   */
-  pause(name: string): Promise<void>;
-  /**
-   * Resumes a paused schedule; firings missed while paused are not made up.
-   * @throws ScheduleNotFoundError when no schedule has this name.
-   */
-  resume(name: string): Promise<void>;
-  /** Lists the recurring schedules (with `includeDelayed`, delayed tasks' schedules too). */
-  list(options?: { includeDelayed?: boolean }): Promise<ScheduleSummary[]>;
-  /** Reads one schedule: expression, time zone, task and payload; undefined when none. */
-  get(name: string): Promise<ScheduleDetails | undefined>;
-}
-
-/**
  * Recurring schedules in the executor's group. Every input is validated before the first
  * call to Scheduler, so invalid input writes nothing.
  */
-export class RecurringSchedules implements ScheduleClient {
+export class RecurringSchedules {
   constructor(
     private readonly target: SchedulerTarget,
     private readonly clock: () => number = Date.now,

@@ -35,7 +35,7 @@ import {
   type RedriveSelection,
   redriveDead,
 } from './redrive.js';
-import type { ScheduleClient } from './schedules.js';
+import { auditedSchedules, type ScheduleClient } from './schedule-client.js';
 import type { StatusIndex } from './status-index.js';
 import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
@@ -67,7 +67,11 @@ export class TaskClient {
 
   constructor(options: TaskClientOptions = {}) {
     this.parts = clientParts(options);
-    this.schedules = this.parts.recurring;
+    this.schedules = auditedSchedules(this.parts.recurring, {
+      logger: this.parts.logger,
+      clock: this.parts.clock,
+      principal: () => this.principal(),
+    });
     this.deadLetters = deadLetterClient(
       this.parts.sqs,
       this.parts.deadLetterQueueUrl,
@@ -173,7 +177,7 @@ export class TaskClient {
    * @throws ConfigurationError when draining needs the DLQ URL and none is configured, or the
    *   work queue cannot be sent to for a permanent reason (the tasks then wait PENDING).
    */
-  redrive(selection: RedriveSelection, options: RedriveOptions = {}): Promise<RedriveResult> {
+  async redrive(selection: RedriveSelection, options: RedriveOptions = {}): Promise<RedriveResult> {
     const {
       store,
       dispatcher,
@@ -183,7 +187,17 @@ export class TaskClient {
       lanes,
       logger,
     } = this.parts;
-    const deps = { store, dispatcher, sqs, deadLetterQueueUrl, workQueueUrl, lanes, logger };
+    const principal = await this.principal();
+    const deps = {
+      store,
+      dispatcher,
+      sqs,
+      deadLetterQueueUrl,
+      workQueueUrl,
+      lanes,
+      logger,
+      principal,
+    };
     return redriveDead(selection, deps, options);
   }
 
@@ -197,12 +211,12 @@ export class TaskClient {
    * `options.lane` only): the key's later tasks proceed.
    * @throws UnknownLaneError when `options.lane` is not one of the executor's lanes.
    */
-  releaseKey(
+  async releaseKey(
     orderingKey: string,
     options?: parking.ReleaseKeyOptions,
   ): Promise<parking.ReleaseKeyResult> {
     const { store, sqs, queueUrl: workQueueUrl, lanes, logger } = this.parts;
-    const deps = { store, sqs, workQueueUrl, lanes, logger };
+    const deps = { store, sqs, workQueueUrl, lanes, logger, principal: await this.principal() };
     return parking.releaseParkedKey(orderingKey, deps, options);
   }
 
@@ -255,10 +269,22 @@ export class TaskClient {
    *
    * @throws ValidationError when `status` is not DEAD or `olderThan` is not a duration.
    */
-  purge(options: PurgeOptions): Promise<PurgeResult> {
+  async purge(options: PurgeOptions): Promise<PurgeResult> {
+    const principal = options.dryRun === true ? undefined : await this.principal();
     return onTable(this.parts.tableCall, () =>
-      purgeTasks(this.parts.store, options, this.parts.clock()),
+      purgeTasks(this.parts.store, options, this.parts.clock(), principal),
     );
+  }
+
+  /**
+   * The principal this client's operator actions (redrive, cancel, purge, releaseKey, and
+   * pausing, resuming or deleting a schedule) are recorded as, in their audit lines and
+   * history entries: the `principal` option, else the STS caller identity's ARN, asked once
+   * per client and kept; `unknown principal (<why>)` while STS cannot be reached, which does
+   * not stop the action (docs/adr/0039-operator-audit.md).
+   */
+  principal(): Promise<string> {
+    return this.parts.principal();
   }
 
   /**
@@ -286,8 +312,8 @@ export class TaskClient {
    * @throws TaskNotFoundError when no task has this id.
    * @throws TransitionRejectedError when the task has finished; `current` says how.
    */
-  cancel(id: string, reason?: string): Promise<TaskRecord> {
-    return cancelTask(id, reason, this.cancelDeps());
+  async cancel(id: string, reason?: string): Promise<TaskRecord> {
+    return cancelTask(id, reason, await this.cancelDeps());
   }
 
   /**
@@ -296,12 +322,14 @@ export class TaskClient {
    *
    * @throws ValidationError for a malformed selection.
    */
-  cancelMany(selection: CancelSelection): Promise<CancelResult> {
-    return cancelMany(selection, this.cancelDeps());
+  async cancelMany(selection: CancelSelection): Promise<CancelResult> {
+    return cancelMany(selection, await this.cancelDeps());
   }
 
-  private cancelDeps(): CancelDeps & { readonly index: StatusIndex } {
+  private async cancelDeps(): Promise<CancelDeps & { readonly index: StatusIndex }> {
     const { store, delayed, logger, index, dispatcher } = this.parts;
-    return { store, delayed, logger, index, dispatcher, get: (id: string) => this.get(id) };
+    const principal = await this.principal();
+    const get = (id: string) => this.get(id);
+    return { store, delayed, logger, index, dispatcher, get, principal };
   }
 }
