@@ -68,7 +68,7 @@ describe('MiniStack 1.5.33 firing schedules itself (no local pump)', () => {
   it('ministack: delivers a recurring firing with its <aws.scheduler.*> placeholders unsubstituted, so the worker refuses it and creates no task (pinned deviation)', async () => {
     const { client } = executor;
 
-    await client.schedule('every-minute', {
+    await client.schedules.set('every-minute', {
       rate: 'rate(1 minute)',
       task: double,
       payload: { n: 1 },
