@@ -210,7 +210,8 @@ export class TaskClient {
    */
   async purgeDead(options: { olderThan: number }): Promise<number> {
     const principal = await this.principal();
-    return purgeDead(this.parts.store, options.olderThan, this.parts.clock, principal);
+    const { store, dispatcher, logger } = this.parts;
+    return purgeDead({ store, dispatcher, logger }, options.olderThan, this.parts.clock, principal);
   }
 
   /**
@@ -296,7 +297,12 @@ export class TaskClient {
   async purge(options: PurgeOptions): Promise<PurgeResult> {
     const principal = options.dryRun === true ? undefined : await this.principal();
     return onTable(this.parts.tableCall, () =>
-      purgeTasks(this.parts.store, options, this.parts.clock(), principal),
+      purgeTasks(
+        { store: this.parts.store, dispatcher: this.parts.dispatcher, logger: this.parts.logger },
+        options,
+        this.parts.clock(),
+        principal,
+      ),
     );
   }
 
