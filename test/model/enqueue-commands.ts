@@ -238,8 +238,10 @@ async function settled(
   const { error } = outcome;
   m.trace.push(`  ${id}: threw ${describeError(error)}`);
   if (error instanceof ScheduleFailedError) {
-    // Not enqueued: the id is free again (docs/scheduling.md), and may be planned anew.
-    if (!m.tasks.has(id) || m.purged.has(id)) m.rolledBack.add(id);
+    // Not enqueued: the id is free again (docs/scheduling.md), and may be planned anew;
+    // unless a later enqueue of it created it meanwhile (then its plan stands).
+    if (m.tasks.has(id) && !m.purged.has(id) && !m.rolledBack.has(id)) return;
+    m.rolledBack.add(id);
     m.plans.delete(slot);
     m.lastRolledBack = slot;
     return;
