@@ -11,7 +11,7 @@ import { mapConcurrently } from '../concurrency.js';
 import { AuditEvent, isTerminal, TaskStatus } from '../core/constants.js';
 import { ConfigurationError, TransitionRejectedError, ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import { type ReleaseDeps, releaseDependents } from '../dependencies/release.js';
+import { releaseDependents } from '../dependencies/release.js';
 import { DEFAULT_LANE, type LaneQueues } from '../lanes.js';
 import { parseEnvelope } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';
@@ -19,7 +19,6 @@ import type { Dispatcher } from '../outbox/dispatcher.js';
 import { compareEnqueueOrder } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import { laneNames, parkedTasks, redriveParkedTask } from './parked-keys.js';
-import { purgeReleased } from './purge.js';
 
 /**
  * Which DEAD tasks to redrive: by id, all (optionally those of one ordering key), or those of
@@ -150,37 +149,6 @@ async function redriveReleased(record: TaskRecord, deps: RedriveDeps): Promise<T
     await releaseDependents(current, deps);
     return deps.store.redrive(current, reason, deps.principal);
   }
-}
-
-/** Deletes DEAD tasks older than `olderThanMs` (by the time they died). Returns how many. */
-export async function purgeDead(
-  deps: ReleaseDeps,
-  olderThanMs: number,
-  clock: () => number,
-  principal?: string,
-): Promise<number> {
-  if (!Number.isFinite(olderThanMs) || olderThanMs < 0) {
-    throw new ValidationError('purgeDead options', [
-      {
-        path: 'olderThan',
-        message: `expected a non-negative number of milliseconds, received ${olderThanMs}`,
-      },
-    ]);
-  }
-  let purged = 0;
-  for await (const page of deps.store.iterate(TaskStatus.DEAD, {
-    before: clock() - olderThanMs,
-  })) {
-    for (const record of page) {
-      try {
-        await purgeReleased(record, deps, principal);
-        purged += 1;
-      } catch (err) {
-        if (!(err instanceof TransitionRejectedError)) throw err; // Redriven meanwhile.
-      }
-    }
-  }
-  return purged;
 }
 
 /**

@@ -37,7 +37,7 @@ describe('package layout', () => {
     expect(outside).toEqual([]);
   });
 
-  it.each(['.', './cdk', './local'])(
+  it.each(['.', './cdk', './local', './local/testing'])(
     'exports %s with types, import and require conditions into dist/',
     (entry) => {
       const sub = entry === '.' ? '' : `${entry.slice(2)}/`;
@@ -65,6 +65,13 @@ describe('package layout', () => {
       expect(manifest.peerDependenciesMeta[peer]?.optional).toBe(true);
     }
     expect(manifest.dependencies['@types/aws-lambda']).toMatch(/^\^/);
+  });
+
+  it('keeps zod out of the dependencies: a task schema is any Standard Schema', () => {
+    const runtime = sourceFiles().filter((file) => /from 'zod'/.test(readFileSync(file, 'utf8')));
+
+    expect(Object.keys(manifest.dependencies)).not.toContain('zod');
+    expect(runtime).toEqual([]);
   });
 
   it('puts every AWS SDK client on one caret version line', () => {

@@ -16,7 +16,7 @@ const FORGED = 25;
 const REPLAYED = 25;
 const PROFILE: TaskProfile = { timeoutMs: 5000, maxAttempts: 1, baseDelayMs: 100, maxDelayMs: 100 };
 
-describe('(c) messages without a record', () => {
+describe('messages without a record', () => {
   it(`executes none of ${FORGED + REPLAYED} orphan messages and audits each`, async () => {
     // Arrange: tasks that die at once and are purged, so their messages can be replayed.
     const s = await Scenario.open({
@@ -42,10 +42,10 @@ describe('(c) messages without a record', () => {
       replays.push(duplicateOf(record, 1));
     }
     await eventuallyTrue(async () => {
-      const dead = await client.list(TaskStatus.DEAD, { limit: 1000 });
+      const dead = await client.listByStatus(TaskStatus.DEAD, { limit: 1000 });
       return dead.items.length === REPLAYED;
     }, 60_000);
-    const purged = await client.purgeDead({ olderThan: 0 });
+    const purged = (await client.purge({ status: TaskStatus.DEAD, olderThan: 0 })).purged.length;
     const forgedIds = range(FORGED).map(() => randomUUID());
     const forged: RawMessage[] = forgedIds.map((id) => ({
       body: JSON.stringify({ tasklane: MESSAGE_SCHEMA_VERSION, id, type: FAULT_TASK_TYPE }),

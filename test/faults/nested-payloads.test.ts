@@ -35,7 +35,7 @@ const DEEP = 100_000;
 const BOUND_MS = 45_000;
 const PROFILE: TaskProfile = { timeoutMs: 5000, maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 500 };
 
-describe('(q) nested payloads', () => {
+describe('nested payloads', () => {
   it(`never blocks a key behind payloads nested ${SHALLOW} and ${DEEP} levels deep`, async () => {
     // Arrange
     const s = await Scenario.open({
@@ -125,7 +125,7 @@ describe('(q) nested payloads', () => {
     const atProducer = [
       await refused(client.enqueue(task, nested(DEEP, 'array') as never, { orderingKey: KEY })),
       await refused(
-        client.schedule('q-producer', {
+        client.schedules.set('q-producer', {
           task,
           payload: nested(DEEP, 'array') as never,
           rate: '1 hour',
