@@ -133,14 +133,21 @@ export async function purgeTask(
   }
 }
 
+/** What {@link confirmSchedule} found: its outcome, and the record as it is now when read. */
+export interface Confirmation {
+  readonly outcome: 'confirmed' | 'moved-on' | 'gone';
+  /** The record after the write (confirmed) or the one that refused it (undefined: none). */
+  readonly current: TaskRecord | undefined;
+}
+
 /** Marks a SCHEDULED task confirmed (see `TaskStore.confirmSchedule`). */
 export async function confirmSchedule(
   ctx: WriteContext,
   seen: Pick<TaskRecord, 'id' | 'generation' | 'createdAt'>,
-): Promise<'confirmed' | 'moved-on' | 'gone'> {
+): Promise<Confirmation> {
   const owned = and([exists('pk', TableSchema.PARTITION_KEY), untouchedSchedule(seen)]);
   try {
-    await ctx.doc.send(
+    const out = await ctx.doc.send(
       new UpdateCommand({
         TableName: ctx.tableName,
         Key: { [TableSchema.PARTITION_KEY]: seen.id },
@@ -148,13 +155,16 @@ export async function confirmSchedule(
         ConditionExpression: owned.expression,
         ExpressionAttributeNames: { ...owned.names, '#confirmed': 'scheduleConfirmed' },
         ExpressionAttributeValues: { ...owned.values, ':true': true },
+        ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return 'confirmed';
+    const current = out.Attributes === undefined ? undefined : fromItem(out.Attributes);
+    return { outcome: 'confirmed', current };
   } catch (err) {
     if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    return refusedConfirmation(refusedRecord(err), seen);
+    const current = refusedRecord(err);
+    return { outcome: refusedConfirmation(current, seen), current };
   }
 }
 

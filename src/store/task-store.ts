@@ -10,6 +10,7 @@ import * as parking from './park-transitions.js';
 import { ParkedKeys } from './parked-keys.js';
 import { iterateTasks, type ListOptions, listTasks, type TaskPage } from './queries.js';
 import {
+  type Confirmation,
   confirmSchedule,
   createTask,
   getTask,
@@ -30,7 +31,7 @@ import * as transitions from './transitions.js';
 export type { CancelRequest } from './cancel-request.js';
 export type { HeldParkMessage, ParkRecord } from './parked-keys.js';
 export type { TaskPage } from './queries.js';
-export type { NewTask } from './record-writes.js';
+export type { Confirmation, NewTask } from './record-writes.js';
 export type { TaskStoreOptions } from './store-context.js';
 export type { ClaimTarget, Lease } from './transitions.js';
 
@@ -316,13 +317,18 @@ export class TaskStore {
    * so no history entry. Pinned to the record seen: its creation time tells it apart from a
    * later record of the same id.
    *
-   * @returns `confirmed` (now or before); `moved-on` when the task left SCHEDULED (fired,
-   *   sent or cancelled), so no rollback can touch it either; `gone` when the record seen no
-   *   longer exists (rolled back, perhaps replaced by a new record of the same id).
+   * The enqueue that wrote the record confirms it too, once its schedule is created: another
+   * enqueue of the id whose own CreateSchedule failed may have rolled it back meanwhile
+   * (docs/adr/0038-model-found-enqueue-and-purge-fixes.md).
+   *
+   * @returns outcome `confirmed` (now or before); `moved-on` when the task left SCHEDULED
+   *   (fired, sent or cancelled), so no rollback can touch it either; `gone` when the record
+   *   seen no longer exists (rolled back, perhaps replaced by a new record of the same id);
+   *   with the record as it is now (`current`), when DynamoDB returned it.
    */
   confirmSchedule(
     seen: Pick<TaskRecord, 'id' | 'generation' | 'createdAt'>,
-  ): Promise<'confirmed' | 'moved-on' | 'gone'> {
+  ): Promise<Confirmation> {
     return confirmSchedule(this.ctx, seen);
   }
 
