@@ -15,8 +15,8 @@ import { auditEntry } from '../observability/audit.js';
 import type { LogAttributes, TaskLogger } from '../observability/logger.js';
 import type { Condition } from './expression.js';
 import { itemBytes, MAX_DETAIL_CHARS, planHistory } from './history.js';
-import { fromItem, refusedRecord, type TaskItem } from './record.js';
 import { PRODUCER_HISTORY, storedEntries } from './producer-history.js';
+import { fromItem, refusedRecord, type TaskItem } from './record.js';
 import { isIndexed, statusIndexKeys } from './status-index-keys.js';
 import { buildTransitionUpdate, isItemSizeError } from './transition-update.js';
 

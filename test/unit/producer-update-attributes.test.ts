@@ -11,11 +11,11 @@ import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import type { HistoryEntry } from '../../src/core/record.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { DebounceStore } from '../../src/store/debounce.js';
+import { PRODUCER_HISTORY } from '../../src/store/producer-history.js';
 import {
   DEBOUNCED_UPDATE_ATTRIBUTES,
   PRODUCER_UPDATE_ATTRIBUTES,
 } from '../../src/store/producer-writes.js';
-import { PRODUCER_HISTORY } from '../../src/store/producer-history.js';
 import { writeContext } from '../../src/store/store-context.js';
 import { TaskStore } from '../../src/store/task-store.js';
 import { FIXTURE_NOW, taskRecord } from '../helpers/task-record.js';
