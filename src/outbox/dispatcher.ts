@@ -3,9 +3,9 @@ import { AwsService, toConfigurationError } from '../aws-errors.js';
 import { EnvVars } from '../config.js';
 import { Defaults } from '../core/constants.js';
 import type { ConfigurationError } from '../core/errors.js';
+import { taskMessage } from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
 import { LaneQueues } from '../lanes.js';
-import { taskMessage } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';
 
 /**

@@ -15,6 +15,7 @@ import * as z from 'zod';
 import { TaskClient } from '../../src/client/task-client.js';
 import { EnvVars } from '../../src/config.js';
 import { TaskStatus } from '../../src/core/constants.js';
+import { taskMessage } from '../../src/core/message.js';
 import {
   DEFAULT_LANE,
   type LaneLocation,
@@ -22,7 +23,6 @@ import {
   UnknownLaneError,
 } from '../../src/lanes.js';
 import { provision } from '../../src/local/provision.js';
-import { taskMessage } from '../../src/message.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { executorSettings } from '../../src/resources.js';
