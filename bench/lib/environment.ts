@@ -19,7 +19,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DeleteQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { emulatorEnvironment, provision, startEmulator } from '../../src/local/index.js';
-import { executorSettings } from '../../src/resources.js';
+import { executorSettings } from '../../src/settings/executor.js';
 
 const PATCH_DIR = fileURLToPath(new URL('../emulator', import.meta.url));
 

@@ -2,9 +2,9 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { ExecutorLocation } from '../config.js';
 import type { IntegrityOptions } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
+import type { ExecutorLocation } from '../settings/location.js';
 import type { Retention } from '../store/retention.js';
 
 /** Options of {@link TaskClient}. */

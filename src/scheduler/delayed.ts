@@ -7,14 +7,14 @@ import {
   ResourceNotFoundException,
 } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { type ExecutorLocation, scheduleThreshold } from '../config.js';
 import { TaskStatus } from '../core/constants.js';
 import { ScheduleFailedError } from '../core/errors.js';
 import { taskMessage } from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
-import { LaneQueues } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { LaneQueues } from '../settings/lanes.js';
+import { type ExecutorLocation, scheduleThreshold } from '../settings/location.js';
 import type { TaskStore } from '../store/task-store.js';
 import { delayedScheduleName } from './names.js';
 import { atExpression } from './occurrences.js';

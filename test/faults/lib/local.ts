@@ -6,7 +6,7 @@
  * runbook's redrive, (r).
  */
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig } from '../../../src/aws-clients.js';
+import { awsClientConfig } from '../../../src/aws/clients.js';
 import { AuditEvent } from '../../../src/core/constants.js';
 import { firingTemplate } from '../../../src/core/message.js';
 import { type LocalExecutor, startLocalExecutor } from '../../../src/local/local-executor.js';
