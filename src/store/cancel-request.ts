@@ -35,6 +35,7 @@ export async function requestCancel(
   ctx: WriteContext,
   seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'>,
   reason: string | undefined,
+  principal?: string,
 ): Promise<CancelRequest> {
   const now = ctx.clock();
   const entry: HistoryEntry = {
@@ -43,6 +44,7 @@ export async function requestCancel(
     attempt: seen.attempt,
     status: TaskStatus.RUNNING,
     ...(reason === undefined ? {} : { detail: truncate(reason, MAX_DETAIL_CHARS) }),
+    ...(principal === undefined ? {} : { principal }),
   };
   try {
     const out = await ctx.doc.send(

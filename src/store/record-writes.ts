@@ -74,8 +74,32 @@ export async function createTask(
   return { record, created: true };
 }
 
-/** Deletes a DEAD task, if it is still the record the caller saw. */
-export async function purgeTask(ctx: WriteContext, seen: TaskRecord): Promise<void> {
+/**
+ * Deletes a DEAD task, if it is still the record the caller saw. The `purged` audit line is
+ * written first: a delete leaves no record to show it, so a process that stops between the
+ * two leaves the line, never a silent delete. A refused delete then logs `purge-refused`
+ * with the status it found (docs/adr/0039-operator-audit.md).
+ */
+export async function purgeTask(
+  ctx: WriteContext,
+  seen: TaskRecord,
+  principal?: string,
+): Promise<void> {
+  auditEntry(
+    ctx.logger,
+    seen,
+    {
+      event: AuditEvent.PURGED,
+      at: ctx.clock(),
+      attempt: seen.attempt,
+      status: TaskStatus.DEAD,
+      ...(seen.deadReason === undefined
+        ? {}
+        : { detail: truncate(seen.deadReason, MAX_DETAIL_CHARS) }),
+      ...(principal === undefined ? {} : { principal }),
+    },
+    { diedAt: new Date(seen.updatedAt).toISOString() },
+  );
   try {
     await ctx.doc.send(
       new DeleteCommand({
@@ -88,28 +112,42 @@ export async function purgeTask(ctx: WriteContext, seen: TaskRecord): Promise<vo
       }),
     );
   } catch (err) {
+    const current = err instanceof ConditionalCheckFailedException ? refusedRecord(err) : undefined;
+    ctx.logger.warn(`task.${AuditEvent.PURGE_REFUSED}`, {
+      audit: true,
+      event: AuditEvent.PURGE_REFUSED,
+      taskId: seen.id,
+      taskType: seen.type,
+      status: current?.status,
+      at: new Date(ctx.clock()).toISOString(),
+      detail:
+        err instanceof ConditionalCheckFailedException
+          ? `not deleted: the task is ${current?.status ?? 'gone'} now`
+          : `not deleted: ${(err as Error).name}`,
+      ...(principal === undefined ? {} : { principal }),
+    });
     if (err instanceof ConditionalCheckFailedException) {
-      const current = refusedRecord(err);
       throw new TransitionRejectedError('purge', seen.id, current);
     }
     throw err;
   }
-  auditEntry(ctx.logger, seen, {
-    event: AuditEvent.PURGED,
-    at: ctx.clock(),
-    attempt: seen.attempt,
-    status: TaskStatus.DEAD,
-  });
+}
+
+/** What {@link confirmSchedule} found: its outcome, and the record as it is now when read. */
+export interface Confirmation {
+  readonly outcome: 'confirmed' | 'moved-on' | 'gone';
+  /** The record after the write (confirmed) or the one that refused it (undefined: none). */
+  readonly current: TaskRecord | undefined;
 }
 
 /** Marks a SCHEDULED task confirmed (see `TaskStore.confirmSchedule`). */
 export async function confirmSchedule(
   ctx: WriteContext,
   seen: Pick<TaskRecord, 'id' | 'generation' | 'createdAt'>,
-): Promise<'confirmed' | 'moved-on' | 'gone'> {
+): Promise<Confirmation> {
   const owned = and([exists('pk', TableSchema.PARTITION_KEY), untouchedSchedule(seen)]);
   try {
-    await ctx.doc.send(
+    const out = await ctx.doc.send(
       new UpdateCommand({
         TableName: ctx.tableName,
         Key: { [TableSchema.PARTITION_KEY]: seen.id },
@@ -117,13 +155,16 @@ export async function confirmSchedule(
         ConditionExpression: owned.expression,
         ExpressionAttributeNames: { ...owned.names, '#confirmed': 'scheduleConfirmed' },
         ExpressionAttributeValues: { ...owned.values, ':true': true },
+        ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return 'confirmed';
+    const current = out.Attributes === undefined ? undefined : fromItem(out.Attributes);
+    return { outcome: 'confirmed', current };
   } catch (err) {
     if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    return refusedConfirmation(refusedRecord(err), seen);
+    const current = refusedRecord(err);
+    return { outcome: refusedConfirmation(current, seen), current };
   }
 }
 

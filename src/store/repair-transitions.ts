@@ -15,6 +15,8 @@ import { at, expiredLease, finished, LEASE, type Seen, type Transition } from '.
 type CancelInput = {
   seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & SeenHistory;
   reason?: string | undefined;
+  /** Who asked (docs/adr/0039-operator-audit.md). */
+  principal?: string | undefined;
 };
 export const cancel: Transition<CancelInput> = {
   name: 'cancel',
@@ -23,7 +25,7 @@ export const cancel: Transition<CancelInput> = {
   event: AuditEvent.CANCELLED,
   to: TaskStatus.CANCELLED,
   task: ({ seen }) => seen,
-  by: ({ seen }) => ({ attempt: seen.attempt }),
+  by: ({ seen, principal }) => ({ attempt: seen.attempt, principal }),
   detail: ({ reason }) => reason,
   set: finished,
   statusAt: at,
@@ -77,7 +79,8 @@ export const REDRIVE_REMOVES = [
   'resends',
 ] as const;
 
-export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = {
+type RedriveInput = { seen: Seen; reason?: string | undefined; principal?: string | undefined };
+export const redrive: Transition<RedriveInput> = {
   name: 'redrive',
   from: [TaskStatus.DEAD],
   fence: ({ seen }) => [
@@ -89,7 +92,7 @@ export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = 
   event: AuditEvent.REDRIVEN,
   to: TaskStatus.PENDING,
   task: ({ seen }) => seen,
-  by: () => ({ attempt: 0 }),
+  by: ({ principal }) => ({ attempt: 0, principal }),
   detail: ({ reason }) => reason,
   set: ({ seen }) => ({ attempt: 0, generation: seen.generation + 1 }),
   remove: REDRIVE_REMOVES,

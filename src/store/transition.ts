@@ -36,6 +36,8 @@ export interface TransitionSpec {
   /** Attempt number recorded in the history entry; the condition must pin it. */
   readonly attempt: number;
   readonly workerId?: string | undefined;
+  /** The operator who acted, for an operator's action (docs/adr/0039-operator-audit.md). */
+  readonly principal?: string | undefined;
   readonly detail?: string | undefined;
   /** The allowed starting state (and fence). */
   readonly condition: Condition;
@@ -180,6 +182,7 @@ function entryOf(spec: TransitionSpec, now: number, resultDropped: boolean): His
     status: spec.to,
     ...(spec.workerId === undefined ? {} : { workerId: spec.workerId }),
     ...(detail === undefined ? {} : { detail: truncate(detail, MAX_DETAIL_CHARS) }),
+    ...(spec.principal === undefined ? {} : { principal: spec.principal }),
   };
 }
 
