@@ -88,6 +88,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     lanes,
     scheduler: options.scheduler,
   });
+  const dispatcher = new Dispatcher(sqs, lanes, logger);
   const delayed = createDelayedTasks({
     location: options,
     store,
@@ -98,10 +99,10 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     logger,
     clock,
     scheduleThresholdMs: options.scheduleThresholdMs,
+    dispatcher,
   });
   const tableCall = { tableName: location.tableName, dynamodb };
   const objects = resolveObjectStore(options);
-  const dispatcher = new Dispatcher(sqs, lanes, logger);
   const writer: RecordWriter = {
     store,
     delayed,

@@ -86,6 +86,7 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
         logger,
         clock: options.clock ?? Date.now,
         scheduler: options.scheduler,
+        dispatcher,
       })
     : undefined;
   const once = () =>
