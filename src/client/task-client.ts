@@ -275,7 +275,12 @@ export class TaskClient {
   async purge(options: PurgeOptions): Promise<PurgeResult> {
     const principal = options.dryRun === true ? undefined : await this.principal();
     return onTable(this.parts.tableCall, () =>
-      purgeTasks(this.parts.store, options, this.parts.clock(), principal),
+      purgeTasks(
+        { store: this.parts.store, dispatcher: this.parts.dispatcher, logger: this.parts.logger },
+        options,
+        this.parts.clock(),
+        principal,
+      ),
     );
   }
 
