@@ -16,9 +16,7 @@ import { meterClient, UsageMeter } from '../observability/usage-meter.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
 import { createDelayedTasks, type DelayedTasks } from '../scheduler/delayed.js';
 import { SchedulerTarget } from '../scheduler/target.js';
-import { DebounceStore } from '../store/debounce.js';
 import { resolveRetention } from '../store/retention.js';
-import { writeContext } from '../store/store-context.js';
 import { TaskStore } from '../store/task-store.js';
 import type { BatchDeps } from './batch.js';
 import { createRecord, type RecordWriter } from './create-record.js';
@@ -105,11 +103,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     lanes,
     logger,
   };
-  const retention = resolveRetention(options.retention);
-  const debounces = new DebounceStore(
-    writeContext({ tableName: location.tableName, dynamodb, logger }, store.statusShards, clock),
-    retention,
-  );
+
   meterClient(sqs);
   meterClient(dynamodb);
   return {
@@ -138,7 +132,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
         }
         return enqueueDebounced(
           writer,
-          debounces,
+          store.debounces,
           entry.task,
           entry.payload,
           options,

@@ -7,10 +7,10 @@ import { TableSchema, type TaskStatus } from '../constants.js';
 import { ValidationError } from '../errors.js';
 import { getItems } from './batch-get.js';
 import { decodeCursor, decodeScanCursor, encodeCursor, encodeScanCursor } from './cursor.js';
-import { and, compare } from './expression.js';
 import { fromItem, statusShardKey, type TaskRecord } from './record.js';
 import { isIndexed } from './status-index-keys.js';
 import { scanStatuses } from './status-scan.js';
+import { and, compare } from './transitions/expression.js';
 
 /** What a query needs of the store. */
 export interface QueryContext {

@@ -1,22 +1,22 @@
 /**
- * The store's writes that are not lifecycle transitions: creating a task, deleting a DEAD
- * one, confirming a delayed task's record, and noting a duplicate. Each is
- * one conditional write, explained on refusal with the record DynamoDB saw (ALL_OLD).
+ * The store's writes on a task's record that are not lifecycle moves: creating a task,
+ * deleting a DEAD one, confirming a delayed task's record, noting a duplicate or a re-send,
+ * and asking a RUNNING task to cancel. Each sends its one row of the transition table
+ * (transitions/records.ts) and reads a refusal from the record DynamoDB saw (ALL_OLD).
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../constants.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
 import { TransitionRejectedError } from '../errors.js';
 import { auditEntry } from '../observability/audit.js';
 import { truncate } from '../text.js';
-import { and, type Condition, equals, exists, generationIs } from './expression.js';
 import { MAX_DETAIL_CHARS } from './history.js';
-import { type NewTask, newTaskItem, type WriteContext } from './new-task.js';
-import { fromItem, type HistoryEntry, refusedRecord, type TaskRecord } from './record.js';
-import { CREATE_CONDITION, refusedConfirmation } from './rollback.js';
-import { toStoredEntry } from './stored-history.js';
+import { type NewTask, newTaskItem } from './new-task.js';
+import { fromItem, type HistoryEntry, type TaskRecord } from './record.js';
+import type { WriteContext } from './store-context.js';
+import { records } from './transitions/index.js';
+import { refusedTask, send } from './transitions/writer.js';
 
-export type { NewTask, Waiting, WriteContext } from './new-task.js';
+export type { NewTask, Waiting } from './new-task.js';
 
 /** Reads one task with a strongly consistent read. */
 export async function getTask(ctx: WriteContext, taskId: string): Promise<TaskRecord | undefined> {
@@ -32,19 +32,6 @@ export async function getTask(ctx: WriteContext, taskId: string): Promise<TaskRe
 }
 
 /**
- * The SCHEDULED record an enqueue wrote, as it wrote it: the same creation time (not a later
- * record of the same id), never attempted, the same generation.
- */
-function untouchedSchedule(seen: Pick<TaskRecord, 'generation' | 'createdAt'>): Condition {
-  return and([
-    equals('createdAt', 'createdAt', seen.createdAt),
-    equals('status', 'scheduled', TaskStatus.SCHEDULED),
-    equals('attempt', 'zero', 0),
-    generationIs('generation', seen.generation),
-  ]);
-}
-
-/**
  * Writes a new task; an existing id is returned as it is, with `created: false`, except a
  * ROLLED_BACK record, which is replaced.
  */
@@ -53,20 +40,12 @@ export async function createTask(
   task: NewTask,
 ): Promise<{ record: TaskRecord; created: boolean }> {
   const { item, entry } = newTaskItem(ctx, task, ctx.clock());
-  try {
-    await ctx.doc.send(
-      new PutCommand({
-        TableName: ctx.tableName,
-        Item: item,
-        ...CREATE_CONDITION,
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-  } catch (err) {
-    const existing =
-      err instanceof ConditionalCheckFailedException ? refusedRecord(err) : undefined;
+  const sent = await send(ctx, records.create, { item });
+  if (!sent.accepted) {
+    const existing = refusedTask(sent.current);
     if (existing !== undefined) return { record: existing, created: false };
-    throw err;
+    // Only an existing item refuses a create, and comes back with it: this is a guard.
+    throw new TransitionRejectedError('create', task.id, undefined);
   }
   const record = fromItem(item);
   auditEntry(ctx.logger, record, entry);
@@ -75,24 +54,9 @@ export async function createTask(
 
 /** Deletes a DEAD task, if it is still the record the caller saw. */
 export async function purgeTask(ctx: WriteContext, seen: TaskRecord): Promise<void> {
-  try {
-    await ctx.doc.send(
-      new DeleteCommand({
-        TableName: ctx.tableName,
-        Key: { [TableSchema.PARTITION_KEY]: seen.id },
-        ConditionExpression: '#status = :dead AND #updatedAt = :seenUpdatedAt',
-        ExpressionAttributeNames: { '#status': 'status', '#updatedAt': 'updatedAt' },
-        ExpressionAttributeValues: { ':dead': TaskStatus.DEAD, ':seenUpdatedAt': seen.updatedAt },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) {
-      const current = refusedRecord(err);
-      throw new TransitionRejectedError('purge', seen.id, current);
-    }
-    throw err;
-  }
+  const sent = await send(ctx, records.purge, { seen });
+  if (!sent.accepted)
+    throw new TransitionRejectedError('purge', seen.id, refusedTask(sent.current));
   auditEntry(ctx.logger, seen, {
     event: AuditEvent.PURGED,
     at: ctx.clock(),
@@ -106,24 +70,21 @@ export async function confirmSchedule(
   ctx: WriteContext,
   seen: Pick<TaskRecord, 'id' | 'generation' | 'createdAt'>,
 ): Promise<'confirmed' | 'moved-on' | 'gone'> {
-  const owned = and([exists('pk', TableSchema.PARTITION_KEY), untouchedSchedule(seen)]);
-  try {
-    await ctx.doc.send(
-      new UpdateCommand({
-        TableName: ctx.tableName,
-        Key: { [TableSchema.PARTITION_KEY]: seen.id },
-        UpdateExpression: 'SET #confirmed = :true',
-        ConditionExpression: owned.expression,
-        ExpressionAttributeNames: { ...owned.names, '#confirmed': 'scheduleConfirmed' },
-        ExpressionAttributeValues: { ...owned.values, ':true': true },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return 'confirmed';
-  } catch (err) {
-    if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    return refusedConfirmation(refusedRecord(err), seen);
-  }
+  const sent = await send(ctx, records.confirmSchedule, { seen });
+  return sent.accepted ? 'confirmed' : refusedConfirmation(refusedTask(sent.current), seen);
+}
+
+/**
+ * How a refused schedule confirmation is read: `gone` when the record seen is no longer
+ * there to be confirmed (none, a later record of the id, or rolled back), else `moved-on`
+ * (docs/adr/0015-rollback-moves-instead-of-deleting.md).
+ */
+function refusedConfirmation(
+  current: TaskRecord | undefined,
+  seen: Pick<TaskRecord, 'createdAt'>,
+): 'moved-on' | 'gone' {
+  if (current === undefined || current.createdAt !== seen.createdAt) return 'gone';
+  return current.status === TaskStatus.ROLLED_BACK ? 'gone' : 'moved-on';
 }
 
 /** Appends a bounded `duplicate-dropped` entry (see `TaskStore.noteDuplicate`). */
@@ -140,42 +101,13 @@ export async function noteDuplicate(
     detail: truncate(detail, MAX_DETAIL_CHARS),
   };
   auditEntry(ctx.logger, record, entry);
-  try {
-    await ctx.doc.send(
-      new UpdateCommand({
-        TableName: ctx.tableName,
-        Key: { [TableSchema.PARTITION_KEY]: record.id },
-        UpdateExpression:
-          'SET #history = list_append(#history, :entry), #notes = if_not_exists(#notes, :zero) + :one',
-        ConditionExpression:
-          'attribute_exists(#pk) AND (attribute_not_exists(#notes) OR #notes < :max)',
-        ExpressionAttributeNames: {
-          '#pk': TableSchema.PARTITION_KEY,
-          '#history': 'history',
-          '#notes': 'duplicateNotes',
-        },
-        ExpressionAttributeValues: {
-          ':entry': [toStoredEntry(entry)],
-          ':zero': 0,
-          ':one': 1,
-          ':max': Defaults.MAX_DUPLICATE_NOTES,
-        },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    throw err;
-  }
+  return (await send(ctx, records.noteDuplicate, { id: record.id, entry })).accepted;
 }
 
 /**
- * Records that the sweeper sent a PENDING task again, and when it may send it next: sets
- * `resends` to one more than `seen` showed and the status index's sort key (`statusAt`) to
- * `nextAt`, so the sweep's PENDING query skips the task until then. Not a transition (the
- * status stays) and no history entry, so a task waiting out a long backlog does not grow.
- * Pinned to the PENDING record seen (generation and resends), so of two sweepers only one
- * counts the send.
+ * Records that the sweeper sent a PENDING task again, and when it may send it next (see
+ * `TaskStore.noteResent`). No history entry, so a task waiting out a long backlog does not
+ * grow.
  *
  * @returns false when the task moved on (claimed, re-sent by another sweep, cancelled).
  */
@@ -184,38 +116,47 @@ export async function noteResent(
   seen: Pick<TaskRecord, 'id' | 'generation' | 'resends'>,
   nextAt: number,
 ): Promise<boolean> {
-  const unchanged = and([
-    exists('pk', TableSchema.PARTITION_KEY),
-    equals('status', 'pending', TaskStatus.PENDING),
-    generationIs('generation', seen.generation),
-  ]);
-  const resends =
-    seen.resends === 0
-      ? '(attribute_not_exists(#resends) OR #resends = :seen)'
-      : '#resends = :seen';
-  try {
-    await ctx.doc.send(
-      new UpdateCommand({
-        TableName: ctx.tableName,
-        Key: { [TableSchema.PARTITION_KEY]: seen.id },
-        UpdateExpression: 'SET #resends = :resends, #statusAt = :nextAt',
-        ConditionExpression: `${unchanged.expression} AND ${resends}`,
-        ExpressionAttributeNames: {
-          ...unchanged.names,
-          '#resends': 'resends',
-          '#statusAt': TableSchema.STATUS_INDEX_SORT_KEY,
-        },
-        ExpressionAttributeValues: {
-          ...unchanged.values,
-          ':seen': seen.resends,
-          ':resends': seen.resends + 1,
-          ':nextAt': nextAt,
-        },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    throw err;
+  return (await send(ctx, records.noteResent, { seen, nextAt })).accepted;
+}
+
+/** What {@link requestCancel} did. */
+export type CancelRequest =
+  /** The mark was written now. */
+  | { readonly kind: 'requested'; readonly record: TaskRecord }
+  /** The task was already marked; nothing was written. */
+  | { readonly kind: 'already-requested'; readonly record: TaskRecord };
+
+/**
+ * RUNNING, not yet asked → RUNNING with `cancelRequestedAt` (the `requestCancel` row). The
+ * lease holder sees the mark on its next heartbeat (the heartbeat's write returns the
+ * record) and ends the task CANCELLED with its own fenced write
+ * (docs/adr/0022-progress-and-running-cancel.md). Asking twice writes once.
+ *
+ * @throws TransitionRejectedError when the task is not RUNNING (or does not exist); its
+ *   `current` is the record DynamoDB saw, so the caller can cancel a QUEUED task instead.
+ */
+export async function requestCancel(
+  ctx: WriteContext,
+  seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'>,
+  reason: string | undefined,
+): Promise<CancelRequest> {
+  const now = ctx.clock();
+  const entry: HistoryEntry = {
+    event: AuditEvent.CANCEL_REQUESTED,
+    at: now,
+    attempt: seen.attempt,
+    status: TaskStatus.RUNNING,
+    ...(reason === undefined ? {} : { detail: truncate(reason, MAX_DETAIL_CHARS) }),
+  };
+  const sent = await send(ctx, records.requestCancel, { id: seen.id, entry }, now);
+  if (sent.accepted) {
+    const record = fromItem(sent.item ?? {});
+    auditEntry(ctx.logger, record, entry);
+    return { kind: 'requested', record };
   }
+  const current = refusedTask(sent.current);
+  if (current?.status === TaskStatus.RUNNING && current.cancelRequested) {
+    return { kind: 'already-requested', record: current };
+  }
+  throw new TransitionRejectedError(records.requestCancel.name, seen.id, current);
 }

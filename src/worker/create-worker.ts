@@ -17,7 +17,6 @@ import { BATCH_USAGE, meterClient, UsageMeter } from '../observability/usage-met
 import { Dispatcher } from '../outbox/dispatcher.js';
 import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
-import { TokenBuckets } from '../store/token-bucket.js';
 import { retryHorizonIssue } from '../tasks/retry-horizon.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import type { BatchOptions, ProcessorDeps } from './deps.js';
@@ -244,7 +243,7 @@ export function createWorker(
       process.env,
       options.delayedSchedulerSenderId,
     ),
-    rateLimits: new RateLimiter(new TokenBuckets(dynamodb, location.tableName), clock, Math.random),
+    rateLimits: new RateLimiter(store.rateBuckets, clock, Math.random),
     integrity: resolveIntegrity(options.integrity, dynamodb),
   };
   // One flush per batch, in both entry points; a batch that throws still publishes. The

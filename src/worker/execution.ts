@@ -13,9 +13,9 @@ import {
 import { checkIntegrity } from '../integrity/check.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { TaskOutcome } from '../observability/metrics.js';
-import { keyToPark } from '../store/park-transitions.js';
 import type { TaskErrorInfo, TaskRecord } from '../store/record.js';
 import type { Lease } from '../store/task-store.js';
+import { keyToPark } from '../store/transitions/parking.js';
 import {
   describeInvalidPayload,
   type TaskDefinition,

@@ -6,15 +6,10 @@
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../../src/constants.js';
 import { TransitionRejectedError } from '../../src/errors.js';
-import {
-  fromItem,
-  refusedRecord,
-  statusShard,
-  statusShardKey,
-  type TaskRecord,
-} from '../../src/store/record.js';
+import { fromItem, statusShard, statusShardKey, type TaskRecord } from '../../src/store/record.js';
 
 /**
  * PENDING → QUEUED as an older version's `markSent` wrote it: one conditional UpdateItem
@@ -68,6 +63,10 @@ export async function markSentAsOlderVersionsDid(
     return fromItem(out.Attributes ?? {});
   } catch (err) {
     if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    throw new TransitionRejectedError('mark as sent', seen.id, refusedRecord(err));
+    throw new TransitionRejectedError(
+      'mark as sent',
+      seen.id,
+      err.Item === undefined ? undefined : fromItem(unmarshall(err.Item)),
+    );
   }
 }

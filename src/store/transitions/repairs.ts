@@ -1,22 +1,31 @@
 /**
- * The rows of the transition table (see transitions.ts) written by others than a lease
+ * The rows of the transition table written by others than a lease
  * holder: the producer's cancel and rollback, the sweeper's requeue and overdue resend, and
  * the operator's redrive. Each is fenced by what the caller read: the attempt, the
  * generation, an expired lease, or the creation time.
  */
-import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
+import { AuditEvent, TableSchema, TaskStatus } from '../../constants.js';
+import type { TaskRecord } from '../record.js';
+import { expiresAtSeconds } from '../retention.js';
+import { releaseDone } from '../status-index-keys.js';
 import { compare, equals, generationIs, notExists } from './expression.js';
-import type { TaskRecord } from './record.js';
-import { expiresAtSeconds } from './retention.js';
-import { releaseDone } from './status-index-keys.js';
-import type { SeenHistory } from './transition.js';
-import { at, expiredLease, finished, LEASE, type Seen, type Transition } from './transitions.js';
+import {
+  at,
+  expiredLease,
+  FINISHED,
+  finished,
+  LEASE,
+  type Seen,
+  type SeenHistory,
+  type Transition,
+} from './row.js';
 
 type CancelInput = {
   seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & SeenHistory;
   reason?: string | undefined;
 };
 export const cancel: Transition<CancelInput> = {
+  kind: 'transition',
   name: 'cancel',
   from: [TaskStatus.WAITING, TaskStatus.SCHEDULED, TaskStatus.PENDING, TaskStatus.QUEUED],
   fence: ({ seen }) => [equals('attempt', 'seenAttempt', seen.attempt)],
@@ -26,11 +35,13 @@ export const cancel: Transition<CancelInput> = {
   by: ({ seen }) => ({ attempt: seen.attempt }),
   detail: ({ reason }) => reason,
   set: finished,
+  writes: FINISHED,
   statusAt: at,
 };
 
 type RequeueInput = { seen: TaskRecord; reason: string; actor?: string | undefined };
 export const requeue: Transition<RequeueInput> = {
+  kind: 'transition',
   name: 'requeue',
   from: [TaskStatus.RUNNING],
   fence: ({ seen }, now) => expiredLease(seen, now),
@@ -42,11 +53,13 @@ export const requeue: Transition<RequeueInput> = {
   // The next claim takes over a lost lease; a fresh claim refuses it (ADR 0007).
   set: ({ seen }) => ({ generation: seen.generation + 1, leaseLost: true }),
   remove: LEASE,
+  writes: ['generation', 'leaseLost', ...LEASE],
   statusAt: at,
 };
 
 type ResendInput = { seen: TaskRecord; overdueBefore: number; actor?: string | undefined };
 export const resend: Transition<ResendInput> = {
+  kind: 'transition',
   name: 'resend',
   from: [TaskStatus.QUEUED],
   fence: ({ seen, overdueBefore }) => [
@@ -61,6 +74,7 @@ export const resend: Transition<ResendInput> = {
   detail: ({ seen }) =>
     `queued since ${new Date(seen.updatedAt).toISOString()} and never claimed; sent again as generation ${seen.generation + 1}`,
   set: ({ seen }) => ({ generation: seen.generation + 1 }),
+  writes: ['generation'],
   statusAt: at,
 };
 
@@ -78,6 +92,7 @@ export const REDRIVE_REMOVES = [
 ] as const;
 
 export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = {
+  kind: 'transition',
   name: 'redrive',
   from: [TaskStatus.DEAD],
   fence: ({ seen }) => [
@@ -93,6 +108,7 @@ export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = 
   detail: ({ reason }) => reason,
   set: ({ seen }) => ({ attempt: 0, generation: seen.generation + 1 }),
   remove: REDRIVE_REMOVES,
+  writes: ['attempt', 'generation', ...REDRIVE_REMOVES],
   statusAt: at,
 };
 
@@ -107,6 +123,7 @@ type RollbackInput = {
  * retention TTL, like a finished task (docs/adr/0015-rollback-moves-instead-of-deleting.md).
  */
 export const rollback: Transition<RollbackInput> = {
+  kind: 'transition',
   name: 'roll back',
   from: [TaskStatus.SCHEDULED],
   fence: ({ seen }) => [
@@ -123,5 +140,6 @@ export const rollback: Transition<RollbackInput> = {
   set: (_input, now, retention) => ({
     [TableSchema.TTL_ATTRIBUTE]: expiresAtSeconds(now, retention),
   }),
+  writes: [TableSchema.TTL_ATTRIBUTE],
   statusAt: at,
 };
