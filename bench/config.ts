@@ -3,7 +3,7 @@
  * reports; it is sized to finish in about 10 minutes on a 2-core machine with moto. `full`
  * uses the issue's sizes (1k/5k/10k) and takes hours on moto. `quick` is a smoke test.
  */
-import { TableSchema } from '../src/constants.js';
+import { TableSchema } from '../src/core/constants.js';
 
 /** The sizes and repetitions of one run. */
 export interface BenchProfile {

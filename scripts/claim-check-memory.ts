@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { ObjectStore } from '../src/claim-check/object-store.js';
-import type { TaskRecord } from '../src/store/record.js';
+import type { TaskRecord } from '../src/core/record.js';
 import { resolvePayload } from '../src/worker/claim-check.js';
 
 const MiB = 2 ** 20;

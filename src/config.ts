@@ -1,5 +1,5 @@
-import { Defaults } from './constants.js';
-import { ConfigurationError, ValidationError } from './errors.js';
+import { Defaults } from './core/constants.js';
+import { ConfigurationError, ValidationError } from './core/errors.js';
 import { type LaneLocations, LaneQueues, lanesFromEnvironment } from './lanes.js';
 import { delayedScheduleGroupName } from './scheduler/names.js';
 

@@ -5,7 +5,6 @@
  * @module tasklane
  */
 
-export type { ObjectRef } from './claim-check/object-ref.js';
 export type { CheckReport } from './client/check.js';
 export type {
   BatchEntry,
@@ -47,10 +46,13 @@ export type {
 export { TaskClient } from './client/task-client.js';
 export type { ExecutorLocation } from './config.js';
 export { EnvVars } from './config.js';
-export { AuditEvent, isTerminal, OnDead, OnParentDead, TaskStatus } from './constants.js';
-export type { ConfigurationProblem, ValidationIssue } from './errors.js';
+export { AuditEvent, isTerminal, OnDead, OnParentDead, TaskStatus } from './core/constants.js';
+export type { ConfigurationProblem, ValidationIssue } from './core/errors.js';
 export {
+  ClaimCheckMismatchError,
   ConfigurationError,
+  DebounceContendedError,
+  DependencyError,
   ErrorCode,
   IdempotencyConflictError,
   LeaseLostError,
@@ -67,17 +69,19 @@ export {
   UnknownTaskTypeError,
   ValidationError,
   WaitTimeoutError,
-} from './errors.js';
+} from './core/errors.js';
+export type {
+  DebounceInfo,
+  HistoryEntry,
+  ObjectRef,
+  TaskErrorInfo,
+  TaskRecord,
+} from './core/record.js';
 export type { LifecycleEvent, TaskEventDetail } from './events/lifecycle-event.js';
 export { LifecycleEventType, MAX_EVENT_RESULT_BYTES } from './events/lifecycle-event.js';
 export type { EventPublisher } from './events/publisher.js';
 export type { WorkerEventOptions } from './events/worker-config.js';
 export type { LifecycleHook, LifecycleHooks } from './events/worker-events.js';
-export {
-  ClaimCheckMismatchError,
-  DebounceContendedError,
-  DependencyError,
-} from './feature-errors.js';
 export type { MacService } from './integrity/kms-mac.js';
 export type { IntegrityOptions } from './integrity/tag.js';
 export { INTEGRITY_FAILED, INTEGRITY_KEY_ENV } from './integrity/tag.js';
@@ -93,7 +97,6 @@ export { MetricName, noopMetrics, powertoolsMetrics } from './observability/metr
 export type { Usage } from './observability/usage-meter.js';
 export type { ExecutorOutputs, StackOutput } from './stack-outputs.js';
 export { locationFromStackOutputs } from './stack-outputs.js';
-export type { DebounceInfo, HistoryEntry, TaskErrorInfo, TaskRecord } from './store/record.js';
 export type { Retention } from './store/retention.js';
 export type { SweeperOptions } from './sweeper/create-sweeper.js';
 export { createSweeper } from './sweeper/create-sweeper.js';

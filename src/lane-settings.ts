@@ -3,7 +3,7 @@
  * and their event source mappings' concurrency and batch size, shared by the CDK construct
  * and the emulator's provisioning like the rest of {@link ExecutorSettings}.
  */
-import type { ValidationIssue } from './errors.js';
+import type { ValidationIssue } from './core/errors.js';
 import { DEFAULT_LANE, laneNameProblem, MAX_LANES } from './lanes.js';
 
 /** One lane of `TaskExecutorProps.lanes`. */

@@ -6,7 +6,7 @@
  * goes to the same queue. Types that name no lane run in the `default` lane, the executor's
  * original work queue.
  */
-import { ConfigurationError } from './errors.js';
+import { ConfigurationError } from './core/errors.js';
 
 /** The lane of task types that name none: the executor's original work queue. */
 export const DEFAULT_LANE = 'default';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { MESSAGE_SCHEMA_VERSION } from './constants.js';
+import { MESSAGE_SCHEMA_VERSION } from './core/constants.js';
+import type { TaskRecord } from './core/record.js';
 import {
   anything,
   type CheckIssue,
@@ -11,7 +12,6 @@ import {
 } from './message-check.js';
 import { SchedulerContext } from './scheduler/context.js';
 import { SCHEDULE_NAME_PATTERN } from './scheduler/names.js';
-import type { TaskRecord } from './store/record.js';
 
 /** Bodies above this size cannot be ours; they are rejected before parsing. */
 const MAX_ENVELOPE_BYTES = 16 * 1024;

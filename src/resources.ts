@@ -1,6 +1,6 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { Defaults, TableSchema } from './constants.js';
-import { ValidationError, type ValidationIssue } from './errors.js';
+import { Defaults, TableSchema } from './core/constants.js';
+import { ValidationError, type ValidationIssue } from './core/errors.js';
 import { type LaneProps, type LaneSettings, laneIssues, laneSettings } from './lane-settings.js';
 import { delayedScheduleGroupName } from './scheduler/names.js';
 

@@ -4,7 +4,7 @@
  */
 
 import type { ExecutorLocation } from './config.js';
-import { ConfigurationError } from './errors.js';
+import { ConfigurationError } from './core/errors.js';
 import { lanesFromMaps, parseLaneMap } from './lanes.js';
 import { delayedScheduleGroupName } from './scheduler/names.js';
 

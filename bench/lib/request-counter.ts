@@ -9,7 +9,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { TableSchema } from '../../src/constants.js';
+import { TableSchema } from '../../src/core/constants.js';
 import { itemSize, readUnits, writeUnits } from './item-size.js';
 
 /** What one operation cost over a measured window. */

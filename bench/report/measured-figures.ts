@@ -3,7 +3,7 @@
  * requests, write and read units, dollars, the status index's ceiling, and how closely
  * Tasklane's run-time meter agrees with the bench's count.
  */
-import { Defaults } from '../../src/constants.js';
+import { Defaults } from '../../src/core/constants.js';
 import { busiestStatus, executorCeiling, type StatusLoad } from '../lib/ceiling.js';
 import { costPerMillion } from '../lib/cost.js';
 import {

@@ -6,7 +6,7 @@
  * handler run.
  */
 import pLimit from 'p-limit';
-import { TERMINAL_STATUSES } from '../../src/constants.js';
+import { TERMINAL_STATUSES } from '../../src/core/constants.js';
 import { isTerminal, type TaskClient, type TaskRecord } from '../../src/index.js';
 
 /** Terminal counts at one moment. */

@@ -13,7 +13,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { EnvVars } from '../config.js';
-import { Defaults } from '../constants.js';
+import { Defaults } from '../core/constants.js';
 import { INTEGRITY_KEY_ENV, INTEGRITY_PREVIOUS_KEYS_ENV } from '../integrity/tag.js';
 import type { LaneProps } from '../lane-settings.js';
 import { DEFAULT_LANE, type LaneLocations, laneEnvironment } from '../lanes.js';

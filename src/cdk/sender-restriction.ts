@@ -12,7 +12,7 @@ import {
   PolicyStatement,
 } from 'aws-cdk-lib/aws-iam';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../core/errors.js';
 
 /**
  * Adds the deny statement to each work queue's resource policy (one per lane), and collects

@@ -4,8 +4,8 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { Token } from 'aws-cdk-lib';
-import { Defaults } from '../constants.js';
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { Defaults } from '../core/constants.js';
+import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import { type ExecutorSettingsProps, settingsIssues } from '../resources.js';
 import { retentionIssue } from '../store/retention.js';
 import { statusShardsIssue } from '../store/status-index-keys.js';

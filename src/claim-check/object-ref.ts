@@ -3,17 +3,9 @@
  * is stored as one S3 object, and the record holds an {@link ObjectRef} to it
  * (docs/adr/0023-claim-check-payloads.md).
  */
-import { createHash } from 'node:crypto';
 
-/** Where a claim-checked payload or result is, and what it must be. */
-export interface ObjectRef {
-  readonly bucket: string;
-  readonly key: string;
-  /** Bytes of the object (UTF-8 JSON). */
-  readonly size: number;
-  /** Hex SHA-256 of the object's bytes. */
-  readonly sha256: string;
-}
+import { createHash } from 'node:crypto';
+import type { ObjectRef } from '../core/record.js';
 
 /** The key prefixes the IAM grants are scoped to. */
 export const ObjectPrefix = {

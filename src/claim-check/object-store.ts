@@ -11,11 +11,11 @@ import {
 } from '@aws-sdk/client-s3';
 import { s3ClientConfig } from '../aws-clients.js';
 import { EnvVars } from '../config.js';
-import { Defaults } from '../constants.js';
-import { ValidationError } from '../errors.js';
-import { ClaimCheckMismatchError } from '../feature-errors.js';
+import { Defaults } from '../core/constants.js';
+import { ClaimCheckMismatchError, ValidationError } from '../core/errors.js';
+import type { ObjectRef } from '../core/record.js';
 import { meterClient } from '../observability/usage-meter.js';
-import { type ObjectRef, objectLocation, sha256Hex } from './object-ref.js';
+import { objectLocation, sha256Hex } from './object-ref.js';
 
 /** The chunks of a GetObject body: a Node stream, a web stream, or bytes. */
 async function* bodyChunks(body: unknown): AsyncGenerator<Uint8Array> {

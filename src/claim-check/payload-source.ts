@@ -6,8 +6,7 @@
  * the check hashing the inline payload while the worker ran the object
  * (docs/adr/0035-integrity-tag-v2.md).
  */
-import type { TaskRecord } from '../store/record.js';
-import type { ObjectRef } from './object-ref.js';
+import type { ObjectRef, TaskRecord } from '../core/record.js';
 
 /** What {@link payloadSource} found. */
 export type PayloadSource =

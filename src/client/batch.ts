@@ -1,9 +1,9 @@
 import pLimit from 'p-limit';
-import { TaskStatus } from '../constants.js';
-import type { ConfigurationError } from '../errors.js';
+import { TaskStatus } from '../core/constants.js';
+import type { ConfigurationError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
-import type { TaskRecord } from '../store/record.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import { ChunkGates } from './chunk-gates.js';
 import { type EnqueueOptions, nextSequence } from './prepare.js';

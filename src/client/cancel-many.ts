@@ -4,9 +4,9 @@
  * task's refusal never stops the others.
  */
 import { mapConcurrently } from '../concurrency.js';
-import { TaskStatus } from '../constants.js';
-import { TaskNotFoundError, TransitionRejectedError, ValidationError } from '../errors.js';
-import type { TaskRecord } from '../store/record.js';
+import { TaskStatus } from '../core/constants.js';
+import { TaskNotFoundError, TransitionRejectedError, ValidationError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { type CancelDeps, cancelTask } from './cancel.js';
 import { listTasks } from './list-tasks.js';
 import type { StatusIndex } from './status-index.js';

@@ -1,10 +1,10 @@
-import { isTerminal, TaskStatus } from '../constants.js';
+import { isTerminal, TaskStatus } from '../core/constants.js';
+import { TaskNotFoundError, TransitionRejectedError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
-import { TaskNotFoundError, TransitionRejectedError } from '../errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
-import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** What {@link cancelTask} needs from the client. */

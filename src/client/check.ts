@@ -3,7 +3,7 @@ import { GetScheduleGroupCommand } from '@aws-sdk/client-scheduler';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type AwsCallTarget, AwsService, configurationProblem, endpointOf } from '../aws-errors.js';
 import { EnvVars, type ExecutorLocation } from '../config.js';
-import { ConfigurationError, type ConfigurationProblem } from '../errors.js';
+import { ConfigurationError, type ConfigurationProblem } from '../core/errors.js';
 import type { LaneQueues } from '../lanes.js';
 import type { SchedulerTarget } from '../scheduler/target.js';
 import type { TaskStore } from '../store/task-store.js';

@@ -8,7 +8,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
 import { type ObjectStore, resolveObjectStore } from '../claim-check/object-store.js';
 import { EnvVars, type ExecutorLocation, resolveLaneQueues, resolveLocation } from '../config.js';
-import { Defaults } from '../constants.js';
+import { Defaults } from '../core/constants.js';
 import { resolveIntegrity } from '../integrity/tag.js';
 import type { LaneQueues } from '../lanes.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';

@@ -1,6 +1,6 @@
 import { mapConcurrently, QUERY_CONCURRENCY } from '../concurrency.js';
-import { TaskStatus } from '../constants.js';
-import { ValidationError } from '../errors.js';
+import { TaskStatus } from '../core/constants.js';
+import { ValidationError } from '../core/errors.js';
 import { DEFAULT_LANE } from '../lanes.js';
 import { isIndexed } from '../store/status-index-keys.js';
 import { scanStatuses } from '../store/status-scan.js';

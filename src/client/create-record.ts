@@ -1,13 +1,13 @@
 import { payloadKey } from '../claim-check/object-ref.js';
 import type { ObjectStore } from '../claim-check/object-store.js';
-import { TaskStatus } from '../constants.js';
+import { TaskStatus } from '../core/constants.js';
+import { IdempotencyConflictError, TransitionRejectedError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
-import { IdempotencyConflictError, TransitionRejectedError } from '../errors.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import type { LaneQueues } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
-import type { TaskRecord } from '../store/record.js';
 import type { NewTask, TaskStore } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import { onTable, type TableCall } from './guarded-calls.js';

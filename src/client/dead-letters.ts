@@ -5,8 +5,8 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { Defaults } from '../constants.js';
-import { ConfigurationError, ValidationError } from '../errors.js';
+import { Defaults } from '../core/constants.js';
+import { ConfigurationError, ValidationError } from '../core/errors.js';
 import { parseEnvelope } from '../message.js';
 
 /** One message of the dead-letter queue, as {@link peekDeadLetters} saw it. */

@@ -2,8 +2,10 @@
  * The `debounce` enqueue option and its validation (docs/debounce.md). Checked with the
  * other options, so one ValidationError lists every problem at once.
  */
-import type { ValidationIssue } from '../errors.js';
-import { DebounceMode, type DebounceSpec } from '../store/debounce-spec.js';
+
+import { DebounceMode } from '../core/constants.js';
+import type { ValidationIssue } from '../core/errors.js';
+import type { DebounceSpec } from '../store/debounce-spec.js';
 import { checkOptionKeys } from './validate.js';
 
 /** Longest debounce window: a held-back message must stay far under SQS's 12-hour cap. */

@@ -4,11 +4,12 @@
  * there is none (or it has started), creates the next generation's task, whose derived id
  * makes concurrent creators meet on one conditional PutItem.
  */
-import { DebounceContendedError } from '../feature-errors.js';
+
+import { DebounceMode } from '../core/constants.js';
+import { DebounceContendedError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { messageGroupOf } from '../message-group.js';
 import { type DebounceStore, debounceTaskId } from '../store/debounce.js';
-import { DebounceMode } from '../store/debounce-spec.js';
-import type { TaskRecord } from '../store/record.js';
 import type { NewTask } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import { type RecordWriter, withStorage, writeNew } from './create-record.js';

@@ -2,9 +2,9 @@
  * The client's side of `dependsOn` (docs/dependencies.md): checking the options at the
  * boundary, before anything is written.
  */
-import { Defaults, OnParentDead } from '../constants.js';
-import type { ValidationIssue } from '../errors.js';
-import { DependencyError } from '../feature-errors.js';
+import { Defaults, OnParentDead } from '../core/constants.js';
+import type { ValidationIssue } from '../core/errors.js';
+import { DependencyError } from '../core/errors.js';
 
 /** SQS's MessageGroupId alphabet, which task ids share (see prepare.ts). */
 const ID_PATTERN = /^[\x21-\x7e]{1,128}$/;

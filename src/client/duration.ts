@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../core/errors.js';
 
 const UNIT_MS: Readonly<Record<string, number>> = {
   ms: 1,

@@ -1,6 +1,6 @@
 /** The claim-checked result of `TaskClient.get`: read from S3 unless the caller says not to. */
 import type { ObjectStore } from '../claim-check/object-store.js';
-import type { TaskRecord } from '../store/record.js';
+import type { TaskRecord } from '../core/record.js';
 
 /** Options of `TaskClient.get`. */
 export interface GetOptions {

@@ -1,8 +1,9 @@
 import { mapConcurrently, QUERY_CONCURRENCY } from '../concurrency.js';
-import { TableSchema, TaskStatus } from '../constants.js';
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { TableSchema, TaskStatus } from '../core/constants.js';
+import { ValidationError, type ValidationIssue } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { getItems } from '../store/batch-get.js';
-import { fromItem, type TaskRecord } from '../store/record.js';
+import { fromItem } from '../store/record.js';
 import { isIndexed } from '../store/status-index-keys.js';
 import { scanStatuses } from '../store/status-scan.js';
 import { indexStreams, readStream, type StatusIndex } from './status-index.js';

@@ -5,11 +5,11 @@
  * (see src/worker/parked.ts and docs/adr/0024-parked-keys.md).
  */
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { TransitionRejectedError, ValidationError } from '../errors.js';
+import { TransitionRejectedError, ValidationError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { DEFAULT_LANE, type LaneQueues } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { stillParks } from '../store/parked-keys.js';
-import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** A parked ordering key and the DEAD task that holds it. */

@@ -1,6 +1,6 @@
-import { TaskStatus } from '../constants.js';
-import { TransitionRejectedError, ValidationError } from '../errors.js';
-import type { TaskRecord } from '../store/record.js';
+import { TaskStatus } from '../core/constants.js';
+import { TransitionRejectedError, ValidationError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import { type Duration, durationMs } from './duration.js';
 

@@ -1,6 +1,6 @@
 import type { CreateScheduleCommandInput } from '@aws-sdk/client-scheduler';
-import { Defaults } from '../constants.js';
-import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../errors.js';
+import { Defaults } from '../core/constants.js';
+import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../core/errors.js';
 import { firingTemplate } from '../message.js';
 import { unkeyedGroup } from '../message-group.js';
 import { SchedulerContext } from '../scheduler/context.js';

@@ -6,7 +6,7 @@ import {
   ListSchedulesCommand,
   ResourceNotFoundException,
 } from '@aws-sdk/client-scheduler';
-import { ScheduleNotFoundError } from '../errors.js';
+import { ScheduleNotFoundError } from '../core/errors.js';
 import { parseMessage } from '../message.js';
 import { SchedulerContext, substituteContext } from '../scheduler/context.js';
 import { isDelayedScheduleName } from '../scheduler/names.js';

@@ -13,7 +13,7 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { TableSchema, type TaskStatus } from '../constants.js';
+import { TableSchema, type TaskStatus } from '../core/constants.js';
 import { statusShardKey } from '../store/record.js';
 import { INDEXED_STATUSES } from '../store/status-index-keys.js';
 

@@ -1,6 +1,6 @@
-import type { TaskStatus } from '../constants.js';
+import type { TaskStatus } from '../core/constants.js';
+import type { TaskRecord } from '../core/record.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
-import type { TaskRecord } from '../store/record.js';
 import type { TaskPage } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import {

@@ -3,8 +3,8 @@
  * JavaScript, `as any`, JSON from elsewhere. A misspelt option (`{ idd: 'x' }`) would
  * otherwise be ignored silently and the task created without the id the caller meant.
  */
-import { TaskStatus } from '../constants.js';
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { TaskStatus } from '../core/constants.js';
+import { ValidationError, type ValidationIssue } from '../core/errors.js';
 
 /** The options `enqueue` accepts; keep in step with `EnqueueOptions`. */
 export const ENQUEUE_OPTION_KEYS = [

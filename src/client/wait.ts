@@ -1,6 +1,6 @@
-import { isTerminal } from '../constants.js';
-import { TaskNotFoundError, WaitTimeoutError } from '../errors.js';
-import type { TaskRecord } from '../store/record.js';
+import { isTerminal } from '../core/constants.js';
+import { TaskNotFoundError, WaitTimeoutError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 
 /** Options of {@link TaskClient.wait}. */
 export interface WaitOptions {

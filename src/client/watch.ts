@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AuditEvent } from '../constants.js';
-import { isTerminal, TableSchema, type TaskStatus } from '../constants.js';
+import type { AuditEvent } from '../core/constants.js';
+import { isTerminal, TableSchema, type TaskStatus } from '../core/constants.js';
+import type { HistoryEntry, TaskRecord } from '../core/record.js';
 import { getItems } from '../store/batch-get.js';
-import { fromItem, type HistoryEntry, type TaskRecord } from '../store/record.js';
+import { fromItem } from '../store/record.js';
 import { INDEXED_STATUSES, isIndexed } from '../store/status-index-keys.js';
 import { indexStreams, readStream, type StatusIndex } from './status-index.js';
 

@@ -3,8 +3,8 @@
  * the POST that acts), then performed through the SDK. Parsing reports every problem at once.
  */
 import type { TaskClient } from '../client/task-client.js';
-import { TaskStatus } from '../constants.js';
-import { TasklaneError } from '../errors.js';
+import { TaskStatus } from '../core/constants.js';
+import { TasklaneError } from '../core/errors.js';
 
 /** One action the console can take, as the confirmation page is asked for it. */
 export type ConsoleAction =

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { TaskClientOptions } from '../client/options.js';
 import { TaskClient } from '../client/task-client.js';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../core/errors.js';
 import { assertBindAllowed, isLoopbackHost, newToken } from './safety.js';
 import { createConsoleApp } from './server.js';
 

@@ -6,9 +6,9 @@
 import type { TaskListPage } from '../client/list-tasks.js';
 import type { ScheduleSummary } from '../client/schedules.js';
 import type { TaskClient } from '../client/task-client.js';
-import { TaskStatus } from '../constants.js';
-import { ConfigurationError } from '../errors.js';
-import type { TaskRecord } from '../store/record.js';
+import { TaskStatus } from '../core/constants.js';
+import { ConfigurationError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 
 export type { TaskListPage } from '../client/list-tasks.js';
 

@@ -5,12 +5,12 @@
  * conditional write that counts this parent at most once on each child, so running it twice,
  * or two runners at once, changes nothing the first did not.
  */
-import { isTerminal, TaskStatus } from '../constants.js';
-import { describeError } from '../error-info.js';
-import { TransitionRejectedError } from '../errors.js';
+import { isTerminal, TaskStatus } from '../core/constants.js';
+import { describeError, TransitionRejectedError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
-import { compareEnqueueOrder, type TaskRecord } from '../store/record.js';
+import { compareEnqueueOrder } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** What a release needs. */

@@ -5,9 +5,9 @@
  * there longer than the grace, during which its writer normally finishes, it is released
  * again. The release is idempotent, so racing the writer is harmless.
  */
-import { isTerminal } from '../constants.js';
-import { describeError } from '../error-info.js';
-import type { TaskRecord } from '../store/record.js';
+import { isTerminal } from '../core/constants.js';
+import { describeError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { type ReleaseDeps, releaseDependents } from './release.js';
 
 /** What {@link sweepReleases} did. */

@@ -1,5 +1,5 @@
-import { AuditEvent, TaskStatus } from '../constants.js';
-import type { TaskErrorInfo, TaskRecord } from '../store/record.js';
+import { AuditEvent, TaskStatus } from '../core/constants.js';
+import type { TaskErrorInfo, TaskRecord } from '../core/record.js';
 
 /**
  * The `detail-type` of each lifecycle event. `Failed` is an attempt that failed with

@@ -1,7 +1,7 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { awsClientConfig } from '../aws-clients.js';
 import { EnvVars } from '../config.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../core/errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { EventBridgePublisher, type EventPublisher } from './publisher.js';
 

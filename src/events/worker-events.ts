@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
-import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import {
   failedEvent,

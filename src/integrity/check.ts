@@ -3,11 +3,11 @@
  * audited (`integrity-failed`) and counted; the caller then refuses it: the worker declares
  * the task DEAD without running the handler, the sweeper does not send it.
  */
-import { AuditEvent } from '../constants.js';
+import { AuditEvent } from '../core/constants.js';
+import type { TaskErrorInfo, TaskRecord } from '../core/record.js';
 import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { type TaskMetrics, TaskOutcome } from '../observability/metrics.js';
-import type { TaskErrorInfo, TaskRecord } from '../store/record.js';
 import { INTEGRITY_FAILED, type IntegrityTag, integrityFailure } from './tag.js';
 
 /** What {@link checkIntegrity} needs. */

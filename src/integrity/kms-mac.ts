@@ -15,7 +15,7 @@ import {
   VerifyMacCommand,
 } from '@aws-sdk/client-kms';
 import { awsClientConfig } from '../aws-clients.js';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../core/errors.js';
 
 /** What the integrity tag needs from KMS: an HMAC key's GenerateMac and VerifyMac. */
 export interface MacService {

@@ -9,7 +9,7 @@
  * (ADR 0016) covered id, type, payload hash and `maxAttempts` only; it is still accepted, so
  * that records tagged before the upgrade keep running.
  */
-import type { ObjectRef } from '../claim-check/object-ref.js';
+import type { ObjectRef } from '../core/record.js';
 import { canonicalJson } from '../store/record.js';
 
 /** The fields the version-2 tag covers, under the names records and new tasks give them. */

@@ -10,7 +10,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { AMBIGUOUS_PAYLOAD, payloadSource } from '../claim-check/payload-source.js';
 import { EnvVars } from '../config.js';
-import { canonicalJson, payloadHash, type TaskRecord } from '../store/record.js';
+import type { TaskRecord } from '../core/record.js';
+import { canonicalJson, payloadHash } from '../store/record.js';
 import { KmsMacClient, type MacService } from './kms-mac.js';
 import {
   formatTag,

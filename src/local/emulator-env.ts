@@ -3,7 +3,7 @@
  * nothing meant for the emulator reaches AWS, and nothing of the developer's real AWS
  * session reaches the emulator (docs/security.md, "The dev harness").
  */
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../core/errors.js';
 
 /**
  * Variables removed from an emulator process's environment:

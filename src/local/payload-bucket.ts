@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { ObjectPrefix } from '../claim-check/object-ref.js';
 import type { ExecutorLocation } from '../config.js';
-import { Defaults } from '../constants.js';
+import { Defaults } from '../core/constants.js';
 
 /** The emulator bucket's name for an executor: `<name>-payloads`, lowercased. */
 export function localPayloadBucketName(executorName: string): string {

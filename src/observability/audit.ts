@@ -1,5 +1,5 @@
-import type { AuditEvent, TaskStatus } from '../constants.js';
-import type { HistoryEntry } from '../store/record.js';
+import type { AuditEvent, TaskStatus } from '../core/constants.js';
+import type { HistoryEntry } from '../core/record.js';
 import { shortWorkerId } from '../store/stored-history.js';
 import type { LogAttributes, TaskLogger } from './logger.js';
 

@@ -1,12 +1,12 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { AwsService, toConfigurationError } from '../aws-errors.js';
 import { EnvVars } from '../config.js';
-import { Defaults } from '../constants.js';
-import type { ConfigurationError } from '../errors.js';
+import { Defaults } from '../core/constants.js';
+import type { ConfigurationError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { LaneQueues } from '../lanes.js';
 import { taskMessage } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';
-import type { TaskRecord } from '../store/record.js';
 
 /**
  * The second half of the outbox: sends a PENDING task's message. Used by enqueue, the

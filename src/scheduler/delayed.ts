@@ -8,13 +8,13 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type ExecutorLocation, scheduleThreshold } from '../config.js';
-import { TaskStatus } from '../constants.js';
+import { TaskStatus } from '../core/constants.js';
+import { ScheduleFailedError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
-import { ScheduleFailedError } from '../errors.js';
 import { LaneQueues } from '../lanes.js';
 import { taskMessage } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';
-import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import { delayedScheduleName } from './names.js';
 import { atExpression } from './occurrences.js';

@@ -6,7 +6,7 @@ import {
   resolveSchedulerLocation,
   type SchedulerLocation,
 } from '../config.js';
-import { Defaults } from '../constants.js';
+import { Defaults } from '../core/constants.js';
 import { DEFAULT_LANE, LaneQueues } from '../lanes.js';
 
 /**

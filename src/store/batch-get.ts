@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { TableSchema } from '../constants.js';
+import { TableSchema } from '../core/constants.js';
 import type { TaskItem } from './record.js';
 
 /** BatchGetItem's limit of keys per request. */

@@ -1,5 +1,5 @@
-import { TableSchema } from '../constants.js';
-import { ValidationError } from '../errors.js';
+import { TableSchema } from '../core/constants.js';
+import { ValidationError } from '../core/errors.js';
 
 /** Encodes a list position: the shard reached and DynamoDB's key within it. */
 export function encodeCursor(shard: number, startKey: Record<string, unknown> | undefined): string {

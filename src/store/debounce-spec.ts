@@ -1,13 +1,5 @@
 /** The `debounce` enqueue option as the store keeps it (docs/adr/0029-debounce.md). */
-
-/** How a debounced task treats the enqueues it absorbs. */
-export const DebounceMode = {
-  /** Replaces the payload and moves the start to the end of a new window. */
-  LAST: 'last',
-  /** Keeps the first payload and start; later enqueues are dropped (throttle). */
-  FIRST: 'first',
-} as const;
-export type DebounceMode = (typeof DebounceMode)[keyof typeof DebounceMode];
+import type { DebounceMode } from '../core/constants.js';
 
 /** A validated `debounce` enqueue option. */
 export interface DebounceSpec {

@@ -11,15 +11,11 @@
  */
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { AuditEvent, TableSchema } from '../constants.js';
+import { AuditEvent, DebounceMode, TableSchema } from '../core/constants.js';
+import type { TaskRecord } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
-import {
-  DEBOUNCE_ID_PREFIX,
-  DEBOUNCE_POINTER_PREFIX,
-  DebounceMode,
-  type DebounceSpec,
-} from './debounce-spec.js';
-import { fromItem, type TaskRecord } from './record.js';
+import { DEBOUNCE_ID_PREFIX, DEBOUNCE_POINTER_PREFIX, type DebounceSpec } from './debounce-spec.js';
+import { fromItem } from './record.js';
 import type { WriteContext } from './store-context.js';
 import type { Replacement } from './transitions/debounce.js';
 import { debounce } from './transitions/index.js';

@@ -10,12 +10,12 @@
  * every dependent has counted its outcome.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { Defaults, isTerminal, TableSchema, TaskStatus } from '../constants.js';
-import { TransitionRejectedError } from '../errors.js';
-import { DependencyError } from '../feature-errors.js';
+import { Defaults, isTerminal, TableSchema, TaskStatus } from '../core/constants.js';
+import { DependencyError, TransitionRejectedError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
 import { type NewTask, newTaskItem } from './new-task.js';
-import { fromItem, type TaskRecord } from './record.js';
+import { fromItem } from './record.js';
 import { RELEASE_PARTITION } from './status-index-keys.js';
 import type { WriteContext } from './store-context.js';
 import type { ReleaseInput } from './transitions/dependencies.js';

@@ -4,8 +4,8 @@
  * folded: the first entry and the newest ones are kept, and the entries in between are only
  * counted (`historyTruncated`). Heartbeats never add entries.
  */
-import { Defaults } from '../constants.js';
-import type { HistoryEntry } from './record.js';
+import { Defaults } from '../core/constants.js';
+import type { HistoryEntry } from '../core/record.js';
 
 /**
  * Bounds each history entry's detail, so that one entry stays well under a kilobyte and the

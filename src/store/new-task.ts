@@ -2,13 +2,14 @@
  * A new task as the store writes it: its input ({@link NewTask}), and the item and first
  * history entry of its record.
  */
-import type { ObjectRef } from '../claim-check/object-ref.js';
-import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
+
+import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
+import type { HistoryEntry, ObjectRef } from '../core/record.js';
+import { truncate } from '../core/record.js';
 import { messageGroupOf } from '../message-group.js';
-import { truncate } from '../text.js';
 import type { DebounceSpec } from './debounce-spec.js';
 import { MAX_DETAIL_CHARS } from './history.js';
-import { type HistoryEntry, payloadHash, type TaskItem } from './record.js';
+import { payloadHash, type TaskItem } from './record.js';
 import { statusIndexKeys } from './status-index-keys.js';
 import { type StoredEntry, toStoredEntry } from './stored-history.js';
 

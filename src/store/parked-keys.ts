@@ -7,10 +7,11 @@
  * release needs to let that message go at once (docs/adr/0024-parked-keys.md).
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { Defaults, TableSchema, TaskStatus } from '../constants.js';
+import { Defaults, TableSchema, TaskStatus } from '../core/constants.js';
+import type { TaskRecord } from '../core/record.js';
 import { DEFAULT_LANE } from '../lanes.js';
 import { getItems } from './batch-get.js';
-import { fromItem, type TaskRecord } from './record.js';
+import { fromItem } from './record.js';
 import type { WriteContext } from './store-context.js';
 import { parking } from './transitions/index.js';
 import { part, send, transact } from './transitions/writer.js';

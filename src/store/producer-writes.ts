@@ -17,7 +17,7 @@
  * `maxAttempts`, the lease, the result and the error. A unit test builds the four updates
  * and checks they stay within this list.
  */
-import { TableSchema } from '../constants.js';
+import { TableSchema } from '../core/constants.js';
 
 /** Every attribute a producer's UpdateItem names (sets, removes or tests). */
 export const PRODUCER_UPDATE_ATTRIBUTES: readonly string[] = [

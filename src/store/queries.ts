@@ -3,11 +3,12 @@
  * matching task ({@link iterateTasks}). Only a status the index does not key is scanned.
  */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { TableSchema, type TaskStatus } from '../constants.js';
-import { ValidationError } from '../errors.js';
+import { TableSchema, type TaskStatus } from '../core/constants.js';
+import { ValidationError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { getItems } from './batch-get.js';
 import { decodeCursor, decodeScanCursor, encodeCursor, encodeScanCursor } from './cursor.js';
-import { fromItem, statusShardKey, type TaskRecord } from './record.js';
+import { fromItem, statusShardKey } from './record.js';
 import { isIndexed } from './status-index-keys.js';
 import { scanStatuses } from './status-scan.js';
 import { and, compare } from './transitions/expression.js';

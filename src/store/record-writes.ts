@@ -5,13 +5,14 @@
  * (transitions/records.ts) and reads a refusal from the record DynamoDB saw (ALL_OLD).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { AuditEvent, TableSchema, TaskStatus } from '../constants.js';
-import { TransitionRejectedError } from '../errors.js';
+import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
+import { TransitionRejectedError } from '../core/errors.js';
+import type { HistoryEntry, TaskRecord } from '../core/record.js';
+import { truncate } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
-import { truncate } from '../text.js';
 import { MAX_DETAIL_CHARS } from './history.js';
 import { type NewTask, newTaskItem } from './new-task.js';
-import { fromItem, type HistoryEntry, type TaskRecord } from './record.js';
+import { fromItem } from './record.js';
 import type { WriteContext } from './store-context.js';
 import { records } from './transitions/index.js';
 import { refusedTask, send } from './transitions/writer.js';

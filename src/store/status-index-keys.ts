@@ -3,8 +3,8 @@
  * keys, what it projects, and how many shards each keyed status is spread over.
  */
 import { EnvVars } from '../config.js';
-import { Defaults, TableSchema, TaskStatus } from '../constants.js';
-import { ValidationError } from '../errors.js';
+import { Defaults, TableSchema, TaskStatus } from '../core/constants.js';
+import { ValidationError } from '../core/errors.js';
 import { statusShard, statusShardKey } from './record.js';
 import { beginsWith, type Condition, not } from './transitions/expression.js';
 

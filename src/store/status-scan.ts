@@ -5,7 +5,7 @@
  * (docs/adr/0021-sparse-status-index.md, docs/status-index.md).
  */
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { TaskStatus } from '../constants.js';
+import type { TaskStatus } from '../core/constants.js';
 
 /** One page of {@link scanStatuses}. */
 export interface ScanPage {

@@ -16,8 +16,8 @@
  * Entries written before this form (full attribute names) are read as they are.
  */
 import { createHash } from 'node:crypto';
-import { AuditEvent, TaskStatus } from '../constants.js';
-import type { HistoryEntry } from './history-entry.js';
+import { AuditEvent, TaskStatus } from '../core/constants.js';
+import type { HistoryEntry } from '../core/record.js';
 
 /** A history entry as stored in the item. */
 export interface StoredEntry {

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { ObjectRef } from '../claim-check/object-ref.js';
-import { Defaults, type TaskStatus } from '../constants.js';
-import { TransitionRejectedError } from '../errors.js';
+import { Defaults, type TaskStatus } from '../core/constants.js';
+import { TransitionRejectedError } from '../core/errors.js';
+import type { ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
 import { DEFAULT_LANE } from '../lanes.js';
 import type { LogAttributes } from '../observability/logger.js';
 import { DebounceStore } from './debounce.js';
 import { DependencyStore } from './dependency-store.js';
 import { ParkedKeys } from './parked-keys.js';
 import { iterateTasks, type ListOptions, listTasks, type TaskPage } from './queries.js';
-import type { TaskErrorInfo, TaskRecord } from './record.js';
 import {
   confirmSchedule,
   createTask,

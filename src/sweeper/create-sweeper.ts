@@ -8,7 +8,7 @@ import {
   resolveLocation,
   resolveSchedulerLocation,
 } from '../config.js';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../core/errors.js';
 import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics, TaskOutcome } from '../observability/metrics.js';

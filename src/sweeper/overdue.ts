@@ -1,7 +1,7 @@
-import { Defaults } from '../constants.js';
-import { ValidationError } from '../errors.js';
+import { Defaults } from '../core/constants.js';
+import { ValidationError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
-import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** The worker id the sweeper's transitions are recorded under. */

@@ -1,16 +1,16 @@
 import { mapConcurrently } from '../concurrency.js';
-import { Defaults, TaskStatus } from '../constants.js';
+import { Defaults, TaskStatus } from '../core/constants.js';
+import { describeError, TransitionRejectedError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
 import { sweepReleases } from '../dependencies/sweep-releases.js';
-import { describeError } from '../error-info.js';
-import { TransitionRejectedError } from '../errors.js';
 import { keepVerified } from '../integrity/check.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import { DEFAULT_LANE } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
 import { mayStillHold } from '../store/parked-keys.js';
-import { compareEnqueueOrder, type TaskRecord } from '../store/record.js';
+import { compareEnqueueOrder } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import { overdueBefore, resendOverdue } from './overdue.js';
 

@@ -3,8 +3,8 @@
  * `Defaults.MAX_PROGRESS_BYTES` bytes. Checked in the handler's own call, so a handler learns
  * at once that its details were refused, not from a log line after the fact.
  */
-import { Defaults } from '../constants.js';
-import { ValidationError } from '../errors.js';
+import { Defaults } from '../core/constants.js';
+import { ValidationError } from '../core/errors.js';
 import { canonicalJson } from '../store/record.js';
 
 /**

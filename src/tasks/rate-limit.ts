@@ -4,7 +4,7 @@
  * docs/rate-limits.md). Validated here, at `defineTask`, so a bad limit fails at start-up
  * rather than in the worker.
  */
-import type { ValidationIssue } from '../errors.js';
+import type { ValidationIssue } from '../core/errors.js';
 
 /** Option of `defineTask`: at most `limit` starts of the type in any `intervalMs`. */
 export interface RateLimit {

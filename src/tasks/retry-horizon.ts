@@ -1,4 +1,4 @@
-import { Defaults } from '../constants.js';
+import { Defaults } from '../core/constants.js';
 
 /** What bounds a task type's retries; see {@link retryHorizonMs}. */
 export interface RetryBounds {

@@ -1,7 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { TaskStatus } from '../constants.js';
-import { Defaults, OnDead } from '../constants.js';
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import type { TaskStatus } from '../core/constants.js';
+import { Defaults, OnDead } from '../core/constants.js';
+import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import { DEFAULT_LANE, laneNameProblem } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { type RateLimit, type ResolvedRateLimit, resolveRateLimit } from './rate-limit.js';

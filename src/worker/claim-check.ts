@@ -3,14 +3,17 @@
  * runs, and stores a large result in S3 before the completing write
  * (docs/adr/0023-claim-check-payloads.md).
  */
-import { type ObjectRef, objectLocation, resultKey } from '../claim-check/object-ref.js';
+import { objectLocation, resultKey } from '../claim-check/object-ref.js';
 import type { ObjectStore } from '../claim-check/object-store.js';
 import { AMBIGUOUS_PAYLOAD, payloadSource } from '../claim-check/payload-source.js';
-import { describeError } from '../error-info.js';
-import { PayloadTooLargeError, ResultTooLargeError } from '../errors.js';
-import { ClaimCheckMismatchError } from '../feature-errors.js';
+import {
+  ClaimCheckMismatchError,
+  describeError,
+  PayloadTooLargeError,
+  ResultTooLargeError,
+} from '../core/errors.js';
+import type { ObjectRef, TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
-import type { TaskRecord } from '../store/record.js';
 import type { Lease } from '../store/task-store.js';
 
 /** A value, or the error that declares the task DEAD. */

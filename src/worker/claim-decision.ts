@@ -1,5 +1,5 @@
-import { isTerminal, TaskStatus } from '../constants.js';
-import type { TaskRecord } from '../store/record.js';
+import { isTerminal, TaskStatus } from '../core/constants.js';
+import type { TaskRecord } from '../core/record.js';
 
 /** What a worker should do with a delivered message, given the task's current record. */
 export type ClaimDecision =

@@ -5,13 +5,13 @@
  * again as seen.
  */
 import type { SQSRecord } from 'aws-lambda';
-import { AuditEvent } from '../constants.js';
-import { TransitionRejectedError } from '../errors.js';
+import { AuditEvent } from '../core/constants.js';
+import { TransitionRejectedError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { parseMessage } from '../message.js';
 import { inTaskGroup, orderingKeyOfGroup } from '../message-group.js';
 import { logAudit } from '../observability/audit.js';
 import { TaskOutcome } from '../observability/metrics.js';
-import type { TaskRecord } from '../store/record.js';
 import type { ClaimTarget } from '../store/task-store.js';
 import { decideClaim, isLeaseTakeover } from './claim-decision.js';
 import { releaseAfter } from './dependents.js';

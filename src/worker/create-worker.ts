@@ -6,8 +6,8 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { awsClientConfig, lazyClient, sqsClientConfig } from '../aws-clients.js';
 import { resolveObjectStore } from '../claim-check/object-store.js';
 import { EnvVars, type ExecutorLocation, resolveLaneQueues, resolveLocation } from '../config.js';
-import { Defaults } from '../constants.js';
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { Defaults } from '../core/constants.js';
+import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import { resolveEventPublisher, type WorkerEventOptions } from '../events/worker-config.js';
 import { type LifecycleHooks, WorkerEvents } from '../events/worker-events.js';
 import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';

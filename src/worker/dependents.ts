@@ -2,9 +2,10 @@
  * The worker's part of task dependencies (docs/adr/0030-dependencies.md): releasing a
  * finished task's dependents right after its terminal write, and `ctx.parents()`.
  */
+
+import { describeError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
-import { describeError } from '../error-info.js';
-import type { TaskRecord } from '../store/record.js';
 import type { ParentResult } from '../tasks/task-definition.js';
 import type { ProcessorDeps } from './deps.js';
 

@@ -4,7 +4,8 @@
  * and a visibility change.
  */
 import type { ObjectStore } from '../claim-check/object-store.js';
-import type { AuditEvent } from '../constants.js';
+import type { AuditEvent } from '../core/constants.js';
+import type { TaskRecord } from '../core/record.js';
 import type { WorkerEvents } from '../events/worker-events.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import { logAudit } from '../observability/audit.js';
@@ -12,7 +13,6 @@ import type { TaskLogger } from '../observability/logger.js';
 import type { TaskMetrics } from '../observability/metrics.js';
 import type { UsageMeter } from '../observability/usage-meter.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
-import type { TaskRecord } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import type { FiringSenders } from './firing-trust.js';

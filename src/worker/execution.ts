@@ -2,18 +2,18 @@
  * The run of a claimed task: its handler under the timeout, the heartbeat, and the fenced
  * write of the outcome (SUCCEEDED, a retry, or DEAD).
  */
-import { AuditEvent } from '../constants.js';
-import { errorInfo } from '../error-info.js';
+import { AuditEvent } from '../core/constants.js';
 import {
+  errorInfo,
   isPermanentError,
   LeaseLostError,
   UnknownTaskTypeError,
   ValidationError,
-} from '../errors.js';
+} from '../core/errors.js';
+import type { TaskErrorInfo, TaskRecord } from '../core/record.js';
 import { checkIntegrity } from '../integrity/check.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { TaskOutcome } from '../observability/metrics.js';
-import type { TaskErrorInfo, TaskRecord } from '../store/record.js';
 import type { Lease } from '../store/task-store.js';
 import { keyToPark } from '../store/transitions/parking.js';
 import {

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../core/errors.js';
 import { isDelayedScheduleName } from '../scheduler/names.js';
 
 /**

@@ -1,9 +1,10 @@
 import type { SQSRecord } from 'aws-lambda';
-import { Defaults, isTerminal } from '../constants.js';
+import { Defaults, isTerminal } from '../core/constants.js';
+import type { TaskRecord } from '../core/record.js';
 import type { FiringEnvelope } from '../message.js';
 import { unkeyedGroup } from '../message-group.js';
 import { firingTaskId } from '../scheduler/names.js';
-import { canonicalJson, payloadHash, type TaskRecord } from '../store/record.js';
+import { canonicalJson, payloadHash } from '../store/record.js';
 import type { NewTask } from '../store/task-store.js';
 import type { ProcessorDeps } from './deps.js';
 import { firingProblem } from './firing-trust.js';

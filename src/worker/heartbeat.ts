@@ -1,7 +1,6 @@
-import { describeError } from '../error-info.js';
-import { LeaseLostError, TaskCancelledError } from '../errors.js';
+import { describeError, LeaseLostError, TaskCancelledError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
-import type { TaskRecord } from '../store/record.js';
 import type { Lease } from '../store/task-store.js';
 import { progressJson } from '../tasks/progress.js';
 import type { ProcessorDeps } from './deps.js';

@@ -5,10 +5,9 @@
  * transition) and the message returns later, still at the head of its group
  * (docs/adr/0034-dependency-outages.md).
  */
-import { AuditEvent } from '../constants.js';
-import { describeError } from '../error-info.js';
-import { LeaseLostError } from '../errors.js';
-import type { TaskRecord } from '../store/record.js';
+import { AuditEvent } from '../core/constants.js';
+import { describeError, LeaseLostError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
 import type { Lease } from '../store/task-store.js';
 import { auditTask, LEASE_LOST, type Outcome, type ProcessorDeps } from './deps.js';
 

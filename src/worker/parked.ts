@@ -5,8 +5,8 @@
  * delivered. The later tasks are never received, so they spend neither attempts nor
  * receives (docs/adr/0024-parked-keys.md).
  */
-import { Defaults, TaskStatus } from '../constants.js';
-import type { TaskRecord } from '../store/record.js';
+import { Defaults, TaskStatus } from '../core/constants.js';
+import type { TaskRecord } from '../core/record.js';
 import type { Outcome, ProcessorDeps } from './deps.js';
 import type { HeldMessage } from './heartbeat.js';
 

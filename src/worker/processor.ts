@@ -6,7 +6,7 @@
  */
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import pLimit from 'p-limit';
-import { describeError } from '../error-info.js';
+import { describeError } from '../core/errors.js';
 import { type EventBatch, eventRetrySeconds } from '../events/worker-events.js';
 import { messageType } from '../message.js';
 import { type BatchPhase, processRecord } from './claim-loop.js';

@@ -4,10 +4,14 @@
  * so an S3 outage neither loses the success nor runs the handler again
  * (docs/adr/0034-dependency-outages.md).
  */
-import { Defaults } from '../constants.js';
-import { describeError } from '../error-info.js';
-import { LeaseLostError, type PayloadTooLargeError, type ResultTooLargeError } from '../errors.js';
-import type { ClaimCheckMismatchError } from '../feature-errors.js';
+import { Defaults } from '../core/constants.js';
+import type { ClaimCheckMismatchError } from '../core/errors.js';
+import {
+  describeError,
+  LeaseLostError,
+  type PayloadTooLargeError,
+  type ResultTooLargeError,
+} from '../core/errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Lease } from '../store/task-store.js';
 import { prepareResult, type StoredResult, uploadResult } from './claim-check.js';

@@ -1,4 +1,4 @@
-import { TaskCancelledError, TaskTimeoutError } from '../errors.js';
+import { TaskCancelledError, TaskTimeoutError } from '../core/errors.js';
 import type { TaskContext, TaskDefinition } from '../tasks/task-definition.js';
 
 /** How a handler run ended. */

@@ -6,7 +6,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
-import { Defaults } from '../constants.js';
+import { Defaults } from '../core/constants.js';
 import type { TaskLogger } from '../observability/logger.js';
 
 /** A function that handles one SQS event, as a Lambda function would. */

@@ -4,7 +4,7 @@ import {
   GetQueueUrlCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { Defaults } from '../constants.js';
+import { Defaults } from '../core/constants.js';
 import type { LaneQueues } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
 

@@ -23,7 +23,7 @@ import { functionAssets } from '../../scripts/function-assets.js';
 import { deployToEmulator, type LocalDeployment } from '../../scripts/local-deploy/deploy.js';
 import { TaskClient } from '../../src/client/task-client.js';
 import { EnvVars } from '../../src/config.js';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { onEmulator } from '../../src/local/emulator.js';
 import {
   runEventSourceMapping,

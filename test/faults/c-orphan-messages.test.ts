@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
-import { AuditEvent, MESSAGE_SCHEMA_VERSION, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, MESSAGE_SCHEMA_VERSION, TaskStatus } from '../../src/core/constants.js';
 import { recordingLogger } from '../helpers/executor.js';
 import { FAULT_TASK_TYPE, type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { duplicateOf, type RawMessage, sendRaw } from './lib/messages.js';

@@ -5,7 +5,7 @@
  * the original is in flight. The handler must run once.
  */
 import { describe, it } from 'vitest';
-import { AuditEvent } from '../../src/constants.js';
+import { AuditEvent } from '../../src/core/constants.js';
 import type { Worker } from '../../src/worker/create-worker.js';
 import { recordingLogger } from '../helpers/executor.js';
 import { FAULT_TASK_TYPE, type TaskProfile, WorkMode } from './lib/fault-tasks.js';

@@ -8,7 +8,7 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { describe, it } from 'vitest';
-import { AuditEvent } from '../../src/constants.js';
+import { AuditEvent } from '../../src/core/constants.js';
 import { KmsMacClient } from '../../src/integrity/kms-mac.js';
 import { provisionPayloadBucket } from '../../src/local/payload-bucket.js';
 import { testEventBridge, testS3, uniqueName } from '../helpers/aws.js';

@@ -9,7 +9,7 @@
  *   heartbeats right before its effect, so a stale run learns of its lost lease and stops.
  */
 import { describe, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { readRecords } from './lib/records.js';
 import { enqueueAll, eventuallyTrue, range } from './lib/run.js';

@@ -6,8 +6,8 @@
  * a lease that its holder still held.
  */
 import { describe, it } from 'vitest';
-import { AuditEvent, Defaults } from '../../src/constants.js';
-import type { TaskRecord } from '../../src/store/record.js';
+import { AuditEvent, Defaults } from '../../src/core/constants.js';
+import type { TaskRecord } from '../../src/core/record.js';
 import type { Worker } from '../../src/worker/create-worker.js';
 import { FAULT_TASK_TYPE, type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { syntheticDelivery } from './lib/messages.js';

@@ -6,8 +6,8 @@
  * caller whose enqueue returned must find its task later, run exactly once.
  */
 import { describe, it } from 'vitest';
-import { isTerminal } from '../../src/constants.js';
-import { ScheduleFailedError } from '../../src/errors.js';
+import { isTerminal } from '../../src/core/constants.js';
+import { ScheduleFailedError } from '../../src/core/errors.js';
 import { createSchedulePump } from '../../src/local/schedule-pump.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { faultyScheduler, type SchedulerFault } from './lib/faults.js';

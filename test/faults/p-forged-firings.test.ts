@@ -12,8 +12,8 @@
 import { GetScheduleCommand } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, it } from 'vitest';
-import { MESSAGE_SCHEMA_VERSION, TaskStatus } from '../../src/constants.js';
-import { ErrorCode, TasklaneError } from '../../src/errors.js';
+import { MESSAGE_SCHEMA_VERSION, TaskStatus } from '../../src/core/constants.js';
+import { ErrorCode, TasklaneError } from '../../src/core/errors.js';
 import { parseScheduleExpression } from '../../src/scheduler/expression.js';
 import { formatScheduledTime, occurrences } from '../../src/scheduler/occurrences.js';
 import { FAULT_TASK_TYPE, type TaskProfile, WorkMode } from './lib/fault-tasks.js';

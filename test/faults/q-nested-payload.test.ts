@@ -9,7 +9,7 @@
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, it } from 'vitest';
-import { ErrorCode, TasklaneError } from '../../src/errors.js';
+import { ErrorCode, TasklaneError } from '../../src/core/errors.js';
 import { formatScheduledTime } from '../../src/scheduler/occurrences.js';
 import { nested } from './lib/bad-inputs.js';
 import { FAULT_TASK_TYPE, type TaskProfile, WorkMode } from './lib/fault-tasks.js';

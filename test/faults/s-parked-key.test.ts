@@ -10,7 +10,7 @@
  * run: 0 violations (docs/parked-keys.md).
  */
 import { describe, it } from 'vitest';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import type { Expectation } from './lib/classify.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { checkOrder } from './lib/order.js';

@@ -9,8 +9,8 @@
  * Judged: 0 tasks lost, 0 released twice, 0 runs of a task before all its parents succeeded.
  */
 import { describe, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
-import type { TaskRecord } from '../../src/store/record.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
+import type { TaskRecord } from '../../src/core/record.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { sleep } from './lib/random.js';
 import { readRecords } from './lib/records.js';

@@ -1,7 +1,7 @@
 /** Tasks and seed data shared by the console's integration and browser tests. */
 import * as z from 'zod';
 import type { TaskClient } from '../../src/client/task-client.js';
-import { PermanentError } from '../../src/errors.js';
+import { PermanentError } from '../../src/core/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 
 /** A payload that would run script if the console did not escape it. */

@@ -1,7 +1,7 @@
 /** Task definitions and helpers shared by the dependency tests. */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
-import { PermanentError } from '../../src/errors.js';
+import { PermanentError } from '../../src/core/errors.js';
 import type { ParentResult } from '../../src/tasks/task-definition.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { testClients } from './aws.js';

@@ -1,7 +1,7 @@
 /** Fixtures of the integrity-tag tests: a real key in the emulator's KMS, and a table writer without it. */
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { TableSchema } from '../../src/constants.js';
+import { TableSchema } from '../../src/core/constants.js';
 import { KmsMacClient } from '../../src/integrity/kms-mac.js';
 import type { TestExecutor } from './executor.js';
 

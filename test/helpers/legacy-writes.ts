@@ -7,9 +7,10 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../../src/constants.js';
-import { TransitionRejectedError } from '../../src/errors.js';
-import { fromItem, statusShard, statusShardKey, type TaskRecord } from '../../src/store/record.js';
+import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../../src/core/constants.js';
+import { TransitionRejectedError } from '../../src/core/errors.js';
+import type { TaskRecord } from '../../src/core/record.js';
+import { fromItem, statusShard, statusShardKey } from '../../src/store/record.js';
 
 /**
  * PENDING → QUEUED as an older version's `markSent` wrote it: one conditional UpdateItem

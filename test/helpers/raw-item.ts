@@ -2,7 +2,7 @@
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { itemSize } from '../../bench/lib/item-size.js';
-import { TableSchema } from '../../src/constants.js';
+import { TableSchema } from '../../src/core/constants.js';
 import type { TestExecutor } from './executor.js';
 
 /** The stored item of a task, unmarshalled; throws when there is none. */

@@ -4,9 +4,9 @@
  * transition to every task in it, and check which were accepted and which items changed.
  */
 import { expect } from 'vitest';
-import { TaskStatus } from '../../src/constants.js';
-import { type ErrorCode, TransitionRejectedError } from '../../src/errors.js';
-import type { TaskRecord } from '../../src/store/record.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import { type ErrorCode, TransitionRejectedError } from '../../src/core/errors.js';
+import type { TaskRecord } from '../../src/core/record.js';
 import type { Lease } from '../../src/store/task-store.js';
 import { createQueued, createRunning, newTask, rawItem, store } from './store-table.js';
 

@@ -9,10 +9,10 @@
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+import type { TaskRecord } from '../../src/core/record.js';
 import { provision } from '../../src/local/provision.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { executorSettings } from '../../src/resources.js';
-import type { TaskRecord } from '../../src/store/record.js';
 import { type Lease, type NewTask, TaskStore } from '../../src/store/task-store.js';
 import { testClients, uniqueName } from './aws.js';
 import { markSentAsOlderVersionsDid } from './legacy-writes.js';

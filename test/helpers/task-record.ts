@@ -1,6 +1,6 @@
 /** A TaskRecord builder for unit tests that need a record without a store. */
-import { TaskStatus } from '../../src/constants.js';
-import type { TaskRecord } from '../../src/store/record.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import type { TaskRecord } from '../../src/core/record.js';
 
 /** Epoch milliseconds that fixtures treat as "now". */
 export const FIXTURE_NOW = 1_700_000_000_000;

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { describe, expect, it } from 'vitest';
 import { TaskExecutor, type TaskExecutorProps } from '../../src/cdk/index.js';
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/core/errors.js';
 import { arnOf, idOf } from '../helpers/infra.js';
 
 const LANES = { bulk: { maxConcurrency: 2, batchSize: 10 }, urgent: { maxConcurrency: 50 } };

@@ -4,7 +4,7 @@ import { AccountRootPrincipal, Role, ServicePrincipal, User } from 'aws-cdk-lib/
 import { AwsSolutionsChecks, type NagPack, NIST80053R5Checks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { TaskExecutor } from '../../src/cdk/index.js';
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/core/errors.js';
 import { arnOf, idOf } from '../helpers/infra.js';
 
 function guardedStack(restrictSenders: boolean | undefined) {

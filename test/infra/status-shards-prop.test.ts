@@ -2,7 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { TaskExecutor, type TaskExecutorProps } from '../../src/cdk/task-executor.js';
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/core/errors.js';
 
 /** The props under test; the worker entry is the example app's. */
 type Props = Omit<TaskExecutorProps, 'workerEntry'>;

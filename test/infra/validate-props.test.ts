@@ -1,7 +1,7 @@
 import { App, Duration, Stack, Token } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { TaskExecutor, type TaskExecutorProps } from '../../src/cdk/index.js';
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/core/errors.js';
 
 function construct(props: Partial<TaskExecutorProps>, stackName = 'Valid'): TaskExecutor {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
-import { ValidationError } from '../../src/errors.js';
-import type { TaskRecord } from '../../src/store/record.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import { ValidationError } from '../../src/core/errors.js';
+import type { TaskRecord } from '../../src/core/record.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { executorEnv, runCli } from '../helpers/cli.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';

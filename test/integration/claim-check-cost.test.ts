@@ -5,7 +5,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { provisionPayloadBucket } from '../../src/local/payload-bucket.js';
 import { noopMetrics, type TaskMetrics } from '../../src/observability/metrics.js';
 import { addUsage, emptyUsage, type Usage } from '../../src/observability/usage-meter.js';

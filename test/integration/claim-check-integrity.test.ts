@@ -3,7 +3,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TableSchema, TaskStatus } from '../../src/constants.js';
+import { TableSchema, TaskStatus } from '../../src/core/constants.js';
 import { KmsMacClient } from '../../src/integrity/kms-mac.js';
 import { INTEGRITY_FAILED } from '../../src/integrity/tag.js';
 import { provisionPayloadBucket } from '../../src/local/payload-bucket.js';

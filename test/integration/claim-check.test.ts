@@ -8,9 +8,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
-import { ErrorCode } from '../../src/errors.js';
-import { ClaimCheckMismatchError } from '../../src/feature-errors.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import { ClaimCheckMismatchError, ErrorCode } from '../../src/core/errors.js';
 import { provisionPayloadBucket } from '../../src/local/payload-bucket.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { testClients, testS3, uniqueName } from '../helpers/aws.js';

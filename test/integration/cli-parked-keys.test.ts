@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
-import { PermanentError } from '../../src/errors.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import { PermanentError } from '../../src/core/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { executorEnv, runCli } from '../helpers/cli.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';

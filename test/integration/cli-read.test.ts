@@ -2,8 +2,8 @@ import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudf
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
-import { PermanentError } from '../../src/errors.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import { PermanentError } from '../../src/core/errors.js';
 import { taskMessage } from '../../src/message.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { executorEnv, runCli } from '../helpers/cli.js';

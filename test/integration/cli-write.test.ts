@@ -7,8 +7,8 @@ import {
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskClient } from '../../src/client/task-client.js';
-import { TaskStatus } from '../../src/constants.js';
-import { PermanentError } from '../../src/errors.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import { PermanentError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { greet } from '../fixtures/cli-dev-tasks.js';

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import {
   IdempotencyConflictError,
   PayloadTooLargeError,
@@ -8,7 +8,7 @@ import {
   TransitionRejectedError,
   ValidationError,
   WaitTimeoutError,
-} from '../../src/errors.js';
+} from '../../src/core/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 import { throttledSqs } from '../helpers/throttled-sqs.js';

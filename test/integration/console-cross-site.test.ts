@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TaskClient } from '../../src/client/task-client.js';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { reportTask, SEEDED } from '../helpers/console.js';
 import {
   browse,

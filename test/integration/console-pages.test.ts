@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TaskClient } from '../../src/client/task-client.js';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { fragileTask, HOSTILE_NOTE, reportTask, SEEDED, seedTasks } from '../helpers/console.js';
 import { consoleApp } from '../helpers/console-app.js';
 import { setupExecutor } from '../helpers/executor.js';

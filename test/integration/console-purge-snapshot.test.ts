@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TaskClient } from '../../src/client/task-client.js';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { fragileState, fragileTask } from '../helpers/console.js';
 import { consoleApp, hiddenValues, postForm, TEST_CSRF } from '../helpers/console-app.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';

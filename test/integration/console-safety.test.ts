@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TaskClient } from '../../src/client/task-client.js';
 import { startConsole } from '../../src/console/index.js';
-import { TaskStatus } from '../../src/constants.js';
-import { ConfigurationError } from '../../src/errors.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import { ConfigurationError } from '../../src/core/errors.js';
 import { fragileTask, reportTask } from '../helpers/console.js';
 import {
   consoleApp,

@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TableSchema, TaskStatus } from '../../src/constants.js';
+import { TableSchema, TaskStatus } from '../../src/core/constants.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

@@ -7,7 +7,7 @@ import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TableSchema, TaskStatus } from '../../src/constants.js';
+import { TableSchema, TaskStatus } from '../../src/core/constants.js';
 import { debounceTaskId, pointerKey } from '../../src/store/debounce.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';

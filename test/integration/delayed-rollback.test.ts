@@ -5,8 +5,8 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
-import { ScheduleFailedError } from '../../src/errors.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import { ScheduleFailedError } from '../../src/core/errors.js';
 import { delayedScheduleName } from '../../src/scheduler/names.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';

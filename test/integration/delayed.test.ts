@@ -6,8 +6,8 @@ import {
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
-import { ScheduleFailedError } from '../../src/errors.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
+import { ScheduleFailedError } from '../../src/core/errors.js';
 import { unkeyedGroup } from '../../src/message-group.js';
 import { delayedScheduleName } from '../../src/scheduler/names.js';
 import { payloadHash } from '../../src/store/record.js';

@@ -3,7 +3,7 @@
  * pick a parent's release partition, workers and the sweeper on the new one finish it.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { statusShard } from '../../src/store/record.js';
 import { TaskStore } from '../../src/store/task-store.js';
 import { dependencyTasks, newRuns } from '../helpers/dependencies.js';

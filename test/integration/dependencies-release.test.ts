@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { releaseDependents } from '../../src/dependencies/release.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';

@@ -6,9 +6,8 @@
  */
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TaskStatus } from '../../src/constants.js';
-import { ScheduleFailedError } from '../../src/errors.js';
-import { DependencyError } from '../../src/feature-errors.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import { DependencyError, ScheduleFailedError } from '../../src/core/errors.js';
 import { crashingBefore, dependencyTasks, newRuns } from '../helpers/dependencies.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 

@@ -5,7 +5,7 @@
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AuditEvent, TableSchema, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, TableSchema, TaskStatus } from '../../src/core/constants.js';
 import { KmsMacClient } from '../../src/integrity/kms-mac.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';

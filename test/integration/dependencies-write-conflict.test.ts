@@ -5,7 +5,7 @@
  */
 import { TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { testClients } from '../helpers/aws.js';
 import { dependencyTasks, newRuns } from '../helpers/dependencies.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';

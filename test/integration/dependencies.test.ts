@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AuditEvent, Defaults, TaskStatus } from '../../src/constants.js';
-import { DependencyError } from '../../src/feature-errors.js';
+import { AuditEvent, Defaults, TaskStatus } from '../../src/core/constants.js';
+import { DependencyError } from '../../src/core/errors.js';
 import { dependencyTasks, newRuns } from '../helpers/dependencies.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 

@@ -5,7 +5,7 @@ import type {
 } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { testClients } from '../helpers/aws.js';

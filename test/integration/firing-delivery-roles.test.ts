@@ -7,7 +7,7 @@
 import { CreateScheduleCommand } from '@aws-sdk/client-scheduler';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent } from '../../src/constants.js';
+import { AuditEvent } from '../../src/core/constants.js';
 import { formatScheduledTime } from '../../src/scheduler/occurrences.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';

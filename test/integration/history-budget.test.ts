@@ -5,9 +5,9 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, Defaults, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, Defaults, TaskStatus } from '../../src/core/constants.js';
+import type { HistoryEntry } from '../../src/core/record.js';
 import { historyBytes } from '../../src/store/history.js';
-import type { HistoryEntry } from '../../src/store/record.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 import { putRawItem, rawItem, rawItemBytes } from '../helpers/raw-item.js';

@@ -5,10 +5,10 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, Defaults, TaskStatus } from '../../src/constants.js';
-import { TransitionRejectedError } from '../../src/errors.js';
+import { AuditEvent, Defaults, TaskStatus } from '../../src/core/constants.js';
+import { TransitionRejectedError } from '../../src/core/errors.js';
+import type { HistoryEntry, TaskRecord } from '../../src/core/record.js';
 import { historyBytes } from '../../src/store/history.js';
-import type { HistoryEntry, TaskRecord } from '../../src/store/record.js';
 import type { TaskStore } from '../../src/store/task-store.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';

@@ -1,7 +1,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { KmsMacClient } from '../../src/integrity/kms-mac.js';
 import { legacyMacInput } from '../../src/integrity/mac-input.js';
 import { INTEGRITY_FAILED } from '../../src/integrity/tag.js';

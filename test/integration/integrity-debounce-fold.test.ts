@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 import { newIntegrityKey, type TestIntegrity } from '../helpers/integrity.js';

@@ -1,8 +1,8 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
-import { ErrorCode } from '../../src/errors.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import { ErrorCode } from '../../src/core/errors.js';
 import { INTEGRITY_FAILED } from '../../src/integrity/tag.js';
 import { provisionPayloadBucket } from '../../src/local/payload-bucket.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

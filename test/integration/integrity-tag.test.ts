@@ -3,7 +3,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, TableSchema, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, TableSchema, TaskStatus } from '../../src/core/constants.js';
 import { KmsMacClient } from '../../src/integrity/kms-mac.js';
 import { INTEGRITY_FAILED, IntegrityTag } from '../../src/integrity/tag.js';
 import { firingTemplate, taskMessage } from '../../src/message.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { type LocalExecutor, startLocalExecutor } from '../../src/local/local-executor.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 

@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskClient } from '../../src/client/task-client.js';
 import { EnvVars } from '../../src/config.js';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import {
   DEFAULT_LANE,
   type LaneLocation,

@@ -1,7 +1,7 @@
 import type { SQSBatchResponse } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, isTerminal, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, isTerminal, TaskStatus } from '../../src/core/constants.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

@@ -12,8 +12,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
-import { PermanentError } from '../../src/errors.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import { PermanentError } from '../../src/core/errors.js';
 import { LifecycleEventType, type TaskEventDetail } from '../../src/events/lifecycle-event.js';
 import { type LocalExecutor, startLocalExecutor } from '../../src/local/local-executor.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

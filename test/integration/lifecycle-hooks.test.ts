@@ -1,8 +1,8 @@
 import { CreateEventBusCommand } from '@aws-sdk/client-eventbridge';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
-import { PermanentError } from '../../src/errors.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import { PermanentError } from '../../src/core/errors.js';
 import {
   type LifecycleEvent,
   LifecycleEventType,

@@ -2,7 +2,7 @@ import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TableSchema, TaskStatus } from '../../src/constants.js';
+import { TableSchema, TaskStatus } from '../../src/core/constants.js';
 import { INTEGRITY_FAILED } from '../../src/integrity/tag.js';
 import { type LocalExecutor, startLocalExecutor } from '../../src/local/local-executor.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

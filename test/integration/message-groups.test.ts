@@ -1,8 +1,8 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
-import { PermanentError, ValidationError } from '../../src/errors.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import { PermanentError, ValidationError } from '../../src/core/errors.js';
 import { taskMessage } from '../../src/message.js';
 import { unkeyedGroup } from '../../src/message-group.js';
 import { payloadHash } from '../../src/store/record.js';

@@ -1,8 +1,8 @@
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
-import { PermanentError } from '../../src/errors.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import { PermanentError } from '../../src/core/errors.js';
 import type { LifecycleEvent } from '../../src/events/lifecycle-event.js';
 import type { EventPublisher } from '../../src/events/publisher.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

@@ -1,8 +1,8 @@
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
-import { PermanentError } from '../../src/errors.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import { PermanentError } from '../../src/core/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { type LaneExecutor, setupLaneExecutor } from '../helpers/lane-executor.js';
 import { throttledSqs } from '../helpers/throttled-sqs.js';

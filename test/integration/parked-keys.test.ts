@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
-import { PermanentError } from '../../src/errors.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
+import { PermanentError } from '../../src/core/errors.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

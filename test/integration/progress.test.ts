@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import type { TaskContext } from '../../src/tasks/task-definition.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import type { WorkerOptions } from '../../src/worker/create-worker.js';

@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { isTerminal, TaskStatus } from '../../src/constants.js';
+import { isTerminal, TaskStatus } from '../../src/core/constants.js';
 import type { TaskDefinition } from '../../src/tasks/task-definition.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { testClients } from '../helpers/aws.js';

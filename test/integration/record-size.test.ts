@@ -10,7 +10,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { itemSize } from '../../bench/lib/item-size.js';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 

@@ -6,10 +6,10 @@ import {
 } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
-import { ConfigurationError, LeaseLostError } from '../../src/errors.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
+import { ConfigurationError, LeaseLostError } from '../../src/core/errors.js';
+import type { TaskRecord } from '../../src/core/record.js';
 import { noopMetrics, type TaskMetrics } from '../../src/observability/metrics.js';
-import type { TaskRecord } from '../../src/store/record.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { testClients } from '../helpers/aws.js';

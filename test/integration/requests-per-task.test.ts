@@ -5,7 +5,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { testClients } from '../helpers/aws.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';

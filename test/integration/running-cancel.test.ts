@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
-import { TaskCancelledError, TransitionRejectedError } from '../../src/errors.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
+import { TaskCancelledError, TransitionRejectedError } from '../../src/core/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { eventually, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 

@@ -1,7 +1,7 @@
 import { GetScheduleCommand, ListSchedulesCommand } from '@aws-sdk/client-scheduler';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { delayedScheduleName } from '../../src/scheduler/names.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';

@@ -2,9 +2,13 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { ListSchedulesCommand } from '@aws-sdk/client-scheduler';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
-import { ConfigurationError, ScheduleNotFoundError, ValidationError } from '../../src/errors.js';
-import type { TaskRecord } from '../../src/store/record.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
+import {
+  ConfigurationError,
+  ScheduleNotFoundError,
+  ValidationError,
+} from '../../src/core/errors.js';
+import type { TaskRecord } from '../../src/core/record.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
-import { PermanentError } from '../../src/errors.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
+import { PermanentError } from '../../src/core/errors.js';
 import { runEventSourceMapping } from '../../src/local/event-source-mapping.js';
 import type { TaskMetrics, TaskOutcome } from '../../src/observability/metrics.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

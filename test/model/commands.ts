@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { AuditEvent } from '../../src/constants.js';
-import { LeaseLostError } from '../../src/errors.js';
+import { AuditEvent } from '../../src/core/constants.js';
+import { LeaseLostError } from '../../src/core/errors.js';
 import { LEASE_MS, MAX_ATTEMPTS, type RealSystem } from './real-system.js';
 import * as M from './task-model.js';
 

@@ -8,8 +8,8 @@
 import type fc from 'fast-check';
 import type { EnqueueResult } from '../../src/client/batch.js';
 import type { EnqueueOptions } from '../../src/client/prepare.js';
-import { AuditEvent } from '../../src/constants.js';
-import { ScheduleFailedError, TasklaneError } from '../../src/errors.js';
+import { AuditEvent } from '../../src/core/constants.js';
+import { ScheduleFailedError, TasklaneError } from '../../src/core/errors.js';
 import type { FeatureModel, SlotPlan } from './feature-model.js';
 import {
   DELAY_MS,

@@ -29,7 +29,7 @@
  * 7. Events: a task a worker ended SUCCEEDED or DEAD had its lifecycle event accepted by
  *    EventBridge at least once.
  */
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import type { FeatureModel, ModelTask } from './feature-model.js';
 import {
   FEATURE_MAX_ATTEMPTS,

@@ -14,15 +14,15 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aw
 import * as z from 'zod';
 import { awsClientConfig, s3ClientConfig, sqsClientConfig } from '../../src/aws-clients.js';
 import { TaskClient } from '../../src/client/task-client.js';
-import { isTerminal, TaskStatus } from '../../src/constants.js';
-import { PermanentError } from '../../src/errors.js';
+import { isTerminal, TaskStatus } from '../../src/core/constants.js';
+import { PermanentError } from '../../src/core/errors.js';
+import type { TaskRecord } from '../../src/core/record.js';
 import { provisionPayloadBucket } from '../../src/local/payload-bucket.js';
 import { provision } from '../../src/local/provision.js';
 import { createSchedulePump, type SchedulePump } from '../../src/local/schedule-pump.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { executorSettings } from '../../src/resources.js';
-import type { TaskRecord } from '../../src/store/record.js';
 import { TaskStore } from '../../src/store/task-store.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask, type TaskDefinition } from '../../src/tasks/task-definition.js';

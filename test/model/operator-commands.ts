@@ -3,7 +3,7 @@
  * and by ordering key, releaseKey, and purge of DEAD tasks. Each records what it was told
  * (which tasks were redriven or purged) for the oracle.
  */
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { count, type FeatureCommand } from './enqueue-commands.js';
 import type { FeatureModel } from './feature-model.js';
 import type { FeatureSystem } from './feature-system.js';

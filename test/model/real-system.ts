@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
-import { MESSAGE_SCHEMA_VERSION } from '../../src/constants.js';
+import { MESSAGE_SCHEMA_VERSION } from '../../src/core/constants.js';
+import type { TaskRecord } from '../../src/core/record.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
-import type { TaskRecord } from '../../src/store/record.js';
 import { TaskStore } from '../../src/store/task-store.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask, type TaskContext } from '../../src/tasks/task-definition.js';

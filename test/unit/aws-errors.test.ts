@@ -6,7 +6,7 @@ import {
   endpointOf,
   toConfigurationError,
 } from '../../src/aws-errors.js';
-import { ConfigurationError } from '../../src/errors.js';
+import { ConfigurationError } from '../../src/core/errors.js';
 
 /** An error shaped as the AWS SDK v3 throws it for a service exception. */
 function serviceError(name: string, extra: Record<string, unknown> = {}): Error {

@@ -7,7 +7,7 @@ import {
   toObjectRef,
 } from '../../src/claim-check/object-ref.js';
 import { resolveObjectStore } from '../../src/claim-check/object-store.js';
-import { ErrorCode } from '../../src/errors.js';
+import { ErrorCode } from '../../src/core/errors.js';
 import { locationFromStackOutputs } from '../../src/stack-outputs.js';
 
 describe('claim-check keys', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
-import type { HistoryEntry } from '../../src/store/record.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
+import type { HistoryEntry } from '../../src/core/record.js';
 import {
   type ClaimDecision,
   decideClaim,

@@ -10,7 +10,7 @@ import {
   TaskNotFoundError,
   TransitionRejectedError,
   ValidationError,
-} from '../../src/errors.js';
+} from '../../src/core/errors.js';
 import { taskRecord } from '../helpers/task-record.js';
 
 describe('durationMs', () => {

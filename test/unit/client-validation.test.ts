@@ -3,8 +3,8 @@ import * as z from 'zod';
 import { prepareTask } from '../../src/client/prepare.js';
 import { TaskClient } from '../../src/client/task-client.js';
 import { assertTaskStatus } from '../../src/client/validate.js';
-import type { TaskStatus } from '../../src/constants.js';
-import { ValidationError } from '../../src/errors.js';
+import type { TaskStatus } from '../../src/core/constants.js';
+import { ValidationError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EnvVars, resolveSchedulerLocation } from '../../src/config.js';
-import { ConfigurationError } from '../../src/errors.js';
+import { ConfigurationError } from '../../src/core/errors.js';
 
 describe('resolveSchedulerLocation', () => {
   const full = {

@@ -3,7 +3,7 @@ import { confirmPage } from '../../src/console/pages/confirm.js';
 import type { PageContext } from '../../src/console/pages/layout.js';
 import { schedulesPage } from '../../src/console/pages/schedules.js';
 import { taskDetailPage } from '../../src/console/pages/tasks.js';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { FIXTURE_NOW, taskRecord } from '../helpers/task-record.js';
 
 const MARKUP = '<img src=x onerror=alert(1)>';

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { PageContext } from '../../src/console/pages/layout.js';
 import { taskDetailPage, taskTable } from '../../src/console/pages/tasks.js';
 import { recordProblems } from '../../src/console/record-check.js';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
-import type { TaskRecord } from '../../src/store/record.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
+import type { TaskRecord } from '../../src/core/record.js';
 import { FIXTURE_NOW, taskRecord } from '../helpers/task-record.js';
 
 const ctx: PageContext = { csrf: 'csrf', readOnly: false, now: FIXTURE_NOW };

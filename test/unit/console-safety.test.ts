@@ -8,7 +8,7 @@ import {
   sameSecret,
 } from '../../src/console/safety.js';
 import { parseTime, readListQuery } from '../../src/console/server.js';
-import { ConfigurationError } from '../../src/errors.js';
+import { ConfigurationError } from '../../src/core/errors.js';
 
 describe('isLoopbackHost', () => {
   it.each(['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]'])(

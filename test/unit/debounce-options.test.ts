@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { prepareTask } from '../../src/client/prepare.js';
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/core/errors.js';
 import { debounceTaskId, pointerKey } from '../../src/store/debounce.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { prepareTask } from '../../src/client/prepare.js';
-import { Defaults } from '../../src/constants.js';
-import { ValidationError } from '../../src/errors.js';
-import { DependencyError } from '../../src/feature-errors.js';
+import { Defaults } from '../../src/core/constants.js';
+import { DependencyError, ValidationError } from '../../src/core/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 
 const ping = defineTask('ping', { schema: z.object({ n: z.number() }), handler: () => undefined });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../src/errors.js';
+import { ConfigurationError } from '../../src/core/errors.js';
 import { EmulatorUnavailableError, onEmulator, startEmulator } from '../../src/local/emulator.js';
 import {
   applyEmulatorEnvironment,

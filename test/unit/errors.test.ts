@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import {
+  ClaimCheckMismatchError,
   ConfigurationError,
+  DebounceContendedError,
+  DependencyError,
   ErrorCode,
   IdempotencyConflictError,
   LeaseLostError,
@@ -18,12 +21,7 @@ import {
   UnknownTaskTypeError,
   ValidationError,
   WaitTimeoutError,
-} from '../../src/errors.js';
-import {
-  ClaimCheckMismatchError,
-  DebounceContendedError,
-  DependencyError,
-} from '../../src/feature-errors.js';
+} from '../../src/core/errors.js';
 import { taskRecord } from '../helpers/task-record.js';
 
 const running = taskRecord({ id: 'task-9', status: TaskStatus.RUNNING, attempt: 2 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import {
   and,
   compare,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, Defaults, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, Defaults, TaskStatus } from '../../src/core/constants.js';
+import type { HistoryEntry } from '../../src/core/record.js';
 import {
   entryBytes,
   foldHistory,
@@ -7,7 +8,6 @@ import {
   MAX_DETAIL_CHARS,
   planHistory,
 } from '../../src/store/history.js';
-import type { HistoryEntry } from '../../src/store/record.js';
 
 /** An entry of about `detailChars` + 90 bytes. */
 function entry(n: number, detailChars = 100): HistoryEntry {

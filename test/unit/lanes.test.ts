@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveLaneQueues } from '../../src/config.js';
-import { ConfigurationError, ValidationError } from '../../src/errors.js';
+import { ConfigurationError, ValidationError } from '../../src/core/errors.js';
 import { laneIssues, laneQueueNames, laneSettings } from '../../src/lane-settings.js';
 import {
   DEFAULT_LANE,

@@ -1,7 +1,7 @@
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
-import { ValidationError } from '../../src/errors.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
+import { ValidationError } from '../../src/core/errors.js';
 import {
   failedEvent,
   LifecycleEventType,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MESSAGE_SCHEMA_VERSION } from '../../src/constants.js';
+import { MESSAGE_SCHEMA_VERSION } from '../../src/core/constants.js';
 import {
   bodyHash,
   firingTemplate,

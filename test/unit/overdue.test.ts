@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Defaults } from '../../src/constants.js';
-import { ValidationError } from '../../src/errors.js';
+import { Defaults } from '../../src/core/constants.js';
+import { ValidationError } from '../../src/core/errors.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { overdueBefore } from '../../src/sweeper/overdue.js';
 

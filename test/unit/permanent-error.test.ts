@@ -4,12 +4,12 @@ import {
   isTasklaneError,
   PermanentError,
   TaskTimeoutError,
-} from '../../src/errors.js';
+} from '../../src/core/errors.js';
 
 /** A second copy of the error classes, as a handler bundled with its own Tasklane has. */
-async function copyOfErrors(): Promise<typeof import('../../src/errors.js')> {
+async function copyOfErrors(): Promise<typeof import('../../src/core/errors.js')> {
   vi.resetModules();
-  return import('../../src/errors.js');
+  return import('../../src/core/errors.js');
 }
 
 describe('isPermanentError', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { type EnqueueOptions, prepareTask } from '../../src/client/prepare.js';
-import { PayloadTooLargeError, ValidationError } from '../../src/errors.js';
+import { PayloadTooLargeError, ValidationError } from '../../src/core/errors.js';
 import { canonicalJson } from '../../src/store/record.js';
 import { defineTask, validatePayload } from '../../src/tasks/task-definition.js';
 

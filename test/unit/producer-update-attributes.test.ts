@@ -7,14 +7,14 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
+import type { HistoryEntry } from '../../src/core/record.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { DebounceStore } from '../../src/store/debounce.js';
 import {
   DEBOUNCED_UPDATE_ATTRIBUTES,
   PRODUCER_UPDATE_ATTRIBUTES,
 } from '../../src/store/producer-writes.js';
-import type { HistoryEntry } from '../../src/store/record.js';
 import { writeContext } from '../../src/store/store-context.js';
 import { TaskStore } from '../../src/store/task-store.js';
 import { FIXTURE_NOW, taskRecord } from '../helpers/task-record.js';

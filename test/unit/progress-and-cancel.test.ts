@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/core/errors.js';
 import { progressJson } from '../../src/tasks/progress.js';
 import { cancelledDetail, progressFlushDelay } from '../../src/worker/run-decisions.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/core/errors.js';
 import type { BucketWrite, BucketWriteResult } from '../../src/store/token-bucket.js';
 import { bucketKey } from '../../src/store/token-bucket.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

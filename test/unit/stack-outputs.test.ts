@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveSchedulerLocation } from '../../src/config.js';
-import { ConfigurationError } from '../../src/errors.js';
+import { ConfigurationError } from '../../src/core/errors.js';
 import { locationFromStackOutputs } from '../../src/stack-outputs.js';
 
 const outputs = {

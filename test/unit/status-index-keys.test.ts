@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TaskStatus } from '../../src/constants.js';
-import { ValidationError } from '../../src/errors.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import { ValidationError } from '../../src/core/errors.js';
 import { statusShard } from '../../src/store/record.js';
 import {
   INDEXED_STATUSES,

@@ -1,7 +1,7 @@
 /** The stored form of history entries (docs/adr/0027-compact-history.md). */
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
-import type { HistoryEntry } from '../../src/store/record.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
+import type { HistoryEntry } from '../../src/core/record.js';
 import { fromItem } from '../../src/store/record.js';
 import {
   fromStoredEntry,

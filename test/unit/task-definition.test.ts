@@ -1,8 +1,8 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { Defaults } from '../../src/constants.js';
-import { ValidationError } from '../../src/errors.js';
+import { Defaults } from '../../src/core/constants.js';
+import { ValidationError } from '../../src/core/errors.js';
 import {
   defineTask,
   type TaskDefinitionOptions,

@@ -5,9 +5,9 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
+import type { HistoryEntry } from '../../src/core/record.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import type { HistoryEntry } from '../../src/store/record.js';
 import { fromStoredEntry } from '../../src/store/stored-history.js';
 import { type Lease, TaskStore } from '../../src/store/task-store.js';
 import { FIXTURE_NOW } from '../helpers/task-record.js';

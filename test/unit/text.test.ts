@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { truncate } from '../../src/text.js';
+import { truncate } from '../../src/core/record.js';
 
 describe('truncate', () => {
   it('keeps text within the limit unchanged', () => {

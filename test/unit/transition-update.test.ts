@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../src/constants.js';
-import type { HistoryEntry } from '../../src/store/record.js';
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
+import type { HistoryEntry } from '../../src/core/record.js';
 import { toStoredEntry, toStoredHistory } from '../../src/store/stored-history.js';
 import { and, equals } from '../../src/store/transitions/expression.js';
 import {

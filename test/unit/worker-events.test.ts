@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TaskStatus } from '../../src/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import type { LifecycleEvent, TaskEventDetail } from '../../src/events/lifecycle-event.js';
 import type { EventPublisher } from '../../src/events/publisher.js';
 import { WorkerEvents } from '../../src/events/worker-events.js';

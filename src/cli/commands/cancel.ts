@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CancelResult } from '../../client/cancel-many.js';
 import type { TaskClient } from '../../client/task-client.js';
-import { TaskStatus } from '../../constants.js';
+import { TaskStatus } from '../../core/constants.js';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Duration } from '../../client/duration.js';
-import { TaskStatus } from '../../constants.js';
+import { TaskStatus } from '../../core/constants.js';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 

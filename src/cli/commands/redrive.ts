@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { type RedriveSelection, sortDead } from '../../client/redrive.js';
 import type { TaskClient } from '../../client/task-client.js';
-import { TaskStatus } from '../../constants.js';
-import { ConfigurationError } from '../../errors.js';
+import { TaskStatus } from '../../core/constants.js';
+import { ConfigurationError } from '../../core/errors.js';
 import { commaList, commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ScheduleNotFoundError } from '../../errors.js';
+import { ScheduleNotFoundError } from '../../core/errors.js';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { isoTime } from '../output.js';

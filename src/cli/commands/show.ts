@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import type { ObjectRef } from '../../claim-check/object-ref.js';
-import { AuditEvent } from '../../constants.js';
+import { AuditEvent } from '../../core/constants.js';
+import type { HistoryEntry, ObjectRef, TaskRecord } from '../../core/record.js';
 import { DEFAULT_LANE } from '../../lanes.js';
-import type { HistoryEntry, TaskRecord } from '../../store/record.js';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { humanDuration, isoTime } from '../output.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { TaskClient } from '../../client/task-client.js';
-import { ConfigurationError } from '../../errors.js';
+import { ConfigurationError } from '../../core/errors.js';
 import { commandContext } from '../context.js';
 import { humanDuration } from '../output.js';
 

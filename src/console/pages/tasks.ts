@@ -1,8 +1,8 @@
 /** The task list (filtered, paged, newest first) and one task's page. */
 import { html } from 'hono/html';
-import { TaskStatus } from '../../constants.js';
+import { TaskStatus } from '../../core/constants.js';
+import type { TaskRecord } from '../../core/record.js';
 import { DEFAULT_LANE } from '../../lanes.js';
-import type { TaskRecord } from '../../store/record.js';
 import { STATUSES, type TaskListPage } from '../queries.js';
 import { recordProblems } from '../record-check.js';
 import {

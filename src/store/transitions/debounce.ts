@@ -3,7 +3,7 @@
  * docs/adr/0033-debounce-fences.md): the fold of an enqueue into the key's waiting task, and
  * the key's pointer moved up to a later generation.
  */
-import { TableSchema, TaskStatus } from '../../constants.js';
+import { TableSchema, TaskStatus } from '../../core/constants.js';
 import { type DebounceSpec, MAX_WAIT_WINDOWS } from '../debounce-spec.js';
 import type { NewTask } from '../new-task.js';
 import { expiresAtSeconds } from '../retention.js';

@@ -6,8 +6,9 @@
  * (`releasedBy`), so a release retried after a crash, or by the sweeper beside a worker,
  * lands at most once.
  */
-import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../../constants.js';
-import { statusShard, statusShardKey, type TaskRecord } from '../record.js';
+import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../../core/constants.js';
+import type { TaskRecord } from '../../core/record.js';
+import { statusShard, statusShardKey } from '../record.js';
 import { isIndexed, RELEASE_PARTITION } from '../status-index-keys.js';
 import {
   beginsWith,

@@ -5,13 +5,13 @@
  * start from, what else fences it (the lease, or the attempt the caller read), its event and
  * target status, and what it sets and removes.
  */
-import type { ObjectRef } from '../../claim-check/object-ref.js';
-import { AuditEvent, TableSchema, TaskStatus } from '../../constants.js';
-import { boundedError, MAX_ERROR_MESSAGE_CHARS } from '../../error-info.js';
+
+import { AuditEvent, TableSchema, TaskStatus } from '../../core/constants.js';
+import { boundedError, MAX_ERROR_MESSAGE_CHARS } from '../../core/errors.js';
+import type { ObjectRef, TaskErrorInfo, TaskRecord } from '../../core/record.js';
+import { truncate } from '../../core/record.js';
 import { unkeyedGroup } from '../../message-group.js';
 import type { LogAttributes } from '../../observability/logger.js';
-import { truncate } from '../../text.js';
-import type { TaskErrorInfo, TaskRecord } from '../record.js';
 import { expiresAtSeconds } from '../retention.js';
 import {
   and,

@@ -5,8 +5,9 @@
  * message, not by a write on another item. Only the park item's write is a transaction, of
  * the item and a check of its task.
  */
-import { AuditEvent, OnDead, TaskStatus } from '../../constants.js';
-import type { TaskItem, TaskRecord } from '../record.js';
+import { AuditEvent, OnDead, TaskStatus } from '../../core/constants.js';
+import type { TaskRecord } from '../../core/record.js';
+import type { TaskItem } from '../record.js';
 import { releaseDone } from '../status-index-keys.js';
 import { equals, generationIs } from './expression.js';
 import { expire, kill } from './lifecycle.js';

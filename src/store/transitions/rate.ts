@@ -4,7 +4,7 @@
  * Each grant is one conditional UpdateItem whose condition is the limit check itself,
  * evaluated by DynamoDB on the stored value, so concurrent workers can never over-spend it.
  */
-import { TableSchema } from '../../constants.js';
+import { TableSchema } from '../../core/constants.js';
 import { and, compare, notExists, or, Update } from './expression.js';
 import type { Write } from './row.js';
 

@@ -3,8 +3,9 @@
  * its creation and purge, and the marks that keep its status (a confirmed schedule, a
  * duplicate's note, a re-send's count, a cancel request).
  */
-import { Defaults, TableSchema, TaskStatus } from '../../constants.js';
-import type { HistoryEntry, TaskItem, TaskRecord } from '../record.js';
+import { Defaults, TableSchema, TaskStatus } from '../../core/constants.js';
+import type { HistoryEntry, TaskRecord } from '../../core/record.js';
+import type { TaskItem } from '../record.js';
 import { releaseDone } from '../status-index-keys.js';
 import { toStoredEntry } from '../stored-history.js';
 import { compare, equals, generationIs, notExists, or, Update } from './expression.js';

@@ -4,8 +4,8 @@
  * the operator's redrive. Each is fenced by what the caller read: the attempt, the
  * generation, an expired lease, or the creation time.
  */
-import { AuditEvent, TableSchema, TaskStatus } from '../../constants.js';
-import type { TaskRecord } from '../record.js';
+import { AuditEvent, TableSchema, TaskStatus } from '../../core/constants.js';
+import type { TaskRecord } from '../../core/record.js';
 import { expiresAtSeconds } from '../retention.js';
 import { releaseDone } from '../status-index-keys.js';
 import { compare, equals, generationIs, notExists } from './expression.js';

@@ -11,9 +11,10 @@
  * Either way the row states the states it accepts and what else fences it, and declares the
  * attributes it may change (`writes`): the matrix test holds each row to that.
  */
-import { type AuditEvent, TableSchema, type TaskStatus } from '../../constants.js';
+import { type AuditEvent, TableSchema, type TaskStatus } from '../../core/constants.js';
+import type { HistoryEntry, TaskRecord } from '../../core/record.js';
 import type { LogAttributes } from '../../observability/logger.js';
-import type { HistoryEntry, TaskItem, TaskRecord } from '../record.js';
+import type { TaskItem } from '../record.js';
 import { expiresAtSeconds, type Retention } from '../retention.js';
 import { type Condition, compare, equals } from './expression.js';
 

@@ -28,13 +28,14 @@ import {
   isTerminal,
   TableSchema,
   type TaskStatus,
-} from '../../constants.js';
-import { LeaseLostError, TransitionRejectedError } from '../../errors.js';
+} from '../../core/constants.js';
+import { LeaseLostError, TransitionRejectedError } from '../../core/errors.js';
+import type { HistoryEntry, TaskRecord } from '../../core/record.js';
+import { truncate } from '../../core/record.js';
 import { auditEntry } from '../../observability/audit.js';
 import type { LogAttributes } from '../../observability/logger.js';
-import { truncate } from '../../text.js';
 import { type HistoryPlan, itemBytes, MAX_DETAIL_CHARS, planHistory } from '../history.js';
-import { fromItem, type HistoryEntry, type TaskItem, type TaskRecord } from '../record.js';
+import { fromItem, type TaskItem } from '../record.js';
 import { isIndexed, statusIndexKeys } from '../status-index-keys.js';
 import type { WriteContext } from '../store-context.js';
 import { toStoredEntry, toStoredHistory } from '../stored-history.js';

@@ -4,7 +4,7 @@
  * puts in front of a worker.
  */
 import fc from 'fast-check';
-import { MESSAGE_SCHEMA_VERSION } from '../../../src/constants.js';
+import { MESSAGE_SCHEMA_VERSION } from '../../../src/core/constants.js';
 import { FAULT_TASK_TYPE } from './fault-tasks.js';
 
 /** Input to `enqueue` of the strict fault task (or the lax `blob` task, for sizes). */

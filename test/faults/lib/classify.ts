@@ -3,8 +3,8 @@
  * agree: what the producer was told (enqueue returned), the task record with its history
  * (what the system says happened), and the effects ledger (what actually happened).
  */
-import { AuditEvent, isTerminal, type TaskStatus } from '../../../src/constants.js';
-import type { HistoryEntry, TaskRecord } from '../../../src/store/record.js';
+import { AuditEvent, isTerminal, type TaskStatus } from '../../../src/core/constants.js';
+import type { HistoryEntry, TaskRecord } from '../../../src/core/record.js';
 import type { LedgerEntry, RunEntry } from './ledger.js';
 
 /** What a task should end as. */

@@ -5,7 +5,7 @@
  * writes its effect to the effects ledger when its side effect happens.
  */
 import { z } from 'zod';
-import { PermanentError } from '../../../src/errors.js';
+import { PermanentError } from '../../../src/core/errors.js';
 import {
   defineTask,
   type TaskContext,

@@ -7,7 +7,7 @@
  */
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig } from '../../../src/aws-clients.js';
-import { AuditEvent } from '../../../src/constants.js';
+import { AuditEvent } from '../../../src/core/constants.js';
 import { type LocalExecutor, startLocalExecutor } from '../../../src/local/local-executor.js';
 import { LOCAL_SCHEDULER_SENDER_ID } from '../../../src/local/schedule-pump.js';
 import { firingTemplate } from '../../../src/message.js';

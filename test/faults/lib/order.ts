@@ -16,8 +16,8 @@
  *   it as running; DESIGN's at-least-once rule lets such a run repeat its effect, and the
  *   duplicates criterion ties each one to a lost lease in the task's history.
  */
-import { AuditEvent } from '../../../src/constants.js';
-import type { TaskRecord } from '../../../src/store/record.js';
+import { AuditEvent } from '../../../src/core/constants.js';
+import type { TaskRecord } from '../../../src/core/record.js';
 import type { CallLog, RunEnd, RunEntry } from './ledger.js';
 import { readAllRecords } from './records.js';
 import type { Scenario } from './scenario.js';

@@ -5,8 +5,9 @@ import {
   DynamoDBDocumentClient,
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { isTerminal } from '../../../src/constants.js';
-import { fromItem, type TaskRecord } from '../../../src/store/record.js';
+import { isTerminal } from '../../../src/core/constants.js';
+import type { TaskRecord } from '../../../src/core/record.js';
+import { fromItem } from '../../../src/store/record.js';
 import type { EmulatorExecutor } from '../../helpers/executor.js';
 import { sleep } from './random.js';
 

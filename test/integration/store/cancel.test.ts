@@ -1,7 +1,7 @@
 /** TaskStore.cancel: a task that has not started is withdrawn. */
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../../src/constants.js';
-import { ErrorCode } from '../../../src/errors.js';
+import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
+import { ErrorCode } from '../../../src/core/errors.js';
 import {
   attemptOnEach,
   changedSince,

@@ -3,8 +3,8 @@
  * message group, without reading the record first (docs/adr/0020-claim-without-pre-read.md).
  */
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../../src/constants.js';
-import { ErrorCode } from '../../../src/errors.js';
+import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
+import { ErrorCode } from '../../../src/core/errors.js';
 import { decideClaim, isLeaseTakeover } from '../../../src/worker/claim-decision.js';
 import { rejection } from '../../helpers/store-selection.js';
 import {

@@ -1,7 +1,7 @@
 /** TaskStore.claim: a worker takes a task under a lease, or takes over an expired one. */
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../../src/constants.js';
-import { ErrorCode, LeaseLostError, TransitionRejectedError } from '../../../src/errors.js';
+import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
+import { ErrorCode, LeaseLostError, TransitionRejectedError } from '../../../src/core/errors.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { TaskStore } from '../../../src/store/task-store.js';
 import { decideClaim } from '../../../src/worker/claim-decision.js';

@@ -1,7 +1,7 @@
 /** TaskStore.complete: the worker that holds the lease writes the result. */
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../../src/constants.js';
-import { ErrorCode, LeaseLostError } from '../../../src/errors.js';
+import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
+import { ErrorCode, LeaseLostError } from '../../../src/core/errors.js';
 import {
   attemptOnEach,
   changedSince,

@@ -1,6 +1,6 @@
 /** TaskStore.create: the first write of a task, and what a second create of the same id returns. */
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../../src/constants.js';
+import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import {
   clock,
   createRunning,

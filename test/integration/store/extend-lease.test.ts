@@ -1,7 +1,7 @@
 /** TaskStore.extendLease: the heartbeat that keeps a running task's lease live. */
 import { describe, expect, it } from 'vitest';
-import { TaskStatus } from '../../../src/constants.js';
-import { ErrorCode, LeaseLostError } from '../../../src/errors.js';
+import { TaskStatus } from '../../../src/core/constants.js';
+import { ErrorCode, LeaseLostError } from '../../../src/core/errors.js';
 import {
   attemptOnEach,
   changedSince,

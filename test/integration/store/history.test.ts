@@ -1,7 +1,8 @@
 /** The audit history and the status index, across every transition. */
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../../src/constants.js';
-import { statusShard, type TaskRecord } from '../../../src/store/record.js';
+import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
+import type { TaskRecord } from '../../../src/core/record.js';
+import { statusShard } from '../../../src/store/record.js';
 import { isIndexed } from '../../../src/store/status-index-keys.js';
 import type { Lease } from '../../../src/store/task-store.js';
 import { markSentAsOlderVersionsDid } from '../../helpers/legacy-writes.js';

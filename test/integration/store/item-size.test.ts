@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { prepareTask } from '../../../src/client/prepare.js';
-import { AuditEvent, Defaults, TaskStatus } from '../../../src/constants.js';
+import { AuditEvent, Defaults, TaskStatus } from '../../../src/core/constants.js';
+import type { TaskErrorInfo } from '../../../src/core/record.js';
 import { historyBytes } from '../../../src/store/history.js';
-import type { TaskErrorInfo } from '../../../src/store/record.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
 import {
   clock,

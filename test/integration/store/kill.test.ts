@@ -1,7 +1,7 @@
 /** TaskStore.kill: the lease holder, or whoever sees the final lease expired, declares the task dead. */
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../../src/constants.js';
-import { ErrorCode, LeaseLostError } from '../../../src/errors.js';
+import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
+import { ErrorCode, LeaseLostError } from '../../../src/core/errors.js';
 import { decideClaim } from '../../../src/worker/claim-decision.js';
 import {
   attemptOnEach,

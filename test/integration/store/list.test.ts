@@ -3,8 +3,8 @@
  * 32 tasks seeded below.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TaskStatus } from '../../../src/constants.js';
-import { ValidationError } from '../../../src/errors.js';
+import { TaskStatus } from '../../../src/core/constants.js';
+import { ValidationError } from '../../../src/core/errors.js';
 import { statusShard } from '../../../src/store/record.js';
 import { markSentAsOlderVersionsDid } from '../../helpers/legacy-writes.js';
 import {

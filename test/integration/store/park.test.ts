@@ -3,8 +3,8 @@
  * the park items beside them (docs/adr/0024-parked-keys.md).
  */
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../../src/constants.js';
-import { ErrorCode } from '../../../src/errors.js';
+import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
+import { ErrorCode } from '../../../src/core/errors.js';
 import {
   attemptOnEach,
   changedSince,

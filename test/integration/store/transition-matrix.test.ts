@@ -10,16 +10,12 @@
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../../../src/constants.js';
-import { LeaseLostError, TransitionRejectedError } from '../../../src/errors.js';
+import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../../../src/core/constants.js';
+import { LeaseLostError, TransitionRejectedError } from '../../../src/core/errors.js';
+import type { TaskRecord } from '../../../src/core/record.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { newTaskItem } from '../../../src/store/new-task.js';
-import {
-  fromItem,
-  statusShard,
-  statusShardKey,
-  type TaskRecord,
-} from '../../../src/store/record.js';
+import { fromItem, statusShard, statusShardKey } from '../../../src/store/record.js';
 import { isIndexed } from '../../../src/store/status-index-keys.js';
 import { type WriteContext, writeContext } from '../../../src/store/store-context.js';
 import { ALL_TRANSITIONS, type Lease, type Row } from '../../../src/store/transitions/index.js';

@@ -3,8 +3,8 @@
  * outage), without spending the attempt.
  */
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../../src/constants.js';
-import { ErrorCode, LeaseLostError } from '../../../src/errors.js';
+import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
+import { ErrorCode, LeaseLostError } from '../../../src/core/errors.js';
 import {
   attemptOnEach,
   changedSince,

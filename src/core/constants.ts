@@ -252,3 +252,14 @@ export const TableSchema = {
 
 /** Version tag of the message body the SDK sends, so a worker can reject foreign messages. */
 export const MESSAGE_SCHEMA_VERSION = 1;
+
+/** How a debounced task treats the enqueues it absorbs. */
+export const DebounceMode = {
+  /** Replaces the payload and moves the start to the end of a new window. */
+  LAST: 'last',
+  /** Keeps the first payload and start; later enqueues are dropped (throttle). */
+  FIRST: 'first',
+} as const;
+
+/** One of the {@link DebounceMode} values. */
+export type DebounceMode = (typeof DebounceMode)[keyof typeof DebounceMode];
