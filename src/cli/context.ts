@@ -1,7 +1,7 @@
 import confirm from '@inquirer/confirm';
 import type { Command } from 'commander';
 import { TaskClient } from '../client/task-client.js';
-import { silentLogger } from '../observability/logger.js';
+import { auditLogger, auditLogPath } from './audit-log.js';
 import { CliError, ExitCode } from './exit-codes.js';
 import { type LocationOptions, resolveClientOptions } from './location.js';
 import { createOutput, type Output } from './output.js';
@@ -11,6 +11,8 @@ import { printable } from './terminal-text.js';
 export interface GlobalOptions extends LocationOptions {
   readonly json?: boolean;
   readonly yes?: boolean;
+  /** Where operator actions are logged (see audit-log.ts). */
+  readonly auditLog?: string;
 }
 
 /** What a command's action gets. */
@@ -36,7 +38,11 @@ export function commandContext(command: Command): CommandContext {
     options,
     client: () => {
       client ??= resolveClientOptions(options).then(
-        (location) => new TaskClient({ ...location, logger: silentLogger }),
+        (location) =>
+          new TaskClient({
+            ...location,
+            logger: auditLogger(auditLogPath(options.auditLog), out),
+          }),
       );
       return client;
     },

@@ -37,6 +37,10 @@ export function buildProgram(version: string): Command {
     .addOption(new Option('--region <region>', 'AWS region').env('AWS_REGION'))
     .option('--json', 'machine-readable output on stdout')
     .option('-y, --yes', 'do not ask before destructive commands')
+    .option(
+      '--audit-log <path>',
+      'append operator actions, with who acted, to this file (- for stderr; default TASKLANE_AUDIT_LOG, else ~/.tasklane/audit.log)',
+    )
     .addHelpText('after', EXIT_CODES_HELP)
     .showHelpAfterError('(tasklane --help lists the commands and options)')
     .exitOverride();

@@ -71,8 +71,9 @@ async function deliverWritten(
   const debounced = absorbed === undefined ? {} : { absorbed };
   if (absorbed === true) return absorbedInto(record, deps);
   if (record.status === TaskStatus.SCHEDULED) {
-    await deps.delayed.arrange(record, created);
-    return { id: record.id, created, sent: true, record, ...debounced };
+    // The record as it is now: a cancel while the schedule was made is reported, not hidden.
+    const arranged = await deps.delayed.arrange(record, created);
+    return { id: record.id, created, sent: true, record: arranged.record, ...debounced };
   }
   if (record.status !== TaskStatus.PENDING) {
     return { id: record.id, created, sent: true, record, ...debounced };
@@ -87,10 +88,11 @@ async function deliverWritten(
  * re-enqueue of its id would be, so the creator's rollback cannot drop it (ADR 0009).
  */
 async function absorbedInto(record: TaskRecord, deps: BatchDeps): Promise<EnqueueResult> {
-  if (record.status === TaskStatus.SCHEDULED && !record.scheduleConfirmed) {
-    await deps.delayed.arrange(record, false);
-  }
-  return { id: record.id, created: false, sent: true, record, absorbed: true };
+  const current =
+    record.status === TaskStatus.SCHEDULED && !record.scheduleConfirmed
+      ? (await deps.delayed.arrange(record, false)).record
+      : record;
+  return { id: record.id, created: false, sent: true, record: current, absorbed: true };
 }
 
 /** How many chunks of 10 entries an enqueueBatch has in flight at once (writes or send). */
@@ -146,14 +148,17 @@ export async function enqueueAll(
       // A debounced entry that created its task is sent with the chunk, in batch order,
       // like any entry: it takes its place among the entries of its ordering key (ADR 0033).
       const debounced = absorbed === false;
-      if (record.status === TaskStatus.SCHEDULED) await deps.delayed.arrange(record, created);
       if (record.status === TaskStatus.PENDING) return { index, record, created, debounced };
+      const current =
+        record.status === TaskStatus.SCHEDULED
+          ? (await deps.delayed.arrange(record, created)).record
+          : record;
       results[index] = {
         ok: true,
         id: record.id,
         created,
         sent: true,
-        record,
+        record: current,
         ...(debounced ? { absorbed: false } : {}),
       };
     } catch (err) {

@@ -16,6 +16,8 @@ export interface CancelDeps {
   readonly logger: TaskLogger;
   /** Sends the dependents a cancel releases (`onParentDead: 'run'`). */
   readonly dispatcher?: Dispatcher | undefined;
+  /** Who cancels, for the history and the audit line (docs/adr/0039-operator-audit.md). */
+  readonly principal?: string | undefined;
 }
 
 /**
@@ -39,9 +41,9 @@ export async function cancelTask(
     if (isTerminal(seen.status)) throw new TransitionRejectedError('cancel', id, seen);
     try {
       if (seen.status === TaskStatus.RUNNING) {
-        return (await deps.store.requestCancel(seen, reason)).record;
+        return (await deps.store.requestCancel(seen, reason, deps.principal)).record;
       }
-      const cancelled = await deps.store.cancel(seen, reason);
+      const cancelled = await deps.store.cancel(seen, reason, deps.principal);
       if (seen.status === TaskStatus.SCHEDULED) await dropSchedule(id, deps);
       // Its dependents follow at once; the sweeper finishes what a crash here leaves.
       await releaseDependents(cancelled, deps);

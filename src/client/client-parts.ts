@@ -22,6 +22,7 @@ import type { BatchDeps } from './batch.js';
 import { createRecord, type RecordWriter } from './create-record.js';
 import { enqueueDebounced } from './debounce.js';
 import type { TableCall } from './guarded-calls.js';
+import { fixedPrincipal, type PrincipalSource, stsPrincipal } from './operator-principal.js';
 import type { TaskClientOptions } from './options.js';
 import { RecurringSchedules } from './schedules.js';
 import { type StatusIndex, statusIndex } from './status-index.js';
@@ -52,6 +53,8 @@ export interface ClientParts {
   readonly batch: BatchDeps;
   /** Meters enqueue's requests on the client's SQS and DynamoDB clients (docs/cost.md). */
   readonly usage: UsageMeter;
+  /** Who operator actions are recorded as (docs/adr/0039-operator-audit.md). */
+  readonly principal: PrincipalSource;
 }
 
 /** Wires a client's parts from its options, making the clients it is not given. */
@@ -143,5 +146,9 @@ export function clientParts(options: TaskClientOptions): ClientParts {
       dispatcher,
     },
     usage: new UsageMeter(clock),
+    principal:
+      options.principal === undefined
+        ? stsPrincipal({ sts: options.sts, logger })
+        : fixedPrincipal(options.principal),
   };
 }

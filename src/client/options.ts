@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { STSClient } from '@aws-sdk/client-sts';
 import type { ExecutorLocation } from '../config.js';
 import type { IntegrityOptions } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
@@ -55,4 +56,15 @@ export interface TaskClientOptions extends ExecutorLocation {
    * @default on when `TASKLANE_INTEGRITY_KEY_ID` is set, else off
    */
   readonly integrity?: IntegrityOptions | undefined;
+  /**
+   * Injected STS client, asked once (`GetCallerIdentity`) for the principal that operator
+   * actions (redrive, cancel, purge, releaseKey, schedule pause, resume and delete) are
+   * recorded as (docs/adr/0039-operator-audit.md). @default a new client, made on first use
+   */
+  readonly sts?: STSClient | undefined;
+  /**
+   * The principal operator actions are recorded as, instead of asking STS: a name the caller
+   * vouches for, e.g. a service's own. @default the STS caller identity's ARN
+   */
+  readonly principal?: string | undefined;
 }

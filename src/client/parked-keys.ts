@@ -59,6 +59,8 @@ export interface ParkDeps {
   /** Every lane's queues: a parked task's held message is in its lane's queue. */
   readonly lanes?: LaneQueues | undefined;
   readonly logger: TaskLogger;
+  /** Who acts, for the history and the audit line (docs/adr/0039-operator-audit.md). */
+  readonly principal?: string | undefined;
 }
 
 /** Parked keys whose dead task still holds them, oldest park first. */
@@ -85,7 +87,9 @@ export function redriveParkedTask(
   deps: ParkDeps,
   reason: string,
 ): Promise<TaskRecord | undefined> {
-  return letGo(task, deps, (seen, key) => deps.store.redriveParked(seen, key, reason));
+  return letGo(task, deps, (seen, key) =>
+    deps.store.redriveParked(seen, key, reason, deps.principal),
+  );
 }
 
 /**
@@ -111,7 +115,7 @@ export async function releaseParkedKey(
   const released: string[] = [];
   for (const task of tasks) {
     const moved = await letGo(task, deps, (seen, key) =>
-      deps.store.releaseKey(seen, key, 'released by TaskClient.releaseKey'),
+      deps.store.releaseKey(seen, key, 'released by TaskClient.releaseKey', deps.principal),
     );
     if (moved !== undefined) released.push(task.id);
   }

@@ -46,6 +46,7 @@ export async function purgeTasks(
   store: TaskStore,
   options: PurgeOptions,
   now: number,
+  principal?: string,
 ): Promise<PurgeResult> {
   if (options.status !== TaskStatus.DEAD) {
     throw new ValidationError('purge options', [
@@ -74,7 +75,7 @@ export async function purgeTasks(
   const purged: string[] = [];
   for (const [i, record] of selected.entries()) {
     try {
-      await store.purge(record);
+      await store.purge(record, principal);
       purged.push(record.id);
     } catch (err) {
       if (!(err instanceof TransitionRejectedError)) throw err;

@@ -55,6 +55,8 @@ export interface RedriveDeps {
   /** Every lane's queues: redrive drains each lane's DLQ back to that lane. */
   readonly lanes?: LaneQueues | undefined;
   readonly logger: TaskLogger;
+  /** Who is redriving, for the history and the audit line (docs/adr/0039-operator-audit.md). */
+  readonly principal?: string | undefined;
 }
 
 const DLQ_HOLD_SECONDS = 60;
@@ -136,7 +138,7 @@ export async function redriveDead(
 async function redriveReleased(record: TaskRecord, deps: RedriveDeps): Promise<TaskRecord> {
   const reason = 'redriven by TaskClient.redrive';
   try {
-    return await deps.store.redrive(record, reason);
+    return await deps.store.redrive(record, reason, deps.principal);
   } catch (err) {
     const current = err instanceof TransitionRejectedError ? err.current : undefined;
     const pending =
@@ -145,7 +147,7 @@ async function redriveReleased(record: TaskRecord, deps: RedriveDeps): Promise<T
       (current.dependents ?? []).length > 0;
     if (!pending) throw err;
     await releaseDependents(current, deps);
-    return deps.store.redrive(current, reason);
+    return deps.store.redrive(current, reason, deps.principal);
   }
 }
 
@@ -154,6 +156,7 @@ export async function purgeDead(
   store: TaskStore,
   olderThanMs: number,
   clock: () => number,
+  principal?: string,
 ): Promise<number> {
   if (!Number.isFinite(olderThanMs) || olderThanMs < 0) {
     throw new ValidationError('purgeDead options', [
@@ -167,7 +170,7 @@ export async function purgeDead(
   for await (const page of store.iterate(TaskStatus.DEAD, { before: clock() - olderThanMs })) {
     for (const record of page) {
       try {
-        await store.purge(record);
+        await store.purge(record, principal);
         purged += 1;
       } catch (err) {
         if (!(err instanceof TransitionRejectedError)) throw err; // Redriven meanwhile.

@@ -1,5 +1,6 @@
-import type { TaskStatus } from '../core/constants.js';
+import { AuditEvent, type TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
+import { logAudit } from '../observability/audit.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
 import type { TaskPage } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
@@ -160,7 +161,7 @@ export class TaskClient {
    * @throws ConfigurationError when draining needs the DLQ URL and none is configured, or the
    *   work queue cannot be sent to for a permanent reason (the tasks then wait PENDING).
    */
-  redrive(selection: RedriveSelection, options: RedriveOptions = {}): Promise<RedriveResult> {
+  async redrive(selection: RedriveSelection, options: RedriveOptions = {}): Promise<RedriveResult> {
     const {
       store,
       dispatcher,
@@ -170,7 +171,17 @@ export class TaskClient {
       lanes,
       logger,
     } = this.parts;
-    const deps = { store, dispatcher, sqs, deadLetterQueueUrl, workQueueUrl, lanes, logger };
+    const principal = await this.principal();
+    const deps = {
+      store,
+      dispatcher,
+      sqs,
+      deadLetterQueueUrl,
+      workQueueUrl,
+      lanes,
+      logger,
+      principal,
+    };
     return redriveDead(selection, deps, options);
   }
 
@@ -184,12 +195,12 @@ export class TaskClient {
    * `options.lane` only): the key's later tasks proceed.
    * @throws UnknownLaneError when `options.lane` is not one of the executor's lanes.
    */
-  releaseKey(
+  async releaseKey(
     orderingKey: string,
     options?: parking.ReleaseKeyOptions,
   ): Promise<parking.ReleaseKeyResult> {
     const { store, sqs, queueUrl: workQueueUrl, lanes, logger } = this.parts;
-    const deps = { store, sqs, workQueueUrl, lanes, logger };
+    const deps = { store, sqs, workQueueUrl, lanes, logger, principal: await this.principal() };
     return parking.releaseParkedKey(orderingKey, deps, options);
   }
 
@@ -197,8 +208,20 @@ export class TaskClient {
    * Deletes DEAD tasks that died more than `olderThan` milliseconds ago. Returns how many.
    * Conditional per task, so one redriven meanwhile is kept.
    */
-  purgeDead(options: { olderThan: number }): Promise<number> {
-    return purgeDead(this.parts.store, options.olderThan, this.parts.clock);
+  async purgeDead(options: { olderThan: number }): Promise<number> {
+    const principal = await this.principal();
+    return purgeDead(this.parts.store, options.olderThan, this.parts.clock, principal);
+  }
+
+  /**
+   * The principal this client's operator actions (redrive, cancel, purge, releaseKey, and
+   * pausing, resuming or deleting a schedule) are recorded as, in their audit lines and
+   * history entries: the `principal` option, else the STS caller identity's ARN, asked once
+   * per client and kept; `unknown principal (<why>)` while STS cannot be reached, which does
+   * not stop the action (docs/adr/0039-operator-audit.md).
+   */
+  principal(): Promise<string> {
+    return this.parts.principal();
   }
 
   /**
@@ -270,9 +293,10 @@ export class TaskClient {
    *
    * @throws ValidationError when `status` is not DEAD or `olderThan` is not a duration.
    */
-  purge(options: PurgeOptions): Promise<PurgeResult> {
+  async purge(options: PurgeOptions): Promise<PurgeResult> {
+    const principal = options.dryRun === true ? undefined : await this.principal();
     return onTable(this.parts.tableCall, () =>
-      purgeTasks(this.parts.store, options, this.parts.clock()),
+      purgeTasks(this.parts.store, options, this.parts.clock(), principal),
     );
   }
 
@@ -305,10 +329,14 @@ export class TaskClient {
    */
   cancel(id: string, reason?: string): Promise<TaskRecord>;
   cancel(selection: CancelSelection): Promise<CancelResult>;
-  cancel(target: string | CancelSelection, reason?: string): Promise<TaskRecord | CancelResult> {
+  async cancel(
+    target: string | CancelSelection,
+    reason?: string,
+  ): Promise<TaskRecord | CancelResult> {
     const { store, delayed, logger, index, dispatcher } = this.parts;
     const get = (taskId: string) => this.get(taskId);
-    const deps = { store, delayed, logger, index, dispatcher, get };
+    const principal = await this.principal();
+    const deps = { store, delayed, logger, index, dispatcher, get, principal };
     if (typeof target === 'object' && target !== null) return cancelMany(target, deps);
     return cancelTask(target, reason, deps);
   }
@@ -329,18 +357,44 @@ export class TaskClient {
   }
 
   /** Deletes a recurring schedule; false when there was none. Tasks already fired stay. */
-  unschedule(name: string): Promise<boolean> {
-    return this.parts.recurring.unschedule(name);
+  async unschedule(name: string): Promise<boolean> {
+    const principal = await this.principal();
+    const deleted = await this.parts.recurring.unschedule(name);
+    if (deleted) this.auditSchedule(AuditEvent.SCHEDULE_DELETED, name, principal);
+    return deleted;
   }
 
   /** Stops a recurring schedule's firings (Scheduler State DISABLED) until resumed. */
-  pauseSchedule(name: string): Promise<void> {
-    return this.parts.recurring.setState(name, 'DISABLED');
+  async pauseSchedule(name: string): Promise<void> {
+    const principal = await this.principal();
+    await this.parts.recurring.setState(name, 'DISABLED');
+    this.auditSchedule(AuditEvent.SCHEDULE_PAUSED, name, principal);
   }
 
   /** Resumes a paused schedule; firings missed while paused are not made up. */
-  resumeSchedule(name: string): Promise<void> {
-    return this.parts.recurring.setState(name, 'ENABLED');
+  async resumeSchedule(name: string): Promise<void> {
+    const principal = await this.principal();
+    await this.parts.recurring.setState(name, 'ENABLED');
+    this.auditSchedule(AuditEvent.SCHEDULE_RESUMED, name, principal);
+  }
+
+  /** The audit line of an operator's change to a schedule, which has no task record. */
+  private auditSchedule(event: AuditEvent, name: string, principal: string): void {
+    logAudit(
+      this.parts.logger,
+      {
+        event,
+        taskId: undefined,
+        taskType: undefined,
+        attempt: 0,
+        status: undefined,
+        workerId: undefined,
+        at: this.parts.clock(),
+        detail: `schedule ${name}`,
+        principal,
+      },
+      { fields: { schedule: name } },
+    );
   }
 
   /** Lists the recurring schedules (with `includeDelayed`, delayed tasks' schedules too). */

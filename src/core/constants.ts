@@ -68,7 +68,10 @@ export const AuditEvent = {
   REDRIVEN: 'redriven',
   STALE_DROPPED: 'stale-dropped',
   REQUEUED: 'requeued',
+  /** Logged before a DEAD task's delete, which leaves no record (docs/adr/0039-operator-audit.md). */
   PURGED: 'purged',
+  /** A purge's delete was refused (the task changed since it was read) or failed: logged only. */
+  PURGE_REFUSED: 'purge-refused',
   DUPLICATE_DROPPED: 'duplicate-dropped',
   MESSAGE_REJECTED: 'message-rejected',
   /** A delayed task whose schedule could not be created was rolled back (enqueue threw). */
@@ -106,6 +109,13 @@ export const AuditEvent = {
    * (docs/adr/0034-dependency-outages.md).
    */
   UNCLAIMED: 'unclaimed',
+  /**
+   * An operator paused, resumed or deleted a recurring schedule: logged only, with the
+   * operator's principal (docs/adr/0039-operator-audit.md).
+   */
+  SCHEDULE_PAUSED: 'schedule-paused',
+  SCHEDULE_RESUMED: 'schedule-resumed',
+  SCHEDULE_DELETED: 'schedule-deleted',
 } as const;
 
 /** One of the {@link AuditEvent} values. */

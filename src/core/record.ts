@@ -154,6 +154,12 @@ export interface HistoryEntry {
    */
   readonly workerId?: string;
   readonly detail?: string;
+  /**
+   * The operator who acted, for an operator's action (redrive, cancel, key release): the STS
+   * caller identity of the client's credentials, or `unknown principal (<why>)`
+   * (docs/adr/0039-operator-audit.md). Absent from workers' and the sweeper's entries.
+   */
+  readonly principal?: string;
 }
 
 /** Where a claim-checked payload or result is, and what it must be. */

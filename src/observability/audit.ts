@@ -20,6 +20,11 @@ export interface AuditRecord {
   readonly at: number;
   /** Free-form outcome: an error message, a delay, a reason. */
   readonly detail: string | undefined;
+  /**
+   * The operator who acted (its STS caller identity, or `unknown principal (<why>)`), for an
+   * operator's action; undefined for workers' and the sweeper's (docs/adr/0039-operator-audit.md).
+   */
+  readonly principal?: string | undefined;
 }
 
 /**
@@ -57,6 +62,7 @@ export function logAudit(
     workerRef: record.workerId === undefined ? undefined : shortWorkerId(record.workerId),
     at: new Date(record.at).toISOString(),
     detail: record.detail,
+    ...(record.principal === undefined ? {} : { principal: record.principal }),
     ...options.fields,
   });
 }
@@ -80,6 +86,7 @@ export function auditEntry(
       workerId: entry.workerId,
       at: entry.at,
       detail: entry.detail,
+      principal: entry.principal,
     },
     options,
   );

@@ -29,6 +29,12 @@ export type Arrangement =
   /** Nothing to do: the task is no longer SCHEDULED. */
   | 'not-scheduled';
 
+/** What {@link DelayedTasks.arrange} did, with the record as it is now. */
+export interface Arranged {
+  readonly arrangement: Arrangement;
+  readonly record: TaskRecord;
+}
+
 /** What {@link DelayedTasks} needs. */
 export interface DelayedTasksDeps {
   readonly store: TaskStore;
@@ -89,9 +95,10 @@ export function createDelayedTasks(options: DelayedTasksOptions): DelayedTasks {
  * creating the schedule fails, the enqueue that wrote the record moves it to ROLLED_BACK
  * (it never runs) and throws ScheduleFailedError, so the caller knows nothing was enqueued
  * and can retry the same id, which creates it afresh over the rolled-back record.
- * It removes only what it still owns: a retry of the same id that finds the record makes
- * sure of the schedule, then confirms the record before reporting success, and a confirmed
- * record is never rolled back. If the process dies between the two writes, the SCHEDULED
+ * It removes only what it still owns: every enqueue of the id (the one that wrote the record,
+ * or a retry that found it) makes sure of the schedule, then confirms the record before
+ * reporting success, and a confirmed record is never rolled back; an enqueue whose own
+ * CreateSchedule fails rolls back an unconfirmed record, whichever enqueue wrote it. If the process dies between the two writes, the SCHEDULED
  * record has no schedule: a re-enqueue of the same id calls {@link ensureScheduled}, and so
  * does the sweeper for SCHEDULED tasks that are overdue.
  */
@@ -109,63 +116,85 @@ export class DelayedTasks {
   }
 
   /**
-   * Arranges delivery of a SCHEDULED record just written (`created`) or found again.
+   * Arranges delivery of a SCHEDULED record just written (`created`) or found again, and
+   * confirms it before it is reported, so that no other enqueue of the id can roll it back
+   * after (docs/adr/0038-model-found-enqueue-and-purge-fixes.md). The writing enqueue
+   * confirms too: a retry of the id whose own CreateSchedule failed may have rolled the
+   * record back while this one waited on its CreateSchedule.
    *
-   * @throws ScheduleFailedError when the task is not enqueued: a fresh record's schedule could
-   *   not be created (the record has then been rolled back), or the record found was rolled back
-   *   by the enqueue that wrote it before this one could confirm it.
+   * @returns how delivery was arranged, and the record as it is now: the confirmed one, or
+   *   the one it moved on to meanwhile (cancelled, fired) — never the SCHEDULED record first
+   *   written if it has changed since.
+   * @throws ScheduleFailedError when the task is not enqueued: its schedule could not be
+   *   created (this enqueue then rolled the record back, whichever enqueue of the id wrote
+   *   it), or another enqueue of the id rolled it back first.
    */
-  async arrange(record: TaskRecord, created: boolean): Promise<Arrangement> {
-    if (!created) {
-      const arrangement = await this.ensureScheduled(record);
-      // Confirmed before it is reported, so the writing enqueue cannot roll it back after.
-      if (arrangement !== 'not-scheduled' && !record.scheduleConfirmed) {
-        const confirmed = await this.deps.store.confirmSchedule(record);
-        if (confirmed === 'gone') {
-          await this.dropSchedule(record.id);
-          throw new ScheduleFailedError(record.id, delayedScheduleName(record.id), {
-            cause: new Error('the enqueue that wrote the record rolled it back'),
-          });
-        }
-      }
-      return arrangement;
-    }
+  async arrange(record: TaskRecord, created: boolean): Promise<Arranged> {
+    let arrangement: Arrangement;
     try {
-      return await this.ensureScheduled(record);
+      arrangement = await this.ensureScheduled(record);
     } catch (err) {
-      const name = delayedScheduleName(record.id);
-      const { discarded, current } = await this.deps.store.discard(
-        record,
-        `schedule ${name} not created: ${(err as Error).message}`,
-      );
-      if (!discarded && current !== undefined && current.createdAt === record.createdAt) {
-        // Another enqueue of this id confirmed the task (or it has moved on): it stands,
-        // with the schedule that enqueue made sure of.
-        this.deps.logger.info('schedule not created, but another enqueue of the task did', {
-          taskId: record.id,
-          error: (err as Error).message,
-        });
-        return 'scheduled';
-      }
-      // Only once the record is rolled back: deleting first would remove a schedule that a
-      // confirming enqueue relies on.
-      if (discarded) await this.dropSchedule(record.id);
-      // Dependents that registered while it was SCHEDULED wait for a task that was never
-      // enqueued: they are cancelled now (a crash here leaves that to the sweeper, or to the
-      // next enqueue of the id), and the id can be enqueued again once they are.
-      if (discarded && current !== undefined && (current.dependents ?? []).length > 0) {
-        await releaseDependents(current, this.deps).catch((cause: unknown) => {
-          this.deps.logger.warn(
-            'dependents of a rolled-back task not cancelled; the sweeper will',
-            {
-              taskId: record.id,
-              error: (cause as Error).message,
-            },
-          );
-        });
-      }
-      throw new ScheduleFailedError(record.id, name, { cause: err });
+      return this.notScheduled(record, created, err);
     }
+    if (arrangement === 'not-scheduled' || record.scheduleConfirmed) return { arrangement, record };
+    const { outcome, current } = await this.deps.store.confirmSchedule(record);
+    if (outcome === 'gone') {
+      await this.dropSchedule(record.id);
+      throw new ScheduleFailedError(record.id, delayedScheduleName(record.id), {
+        cause: new Error('another enqueue of the task rolled it back before this one confirmed it'),
+      });
+    }
+    // Cancelled while this CreateSchedule was under way: the cancel found no schedule to
+    // delete, so this one would fire for nothing.
+    if (current?.status === TaskStatus.CANCELLED)
+      await this.deleteSchedule(record.id).catch(() => false);
+    return { arrangement, record: current ?? record };
+  }
+
+  /**
+   * A SCHEDULED record whose schedule this enqueue could not create: rolled back (then its
+   * dependents are cancelled and ScheduleFailedError is thrown), unless another enqueue of the
+   * id confirmed it (or it moved on) first; it then stands, with the schedule that enqueue
+   * made sure of.
+   */
+  private async notScheduled(
+    record: TaskRecord,
+    created: boolean,
+    err: unknown,
+  ): Promise<Arranged> {
+    const name = delayedScheduleName(record.id);
+    const { discarded, current } = await this.deps.store.discard(
+      record,
+      `schedule ${name} not created: ${(err as Error).message}`,
+    );
+    const stands =
+      !discarded &&
+      current !== undefined &&
+      current.createdAt === record.createdAt &&
+      current.status !== TaskStatus.ROLLED_BACK;
+    if (stands) {
+      this.deps.logger.info('schedule not created, but another enqueue of the task did', {
+        taskId: record.id,
+        created,
+        error: (err as Error).message,
+      });
+      return { arrangement: 'scheduled', record: current };
+    }
+    // Only once the record is rolled back: deleting first would remove a schedule that a
+    // confirming enqueue relies on.
+    if (discarded) await this.dropSchedule(record.id);
+    // Dependents that registered while it was SCHEDULED wait for a task that was never
+    // enqueued: they are cancelled now (a crash here leaves that to the sweeper, or to the
+    // next enqueue of the id), and the id can be enqueued again once they are.
+    if (discarded && current !== undefined && (current.dependents ?? []).length > 0) {
+      await releaseDependents(current, this.deps).catch((cause: unknown) => {
+        this.deps.logger.warn('dependents of a rolled-back task not cancelled; the sweeper will', {
+          taskId: record.id,
+          error: (cause as Error).message,
+        });
+      });
+    }
+    throw new ScheduleFailedError(record.id, name, { cause: err });
   }
 
   /**

@@ -20,7 +20,7 @@ import { RELEASE_PARTITION } from './status-index-keys.js';
 import type { WriteContext } from './store-context.js';
 import type { ReleaseInput } from './transitions/dependencies.js';
 import { dependencies, records } from './transitions/index.js';
-import { part, refusedTask, send, transact, writeTransition } from './transitions/writer.js';
+import { part, recordOf, send, transact, writeTransition } from './transitions/writer.js';
 
 export { RELEASE_PARTITION } from './status-index-keys.js';
 
@@ -58,12 +58,12 @@ export class DependencyStore {
       ]);
       if (!sent.accepted) {
         if (round + 1 >= CREATE_ROUNDS) throw sent.error;
-        const existing = refusedTask(sent.items[0]?.current);
+        const existing = recordOf(sent.items[0]?.current);
         if (existing !== undefined) return { record: existing, created: false };
         unfinished.forEach((parentId, n) => {
           const refusal = sent.items[n + 1];
           if (refusal?.refused !== true) return;
-          if (judgeParent(task, parentId, refusedTask(refusal.current)) === 'counted') {
+          if (judgeParent(task, parentId, recordOf(refusal.current)) === 'counted') {
             finished.push(parentId);
           }
         });
@@ -90,7 +90,7 @@ export class DependencyStore {
     throw new TransitionRejectedError(
       dependencies.countParent.name,
       seen.id,
-      refusedTask(sent.current),
+      recordOf(sent.current),
     );
   }
 

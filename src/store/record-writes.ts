@@ -15,7 +15,7 @@ import { type NewTask, newTaskItem } from './new-task.js';
 import { fromItem } from './record.js';
 import type { WriteContext } from './store-context.js';
 import { records } from './transitions/index.js';
-import { refusedTask, send } from './transitions/writer.js';
+import { recordOf, send } from './transitions/writer.js';
 
 export type { NewTask, Waiting } from './new-task.js';
 
@@ -43,7 +43,7 @@ export async function createTask(
   const { item, entry } = newTaskItem(ctx, task, ctx.clock());
   const sent = await send(ctx, records.create, { item });
   if (!sent.accepted) {
-    const existing = refusedTask(sent.current);
+    const existing = recordOf(sent.current);
     if (existing !== undefined) return { record: existing, created: false };
     // Only an existing item refuses a create, and comes back with it: this is a guard.
     throw new TransitionRejectedError('create', task.id, undefined);
@@ -53,26 +53,73 @@ export async function createTask(
   return { record, created: true };
 }
 
-/** Deletes a DEAD task, if it is still the record the caller saw. */
-export async function purgeTask(ctx: WriteContext, seen: TaskRecord): Promise<void> {
-  const sent = await send(ctx, records.purge, { seen });
-  if (!sent.accepted)
-    throw new TransitionRejectedError('purge', seen.id, refusedTask(sent.current));
-  auditEntry(ctx.logger, seen, {
-    event: AuditEvent.PURGED,
-    at: ctx.clock(),
-    attempt: seen.attempt,
-    status: TaskStatus.DEAD,
-  });
+/**
+ * Deletes a DEAD task, if it is still the record the caller saw. The `purged` audit line is
+ * written first: a delete leaves no record to show it, so a process that stops between the
+ * two leaves the line, never a silent delete. A refused delete then logs `purge-refused`
+ * with the status it found (docs/adr/0039-operator-audit.md).
+ */
+export async function purgeTask(
+  ctx: WriteContext,
+  seen: TaskRecord,
+  principal?: string,
+): Promise<void> {
+  auditEntry(
+    ctx.logger,
+    seen,
+    {
+      event: AuditEvent.PURGED,
+      at: ctx.clock(),
+      attempt: seen.attempt,
+      status: TaskStatus.DEAD,
+      ...(seen.deadReason === undefined
+        ? {}
+        : { detail: truncate(seen.deadReason, MAX_DETAIL_CHARS) }),
+      ...(principal === undefined ? {} : { principal }),
+    },
+    { diedAt: new Date(seen.updatedAt).toISOString() },
+  );
+  const refused = (current: TaskRecord | undefined, detail: string) =>
+    ctx.logger.warn(`task.${AuditEvent.PURGE_REFUSED}`, {
+      audit: true,
+      event: AuditEvent.PURGE_REFUSED,
+      taskId: seen.id,
+      taskType: seen.type,
+      status: current?.status,
+      at: new Date(ctx.clock()).toISOString(),
+      detail,
+      ...(principal === undefined ? {} : { principal }),
+    });
+  let sent: Awaited<ReturnType<typeof send>>;
+  try {
+    sent = await send(ctx, records.purge, { seen });
+  } catch (err) {
+    refused(undefined, `not deleted: ${(err as Error).name}`);
+    throw err;
+  }
+  if (!sent.accepted) {
+    const current = recordOf(sent.current);
+    refused(current, `not deleted: the task is ${current?.status ?? 'gone'} now`);
+    throw new TransitionRejectedError('purge', seen.id, current);
+  }
+}
+
+/** What {@link confirmSchedule} found: its outcome, and the record as it is now when read. */
+export interface Confirmation {
+  readonly outcome: 'confirmed' | 'moved-on' | 'gone';
+  /** The record after the write (confirmed) or the one that refused it (undefined: none). */
+  readonly current: TaskRecord | undefined;
 }
 
 /** Marks a SCHEDULED task confirmed (see `TaskStore.confirmSchedule`). */
 export async function confirmSchedule(
   ctx: WriteContext,
   seen: Pick<TaskRecord, 'id' | 'generation' | 'createdAt'>,
-): Promise<'confirmed' | 'moved-on' | 'gone'> {
+): Promise<Confirmation> {
   const sent = await send(ctx, records.confirmSchedule, { seen });
-  return sent.accepted ? 'confirmed' : refusedConfirmation(refusedTask(sent.current), seen);
+  if (sent.accepted) return { outcome: 'confirmed', current: recordOf(sent.item) };
+  const current = recordOf(sent.current);
+  return { outcome: refusedConfirmation(current, seen), current };
 }
 
 /**
@@ -140,6 +187,7 @@ export async function requestCancel(
   ctx: WriteContext,
   seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'>,
   reason: string | undefined,
+  principal?: string,
 ): Promise<CancelRequest> {
   const now = ctx.clock();
   const entry: HistoryEntry = {
@@ -148,6 +196,7 @@ export async function requestCancel(
     attempt: seen.attempt,
     status: TaskStatus.RUNNING,
     ...(reason === undefined ? {} : { detail: truncate(reason, MAX_DETAIL_CHARS) }),
+    ...(principal === undefined ? {} : { principal }),
   };
   const sent = await send(ctx, records.requestCancel, { id: seen.id, entry }, now);
   if (sent.accepted) {
@@ -155,7 +204,7 @@ export async function requestCancel(
     auditEntry(ctx.logger, record, entry);
     return { kind: 'requested', record };
   }
-  const current = refusedTask(sent.current);
+  const current = recordOf(sent.current);
   if (current?.status === TaskStatus.RUNNING && current.cancelRequested) {
     return { kind: 'already-requested', record: current };
   }

@@ -4,7 +4,7 @@
  * {@link HistoryEntry} is mapped to and from this form; nothing else sees it.
  *
  * - One-letter attribute names: `e` event, `t` time, `a` attempt, `s` status, `w` worker,
- *   `d` detail.
+ *   `d` detail, `p` the operator principal.
  * - The event as a short code ({@link EVENT_CODES}); an event without one is stored by name.
  * - The status left out when it is the one the event implies (a claim leaves the task
  *   RUNNING), the attempt when it is 0, and the time of the entry the record is created
@@ -28,6 +28,7 @@ export interface StoredEntry {
   readonly s?: string;
   readonly w?: string;
   readonly d?: string;
+  readonly p?: string;
 }
 
 /** Worker ids up to this many characters are stored as they are. */
@@ -108,6 +109,7 @@ export function toStoredEntry(entry: HistoryEntry): StoredEntry {
     ...(IMPLIED_STATUS[entry.event] === entry.status ? {} : { s: entry.status }),
     ...(w === undefined || sameWorker ? {} : { w }),
     ...(entry.detail === undefined ? {} : { d: entry.detail }),
+    ...(entry.principal === undefined ? {} : { p: entry.principal }),
   };
 }
 
@@ -141,6 +143,7 @@ export function fromStoredEntry(stored: unknown, createdAt = Number.NaN): Histor
     status: (typeof raw.s === 'string' ? raw.s : IMPLIED_STATUS[event]) as TaskStatus,
     ...(typeof raw.w === 'string' ? { workerId: raw.w } : {}),
     ...(typeof raw.d === 'string' ? { detail: raw.d } : {}),
+    ...(typeof raw.p === 'string' ? { principal: raw.p } : {}),
   };
 }
 

@@ -9,6 +9,7 @@ import { DependencyStore } from './dependency-store.js';
 import { ParkedKeys } from './parked-keys.js';
 import { iterateTasks, type ListOptions, listTasks, type TaskPage } from './queries.js';
 import {
+  type Confirmation,
   confirmSchedule,
   createTask,
   getTask,
@@ -36,7 +37,7 @@ import { writeTransition } from './transitions/writer.js';
 
 export type { HeldParkMessage, ParkRecord } from './parked-keys.js';
 export type { TaskPage } from './queries.js';
-export type { CancelRequest, NewTask } from './record-writes.js';
+export type { CancelRequest, Confirmation, NewTask } from './record-writes.js';
 export type { TaskStoreOptions } from './store-context.js';
 export type { ClaimTarget } from './transitions/lifecycle.js';
 export type { Lease } from './transitions/row.js';
@@ -213,16 +214,24 @@ export class TaskStore {
    * {@link requestCancel}). `seen` is
    * the record the caller read; its attempt is pinned so the history entry is exact.
    */
-  cancel(seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & SeenHistory, reason?: string) {
-    return this.write(repairs.cancel, { seen, reason });
+  cancel(
+    seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & SeenHistory,
+    reason?: string,
+    principal?: string,
+  ) {
+    return this.write(repairs.cancel, { seen, reason, principal });
   }
 
   /**
    * Marks a RUNNING task `cancelRequested` (see {@link requestCancel}): one conditional
    * write, not fenced by the lease; the lease holder then ends it with {@link cancelRunning}.
    */
-  requestCancel(seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'>, reason?: string) {
-    return requestCancel(this.ctx, seen, reason);
+  requestCancel(
+    seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'>,
+    reason?: string,
+    principal?: string,
+  ) {
+    return requestCancel(this.ctx, seen, reason, principal);
   }
 
   /**
@@ -260,8 +269,8 @@ export class TaskStore {
    * DEAD → PENDING with a fresh attempt budget and a new generation; the history is kept.
    * The caller then sends the message and marks it sent, as for a new task.
    */
-  redrive(seen: Seen, reason?: string): Promise<TaskRecord> {
-    return this.write(repairs.redrive, { seen, reason });
+  redrive(seen: Seen, reason?: string, principal?: string): Promise<TaskRecord> {
+    return this.write(repairs.redrive, { seen, reason, principal });
   }
 
   /**
@@ -270,26 +279,38 @@ export class TaskStore {
    * key's later tasks (docs/adr/0024-parked-keys.md); the generation moves past the dead
    * run's, so no debounce fold can rewrite it (docs/adr/0033-debounce-fences.md).
    */
-  redriveParked(seen: Seen, parkedKey: string, reason?: string): Promise<TaskRecord> {
-    return this.write(parking.redriveParked, { seen, parkedKey, reason });
+  redriveParked(
+    seen: Seen,
+    parkedKey: string,
+    reason?: string,
+    principal?: string,
+  ): Promise<TaskRecord> {
+    return this.write(parking.redriveParked, { seen, parkedKey, reason, principal });
   }
 
   /**
    * DEAD with `parkedKey` → DEAD without it: the task is given up on, its held message is
    * acknowledged when next received, and the key's later tasks proceed.
    */
-  releaseKey(seen: Seen, parkedKey: string, reason?: string): Promise<TaskRecord> {
-    return this.write(parking.releaseKey, { seen, parkedKey, reason });
+  releaseKey(
+    seen: Seen,
+    parkedKey: string,
+    reason?: string,
+    principal?: string,
+  ): Promise<TaskRecord> {
+    return this.write(parking.releaseKey, { seen, parkedKey, reason, principal });
   }
 
   /**
    * Deletes a DEAD task for good. Conditional on it still being the DEAD record the caller
-   * saw, so a concurrent redrive wins. Logged as a `purged` audit event. A parked task's
+   * saw, so a concurrent redrive wins. Logged as a `purged` audit event, with `principal`,
+   * before the delete, so a crash in between leaves a trace (a refused delete then logs
+   * `purge-refused`; docs/adr/0039-operator-audit.md). A parked task's
    * park item goes with it (if it is still that task's); a crash in between leaves an item
    * that parks nothing, which the next sweep or listing deletes (`ParkedKeys.verified`).
    */
-  async purge(seen: TaskRecord): Promise<void> {
-    await purgeTask(this.ctx, seen);
+  async purge(seen: TaskRecord, principal?: string): Promise<void> {
+    await purgeTask(this.ctx, seen, principal);
     if (seen.parkedKey !== undefined) {
       const lane = seen.lane === DEFAULT_LANE ? undefined : seen.lane;
       await this.parkedKeys.delete(seen.parkedKey, seen.id, lane);
@@ -306,13 +327,18 @@ export class TaskStore {
    * so no history entry. Pinned to the record seen: its creation time tells it apart from a
    * later record of the same id.
    *
-   * @returns `confirmed` (now or before); `moved-on` when the task left SCHEDULED (fired,
-   *   sent or cancelled), so no rollback can touch it either; `gone` when the record seen no
-   *   longer exists (rolled back, perhaps replaced by a new record of the same id).
+   * The enqueue that wrote the record confirms it too, once its schedule is created: another
+   * enqueue of the id whose own CreateSchedule failed may have rolled it back meanwhile
+   * (docs/adr/0038-model-found-enqueue-and-purge-fixes.md).
+   *
+   * @returns outcome `confirmed` (now or before); `moved-on` when the task left SCHEDULED
+   *   (fired, sent or cancelled), so no rollback can touch it either; `gone` when the record
+   *   seen no longer exists (rolled back, perhaps replaced by a new record of the same id);
+   *   with the record as it is now (`current`), when DynamoDB returned it.
    */
   confirmSchedule(
     seen: Pick<TaskRecord, 'id' | 'generation' | 'createdAt'>,
-  ): Promise<'confirmed' | 'moved-on' | 'gone'> {
+  ): Promise<Confirmation> {
     return confirmSchedule(this.ctx, seen);
   }
 

@@ -5,12 +5,14 @@
  * a signal reaches the CLI's own handlers, as it would from a shell.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { EnvVars } from '../../src/config.js';
 import type { TestExecutor } from './executor.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MAIN = path.join(ROOT, 'src/cli/main.ts');
+const TEST_AUDIT_LOG = path.join(tmpdir(), `tasklane-cli-test-audit-${process.pid}.log`);
 
 /** What one run of the CLI produced. */
 export interface CliRun {
@@ -39,7 +41,8 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
   );
   return spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
     cwd: ROOT,
-    env: { ...clean, NO_COLOR: '1', ...env },
+    // Operator actions are logged; a test's go to a scratch file, not the home directory.
+    env: { ...clean, NO_COLOR: '1', TASKLANE_AUDIT_LOG: TEST_AUDIT_LOG, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

@@ -88,7 +88,7 @@ describe('TaskClient.enqueueBatch with debounce', () => {
 });
 
 describe('TaskClient.enqueue with debounce, through a one-time schedule', () => {
-  it('confirms the scheduled task it folds into, so its creator can no longer roll it back', async () => {
+  it('folds into the scheduled task its creator confirmed, so nothing can roll it back', async () => {
     // Arrange
     const client = executor.client({ scheduleThresholdMs: 0 });
     const debounce = { key: nextKey(), windowMs: 120_000, mode: 'first' } as const;
@@ -98,7 +98,8 @@ describe('TaskClient.enqueue with debounce, through a one-time schedule', () => 
     const second = await client.enqueue(save, { n: 2 }, { debounce });
 
     // Assert
-    expect(first.record.scheduleConfirmed).toBe(false);
+    // The creator confirms its record once its schedule exists (ADR 0038).
+    expect(first.record.scheduleConfirmed).toBe(true);
     expect([second.id, second.absorbed]).toEqual([first.id, true]);
     const record = await executor.store.get(first.id);
     expect(record?.scheduleConfirmed).toBe(true);

@@ -1,14 +1,9 @@
-import {
-  GetScheduleCommand,
-  ResourceNotFoundException,
-  SchedulerClient,
-} from '@aws-sdk/client-scheduler';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskStatus } from '../../src/core/constants.js';
 import { ScheduleFailedError } from '../../src/core/errors.js';
-import { delayedScheduleName } from '../../src/scheduler/names.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
+import { delayedScheduleExists, heldScheduler } from '../helpers/delayed-schedules.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 const HOUR = 60 * 60_000;
@@ -23,45 +18,7 @@ beforeEach(async () => {
   executor = await setupExecutor();
 });
 
-async function scheduleExists(taskId: string): Promise<boolean> {
-  try {
-    await executor.clients.scheduler.send(
-      new GetScheduleCommand({
-        Name: delayedScheduleName(taskId),
-        GroupName: executor.scheduler.delayedScheduleGroup,
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof ResourceNotFoundException) return false;
-    throw err;
-  }
-}
-
-/**
- * A Scheduler client whose CreateSchedule waits at a gate (a slow call); once the gate opens
- * it fails (`outcome: 'fail'`, throttled after the SDK's own retries) or goes through.
- */
-function heldScheduler(outcome: 'fail' | 'succeed') {
-  let open = (): void => undefined;
-  let arrive = (): void => undefined;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  const reached = new Promise<void>((resolve) => (arrive = resolve));
-  const client = new SchedulerClient({ region: 'us-east-1' });
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName !== 'CreateScheduleCommand') return next(args);
-      arrive();
-      await opened;
-      if (outcome === 'fail') {
-        throw Object.assign(new Error('Rate exceeded (injected)'), { name: 'ThrottlingException' });
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'held-create-schedule' },
-  );
-  return { client, open, reached };
-}
+const scheduleExists = (taskId: string) => delayedScheduleExists(executor, taskId);
 
 describe('TaskClient.enqueue with runAt, retried while the first call is still running', () => {
   it('keeps the task that the retry reported, though the first call then fails to schedule it', async () => {
@@ -133,7 +90,7 @@ describe('TaskClient.enqueue with runAt, retried while the first call is still r
       .enqueue(reminder, { note: 'call mum' }, { id: 'mum', runAt });
 
     expect(again).toMatchObject({ created: true, sent: true });
-    expect(again.record.scheduleConfirmed).toBe(false);
+    expect(again.record.scheduleConfirmed).toBe(true);
     expect(await scheduleExists('mum')).toBe(true);
   });
 });

@@ -46,7 +46,13 @@ export const killAndPark = andPark<KillInput>(kill, 'kill and park');
 /** RUNNING with an expired lease on the final attempt → DEAD, as `expire`, parking the key. */
 export const expireAndPark = andPark<ExpireInput>(expire, 'expire and park');
 
-type ParkedInput = { seen: Seen; parkedKey: string; reason?: string | undefined };
+type ParkedInput = {
+  seen: Seen;
+  parkedKey: string;
+  reason?: string | undefined;
+  /** The operator who acted (docs/adr/0039-operator-audit.md). */
+  principal?: string | undefined;
+};
 
 /** The fence of a write on a parked task: still the DEAD task, with this key parked. */
 const stillParked = ({ seen, parkedKey }: ParkedInput) => [
@@ -72,7 +78,7 @@ export const redriveParked: Transition<ParkedInput> = {
   event: AuditEvent.REDRIVEN,
   to: TaskStatus.QUEUED,
   task: ({ seen }) => seen,
-  by: () => ({ attempt: 0 }),
+  by: ({ principal }) => ({ attempt: 0, principal }),
   detail: ({ reason, parkedKey }) =>
     `${reason ?? 'redriven'}; runs first on ordering key '${parkedKey}'`,
   set: ({ seen }) => ({ attempt: 0, generation: seen.generation + 1 }),
@@ -93,7 +99,7 @@ export const releaseKey: Transition<ParkedInput> = {
   event: AuditEvent.KEY_RELEASED,
   to: TaskStatus.DEAD,
   task: ({ seen }) => seen,
-  by: ({ seen }) => ({ attempt: seen.attempt }),
+  by: ({ seen, principal }) => ({ attempt: seen.attempt, principal }),
   detail: ({ reason, parkedKey }) => `${reason ?? 'released'}; ordering key '${parkedKey}'`,
   remove: ['parkedKey'],
   writes: ['parkedKey'],

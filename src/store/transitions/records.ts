@@ -64,6 +64,7 @@ export const confirmSchedule: Write<{
     op: 'update',
     key: seen.id,
     update: new Update().set('scheduleConfirmed', true).build(),
+    returns: 'ALL_NEW',
   }),
   writes: ['scheduleConfirmed'],
 };

@@ -23,6 +23,8 @@ import {
 type CancelInput = {
   seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & SeenHistory;
   reason?: string | undefined;
+  /** Who asked (docs/adr/0039-operator-audit.md). */
+  principal?: string | undefined;
 };
 export const cancel: Transition<CancelInput> = {
   kind: 'transition',
@@ -32,7 +34,7 @@ export const cancel: Transition<CancelInput> = {
   event: AuditEvent.CANCELLED,
   to: TaskStatus.CANCELLED,
   task: ({ seen }) => seen,
-  by: ({ seen }) => ({ attempt: seen.attempt }),
+  by: ({ seen, principal }) => ({ attempt: seen.attempt, principal }),
   detail: ({ reason }) => reason,
   set: finished,
   writes: FINISHED,
@@ -91,7 +93,8 @@ export const REDRIVE_REMOVES = [
   'resends',
 ] as const;
 
-export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = {
+type RedriveInput = { seen: Seen; reason?: string | undefined; principal?: string | undefined };
+export const redrive: Transition<RedriveInput> = {
   kind: 'transition',
   name: 'redrive',
   from: [TaskStatus.DEAD],
@@ -104,7 +107,7 @@ export const redrive: Transition<{ seen: Seen; reason?: string | undefined }> = 
   event: AuditEvent.REDRIVEN,
   to: TaskStatus.PENDING,
   task: ({ seen }) => seen,
-  by: () => ({ attempt: 0 }),
+  by: ({ principal }) => ({ attempt: 0, principal }),
   detail: ({ reason }) => reason,
   set: ({ seen }) => ({ attempt: 0, generation: seen.generation + 1 }),
   remove: REDRIVE_REMOVES,

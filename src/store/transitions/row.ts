@@ -57,8 +57,12 @@ export interface Transition<I> {
   readonly to: TaskStatus;
   /** The task, and the history the caller read (lets the write fold it). */
   readonly task: (input: I) => Pick<TaskRecord, 'id' | 'type'> & SeenHistory;
-  /** The history entry's attempt and worker. */
-  readonly by: (input: I) => { readonly attempt: number; readonly workerId?: string | undefined };
+  /** The history entry's attempt and worker, and for an operator's action its principal. */
+  readonly by: (input: I) => {
+    readonly attempt: number;
+    readonly workerId?: string | undefined;
+    readonly principal?: string | undefined;
+  };
   readonly detail?: (input: I) => string | undefined;
   readonly set?: (input: I, now: number, retention: Retention) => Record<string, unknown>;
   readonly remove?: readonly string[];

@@ -220,8 +220,8 @@ function itemRefusal(reason: CancellationReason | undefined): ItemRefusal {
   };
 }
 
-/** The record DynamoDB returned with a refused write, if it held one. */
-export function refusedTask(current: TaskItem | undefined): TaskRecord | undefined {
+/** The task record of an item DynamoDB returned (ALL_NEW, or ALL_OLD with a refusal), if any. */
+export function recordOf(current: TaskItem | undefined): TaskRecord | undefined {
   return current === undefined ? undefined : fromItem(current);
 }
 
@@ -235,6 +235,8 @@ export interface TransitionSpec {
   /** Attempt number recorded in the history entry; the condition must pin it. */
   readonly attempt: number;
   readonly workerId?: string | undefined;
+  /** The operator who acted, for an operator's action (docs/adr/0039-operator-audit.md). */
+  readonly principal?: string | undefined;
   readonly detail?: string | undefined;
   /** The allowed starting state (and fence). */
   readonly condition: Condition;
@@ -269,6 +271,7 @@ export function transitionSpec<I>(
     to: transition.to,
     attempt: by.attempt,
     workerId: by.workerId,
+    principal: by.principal,
     detail: transition.detail?.(input),
     condition: and([
       oneOf('status', keyedStates(transition.from)),
@@ -372,7 +375,7 @@ export async function writeSpec(ctx: WriteContext, spec: TransitionSpec): Promis
       }
       const last = round >= MAX_TRANSITION_ROUNDS - 1;
       if (err instanceof ConditionalCheckFailedException) {
-        const current = refusedTask(err.Item === undefined ? undefined : unmarshall(err.Item));
+        const current = recordOf(err.Item === undefined ? undefined : unmarshall(err.Item));
         const hasDependents = (current?.dependents?.length ?? 0) > 0;
         if (!last && !isIndexed(spec.to) && hasDependents !== releaseFiling) {
           // Refused for the index filing alone, or for the transition's own condition too: the
@@ -417,6 +420,7 @@ function entryOf(spec: TransitionSpec, now: number, resultDropped: boolean): His
     status: spec.to,
     ...(spec.workerId === undefined ? {} : { workerId: spec.workerId }),
     ...(detail === undefined ? {} : { detail: truncate(detail, MAX_DETAIL_CHARS) }),
+    ...(spec.principal === undefined ? {} : { principal: spec.principal }),
   };
 }
 
