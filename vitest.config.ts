@@ -49,7 +49,8 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
-          globalSetup: ['test/helpers/global-setup.ts'],
+          // The emulators, and the CLI's bundle that test/helpers/cli.ts runs.
+          globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/cli-bundle-setup.ts'],
           setupFiles: ['test/helpers/setup-integration.ts'],
           fileParallelism: !sharedEndpoint,
           testTimeout: 60_000,
@@ -74,8 +75,14 @@ export default defineConfig({
           include: ['test/deploy/**/*.test.ts'],
           environment: 'node',
           // The stack it deploys ships the sweeper's bundle, built afresh here as for infra.
-          globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/sweeper-bundle-setup.ts'],
+          globalSetup: [
+            'test/helpers/global-setup.ts',
+            'test/helpers/sweeper-bundle-setup.ts',
+            'test/helpers/cli-bundle-setup.ts',
+          ],
           setupFiles: ['test/helpers/setup-integration.ts'],
+          // The CLI's synth runs the app in this environment: no built-in validation (see infra).
+          env: { CDK_VALIDATION: 'false' },
           fileParallelism: !sharedEndpoint,
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -87,6 +94,13 @@ export default defineConfig({
           include: ['test/infra/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/helpers/sweeper-bundle-setup.ts'],
+          // CDK's built-in template validation runs on every synthesis: a WebAssembly engine that
+          // takes about 20 s to start in each file and seconds per stack, and whose findings CDK
+          // only prints as warnings, which no test reads. cfn-lint.test.ts lints the template.
+          env: { CDK_VALIDATION: 'false' },
+          // Its files only build fresh Apps and never touch globals, so they share each worker's
+          // modules: aws-cdk-lib is loaded once per worker instead of once per file (seconds each).
+          isolate: false,
           // Synthesis (and, for cdk-nag, esbuild bundling) and cfn-lint take seconds.
           testTimeout: 60_000,
           hookTimeout: 60_000,

@@ -18,7 +18,11 @@ export default defineConfig({
     name: 'faults',
     include: ['test/faults/**/*.test.ts', 'test/model/**/*.test.ts'],
     environment: 'node',
-    globalSetup: ['test/helpers/global-setup.ts', 'test/faults/lib/global-setup.ts'],
+    globalSetup: [
+      'test/helpers/global-setup.ts',
+      'test/helpers/cli-bundle-setup.ts',
+      'test/faults/lib/global-setup.ts',
+    ],
     setupFiles: ['test/helpers/setup-integration.ts'],
     fileParallelism: false,
     testTimeout: 600_000,

@@ -31,7 +31,7 @@ export const mailReport = defineTask('mailReport', {
 const client = new TaskClient();
 
 export async function buildReport(reportId: string, pages: number, to: string): Promise<string> {
-  const { entries, fanIn } = await client.enqueueBatch(
+  const { entries, fanIn } = await client.enqueueFanIn(
     // Ids of your own make the whole call safe to repeat.
     Array.from({ length: pages }, (_, page) => ({
       task: renderPage,
@@ -39,7 +39,7 @@ export async function buildReport(reportId: string, pages: number, to: string): 
       options: { id: `page-${reportId}-${page}` },
     })),
     {
-      // biome-ignore lint/suspicious/noThenProperty: `then` is enqueueBatch's option, no promise.
+      // biome-ignore lint/suspicious/noThenProperty: `then` is enqueueFanIn's option, no promise.
       then: {
         task: assembleReport,
         payload: { reportId },

@@ -39,7 +39,7 @@ export async function cancelImport(id: string): Promise<void> {
 
 /** Cancels every unfinished task of a tenant's ordering key. */
 export async function cancelTenant(tenant: string): Promise<void> {
-  const { cancelled, requested, finished } = await client.cancel({ orderingKey: tenant });
+  const { cancelled, requested, finished } = await client.cancelMany({ orderingKey: tenant });
   console.log({ cancelled, requested, alreadyFinished: finished.length });
 }
 

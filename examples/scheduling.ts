@@ -33,19 +33,19 @@ export async function remindLater(userId: string): Promise<void> {
 
 export async function setUpReports(): Promise<void> {
   // Every day at 01:00 Berlin time, summer and winter. Validated before any AWS call.
-  await client.schedule('nightly-sales', {
+  await client.schedules.set('nightly-sales', {
     cron: '0 1 * * ? *',
     timezone: 'Europe/Berlin',
     task: nightlyReport,
     payload: { kind: 'sales' },
   });
-  await client.schedule('usage-every-15-min', {
+  await client.schedules.set('usage-every-15-min', {
     rate: '15 minutes',
     task: nightlyReport,
     payload: { kind: 'usage' },
   });
-  await client.pauseSchedule('usage-every-15-min');
-  console.log(await client.listSchedules()); // names and states
-  await client.resumeSchedule('usage-every-15-min');
-  await client.unschedule('usage-every-15-min');
+  await client.schedules.pause('usage-every-15-min');
+  console.log(await client.schedules.list()); // names and states
+  await client.schedules.resume('usage-every-15-min');
+  await client.schedules.delete('usage-every-15-min');
 }

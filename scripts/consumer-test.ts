@@ -8,7 +8,7 @@
  * 3. At once: `tsc` over the app (strict, skipLibCheck false), and a deploy into the emulator
  *    with the app's own CDK CLI (synth runs cdk-nag's AwsSolutions and NIST 800-53 R5 packs
  *    as validation plugins: a finding fails it).
- * 4. `node run.ts`: 50 tasks through the deployed resources, with `tasklane/local` standing in
+ * 4. `node run.ts`: 50 tasks through the deployed resources, with `tasklane/local/testing` standing in
  *    for Lambda and EventBridge Scheduler; it asserts how each one ends.
  * 5. `node require.cjs`: the CommonJS build, through require(); then the packed `tasklane`
  *    bin: `npx tasklane status --stack <the deployed stack>`.
@@ -22,7 +22,8 @@ import { spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type EmulatorHandle, emulatorEnvironment, startEmulator } from '../src/local/index.js';
+import { type EmulatorHandle, startEmulator } from '../src/local/index.js';
+import { emulatorEnvironment } from '../src/local/testing/index.js';
 import { deployToEmulator } from './local-deploy/deploy.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -151,7 +152,7 @@ async function main(): Promise<void> {
       TASKLANE_SCHEDULER_ROLE_ARN: executor.schedulerRoleArn,
       TASKLANE_SCHEDULE_DLQ_ARN: executor.scheduleDeadLetterArn,
     };
-    step('node run.ts: 50 tasks through the deployed executor with tasklane/local');
+    step('node run.ts: 50 tasks through the deployed executor with tasklane/local/testing');
     await run('node', ['run.ts'], { cwd: app, env, echo: true });
     await run('node', ['require.cjs'], { cwd: app, env, echo: true });
     step(`npx tasklane status --stack ${STACK}: the packed bin, located by the stack's outputs`);

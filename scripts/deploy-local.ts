@@ -7,11 +7,8 @@
  * resources can be used. `--once` stops it right after the deployment instead.
  */
 import { mkdir } from 'node:fs/promises';
-import {
-  applyEmulatorEnvironment,
-  type EmulatorHandle,
-  startEmulator,
-} from '../src/local/index.js';
+import { type EmulatorHandle, startEmulator } from '../src/local/emulator.js';
+import { applyEmulatorEnvironment } from '../src/local/emulator-env.js';
 import { deployToEmulator } from './local-deploy/deploy.js';
 
 const STACK = 'TasklaneExample';

@@ -148,7 +148,7 @@ async function run(session: Run): Promise<number> {
     deadline: lastDue + SCHEDULED_GRACE_MS,
     signal: stopped,
   });
-  await client.unschedule(scheduled.recurring.name);
+  await client.schedules.delete(scheduled.recurring.name);
   const report = buildReport({
     plan,
     records: await readAll(client, plan),

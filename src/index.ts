@@ -15,6 +15,7 @@ export type {
   CancelSelection,
   CountOptions,
   DeadLetter,
+  DeadLetterClient,
   DeadLetterStats,
   Duration,
   EnqueueResult,
@@ -26,6 +27,7 @@ export type {
   PurgeOptions,
   PurgeResult,
   ReleaseKeyResult,
+  StatusPageOptions,
   TaskClientOptions,
   TaskCounts,
   TaskListFilter,
@@ -37,6 +39,7 @@ export type {
 export type { DebounceOptions } from './client/debounce-options.js';
 export type { EnqueueOptions } from './client/prepare.js';
 export type { RedriveOptions, RedriveResult, RedriveSelection } from './client/redrive.js';
+export type { ScheduleClient } from './client/schedule-client.js';
 export type {
   RecurringScheduleOptions,
   ScheduleDetails,

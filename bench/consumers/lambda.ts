@@ -3,7 +3,7 @@
  * mapping. Kept apart from the harness, so the raw loop's bundle does not carry it.
  */
 import { silentLogger } from '../../src/index.js';
-import { runEventSourceMapping, type SqsLambdaHandler } from '../../src/local/index.js';
+import { runEventSourceMapping, type SqsLambdaHandler } from '../../src/local/testing/index.js';
 import type { ConsumerProgress, ConsumerSetup } from './harness.js';
 
 /**

@@ -18,7 +18,8 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { DeleteQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { emulatorEnvironment, provision, startEmulator } from '../../src/local/index.js';
+import { startEmulator } from '../../src/local/index.js';
+import { emulatorEnvironment, provision } from '../../src/local/testing/index.js';
 import { executorSettings } from '../../src/resources.js';
 
 const PATCH_DIR = fileURLToPath(new URL('../emulator', import.meta.url));

@@ -16,7 +16,7 @@ import {
   type TaskDefinition,
   type TaskMetrics,
 } from '../../src/index.js';
-import { runEventSourceMapping, type SqsLambdaHandler } from '../../src/local/index.js';
+import { runEventSourceMapping, type SqsLambdaHandler } from '../../src/local/testing/index.js';
 import { addUsage, emptyUsage, type Usage } from '../../src/observability/usage-meter.js';
 import { INDEX_KEY_ATTRIBUTES } from '../config.js';
 import { LAMBDA_WORKER_ID } from '../fixtures/realistic.js';

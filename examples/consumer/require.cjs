@@ -7,5 +7,6 @@ assert.equal(typeof defineTask, 'function');
 assert.equal(typeof createWorker, 'function');
 assert.equal(TaskStatus.SUCCEEDED, 'SUCCEEDED');
 assert.equal(typeof require('tasklane/cdk').TaskExecutor, 'function');
-assert.equal(typeof require('tasklane/local').runEventSourceMapping, 'function');
-console.log('require(): tasklane, tasklane/cdk and tasklane/local load');
+assert.equal(typeof require('tasklane/local').startLocalExecutor, 'function');
+assert.equal(typeof require('tasklane/local/testing').runEventSourceMapping, 'function');
+console.log('require(): tasklane, tasklane/cdk, tasklane/local and tasklane/local/testing load');

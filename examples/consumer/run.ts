@@ -16,7 +16,7 @@ import {
   TaskClient,
   TaskStatus,
 } from 'tasklane';
-import { createSchedulePump, runEventSourceMapping } from 'tasklane/local';
+import { createSchedulePump, runEventSourceMapping } from 'tasklane/local/testing';
 import { charge, importCsv, sendWelcome, tasks } from './tasks.ts';
 
 const { TASKLANE_QUEUE_URL = '', TASKLANE_SCHEDULE_GROUP = '' } = process.env;

@@ -57,7 +57,7 @@ export async function scheduleDemoWork(
   const name = 'demo-every-minute';
   const expression = 'rate(1 minute)';
   const dueAt = Math.ceil((now + RECURRING_START_MS) / 1000) * 1000;
-  await client.schedule(name, {
+  await client.schedules.set(name, {
     rate: expression,
     startDate: new Date(dueAt),
     task: tasks.resizeImage,

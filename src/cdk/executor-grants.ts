@@ -280,12 +280,12 @@ export function consumeGrant(targets: GrantTargets, grantee: IGrantable): Grant 
     .combine(keyGrant(targets, grantee, KEY_USE_ACTIONS));
 }
 
-/** TaskClient.redrive, cancel and purgeDead, with the reads they start from. */
+/** TaskClient.redrive, cancel and purge, with the reads they start from. */
 export function operateGrant(targets: GrantTargets, grantee: IGrantable): Grant {
   return (
     Grant.addToPrincipal({
       grantee,
-      // GetItem and UpdateItem: the transitions; DeleteItem: purgeDead; BatchGetItem: the
+      // GetItem and UpdateItem: the transitions; DeleteItem: purge; BatchGetItem: the
       // DEAD tasks listed by the status index, which projects only a few attributes.
       actions: [
         'dynamodb:GetItem',
@@ -298,7 +298,7 @@ export function operateGrant(targets: GrantTargets, grantee: IGrantable): Grant 
       .combine(
         Grant.addToPrincipal({
           grantee,
-          // Selecting DEAD tasks (redrive all, purgeDead) pages the status index.
+          // Selecting DEAD tasks (redrive all, purge) pages the status index.
           actions: ['dynamodb:Query'],
           resourceArns: [targets.statusIndexArn],
         }),

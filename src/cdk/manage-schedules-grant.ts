@@ -23,7 +23,7 @@ import {
 const LIST_SCHEDULES_REASON =
   'scheduler:ListSchedules supports no resource type (Service Authorization Reference for EventBridge Scheduler), so IAM only accepts "*"; the client always passes the executor’s GroupName. The action lists names and states only, and sits alone in this policy so that no other statement shares the acknowledgement.';
 
-/** TaskClient.schedule, unschedule, pauseSchedule, resumeSchedule, getSchedule, listSchedules. */
+/** TaskClient.schedules: set, delete, pause, resume, get, list. */
 export function manageSchedulesGrant(targets: GrantTargets, grantee: IGrantable): Grant {
   const grant = scheduleGrant(
     targets,

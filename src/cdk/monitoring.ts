@@ -163,7 +163,7 @@ export class ExecutorMonitoring extends Construct {
       'DeadTasks',
       executor.metricDeadTasks({ period: Duration.minutes(1) }),
       0,
-      "Tasks were declared DEAD (attempts used up, a permanent error, an unknown type or an invalid payload). TaskClient.list('DEAD') shows them with their reason; redrive them once the cause is fixed.",
+      "Tasks were declared DEAD (attempts used up, a permanent error, an unknown type or an invalid payload). TaskClient.list({ status: 'DEAD' }) shows them with their reason; redrive them once the cause is fixed.",
     );
     const laneAlarms = new Map<string, LaneAlarms>();
     const laneGraphs: GraphWidget[] = [];

@@ -269,10 +269,10 @@ export class TaskExecutor extends Construct {
   }
 
   /**
-   * Lets an operator repair and clean up: TaskClient.redrive, cancel, purgeDead, parkedKeys
+   * Lets an operator repair and clean up: TaskClient.redrive, cancel, purge, parkedKeys
    * and releaseKey.
    *
-   * Actions: `dynamodb:GetItem`, `dynamodb:UpdateItem` and `dynamodb:DeleteItem` (purgeDead,
+   * Actions: `dynamodb:GetItem`, `dynamodb:UpdateItem` and `dynamodb:DeleteItem` (purge,
    * a parked key's item) on the table; `dynamodb:Query` on the status index (selecting DEAD
    * tasks, listing parked keys); `sqs:SendMessage` and `sqs:ChangeMessageVisibility` (letting
    * a parked key's held message go) on the work queue; `sqs:ReceiveMessage`, `sqs:DeleteMessage` and
@@ -288,8 +288,8 @@ export class TaskExecutor extends Construct {
   }
 
   /**
-   * Lets an operator manage recurring schedules: TaskClient.schedule, unschedule,
-   * pauseSchedule, resumeSchedule, getSchedule and listSchedules.
+   * Lets an operator manage recurring schedules: `TaskClient.schedules` (set,
+   * delete, pause, resume, get and list).
    *
    * Actions: `scheduler:CreateSchedule`, `scheduler:UpdateSchedule`,
    * `scheduler:DeleteSchedule` and `scheduler:GetSchedule` on `schedule/<group>/*`;

@@ -1,5 +1,5 @@
 /**
- * `TaskClient.cancel` for many tasks at once: by ids, or every unfinished task of an
+ * `TaskClient.cancelMany`: cancels many tasks at once: by ids, or every unfinished task of an
  * ordering key. Each task is cancelled on its own, as {@link cancelTask} does for one, so one
  * task's refusal never stops the others.
  */
@@ -11,7 +11,7 @@ import { type CancelDeps, cancelTask } from './cancel.js';
 import { listTasks } from './list-tasks.js';
 import type { StatusIndex } from './status-index.js';
 
-/** Which tasks `TaskClient.cancel` cancels at once. */
+/** Which tasks `TaskClient.cancelMany` cancels. */
 export type CancelSelection =
   | { readonly ids: readonly string[]; readonly reason?: string | undefined }
   | { readonly orderingKey: string; readonly reason?: string | undefined };

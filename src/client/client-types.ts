@@ -7,8 +7,12 @@ export type { DeadLetter, DeadLetterStats } from './dead-letters.js';
 export type { Duration } from './duration.js';
 export type { BatchOptions, BatchThen, FanInResult } from './fan-in.js';
 export type { GetOptions } from './get-result.js';
-export type { LaneDeadLetter, LaneDeadLetterStats } from './lane-dead-letters.js';
-export type { TaskListFilter, TaskListPage } from './list-tasks.js';
+export type {
+  DeadLetterClient,
+  LaneDeadLetter,
+  LaneDeadLetterStats,
+} from './lane-dead-letters.js';
+export type { StatusPageOptions, TaskListFilter, TaskListPage } from './list-tasks.js';
 export type { TaskClientOptions } from './options.js';
 export type { ParkedKey, ReleaseKeyResult } from './parked-keys.js';
 export type { PurgeOptions, PurgeResult } from './purge.js';

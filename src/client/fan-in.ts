@@ -1,5 +1,5 @@
 /**
- * Fan-out and fan-in (docs/dependencies.md): `enqueueBatch(children, { then })` enqueues the
+ * Fan-out and fan-in (docs/dependencies.md): `enqueueFanIn(children, { then })` enqueues the
  * children, then one task that depends on all of them.
  */
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';

@@ -89,3 +89,40 @@ export async function laneDeadLetterStats(
     byLane: Object.fromEntries(queues.map((q, i) => [q.lane, stats[i] as DeadLetterStats])),
   };
 }
+
+/**
+ * `TaskClient.deadLetters`: the dead-letter queues' messages, over every lane's DLQ. The
+ * DEAD tasks themselves are the client's (`redrive`, `purge`, `listByStatus`).
+ */
+export interface DeadLetterClient {
+  /**
+   * Looks at up to `limit` dead-letter messages (10 by default) without deleting them, over
+   * every lane's DLQ; each message says its lane. Each peek counts as a receive, so a
+   * message peeked often enough moves on like any other (docs/operations.md).
+   *
+   * @throws ConfigurationError when no dead-letter queue URL is configured.
+   */
+  peek(options?: { limit?: number }): Promise<LaneDeadLetter[]>;
+  /**
+   * The DLQ's depth and its oldest message's first send time (from a peek of up to
+   * `sample` messages, 100 by default); with lanes, over every lane's DLQ and per lane.
+   *
+   * @throws ConfigurationError when no dead-letter queue URL is configured.
+   */
+  stats(options?: { sample?: number }): Promise<LaneDeadLetterStats>;
+}
+
+/** The {@link DeadLetterClient} over these lanes; the queues are resolved at each call. */
+export function deadLetterClient(
+  sqs: SQSClient,
+  deadLetterQueueUrl: string | undefined,
+  lanes: LaneQueues,
+): DeadLetterClient {
+  return {
+    // Async, so that a missing queue URL rejects rather than throws.
+    peek: async (options = {}) =>
+      peekLaneDeadLetters(sqs, deadLetterQueues(deadLetterQueueUrl, lanes), options),
+    stats: async (options = {}) =>
+      laneDeadLetterStats(sqs, deadLetterQueues(deadLetterQueueUrl, lanes), options),
+  };
+}

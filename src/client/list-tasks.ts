@@ -27,7 +27,15 @@ export interface TaskListFilter {
   readonly cursor?: string | undefined;
 }
 
-/** A page of {@link listTasks}, newest first. */
+/** Options of `TaskClient.listByStatus`. */
+export interface StatusPageOptions {
+  /** Tasks per page, 1 to 1000. @default 100 */
+  readonly limit?: number | undefined;
+  /** The `cursor` of the previous page. */
+  readonly cursor?: string | undefined;
+}
+
+/** A page of tasks: of `TaskClient.list` (newest first) or `TaskClient.listByStatus`. */
 export interface TaskListPage {
   readonly items: readonly TaskRecord[];
   /** Pass back as `cursor` for the next page; undefined on the last page. */

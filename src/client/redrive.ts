@@ -151,35 +151,6 @@ async function redriveReleased(record: TaskRecord, deps: RedriveDeps): Promise<T
   }
 }
 
-/** Deletes DEAD tasks older than `olderThanMs` (by the time they died). Returns how many. */
-export async function purgeDead(
-  store: TaskStore,
-  olderThanMs: number,
-  clock: () => number,
-  principal?: string,
-): Promise<number> {
-  if (!Number.isFinite(olderThanMs) || olderThanMs < 0) {
-    throw new ValidationError('purgeDead options', [
-      {
-        path: 'olderThan',
-        message: `expected a non-negative number of milliseconds, received ${olderThanMs}`,
-      },
-    ]);
-  }
-  let purged = 0;
-  for await (const page of store.iterate(TaskStatus.DEAD, { before: clock() - olderThanMs })) {
-    for (const record of page) {
-      try {
-        await store.purge(record, principal);
-        purged += 1;
-      } catch (err) {
-        if (!(err instanceof TransitionRejectedError)) throw err; // Redriven meanwhile.
-      }
-    }
-  }
-  return purged;
-}
-
 /**
  * The selected ids' records, read in the same order: the DEAD ones, and the others as
  * skipped, with the reason.

@@ -15,7 +15,7 @@ import type { SchedulerTarget } from '../scheduler/target.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import { prepareTask } from './prepare.js';
 
-/** Options of `TaskClient.schedule`. Give exactly one of `cron` and `rate`. */
+/** Options of `TaskClient.schedules.set`. Give exactly one of `cron` and `rate`. */
 export interface RecurringScheduleOptions<D extends TaskDefinition = TaskDefinition> {
   /** The task type each firing runs. */
   readonly task: D;

@@ -17,7 +17,7 @@ import { readSchedule, stateUpdate, updateStartDate, writeVerified } from './sch
 
 export type { RecurringScheduleOptions } from './schedule-input.js';
 
-/** Outcome of `TaskClient.schedule`. */
+/** Outcome of `TaskClient.schedules.set`. */
 export interface ScheduleResult {
   readonly name: string;
   readonly arn: string;
@@ -60,7 +60,7 @@ export class RecurringSchedules {
    * schedule's state (paused or not) unless `paused` is given, and its rate's phase unless
    * `startDate` is; see {@link startDateToSend} for the StartDate actually sent.
    */
-  async schedule(name: string, options: RecurringScheduleOptions): Promise<ScheduleResult> {
+  async set(name: string, options: RecurringScheduleOptions): Promise<ScheduleResult> {
     const { input, expression } = await validateSchedule(this.target, name, options);
     const client = this.target.client;
     const created = startDateToSend({
@@ -94,12 +94,12 @@ export class RecurringSchedules {
     });
     const arn = await writeVerified(client, this.target.groupName, name, build);
     // Deleted between the create and the update: create it again.
-    if (arn === undefined) return this.schedule(name, options);
+    if (arn === undefined) return this.set(name, options);
     return { name, arn, created: false };
   }
 
   /** Deletes a schedule; false when it did not exist. */
-  async unschedule(name: string): Promise<boolean> {
+  async delete(name: string): Promise<boolean> {
     checkName(name);
     try {
       await this.target.client.send(
@@ -112,6 +112,16 @@ export class RecurringSchedules {
     }
   }
 
+  /** Pauses a schedule (DISABLED); see {@link RecurringSchedules.setState}. */
+  pause(name: string): Promise<void> {
+    return this.setState(name, 'DISABLED');
+  }
+
+  /** Resumes a schedule (ENABLED); see {@link RecurringSchedules.setState}. */
+  resume(name: string): Promise<void> {
+    return this.setState(name, 'ENABLED');
+  }
+
   /**
    * Pauses (DISABLED) or resumes (ENABLED) a schedule. UpdateSchedule replaces the whole
    * definition, so the current one is read and written back with the new state, then read
@@ -120,7 +130,7 @@ export class RecurringSchedules {
    *
    * @throws ScheduleNotFoundError when no schedule has this name.
    */
-  async setState(name: string, state: 'ENABLED' | 'DISABLED'): Promise<void> {
+  private async setState(name: string, state: 'ENABLED' | 'DISABLED'): Promise<void> {
     checkName(name);
     const { client, groupName } = this.target;
     const build = (current: GetScheduleCommandOutput) => stateUpdate(current, state, this.clock());

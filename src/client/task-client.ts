@@ -1,8 +1,6 @@
-import { AuditEvent, type TaskStatus } from '../core/constants.js';
+import type { TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
-import { logAudit } from '../observability/audit.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
-import type { TaskPage } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import {
   type BatchEntry,
@@ -12,7 +10,7 @@ import {
   enqueueAll,
   enqueueOne,
 } from './batch.js';
-import { cancelTask } from './cancel.js';
+import { type CancelDeps, cancelTask } from './cancel.js';
 import { type CancelResult, type CancelSelection, cancelMany } from './cancel-many.js';
 import { type CheckReport, checkExecutor, reportError } from './check.js';
 import { type ClientParts, clientParts } from './client-parts.js';
@@ -20,31 +18,25 @@ import { type CountOptions, countTasks, type TaskCounts } from './counts.js';
 import { type BatchOptions, enqueueFanIn, type FanInResult } from './fan-in.js';
 import { type GetOptions, withResult } from './get-result.js';
 import { onTable } from './guarded-calls.js';
+import { type DeadLetterClient, deadLetterClient } from './lane-dead-letters.js';
 import {
-  deadLetterQueues,
-  type LaneDeadLetter,
-  type LaneDeadLetterStats,
-  laneDeadLetterStats,
-  peekLaneDeadLetters,
-} from './lane-dead-letters.js';
-import { listTasks, type TaskListFilter, type TaskListPage } from './list-tasks.js';
+  listTasks,
+  type StatusPageOptions,
+  type TaskListFilter,
+  type TaskListPage,
+} from './list-tasks.js';
 import type { TaskClientOptions } from './options.js';
 import * as parking from './parked-keys.js';
 import type { EnqueueOptions } from './prepare.js';
 import { type PurgeOptions, type PurgeResult, purgeTasks } from './purge.js';
 import {
-  purgeDead,
   type RedriveOptions,
   type RedriveResult,
   type RedriveSelection,
   redriveDead,
 } from './redrive.js';
-import type {
-  RecurringScheduleOptions,
-  ScheduleDetails,
-  ScheduleResult,
-  ScheduleSummary,
-} from './schedules.js';
+import { auditedSchedules, type ScheduleClient } from './schedule-client.js';
+import type { StatusIndex } from './status-index.js';
 import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
 import { type TaskTransition, type WatchOptions, watchTransitions } from './watch.js';
@@ -60,8 +52,31 @@ export class TaskClient {
   /** Everything the client is made of, wired once from its options (see clientParts). */
   private readonly parts: ClientParts;
 
+  /**
+   * The recurring schedules of the executor's schedule group: `set`, `get`, `list`,
+   * `pause`, `resume`, `delete` (docs/scheduling.md).
+   */
+  readonly schedules: ScheduleClient;
+
+  /**
+   * The dead-letter queues' messages, over every lane: `peek` and `stats`. The DEAD tasks
+   * are the client's own ({@link TaskClient.redrive}, {@link TaskClient.purge},
+   * {@link TaskClient.listByStatus}).
+   */
+  readonly deadLetters: DeadLetterClient;
+
   constructor(options: TaskClientOptions = {}) {
     this.parts = clientParts(options);
+    this.schedules = auditedSchedules(this.parts.recurring, {
+      logger: this.parts.logger,
+      clock: this.parts.clock,
+      principal: () => this.principal(),
+    });
+    this.deadLetters = deadLetterClient(
+      this.parts.sqs,
+      this.parts.deadLetterQueueUrl,
+      this.parts.lanes,
+    );
   }
 
   /**
@@ -120,23 +135,24 @@ export class TaskClient {
    *   {@link TaskClient.enqueue}): that is no entry's fault, and the records written stay
    *   PENDING for the sweeper.
    */
-  enqueueBatch(entries: readonly BatchEntry[]): Promise<BatchEntryResult[]>;
-  /**
-   * Fan-out and fan-in: enqueues `entries`, then `options.then`, a task that depends on all
-   * of them and starts once every one has SUCCEEDED (docs/dependencies.md). At most 99
-   * entries. The fan-in task is created only when every entry was enqueued.
-   */
-  enqueueBatch(entries: readonly BatchEntry[], options: BatchOptions): Promise<FanInResult>;
-  async enqueueBatch(
-    entries: readonly BatchEntry[],
-    options?: BatchOptions,
-  ): Promise<BatchEntryResult[] | FanInResult> {
-    const results = await this.parts.usage.trackTask(
+  enqueueBatch(entries: readonly BatchEntry[]): Promise<BatchEntryResult[]> {
+    return this.parts.usage.trackTask(
       ENQUEUE_USAGE,
       () => enqueueAll(entries, this.parts.batch),
       entries.length,
     );
-    if (options?.then === undefined) return results;
+  }
+
+  /**
+   * Fan-out and fan-in: enqueues `entries` as {@link TaskClient.enqueueBatch} does, then
+   * `options.then`, a task that depends on all of them and starts once every one has
+   * SUCCEEDED (docs/dependencies.md). At most 99 entries. The fan-in task is created only
+   * when every entry was enqueued.
+   *
+   * @throws ValidationError when there are more than 99 entries or `then` is malformed.
+   */
+  async enqueueFanIn(entries: readonly BatchEntry[], options: BatchOptions): Promise<FanInResult> {
+    const results = await this.enqueueBatch(entries);
     return enqueueFanIn(results, options.then, (then, dependsOn) =>
       this.enqueue(then.task, then.payload, { ...then.options, dependsOn }),
     );
@@ -205,26 +221,6 @@ export class TaskClient {
   }
 
   /**
-   * Deletes DEAD tasks that died more than `olderThan` milliseconds ago. Returns how many.
-   * Conditional per task, so one redriven meanwhile is kept.
-   */
-  async purgeDead(options: { olderThan: number }): Promise<number> {
-    const principal = await this.principal();
-    return purgeDead(this.parts.store, options.olderThan, this.parts.clock, principal);
-  }
-
-  /**
-   * The principal this client's operator actions (redrive, cancel, purge, releaseKey, and
-   * pausing, resuming or deleting a schedule) are recorded as, in their audit lines and
-   * history entries: the `principal` option, else the STS caller identity's ARN, asked once
-   * per client and kept; `unknown principal (<why>)` while STS cannot be reached, which does
-   * not stop the action (docs/adr/0039-operator-audit.md).
-   */
-  principal(): Promise<string> {
-    return this.parts.principal();
-  }
-
-  /**
    * Reads a task; undefined when no task has this id. A claim-checked result is read from S3
    * unless `{ fetch: false }` (see {@link GetOptions}); a claim-checked payload is not.
    * @throws ConfigurationError when the table cannot be read for a permanent reason.
@@ -236,23 +232,25 @@ export class TaskClient {
   }
 
   /**
-   * Lists tasks. With a filter (status, type, ordering key, time range, limit): newest first
-   * across every shard, by the time of the task's last status change (see
-   * {@link TaskListFilter}). With a status: that status's tasks shard by shard, as the
-   * sweeper reads them.
+   * Lists tasks, newest first across every shard, by the time of the task's last status
+   * change, filtered by status, type, ordering key and time range (see
+   * {@link TaskListFilter}).
    *
-   * @throws ValidationError listing every bad filter, or when `status` is not a TaskStatus.
+   * @throws ValidationError listing every bad filter.
    */
-  list(filter?: TaskListFilter): Promise<TaskListPage>;
-  list(status: TaskStatus, options?: { limit?: number; cursor?: string }): Promise<TaskPage>;
-  async list(
-    statusOrFilter: TaskStatus | TaskListFilter = {},
-    options: { limit?: number; cursor?: string } = {},
-  ): Promise<TaskPage | TaskListPage> {
-    if (typeof statusOrFilter === 'object' && statusOrFilter !== null) {
-      return onTable(this.parts.tableCall, () => listTasks(this.parts.index, statusOrFilter));
-    }
-    const valid = assertTaskStatus(statusOrFilter, 'list status');
+  list(filter: TaskListFilter = {}): Promise<TaskListPage> {
+    return onTable(this.parts.tableCall, () => listTasks(this.parts.index, filter));
+  }
+
+  /**
+   * Pages through one status's tasks shard by shard, as the sweeper reads them: every task
+   * of the status, in no particular order, `limit` at a time; pass the page's `cursor` back
+   * for the next page.
+   *
+   * @throws ValidationError when `status` is not a TaskStatus.
+   */
+  async listByStatus(status: TaskStatus, options: StatusPageOptions = {}): Promise<TaskListPage> {
+    const valid = assertTaskStatus(status, 'listByStatus status');
     return onTable(this.parts.tableCall, () => this.parts.store.list(valid, options));
   }
 
@@ -266,28 +264,6 @@ export class TaskClient {
   }
 
   /**
-   * Looks at up to `limit` dead-letter messages without deleting them, over every lane's DLQ
-   * (each message says its lane). Each peek counts as a receive (see {@link peekDeadLetters}).
-   *
-   * @throws ConfigurationError when no dead-letter queue URL is configured.
-   */
-  async peekDeadLetters(options: { limit?: number } = {}): Promise<LaneDeadLetter[]> {
-    const queues = deadLetterQueues(this.parts.deadLetterQueueUrl, this.parts.lanes);
-    return peekLaneDeadLetters(this.parts.sqs, queues, options);
-  }
-
-  /**
-   * The dead-letter queue's depth and its oldest message's first send time (from a peek of
-   * up to `sample` messages, 100 by default); with lanes, over every lane's DLQ and per lane.
-   *
-   * @throws ConfigurationError when no dead-letter queue URL is configured.
-   */
-  async deadLetterStats(options: { sample?: number } = {}): Promise<LaneDeadLetterStats> {
-    const queues = deadLetterQueues(this.parts.deadLetterQueueUrl, this.parts.lanes);
-    return laneDeadLetterStats(this.parts.sqs, queues, options);
-  }
-
-  /**
    * Deletes the DEAD tasks that died more than `olderThan` ago (with `dryRun`, only lists
    * them; with `ids`, only those of them). A task redriven meanwhile is kept.
    *
@@ -298,6 +274,17 @@ export class TaskClient {
     return onTable(this.parts.tableCall, () =>
       purgeTasks(this.parts.store, options, this.parts.clock(), principal),
     );
+  }
+
+  /**
+   * The principal this client's operator actions (redrive, cancel, purge, releaseKey, and
+   * pausing, resuming or deleting a schedule) are recorded as, in their audit lines and
+   * history entries: the `principal` option, else the STS caller identity's ARN, asked once
+   * per client and kept; `unknown principal (<why>)` while STS cannot be reached, which does
+   * not stop the action (docs/adr/0039-operator-audit.md).
+   */
+  principal(): Promise<string> {
+    return this.parts.principal();
   }
 
   /**
@@ -320,90 +307,29 @@ export class TaskClient {
 
   /**
    * Cancels a task: a waiting one at once; a RUNNING one is marked `cancelRequested`, and its
-   * worker ends it CANCELLED at its next heartbeat (docs/progress-and-cancel.md). With
-   * `{ ids }` or `{ orderingKey }`: each unfinished task of the selection.
+   * worker ends it CANCELLED at its next heartbeat (docs/progress-and-cancel.md).
    *
    * @throws TaskNotFoundError when no task has this id.
    * @throws TransitionRejectedError when the task has finished; `current` says how.
-   * @throws ValidationError for a malformed selection.
    */
-  cancel(id: string, reason?: string): Promise<TaskRecord>;
-  cancel(selection: CancelSelection): Promise<CancelResult>;
-  async cancel(
-    target: string | CancelSelection,
-    reason?: string,
-  ): Promise<TaskRecord | CancelResult> {
-    const { store, delayed, logger, index, dispatcher } = this.parts;
-    const get = (taskId: string) => this.get(taskId);
-    const principal = await this.principal();
-    const deps = { store, delayed, logger, index, dispatcher, get, principal };
-    if (typeof target === 'object' && target !== null) return cancelMany(target, deps);
-    return cancelTask(target, reason, deps);
+  async cancel(id: string, reason?: string): Promise<TaskRecord> {
+    return cancelTask(id, reason, await this.cancelDeps());
   }
 
   /**
-   * Creates or updates a recurring schedule: each firing becomes one task
-   * `<name>@<scheduled time>`, even when Scheduler delivers it twice. The expression and
-   * time zone are validated before any call. Creating an existing name updates it.
+   * Cancels each unfinished task of a selection (`{ ids }` or `{ orderingKey }`), as
+   * {@link TaskClient.cancel} does one, and reports each task's outcome.
    *
-   * @throws ValidationError listing every problem (name, expression, time zone, payload).
-   * @throws ConfigurationError when the schedule group or scheduler role is not configured.
+   * @throws ValidationError for a malformed selection.
    */
-  schedule<D extends TaskDefinition>(
-    name: string,
-    options: RecurringScheduleOptions<D>,
-  ): Promise<ScheduleResult> {
-    return this.parts.recurring.schedule(name, options);
+  async cancelMany(selection: CancelSelection): Promise<CancelResult> {
+    return cancelMany(selection, await this.cancelDeps());
   }
 
-  /** Deletes a recurring schedule; false when there was none. Tasks already fired stay. */
-  async unschedule(name: string): Promise<boolean> {
+  private async cancelDeps(): Promise<CancelDeps & { readonly index: StatusIndex }> {
+    const { store, delayed, logger, index, dispatcher } = this.parts;
     const principal = await this.principal();
-    const deleted = await this.parts.recurring.unschedule(name);
-    if (deleted) this.auditSchedule(AuditEvent.SCHEDULE_DELETED, name, principal);
-    return deleted;
-  }
-
-  /** Stops a recurring schedule's firings (Scheduler State DISABLED) until resumed. */
-  async pauseSchedule(name: string): Promise<void> {
-    const principal = await this.principal();
-    await this.parts.recurring.setState(name, 'DISABLED');
-    this.auditSchedule(AuditEvent.SCHEDULE_PAUSED, name, principal);
-  }
-
-  /** Resumes a paused schedule; firings missed while paused are not made up. */
-  async resumeSchedule(name: string): Promise<void> {
-    const principal = await this.principal();
-    await this.parts.recurring.setState(name, 'ENABLED');
-    this.auditSchedule(AuditEvent.SCHEDULE_RESUMED, name, principal);
-  }
-
-  /** The audit line of an operator's change to a schedule, which has no task record. */
-  private auditSchedule(event: AuditEvent, name: string, principal: string): void {
-    logAudit(
-      this.parts.logger,
-      {
-        event,
-        taskId: undefined,
-        taskType: undefined,
-        attempt: 0,
-        status: undefined,
-        workerId: undefined,
-        at: this.parts.clock(),
-        detail: `schedule ${name}`,
-        principal,
-      },
-      { fields: { schedule: name } },
-    );
-  }
-
-  /** Lists the recurring schedules (with `includeDelayed`, delayed tasks' schedules too). */
-  listSchedules(options: { includeDelayed?: boolean } = {}): Promise<ScheduleSummary[]> {
-    return this.parts.recurring.list(options);
-  }
-
-  /** Reads one recurring schedule: expression, time zone, task and payload. */
-  getSchedule(name: string): Promise<ScheduleDetails | undefined> {
-    return this.parts.recurring.get(name);
+    const get = (id: string) => this.get(id);
+    return { store, delayed, logger, index, dispatcher, get, principal };
   }
 }

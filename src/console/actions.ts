@@ -239,10 +239,10 @@ async function run(
       };
     }
     case 'pause':
-      await client.pauseSchedule(action.name);
+      await client.schedules.pause(action.name);
       return { title: `Paused ${action.name}`, lines: [], ids: [], failed: false };
     case 'resume':
-      await client.resumeSchedule(action.name);
+      await client.schedules.resume(action.name);
       return { title: `Resumed ${action.name}`, lines: [], ids: [], failed: false };
   }
 }

@@ -77,7 +77,7 @@ async function readDeadLetters(
   now: number,
 ): Promise<{ deadLetters: DeadLetterSummary | undefined; deadLettersError: string | undefined }> {
   try {
-    const stats = await client.deadLetterStats({ sample: 10 });
+    const stats = await client.deadLetters.stats({ sample: 10 });
     const oldestAgeMs = stats.oldestSentAt === undefined ? undefined : now - stats.oldestSentAt;
     const byLane =
       stats.byLane === undefined
@@ -109,7 +109,7 @@ export async function readSchedules(client: TaskClient): Promise<{
   schedulesError: string | undefined;
 }> {
   try {
-    return { schedules: await client.listSchedules(), schedulesError: undefined };
+    return { schedules: await client.schedules.list(), schedulesError: undefined };
   } catch (err) {
     return { schedules: undefined, schedulesError: (err as Error).message };
   }

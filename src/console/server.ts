@@ -149,7 +149,7 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
     const { schedules, schedulesError } = await readSchedules(client);
     const details = new Map<string, ScheduleDetails>();
     for (const s of schedules ?? []) {
-      const d = await client.getSchedule(s.name);
+      const d = await client.schedules.get(s.name);
       if (d !== undefined) details.set(s.name, d);
     }
     return c.html(schedulesPage(page(), schedules, details, schedulesError));

@@ -52,7 +52,7 @@ beforeAll(async () => {
   });
   const { client } = executor;
   await seedTasks(client);
-  await client.schedule('nightly-report', {
+  await client.schedules.set('nightly-report', {
     task: reportTask,
     payload: { month: 'current' },
     cron: '0 2 * * ? *',
@@ -219,7 +219,7 @@ describe('console in Chromium', () => {
     expect(focusedOnLoad).toBe('BODY');
     expect(focused).toBe('Confirm resume');
     expect(outcome).toBe('Resumed nightly-report');
-    expect((await executor.client.getSchedule('nightly-report'))?.state).toBe('ENABLED');
+    expect((await executor.client.schedules.get('nightly-report'))?.state).toBe('ENABLED');
   });
 });
 

@@ -42,10 +42,10 @@ describe('(c) messages without a record', () => {
       replays.push(duplicateOf(record, 1));
     }
     await eventuallyTrue(async () => {
-      const dead = await client.list(TaskStatus.DEAD, { limit: 1000 });
+      const dead = await client.listByStatus(TaskStatus.DEAD, { limit: 1000 });
       return dead.items.length === REPLAYED;
     }, 60_000);
-    const purged = await client.purgeDead({ olderThan: 0 });
+    const purged = (await client.purge({ status: TaskStatus.DEAD, olderThan: 0 })).purged.length;
     const forgedIds = range(FORGED).map(() => randomUUID());
     const forged: RawMessage[] = forgedIds.map((id) => ({
       body: JSON.stringify({ tasklane: MESSAGE_SCHEMA_VERSION, id, type: FAULT_TASK_TYPE }),

@@ -90,7 +90,7 @@ describe('(p) forged firings', () => {
 
     // Act: the genuine schedules, then the forgeries while they fire.
     for (const [i, name] of names.entries()) {
-      await client.schedule(name, {
+      await client.schedules.set(name, {
         task,
         payload: { seq: i, mode: WorkMode.OK, runMs: 50 },
         rate: '1 minute',
@@ -190,7 +190,7 @@ describe('(p) forged firings', () => {
     const lastSecond = Math.max(...timings.map(firstOf)) + MINUTE;
     await sleep(Math.max(0, lastSecond + 3000 - Date.now()));
     const cutoff = Date.now() - 2000;
-    for (const name of names) await client.unschedule(name);
+    for (const name of names) await client.schedules.delete(name);
     const genuine = timings.flatMap((t) =>
       occurrences(t.timing, t.startDate - 1000, cutoff).map(
         (at) => `${t.name}@${formatScheduledTime(at)}`,

@@ -125,7 +125,7 @@ describe('(q) nested payloads', () => {
     const atProducer = [
       await refused(client.enqueue(task, nested(DEEP, 'array') as never, { orderingKey: KEY })),
       await refused(
-        client.schedule('q-producer', {
+        client.schedules.set('q-producer', {
           task,
           payload: nested(DEEP, 'array') as never,
           rate: '1 hour',

@@ -1,7 +1,7 @@
 /**
  * (t) Dependencies under SIGKILL. Three worker processes run a DAG of tasks while the suite
  * SIGKILLs a random one every 0.8-2.5 s and restarts it: in each of ten groups, a root fans
- * out to six children, which fan in (`enqueueBatch(children, { then })`) to a join, followed
+ * out to six children, which fan in (`enqueueFanIn(children, { then })`) to a join, followed
  * by a chain of three, the last with two parents, and a task joining the group with the
  * previous one. The producer enqueues group after group while the workers run, so some
  * parents have finished by the time their dependents are enqueued. A kill between a parent's
@@ -89,13 +89,13 @@ describe('(t) dependencies under SIGKILL', () => {
     for (const g of range(GROUPS)) {
       const { root, children, join, rest } = group(g);
       await client.enqueue(task, payload(), { id: root.id });
-      const batch = await client.enqueueBatch(
+      const batch = await client.enqueueFanIn(
         children.map((c) => ({
           task,
           payload: payload(),
           options: { id: c.id, dependsOn: c.parents },
         })),
-        // biome-ignore lint/suspicious/noThenProperty: `then` is enqueueBatch's option, no promise.
+        // biome-ignore lint/suspicious/noThenProperty: `then` is enqueueFanIn's option, no promise.
         { then: { task, payload: payload(), options: { id: join.id } } },
       );
       if (batch.fanIn?.id !== join.id) throw new Error(`group ${g}: fan-in not enqueued`);

@@ -1,18 +1,33 @@
 /**
  * Runs the `tasklane` executable as a child process, as an operator's shell would: the
- * package's bin entry (src/cli/main.ts, loaded through tsx's hooks so no build is needed), with
- * its own environment, stdin not a terminal. One process, not tsx's CLI and a child of its:
- * a signal reaches the CLI's own handlers, as it would from a shell.
+ * package's bin entry (src/cli/main.ts, bundled once per run by the project's global setup,
+ * test/helpers/cli-bundle-setup.ts), with its own environment, stdin not a terminal. One
+ * process: a signal reaches the CLI's own handlers, as it would from a shell.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { inject } from 'vitest';
 import { EnvVars } from '../../src/config.js';
 import type { TestExecutor } from './executor.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MAIN = path.join(ROOT, 'src/cli/main.ts');
 const TEST_AUDIT_LOG = path.join(tmpdir(), `tasklane-cli-test-audit-${process.pid}.log`);
+
+/**
+ * The commands that import modules at run time, which the bundle does not hold: `console`
+ * (the console's module, found beside the CLI's) and `dev` (the user's task module, which
+ * imports Tasklane's sources). They run from the sources, through tsx, as before the bundle;
+ * for `dev` that also gives the user's module and the CLI one copy of each Tasklane module, as
+ * in an installed package.
+ */
+const FROM_SOURCE = new Set(['console', 'dev']);
+
+/** What node runs before the CLI's arguments: the run's bundle, or the sources. */
+function entryArgs(args: readonly string[]): string[] {
+  return FROM_SOURCE.has(args[0] ?? '') ? ['--import', 'tsx', MAIN] : [inject('cliEntry')];
+}
 
 /** What one run of the CLI produced. */
 export interface CliRun {
@@ -39,7 +54,7 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('TASKLANE_')),
   );
-  return spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  return spawn(process.execPath, [...entryArgs(args), ...args], {
     cwd: ROOT,
     // Operator actions are logged; a test's go to a scratch file, not the home directory.
     env: { ...clean, NO_COLOR: '1', TASKLANE_AUDIT_LOG: TEST_AUDIT_LOG, ...env },

@@ -7,6 +7,11 @@ declare module 'vitest' {
      * theirs through `emulatorEndpoint()` (test/helpers/endpoint.ts).
      */
     awsEndpoints: string[];
+    /**
+     * The `tasklane` executable bundled for this run (test/helpers/cli-bundle-setup.ts), which
+     * test/helpers/cli.ts starts.
+     */
+    cliEntry: string;
   }
 }
 

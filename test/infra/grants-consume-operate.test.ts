@@ -57,7 +57,7 @@ describe('TaskExecutor.grantConsume', () => {
 });
 
 describe('TaskExecutor.grantOperate', () => {
-  it('allows redrive, cancel and purgeDead, and nothing that enqueues new work', () => {
+  it('allows redrive, cancel and purge, and nothing that enqueues new work', () => {
     // Act
     const template = granted((executor, role) => executor.grantOperate(role));
 

@@ -26,7 +26,7 @@ async function claim(
   return executor.store.claim(seen, { workerId: 'w', leaseMs: 60_000 });
 }
 
-describe('TaskClient.cancel({ ids })', () => {
+describe('TaskClient.cancelMany({ ids })', () => {
   it('cancels the waiting, marks the running, and reports the finished and the unknown', async () => {
     const client = executor.client();
     const { id: queued } = await client.enqueue(step, { n: 1 });
@@ -36,7 +36,10 @@ describe('TaskClient.cancel({ ids })', () => {
     const finished = await claim(done);
     await executor.store.complete(finished.lease, '1');
 
-    const result = await client.cancel({ ids: [queued, running, done, 'missing'], reason: 'bulk' });
+    const result = await client.cancelMany({
+      ids: [queued, running, done, 'missing'],
+      reason: 'bulk',
+    });
 
     expect(result).toEqual({
       cancelled: [queued],
@@ -55,8 +58,8 @@ describe('TaskClient.cancel({ ids })', () => {
   it('refuses an empty or malformed selection, saying what it expected', async () => {
     const client = executor.client();
 
-    const empty = await client.cancel({ ids: [] }).catch((e: unknown) => e);
-    const noKey = await client.cancel({ orderingKey: '' }).catch((e: unknown) => e);
+    const empty = await client.cancelMany({ ids: [] }).catch((e: unknown) => e);
+    const noKey = await client.cancelMany({ orderingKey: '' }).catch((e: unknown) => e);
 
     expect(empty).toBeInstanceOf(ValidationError);
     expect((empty as ValidationError).message).toContain('expected 1 to 1000 non-empty task ids');
@@ -65,7 +68,7 @@ describe('TaskClient.cancel({ ids })', () => {
   });
 });
 
-describe('TaskClient.cancel({ orderingKey })', () => {
+describe('TaskClient.cancelMany({ orderingKey })', () => {
   it("cancels every unfinished task of the key and leaves other keys' tasks alone", async () => {
     const client = executor.client();
     const ids: string[] = [];
@@ -75,7 +78,7 @@ describe('TaskClient.cancel({ orderingKey })', () => {
     const { id: other } = await client.enqueue(step, { n: 9 }, { orderingKey: 'k2' });
     await claim(ids[0] as string);
 
-    const result = await client.cancel({ orderingKey: 'k1' });
+    const result = await client.cancelMany({ orderingKey: 'k1' });
 
     expect([...result.cancelled].sort()).toEqual([ids[1], ids[2]].sort());
     expect(result.requested).toEqual([ids[0]]);

@@ -171,7 +171,9 @@ describe('tasklane purge', () => {
 
 describe('tasklane schedules', () => {
   it('pauses and resumes a schedule, and exits 4 for an unknown one', async () => {
-    await executor.client().schedule('nightly', { rate: '1 day', task: email, payload: { n: 1 } });
+    await executor
+      .client()
+      .schedules.set('nightly', { rate: '1 day', task: email, payload: { n: 1 } });
 
     const paused = await runCli(['schedules', 'pause', 'nightly'], env);
     const listed = JSON.parse((await runCli(['schedules', 'list', '--json'], env)).stdout);
@@ -181,7 +183,7 @@ describe('tasklane schedules', () => {
     expect(paused.stdout).toContain('Schedule nightly is DISABLED.');
     expect(listed).toEqual([expect.objectContaining({ name: 'nightly', state: 'DISABLED' })]);
     expect(JSON.parse(resumed.stdout)).toEqual({ name: 'nightly', state: 'ENABLED' });
-    expect((await executor.client().getSchedule('nightly'))?.state).toBe('ENABLED');
+    expect((await executor.client().schedules.get('nightly'))?.state).toBe('ENABLED');
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toContain('No schedule is named "weekly"');
   });

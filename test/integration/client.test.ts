@@ -180,13 +180,13 @@ describe('TaskClient.get, list and wait', () => {
       })),
     );
 
-    const queued = await client.list(TaskStatus.PENDING);
+    const queued = await client.listByStatus(TaskStatus.PENDING);
 
     expect(queued.items.map((t) => t.id).sort()).toEqual(
       results.map((r) => (r.ok ? r.id : '')).sort(),
     );
     expect(queued.cursor).toBeUndefined();
-    expect((await client.list(TaskStatus.RUNNING)).items).toEqual([]);
+    expect((await client.listByStatus(TaskStatus.RUNNING)).items).toEqual([]);
   });
 
   it('throws WaitTimeoutError with the last record when the task does not finish in time', async () => {

@@ -15,7 +15,7 @@ beforeAll(async () => {
   await seedTasks(client);
   await executor.drain(executor.worker([reportTask, fragileTask]));
   await client.enqueue(reportTask, { month: 'later' }, { id: 'report-later', orderingKey: 'k1' });
-  await client.schedule('nightly-report', {
+  await client.schedules.set('nightly-report', {
     task: reportTask,
     payload: { month: 'current' },
     cron: '0 2 * * ? *',

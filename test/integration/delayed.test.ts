@@ -253,7 +253,7 @@ describe('TaskClient.enqueue with runAt', () => {
 
     expect(second).toMatchObject({ created: false, sent: true });
     expect(second.record.runAt).toBe(first.record.runAt);
-    expect(await client.listSchedules({ includeDelayed: true })).toHaveLength(1);
+    expect(await client.schedules.list({ includeDelayed: true })).toHaveLength(1);
   });
 });
 

@@ -38,7 +38,7 @@ describe('DependencyStore.finishRelease across shard counts', () => {
       `DEAD#${statusShard(parentId, 8)}`,
     );
     expect((await reader.get('shards-child'))?.status).toBe(TaskStatus.CANCELLED);
-    const dead = await reader.list(TaskStatus.DEAD);
+    const dead = await reader.listByStatus(TaskStatus.DEAD);
     expect(dead.items.map((t) => t.id)).toContain(parentId);
   });
 

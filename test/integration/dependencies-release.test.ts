@@ -55,7 +55,7 @@ describe('TaskClient.enqueueBatch with then', () => {
       payload: { name },
     }));
 
-    const batch = await client.enqueueBatch(children, {
+    const batch = await client.enqueueFanIn(children, {
       // biome-ignore lint/suspicious/noThenProperty: the option is named `then`; never awaited.
       then: { task: step, payload: { name: 'join' } },
     });

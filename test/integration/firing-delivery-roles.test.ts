@@ -104,7 +104,7 @@ describe('firing admission by delivery role', () => {
     const start = Math.ceil(state.now / MINUTE) * MINUTE;
     await executor
       .client()
-      .schedule('nightly', { task: report, payload: { to: 'finance' }, cron: '* * * * ? *' });
+      .schedules.set('nightly', { task: report, payload: { to: 'finance' }, cron: '* * * * ? *' });
     const pump = executor.pump({ clock, since: start - 1 });
 
     await pump.tick(start + 1000);

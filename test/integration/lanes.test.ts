@@ -154,7 +154,7 @@ describe('TaskClient.enqueue with lanes', () => {
   });
 
   it("creates a recurring schedule of a lane's type with the lane's queue as the target", async () => {
-    await client.schedule('bulk-hourly', { task: bulk, payload: { n: 4 }, rate: '1 hour' });
+    await client.schedules.set('bulk-hourly', { task: bulk, payload: { n: 4 }, rate: '1 hour' });
 
     const schedule = await clients.scheduler.send(
       new GetScheduleCommand({ Name: 'bulk-hourly', GroupName: location.scheduleGroup }),
@@ -227,7 +227,7 @@ describe('TaskClient.redrive with lanes', () => {
   });
 });
 
-describe('TaskClient.peekDeadLetters with lanes', () => {
+describe('TaskClient.deadLetters.peek with lanes', () => {
   it("reads every lane's DLQ and says which lane each message is in", async () => {
     await clients.sqs.send(
       new SendMessageCommand({
@@ -238,8 +238,8 @@ describe('TaskClient.peekDeadLetters with lanes', () => {
       }),
     );
 
-    const letters = await client.peekDeadLetters({ limit: 10 });
-    const stats = await client.deadLetterStats();
+    const letters = await client.deadLetters.peek({ limit: 10 });
+    const stats = await client.deadLetters.stats();
 
     expect(letters.map((l) => [l.taskId, l.lane])).toContainEqual(['urgent-dead', 'urgent']);
     expect(stats.byLane?.urgent?.visible).toBe(1);

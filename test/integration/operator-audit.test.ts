@@ -135,11 +135,11 @@ describe('operator actions', () => {
   it('log pausing, resuming and deleting a schedule with the principal', async () => {
     const logger = recordingLogger();
     const client = executor.client({ logger });
-    await client.schedule('nightly', { task: idle, payload: { n: 1 }, cron: '0 3 * * ? *' });
+    await client.schedules.set('nightly', { task: idle, payload: { n: 1 }, cron: '0 3 * * ? *' });
 
-    await client.pauseSchedule('nightly');
-    await client.resumeSchedule('nightly');
-    await client.unschedule('nightly');
+    await client.schedules.pause('nightly');
+    await client.schedules.resume('nightly');
+    await client.schedules.delete('nightly');
 
     const events = logger.lines
       .filter((l) => l.attributes.audit === true)

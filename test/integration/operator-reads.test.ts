@@ -117,7 +117,7 @@ describe('TaskClient.list with a filter', () => {
   });
 });
 
-describe('TaskClient.peekDeadLetters', () => {
+describe('TaskClient.deadLetters.peek', () => {
   it('shows dead letters without consuming them', async () => {
     const client = executor.client({ deadLetterQueueUrl: executor.deadLetterQueueUrl });
     for (const id of ['t1', 't2', 't3']) {
@@ -129,9 +129,9 @@ describe('TaskClient.peekDeadLetters', () => {
       );
     }
 
-    const first = await client.peekDeadLetters({ limit: 10 });
-    const second = await client.peekDeadLetters({ limit: 10 });
-    const stats = await client.deadLetterStats();
+    const first = await client.deadLetters.peek({ limit: 10 });
+    const second = await client.deadLetters.peek({ limit: 10 });
+    const stats = await client.deadLetters.stats();
 
     expect(first.map((m) => m.taskId).sort()).toEqual(['t1', 't2', 't3']);
     expect(second.map((m) => m.taskId).sort()).toEqual(['t1', 't2', 't3']);
@@ -143,19 +143,19 @@ describe('TaskClient.peekDeadLetters', () => {
   it('names the missing setting when no dead-letter queue is configured', async () => {
     const client = executor.client({ deadLetterQueueUrl: '' });
 
-    const error = await client.peekDeadLetters().catch((e: unknown) => e);
+    const error = await client.deadLetters.peek().catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as Error).message).toContain('TASKLANE_DLQ_URL');
   });
 });
 
-describe('TaskClient.deadLetterStats', () => {
+describe('TaskClient.deadLetters.stats', () => {
   it('names the queue and the setting when the dead-letter queue does not exist', async () => {
     const missing = executor.deadLetterQueueUrl.replace(/[^/]+$/, 'no-such-dlq.fifo');
     const client = executor.client({ deadLetterQueueUrl: missing });
 
-    const error = await client.deadLetterStats().catch((e: unknown) => e);
+    const error = await client.deadLetters.stats().catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as Error).message).toContain('no-such-dlq.fifo');

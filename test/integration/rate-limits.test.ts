@@ -244,7 +244,7 @@ describe('rateLimit cost', () => {
       'rate-limit rl-roomy',
       'rate-limit rl-roomy',
     ]);
-    const succeeded = await client.list(TaskStatus.SUCCEEDED, { limit: 1000 });
+    const succeeded = await client.listByStatus(TaskStatus.SUCCEEDED, { limit: 1000 });
     expect(succeeded.items.some((task) => task.id.startsWith('rate-limit'))).toBe(false);
     expect(await client.get('rate-limit rl-roomy')).toBeUndefined();
     expect((await client.counts()).total).toBe(succeeded.items.length);

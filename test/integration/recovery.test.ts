@@ -371,8 +371,8 @@ describe('TaskClient.redrive dead-letter drain', () => {
   });
 });
 
-describe('TaskClient.purgeDead', () => {
-  it('deletes DEAD tasks older than the given age and nothing else', async () => {
+describe('TaskClient.purge', () => {
+  it('deletes DEAD tasks older than the given age and leaves an unfinished task', async () => {
     const dies = defineTask('dies', {
       schema: z.object({}),
       retry: { maxAttempts: 1 },
@@ -385,9 +385,9 @@ describe('TaskClient.purgeDead', () => {
     await executor.deliver(executor.worker([dies]), await executor.receive());
     const { id: queuedId } = await client.enqueue(noop, { n: 1 });
 
-    const purged = await client.purgeDead({ olderThan: 0 });
+    const { purged } = await client.purge({ status: TaskStatus.DEAD, olderThan: 0 });
 
-    expect(purged).toBe(1);
+    expect(purged).toEqual([deadId]);
     expect(await client.get(deadId)).toBeUndefined();
     expect((await client.get(queuedId))?.status).toBe(TaskStatus.PENDING);
   });

@@ -83,7 +83,7 @@ describe('TaskClient.enqueue with runAt, rolled back', () => {
     expect(item[TableSchema.TTL_ATTRIBUTE]).toBe(
       Math.floor((state.now + Defaults.RETENTION_MS) / 1000),
     );
-    expect(await executor.client().list(TaskStatus.ROLLED_BACK)).toMatchObject({
+    expect(await executor.client().listByStatus(TaskStatus.ROLLED_BACK)).toMatchObject({
       items: [{ id: 'dentist' }],
     });
   });

@@ -47,19 +47,19 @@ describe('schedule groups', () => {
       );
     }
     for (const name of ['nightly', 'hourly']) {
-      await client.schedule(name, { rate: '1 hour', task: remind, payload: { note: name } });
+      await client.schedules.set(name, { rate: '1 hour', task: remind, payload: { note: name } });
     }
 
     // Act
-    const listed = await client.listSchedules();
+    const listed = await client.schedules.list();
     const recurringGroup = await firstPage(executor.scheduler.scheduleGroup);
 
     // Assert
     expect(listed.map((s) => s.name)).toEqual(['hourly', 'nightly']);
     expect(recurringGroup).toEqual({ names: ['hourly', 'nightly'], more: false });
-    const all = await client.listSchedules({ includeDelayed: true });
+    const all = await client.schedules.list({ includeDelayed: true });
     expect(all.filter((s) => s.kind === 'delayed')).toHaveLength(PENDING_DELAYED);
-    const page = await client.list(TaskStatus.SCHEDULED, { limit: 1000 });
+    const page = await client.listByStatus(TaskStatus.SCHEDULED, { limit: 1000 });
     expect(page.items).toHaveLength(PENDING_DELAYED);
   });
 
@@ -117,7 +117,11 @@ describe('TaskClient with scheduleKmsKeyArn', () => {
       { note: 'x' },
       { id: 'sealed', runAt: new Date(Date.now() + 30 * MINUTE) },
     );
-    await client.schedule('sealed-rate', { rate: '1 hour', task: remind, payload: { note: 'y' } });
+    await client.schedules.set('sealed-rate', {
+      rate: '1 hour',
+      task: remind,
+      payload: { note: 'y' },
+    });
 
     // Assert
     const delayed = await executor.clients.scheduler.send(

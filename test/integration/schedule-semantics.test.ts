@@ -70,23 +70,23 @@ async function writeAsAnotherClient(
   );
 }
 
-describe('TaskClient.schedule on an existing schedule', () => {
+describe('TaskClient.schedules.set on an existing schedule', () => {
   it('keeps a paused schedule paused when paused is not given', async () => {
     const client = executor.client();
-    await client.schedule('nightly', {
+    await client.schedules.set('nightly', {
       cron: '0 2 * * ? *',
       task: report,
       payload: { report: 'a' },
     });
-    await client.pauseSchedule('nightly');
+    await client.schedules.pause('nightly');
 
-    await client.schedule('nightly', {
+    await client.schedules.set('nightly', {
       cron: '0 3 * * ? *',
       task: report,
       payload: { report: 'b' },
     });
 
-    expect(await client.getSchedule('nightly')).toMatchObject({
+    expect(await client.schedules.get('nightly')).toMatchObject({
       state: 'DISABLED',
       expression: 'cron(0 3 * * ? *)',
       payload: { report: 'b' },
@@ -96,13 +96,13 @@ describe('TaskClient.schedule on an existing schedule', () => {
   it('resumes or pauses it when paused is given', async () => {
     const client = executor.client();
     const options = { cron: '0 2 * * ? *', task: report, payload: { report: 'a' } };
-    await client.schedule('nightly', options);
-    await client.pauseSchedule('nightly');
+    await client.schedules.set('nightly', options);
+    await client.schedules.pause('nightly');
 
-    await client.schedule('nightly', { ...options, paused: false });
-    const resumed = await client.getSchedule('nightly');
-    await client.schedule('nightly', { ...options, paused: true });
-    const paused = await client.getSchedule('nightly');
+    await client.schedules.set('nightly', { ...options, paused: false });
+    const resumed = await client.schedules.get('nightly');
+    await client.schedules.set('nightly', { ...options, paused: true });
+    const paused = await client.schedules.get('nightly');
 
     expect(resumed?.state).toBe('ENABLED');
     expect(paused?.state).toBe('DISABLED');
@@ -116,18 +116,18 @@ describe('an old startDate', () => {
     const client = executor.client({ clock: () => state.now });
     const startDate = new Date(state.now + MINUTE);
     const options = { rate: '5 minutes', task: report, payload: { report: 'r' }, startDate };
-    await client.schedule('every-5', options);
+    await client.schedules.set('every-5', options);
     state.now += 3 * HOUR + 7 * MINUTE;
     const onPhase = (d: Date | undefined) =>
       ((d?.getTime() ?? 0) - startDate.getTime()) % (5 * MINUTE);
 
     // Act
-    await client.pauseSchedule('every-5');
-    const afterPause = await client.getSchedule('every-5');
-    await client.resumeSchedule('every-5');
-    const afterResume = await client.getSchedule('every-5');
-    const redeclared = await client.schedule('every-5', options);
-    const afterRedeclare = await client.getSchedule('every-5');
+    await client.schedules.pause('every-5');
+    const afterPause = await client.schedules.get('every-5');
+    await client.schedules.resume('every-5');
+    const afterResume = await client.schedules.get('every-5');
+    const redeclared = await client.schedules.set('every-5', options);
+    const afterRedeclare = await client.schedules.get('every-5');
 
     // Assert: never in the past (Scheduler refuses more than 5 minutes), always on the phase.
     for (const details of [afterPause, afterResume, afterRedeclare]) {
@@ -145,20 +145,20 @@ describe('an old startDate', () => {
     const now = Date.now();
     const startDate = new Date(Math.floor(now / HOUR) * HOUR - 30 * 24 * HOUR + 17 * MINUTE);
 
-    await client.schedule('hourly', {
+    await client.schedules.set('hourly', {
       rate: '1 hour',
       task: report,
       payload: { report: 'r' },
       startDate,
     });
-    await client.schedule('daily', {
+    await client.schedules.set('daily', {
       cron: '0 9 * * ? *',
       task: report,
       payload: { report: 'r' },
       startDate,
     });
-    const hourly = await client.getSchedule('hourly');
-    const daily = await client.getSchedule('daily');
+    const hourly = await client.schedules.get('hourly');
+    const daily = await client.schedules.get('daily');
 
     expect(hourly?.startDate?.getTime()).toBeGreaterThanOrEqual(now);
     expect(((hourly?.startDate?.getTime() ?? 0) - startDate.getTime()) % HOUR).toBe(0);
@@ -170,16 +170,16 @@ describe('concurrent writers of one schedule', () => {
   it('a pause is not undone by an update that read the schedule before it', async () => {
     await executor
       .client()
-      .schedule('job', { rate: '5 minutes', task: report, payload: { report: 'a' } });
+      .schedules.set('job', { rate: '5 minutes', task: report, payload: { report: 'a' } });
     const scheduler = interposed('UpdateScheduleCommand', () =>
       writeAsAnotherClient('job', { report: 'b', state: 'ENABLED' }),
     );
     const client = executor.client({ scheduler });
 
-    await client.pauseSchedule('job');
+    await client.schedules.pause('job');
 
     // Both writers' intents stand.
-    expect(await client.getSchedule('job')).toMatchObject({
+    expect(await client.schedules.get('job')).toMatchObject({
       state: 'DISABLED',
       payload: { report: 'b' },
     });
@@ -188,15 +188,19 @@ describe('concurrent writers of one schedule', () => {
   it('an update is not undone by a pause that read the schedule before it', async () => {
     await executor
       .client()
-      .schedule('job', { rate: '5 minutes', task: report, payload: { report: 'a' } });
+      .schedules.set('job', { rate: '5 minutes', task: report, payload: { report: 'a' } });
     const scheduler = interposed('UpdateScheduleCommand', () =>
       writeAsAnotherClient('job', { report: 'a', state: 'DISABLED' }),
     );
     const client = executor.client({ scheduler });
 
-    await client.schedule('job', { rate: '5 minutes', task: report, payload: { report: 'b' } });
+    await client.schedules.set('job', {
+      rate: '5 minutes',
+      task: report,
+      payload: { report: 'b' },
+    });
 
-    expect(await client.getSchedule('job')).toMatchObject({
+    expect(await client.schedules.get('job')).toMatchObject({
       state: 'DISABLED',
       payload: { report: 'b' },
     });
@@ -228,7 +232,7 @@ describe('input that used to escape validation', () => {
 
     const error = await executor
       .client()
-      .schedule('too-much', {
+      .schedules.set('too-much', {
         cron: `${minutes} ${hours} ${Array.from({ length: 31 }, (_, i) => i + 1).join(',')} * ? *`,
         task: report,
         payload: { report: 'r' },
@@ -244,13 +248,13 @@ describe('input that used to escape validation', () => {
   it.each(['CET', 'EST5EDT', 'GMT'])('accepts the time zone %s', async (timezone) => {
     const client = executor.client();
 
-    await client.schedule('zoned', {
+    await client.schedules.set('zoned', {
       cron: '0 9 * * ? *',
       timezone,
       task: report,
       payload: { report: 'r' },
     });
 
-    expect((await client.getSchedule('zoned'))?.timezone).toBe(timezone);
+    expect((await client.schedules.get('zoned'))?.timezone).toBe(timezone);
   });
 });

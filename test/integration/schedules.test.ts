@@ -53,7 +53,7 @@ async function simulate(
 }
 
 async function tasksOf(schedule: string): Promise<TaskRecord[]> {
-  const page = await executor.client().list(TaskStatus.SUCCEEDED, { limit: 1000 });
+  const page = await executor.client().listByStatus(TaskStatus.SUCCEEDED, { limit: 1000 });
   return page.items.filter((r) => r.id.startsWith(`${schedule}@`));
 }
 
@@ -71,13 +71,13 @@ async function scheduleCount(): Promise<number> {
   return out.Schedules?.length ?? 0;
 }
 
-describe('TaskClient.schedule with a rate', () => {
+describe('TaskClient.schedules.set with a rate', () => {
   it('gives exactly 12 tasks for rate(5 minutes) over a simulated hour', async () => {
     // Arrange
     const { state, clock } = fakeClock();
     const start = state.now + MINUTE;
     const client = executor.client({ clock });
-    await client.schedule('every-5', {
+    await client.schedules.set('every-5', {
       rate: '5 minutes',
       task: report,
       payload: { report: 'queue depth' },
@@ -109,7 +109,7 @@ describe('TaskClient.schedule with a rate', () => {
     const { state, clock } = fakeClock();
     const start = state.now + MINUTE;
     const client = executor.client({ clock });
-    await client.schedule('every-5', {
+    await client.schedules.set('every-5', {
       rate: 'rate(5 minutes)',
       task: report,
       payload: { report: 'queue depth' },
@@ -141,7 +141,7 @@ describe('TaskClient.schedule with a rate', () => {
     const { state, clock } = fakeClock();
     const start = state.now + MINUTE;
     const client = executor.client({ clock });
-    await client.schedule('paused-job', {
+    await client.schedules.set('paused-job', {
       rate: '5 minutes',
       task: report,
       payload: { report: 'r' },
@@ -151,10 +151,10 @@ describe('TaskClient.schedule with a rate', () => {
     const worker = executor.worker([report], { clock });
 
     // Act
-    await client.pauseSchedule('paused-job');
+    await client.schedules.pause('paused-job');
     const whilePaused = await simulate(state, start, start + HOUR, pump, worker);
-    const listed = await client.listSchedules();
-    await client.resumeSchedule('paused-job');
+    const listed = await client.schedules.list();
+    await client.schedules.resume('paused-job');
     const afterResume = await simulate(
       state,
       start + HOUR,
@@ -173,7 +173,7 @@ describe('TaskClient.schedule with a rate', () => {
   it('creates a schedule paused when asked to', async () => {
     const { state, clock } = fakeClock();
     const client = executor.client({ clock });
-    await client.schedule('dormant', {
+    await client.schedules.set('dormant', {
       rate: '1 minute',
       task: report,
       payload: { report: 'r' },
@@ -192,18 +192,18 @@ describe('TaskClient.schedule with a rate', () => {
   });
 });
 
-describe('TaskClient.schedule with a cron in a time zone', () => {
+describe('TaskClient.schedules.set with a cron in a time zone', () => {
   it('stores the expression, the zone and a firing input carrying the scheduled time', async () => {
     const client = executor.client();
 
-    const result = await client.schedule('weekday-digest', {
+    const result = await client.schedules.set('weekday-digest', {
       cron: '0 8 ? * MON-FRI *',
       timezone: 'Europe/Berlin',
       task: report,
       payload: { report: 'digest' },
       orderingKey: 'digests',
     });
-    const details = await client.getSchedule('weekday-digest');
+    const details = await client.schedules.get('weekday-digest');
 
     expect(result).toMatchObject({ name: 'weekday-digest', created: true });
     expect(details).toMatchObject({
@@ -218,37 +218,37 @@ describe('TaskClient.schedule with a cron in a time zone', () => {
 
   it('updates a schedule of the same name instead of failing', async () => {
     const client = executor.client();
-    await client.schedule('digest', {
+    await client.schedules.set('digest', {
       cron: '0 8 * * ? *',
       task: report,
       payload: { report: 'a' },
     });
 
-    const again = await client.schedule('digest', {
+    const again = await client.schedules.set('digest', {
       cron: '0 9 * * ? *',
       task: report,
       payload: { report: 'b' },
     });
 
     expect(again.created).toBe(false);
-    expect(await client.getSchedule('digest')).toMatchObject({
+    expect(await client.schedules.get('digest')).toMatchObject({
       expression: 'cron(0 9 * * ? *)',
       payload: { report: 'b' },
     });
   });
 });
 
-describe('TaskClient.unschedule and listSchedules', () => {
+describe('TaskClient.schedules.delete and schedules.list', () => {
   it('lists recurring schedules only, unless delayed ones are asked for, and deletes by name', async () => {
     const client = executor.client();
-    await client.schedule('b-job', { rate: '1 hour', task: report, payload: { report: 'b' } });
-    await client.schedule('a-job', { rate: '1 day', task: report, payload: { report: 'a' } });
+    await client.schedules.set('b-job', { rate: '1 hour', task: report, payload: { report: 'b' } });
+    await client.schedules.set('a-job', { rate: '1 day', task: report, payload: { report: 'a' } });
     await client.enqueue(report, { report: 'later' }, { id: 'later', delay: 10 * MINUTE });
 
-    const recurring = await client.listSchedules();
-    const all = await client.listSchedules({ includeDelayed: true });
-    const removed = await client.unschedule('a-job');
-    const removedAgain = await client.unschedule('a-job');
+    const recurring = await client.schedules.list();
+    const all = await client.schedules.list({ includeDelayed: true });
+    const removed = await client.schedules.delete('a-job');
+    const removedAgain = await client.schedules.delete('a-job');
 
     expect(recurring.map((s) => s.name)).toEqual(['a-job', 'b-job']);
     expect(all.map((s) => [s.name, s.kind])).toEqual([
@@ -257,11 +257,11 @@ describe('TaskClient.unschedule and listSchedules', () => {
       ['task.later', 'delayed'],
     ]);
     expect([removed, removedAgain]).toEqual([true, false]);
-    expect((await client.listSchedules()).map((s) => s.name)).toEqual(['b-job']);
+    expect((await client.schedules.list()).map((s) => s.name)).toEqual(['b-job']);
   });
 
   it('throws ScheduleNotFoundError when pausing a schedule that does not exist', async () => {
-    await expect(executor.client().pauseSchedule('nope')).rejects.toBeInstanceOf(
+    await expect(executor.client().schedules.pause('nope')).rejects.toBeInstanceOf(
       ScheduleNotFoundError,
     );
   });
@@ -272,7 +272,7 @@ describe('a firing of an unknown task type', () => {
     // The worker does not know 'report'
     const { state, clock } = fakeClock();
     const start = state.now + MINUTE;
-    await executor.client({ clock }).schedule('orphan-job', {
+    await executor.client({ clock }).schedules.set('orphan-job', {
       rate: '1 hour',
       task: report,
       payload: { report: 'r' },
@@ -288,13 +288,13 @@ describe('a firing of an unknown task type', () => {
       executor.worker([other], { clock }),
     );
 
-    const dead = await executor.client().list(TaskStatus.DEAD);
+    const dead = await executor.client().listByStatus(TaskStatus.DEAD);
     expect(dead.items).toHaveLength(1);
     expect(dead.items[0]?.deadReason).toContain("Unknown task type 'report'");
   });
 });
 
-describe('TaskClient.schedule and enqueue with bad input', () => {
+describe('TaskClient.schedules.set and enqueue with bad input', () => {
   it.each([
     [
       'an invalid cron',
@@ -316,8 +316,8 @@ describe('TaskClient.schedule and enqueue with bad input', () => {
     async (_, input, path, expected) => {
       const client = executor.client();
 
-      const error = await client
-        .schedule('bad', { task: report, payload: { report: 'r' }, ...input })
+      const error = await client.schedules
+        .set('bad', { task: report, payload: { report: 'r' }, ...input })
         .catch((e: unknown) => e);
 
       expect(error).toBeInstanceOf(ValidationError);
@@ -332,7 +332,7 @@ describe('TaskClient.schedule and enqueue with bad input', () => {
   it('rejects a name that is too long, saying the rule', async () => {
     const error = (await executor
       .client()
-      .schedule('n'.repeat(65), { rate: '1 hour', task: report, payload: { report: 'r' } })
+      .schedules.set('n'.repeat(65), { rate: '1 hour', task: report, payload: { report: 'r' } })
       .catch((e: unknown) => e)) as ValidationError;
 
     expect(error).toBeInstanceOf(ValidationError);
@@ -346,7 +346,7 @@ describe('TaskClient.schedule and enqueue with bad input', () => {
   it('reports every problem at once', async () => {
     const error = (await executor
       .client()
-      .schedule('has space', {
+      .schedules.set('has space', {
         cron: 'cron(0 9 * *)',
         timezone: 'Nowhere',
         task: report,

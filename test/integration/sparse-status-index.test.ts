@@ -86,7 +86,7 @@ describe('the sparse status index', () => {
         async (status) => (await client.list({ status })).items.map((r) => r.id),
       ),
     );
-    const byStore = await client.list(TaskStatus.SUCCEEDED);
+    const byStore = await client.listByStatus(TaskStatus.SUCCEEDED);
 
     expect(counts.byStatus).toEqual({
       WAITING: 0,
@@ -142,7 +142,7 @@ describe('TaskStore.list of a status the index does not key', () => {
     const pages: string[][] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.list(TaskStatus.CANCELLED, {
+      const page = await client.listByStatus(TaskStatus.CANCELLED, {
         limit: 2,
         ...(cursor ? { cursor } : {}),
       });

@@ -73,7 +73,7 @@ describe('assertTaskStatus', () => {
   });
 });
 
-describe('TaskClient.list', () => {
+describe('TaskClient.listByStatus', () => {
   it('rejects an unknown status before calling AWS', async () => {
     const client = new TaskClient({
       tableName: 't',
@@ -81,7 +81,7 @@ describe('TaskClient.list', () => {
       logger: silentLogger,
     });
 
-    const error = await rejection(client.list('DONE' as TaskStatus));
+    const error = await rejection(client.listByStatus('DONE' as TaskStatus));
 
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as Error).message).toContain('received "DONE"');

@@ -37,7 +37,7 @@ describe('package layout', () => {
     expect(outside).toEqual([]);
   });
 
-  it.each(['.', './cdk', './local'])(
+  it.each(['.', './cdk', './local', './local/testing'])(
     'exports %s with types, import and require conditions into dist/',
     (entry) => {
       const sub = entry === '.' ? '' : `${entry.slice(2)}/`;

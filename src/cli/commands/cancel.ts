@@ -51,7 +51,7 @@ export function registerCancel(program: Command): void {
               : `Cancel every unfinished task of key ${JSON.stringify(opts.key)}?`,
           );
           const selection = opts.key === undefined ? { ids } : { orderingKey: opts.key };
-          outcomes = toOutcomes(await client.cancel({ ...selection, reason }));
+          outcomes = toOutcomes(await client.cancelMany({ ...selection, reason }));
         }
         if (out.json) out.data(outcomes);
         else {

@@ -12,7 +12,7 @@ export function registerDlq(program: Command): void {
     .option('--limit <n>', 'messages to show, 1 to 1000', positiveInt('--limit', 1000), 20)
     .action(async (opts: { limit: number }, command: Command) => {
       const { out, client } = commandContext(command);
-      const messages = await (await client()).peekDeadLetters({ limit: opts.limit });
+      const messages = await (await client()).deadLetters.peek({ limit: opts.limit });
       if (out.json) {
         out.data(messages);
         return;

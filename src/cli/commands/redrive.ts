@@ -127,7 +127,7 @@ async function previewOf(
 /** Messages in the dead-letter queue (visible or held); 0 when none is configured. */
 async function deadLetterCount(client: TaskClient): Promise<number> {
   try {
-    const { visible, inFlight } = await client.deadLetterStats({ sample: 1 });
+    const { visible, inFlight } = await client.deadLetters.stats({ sample: 1 });
     return visible + inFlight;
   } catch (err) {
     if (err instanceof ConfigurationError) return 0;

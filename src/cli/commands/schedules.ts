@@ -13,7 +13,7 @@ export function registerSchedules(program: Command): void {
     .option('--delayed', 'also the one-time schedules of delayed tasks')
     .action(async (opts: { delayed?: boolean }, command: Command) => {
       const { out, client } = commandContext(command);
-      const list = await (await client()).listSchedules({ includeDelayed: opts.delayed === true });
+      const list = await (await client()).schedules.list({ includeDelayed: opts.delayed === true });
       if (out.json) out.data(list);
       else if (list.length === 0) out.line('No schedules.');
       else
@@ -28,7 +28,7 @@ export function registerSchedules(program: Command): void {
     .argument('<name>')
     .action(async (name: string, _opts: unknown, command: Command) => {
       const { out, client } = commandContext(command);
-      const details = await (await client()).getSchedule(name);
+      const details = await (await client()).schedules.get(name);
       if (details === undefined) throw notFound(name);
       if (out.json) {
         out.data(details);
@@ -60,8 +60,8 @@ export function registerSchedules(program: Command): void {
         const { out, client: getClient } = commandContext(command);
         const client = await getClient();
         try {
-          if (verb === 'pause') await client.pauseSchedule(name);
-          else await client.resumeSchedule(name);
+          if (verb === 'pause') await client.schedules.pause(name);
+          else await client.schedules.resume(name);
         } catch (err) {
           throw err instanceof ScheduleNotFoundError ? notFound(name) : err;
         }
@@ -78,14 +78,14 @@ export function registerSchedules(program: Command): void {
     .action(async (name: string, opts: { dryRun?: boolean }, command: Command) => {
       const { out, client: getClient, confirm } = commandContext(command);
       const client = await getClient();
-      if ((await client.getSchedule(name)) === undefined) throw notFound(name);
+      if ((await client.schedules.get(name)) === undefined) throw notFound(name);
       if (opts.dryRun === true) {
         if (out.json) out.data({ name, dryRun: true, wouldDelete: true });
         else out.line(`Would delete schedule ${name}.`);
         return;
       }
       await confirm(`Delete schedule ${name}?`);
-      const deleted = await client.unschedule(name);
+      const deleted = await client.schedules.delete(name);
       if (!deleted) throw notFound(name);
       if (out.json) out.data({ name, deleted: true });
       else out.line(`Deleted schedule ${name}.`);

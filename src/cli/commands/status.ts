@@ -24,8 +24,8 @@ export function registerStatus(program: Command): void {
           onProgress: (d, t) => bar.update(d, t),
         })
         .finally(() => bar.stop());
-      const deadLetters = await optional(() => client.deadLetterStats());
-      const schedules = await optional(() => client.listSchedules());
+      const deadLetters = await optional(() => client.deadLetters.stats());
+      const schedules = await optional(() => client.schedules.list());
       const now = Date.now();
       if (out.json) {
         out.data({

@@ -3,7 +3,7 @@ import { html } from 'hono/html';
 import type { ScheduleDetails, ScheduleSummary } from '../../client/schedules.js';
 import { type Html, json, layout, type PageContext, statusLabel } from './layout.js';
 
-/** Renders the schedules page; `details` holds what `getSchedule` returned, by name. */
+/** Renders the schedules page; `details` holds what `client.schedules.get` returned, by name. */
 export function schedulesPage(
   ctx: PageContext,
   schedules: readonly ScheduleSummary[] | undefined,
