@@ -12,6 +12,7 @@ import { truncate } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
 import { MAX_DETAIL_CHARS } from './history.js';
 import { type NewTask, newTaskItem } from './new-task.js';
+import { MAX_PRODUCER_ENTRIES, producerEntryCount } from './producer-history.js';
 import { fromItem } from './record.js';
 import type { WriteContext } from './store-context.js';
 import { records } from './transitions/index.js';
@@ -185,7 +186,7 @@ export type CancelRequest =
  */
 export async function requestCancel(
   ctx: WriteContext,
-  seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'>,
+  seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & Partial<Pick<TaskRecord, 'history'>>,
   reason: string | undefined,
   principal?: string,
 ): Promise<CancelRequest> {
@@ -198,7 +199,15 @@ export async function requestCancel(
     ...(reason === undefined ? {} : { detail: truncate(reason, MAX_DETAIL_CHARS) }),
     ...(principal === undefined ? {} : { principal }),
   };
-  const sent = await send(ctx, records.requestCancel, { id: seen.id, entry }, now);
+  // One entry at most per run (the mark is never set twice while it runs, and only a
+  // redrive starts another), and no more than the list's bound over the record's life.
+  const noted = producerEntryCount(seen.history ?? []) < MAX_PRODUCER_ENTRIES;
+  const sent = await send(
+    ctx,
+    records.requestCancel,
+    { id: seen.id, entry: noted ? entry : undefined },
+    now,
+  );
   if (sent.accepted) {
     const record = fromItem(sent.item ?? {});
     auditEntry(ctx.logger, record, entry);

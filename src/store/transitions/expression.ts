@@ -198,6 +198,16 @@ export class Update {
     return this;
   }
 
+  /** `SET #attribute = list_append(if_not_exists(#attribute, []), :items)`: the list may be absent. */
+  appendOrCreate(attribute: string, items: readonly unknown[]): this {
+    const name = this.name(attribute);
+    const empty = this.value(`${attribute}_empty`, []);
+    this.sets.push(
+      `${name} = list_append(if_not_exists(${name}, ${empty}), ${this.value(attribute, items)})`,
+    );
+    return this;
+  }
+
   /** `ADD #attribute :value`: a number added, or members added to a set. */
   add(attribute: string, value: unknown): this {
     this.adds.push(`${this.name(attribute)} ${this.value(attribute, value)}`);

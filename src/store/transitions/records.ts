@@ -5,6 +5,7 @@
  */
 import { Defaults, TableSchema, TaskStatus } from '../../core/constants.js';
 import type { HistoryEntry, TaskRecord } from '../../core/record.js';
+import { PRODUCER_HISTORY } from '../producer-history.js';
 import type { TaskItem } from '../record.js';
 import { releaseDone } from '../status-index-keys.js';
 import { toStoredEntry } from '../stored-history.js';
@@ -38,7 +39,9 @@ export const purge: Write<{ seen: Pick<TaskRecord, 'id' | 'updatedAt'> }> = {
   kind: 'purge',
   name: 'purge',
   from: [TaskStatus.DEAD],
-  fence: ({ seen }) => [equals('updatedAt', 'seenUpdatedAt', seen.updatedAt)],
+  // Not while its release settles its dependents for this death: they would wait for a
+  // parent that is gone (docs/adr/0038-model-found-enqueue-and-purge-fixes.md).
+  fence: ({ seen }) => [equals('updatedAt', 'seenUpdatedAt', seen.updatedAt), releaseDone()],
   request: ({ seen }) => ({ op: 'delete', key: seen.id }),
   writes: ['*'],
 };
@@ -128,11 +131,12 @@ export const noteResent: Write<{
 /**
  * RUNNING, not yet asked → RUNNING with `cancelRequestedAt` and the request's entry in the
  * history, leaving the status, the lease and the status index alone. Not fenced by the
- * lease: the request is for the task, whichever attempt holds it. One entry at most per task
- * (the mark is never set twice while it runs), so the history stays bounded; the next
- * transition folds it within its budget (docs/adr/0022-progress-and-running-cancel.md).
+ * lease: the request is for the task, whichever attempt holds it. Its entry goes to the
+ * producer's own list (a producer's grant may not name `history`: store/producer-history.ts),
+ * at most one per run and within the list's bound; without an entry (`undefined`) only the
+ * mark is written (docs/adr/0022-progress-and-running-cancel.md).
  */
-export const requestCancel: Write<{ id: string; entry: HistoryEntry }> = {
+export const requestCancel: Write<{ id: string; entry: HistoryEntry | undefined }> = {
   kind: 'mark',
   name: 'request the cancel of',
   from: [TaskStatus.RUNNING],
@@ -140,12 +144,14 @@ export const requestCancel: Write<{ id: string; entry: HistoryEntry }> = {
   request: ({ id, entry }, now) => ({
     op: 'update',
     key: id,
-    update: new Update()
-      .set('cancelRequestedAt', now)
-      .set('updatedAt', now)
-      .append('history', [toStoredEntry(entry)])
-      .build(),
+    update: (entry === undefined
+      ? new Update().set('cancelRequestedAt', now).set('updatedAt', now)
+      : new Update()
+          .set('cancelRequestedAt', now)
+          .set('updatedAt', now)
+          .appendOrCreate(PRODUCER_HISTORY, [toStoredEntry(entry)])
+    ).build(),
     returns: 'ALL_NEW',
   }),
-  writes: ['cancelRequestedAt', 'updatedAt', 'history'],
+  writes: ['cancelRequestedAt', 'updatedAt', PRODUCER_HISTORY],
 };

@@ -39,6 +39,7 @@ export const cancel: Transition<CancelInput> = {
   set: finished,
   writes: FINISHED,
   statusAt: at,
+  producer: true,
 };
 
 type RequeueInput = { seen: TaskRecord; reason: string; actor?: string | undefined };
@@ -145,4 +146,5 @@ export const rollback: Transition<RollbackInput> = {
   }),
   writes: [TableSchema.TTL_ATTRIBUTE],
   statusAt: at,
+  producer: true,
 };

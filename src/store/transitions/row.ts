@@ -14,6 +14,7 @@
 import { type AuditEvent, TableSchema, type TaskStatus } from '../../core/constants.js';
 import type { HistoryEntry, TaskRecord } from '../../core/record.js';
 import type { LogAttributes } from '../../observability/logger.js';
+import { PRODUCER_HISTORY } from '../producer-history.js';
 import type { TaskItem } from '../record.js';
 import { expiresAtSeconds, type Retention } from '../retention.js';
 import { type Condition, compare, equals } from './expression.js';
@@ -79,6 +80,11 @@ export interface Transition<I> {
   readonly heartbeat?: boolean;
   /** Fields for the audit line only, not stored in the history. */
   readonly log?: (input: I) => LogAttributes | undefined;
+  /**
+   * Written by a producer's client, whose grant may not name `history`: the entry goes to
+   * the producer's own list instead (store/producer-history.ts, docs/adr/0039-operator-audit.md).
+   */
+  readonly producer?: boolean;
 }
 
 /** What every transition writes besides its own attributes: the status, history and index keys. */
@@ -93,6 +99,8 @@ export const TRANSITION_WRITES: readonly string[] = [
   TableSchema.STATUS_INDEX_SORT_KEY,
   // A terminal write whose item would pass DynamoDB's size limit leaves its result out.
   'result',
+  // A producer's move appends its entry there instead of to `history`.
+  PRODUCER_HISTORY,
 ];
 
 /** The request a {@link Write} sends, besides its condition. */

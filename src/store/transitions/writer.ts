@@ -35,6 +35,7 @@ import { truncate } from '../../core/record.js';
 import { auditEntry } from '../../observability/audit.js';
 import type { LogAttributes } from '../../observability/logger.js';
 import { type HistoryPlan, itemBytes, MAX_DETAIL_CHARS, planHistory } from '../history.js';
+import { PRODUCER_HISTORY, storedEntries } from '../producer-history.js';
 import { fromItem, type TaskItem } from '../record.js';
 import { isIndexed, statusIndexKeys } from '../status-index-keys.js';
 import type { WriteContext } from '../store-context.js';
@@ -252,6 +253,8 @@ export interface TransitionSpec {
   readonly heartbeat?: boolean | undefined;
   /** Fields for the audit line only, not stored in the history. */
   readonly logFields?: LogAttributes | undefined;
+  /** A producer's write: its entry is appended to the producer's own list (ADR 0039). */
+  readonly producer?: boolean | undefined;
 }
 
 /** The write of `transition` for `input` at `now`: its one condition, entry and changes. */
@@ -284,6 +287,7 @@ export function transitionSpec<I>(
     seen: 'history' in task && task.history !== undefined ? seenOf(task) : undefined,
     heartbeat: transition.heartbeat === true,
     logFields: transition.log?.(input),
+    producer: transition.producer === true,
   };
 }
 
@@ -337,7 +341,8 @@ const RESULT_DROPPED = "result not stored: the item would exceed DynamoDB's size
  *   would still be too large, so the task still reaches its next state.
  */
 export async function writeSpec(ctx: WriteContext, spec: TransitionSpec): Promise<TaskRecord> {
-  let seen = spec.seen?.history;
+  // Only the stored `history` is folded and rewritten; the producer's entries stay apart.
+  let seen = storedEntries(spec.seen?.history);
   let oversize: TaskItem | undefined;
   // The caller's copy says whether the task has dependents; a dependent added since (or no
   // copy) costs one refused write to learn it.
@@ -347,7 +352,9 @@ export async function writeSpec(ctx: WriteContext, spec: TransitionSpec): Promis
     const now = ctx.clock();
     const dropResult = oversize !== undefined && resultTooLarge(oversize, spec.set);
     const entry = spec.heartbeat ? undefined : entryOf(spec, now, dropResult);
-    const plan = planHistory(seen, entry, { force: oversize !== undefined });
+    const plan = spec.producer
+      ? ({ kind: 'append' } as const)
+      : planHistory(seen, entry, { force: oversize !== undefined });
     const update = buildTransitionUpdate({
       tableName: ctx.tableName,
       taskId: spec.taskId,
@@ -360,6 +367,7 @@ export async function writeSpec(ctx: WriteContext, spec: TransitionSpec): Promis
       now,
       entry,
       plan,
+      ...(spec.producer ? { entryAttribute: PRODUCER_HISTORY } : {}),
     });
     try {
       const out = await ctx.doc.send(new UpdateCommand(update));
@@ -383,8 +391,9 @@ export async function writeSpec(ctx: WriteContext, spec: TransitionSpec): Promis
           releaseFiling = hasDependents;
           continue;
         }
-        if (!last && plan.kind === 'rewrite' && current?.history.length !== plan.seenLength) {
-          seen = current?.history;
+        const currentStored = storedEntries(current?.history);
+        if (!last && plan.kind === 'rewrite' && currentStored?.length !== plan.seenLength) {
+          seen = currentStored;
           continue;
         }
         throw spec.fenced
@@ -394,7 +403,7 @@ export async function writeSpec(ctx: WriteContext, spec: TransitionSpec): Promis
       if (last || oversize !== undefined || !isItemSizeError(err)) throw err;
       oversize = await readItem(ctx, spec.taskId);
       if (oversize === undefined) throw err;
-      seen = fromItem(oversize).history;
+      seen = storedEntries(fromItem(oversize).history);
       ctx.logger.warn('item too large for DynamoDB; writing it again with a folded history', {
         taskId: spec.taskId,
         transition: spec.name,
@@ -472,6 +481,11 @@ export interface TransitionWrite {
   /** The history entry; undefined for a heartbeat, which counts itself instead. */
   readonly entry: HistoryEntry | undefined;
   readonly plan: HistoryPlan;
+  /**
+   * Where an appended entry goes: `history`, or the producer's own list for a producer's
+   * write, which may not name `history` (docs/adr/0039-operator-audit.md). @default 'history'
+   */
+  readonly entryAttribute?: string | undefined;
 }
 
 /** The attributes every transition writes, under their expression names. */
@@ -542,6 +556,15 @@ export function buildTransitionUpdate(write: TransitionWrite): UpdateCommandInpu
       ':historyLength': plan.seenLength,
     });
     condition = `(${condition}) AND ${unchanged}`;
+  } else if (entry !== undefined && write.entryAttribute !== undefined) {
+    // The list may not exist yet: records are created without it.
+    const list = write.entryAttribute;
+    const append = parts.clause(
+      `#${list} = list_append(if_not_exists(#${list}, :emptyList_), :entry)`,
+      [list],
+      { ':entry': [toStoredEntry(entry)], ':emptyList_': [] },
+    );
+    parts.sets.push(...attributes, append);
   } else if (entry !== undefined) {
     const append = parts.clause('#history = list_append(#history, :entry)', ['history'], {
       ':entry': [toStoredEntry(entry)],

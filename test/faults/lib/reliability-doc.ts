@@ -53,7 +53,7 @@ export function mergeResults(
   return { run, results: ordered([...merged.values()]) };
 }
 
-/** Scenarios (a)…(k) first, in letter order, then the model and audit tests. */
+/** Scenarios with a one-letter id ((a), (b), …) first, in letter order, then the model and audit tests. */
 function ordered(results: readonly ScenarioResult[]): ScenarioResult[] {
   const rank = (r: ScenarioResult) => `${r.id.length <= 2 ? 0 : 1}${r.id}`;
   return [...results].sort((a, b) => rank(a).localeCompare(rank(b)));

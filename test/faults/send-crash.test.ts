@@ -19,7 +19,7 @@ const PROFILE: TaskProfile = {
   maxDelayMs: 2000,
 };
 
-describe('(b) crash between write and send', () => {
+describe('crash between write and send', () => {
   it(`recovers all ${TASKS} tasks whose send failed after the record was written`, async () => {
     // Arrange: every send of the producer fails, half before and half after reaching SQS.
     const s = await Scenario.open({

@@ -35,7 +35,7 @@ const PROFILE: TaskProfile = {
   maxDelayMs: 1000,
 };
 
-describe('(n) stalled worker with ordering keys', () => {
+describe('stalled worker with ordering keys', () => {
   it(`keeps per-key order while a worker stalls ${STALLS} times past its lease`, async () => {
     // Arrange: a worker that will be frozen and a healthy one, over keyed tasks only.
     const s = await Scenario.open({

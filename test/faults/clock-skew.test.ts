@@ -44,7 +44,7 @@ function takeovers(record: TaskRecord): { from: string; to: string }[] {
   return out;
 }
 
-describe('(f) clock skew', () => {
+describe('clock skew', () => {
   it('never takes over a live lease while worker clocks are ±30 s apart', async () => {
     // Arrange: when a task starts on one worker, a duplicate goes to another one.
     const s = await Scenario.open({

@@ -16,7 +16,7 @@ const FORGED = 25;
 const REPLAYED = 25;
 const PROFILE: TaskProfile = { timeoutMs: 5000, maxAttempts: 1, baseDelayMs: 100, maxDelayMs: 100 };
 
-describe('(c) messages without a record', () => {
+describe('messages without a record', () => {
   it(`executes none of ${FORGED + REPLAYED} orphan messages and audits each`, async () => {
     // Arrange: tasks that die at once and are purged, so their messages can be replayed.
     const s = await Scenario.open({

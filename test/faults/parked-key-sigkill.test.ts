@@ -39,7 +39,7 @@ const PROFILE: TaskProfile = {
   onDead: 'park',
 };
 
-describe('(s) parked key under SIGKILL', () => {
+describe('parked key under SIGKILL', () => {
   it('keeps strict per-key order through a park, a redrive and a release', async () => {
     // Arrange
     const s = await Scenario.open({

@@ -43,7 +43,7 @@ interface Forgery {
   readonly reason: RegExp;
 }
 
-describe('(p) forged firings', () => {
+describe('forged firings', () => {
   it('runs no forged firing and every genuine firing exactly once', async () => {
     // Arrange
     const s = await Scenario.open({

@@ -19,7 +19,7 @@ const PROFILE: TaskProfile = {
   maxDelayMs: 2000,
 };
 
-describe('(h) retry storm', () => {
+describe('retry storm', () => {
   it(`bounds the calls to a dependency that is down for ${OUTAGE_MS / 1000} s, then recovers`, async () => {
     // Arrange: the outage starts with the first call.
     const s = await Scenario.open({

@@ -24,7 +24,7 @@ const PROFILE: TaskProfile = {
   maxDelayMs: 2000,
 };
 
-describe('(d) duplicate delivery', () => {
+describe('duplicate delivery', () => {
   it(`runs each of ${TASKS} tasks once although each is delivered 2-3 times`, async () => {
     // Arrange
     const s = await Scenario.open({

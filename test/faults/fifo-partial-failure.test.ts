@@ -15,7 +15,7 @@ import { allSucceed, checkCommon, Scenario } from './lib/scenario.js';
 const SIZE = 10;
 const PROFILE: TaskProfile = { timeoutMs: 5000, maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 500 };
 
-describe('(j) FIFO partial failure', () => {
+describe('FIFO partial failure', () => {
   it(`holds back the rest of the group after a failure at each position k of ${SIZE}`, async () => {
     // Arrange
     const s = await Scenario.open({

@@ -24,7 +24,7 @@ const PROFILE: TaskProfile = {
 };
 const OVERDUE_MS = 10_000;
 
-describe('(o) short retention, long retries', () => {
+describe('short retention, long retries', () => {
   it(`strands nothing when ${TASKS} retries outlive a ${RETENTION_SECONDS} s retention`, async () => {
     // Arrange: every task fails its first attempt, then succeeds.
     const s = await Scenario.open({

@@ -44,7 +44,7 @@ interface Outcome {
   readonly error?: string;
 }
 
-describe('(m) delayed enqueue race', () => {
+describe('delayed enqueue race', () => {
   it(`loses no task that a caller was told exists, over ${IDS} contested ids`, async () => {
     // Arrange: one producer per role, a schedule pump, a worker and a sweeper.
     const s = await Scenario.open({

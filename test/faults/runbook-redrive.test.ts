@@ -47,7 +47,7 @@ interface StatusJson {
   deadLetters: { visible: number; inFlight: number } | null;
 }
 
-describe('(r) runbook redrive', () => {
+describe('runbook redrive', () => {
   it('recovers an outage by following the runbook with the tasklane CLI', async () => {
     // Arrange: the outage. Keyed tasks call the dependency (down); unkeyed ones do not.
     const s = await Scenario.open({

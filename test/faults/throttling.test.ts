@@ -28,7 +28,7 @@ const PROFILE: TaskProfile = {
   maxDelayMs: 2000,
 };
 
-describe('(g) throttling', () => {
+describe('throttling', () => {
   it(`completes ${TASKS} tasks with ${THROTTLED * 100}% of AWS calls throttled, plus bursts`, async () => {
     // Arrange: a seeded schedule of bursts (every call throttled for 1-1.5 s, every 8-15 s).
     const s = await Scenario.open({

@@ -31,7 +31,7 @@ const PROFILE: TaskProfile = {
   maxDelayMs: 1000,
 };
 
-describe('(i) poison', () => {
+describe('poison', () => {
   it(`kills ${POISON.length} poison tasks and completes the ${TASKS - POISON.length} others`, async () => {
     // Arrange: poison at seeded positions.
     const s = await Scenario.open({

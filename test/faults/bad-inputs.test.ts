@@ -27,7 +27,7 @@ const TYPED_AT_WORKER: readonly string[] = ['UnknownTaskTypeError', 'ValidationE
 
 type Outcome = 'rejected' | 'accepted' | 'untyped error' | 'worker crash';
 
-describe('(k) bad inputs', () => {
+describe('bad inputs', () => {
   it(`rejects ${CASES} generated bad inputs with a typed error`, async () => {
     // Arrange
     const s = await Scenario.open({

@@ -54,7 +54,7 @@ const VARIANTS: readonly Variant[] = [
   },
 ];
 
-describe('(e) lease expires mid-task', () => {
+describe('lease expires mid-task', () => {
   for (const variant of VARIANTS) {
     it(variant.title, async () => {
       // Arrange: one worker takes the tasks, and is frozen while it runs them.

@@ -34,7 +34,7 @@ const PROFILE: TaskProfile = {
   maxDelayMs: 2000,
 };
 
-describe('(a) worker killed', () => {
+describe('worker killed', () => {
   it(`loses nothing while ${KILLS} SIGKILLs hit ${WORKERS} workers running ${TASKS} tasks`, async () => {
     // Arrange
     const s = await Scenario.open({

@@ -51,7 +51,7 @@ function group(g: number): { root: Node; children: Node[]; join: Node; rest: Nod
   return { root, children, join, rest };
 }
 
-describe('(t) dependencies under SIGKILL', () => {
+describe('dependencies under SIGKILL', () => {
   it('releases every dependent once, after all its parents succeeded, through worker kills', async () => {
     // Arrange
     const s = await Scenario.open({

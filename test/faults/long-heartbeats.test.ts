@@ -28,7 +28,7 @@ const PROFILE: TaskProfile = {
   maxDelayMs: 1000,
 };
 
-describe('(l) long heartbeating tasks', () => {
+describe('long heartbeating tasks', () => {
   it(`keeps items small and sweeps working while ${LONG} tasks heartbeat up to ${BEATS[0]} times each`, async () => {
     // Arrange: long tasks on one worker, ordinary ones on another, a sweeper throughout.
     const s = await Scenario.open({

@@ -35,7 +35,7 @@ const DEEP = 100_000;
 const BOUND_MS = 45_000;
 const PROFILE: TaskProfile = { timeoutMs: 5000, maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 500 };
 
-describe('(q) nested payloads', () => {
+describe('nested payloads', () => {
   it(`never blocks a key behind payloads nested ${SHALLOW} and ${DEEP} levels deep`, async () => {
     // Arrange
     const s = await Scenario.open({
