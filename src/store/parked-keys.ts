@@ -9,7 +9,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { Defaults, TableSchema, TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
-import { DEFAULT_LANE } from '../lanes.js';
+import { DEFAULT_LANE } from '../settings/lanes.js';
 import { getItems } from './batch-get.js';
 import { fromItem } from './record.js';
 import type { WriteContext } from './store-context.js';

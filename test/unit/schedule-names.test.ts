@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { SCHEDULE_NAME_PATTERN } from '../../src/core/message.js';
 import {
   delayedScheduleName,
   firingTaskId,
   isDelayedScheduleName,
-  SCHEDULE_NAME_PATTERN,
   scheduleNameProblem,
 } from '../../src/scheduler/names.js';
 
