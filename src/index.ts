@@ -9,7 +9,6 @@ export type { CheckReport } from './client/check.js';
 export type {
   BatchEntry,
   BatchEntryResult,
-  BatchOptions,
   BatchThen,
   CancelResult,
   CancelSelection,
@@ -19,6 +18,7 @@ export type {
   DeadLetterStats,
   Duration,
   EnqueueResult,
+  FanInOptions,
   FanInResult,
   GetOptions,
   LaneDeadLetter,
@@ -26,6 +26,7 @@ export type {
   ParkedKey,
   PurgeOptions,
   PurgeResult,
+  ReleaseKeyOptions,
   ReleaseKeyResult,
   StatusPageOptions,
   TaskClientOptions,
@@ -49,8 +50,19 @@ export type {
 export { TaskClient } from './client/task-client.js';
 export type { ExecutorLocation } from './config.js';
 export { EnvVars } from './config.js';
-export { AuditEvent, isTerminal, OnDead, OnParentDead, TaskStatus } from './core/constants.js';
-export type { ConfigurationProblem, ValidationIssue } from './core/errors.js';
+export {
+  AuditEvent,
+  DebounceMode,
+  isTerminal,
+  OnDead,
+  OnParentDead,
+  TaskStatus,
+} from './core/constants.js';
+export type {
+  ConfigurationErrorOptions,
+  ConfigurationProblem,
+  ValidationIssue,
+} from './core/errors.js';
 export {
   ClaimCheckMismatchError,
   ConfigurationError,
@@ -96,7 +108,12 @@ export { DEFAULT_PRICES, priceUsage } from './observability/cost.js';
 export type { LogAttributes, TaskLogger } from './observability/logger.js';
 export { silentLogger } from './observability/logger.js';
 export type { PowertoolsMetricsOptions, TaskMetrics } from './observability/metrics.js';
-export { MetricName, noopMetrics, powertoolsMetrics } from './observability/metrics.js';
+export {
+  MetricName,
+  noopMetrics,
+  powertoolsMetrics,
+  TaskOutcome,
+} from './observability/metrics.js';
 export type { Usage } from './observability/usage-meter.js';
 export type { ExecutorOutputs, StackOutput } from './stack-outputs.js';
 export { locationFromStackOutputs } from './stack-outputs.js';
@@ -106,6 +123,7 @@ export { createSweeper } from './sweeper/create-sweeper.js';
 export type { SweepReport } from './sweeper/sweeper.js';
 export type { RateLimit, ResolvedRateLimit } from './tasks/rate-limit.js';
 export type {
+  ParentResult,
   PayloadOf,
   RetryPolicy,
   TaskContext,
@@ -116,4 +134,5 @@ export type {
 export { defineTask } from './tasks/task-definition.js';
 export type { PollOptions, Worker, WorkerOptions } from './worker/create-worker.js';
 export { createWorker } from './worker/create-worker.js';
+export type { BatchOptions as ProcessBatchOptions } from './worker/deps.js';
 export type { BatchSummary } from './worker/sqs-poller.js';

@@ -14,12 +14,12 @@ export interface BatchThen<D extends TaskDefinition = TaskDefinition> {
   readonly options?: Omit<EnqueueOptions, 'dependsOn' | 'runAt' | 'delay'>;
 }
 
-/** Options of a fan-in `enqueueBatch`. */
-export interface BatchOptions {
+/** Options of `TaskClient.enqueueFanIn`. */
+export interface FanInOptions {
   readonly then: BatchThen;
 }
 
-/** What a fan-in `enqueueBatch` returns. */
+/** What `TaskClient.enqueueFanIn` returns. */
 export interface FanInResult {
   /** Per-entry outcome, in input order, as a plain `enqueueBatch` returns it. */
   readonly entries: BatchEntryResult[];

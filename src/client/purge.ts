@@ -1,7 +1,7 @@
 import { TaskStatus } from '../core/constants.js';
 import { TransitionRejectedError, ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import type { TaskStore } from '../store/task-store.js';
+import { type ReleaseDeps, releaseDependents } from '../dependencies/release.js';
 import { type Duration, durationMs } from './duration.js';
 
 /** Options of `TaskClient.purge`. */
@@ -43,7 +43,7 @@ export interface PurgeResult {
  * @throws ValidationError when `status` is not DEAD or `olderThan` is not a duration.
  */
 export async function purgeTasks(
-  store: TaskStore,
+  deps: ReleaseDeps,
   options: PurgeOptions,
   now: number,
   principal?: string,
@@ -59,7 +59,7 @@ export async function purgeTasks(
   const before = now - durationMs(options.olderThan, 'purge option olderThan');
   const wanted = options.ids === undefined ? undefined : new Set(options.ids);
   const selected: TaskRecord[] = [];
-  for await (const page of store.iterate(TaskStatus.DEAD, { before })) {
+  for await (const page of deps.store.iterate(TaskStatus.DEAD, { before })) {
     selected.push(...(wanted === undefined ? page : page.filter((r) => wanted.has(r.id))));
   }
   const found = new Set(selected.map((r) => r.id));
@@ -75,16 +75,55 @@ export async function purgeTasks(
   const purged: string[] = [];
   for (const [i, record] of selected.entries()) {
     try {
-      await store.purge(record, principal);
+      await purgeReleased(record, deps, principal);
       purged.push(record.id);
     } catch (err) {
       if (!(err instanceof TransitionRejectedError)) throw err;
       skipped.push({
         id: record.id,
-        reason: `changed meanwhile (now ${err.current?.status ?? 'deleted'})`,
+        reason: releasePending(record, err.current)
+          ? 'its dependents are still being released (the sweeper finishes it); purge again later'
+          : `changed meanwhile (now ${err.current?.status ?? 'deleted'})`,
       });
     }
     options.onProgress?.(i + 1, selected.length);
   }
   return { purged, skipped, dryRun: false };
+}
+
+/**
+ * Whether `current` is still the death of `record` whose dependents' release has not
+ * finished: the purge's condition refuses it (docs/adr/0038-model-found-enqueue-and-purge-fixes.md).
+ */
+function releasePending(record: TaskRecord, current: TaskRecord | undefined): boolean {
+  return (
+    current?.status === TaskStatus.DEAD &&
+    current.updatedAt === record.updatedAt &&
+    (current.dependents ?? []).length > 0
+  );
+}
+
+/**
+ * Deletes one DEAD task. A DEAD parent is deleted only once the release of its dependents is
+ * done, as a redrive is (docs/adr/0031-dependency-fences.md): deleting it first would leave
+ * them WAITING for a parent that no longer exists. When its release is still pending (a
+ * moment after its death, or until the sweeper's pass after a crash), it is finished here,
+ * and the delete sent again.
+ *
+ * @throws TransitionRejectedError when the task is no longer the DEAD record read, or its
+ *   release could not be finished now.
+ */
+export async function purgeReleased(
+  record: TaskRecord,
+  deps: ReleaseDeps,
+  principal?: string,
+): Promise<void> {
+  try {
+    await deps.store.purge(record, principal);
+  } catch (err) {
+    const current = err instanceof TransitionRejectedError ? err.current : undefined;
+    if (current === undefined || !releasePending(record, current)) throw err;
+    await releaseDependents(current, deps);
+    await deps.store.purge(current, principal);
+  }
 }

@@ -15,7 +15,7 @@ import { type CancelResult, type CancelSelection, cancelMany } from './cancel-ma
 import { type CheckReport, checkExecutor, reportError } from './check.js';
 import { type ClientParts, clientParts } from './client-parts.js';
 import { type CountOptions, countTasks, type TaskCounts } from './counts.js';
-import { type BatchOptions, enqueueFanIn, type FanInResult } from './fan-in.js';
+import { enqueueFanIn, type FanInOptions, type FanInResult } from './fan-in.js';
 import { type GetOptions, withResult } from './get-result.js';
 import { onTable } from './guarded-calls.js';
 import { type DeadLetterClient, deadLetterClient } from './lane-dead-letters.js';
@@ -26,7 +26,13 @@ import {
   type TaskListPage,
 } from './list-tasks.js';
 import type { TaskClientOptions } from './options.js';
-import * as parking from './parked-keys.js';
+import {
+  listParkedKeys,
+  type ParkedKey,
+  type ReleaseKeyOptions,
+  type ReleaseKeyResult,
+  releaseParkedKey,
+} from './parked-keys.js';
 import type { EnqueueOptions } from './prepare.js';
 import { type PurgeOptions, type PurgeResult, purgeTasks } from './purge.js';
 import {
@@ -151,7 +157,7 @@ export class TaskClient {
    *
    * @throws ValidationError when there are more than 99 entries or `then` is malformed.
    */
-  async enqueueFanIn(entries: readonly BatchEntry[], options: BatchOptions): Promise<FanInResult> {
+  async enqueueFanIn(entries: readonly BatchEntry[], options: FanInOptions): Promise<FanInResult> {
     const results = await this.enqueueBatch(entries);
     return enqueueFanIn(results, options.then, (then, dependsOn) =>
       this.enqueue(then.task, then.payload, { ...then.options, dependsOn }),
@@ -202,8 +208,8 @@ export class TaskClient {
   }
 
   /** Ordering keys parked by a DEAD task of an `onDead: 'park'` type, with that task. */
-  parkedKeys(): Promise<parking.ParkedKey[]> {
-    return onTable(this.parts.tableCall, () => parking.listParkedKeys(this.parts.store));
+  parkedKeys(): Promise<ParkedKey[]> {
+    return onTable(this.parts.tableCall, () => listParkedKeys(this.parts.store));
   }
 
   /**
@@ -211,13 +217,10 @@ export class TaskClient {
    * `options.lane` only): the key's later tasks proceed.
    * @throws UnknownLaneError when `options.lane` is not one of the executor's lanes.
    */
-  async releaseKey(
-    orderingKey: string,
-    options?: parking.ReleaseKeyOptions,
-  ): Promise<parking.ReleaseKeyResult> {
+  async releaseKey(orderingKey: string, options?: ReleaseKeyOptions): Promise<ReleaseKeyResult> {
     const { store, sqs, queueUrl: workQueueUrl, lanes, logger } = this.parts;
     const deps = { store, sqs, workQueueUrl, lanes, logger, principal: await this.principal() };
-    return parking.releaseParkedKey(orderingKey, deps, options);
+    return releaseParkedKey(orderingKey, deps, options);
   }
 
   /**
@@ -272,7 +275,12 @@ export class TaskClient {
   async purge(options: PurgeOptions): Promise<PurgeResult> {
     const principal = options.dryRun === true ? undefined : await this.principal();
     return onTable(this.parts.tableCall, () =>
-      purgeTasks(this.parts.store, options, this.parts.clock(), principal),
+      purgeTasks(
+        { store: this.parts.store, dispatcher: this.parts.dispatcher, logger: this.parts.logger },
+        options,
+        this.parts.clock(),
+        principal,
+      ),
     );
   }
 

@@ -1,7 +1,8 @@
 /**
  * The request to cancel a RUNNING task: one conditional UpdateItem that marks the record
- * (`cancelRequestedAt`) and notes the request in its history, leaving the status, the lease
- * and the status index alone. The lease holder sees the mark on its next heartbeat (the
+ * (`cancelRequestedAt`) and notes the request in the producer's own history list (a
+ * producer's grant may not name `history`: store/producer-history.ts), leaving the status,
+ * the lease and the status index alone. The lease holder sees the mark on its next heartbeat (the
  * heartbeat's write returns the record) and ends the task CANCELLED with its own fenced
  * write (docs/adr/0022-progress-and-running-cancel.md).
  */
@@ -13,6 +14,7 @@ import type { HistoryEntry, TaskRecord } from '../core/record.js';
 import { truncate } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
 import { MAX_DETAIL_CHARS } from './history.js';
+import { MAX_PRODUCER_ENTRIES, PRODUCER_HISTORY, producerEntryCount } from './producer-history.js';
 import { fromItem, refusedRecord } from './record.js';
 import type { WriteContext } from './record-writes.js';
 import { toStoredEntry } from './stored-history.js';
@@ -33,7 +35,7 @@ export type CancelRequest =
  */
 export async function requestCancel(
   ctx: WriteContext,
-  seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'>,
+  seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & Partial<Pick<TaskRecord, 'history'>>,
   reason: string | undefined,
   principal?: string,
 ): Promise<CancelRequest> {
@@ -46,15 +48,17 @@ export async function requestCancel(
     ...(reason === undefined ? {} : { detail: truncate(reason, MAX_DETAIL_CHARS) }),
     ...(principal === undefined ? {} : { principal }),
   };
+  // One entry at most per run (the mark is never set twice while it runs, and only a
+  // redrive starts another), and no more than the list's bound over the record's life.
+  const noted = producerEntryCount(seen.history ?? []) < MAX_PRODUCER_ENTRIES;
   try {
     const out = await ctx.doc.send(
       new UpdateCommand({
         TableName: ctx.tableName,
         Key: { [TableSchema.PARTITION_KEY]: seen.id },
-        // One entry at most per task (the mark is never set twice while it runs), so the
-        // history stays bounded; the next transition folds it within its budget.
-        UpdateExpression:
-          'SET #requested = :now, #updatedAt = :now, #history = list_append(#history, :entry)',
+        UpdateExpression: noted
+          ? 'SET #requested = :now, #updatedAt = :now, #notes = list_append(if_not_exists(#notes, :empty), :entry)'
+          : 'SET #requested = :now, #updatedAt = :now',
         ConditionExpression:
           'attribute_exists(#pk) AND #status = :running AND attribute_not_exists(#requested)',
         ExpressionAttributeNames: {
@@ -62,12 +66,12 @@ export async function requestCancel(
           '#status': 'status',
           '#requested': 'cancelRequestedAt',
           '#updatedAt': 'updatedAt',
-          '#history': 'history',
+          ...(noted ? { '#notes': PRODUCER_HISTORY } : {}),
         },
         ExpressionAttributeValues: {
           ':now': now,
           ':running': TaskStatus.RUNNING,
-          ':entry': [toStoredEntry(entry)],
+          ...(noted ? { ':entry': [toStoredEntry(entry)], ':empty': [] } : {}),
         },
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

@@ -11,6 +11,9 @@
  *   ends (docs/adr/0022-progress-and-running-cancel.md);
  * - `DependencyStore.create`: adds a new task to its parents' `dependents`.
  *
+ * None of them names `history`: their entries go to `producerHistory`, so a producer cannot
+ * rewrite what workers, the sweeper and operators recorded (store/producer-history.ts).
+ *
  * IAM counts every top-level attribute a request names, whether it sets it or only tests it
  * in the condition, and requires the table's and the status index's key attributes. The
  * list leaves out everything that decides what a task does: its type, payload and hash,
@@ -18,6 +21,7 @@
  * and checks they stay within this list.
  */
 import { TableSchema } from '../core/constants.js';
+import { PRODUCER_HISTORY } from './producer-history.js';
 
 /** Every attribute a producer's UpdateItem names (sets, removes or tests). */
 export const PRODUCER_UPDATE_ATTRIBUTES: readonly string[] = [
@@ -26,8 +30,9 @@ export const PRODUCER_UPDATE_ATTRIBUTES: readonly string[] = [
   TableSchema.STATUS_INDEX_SORT_KEY,
   'status',
   'updatedAt',
-  'history',
-  'historyTruncated',
+  // Not `history` (nor its fold count): a producer's entries go to a list of their own,
+  // which workers, the sweeper and operators never write (docs/adr/0039-operator-audit.md).
+  PRODUCER_HISTORY,
   'attempt',
   'generation',
   'createdAt',

@@ -15,6 +15,7 @@ import { MAX_DETAIL_CHARS } from './history.js';
 import { type NewTask, newTaskItem, type WriteContext } from './new-task.js';
 import { fromItem, refusedRecord } from './record.js';
 import { CREATE_CONDITION, refusedConfirmation } from './rollback.js';
+import { releaseDone } from './status-index-keys.js';
 import { toStoredEntry } from './stored-history.js';
 
 export type { NewTask, Waiting, WriteContext } from './new-task.js';
@@ -100,14 +101,21 @@ export async function purgeTask(
     },
     { diedAt: new Date(seen.updatedAt).toISOString() },
   );
+  // The DEAD record seen, and not while its release settles its dependents for this death:
+  // they would wait for a parent that is gone (docs/adr/0038-model-found-enqueue-and-purge-fixes.md).
+  const deadAsSeen = and([
+    equals('status', 'dead', TaskStatus.DEAD),
+    equals('updatedAt', 'seenUpdatedAt', seen.updatedAt),
+    releaseDone(),
+  ]);
   try {
     await ctx.doc.send(
       new DeleteCommand({
         TableName: ctx.tableName,
         Key: { [TableSchema.PARTITION_KEY]: seen.id },
-        ConditionExpression: '#status = :dead AND #updatedAt = :seenUpdatedAt',
-        ExpressionAttributeNames: { '#status': 'status', '#updatedAt': 'updatedAt' },
-        ExpressionAttributeValues: { ':dead': TaskStatus.DEAD, ':seenUpdatedAt': seen.updatedAt },
+        ConditionExpression: deadAsSeen.expression,
+        ExpressionAttributeNames: deadAsSeen.names,
+        ExpressionAttributeValues: deadAsSeen.values,
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );

@@ -13,6 +13,7 @@ import {
 import type { HistoryEntry, ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
 import { messageGroupOf } from '../message-group.js';
 import { payloadHash } from './canonical-json.js';
+import { mergeProducerHistory, PRODUCER_HISTORY } from './producer-history.js';
 import { fromStoredEntry, inheritWorkers, latestClaimWorker } from './stored-history.js';
 
 export { canonicalJson, MAX_PAYLOAD_DEPTH, payloadHash } from './canonical-json.js';
@@ -54,9 +55,11 @@ export function fromItem(item: TaskItem): TaskRecord {
   const type = String(item.type);
   const orderingKey = optionalString(item.orderingKey);
   const createdAt = Number(item.createdAt);
-  const history = Array.isArray(item.history)
+  const stored = Array.isArray(item.history)
     ? inheritWorkers(item.history.map((entry) => fromStoredEntry(entry, createdAt)))
     : [];
+  // The producer's cancel, cancel request and rollback keep their entries apart (ADR 0039).
+  const history = mergeProducerHistory(stored, item[PRODUCER_HISTORY], createdAt);
   return {
     id,
     type,

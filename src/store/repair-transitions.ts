@@ -29,6 +29,7 @@ export const cancel: Transition<CancelInput> = {
   detail: ({ reason }) => reason,
   set: finished,
   statusAt: at,
+  producer: true,
 };
 
 type RequeueInput = { seen: TaskRecord; reason: string; actor?: string | undefined };
@@ -127,4 +128,5 @@ export const rollback: Transition<RollbackInput> = {
     [TableSchema.TTL_ATTRIBUTE]: expiresAtSeconds(now, retention),
   }),
   statusAt: at,
+  producer: true,
 };

@@ -295,7 +295,9 @@ export class TaskStore {
    * Deletes a DEAD task for good. Conditional on it still being the DEAD record the caller
    * saw, so a concurrent redrive wins. Logged as a `purged` audit event, with `principal`,
    * before the delete, so a crash in between leaves a trace (a refused delete then logs
-   * `purge-refused`; docs/adr/0039-operator-audit.md). A parked task's
+   * `purge-refused`; docs/adr/0039-operator-audit.md). Refused, like a redrive, while the
+   * release of its dependents for this death is pending: `TaskClient`'s purges finish it
+   * first (docs/adr/0038-model-found-enqueue-and-purge-fixes.md). A parked task's
    * park item goes with it (if it is still that task's); a crash in between leaves an item
    * that parks nothing, which the next sweep or listing deletes (`ParkedKeys.verified`).
    */

@@ -35,6 +35,11 @@ export interface TransitionWrite {
   /** The history entry; undefined for a heartbeat, which counts itself instead. */
   readonly entry: HistoryEntry | undefined;
   readonly plan: HistoryPlan;
+  /**
+   * Where an appended entry goes: `history`, or the producer's own list for a producer's
+   * write, which may not name `history` (docs/adr/0039-operator-audit.md). @default 'history'
+   */
+  readonly entryAttribute?: string | undefined;
 }
 
 /** The attributes every transition writes, under their expression names. */
@@ -105,6 +110,15 @@ export function buildTransitionUpdate(write: TransitionWrite): UpdateCommandInpu
       ':historyLength': plan.seenLength,
     });
     condition = `(${condition}) AND ${unchanged}`;
+  } else if (entry !== undefined && write.entryAttribute !== undefined) {
+    // The list may not exist yet: records are created without it.
+    const list = write.entryAttribute;
+    const append = parts.clause(
+      `#${list} = list_append(if_not_exists(#${list}, :emptyList_), :entry)`,
+      [list],
+      { ':entry': [toStoredEntry(entry)], ':emptyList_': [] },
+    );
+    parts.sets.push(...attributes, append);
   } else if (entry !== undefined) {
     const append = parts.clause('#history = list_append(#history, :entry)', ['history'], {
       ':entry': [toStoredEntry(entry)],

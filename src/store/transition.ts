@@ -15,6 +15,7 @@ import { auditEntry } from '../observability/audit.js';
 import type { LogAttributes, TaskLogger } from '../observability/logger.js';
 import type { Condition } from './expression.js';
 import { itemBytes, MAX_DETAIL_CHARS, planHistory } from './history.js';
+import { PRODUCER_HISTORY, storedEntries } from './producer-history.js';
 import { fromItem, refusedRecord, type TaskItem } from './record.js';
 import { isIndexed, statusIndexKeys } from './status-index-keys.js';
 import { buildTransitionUpdate, isItemSizeError } from './transition-update.js';
@@ -53,6 +54,8 @@ export interface TransitionSpec {
   readonly heartbeat?: boolean | undefined;
   /** Fields for the audit line only, not stored in the history. */
   readonly logFields?: LogAttributes | undefined;
+  /** A producer's write: its entry is appended to the producer's own list (ADR 0039). */
+  readonly producer?: boolean | undefined;
 }
 
 /** What {@link writeTransition} needs from the store. */
@@ -99,7 +102,8 @@ export async function writeTransition(
   ctx: TransitionContext,
   spec: TransitionSpec,
 ): Promise<TaskRecord> {
-  let seen = spec.seen?.history;
+  // Only the stored `history` is folded and rewritten; the producer's entries stay apart.
+  let seen = storedEntries(spec.seen?.history);
   let oversize: TaskItem | undefined;
   // The caller's copy says whether the task has dependents; a dependent added since (or no
   // copy) costs one refused write to learn it.
@@ -109,7 +113,9 @@ export async function writeTransition(
     const now = ctx.clock();
     const dropResult = oversize !== undefined && resultTooLarge(oversize, spec.set);
     const entry = spec.heartbeat ? undefined : entryOf(spec, now, dropResult);
-    const plan = planHistory(seen, entry, { force: oversize !== undefined });
+    const plan = spec.producer
+      ? ({ kind: 'append' } as const)
+      : planHistory(seen, entry, { force: oversize !== undefined });
     const update = buildTransitionUpdate({
       tableName: ctx.tableName,
       taskId: spec.taskId,
@@ -122,6 +128,7 @@ export async function writeTransition(
       now,
       entry,
       plan,
+      ...(spec.producer ? { entryAttribute: PRODUCER_HISTORY } : {}),
     });
     try {
       const out = await ctx.doc.send(new UpdateCommand(update));
@@ -145,8 +152,9 @@ export async function writeTransition(
           releaseFiling = hasDependents;
           continue;
         }
-        if (!last && plan.kind === 'rewrite' && current?.history.length !== plan.seenLength) {
-          seen = current?.history;
+        const currentStored = storedEntries(current?.history);
+        if (!last && plan.kind === 'rewrite' && currentStored?.length !== plan.seenLength) {
+          seen = currentStored;
           continue;
         }
         throw spec.fenced
@@ -156,7 +164,7 @@ export async function writeTransition(
       if (last || oversize !== undefined || !isItemSizeError(err)) throw err;
       oversize = await readItem(ctx, spec.taskId);
       if (oversize === undefined) throw err;
-      seen = fromItem(oversize).history;
+      seen = storedEntries(fromItem(oversize).history);
       ctx.logger.warn('item too large for DynamoDB; writing it again with a folded history', {
         taskId: spec.taskId,
         transition: spec.name,

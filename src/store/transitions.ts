@@ -73,6 +73,11 @@ export interface Transition<I> {
   readonly heartbeat?: boolean;
   /** Fields for the audit line only, not stored in the history. */
   readonly log?: (input: I) => LogAttributes | undefined;
+  /**
+   * Written by a producer's client, whose grant may not name `history`: the entry goes to
+   * the producer's own list instead (store/producer-history.ts, docs/adr/0039-operator-audit.md).
+   */
+  readonly producer?: boolean;
 }
 
 /** The lease's attributes, removed when a lease ends. */
@@ -362,6 +367,7 @@ export function transitionSpec<I>(
     fenced: transition.leased === true,
     seen: 'history' in task && task.history !== undefined ? seenOf(task) : undefined,
     heartbeat: transition.heartbeat === true,
+    producer: transition.producer === true,
     logFields: transition.log?.(input),
   };
 }

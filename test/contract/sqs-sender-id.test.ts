@@ -1,9 +1,12 @@
 /**
  * SQS SenderId: the principal that sent a message. Telling the scheduler role's firings apart
- * from producers' sends depends on it (docs/emulator.md, "SenderId").
+ * from producers' sends depends on it (docs/emulator.md, "SenderId"): the worker compares the
+ * part before ":" with each schedule group's role id (src/worker/firing-trust.ts).
  */
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { describe, expect, it } from 'vitest';
+import { principalOf } from '../../src/worker/firing-trust.js';
 import { createFifoQueue, endpointIsMoto, receiveCount, sqs } from './support.js';
 
 async function sendWith(client: SQSClient, url: string, body: string): Promise<void> {
@@ -54,6 +57,42 @@ describe('SQS SenderId', () => {
       expect(byBody.get('produced')).toBe(process.env.AWS_ACCESS_KEY_ID);
     } else {
       expect(byBody.get('fired')).toBe(byBody.get('produced'));
+    }
+  });
+
+  it('reports a message sent under an assumed role as the role id and the session, which the worker compares up to ":"', async () => {
+    // Another account's role can be named with TASKLANE_CONTRACT_ROLE_ARN; moto assumes any.
+    const moto = await endpointIsMoto();
+    const roleArn =
+      process.env.TASKLANE_CONTRACT_ROLE_ARN ?? 'arn:aws:iam::123456789012:role/contract-sender';
+    const sts = new STSClient({ region: 'us-east-1' });
+    const assumed = await sts.send(
+      new AssumeRoleCommand({ RoleArn: roleArn, RoleSessionName: 'contract-session' }),
+    );
+    const credentials = assumed.Credentials;
+    const roleSession = assumed.AssumedRoleUser?.AssumedRoleId ?? '';
+    const session = new SQSClient({
+      region: 'us-east-1',
+      useQueueUrlAsEndpoint: false,
+      credentials: {
+        accessKeyId: credentials?.AccessKeyId ?? '',
+        secretAccessKey: credentials?.SecretAccessKey ?? '',
+        sessionToken: credentials?.SessionToken ?? '',
+      },
+    });
+    const { url } = await createFifoQueue('sender-role', { visibilityTimeout: 30 });
+
+    await sendWith(session, url, 'as-role');
+    const [received] = await receiveCount(url, 1, 30);
+
+    const senderId = received?.Attributes?.SenderId ?? '';
+    expect(roleSession).toMatch(/^AROA[A-Z0-9]+:contract-session$/);
+    if (moto) {
+      // moto's stand-in: the access key id that signed the send (docs/emulator.md).
+      expect(senderId).toBe(credentials?.AccessKeyId);
+    } else {
+      expect(senderId).toBe(roleSession);
+      expect(principalOf(senderId)).toBe(roleSession.split(':')[0]);
     }
   });
 });

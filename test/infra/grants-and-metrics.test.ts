@@ -144,6 +144,23 @@ describe('TaskExecutor grants', () => {
     ]);
   });
 
+  it("grantEnqueue's UpdateItem may not name the history workers, the sweeper and operators write", () => {
+    // Act
+    const template = granted((executor, role) => executor.grantEnqueue(role));
+
+    // Assert
+    const named = Object.values(template.findResources('AWS::IAM::Policy'))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Record<string, unknown>[])
+      .filter((s) => [s.Action].flat().includes('dynamodb:UpdateItem'))
+      .flatMap((s) => {
+        const condition = s.Condition as Record<string, Record<string, string[]>>;
+        return condition['ForAllValues:StringEquals']?.['dynamodb:Attributes'] ?? [];
+      });
+    expect(named).toContain('producerHistory');
+    expect(named).not.toContain('history');
+    expect(named).not.toContain('historyTruncated');
+  });
+
   it('grantRead allows get and wait (GetItem), and list and counts (Query on the status index, the items it lists, a Scan for unkeyed statuses)', () => {
     const template = granted((executor, role) => executor.grantRead(role));
 

@@ -49,19 +49,37 @@ describe('TaskStore history budget', () => {
   it('folds the history in the transition write, keeping the first and the newest entries', async () => {
     const seen = await taskAtBudget();
 
-    const record = await store.cancel(seen, 'no longer needed');
+    const { record } = await store.claim(seen, {
+      workerId: 'w1',
+      leaseMs: 60_000,
+      detail: 'first claim',
+    });
 
-    expect(record.status).toBe(TaskStatus.CANCELLED);
+    expect(record.status).toBe(TaskStatus.RUNNING);
     expect(record.historyTruncated).toBeGreaterThan(0);
     expect(record.history.length + record.historyTruncated).toBe(seen.history.length + 1);
     expect(record.history[0]).toEqual(seen.history[0]);
     expect(record.history.at(-2)).toEqual(seen.history.at(-1));
     expect(record.history.at(-1)).toMatchObject({
-      event: AuditEvent.CANCELLED,
-      detail: 'no longer needed',
+      event: AuditEvent.CLAIMED,
+      detail: 'first claim',
     });
     expect(historyBytes(record.history)).toBeLessThanOrEqual(Defaults.HISTORY_BUDGET_BYTES);
     expect(await store.get(seen.id)).toEqual(record);
+  });
+
+  it("leaves the stored history whole on a producer's cancel, whose entry has a list of its own", async () => {
+    const seen = await taskAtBudget();
+
+    const record = await store.cancel(seen, 'no longer needed');
+
+    expect(record.status).toBe(TaskStatus.CANCELLED);
+    expect(record.historyTruncated).toBe(0);
+    expect(record.history.slice(0, -1)).toEqual(seen.history);
+    expect(record.history.at(-1)).toMatchObject({
+      event: AuditEvent.CANCELLED,
+      detail: 'no longer needed',
+    });
   });
 
   it('keeps an entry written after the caller read the history, folding again from it', async () => {
@@ -69,13 +87,14 @@ describe('TaskStore history budget', () => {
     const seen = await taskAtBudget();
     await store.noteDuplicate(seen, 'firing delivered twice');
 
-    const record = await store.cancel(seen);
+    const { record } = await store.claim(seen, { workerId: 'w1', leaseMs: 60_000 });
 
-    expect(record.status).toBe(TaskStatus.CANCELLED);
+    expect(record.status).toBe(TaskStatus.RUNNING);
+    expect(record.historyTruncated).toBeGreaterThan(0);
     expect(record.history.length + record.historyTruncated).toBe(seen.history.length + 2);
     expect(record.history.slice(-2).map((h) => h.event)).toEqual([
       AuditEvent.DUPLICATE_DROPPED,
-      AuditEvent.CANCELLED,
+      AuditEvent.CLAIMED,
     ]);
   });
 

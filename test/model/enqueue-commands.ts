@@ -16,9 +16,11 @@ import {
   type Fate,
   type FeatureSystem,
   type ModelPayload,
+  SHARED_SLOTS,
   type TypeName,
   WINDOW_MS,
 } from './feature-system.js';
+import { SCHEDULE_FAULT } from './model-faults.js';
 
 export type FeatureCommand = fc.AsyncCommand<FeatureModel, FeatureSystem>;
 
@@ -56,6 +58,15 @@ function describeError(error: unknown): string {
   return String(error);
 }
 
+/** How an {@link Enqueue} picks its id. */
+export type EnqueueAim = 'slot' | 'again' | 'fresh';
+
+/** The first aimed slot no enqueue has planned (or whose plan a rollback forgot). */
+function freshSlot(m: Readonly<FeatureModel>): number | undefined {
+  for (let slot = SHARED_SLOTS; slot < m.slots; slot++) if (!m.plans.has(slot)) return slot;
+  return undefined;
+}
+
 /** An enqueue with an explicit id: its plan is fixed by the id's first enqueue. */
 export class Enqueue implements FeatureCommand {
   constructor(
@@ -64,16 +75,36 @@ export class Enqueue implements FeatureCommand {
     readonly narrow: boolean,
     readonly sendFails: boolean,
     readonly schedule: ScheduleFault,
+    /**
+     * Which id: `slot`'s; `again`, the id an enqueue rolled back last; `fresh`, the first id
+     * no enqueue has planned yet (so that its plan, with its aimed references, is used).
+     */
+    readonly aim: EnqueueAim = 'slot',
   ) {}
-  check = () => true;
+
+  /** An aimed enqueue waits until what it aims at exists. */
+  check = (m: Readonly<FeatureModel>): boolean => {
+    if (this.aim === 'again') return m.lastRolledBack !== undefined;
+    if (this.aim === 'slot') return true;
+    if (freshSlot(m) === undefined) return false;
+    if (this.plan.parents.some((p) => p.startsWith('@h')) && m.held.length === 0) return false;
+    return !(this.plan.key?.startsWith('@p') === true && m.lastPurgedKey === undefined);
+  };
 
   async run(m: FeatureModel, r: FeatureSystem): Promise<void> {
-    const plan = m.plans.get(this.slot) ?? resolvePlan(this.plan, r);
-    m.plans.set(this.slot, plan);
+    const slot =
+      this.aim === 'again'
+        ? (m.lastRolledBack ?? this.slot)
+        : this.aim === 'fresh'
+          ? (freshSlot(m) ?? this.slot)
+          : this.slot;
+    if (this.aim !== 'slot') m.trace.push(`  (${this.aim}: t${slot})`);
+    const plan = m.plans.get(slot) ?? resolvePlan(this.plan, m, r, slot);
+    m.plans.set(slot, plan);
     count(
       plan.delayed ? 'enqueue delayed' : plan.parents.length > 0 ? 'enqueue dependent' : 'enqueue',
     );
-    const id = r.id(this.slot);
+    const id = r.id(slot);
     const options: EnqueueOptions = {
       id,
       ...(plan.key === undefined ? {} : { orderingKey: plan.key }),
@@ -82,7 +113,7 @@ export class Enqueue implements FeatureCommand {
         : { dependsOn: plan.parents, onParentDead: plan.onParentDead }),
       ...(plan.delayed ? { delay: DELAY_MS } : {}),
     };
-    const body = payload(1000 + this.slot, plan.fate, plan.big);
+    const body = payload(1000 + slot, plan.fate, plan.big);
     const held = plan.delayed
       ? r.scheduler.arm(this.schedule.endsWith('fail'), this.schedule.startsWith('held'))
       : undefined;
@@ -98,31 +129,31 @@ export class Enqueue implements FeatureCommand {
     if (first === undefined && held !== undefined) {
       // The producer waits on its CreateSchedule; other commands run meanwhile.
       m.held.push({
-        slot: this.slot,
+        slot,
         id,
         fail: this.schedule.endsWith('fail'),
         settle: async () => {
           held.settle(this.schedule.endsWith('fail'));
-          settled(m, this.slot, id, plan, body.n, known, await call);
+          await settled(m, r, slot, id, plan, body.n, known, await call);
         },
       });
       m.trace.push(`${this} → waiting on CreateSchedule`);
       return;
     }
     r.scheduler.disarm();
-    settled(m, this.slot, id, plan, body.n, known, first as Outcome);
+    await settled(m, r, slot, id, plan, body.n, known, first as Outcome);
   }
 
   toString = () => {
     const p = this.plan;
     const parts = [
-      `t${this.slot}`,
+      this.aim === 'slot' ? `t${this.slot}` : `${this.aim} id`,
       p.type,
       p.fate,
-      ...(p.key === undefined ? [] : [`key ${p.key.replace(/^.*-/, '')}`]),
+      ...(p.key === undefined ? [] : [`key ${ref(p.key)}`]),
       ...(p.parents.length === 0
         ? []
-        : [`after ${p.parents.map((x) => x.replace(/^.*-/, '')).join('+')} (${p.onParentDead})`]),
+        : [`after ${p.parents.map(ref).join('+')} (${p.onParentDead})`]),
       ...(p.delayed ? [`delayed, schedule ${this.schedule}`] : []),
       ...(p.big ? ['claim-checked'] : []),
       ...(this.narrow ? ['3 shards'] : []),
@@ -132,28 +163,57 @@ export class Enqueue implements FeatureCommand {
   };
 }
 
-/** The generated plan names keys and parents `@k<n>` and `@t<n>`: the run's names replace them. */
-function resolvePlan(plan: SlotPlan, r: FeatureSystem): SlotPlan {
+/**
+ * How a generated plan's reference reads in a trace: `k0`, `t1`; `held|t1` is the id waiting
+ * on a held CreateSchedule (else t1), `purged|k0` the key of the task a purge deleted last
+ * (else k0).
+ */
+function ref(name: string): string {
+  if (name.startsWith('@h')) return `held|t${name.slice(2)}`;
+  if (name.startsWith('@p')) return `purged|k${name.slice(2)}`;
+  return name.replace(/^.*-/, '').replace(/^@/, '');
+}
+
+/**
+ * The generated plan names keys and parents `@k<n>` and `@t<n>`, or aims them: `@h<n>` is the
+ * id of the oldest enqueue waiting on its held CreateSchedule (if it is not this slot's), and
+ * `@p<n>` the ordering key of the task a purge deleted last; each falls back to `<n>`. The
+ * run's names replace them.
+ */
+function resolvePlan(plan: SlotPlan, m: FeatureModel, r: FeatureSystem, slot: number): SlotPlan {
   const name = (ref: string) => {
     const n = Number(ref.slice(2));
+    if (ref.startsWith('@h')) {
+      const held = m.held.find((h) => h.slot !== slot);
+      return held?.id ?? r.id(n);
+    }
+    if (ref.startsWith('@p')) return m.lastPurgedKey ?? r.key(n);
     return ref.startsWith('@k') ? r.key(n) : r.id(n);
   };
   return {
     ...plan,
     key: plan.key === undefined ? undefined : name(plan.key),
-    parents: plan.parents.map(name),
+    // Two references may name one parent once resolved.
+    parents: [...new Set(plan.parents.map(name))],
   };
 }
 
-function settled(
+/**
+ * Records what an enqueue by id was told. Checked at once: it never creates an id again that
+ * an earlier enqueue was told exists; the record it returns is the record as it is (nothing
+ * runs between its return and this read); and it throws only Tasklane's typed errors or an
+ * injected outage of S3 or SQS (a failed CreateSchedule is a ScheduleFailedError).
+ */
+async function settled(
   m: FeatureModel,
+  r: FeatureSystem,
   slot: number,
   id: string,
   plan: SlotPlan,
   n: number,
   known: boolean,
   outcome: Outcome,
-): void {
+): Promise<void> {
   if (outcome.ok) {
     const { result } = outcome;
     if (result.created && known) {
@@ -167,14 +227,23 @@ function settled(
     m.trace.push(
       `  ${id}: created ${result.created}, sent ${result.sent}, ${result.record.status}`,
     );
+    const now = await r.get(id);
+    if (now?.createdAt === result.record.createdAt && now.status !== result.record.status) {
+      m.violate(
+        `stale: enqueue of ${id} returned its record ${result.record.status}, and it is ${now.status}`,
+      );
+    }
     return;
   }
   const { error } = outcome;
   m.trace.push(`  ${id}: threw ${describeError(error)}`);
   if (error instanceof ScheduleFailedError) {
-    // Not enqueued: the id is free again (docs/scheduling.md), and may be planned anew.
-    if (!m.tasks.has(id) || m.purged.has(id)) m.rolledBack.add(id);
+    // Not enqueued: the id is free again (docs/scheduling.md), and may be planned anew;
+    // unless a later enqueue of it created it meanwhile (then its plan stands).
+    if (m.tasks.has(id) && !m.purged.has(id) && !m.rolledBack.has(id)) return;
+    m.rolledBack.add(id);
     m.plans.delete(slot);
+    m.lastRolledBack = slot;
     return;
   }
   if (!(error instanceof TasklaneError) && !isOutage(error)) {
@@ -182,33 +251,57 @@ function settled(
   }
 }
 
+/**
+ * An injected outage that may reach the producer as it is: S3's or SQS's. The scheduler's
+ * injected ThrottlingException may not: a delayed enqueue whose CreateSchedule fails throws
+ * ScheduleFailedError (docs/scheduling.md), whichever enqueue of the id it is.
+ */
 function isOutage(error: unknown): boolean {
-  return error instanceof Error && /injected by the model test/.test(error.message);
+  return (
+    error instanceof Error &&
+    error.name !== SCHEDULE_FAULT &&
+    /injected by the model test/.test(error.message)
+  );
 }
 
-/** A debounced enqueue of key `dkey`: folds into the key's waiting task, or creates one. */
+/** Each debounce key's mode (k0 'last', k1 'first'): what a fold of the other mode does is not specified. */
+export function debounceMode(dkey: number): 'last' | 'first' {
+  return dkey === 0 ? 'last' : 'first';
+}
+
+/**
+ * A debounced enqueue of key `dkey`: folds into the key's waiting task, or creates one. Aimed
+ * (`like`), it takes the key and type of the last debounced enqueue, if there was one, so that
+ * it meets that task whatever happened to it since (died, redriven, parked).
+ */
 export class Debounce implements FeatureCommand {
   constructor(
     readonly dkey: number,
-    readonly mode: 'last' | 'first',
     readonly type: TypeName,
     readonly keyed: boolean,
     readonly fate: Fate,
     readonly narrow: boolean,
     readonly sendFails: boolean,
     readonly big: boolean,
+    readonly like = false,
   ) {}
-  check = () => true;
+  check = (m: Readonly<FeatureModel>): boolean => !this.like || m.lastDebounce !== undefined;
 
   async run(m: FeatureModel, r: FeatureSystem): Promise<void> {
-    count(`debounce ${this.mode}`);
+    const aim = this.like ? m.lastDebounce : undefined;
+    const dkey = aim?.dkey ?? this.dkey;
+    const type = aim?.type ?? this.type;
+    const mode = debounceMode(dkey);
+    if (aim !== undefined) m.trace.push(`  (like: d${dkey} ${type})`);
+    m.lastDebounce = { dkey, type };
+    count(`debounce ${mode}`);
     const n = m.nextToken();
-    const key = r.key(this.dkey);
-    const debounce = { key, windowMs: WINDOW_MS, mode: this.mode };
+    const key = r.key(dkey);
+    const debounce = { key, windowMs: WINDOW_MS, mode };
     r.scheduler.disarm();
     r.sendOutage.on = this.sendFails;
     const outcome = await attempt(() =>
-      r.producer(this.narrow).enqueue(r.types[this.type], payload(n, this.fate, this.big), {
+      r.producer(this.narrow).enqueue(r.types[type], payload(n, this.fate, this.big), {
         debounce,
         ...(this.keyed ? { orderingKey: key } : {}),
       }),
@@ -224,7 +317,7 @@ export class Debounce implements FeatureCommand {
     m.trace.push(`  ${result.id}: created ${result.created}, absorbed ${result.absorbed}`);
     if (result.absorbed === true) {
       const into = m.tasks.get(result.id);
-      if (into === undefined || into.debounce?.key !== key || into.type !== this.type) {
+      if (into === undefined || into.debounce?.key !== key || into.type !== type) {
         m.violate(`debounce: enqueue #${n} was folded into ${result.id}, not a task of its key`);
       }
       const record = await r.get(result.id);
@@ -241,9 +334,9 @@ export class Debounce implements FeatureCommand {
     m.accept(
       result.id,
       {
-        type: this.type,
+        type,
         key: this.keyed ? key : undefined,
-        debounce: { key, mode: this.mode },
+        debounce: { key, mode },
       },
       n,
       this.fate,
@@ -252,7 +345,7 @@ export class Debounce implements FeatureCommand {
   }
 
   toString = () =>
-    `debounce(d${this.dkey} ${this.mode}, ${this.type}, ${this.fate}${this.keyed ? ', keyed' : ''}${this.big ? ', claim-checked' : ''}${this.narrow ? ', 3 shards' : ''}${this.sendFails ? ', send fails' : ''})`;
+    `debounce(${this.like ? `like last, else d${this.dkey}` : `d${this.dkey} ${debounceMode(this.dkey)}`}, ${this.like ? `else ${this.type}` : this.type}, ${this.fate}${this.keyed ? ', keyed' : ''}${this.big ? ', claim-checked' : ''}${this.narrow ? ', 3 shards' : ''}${this.sendFails ? ', send fails' : ''})`;
 }
 
 /** The oldest held CreateSchedule answers (as planned), and its enqueue returns. */

@@ -54,7 +54,7 @@ describe('the feature model judges', () => {
 
   it('a debounced enqueue after a parked key was redriven (R2)', async () => {
     const debounce = (fate: 'ok' | 'permanent') =>
-      new Debounce(0, 'last', 'park', true, fate, false, false, false);
+      new Debounce(0, 'park', true, fate, false, false, false);
     const found = await violations([
       debounce('permanent'),
       new Tick(6_000),

@@ -1,52 +1,80 @@
 /**
- * The feature model's command generators: fast-check `fc.commands` over every command of
- * ./enqueue-commands.ts, ./operator-commands.ts and ./runtime-commands.ts, weighted so that
- * the steps a feature needs (a task enqueued, delivered, dead, redriven …) come often enough
- * in 40 commands over 3 ids, 2 ordering keys and 2 debounce keys.
+ * The feature model's command generators: sequences of 30-45 commands of
+ * ./enqueue-commands.ts, ./operator-commands.ts and ./runtime-commands.ts over 3 shared ids,
+ * 4 ids the aimed enqueues take in turn, 2 ordering keys and 2 debounce keys, weighted so that
+ * the steps a meeting of features needs (a task enqueued, delivered, dead, redriven, purged,
+ * a held schedule answered …) come often enough.
  */
 import fc from 'fast-check';
 import {
   Debounce,
   Enqueue,
+  type EnqueueAim,
   type FeatureCommand,
   type ScheduleFault,
   SettleSchedule,
 } from './enqueue-commands.js';
 import type { SlotPlan } from './feature-model.js';
 import type { Fate, TypeName } from './feature-system.js';
-import { LEASE_EXPIRY_MS } from './feature-system.js';
+import { FEATURE_SLOTS, LEASE_EXPIRY_MS, SHARED_SLOTS } from './feature-system.js';
 import { Cancel, Purge, RedriveIds, RedriveKey, ReleaseKey } from './operator-commands.js';
 import { Deliver, Outage, PARK_HOLD_EXPIRY_MS, Pump, Sweep, Tick } from './runtime-commands.js';
 
 /** Longest command sequence generated. */
-export const FEATURE_MAX_COMMANDS = 40;
-/** Explicit ids t0…t2; ordering keys and debounce keys k0, k1 (one namespace). */
-export const SLOTS = 3;
+export const FEATURE_MAX_COMMANDS = 45;
+/** Fewest commands in a sequence: a meeting of features takes a few steps to set up. */
+export const FEATURE_MIN_COMMANDS = 30;
+/** Explicit ids t0…t6 (./feature-system.ts); ordering keys and debounce keys k0, k1 (one namespace). */
+export const SLOTS = FEATURE_SLOTS;
 const KEYS = 2;
-const DEBOUNCE_MODES: readonly ('last' | 'first')[] = ['last', 'first'];
 
-const fate: fc.Arbitrary<Fate> = fc.constantFrom<Fate>(
-  'ok',
-  'ok',
-  'ok',
-  'retry',
-  'fail',
-  'permanent',
+/** Weighted choice among constants. */
+function weighted<T>(...choices: readonly (readonly [T, number])[]): fc.Arbitrary<T> {
+  return fc.oneof(...choices.map(([value, weight]) => ({ arbitrary: fc.constant(value), weight })));
+}
+
+// Tasks that die come often enough for parked keys, redrive and purge to meet other features.
+const fate: fc.Arbitrary<Fate> = weighted<Fate>(
+  ['ok', 3],
+  ['retry', 1],
+  ['fail', 1],
+  ['permanent', 2],
 );
-const slot = fc.integer({ min: 0, max: SLOTS - 1 });
+const slot = fc.integer({ min: 0, max: SHARED_SLOTS - 1 });
 const keyIndex = fc.integer({ min: 0, max: KEYS - 1 });
-const type = fc.constantFrom<TypeName>('plain', 'park', 'park', 'bulk');
-const rarely = fc.oneof(
-  { arbitrary: fc.constant(false), weight: 3 },
-  { arbitrary: fc.constant(true), weight: 1 },
-);
+const type = weighted<TypeName>(['plain', 1], ['park', 2], ['bulk', 1]);
+const rarely = weighted([false, 3], [true, 1]);
+const sometimes = weighted([false, 2], [true, 1]);
 
-/** Explicit-id plans; `key` is filled by the system (the run's key names) at run time. */
-function plans(keys: (n: number) => string, ids: (n: number) => string): fc.Arbitrary<SlotPlan> {
-  const plain = fc.record({ type, key: fc.option(keyIndex, { freq: 3 }), fate, big: rarely }).map(
+/**
+ * A plan's ordering key: `k<n>`, or aimed at the key of the task a purge deleted last
+ * (`@p<n>`, else `k<n>`), so that a key's later task meets a parked task's purge.
+ */
+const keyRef = fc.tuple(keyIndex, sometimes).map(([n, aimed]) => `${aimed ? '@p' : '@k'}${n}`);
+/**
+ * A dependent's parent: `t<n>`, or aimed at the id waiting on a held CreateSchedule (`@h<n>`,
+ * else `t<n>`), so that dependents register on delayed parents whose enqueue may still fail.
+ */
+const parentRef = fc.tuple(slot, fc.boolean()).map(([n, aimed]) => `${aimed ? '@h' : '@t'}${n}`);
+
+const delayedPlan: fc.Arbitrary<SlotPlan> = fc
+  .record({ type: fc.constantFrom<TypeName>('plain', 'bulk'), fate, big: rarely })
+  .map(
+    (p): SlotPlan => ({
+      ...p,
+      key: undefined,
+      parents: [],
+      onParentDead: 'cancel',
+      delayed: true,
+    }),
+  );
+
+/** Explicit-id plans; keys and parents are references the system resolves at run time. */
+function plans(): fc.Arbitrary<SlotPlan> {
+  const plain = fc.record({ type, key: fc.option(keyRef, { freq: 3 }), fate, big: rarely }).map(
     ({ type, key, fate, big }): SlotPlan => ({
       type,
-      key: key === null ? undefined : keys(key),
+      key: key ?? undefined,
       fate,
       parents: [],
       onParentDead: 'cancel',
@@ -57,82 +85,123 @@ function plans(keys: (n: number) => string, ids: (n: number) => string): fc.Arbi
   const dependent = fc
     .record({
       type: fc.constantFrom<TypeName>('plain', 'bulk'),
-      parents: fc.uniqueArray(slot, { minLength: 1, maxLength: 2 }),
+      parents: fc.uniqueArray(parentRef, { minLength: 1, maxLength: 2 }),
       onParentDead: fc.constantFrom<'cancel' | 'run'>('cancel', 'run'),
       fate,
       big: rarely,
     })
-    .map((p): SlotPlan => ({ ...p, parents: p.parents.map(ids), key: undefined, delayed: false }));
-  const delayed = fc
-    .record({ type: fc.constantFrom<TypeName>('plain', 'bulk'), fate, big: rarely })
-    .map(
-      (p): SlotPlan => ({
-        ...p,
-        key: undefined,
-        parents: [],
-        onParentDead: 'cancel',
-        delayed: true,
-      }),
-    );
+    .map((p): SlotPlan => ({ ...p, key: undefined, delayed: false }));
   return fc.oneof(
     { arbitrary: plain, weight: 3 },
     { arbitrary: dependent, weight: 2 },
-    { arbitrary: delayed, weight: 2 },
+    { arbitrary: delayedPlan, weight: 2 },
   );
 }
 
 /**
- * The command generators. `keys` and `ids` name the run's keys and ids; they are read when a
- * command is generated, so they must not depend on the run (the system's names do: they are
- * resolved again at run time from the slot numbers).
+ * The command generators. Besides the uniform choices over 3 ids and 2 keys, some commands are
+ * aimed at what the sequence did so far (resolved when they run, so shrinking keeps them
+ * meaningful): an enqueue of the id rolled back last, a dependent of the parent whose
+ * CreateSchedule is held, a key's task after a purge of that key's task, a debounced enqueue
+ * of the last debounced key and type. Each is the second half of a meeting of two features
+ * that a uniform choice reaches too rarely in 40 commands.
  */
 export function featureCommands(): fc.Arbitrary<Iterable<FeatureCommand>> {
-  // Plans name keys and parents by slot; the real names come from the system at run time.
-  const plan = plans(
-    (n) => `@k${n}`,
-    (n) => `@t${n}`,
+  const plan = plans();
+  const schedule = weighted<ScheduleFault>(
+    ['ok', 1],
+    ['fail', 1],
+    ['held-ok', 1],
+    ['held-fail', 3],
   );
-  const schedule = fc.constantFrom<ScheduleFault>(
-    'ok',
-    'fail',
-    'held-ok',
-    'held-fail',
-    'held-fail',
+  const enqueueAimed = (aim: EnqueueAim, plan: fc.Arbitrary<SlotPlan>, sends = sometimes) =>
+    fc
+      .record({ slot, plan, narrow: rarely, sendFails: sends, schedule })
+      .map(
+        ({ slot, plan, narrow, sendFails, schedule }) =>
+          new Enqueue(slot, plan, narrow, sendFails, schedule, aim),
+      );
+  const enqueue = enqueueAimed('slot', plan);
+  // The aimed enqueues, each the second half of a meeting the uniform ones reach too rarely:
+  // a delayed parent whose CreateSchedule is held, a dependent registering on it meanwhile,
+  // the rolled-back id enqueued again, a key's next task (often unsent) after a purge.
+  const heldParent = fc
+    .record({
+      slot,
+      plan: delayedPlan,
+      schedule: weighted<ScheduleFault>(['held-fail', 3], ['held-ok', 1]),
+    })
+    .map(({ slot, plan, schedule }) => new Enqueue(slot, plan, false, false, schedule, 'fresh'));
+  const dependentOfHeld = enqueueAimed(
+    'fresh',
+    fc
+      .record({
+        type: fc.constantFrom<TypeName>('plain', 'bulk'),
+        other: fc.option(parentRef, { freq: 2 }),
+        onParentDead: fc.constantFrom<'cancel' | 'run'>('cancel', 'run'),
+        fate,
+        big: rarely,
+      })
+      .map(
+        ({ other, ...p }): SlotPlan => ({
+          ...p,
+          parents: other === null ? ['@h0'] : ['@h0', other],
+          key: undefined,
+          delayed: false,
+        }),
+      ),
+    rarely,
   );
-  const enqueue = fc
-    .record({ slot, plan, narrow: rarely, sendFails: rarely, schedule })
-    .map(
-      ({ slot, plan, narrow, sendFails, schedule }) =>
-        new Enqueue(slot, plan, narrow, sendFails, schedule),
-    );
+  const enqueueAgain = enqueueAimed('again', plan);
+  // A task that parks its key: a park-type task of a key that dies (purged, redriven, released
+  // after), as a plain enqueue and as a debounced one.
+  const parking = enqueueAimed(
+    'fresh',
+    fc
+      .record({ key: keyIndex, fate: weighted<Fate>(['permanent', 3], ['fail', 1]), big: rarely })
+      .map(
+        ({ key, fate, big }): SlotPlan => ({
+          type: 'park',
+          key: `@k${key}`,
+          fate,
+          big,
+          parents: [],
+          onParentDead: 'cancel',
+          delayed: false,
+        }),
+      ),
+    rarely,
+  );
+  const parkingDebounce = fc
+    .record({ dkey: keyIndex, big: rarely })
+    .map(({ dkey, big }) => new Debounce(dkey, 'park', true, 'permanent', false, false, big));
+  const afterPurge = enqueueAimed(
+    'fresh',
+    fc.record({ type: weighted<TypeName>(['plain', 1], ['park', 1]), fate, big: rarely }).map(
+      (p): SlotPlan => ({
+        ...p,
+        key: '@p0',
+        parents: [],
+        onParentDead: 'cancel',
+        delayed: false,
+      }),
+    ),
+    weighted([true, 2], [false, 1]),
+  );
   const debounce = fc
     .record({
       dkey: keyIndex,
       type,
-      keyed: fc.oneof(
-        { arbitrary: fc.constant(true), weight: 3 },
-        { arbitrary: fc.constant(false), weight: 1 },
-      ),
+      keyed: weighted([true, 3], [false, 1]),
       fate,
       narrow: rarely,
       sendFails: rarely,
       big: rarely,
     })
-    .map(
-      // One mode per key (k0 'last', k1 'first'): what a fold of the other mode into a task
-      // does is not specified.
-      (d) =>
-        new Debounce(
-          d.dkey,
-          DEBOUNCE_MODES[d.dkey] ?? 'last',
-          d.type,
-          d.keyed,
-          d.fate,
-          d.narrow,
-          d.sendFails,
-          d.big,
-        ),
-    );
+    .map((d) => new Debounce(d.dkey, d.type, d.keyed, d.fate, d.narrow, d.sendFails, d.big));
+  const debounceLike = fc
+    .record({ keyed: weighted([true, 3], [false, 1]), fate, big: rarely })
+    .map(({ keyed, fate, big }) => new Debounce(0, 'plain', keyed, fate, false, false, big, true));
   const lane = fc.constantFrom('default', 'default', 'bulk');
   const deliver = fc
     .record({
@@ -149,33 +218,41 @@ export function featureCommands(): fc.Arbitrary<Iterable<FeatureCommand>> {
     { arbitrary: fc.constant(LEASE_EXPIRY_MS), weight: 2 },
     { arbitrary: fc.constant(PARK_HOLD_EXPIRY_MS), weight: 1 },
   );
-  return fc.commands(
-    [
-      enqueue,
-      enqueue,
-      enqueue,
-      debounce,
-      debounce,
-      fc.constant(new SettleSchedule()),
-      deliver,
-      deliver,
-      deliver,
-      deliver,
-      tick.map((ms) => new Tick(ms)),
-      tick.map((ms) => new Tick(ms)),
-      fc.constant(new Sweep()),
-      fc.constant(new Pump()),
-      slot.map((s) => new Cancel(s)),
-      slot.map((s) => new RedriveIds(s)),
-      keyIndex.map((k) => new RedriveKey(k)),
-      keyIndex.map((k) => new RedriveKey(k)),
-      keyIndex.map((k) => new ReleaseKey(k)),
-      fc.constant(new Purge()),
-      fc.constant(new Purge()),
-      fc
-        .tuple(fc.constantFrom<'s3' | 'events'>('s3', 'events'), fc.boolean())
-        .map(([service, on]) => new Outage(service, on)),
-    ],
-    { maxCommands: FEATURE_MAX_COMMANDS, size: 'max' },
+  const settle = fc.constant(new SettleSchedule());
+  const outage = fc
+    .tuple(fc.constantFrom<'s3' | 'events'>('s3', 'events'), fc.boolean())
+    .map(([service, on]) => new Outage(service, on));
+  // Weights: the aimed commands and the steps their meetings need (a held schedule's answer,
+  // a delivery, a purge, a redrive by key) come often; an aimed command whose target does not
+  // exist yet is skipped (its check), so its weight costs little when it cannot run.
+  const weightedCommands: [fc.Arbitrary<FeatureCommand>, number][] = [
+    [enqueue, 3],
+    [heldParent, 4],
+    [dependentOfHeld, 4],
+    [settle, 6],
+    [enqueueAgain, 5],
+    [parking, 4],
+    [afterPurge, 6],
+    [debounce, 1],
+    [parkingDebounce, 3],
+    [debounceLike, 5],
+    [deliver, 6],
+    [tick.map((ms) => new Tick(ms)), 3],
+    [fc.constant(new Sweep()), 1],
+    [fc.constant(new Pump()), 1],
+    [slot.map((s) => new Cancel(s)), 1],
+    [slot.map((s) => new RedriveIds(s)), 1],
+    [keyIndex.map((k) => new RedriveKey(k)), 1],
+    [keyIndex.map((k) => new RedriveKey(k, true)), 5],
+    [keyIndex.map((k) => new ReleaseKey(k)), 1],
+    [fc.constant(new Purge()), 5],
+    [outage, 1],
+  ];
+  const command = fc.oneof(
+    ...weightedCommands.map(([arbitrary, weight]) => ({ arbitrary, weight })),
   );
+  // A plain array rather than fc.commands: it keeps every sequence at least
+  // FEATURE_MIN_COMMANDS long; an aimed command whose target does not exist yet is skipped
+  // (its check), as fc.commands would.
+  return fc.array(command, { minLength: FEATURE_MIN_COMMANDS, maxLength: FEATURE_MAX_COMMANDS });
 }

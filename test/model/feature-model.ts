@@ -6,7 +6,7 @@
  * ./feature-oracle.ts), which need only what the callers were promised.
  */
 import type { Fate, TypeName } from './feature-system.js';
-import { LANE_OF } from './feature-system.js';
+import { FEATURE_SLOTS, LANE_OF } from './feature-system.js';
 
 export type OnParentDead = 'cancel' | 'run';
 
@@ -62,6 +62,16 @@ export class FeatureModel {
     readonly fail: boolean;
     readonly settle: () => Promise<void>;
   }[] = [];
+  /**
+   * What the targeted commands aim at (./feature-commands.ts): the slot an enqueue rolled back
+   * last, the ordering key of the task a purge deleted last, and the key (by index) and type
+   * of the last debounced enqueue.
+   */
+  lastRolledBack: number | undefined;
+  /** How many explicit ids (slots) the commands use. */
+  readonly slots: number = FEATURE_SLOTS;
+  lastPurgedKey: string | undefined;
+  lastDebounce: { readonly dkey: number; readonly type: TypeName } | undefined;
   /** A line per command, for the report of a failure. */
   readonly trace: string[] = [];
   private created = 0;

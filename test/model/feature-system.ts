@@ -32,6 +32,14 @@ import { REGION, schedulerPumpSqs, uniqueName } from '../helpers/aws.js';
 import { Outage, RefusingPublisher, SchedulerFaults, WorkerDeath } from './model-faults.js';
 import { VirtualQueues } from './virtual-queues.js';
 
+/**
+ * Explicit ids: t0…t2 are shared by the uniform enqueues (so retries of one id are common);
+ * t3…t6 are taken in turn by the aimed ones (./feature-commands.ts), so that an aimed enqueue
+ * always has an id no enqueue has planned yet.
+ */
+export const FEATURE_SLOTS = 7;
+/** The shared ids: t0…t2. */
+export const SHARED_SLOTS = 3;
 /** Attempts of every model type. */
 export const FEATURE_MAX_ATTEMPTS = 2;
 const TIMEOUT_MS = 10_000;

@@ -1,14 +1,15 @@
 /**
- * (7b) Model-based test across the features (fast-check `fc.commands`): random interleavings
+ * (7b) Model-based test across the features (fast-check, model commands): random interleavings
  * of enqueues (by id, keyed, in two lanes, claim-checked, dependents under either
  * `onParentDead`, delayed through a CreateSchedule that may fail or be held), debounced
  * enqueues in both modes, deliveries to workers that may die after any write, clock ticks past
  * leases and parked keys' holds, sweeps, pump ticks, cancel, redrive by id and by key,
  * releaseKey, purge, and S3 and EventBridge outages, against the real client, worker, sweeper
  * and pump on the emulator. After each sequence the system is drained and judged against the
- * README's guarantees (./feature-oracle.ts says precisely which).
+ * README's guarantees (./feature-oracle.ts says precisely which). Some commands are aimed at
+ * what the sequence did so far (./feature-commands.ts), so that features meet often enough.
  *
- * FAULT_SEED replays a run; MODEL_FEATURE_RUNS sets how many sequences (default 40);
+ * FAULT_SEED replays a run; MODEL_FEATURE_RUNS sets how many sequences (default 25);
  * MODEL_PATH (with FAULT_SEED) runs only the sequence at that fast-check path, e.g. a shrunk
  * counterexample's; MODEL_SHRINK_MS bounds the shrinking; MODEL_VERBOSE=1 prints a line per
  * sequence.
@@ -22,7 +23,7 @@ import { FeatureModel } from './feature-model.js';
 import { drain, judge } from './feature-oracle.js';
 import { FeatureSystem } from './feature-system.js';
 
-const RUNS = Number(process.env.MODEL_FEATURE_RUNS ?? 40);
+const RUNS = Number(process.env.MODEL_FEATURE_RUNS ?? 25);
 /** How long a failure may be shrunk for: MODEL_SHRINK_MS (default 3 minutes). */
 const SHRINK_MS = Number(process.env.MODEL_SHRINK_MS ?? 180_000);
 /**
@@ -36,8 +37,8 @@ const ONLY = process.env.MODEL_ONLY === undefined ? undefined : new RegExp(proce
 const VERBOSE = process.env.MODEL_VERBOSE === '1';
 
 describe('(7b) every feature against a model of the guarantees', () => {
-  // About 8 s a sequence on a loaded 2-core machine, plus the shrinking budget.
-  const timeout = RUNS * 20_000 + SHRINK_MS + 120_000;
+  // About 5 s a sequence on 2 idle cores, up to 40 s on a loaded machine, plus the shrinking budget.
+  const timeout = RUNS * 60_000 + SHRINK_MS + 120_000;
   it(`keeps the guarantees over ${RUNS} random command sequences`, { timeout }, async () => {
     // Arrange
     const s = await Scenario.open({

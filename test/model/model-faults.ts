@@ -97,6 +97,9 @@ export class WorkerDeath {
   }
 }
 
+/** The name of the error a failing CreateSchedule throws (Scheduler's throttling). */
+export const SCHEDULE_FAULT = 'ThrottlingException';
+
 /** A CreateSchedule that waits for the model to let it answer. */
 export interface HeldSchedule {
   /** Resolves once the call has reached the scheduler. */
@@ -125,7 +128,7 @@ export class SchedulerFaults {
           if (plan.hold !== undefined) fail = await (plan.hold as InternalHold).wait();
           if (!fail) return next(args);
           this.failed += 1;
-          throw injected('ThrottlingException', 'Rate exceeded (injected by the model test)');
+          throw injected(SCHEDULE_FAULT, 'Rate exceeded (injected by the model test)');
         },
       { step: 'initialize', priority: 'high', name: 'schedulerFaults' },
     );

@@ -54,13 +54,18 @@ export class RedriveIds implements FeatureCommand {
   toString = () => `redrive({ ids: [t${this.slot}] })`;
 }
 
+/** Redrives a key's DEAD tasks; aimed (`like`), the key of the last debounced enqueue. */
 export class RedriveKey implements FeatureCommand {
-  constructor(readonly key: number) {}
-  check = () => true;
+  constructor(
+    readonly key: number,
+    readonly like = false,
+  ) {}
+  check = (m: Readonly<FeatureModel>): boolean => !this.like || m.lastDebounce !== undefined;
 
   async run(m: FeatureModel, r: FeatureSystem): Promise<void> {
     count('redrive by key');
-    const out = await quietly(() => r.producer(false).redrive({ orderingKey: r.key(this.key) }));
+    const key = this.like ? (m.lastDebounce?.dkey ?? this.key) : this.key;
+    const out = await quietly(() => r.producer(false).redrive({ orderingKey: r.key(key) }));
     if (out instanceof Error) {
       m.trace.push(`  threw ${out.name}: ${out.message}`);
       return;
@@ -69,7 +74,8 @@ export class RedriveKey implements FeatureCommand {
     m.trace.push(`  redriven [${out.redriven.join(', ')}]`);
   }
 
-  toString = () => `redrive({ orderingKey: k${this.key} })`;
+  toString = () =>
+    `redrive({ orderingKey: ${this.like ? `the last debounced key, else k${this.key}` : `k${this.key}`} })`;
 }
 
 export class ReleaseKey implements FeatureCommand {
@@ -102,7 +108,11 @@ export class Purge implements FeatureCommand {
     }
     // Other sequences' DEAD tasks are purged too; only this one's matter.
     const mine = out.purged.filter((id) => id.startsWith(`${r.prefix}-`) || m.tasks.has(id));
-    for (const id of mine) m.purged.add(id);
+    for (const id of mine) {
+      m.purged.add(id);
+      const key = m.tasks.get(id)?.key;
+      if (key !== undefined) m.lastPurgedKey = key;
+    }
     m.trace.push(`  purged [${mine.join(', ')}]`);
   }
 

@@ -67,6 +67,13 @@ describe('package layout', () => {
     expect(manifest.dependencies['@types/aws-lambda']).toMatch(/^\^/);
   });
 
+  it('keeps zod out of the dependencies: a task schema is any Standard Schema', () => {
+    const runtime = sourceFiles().filter((file) => /from 'zod'/.test(readFileSync(file, 'utf8')));
+
+    expect(Object.keys(manifest.dependencies)).not.toContain('zod');
+    expect(runtime).toEqual([]);
+  });
+
   it('puts every AWS SDK client on one caret version line', () => {
     const clients = Object.entries(manifest.dependencies).filter(([name]) =>
       /^@aws-sdk\/(client|lib)-/.test(name),

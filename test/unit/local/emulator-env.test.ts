@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/core/errors.js';
-import { EmulatorUnavailableError, onEmulator, startEmulator } from '../../../src/local/emulator.js';
+import {
+  EmulatorUnavailableError,
+  onEmulator,
+  startEmulator,
+} from '../../../src/local/emulator.js';
 import {
   applyEmulatorEnvironment,
   assertLoopbackEndpoint,

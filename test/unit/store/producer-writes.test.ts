@@ -7,10 +7,18 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
+<<<<<<< HEAD:test/unit/store/producer-writes.test.ts
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import type { HistoryEntry } from '../../../src/core/record.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { DebounceStore } from '../../../src/store/debounce.js';
+=======
+import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
+import type { HistoryEntry } from '../../src/core/record.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { DebounceStore } from '../../src/store/debounce.js';
+import { PRODUCER_HISTORY } from '../../src/store/producer-history.js';
+>>>>>>> main:test/unit/producer-update-attributes.test.ts
 import {
   DEBOUNCED_UPDATE_ATTRIBUTES,
   PRODUCER_UPDATE_ATTRIBUTES,
@@ -113,11 +121,16 @@ const producerWrites: [string, (store: TaskStore) => Promise<unknown>, string][]
   ['confirmSchedule', (store) => store.confirmSchedule(scheduled), 'scheduleConfirmed'],
   ['discard (the rollback)', (store) => store.discard(scheduled, 'not created'), 'expiresAt'],
   [
-    'discard, history folded',
+    'discard, over the history budget',
     (store) => store.discard({ ...scheduled, history: longHistory() }, 'not created'),
-    'historyTruncated',
+    PRODUCER_HISTORY,
   ],
   ['cancel', (store) => store.cancel(scheduled, 'no longer needed'), 'finishedAt'],
+  [
+    'cancel, over the history budget',
+    (store) => store.cancel({ ...scheduled, history: longHistory() }, 'no longer needed'),
+    PRODUCER_HISTORY,
+  ],
   [
     'requestCancel (a running task)',
     (store) => store.requestCancel(taskRecord({ status: TaskStatus.RUNNING }), 'stop'),
@@ -171,6 +184,17 @@ describe('PRODUCER_UPDATE_ATTRIBUTES', () => {
     const named = updates.flatMap((update) => attributesNamed(update));
     expect(named).toContain('dependents');
     expect(named.filter((a) => !PRODUCER_UPDATE_ATTRIBUTES.includes(a))).toEqual([]);
+  });
+
+  it('leaves out the history that workers, the sweeper and operators write', () => {
+    // Arrange
+    const recorded = ['history', 'historyTruncated'];
+
+    // Act
+    const granted = recorded.filter((a) => PRODUCER_UPDATE_ATTRIBUTES.includes(a));
+
+    // Assert
+    expect(granted).toEqual([]);
   });
 
   it('leaves out what decides what a task does', () => {
