@@ -2,7 +2,10 @@
  * Import rules, checked by `npm run lint` (after Biome) with dependency-cruiser:
  * - no import cycles anywhere;
  * - src/ (the published package) imports nothing from the example app, the scripts, the
- *   benchmarks or the examples.
+ *   benchmarks or the examples;
+ * - the layers of src/ (docs/adr/0041-module-layout.md): core/ imports nothing internal, and
+ *   cdk/ imports only core/, the shared executor settings (settings/) and the named modules
+ *   whose constants a deployment must agree with at run time.
  * Type-only imports count: a cycle through types still ties the modules together.
  * @type {import('dependency-cruiser').IConfiguration}
  */
@@ -22,6 +25,33 @@ module.exports = {
         'src/ is the published package: it must not import the example app (infra/), scripts/, bench/, examples/ or functions/.',
       from: { path: '^src/' },
       to: { path: '^(infra|scripts|bench|examples|functions)/' },
+    },
+    {
+      name: 'core-imports-nothing-internal',
+      severity: 'error',
+      comment:
+        'src/core/ is the domain model (statuses, the record, the errors, the message format): every layer imports it, so it imports no other module of src/.',
+      from: { path: '^src/core/' },
+      to: { path: '^src/', pathNot: '^src/core/' },
+    },
+    {
+      name: 'cdk-imports-core-and-settings',
+      severity: 'error',
+      comment:
+        'src/cdk/ is the deploy-time layer: it imports core/, the shared executor settings (settings/), and only these run-time modules, for the names, prefixes and limits the construct must agree with (the IAM conditions, metric names, env vars); each is a candidate to move into settings/ (ADR 0041).',
+      from: { path: '^src/cdk/' },
+      to: {
+        path: '^src/',
+        pathNot: [
+          '^src/(cdk|core|settings)/',
+          '^src/claim-check/object-ref[.]ts$',
+          '^src/integrity/tag[.]ts$',
+          '^src/observability/(cost|metrics)[.]ts$',
+          '^src/store/(debounce-spec|producer-writes|retention|status-index-keys)[.]ts$',
+          '^src/tasks/retry-horizon[.]ts$',
+          '^src/worker/firing-trust[.]ts$',
+        ],
+      },
     },
   ],
   options: {

@@ -48,8 +48,6 @@ export type {
   ScheduleSummary,
 } from './client/schedules.js';
 export { TaskClient } from './client/task-client.js';
-export type { ExecutorLocation } from './config.js';
-export { EnvVars } from './config.js';
 export {
   AuditEvent,
   DebounceMode,
@@ -100,8 +98,6 @@ export type { LifecycleHook, LifecycleHooks } from './events/worker-events.js';
 export type { MacService } from './integrity/kms-mac.js';
 export type { IntegrityOptions } from './integrity/tag.js';
 export { INTEGRITY_FAILED, INTEGRITY_KEY_ENV } from './integrity/tag.js';
-export type { LaneLocation, LaneLocations } from './lanes.js';
-export { DEFAULT_LANE, UnknownLaneError } from './lanes.js';
 export type { AuditRecord } from './observability/audit.js';
 export type { PricedUsage, PriceTable } from './observability/cost.js';
 export { DEFAULT_PRICES, priceUsage } from './observability/cost.js';
@@ -115,8 +111,12 @@ export {
   TaskOutcome,
 } from './observability/metrics.js';
 export type { Usage } from './observability/usage-meter.js';
-export type { ExecutorOutputs, StackOutput } from './stack-outputs.js';
-export { locationFromStackOutputs } from './stack-outputs.js';
+export type { LaneLocation, LaneLocations } from './settings/lanes.js';
+export { DEFAULT_LANE, UnknownLaneError } from './settings/lanes.js';
+export type { ExecutorLocation } from './settings/location.js';
+export { EnvVars } from './settings/location.js';
+export type { ExecutorOutputs, StackOutput } from './settings/stack-outputs.js';
+export { locationFromStackOutputs } from './settings/stack-outputs.js';
 export type { Retention } from './store/retention.js';
 export type { SweeperOptions } from './sweeper/create-sweeper.js';
 export { createSweeper } from './sweeper/create-sweeper.js';

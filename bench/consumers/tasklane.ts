@@ -3,7 +3,7 @@
  * one worker per concurrent invocation (as Lambda gives each its own environment). The
  * worker logs its audit lines to stdout as in Lambda.
  */
-import { awsClientConfig } from '../../src/aws-clients.js';
+import { awsClientConfig } from '../../src/aws/clients.js';
 import { createWorker } from '../../src/index.js';
 import { benchTasks } from '../fixtures/tasks.js';
 import { runConsumer } from './harness.js';

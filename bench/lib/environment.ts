@@ -20,7 +20,7 @@ import {
 import { DeleteQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { startEmulator } from '../../src/local/index.js';
 import { emulatorEnvironment, provision } from '../../src/local/testing/index.js';
-import { executorSettings } from '../../src/resources.js';
+import { executorSettings } from '../../src/settings/executor.js';
 
 const PATCH_DIR = fileURLToPath(new URL('../emulator', import.meta.url));
 

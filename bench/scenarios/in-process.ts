@@ -7,7 +7,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig, sqsClientConfig } from '../../src/aws-clients.js';
+import { awsClientConfig, sqsClientConfig } from '../../src/aws/clients.js';
 import {
   createWorker,
   noopMetrics,

@@ -6,7 +6,7 @@
  * metrics), so the two can be compared.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { awsClientConfig } from '../../src/aws-clients.js';
+import { awsClientConfig } from '../../src/aws/clients.js';
 import type { TaskClient, TaskDefinition } from '../../src/index.js';
 import { createExecutor } from '../lib/environment.js';
 import { withImageUnits } from '../lib/image-meter.js';

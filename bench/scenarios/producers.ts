@@ -5,7 +5,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig } from '../../src/aws-clients.js';
+import { awsClientConfig } from '../../src/aws/clients.js';
 import { type BatchEntry, TaskClient, type TaskDefinition } from '../../src/index.js';
 import { type BaselineMessage, baselineEntry } from '../baseline/message.js';
 import { INDEX_KEY_ATTRIBUTES } from '../config.js';

@@ -27,7 +27,10 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { onEmulator } from '../../src/local/emulator.js';
 import { applyEmulatorEnvironment } from '../../src/local/emulator-env.js';
 import { provisionScheduleGroup } from '../../src/local/provision.js';
-import { type ExecutorOutputs, locationFromStackOutputs } from '../../src/stack-outputs.js';
+import {
+  type ExecutorOutputs,
+  locationFromStackOutputs,
+} from '../../src/settings/stack-outputs.js';
 
 /** Options of {@link deployToEmulator}. */
 export interface LocalDeployOptions {

@@ -3,8 +3,8 @@ import { CfnOutput, Stack } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { LaneLocation, LaneLocations } from '../lanes.js';
-import { StackOutputSuffix } from '../stack-outputs.js';
+import type { LaneLocation, LaneLocations } from '../settings/lanes.js';
+import { StackOutputSuffix } from '../settings/stack-outputs.js';
 
 /** The resources whose names and ARNs the outputs publish. */
 export interface OutputSources {

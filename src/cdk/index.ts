@@ -4,8 +4,8 @@
  * `esbuild` in the app.
  */
 
-export type { LaneProps } from '../lane-settings.js';
 export type { PriceTable } from '../observability/cost.js';
+export type { LaneProps } from '../settings/lanes.js';
 export { type CostSource, costWidget } from './cost-widget.js';
 export type {
   ExecutorMonitoringProps,

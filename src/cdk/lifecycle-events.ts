@@ -5,7 +5,7 @@
 import { EventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { EnvVars } from '../config.js';
+import { EnvVars } from '../settings/location.js';
 
 /** What the worker calls, once per batch with events (per 10 events or 256 KB). */
 export const WORKER_EVENT_ACTIONS = ['events:PutEvents'];

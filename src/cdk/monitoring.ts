@@ -18,9 +18,9 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { DEFAULT_LANE } from '../lanes.js';
 import type { PriceTable } from '../observability/cost.js';
 import { METRICS_NAMESPACE, MetricName } from '../observability/metrics.js';
+import { DEFAULT_LANE } from '../settings/lanes.js';
 import { costWidget } from './cost-widget.js';
 import { laneIdPart } from './queue-props.js';
 

@@ -16,7 +16,7 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import { Construct, type IConstruct } from 'constructs';
 import { ObjectPrefix } from '../claim-check/object-ref.js';
-import { EnvVars } from '../config.js';
+import { EnvVars } from '../settings/location.js';
 import type { Retention } from '../store/retention.js';
 import type { ExecutorFunction } from './executor-functions.js';
 import type { GrantTargets } from './executor-grants.js';

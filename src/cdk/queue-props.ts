@@ -12,8 +12,8 @@ import {
   type QueueProps,
 } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { DEFAULT_LANE } from '../lanes.js';
-import type { ExecutorSettings, QueueSettings } from '../resources.js';
+import type { ExecutorSettings, QueueSettings } from '../settings/executor.js';
+import { DEFAULT_LANE } from '../settings/lanes.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 

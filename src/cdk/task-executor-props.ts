@@ -6,8 +6,8 @@ import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { LaneProps } from '../lane-settings.js';
 import type { PriceTable } from '../observability/cost.js';
+import type { LaneProps } from '../settings/lanes.js';
 import type { PayloadBucketProp } from './payload-bucket.js';
 
 /** Props of {@link TaskExecutor}. */

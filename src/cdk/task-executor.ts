@@ -9,7 +9,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MetricName } from '../observability/metrics.js';
-import type { ExecutorSettings } from '../resources.js';
+import type { ExecutorSettings } from '../settings/executor.js';
 import {
   consumeGrant,
   enqueueGrant,

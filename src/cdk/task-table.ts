@@ -8,7 +8,7 @@ import {
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import type { TableSettings } from '../resources.js';
+import type { TableSettings } from '../settings/executor.js';
 import type { TaskExecutorProps } from './task-executor-props.js';
 
 /**

@@ -9,12 +9,12 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { s3ClientConfig } from '../aws-clients.js';
-import { EnvVars } from '../config.js';
+import { s3ClientConfig } from '../aws/clients.js';
 import { Defaults } from '../core/constants.js';
 import { ClaimCheckMismatchError, ValidationError } from '../core/errors.js';
 import type { ObjectRef } from '../core/record.js';
 import { meterClient } from '../observability/usage-meter.js';
+import { EnvVars } from '../settings/location.js';
 import { objectLocation, sha256Hex } from './object-ref.js';
 
 /** The chunks of a GetObject body: a Node stream, a web stream, or bytes. */

@@ -3,7 +3,7 @@
  * ordering key. Each task is cancelled on its own, as {@link cancelTask} does for one, so one
  * task's refusal never stops the others.
  */
-import { mapConcurrently } from '../concurrency.js';
+import { mapConcurrently } from '../aws/clients.js';
 import { TaskStatus } from '../core/constants.js';
 import { TaskNotFoundError, TransitionRejectedError, ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';

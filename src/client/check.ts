@@ -1,11 +1,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetScheduleGroupCommand } from '@aws-sdk/client-scheduler';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { type AwsCallTarget, AwsService, configurationProblem, endpointOf } from '../aws-errors.js';
-import { EnvVars, type ExecutorLocation } from '../config.js';
+import { type AwsCallTarget, AwsService, configurationProblem, endpointOf } from '../aws/faults.js';
 import { ConfigurationError, type ConfigurationProblem } from '../core/errors.js';
-import type { LaneQueues } from '../lanes.js';
 import type { SchedulerTarget } from '../scheduler/target.js';
+import type { LaneQueues } from '../settings/lanes.js';
+import { EnvVars, type ExecutorLocation } from '../settings/location.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** What {@link TaskClient.check} found. */

@@ -5,17 +5,22 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
+import { awsClientConfig, sqsClientConfig } from '../aws/clients.js';
 import { type ObjectStore, resolveObjectStore } from '../claim-check/object-store.js';
-import { EnvVars, type ExecutorLocation, resolveLaneQueues, resolveLocation } from '../config.js';
 import { Defaults } from '../core/constants.js';
 import { resolveIntegrity } from '../integrity/tag.js';
-import type { LaneQueues } from '../lanes.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { meterClient, UsageMeter } from '../observability/usage-meter.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
 import { createDelayedTasks, type DelayedTasks } from '../scheduler/delayed.js';
 import { SchedulerTarget } from '../scheduler/target.js';
+import type { LaneQueues } from '../settings/lanes.js';
+import {
+  EnvVars,
+  type ExecutorLocation,
+  resolveLaneQueues,
+  resolveLocation,
+} from '../settings/location.js';
 import { DebounceStore } from '../store/debounce.js';
 import { resolveRetention } from '../store/retention.js';
 import { writeContext } from '../store/store-context.js';
@@ -83,6 +88,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     lanes,
     scheduler: options.scheduler,
   });
+  const dispatcher = new Dispatcher(sqs, lanes, logger);
   const delayed = createDelayedTasks({
     location: options,
     store,
@@ -93,10 +99,10 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     logger,
     clock,
     scheduleThresholdMs: options.scheduleThresholdMs,
+    dispatcher,
   });
   const tableCall = { tableName: location.tableName, dynamodb };
   const objects = resolveObjectStore(options);
-  const dispatcher = new Dispatcher(sqs, lanes, logger);
   const writer: RecordWriter = {
     store,
     delayed,

@@ -1,7 +1,7 @@
-import { mapConcurrently, QUERY_CONCURRENCY } from '../concurrency.js';
+import { mapConcurrently, QUERY_CONCURRENCY } from '../aws/clients.js';
 import { TaskStatus } from '../core/constants.js';
 import { ValidationError } from '../core/errors.js';
-import { DEFAULT_LANE } from '../lanes.js';
+import { DEFAULT_LANE } from '../settings/lanes.js';
 import { isIndexed } from '../store/status-index-keys.js';
 import { scanStatuses } from '../store/status-scan.js';
 import { countStream, indexStreams, readStream, type StatusIndex } from './status-index.js';

@@ -5,9 +5,9 @@ import { IdempotencyConflictError, TransitionRejectedError } from '../core/error
 import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
 import type { IntegrityTag } from '../integrity/tag.js';
-import type { LaneQueues } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
+import type { LaneQueues } from '../settings/lanes.js';
 import type { NewTask, TaskStore } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import { onTable, type TableCall } from './guarded-calls.js';

@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { Defaults } from '../core/constants.js';
 import { ConfigurationError, ValidationError } from '../core/errors.js';
-import { parseEnvelope } from '../message.js';
+import { parseEnvelope } from '../core/message.js';
 
 /** One message of the dead-letter queue, as {@link peekDeadLetters} saw it. */
 export interface DeadLetter {

@@ -7,8 +7,8 @@
 
 import { DebounceMode } from '../core/constants.js';
 import { DebounceContendedError } from '../core/errors.js';
+import { messageGroupOf } from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
-import { messageGroupOf } from '../message-group.js';
 import { type DebounceStore, debounceTaskId } from '../store/debounce.js';
 import type { NewTask } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';

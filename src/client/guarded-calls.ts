@@ -5,8 +5,8 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { type AwsCallTarget, AwsService, toConfigurationError } from '../aws-errors.js';
-import { EnvVars } from '../config.js';
+import { type AwsCallTarget, AwsService, toConfigurationError } from '../aws/faults.js';
+import { EnvVars } from '../settings/location.js';
 
 /** The table a call goes to. */
 export interface TableCall {

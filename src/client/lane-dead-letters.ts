@@ -3,8 +3,8 @@
  * read each lane's DLQ, the default lane's first, and say which lane a message is in.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { EnvVars } from '../config.js';
-import { DEFAULT_LANE, type LaneQueues } from '../lanes.js';
+import { DEFAULT_LANE, type LaneQueues } from '../settings/lanes.js';
+import { EnvVars } from '../settings/location.js';
 import {
   type DeadLetter,
   type DeadLetterStats,

@@ -1,4 +1,4 @@
-import { mapConcurrently, QUERY_CONCURRENCY } from '../concurrency.js';
+import { mapConcurrently, QUERY_CONCURRENCY } from '../aws/clients.js';
 import { TableSchema, TaskStatus } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';

@@ -11,7 +11,7 @@
  * STS again; only an answer is kept.
  */
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import { awsClientConfig } from '../aws-clients.js';
+import { awsClientConfig } from '../aws/clients.js';
 import { truncate } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
 

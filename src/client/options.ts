@@ -3,9 +3,9 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { STSClient } from '@aws-sdk/client-sts';
-import type { ExecutorLocation } from '../config.js';
 import type { IntegrityOptions } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
+import type { ExecutorLocation } from '../settings/location.js';
 import type { Retention } from '../store/retention.js';
 
 /** Options of {@link TaskClient}. */

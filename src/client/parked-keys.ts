@@ -7,8 +7,8 @@
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { TransitionRejectedError, ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import { DEFAULT_LANE, type LaneQueues } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { DEFAULT_LANE, type LaneQueues } from '../settings/lanes.js';
 import { stillParks } from '../store/parked-keys.js';
 import type { TaskStore } from '../store/task-store.js';
 

@@ -7,15 +7,15 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { mapConcurrently } from '../concurrency.js';
+import { mapConcurrently } from '../aws/clients.js';
 import { AuditEvent, isTerminal, TaskStatus } from '../core/constants.js';
 import { ConfigurationError, TransitionRejectedError, ValidationError } from '../core/errors.js';
+import { parseEnvelope } from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
-import { DEFAULT_LANE, type LaneQueues } from '../lanes.js';
-import { parseEnvelope } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
+import { DEFAULT_LANE, type LaneQueues } from '../settings/lanes.js';
 import { compareEnqueueOrder } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import { laneNames, parkedTasks, redriveParkedTask } from './parked-keys.js';

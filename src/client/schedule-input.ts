@@ -1,9 +1,7 @@
 import type { CreateScheduleCommandInput } from '@aws-sdk/client-scheduler';
 import { Defaults } from '../core/constants.js';
 import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../core/errors.js';
-import { firingTemplate } from '../message.js';
-import { unkeyedGroup } from '../message-group.js';
-import { SchedulerContext } from '../scheduler/context.js';
+import { firingTemplate, SchedulerContext, unkeyedGroup } from '../core/message.js';
 import {
   parseScheduleExpression,
   type ScheduleExpression,

@@ -7,8 +7,7 @@ import {
   ResourceNotFoundException,
 } from '@aws-sdk/client-scheduler';
 import { ScheduleNotFoundError } from '../core/errors.js';
-import { parseMessage } from '../message.js';
-import { SchedulerContext, substituteContext } from '../scheduler/context.js';
+import { parseMessage, SchedulerContext, substituteContext } from '../core/message.js';
 import { isDelayedScheduleName } from '../scheduler/names.js';
 import { startDateToSend } from '../scheduler/start-date.js';
 import type { SchedulerTarget } from '../scheduler/target.js';

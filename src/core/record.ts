@@ -26,7 +26,7 @@ export interface TaskRecord {
   readonly attempt: number;
   readonly maxAttempts: number;
   readonly orderingKey: string | undefined;
-  /** SQS MessageGroupId: the ordering key, or an unkeyed group of its own (message-group.ts). */
+  /** SQS MessageGroupId: the ordering key, or an unkeyed group of its own (core/message.ts). */
   readonly messageGroupId: string;
   /** Bumped on every (re)send, so each send gets a fresh SQS deduplication id. */
   readonly generation: number;

@@ -1,8 +1,8 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { awsClientConfig } from '../aws-clients.js';
-import { EnvVars } from '../config.js';
+import { awsClientConfig } from '../aws/clients.js';
 import { ValidationError } from '../core/errors.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { EnvVars } from '../settings/location.js';
 import { EventBridgePublisher, type EventPublisher } from './publisher.js';
 
 /** The bus the construct and the worker publish to when none is named. */

@@ -14,7 +14,7 @@ import {
   NotFoundException,
   VerifyMacCommand,
 } from '@aws-sdk/client-kms';
-import { awsClientConfig } from '../aws-clients.js';
+import { awsClientConfig } from '../aws/clients.js';
 import { ConfigurationError } from '../core/errors.js';
 
 /** What the integrity tag needs from KMS: an HMAC key's GenerateMac and VerifyMac. */

@@ -9,8 +9,8 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { AMBIGUOUS_PAYLOAD, payloadSource } from '../claim-check/payload-source.js';
-import { EnvVars } from '../config.js';
 import type { TaskRecord } from '../core/record.js';
+import { EnvVars } from '../settings/location.js';
 import { canonicalJson, payloadHash } from '../store/record.js';
 import { KmsMacClient, type MacService } from './kms-mac.js';
 import {

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
-import type { LaneProps } from '../lane-settings.js';
-import type { LaneQueues } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
+import type { LaneProps, LaneQueues } from '../settings/lanes.js';
 import { type BatchSummary, pollQueue } from '../worker/sqs-poller.js';
 
 /** A Lambda handler for SQS events, as exported by a function module. */

@@ -9,8 +9,8 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { ObjectPrefix } from '../claim-check/object-ref.js';
-import type { ExecutorLocation } from '../config.js';
 import { Defaults } from '../core/constants.js';
+import type { ExecutorLocation } from '../settings/location.js';
 
 /** The emulator bucket's name for an executor: `<name>-payloads`, lowercased. */
 export function localPayloadBucketName(executorName: string): string {

@@ -11,8 +11,12 @@ import {
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { DEFAULT_LANE, type LaneLocation, type LaneLocations } from '../lanes.js';
-import { type ExecutorSettings, type QueueSettings, tableKeyDefinition } from '../resources.js';
+import {
+  type ExecutorSettings,
+  type QueueSettings,
+  tableKeyDefinition,
+} from '../settings/executor.js';
+import { DEFAULT_LANE, type LaneLocation, type LaneLocations } from '../settings/lanes.js';
 import { LOCAL_DELAYED_SCHEDULER_SENDER_ID, LOCAL_SCHEDULER_SENDER_ID } from './schedule-pump.js';
 
 /** What {@link provision} created or found. */

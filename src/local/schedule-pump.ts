@@ -25,8 +25,8 @@ import {
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import { GetQueueUrlCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { SchedulerContext, substituteContext } from '../core/message.js';
 import { silentLogger, type TaskLogger } from '../observability/logger.js';
-import { SchedulerContext, substituteContext } from '../scheduler/context.js';
 import { parseScheduleExpression } from '../scheduler/expression.js';
 import { delayedScheduleGroupName } from '../scheduler/names.js';
 import { formatScheduledTime, occurrences } from '../scheduler/occurrences.js';

@@ -1,12 +1,12 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { AwsService, toConfigurationError } from '../aws-errors.js';
-import { EnvVars } from '../config.js';
-import { Defaults } from '../core/constants.js';
+import { AwsService, toConfigurationError } from '../aws/faults.js';
+import { Defaults, TaskStatus } from '../core/constants.js';
 import type { ConfigurationError } from '../core/errors.js';
+import { taskMessage } from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
-import { LaneQueues } from '../lanes.js';
-import { taskMessage } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { LaneQueues } from '../settings/lanes.js';
+import { EnvVars } from '../settings/location.js';
 
 /**
  * The second half of the outbox: sends a PENDING task's message. Used by enqueue, the
@@ -57,6 +57,24 @@ export class Dispatcher {
       return undefined;
     }
     return record;
+  }
+
+  /**
+   * Sends one task's message for a caller with no outbox behind it: a delayed task that is
+   * due, sent now instead of through a schedule, whose caller rolls the record back when the
+   * send fails. Permanent faults are classified as {@link send} classifies them.
+   *
+   * @throws ConfigurationError when the send failed permanently; the SDK's error when it
+   *   failed transiently; UnknownLaneError when the record's lane is not one this dispatcher
+   *   knows.
+   */
+  async sendNow(record: TaskRecord): Promise<void> {
+    const queueUrl = this.queueUrlOf(record);
+    try {
+      await this.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, ...taskMessage(record) }));
+    } catch (err) {
+      throw (await this.permanentFault(err, [record], queueUrl)) ?? err;
+    }
   }
 
   /**
@@ -237,10 +255,12 @@ export class Dispatcher {
   ): Promise<ConfigurationError | undefined> {
     const ids = records.map((r) => r.id);
     const listed = `${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''}`;
+    // A due delayed task is sent while it is SCHEDULED; the sweeper repairs it as one.
+    const status = records[0]?.status === TaskStatus.SCHEDULED ? 'SCHEDULED' : 'PENDING';
     const which =
       ids.length === 1
-        ? `Task '${ids[0]}' is stored PENDING`
-        : `Tasks ${listed} are stored PENDING`;
+        ? `Task '${ids[0]}' is stored ${status}`
+        : `Tasks ${listed} are stored ${status}`;
     return toConfigurationError(err, {
       kind: 'queue',
       resource: queueUrl,

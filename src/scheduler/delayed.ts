@@ -6,15 +6,16 @@ import {
   DeleteScheduleCommand,
   ResourceNotFoundException,
 } from '@aws-sdk/client-scheduler';
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { type ExecutorLocation, scheduleThreshold } from '../config.js';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { TaskStatus } from '../core/constants.js';
 import { ScheduleFailedError } from '../core/errors.js';
+import { taskMessage } from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
-import { LaneQueues } from '../lanes.js';
-import { taskMessage } from '../message.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { Dispatcher } from '../outbox/dispatcher.js';
+import type { LaneQueues } from '../settings/lanes.js';
+import { type ExecutorLocation, scheduleThreshold } from '../settings/location.js';
 import type { TaskStore } from '../store/task-store.js';
 import { delayedScheduleName } from './names.js';
 import { atExpression } from './occurrences.js';
@@ -39,10 +40,8 @@ export interface Arranged {
 export interface DelayedTasksDeps {
   readonly store: TaskStore;
   readonly target: SchedulerTarget;
-  readonly sqs: SQSClient;
-  readonly queueUrl: string;
-  /** Every lane's queues; without it, every task goes to `queueUrl`. */
-  readonly lanes?: LaneQueues | undefined;
+  /** Sends a due task to its lane's queue, as every other send does. */
+  readonly dispatcher: Dispatcher;
   readonly logger: TaskLogger;
   readonly clock: () => number;
   /** A runAt at most this far ahead is sent at once instead of scheduled. */
@@ -65,6 +64,8 @@ export interface DelayedTasksOptions {
   readonly scheduleThresholdMs?: number | undefined;
   /** The schedules' target, when the caller shares it with recurring schedules. */
   readonly target?: SchedulerTarget;
+  /** The caller's dispatcher. @default one over `sqs` and the lanes' queues */
+  readonly dispatcher?: Dispatcher | undefined;
 }
 
 /**
@@ -83,7 +84,8 @@ export function createDelayedTasks(options: DelayedTasksOptions): DelayedTasks {
       scheduler: options.scheduler,
     });
   const thresholdMs = scheduleThreshold(options.scheduleThresholdMs);
-  return new DelayedTasks({ store, target, sqs, queueUrl, lanes, logger, clock, thresholdMs });
+  const dispatcher = options.dispatcher ?? new Dispatcher(sqs, lanes ?? queueUrl, logger);
+  return new DelayedTasks({ store, target, dispatcher, logger, clock, thresholdMs });
 }
 
 /**
@@ -187,7 +189,11 @@ export class DelayedTasks {
     // enqueued: they are cancelled now (a crash here leaves that to the sweeper, or to the
     // next enqueue of the id), and the id can be enqueued again once they are.
     if (discarded && current !== undefined && (current.dependents ?? []).length > 0) {
-      await releaseDependents(current, this.deps).catch((cause: unknown) => {
+      // Cancelled, whatever their onParentDead: nothing is sent.
+      await releaseDependents(current, {
+        store: this.deps.store,
+        logger: this.deps.logger,
+      }).catch((cause: unknown) => {
         this.deps.logger.warn('dependents of a rolled-back task not cancelled; the sweeper will', {
           taskId: record.id,
           error: (cause as Error).message,
@@ -223,13 +229,11 @@ export class DelayedTasks {
    */
   async ensureScheduled(record: TaskRecord): Promise<Arrangement> {
     if (record.status !== TaskStatus.SCHEDULED) return 'not-scheduled';
-    const message = taskMessage(record);
     if (!this.needsSchedule(record.runAt)) {
-      const lanes = this.deps.lanes ?? new LaneQueues({ queueUrl: this.deps.queueUrl });
-      const queueUrl = lanes.queueUrl(record.lane, `Task '${record.id}'`);
-      await this.deps.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, ...message }));
+      await this.deps.dispatcher.sendNow(record);
       return 'sent';
     }
+    const message = taskMessage(record);
     const name = delayedScheduleName(record.id);
     const expression = atExpression(record.runAt ?? this.deps.clock());
     try {

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-
-/** EventBridge Scheduler's rule for schedule and group names: 1-64 of [0-9a-zA-Z-_.]. */
-export const SCHEDULE_NAME_PATTERN = /^[0-9a-zA-Z_.-]{1,64}$/;
+import { SCHEDULE_NAME_PATTERN } from '../core/message.js';
 
 /**
  * Schedules of delayed tasks live in a group of their own (see

@@ -1,13 +1,13 @@
 import { SchedulerClient, type Target } from '@aws-sdk/client-scheduler';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig } from '../aws-clients.js';
+import { awsClientConfig } from '../aws/clients.js';
+import { Defaults } from '../core/constants.js';
+import { DEFAULT_LANE, LaneQueues } from '../settings/lanes.js';
 import {
   type ExecutorLocation,
   resolveSchedulerLocation,
   type SchedulerLocation,
-} from '../config.js';
-import { Defaults } from '../core/constants.js';
-import { DEFAULT_LANE, LaneQueues } from '../lanes.js';
+} from '../settings/location.js';
 
 /**
  * What delayed tasks and recurring schedules share: the Scheduler client, the executor's

@@ -4,9 +4,9 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
+import { messageGroupOf } from '../core/message.js';
 import type { HistoryEntry, ObjectRef } from '../core/record.js';
 import { truncate } from '../core/record.js';
-import { messageGroupOf } from '../message-group.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { DebounceSpec } from './debounce-spec.js';
 import { MAX_DETAIL_CHARS } from './history.js';

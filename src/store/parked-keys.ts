@@ -19,7 +19,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { Defaults, TableSchema, TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
-import { DEFAULT_LANE } from '../lanes.js';
+import { DEFAULT_LANE } from '../settings/lanes.js';
 import { getItems } from './batch-get.js';
 import { and, equals, generationIs } from './expression.js';
 import { fromItem } from './record.js';

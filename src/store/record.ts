@@ -10,8 +10,8 @@ import {
   TableSchema,
   type TaskStatus,
 } from '../core/constants.js';
+import { messageGroupOf } from '../core/message.js';
 import type { HistoryEntry, ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
-import { messageGroupOf } from '../message-group.js';
 import { payloadHash } from './canonical-json.js';
 import { mergeProducerHistory, PRODUCER_HISTORY } from './producer-history.js';
 import { fromStoredEntry, inheritWorkers, latestClaimWorker } from './stored-history.js';

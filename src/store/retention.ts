@@ -1,6 +1,6 @@
-import { EnvVars } from '../config.js';
 import { Defaults } from '../core/constants.js';
 import { ValidationError } from '../core/errors.js';
+import { EnvVars } from '../settings/location.js';
 
 /**
  * How long a finished task (SUCCEEDED or CANCELLED) is kept, and so how long its id stays

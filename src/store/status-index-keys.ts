@@ -2,9 +2,10 @@
  * The sparse status index (docs/adr/0021-sparse-status-index.md): which statuses carry its
  * keys, what it projects, and how many shards each keyed status is spread over.
  */
-import { EnvVars } from '../config.js';
+
 import { Defaults, TableSchema, TaskStatus } from '../core/constants.js';
 import { ValidationError } from '../core/errors.js';
+import { EnvVars } from '../settings/location.js';
 import type { Condition } from './expression.js';
 import { statusShard, statusShardKey } from './record.js';
 

@@ -7,9 +7,9 @@
 
 import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
 import { boundedError, MAX_ERROR_MESSAGE_CHARS } from '../core/errors.js';
+import { unkeyedGroup } from '../core/message.js';
 import type { HistoryEntry, ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
 import { truncate } from '../core/record.js';
-import { unkeyedGroup } from '../message-group.js';
 import type { LogAttributes } from '../observability/logger.js';
 import {
   and,

@@ -1,19 +1,19 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig, sqsClientConfig } from '../aws-clients.js';
-import {
-  type ExecutorLocation,
-  resolveLaneQueues,
-  resolveLocation,
-  resolveSchedulerLocation,
-} from '../config.js';
+import { awsClientConfig, sqsClientConfig } from '../aws/clients.js';
 import { ConfigurationError } from '../core/errors.js';
 import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics, TaskOutcome } from '../observability/metrics.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
 import { createDelayedTasks } from '../scheduler/delayed.js';
+import {
+  type ExecutorLocation,
+  resolveLaneQueues,
+  resolveLocation,
+  resolveSchedulerLocation,
+} from '../settings/location.js';
 import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
 import { overdueBefore } from './overdue.js';
@@ -86,6 +86,7 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
         logger,
         clock: options.clock ?? Date.now,
         scheduler: options.scheduler,
+        dispatcher,
       })
     : undefined;
   const once = () =>

@@ -1,4 +1,4 @@
-import { mapConcurrently } from '../concurrency.js';
+import { mapConcurrently } from '../aws/clients.js';
 import { Defaults, TaskStatus } from '../core/constants.js';
 import { describeError, TransitionRejectedError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
@@ -6,9 +6,9 @@ import { releaseDependents } from '../dependencies/release.js';
 import { sweepReleases } from '../dependencies/sweep-releases.js';
 import { keepVerified } from '../integrity/check.js';
 import type { IntegrityTag } from '../integrity/tag.js';
-import { DEFAULT_LANE } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../outbox/dispatcher.js';
+import { DEFAULT_LANE } from '../settings/lanes.js';
 import { mayStillHold } from '../store/parked-keys.js';
 import { compareEnqueueOrder } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';

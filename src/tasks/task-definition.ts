@@ -2,8 +2,8 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { TaskStatus } from '../core/constants.js';
 import { Defaults, OnDead } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../core/errors.js';
-import { DEFAULT_LANE, laneNameProblem } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { DEFAULT_LANE, laneNameProblem } from '../settings/lanes.js';
 import { type RateLimit, type ResolvedRateLimit, resolveRateLimit } from './rate-limit.js';
 import { retryHorizonIssue } from './retry-horizon.js';
 

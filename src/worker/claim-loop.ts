@@ -7,9 +7,8 @@
 import type { SQSRecord } from 'aws-lambda';
 import { AuditEvent } from '../core/constants.js';
 import { TransitionRejectedError } from '../core/errors.js';
+import { inTaskGroup, orderingKeyOfGroup, parseMessage } from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
-import { parseMessage } from '../message.js';
-import { inTaskGroup, orderingKeyOfGroup } from '../message-group.js';
 import { logAudit } from '../observability/audit.js';
 import { TaskOutcome } from '../observability/metrics.js';
 import type { ClaimTarget } from '../store/task-store.js';
@@ -135,7 +134,7 @@ async function findTarget(
   // A message in another group than its task's would let a forged envelope jump a key's
   // queue: the claim is fenced by the group. (A standard queue has no groups, nothing to jump.)
   const group = message.attributes.MessageGroupId;
-  // A task's group is its ordering key, or an unkeyed group of its own (message-group.ts).
+  // A task's group is its ordering key, or an unkeyed group of its own (core/message.ts).
   const orderingKey = orderingKeyOfGroup(group, parsed.envelope.id);
   const envelope = { ...parsed.envelope, group, orderingKey };
   const target = {

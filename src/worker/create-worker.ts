@@ -3,9 +3,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { awsClientConfig, lazyClient, sqsClientConfig } from '../aws-clients.js';
+import { awsClientConfig, lazyClient, sqsClientConfig } from '../aws/clients.js';
 import { resolveObjectStore } from '../claim-check/object-store.js';
-import { EnvVars, type ExecutorLocation, resolveLaneQueues, resolveLocation } from '../config.js';
 import { Defaults } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import { resolveEventPublisher, type WorkerEventOptions } from '../events/worker-config.js';
@@ -15,6 +14,12 @@ import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
 import { BATCH_USAGE, meterClient, UsageMeter } from '../observability/usage-meter.js';
 import { Dispatcher } from '../outbox/dispatcher.js';
+import {
+  EnvVars,
+  type ExecutorLocation,
+  resolveLaneQueues,
+  resolveLocation,
+} from '../settings/location.js';
 import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
 import { TokenBuckets } from '../store/token-bucket.js';

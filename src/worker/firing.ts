@@ -1,8 +1,8 @@
 import type { SQSRecord } from 'aws-lambda';
 import { Defaults, isTerminal } from '../core/constants.js';
+import type { FiringEnvelope } from '../core/message.js';
+import { unkeyedGroup } from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
-import type { FiringEnvelope } from '../message.js';
-import { unkeyedGroup } from '../message-group.js';
 import { firingTaskId } from '../scheduler/names.js';
 import { canonicalJson, payloadHash } from '../store/record.js';
 import type { NewTask } from '../store/task-store.js';

@@ -7,8 +7,8 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import pLimit from 'p-limit';
 import { describeError } from '../core/errors.js';
+import { messageType } from '../core/message.js';
 import { type EventBatch, eventRetrySeconds } from '../events/worker-events.js';
-import { messageType } from '../message.js';
 import { type BatchPhase, processRecord } from './claim-loop.js';
 import type { BatchOptions, Outcome, ProcessorDeps } from './deps.js';
 import { fifoBatchFailures, type GroupedMessage, groupMessages } from './fifo.js';

@@ -5,8 +5,8 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { Defaults } from '../core/constants.js';
-import type { LaneQueues } from '../lanes.js';
 import type { TaskLogger } from '../observability/logger.js';
+import type { LaneQueues } from '../settings/lanes.js';
 
 /** A message whose visibility should change, and to how many seconds from now. */
 export interface VisibilityChange {

@@ -22,7 +22,6 @@ import { flakyCharge, poison, resizeImage, sendEmail } from '../../examples/task
 import { functionAssets } from '../../scripts/function-assets.js';
 import { deployToEmulator, type LocalDeployment } from '../../scripts/local-deploy/deploy.js';
 import { TaskClient } from '../../src/client/task-client.js';
-import { EnvVars } from '../../src/config.js';
 import { TaskStatus } from '../../src/core/constants.js';
 import { onEmulator } from '../../src/local/emulator.js';
 import {
@@ -30,8 +29,9 @@ import {
   type SqsLambdaHandler,
 } from '../../src/local/event-source-mapping.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { executorSettings, tableKeyDefinition } from '../../src/resources.js';
-import { locationFromStackOutputs } from '../../src/stack-outputs.js';
+import { executorSettings, tableKeyDefinition } from '../../src/settings/executor.js';
+import { EnvVars } from '../../src/settings/location.js';
+import { locationFromStackOutputs } from '../../src/settings/stack-outputs.js';
 import { testClients } from '../helpers/aws.js';
 import { runCli } from '../helpers/cli.js';
 import { emulatorEndpoint } from '../helpers/endpoint.js';

@@ -10,7 +10,7 @@
  * docs/operations.md documents.
  */
 import { describe, it } from 'vitest';
-import { EnvVars } from '../../src/config.js';
+import { EnvVars } from '../../src/settings/location.js';
 import { type CliRun, runCli } from '../helpers/cli.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { CallLog } from './lib/ledger.js';

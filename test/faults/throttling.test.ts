@@ -5,7 +5,7 @@
  * queue's redelivery is the outer safety net.
  */
 import { describe, it } from 'vitest';
-import { awsClientConfig } from '../../src/aws-clients.js';
+import { awsClientConfig } from '../../src/aws/clients.js';
 import { type TaskProfile, WorkMode } from './lib/fault-tasks.js';
 import { type FaultPlan, faultyClients } from './lib/faults.js';
 import { sleep } from './lib/random.js';

@@ -6,7 +6,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig } from '../../src/aws-clients.js';
+import { awsClientConfig } from '../../src/aws/clients.js';
 import type { TaskLogger } from '../../src/observability/logger.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { createWorker } from '../../src/worker/create-worker.js';

@@ -5,7 +5,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig, s3ClientConfig } from '../../src/aws-clients.js';
+import { awsClientConfig, s3ClientConfig } from '../../src/aws/clients.js';
 
 /**
  * SDK clients for the emulator: the endpoint the integration setup put in AWS_ENDPOINT_URL

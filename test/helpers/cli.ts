@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { EnvVars } from '../../src/config.js';
+import { EnvVars } from '../../src/settings/location.js';
 import type { TestExecutor } from './executor.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

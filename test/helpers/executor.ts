@@ -27,8 +27,8 @@ import {
 import type { LogAttributes, TaskLogger } from '../../src/observability/logger.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
-import { executorSettings } from '../../src/resources.js';
 import { createDelayedTasks, type DelayedTasks } from '../../src/scheduler/delayed.js';
+import { executorSettings } from '../../src/settings/executor.js';
 import { TaskStore } from '../../src/store/task-store.js';
 import type { TaskDefinition } from '../../src/tasks/task-definition.js';
 import { createWorker, type Worker, type WorkerOptions } from '../../src/worker/create-worker.js';

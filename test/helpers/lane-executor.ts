@@ -4,7 +4,7 @@ import { TaskClient } from '../../src/client/task-client.js';
 import { provision } from '../../src/local/provision.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
-import { executorSettings } from '../../src/resources.js';
+import { executorSettings } from '../../src/settings/executor.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import type { SweepReport } from '../../src/sweeper/sweeper.js';
 import type { TaskDefinition } from '../../src/tasks/task-definition.js';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { TaskRecord } from '../../src/core/record.js';
 import { provision } from '../../src/local/provision.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { executorSettings } from '../../src/resources.js';
+import { executorSettings } from '../../src/settings/executor.js';
 import { type Lease, type NewTask, TaskStore } from '../../src/store/task-store.js';
 import { testClients, uniqueName } from './aws.js';
 import { markSentAsOlderVersionsDid } from './legacy-writes.js';

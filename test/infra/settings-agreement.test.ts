@@ -5,8 +5,12 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { DELAYED_SCHEDULE_PREFIXES } from '../../src/cdk/grant-actions.js';
-import { executorSettings, type QueueSettings, tableKeyDefinition } from '../../src/resources.js';
 import { delayedScheduleName, scheduleNameProblem } from '../../src/scheduler/names.js';
+import {
+  executorSettings,
+  type QueueSettings,
+  tableKeyDefinition,
+} from '../../src/settings/executor.js';
 import { exampleTemplate } from '../helpers/infra.js';
 
 /** CreateQueue attributes are strings; CloudFormation takes booleans and numbers. */

@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { ScheduleFailedError } from '../../src/core/errors.js';
-import { unkeyedGroup } from '../../src/message-group.js';
+import { unkeyedGroup } from '../../src/core/message.js';
 import { delayedScheduleName } from '../../src/scheduler/names.js';
 import { payloadHash } from '../../src/store/record.js';
 import { TaskStore } from '../../src/store/task-store.js';

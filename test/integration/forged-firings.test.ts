@@ -7,7 +7,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
-import { firingTemplate, taskMessage } from '../../src/message.js';
+import { firingTemplate, taskMessage } from '../../src/core/message.js';
 import { formatScheduledTime } from '../../src/scheduler/occurrences.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { schedulerPumpSqs } from '../helpers/aws.js';

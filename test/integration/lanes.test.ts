@@ -13,20 +13,20 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskClient } from '../../src/client/task-client.js';
-import { EnvVars } from '../../src/config.js';
 import { TaskStatus } from '../../src/core/constants.js';
+import { taskMessage } from '../../src/core/message.js';
+import { provision } from '../../src/local/provision.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { noopMetrics } from '../../src/observability/metrics.js';
+import { delayedScheduleName } from '../../src/scheduler/names.js';
+import { executorSettings } from '../../src/settings/executor.js';
 import {
   DEFAULT_LANE,
   type LaneLocation,
   laneEnvironment,
   UnknownLaneError,
-} from '../../src/lanes.js';
-import { provision } from '../../src/local/provision.js';
-import { taskMessage } from '../../src/message.js';
-import { silentLogger } from '../../src/observability/logger.js';
-import { noopMetrics } from '../../src/observability/metrics.js';
-import { executorSettings } from '../../src/resources.js';
-import { delayedScheduleName } from '../../src/scheduler/names.js';
+} from '../../src/settings/lanes.js';
+import { EnvVars } from '../../src/settings/location.js';
 import { payloadHash } from '../../src/store/record.js';
 import { TaskStore } from '../../src/store/task-store.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import type { TaskTransition } from '../../src/client/watch.js';
 import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { ConfigurationError, PermanentError, ValidationError } from '../../src/core/errors.js';
-import { taskMessage } from '../../src/message.js';
+import { taskMessage } from '../../src/core/message.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 

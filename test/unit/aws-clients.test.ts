@@ -1,6 +1,6 @@
 import { SendMessageCommand, SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { awsClientConfig, lazyClient, sqsClientConfig } from '../../src/aws-clients.js';
+import { awsClientConfig, lazyClient, sqsClientConfig } from '../../src/aws/clients.js';
 
 /** Where an SQS client built with `config` sends a request for a queue URL on AWS's host. */
 async function requestHost(config: SQSClientConfig): Promise<string> {

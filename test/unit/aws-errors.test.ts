@@ -5,7 +5,7 @@ import {
   classifyAwsError,
   endpointOf,
   toConfigurationError,
-} from '../../src/aws-errors.js';
+} from '../../src/aws/faults.js';
 import { ConfigurationError } from '../../src/core/errors.js';
 
 /** An error shaped as the AWS SDK v3 throws it for a service exception. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EnvVars, resolveSchedulerLocation } from '../../src/config.js';
 import { ConfigurationError } from '../../src/core/errors.js';
+import { EnvVars, resolveSchedulerLocation } from '../../src/settings/location.js';
 
 describe('resolveSchedulerLocation', () => {
   const full = {

@@ -1,16 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { resolveLaneQueues } from '../../src/config.js';
 import { ConfigurationError, ValidationError } from '../../src/core/errors.js';
-import { laneIssues, laneQueueNames, laneSettings } from '../../src/lane-settings.js';
+import { executorSettings } from '../../src/settings/executor.js';
 import {
   DEFAULT_LANE,
   LaneQueues,
   laneEnvironment,
+  laneIssues,
+  laneQueueNames,
+  laneSettings,
   lanesFromEnvironment,
   UnknownLaneError,
-} from '../../src/lanes.js';
-import { executorSettings } from '../../src/resources.js';
-import { locationFromStackOutputs } from '../../src/stack-outputs.js';
+} from '../../src/settings/lanes.js';
+import { resolveLaneQueues } from '../../src/settings/location.js';
+import { locationFromStackOutputs } from '../../src/settings/stack-outputs.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 
 const schema = {

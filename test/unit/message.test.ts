@@ -6,7 +6,7 @@ import {
   parseEnvelope,
   parseMessage,
   taskMessage,
-} from '../../src/message.js';
+} from '../../src/core/message.js';
 
 const MAX_ENVELOPE_BYTES = 16 * 1024;
 

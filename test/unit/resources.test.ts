@@ -6,7 +6,7 @@ import {
   executorSettings,
   settingsIssues,
   tableKeyDefinition,
-} from '../../src/resources.js';
+} from '../../src/settings/executor.js';
 
 function validationError(props: ExecutorSettingsProps): ValidationError {
   try {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { resolveSchedulerLocation } from '../../src/config.js';
 import { ConfigurationError } from '../../src/core/errors.js';
-import { locationFromStackOutputs } from '../../src/stack-outputs.js';
+import { resolveSchedulerLocation } from '../../src/settings/location.js';
+import { locationFromStackOutputs } from '../../src/settings/stack-outputs.js';
 
 const outputs = {
   ExecutorTableName: 'shop-tasks',

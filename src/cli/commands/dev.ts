@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
-import { EnvVars } from '../../config.js';
 import { startLocalExecutor } from '../../local/local-executor.js';
+import { EnvVars } from '../../settings/location.js';
 import type { TaskDefinition } from '../../tasks/task-definition.js';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';

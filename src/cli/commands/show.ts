@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { AuditEvent } from '../../core/constants.js';
 import type { HistoryEntry, ObjectRef, TaskRecord } from '../../core/record.js';
-import { DEFAULT_LANE } from '../../lanes.js';
+import { DEFAULT_LANE } from '../../settings/lanes.js';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { humanDuration, isoTime } from '../output.js';

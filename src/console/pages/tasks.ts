@@ -2,7 +2,7 @@
 import { html } from 'hono/html';
 import { TaskStatus } from '../../core/constants.js';
 import type { TaskRecord } from '../../core/record.js';
-import { DEFAULT_LANE } from '../../lanes.js';
+import { DEFAULT_LANE } from '../../settings/lanes.js';
 import { STATUSES, type TaskListPage } from '../queries.js';
 import { recordProblems } from '../record-check.js';
 import {

@@ -7,7 +7,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig } from '../../../src/aws-clients.js';
+import { awsClientConfig } from '../../../src/aws/clients.js';
 import { type AwsClients, REGION, tasklaneClients } from '../../helpers/aws.js';
 import { sleep } from './random.js';
 

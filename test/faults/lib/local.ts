@@ -6,11 +6,11 @@
  * runbook's redrive, (r).
  */
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig } from '../../../src/aws-clients.js';
+import { awsClientConfig } from '../../../src/aws/clients.js';
 import { AuditEvent } from '../../../src/core/constants.js';
+import { firingTemplate } from '../../../src/core/message.js';
 import { type LocalExecutor, startLocalExecutor } from '../../../src/local/local-executor.js';
 import { LOCAL_SCHEDULER_SENDER_ID } from '../../../src/local/schedule-pump.js';
-import { firingTemplate } from '../../../src/message.js';
 import { formatScheduledTime } from '../../../src/scheduler/occurrences.js';
 import { REGION } from '../../helpers/aws.js';
 import { emulatorEndpoint } from '../../helpers/endpoint.js';

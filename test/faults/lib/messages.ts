@@ -7,8 +7,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { MESSAGE_SCHEMA_VERSION } from '../../../src/core/constants.js';
+import { taskMessage } from '../../../src/core/message.js';
 import type { TaskRecord } from '../../../src/core/record.js';
-import { taskMessage } from '../../../src/message.js';
 import { toSqsRecord } from '../../../src/worker/sqs-poller.js';
 import { REGION } from '../../helpers/aws.js';
 import type { EmulatorExecutor } from '../../helpers/executor.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { s3ClientConfig } from '../../../src/aws-clients.js';
+import { s3ClientConfig } from '../../../src/aws/clients.js';
 import {
   keySegment,
   payloadKey,
@@ -8,7 +8,7 @@ import {
 } from '../../../src/claim-check/object-ref.js';
 import { resolveObjectStore } from '../../../src/claim-check/object-store.js';
 import { ErrorCode } from '../../../src/core/errors.js';
-import { locationFromStackOutputs } from '../../../src/stack-outputs.js';
+import { locationFromStackOutputs } from '../../../src/settings/stack-outputs.js';
 
 describe('claim-check keys', () => {
   it('keeps ULIDs and plain keys readable', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TaskClient } from '../../../src/client/task-client.js';
-import { MAX_SCHEDULE_THRESHOLD_MS, scheduleThreshold } from '../../../src/config.js';
 import { ValidationError } from '../../../src/core/errors.js';
+import { MAX_SCHEDULE_THRESHOLD_MS, scheduleThreshold } from '../../../src/settings/location.js';
 
 const HOUR = 3_600_000;
 

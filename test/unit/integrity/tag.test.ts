@@ -11,7 +11,7 @@ import {
   resolveIntegrity,
   type TaggedFields,
 } from '../../../src/integrity/tag.js';
-import { locationFromStackOutputs } from '../../../src/stack-outputs.js';
+import { locationFromStackOutputs } from '../../../src/settings/stack-outputs.js';
 import { canonicalJson, payloadHash } from '../../../src/store/record.js';
 import { taskRecord } from '../../helpers/task-record.js';
 

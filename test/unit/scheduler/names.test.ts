@@ -3,9 +3,9 @@ import {
   delayedScheduleName,
   firingTaskId,
   isDelayedScheduleName,
-  SCHEDULE_NAME_PATTERN,
   scheduleNameProblem,
 } from '../../../src/scheduler/names.js';
+import { SCHEDULE_NAME_PATTERN } from '../../src/core/message.js';
 
 describe('delayedScheduleName', () => {
   it.each([

@@ -1,8 +1,8 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { Defaults, TableSchema } from './core/constants.js';
-import { ValidationError, type ValidationIssue } from './core/errors.js';
-import { type LaneProps, type LaneSettings, laneIssues, laneSettings } from './lane-settings.js';
-import { delayedScheduleGroupName } from './scheduler/names.js';
+import { Defaults, TableSchema } from '../core/constants.js';
+import { ValidationError, type ValidationIssue } from '../core/errors.js';
+import { delayedScheduleGroupName } from '../scheduler/names.js';
+import { type LaneProps, type LaneSettings, laneIssues, laneSettings } from './lanes.js';
 
 /** Inputs of {@link executorSettings}. */
 export interface ExecutorSettingsProps {

@@ -1,7 +1,7 @@
-import { Defaults } from './core/constants.js';
-import { ConfigurationError, ValidationError } from './core/errors.js';
+import { Defaults } from '../core/constants.js';
+import { ConfigurationError, ValidationError } from '../core/errors.js';
+import { delayedScheduleGroupName } from '../scheduler/names.js';
 import { type LaneLocations, LaneQueues, lanesFromEnvironment } from './lanes.js';
-import { delayedScheduleGroupName } from './scheduler/names.js';
 
 /** Where an executor's resources are. Every field can also come from the environment. */
 export interface ExecutorLocation {

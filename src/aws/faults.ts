@@ -7,7 +7,7 @@
  * does not exist, a role without permission or an endpoint nobody listens on does not go
  * away; the caller has to hear about it at once.
  */
-import { ConfigurationError, type ConfigurationProblem } from './core/errors.js';
+import { ConfigurationError, type ConfigurationProblem } from '../core/errors.js';
 
 /** The kinds of permanent misconfiguration an AWS call can reveal. */
 export const AwsFault = {

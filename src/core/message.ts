@@ -1,6 +1,10 @@
+/**
+ * The message format: the SQS body of a task (its envelope) and of a recurring schedule's
+ * firing, how a worker parses either without ever throwing, and the FIFO message group a
+ * task's messages go to.
+ */
 import { createHash } from 'node:crypto';
-import { MESSAGE_SCHEMA_VERSION } from './core/constants.js';
-import type { TaskRecord } from './core/record.js';
+import { MESSAGE_SCHEMA_VERSION } from './constants.js';
 import {
   anything,
   type CheckIssue,
@@ -10,8 +14,7 @@ import {
   strictObject,
   text,
 } from './message-check.js';
-import { SchedulerContext } from './scheduler/context.js';
-import { SCHEDULE_NAME_PATTERN } from './scheduler/names.js';
+import type { TaskRecord } from './record.js';
 
 /** Bodies above this size cannot be ours; they are rejected before parsing. */
 const MAX_ENVELOPE_BYTES = 16 * 1024;
@@ -136,6 +139,30 @@ function describeIssues(issues: readonly CheckIssue[]): string {
   return issues.map((i) => `${i.path.slice(0, 64) || '(root)'}: ${i.code}`).join('; ');
 }
 
+/** EventBridge Scheduler's rule for schedule and group names: 1-64 of [0-9a-zA-Z-_.]. */
+export const SCHEDULE_NAME_PATTERN = /^[0-9a-zA-Z_.-]{1,64}$/;
+
+/**
+ * EventBridge Scheduler's context attributes: placeholders in a target's input that the
+ * service replaces at each invocation.
+ */
+export const SchedulerContext = {
+  /** How every placeholder begins; a payload must not contain it. */
+  PREFIX: '<aws.scheduler.',
+  SCHEDULED_TIME: '<aws.scheduler.scheduled-time>',
+  EXECUTION_ID: '<aws.scheduler.execution-id>',
+  ATTEMPT_NUMBER: '<aws.scheduler.attempt-number>',
+  SCHEDULE_ARN: '<aws.scheduler.schedule-arn>',
+} as const;
+
+/** Replaces each placeholder of `input` with its value in `values`. */
+export function substituteContext(input: string, values: Readonly<Record<string, string>>): string {
+  let out = input;
+  for (const [placeholder, value] of Object.entries(values))
+    out = out.split(placeholder).join(value);
+  return out;
+}
+
 /** `<aws.scheduler.scheduled-time>` once substituted: ISO 8601 in whole seconds, UTC. */
 const SCHEDULED_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
@@ -238,4 +265,72 @@ export function firingTemplate(fields: {
     payload: fields.payload,
   };
   return JSON.stringify(template);
+}
+
+/*
+ * The FIFO message group of a task (docs/adr/0032-parked-keys-lanes-and-groups.md). Keyed
+ * tasks share their ordering key's group, which is the key itself; a task without a key gets
+ * a group of its own, in a namespace that no key can enter: it starts with
+ * `UNKEYED_GROUP_PREFIX`, which an ordering key may not start with. So an unkeyed task whose
+ * id happens to equal some ordering key never waits in that key's group.
+ */
+
+/** The first character of every unkeyed group; ordering keys may not start with it. */
+export const UNKEYED_GROUP_PREFIX = '~';
+
+/** SQS's longest MessageGroupId. */
+const MAX_GROUP_LENGTH = 128;
+
+/**
+ * The group of a task (or a schedule's firings) without an ordering key: the prefix and the
+ * id, or, for an id too long to fit beside the prefix (128 characters), the prefix and the
+ * id's SHA-256 in hex. Both forms start with the prefix, so neither can be a key's group;
+ * two unkeyed ids share a group only through a SHA-256 collision, and sharing one would
+ * only make them run one after the other.
+ */
+export function unkeyedGroup(id: string): string {
+  const plain = `${UNKEYED_GROUP_PREFIX}${id}`;
+  if (plain.length <= MAX_GROUP_LENGTH) return plain;
+  return `${UNKEYED_GROUP_PREFIX}${createHash('sha256').update(id).digest('hex')}`;
+}
+
+/** The message group of a task: its ordering key's, or one of its own. */
+export function messageGroupOf(task: {
+  readonly id: string;
+  readonly orderingKey?: string | undefined;
+}): string {
+  return task.orderingKey ?? unkeyedGroup(task.id);
+}
+
+/**
+ * Whether a message in `group` is in `task`'s group, as the claim's fence judges it
+ * (store/transitions.ts): its group, or, for an unkeyed task whose record stores none, its
+ * bare id, the group older producers sent unkeyed tasks in.
+ */
+export function inTaskGroup(
+  task: {
+    readonly id: string;
+    readonly orderingKey?: string | undefined;
+    readonly messageGroupId: string;
+  },
+  group: string,
+): boolean {
+  if (group === task.messageGroupId) return true;
+  return (
+    task.orderingKey === undefined &&
+    task.messageGroupId === unkeyedGroup(task.id) &&
+    group === task.id
+  );
+}
+
+/**
+ * The ordering key a message's group names, for the task `id` it carries: none for an
+ * unkeyed group, nor for the task's own id, the group of an unkeyed task sent before the
+ * prefix existed (its record keeps no `messageGroupId`, and is read as its id's group).
+ */
+export function orderingKeyOfGroup(group: string | undefined, id: string): string | undefined {
+  if (group === undefined || group === id || group.startsWith(UNKEYED_GROUP_PREFIX)) {
+    return undefined;
+  }
+  return group;
 }

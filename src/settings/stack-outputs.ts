@@ -3,10 +3,10 @@
  * (docs/deploying.md): the output keys' suffixes and the parser.
  */
 
-import type { ExecutorLocation } from './config.js';
-import { ConfigurationError } from './core/errors.js';
+import { ConfigurationError } from '../core/errors.js';
+import { delayedScheduleGroupName } from '../scheduler/names.js';
 import { lanesFromMaps, parseLaneMap } from './lanes.js';
-import { delayedScheduleGroupName } from './scheduler/names.js';
+import type { ExecutorLocation } from './location.js';
 
 /**
  * Suffixes of the TaskExecutor construct's CloudFormation output keys. A key is the

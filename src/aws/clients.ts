@@ -1,4 +1,10 @@
 /**
+ * How Tasklane calls AWS: the SDK clients' configuration, clients made on first use, and how
+ * many calls run at once where the SDK issues many.
+ */
+import pLimit from 'p-limit';
+
+/**
  * Configuration for the AWS SDK clients Tasklane creates itself (injected clients are used
  * as given).
  *
@@ -64,4 +70,24 @@ export function lazyClient<T extends object>(create: () => T): T {
     },
     has: (_target, property) => Reflect.has(real(), property),
   });
+}
+
+/**
+ * How many conditional writes (or sends) run at once where the SDK issues many: a batch's
+ * records, the outbox's marks, a redrive. Enough to keep up with SendMessageBatch without
+ * bursting the table's capacity.
+ */
+export const WRITE_CONCURRENCY = 16;
+
+/** How many status-index queries an operator read (a filtered list, counts) runs at once. */
+export const QUERY_CONCURRENCY = 8;
+
+/** `fn` over `items`, at most `concurrency` at once; results in input order. */
+export function mapConcurrently<T, R>(
+  items: readonly T[],
+  fn: (item: T, index: number) => Promise<R>,
+  concurrency = WRITE_CONCURRENCY,
+): Promise<R[]> {
+  const limit = pLimit(concurrency);
+  return Promise.all(items.map((item, index) => limit(() => fn(item, index))));
 }
