@@ -7,24 +7,11 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-
-<<<<<<< HEAD:test/unit/store/producer-writes.test.ts
-
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import type { HistoryEntry } from '../../../src/core/record.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { DebounceStore } from '../../../src/store/debounce.js';
-
-=======
-
-import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
-import type { HistoryEntry } from '../../src/core/record.js';
-import { silentLogger } from '../../src/observability/logger.js';
-import { DebounceStore } from '../../src/store/debounce.js';
-import { PRODUCER_HISTORY } from '../../src/store/producer-history.js';
-
->>>>>>> main:test/unit/producer-update-attributes.test.ts
-
+import { PRODUCER_HISTORY } from '../../../src/store/producer-history.js';
 import {
   DEBOUNCED_UPDATE_ATTRIBUTES,
   PRODUCER_UPDATE_ATTRIBUTES,
