@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { SCHEDULE_NAME_PATTERN } from '../../../src/core/message.js';
 import {
   delayedScheduleName,
   firingTaskId,
   isDelayedScheduleName,
   scheduleNameProblem,
 } from '../../../src/scheduler/names.js';
-import { SCHEDULE_NAME_PATTERN } from '../../src/core/message.js';
 
 describe('delayedScheduleName', () => {
   it.each([
