@@ -21,9 +21,7 @@ import {
   resolveLaneQueues,
   resolveLocation,
 } from '../settings/location.js';
-import { DebounceStore } from '../store/debounce.js';
 import { resolveRetention } from '../store/retention.js';
-import { writeContext } from '../store/store-context.js';
 import { TaskStore } from '../store/task-store.js';
 import type { BatchDeps } from './batch.js';
 import { createRecord, type RecordWriter } from './create-record.js';
@@ -114,11 +112,6 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     lanes,
     logger,
   };
-  const retention = resolveRetention(options.retention);
-  const debounces = new DebounceStore(
-    writeContext({ tableName: location.tableName, dynamodb, logger }, store.statusShards, clock),
-    retention,
-  );
   meterClient(sqs);
   meterClient(dynamodb);
   return {
@@ -147,7 +140,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
         }
         return enqueueDebounced(
           writer,
-          debounces,
+          store.debounces,
           entry.task,
           entry.payload,
           options,

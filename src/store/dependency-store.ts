@@ -9,52 +9,27 @@
  * partition instead of its status's (see buildTransitionUpdate), and it leaves it only once
  * every dependent has counted its outcome.
  */
-import {
-  type CancellationReason,
-  ConditionalCheckFailedException,
-  TransactionCanceledException,
-} from '@aws-sdk/client-dynamodb';
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { Defaults, isTerminal, TableSchema, TaskStatus } from '../core/constants.js';
 import { DependencyError, TransitionRejectedError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
-import {
-  cancelWaiting,
-  notCounted,
-  type ReleaseInput,
-  releaseWaiting,
-} from './dependency-transitions.js';
-import { type NewTask, newTaskItem, type WriteContext } from './new-task.js';
-import { fromItem, refusedRecord, statusShard, statusShardKey } from './record.js';
-import type { Retention } from './retention.js';
-import { CREATE_CONDITION } from './rollback.js';
-import { isIndexed, RELEASE_PARTITION } from './status-index-keys.js';
+import { type NewTask, newTaskItem } from './new-task.js';
+import { fromItem } from './record.js';
+import { RELEASE_PARTITION } from './status-index-keys.js';
+import type { WriteContext } from './store-context.js';
+import type { ReleaseInput } from './transitions/dependencies.js';
+import { dependencies, records } from './transitions/index.js';
+import { part, recordOf, send, transact, writeTransition } from './transitions/writer.js';
 
 export { RELEASE_PARTITION } from './status-index-keys.js';
-
-import { writeTransition } from './transition.js';
-import { transitionSpec } from './transitions.js';
-
-/** Statuses a parent can still leave: a dependent added now is released by its end. */
-const UNFINISHED = [
-  TaskStatus.WAITING,
-  TaskStatus.SCHEDULED,
-  TaskStatus.PENDING,
-  TaskStatus.QUEUED,
-  TaskStatus.RUNNING,
-] as const;
 
 /** Rounds of {@link DependencyStore.create} before it gives up on parents that keep moving. */
 const CREATE_ROUNDS = 8;
 
 /** Reads and writes the dependency attributes of task records. */
 export class DependencyStore {
-  constructor(
-    private readonly ctx: WriteContext,
-    private readonly retention: Retention,
-  ) {}
+  constructor(private readonly ctx: WriteContext) {}
 
   /**
    * Creates a task that waits for `task.parents`, without reading them first: one
@@ -75,25 +50,20 @@ export class DependencyStore {
       const now = this.ctx.clock();
       const waiting = { waitingOn: unfinished.length, releasedBy: finished };
       const { item, entry } = newTaskItem(this.ctx, task, now, waiting);
-      const put = { TableName: this.ctx.tableName, Item: item, ...CREATE_CONDITION };
-      try {
-        await this.ctx.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: { ...put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
-              ...unfinished.map((parentId) => ({ Update: this.addDependent(parentId, task.id) })),
-            ],
-          }),
-        );
-      } catch (err) {
-        if (!(err instanceof TransactionCanceledException) || round + 1 >= CREATE_ROUNDS) throw err;
-        const reasons = err.CancellationReasons ?? [];
-        const existing = refusedItem(reasons[0]);
+      const sent = await transact(this.ctx, [
+        part(records.create, { item }),
+        ...unfinished.map((parentId) =>
+          part(dependencies.addDependent, { parentId, childId: task.id }),
+        ),
+      ]);
+      if (!sent.accepted) {
+        if (round + 1 >= CREATE_ROUNDS) throw sent.error;
+        const existing = recordOf(sent.items[0]?.current);
         if (existing !== undefined) return { record: existing, created: false };
         unfinished.forEach((parentId, n) => {
-          const reason = reasons[n + 1];
-          if (reason?.Code !== 'ConditionalCheckFailed') return;
-          if (judgeParent(task, parentId, refusedItem(reason)) === 'counted') {
+          const refusal = sent.items[n + 1];
+          if (refusal?.refused !== true) return;
+          if (judgeParent(task, parentId, recordOf(refusal.current)) === 'counted') {
             finished.push(parentId);
           }
         });
@@ -115,48 +85,23 @@ export class DependencyStore {
    * @throws TransitionRejectedError with the child as DynamoDB held it, when either moved.
    */
   async countParent(seen: TaskRecord, parentId: string): Promise<TaskRecord> {
-    const counted = notCounted(parentId);
-    try {
-      const out = await this.ctx.doc.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: { [TableSchema.PARTITION_KEY]: seen.id },
-          UpdateExpression:
-            'ADD #releasedBy :parentSet, #waitingOn :minusOne SET #updatedAt = :now',
-          ConditionExpression: `#status = :waiting AND #waitingOn = :seenWaitingOn AND ${counted.expression}`,
-          ExpressionAttributeNames: {
-            ...counted.names,
-            '#status': 'status',
-            '#waitingOn': 'waitingOn',
-            '#updatedAt': 'updatedAt',
-          },
-          ExpressionAttributeValues: {
-            ...counted.values,
-            ':parentSet': new Set([parentId]),
-            ':minusOne': -1,
-            ':now': this.ctx.clock(),
-            ':waiting': TaskStatus.WAITING,
-            ':seenWaitingOn': seen.waitingOn ?? 0,
-          },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return fromItem(out.Attributes ?? {});
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-      throw new TransitionRejectedError('count a parent of', seen.id, refusedRecord(err));
-    }
+    const sent = await send(this.ctx, dependencies.countParent, { seen, parentId });
+    if (sent.accepted) return fromItem(sent.item ?? {});
+    throw new TransitionRejectedError(
+      dependencies.countParent.name,
+      seen.id,
+      recordOf(sent.current),
+    );
   }
 
   /** WAITING → PENDING for its last parent (see `releaseWaiting`). */
   release(input: ReleaseInput): Promise<TaskRecord> {
-    return this.write(releaseWaiting, input);
+    return this.write(dependencies.releaseWaiting, input);
   }
 
   /** WAITING → CANCELLED for a parent that did not succeed (see `cancelWaiting`). */
   cancel(input: ReleaseInput): Promise<TaskRecord> {
-    return this.write(cancelWaiting, input);
+    return this.write(dependencies.cancelWaiting, input);
   }
 
   /**
@@ -169,41 +114,7 @@ export class DependencyStore {
    * it moved on).
    */
   async finishRelease(parent: Pick<TaskRecord, 'id' | 'status'>): Promise<boolean> {
-    const keyed = isIndexed(parent.status);
-    try {
-      await this.ctx.doc.send(
-        new UpdateCommand({
-          TableName: this.ctx.tableName,
-          Key: { [TableSchema.PARTITION_KEY]: parent.id },
-          // A finished status the index does not key leaves it (docs/adr/0021-sparse-status-index.md).
-          UpdateExpression: keyed
-            ? 'SET #statusShard = :statusShard'
-            : 'REMOVE #statusShard, #statusAt',
-          ConditionExpression: '#status = :status AND begins_with(#statusShard, :release)',
-          ExpressionAttributeNames: {
-            '#status': 'status',
-            '#statusShard': TableSchema.STATUS_INDEX_PARTITION_KEY,
-            ...(keyed ? {} : { '#statusAt': TableSchema.STATUS_INDEX_SORT_KEY }),
-          },
-          ExpressionAttributeValues: {
-            ':status': parent.status,
-            ...(keyed
-              ? {
-                  ':statusShard': statusShardKey(
-                    parent.status,
-                    statusShard(parent.id, this.ctx.statusShards),
-                  ),
-                }
-              : {}),
-            ':release': `${RELEASE_PARTITION}#`,
-          },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+    return (await send(this.ctx, dependencies.finishRelease, { parent })).accepted;
   }
 
   /**
@@ -236,44 +147,9 @@ export class DependencyStore {
     }
   }
 
-  /** The Update that adds `childId` to an unfinished parent's dependents. */
-  private addDependent(parentId: string, childId: string) {
-    const shard = statusShard(parentId, this.ctx.statusShards);
-    const releaseShard = `${RELEASE_PARTITION}#${shard}`;
-    const states = Object.fromEntries(UNFINISHED.map((s) => [s.toLowerCase(), s]));
-    return {
-      TableName: this.ctx.tableName,
-      Key: { [TableSchema.PARTITION_KEY]: parentId },
-      UpdateExpression: 'ADD #dependents :child SET #releaseShard = :releaseShard',
-      ConditionExpression: `attribute_exists(#pk) AND #status IN (${Object.keys(states)
-        .map((k) => `:${k}`)
-        .join(', ')}) AND (attribute_not_exists(#dependents) OR size(#dependents) < :max)`,
-      ExpressionAttributeNames: {
-        '#pk': TableSchema.PARTITION_KEY,
-        '#status': 'status',
-        '#dependents': 'dependents',
-        '#releaseShard': 'releaseShard',
-      },
-      ExpressionAttributeValues: {
-        ...Object.fromEntries(Object.entries(states).map(([k, v]) => [`:${k}`, v])),
-        ':child': new Set([childId]),
-        ':releaseShard': releaseShard,
-        ':max': Defaults.MAX_DEPENDENTS,
-      },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-    };
+  private write<I>(transition: Parameters<typeof writeTransition<I>>[1], input: I) {
+    return writeTransition(this.ctx, transition, input);
   }
-
-  private write<I>(transition: Parameters<typeof transitionSpec<I>>[0], input: I) {
-    const spec = transitionSpec(transition, input, this.ctx.clock(), this.retention);
-    return writeTransition(this.ctx, spec);
-  }
-}
-
-/** A refused item of a transaction, as its ALL_OLD record; undefined when there was none. */
-function refusedItem(reason: CancellationReason | undefined): TaskRecord | undefined {
-  if (reason?.Code !== 'ConditionalCheckFailed' || reason.Item === undefined) return undefined;
-  return fromItem(unmarshall(reason.Item));
 }
 
 /**

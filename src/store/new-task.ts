@@ -1,29 +1,19 @@
 /**
- * A new task as the store writes it: its input ({@link NewTask}), the context every store write
- * needs ({@link WriteContext}), and the item and first history entry of its record.
+ * A new task as the store writes it: its input ({@link NewTask}), and the item and first
+ * history entry of its record.
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
 import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
 import { messageGroupOf } from '../core/message.js';
 import type { HistoryEntry, ObjectRef } from '../core/record.js';
 import { truncate } from '../core/record.js';
-import type { TaskLogger } from '../observability/logger.js';
 import type { DebounceSpec } from './debounce-spec.js';
 import { MAX_DETAIL_CHARS } from './history.js';
 import { payloadHash, type TaskItem } from './record.js';
 import { statusIndexKeys } from './status-index-keys.js';
 import { type StoredEntry, toStoredEntry } from './stored-history.js';
 
-/** What these writes need of the store. */
-export interface WriteContext {
-  readonly doc: DynamoDBDocumentClient;
-  readonly tableName: string;
-  readonly statusShards: number;
-  readonly clock: () => number;
-  readonly logger: TaskLogger;
-}
-
-/** Input of {@link createTask}. */
+/** Input of `TaskStore.create`. */
 export interface NewTask {
   readonly id: string;
   readonly type: string;
@@ -82,7 +72,7 @@ export interface Waiting {
  * `waiting` has parents left, else PENDING.
  */
 export function newTaskItem(
-  ctx: WriteContext,
+  ctx: { readonly statusShards: number },
   task: NewTask,
   now: number,
   waiting?: Waiting,

@@ -6,23 +6,15 @@
  * under a partition of its own) and carries the receipt handle an operator's redrive or
  * release needs to let that message go at once (docs/adr/0024-parked-keys.md).
  */
-import {
-  ConditionalCheckFailedException,
-  TransactionCanceledException,
-} from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { Defaults, TableSchema, TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
 import { getItems } from './batch-get.js';
-import { and, equals, generationIs } from './expression.js';
 import { fromItem } from './record.js';
+import type { WriteContext } from './store-context.js';
+import { parking } from './transitions/index.js';
+import { part, send, transact } from './transitions/writer.js';
 
 /** A parked ordering key, as its park item records it. */
 export interface ParkRecord {
@@ -58,13 +50,6 @@ export interface ParkRecord {
   readonly messageSentAt: number | undefined;
 }
 
-/** What the park items need of the store. */
-export interface ParkContext {
-  readonly doc: DynamoDBDocumentClient;
-  readonly tableName: string;
-  readonly clock: () => number;
-}
-
 /**
  * The partition key prefix of park items. It ends with a space, which no task id can hold
  * (ids are printable ASCII without spaces), so a park item never collides with a task.
@@ -94,7 +79,7 @@ export interface HeldParkMessage {
 
 /** Reads and writes the park items. */
 export class ParkedKeys {
-  constructor(private readonly ctx: ParkContext) {}
+  constructor(private readonly ctx: WriteContext) {}
 
   /**
    * Writes (or refreshes) the park item of `task`'s key with the message that holds it, in
@@ -105,58 +90,30 @@ export class ParkedKeys {
   async record(task: TaskRecord, message: HeldParkMessage): Promise<boolean> {
     const key = task.parkedKey;
     if (key === undefined || task.status !== TaskStatus.DEAD) return false;
-    const check = and([
-      equals('status', 'dead', TaskStatus.DEAD),
-      equals('parkedKey', 'parkedKey', key),
-      equals('attempt', 'attempt', task.attempt),
-      generationIs('generation', task.generation),
-    ]);
     const now = this.ctx.clock();
     const parkedAt = task.finishedAt ?? now;
-    try {
-      await this.ctx.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: this.ctx.tableName,
-                Key: { [TableSchema.PARTITION_KEY]: task.id },
-                ConditionExpression: check.expression,
-                ExpressionAttributeNames: check.names,
-                ExpressionAttributeValues: check.values,
-              },
-            },
-            {
-              Put: {
-                TableName: this.ctx.tableName,
-                Item: {
-                  ...keyOf(key, task.lane),
-                  kind: 'parked-key',
-                  orderingKey: key,
-                  lane: task.lane ?? DEFAULT_LANE,
-                  taskId: task.id,
-                  taskType: task.type,
-                  parkedAt,
-                  receiptHandle: message.receiptHandle,
-                  queueArn: message.queueArn,
-                  messageSentAt: message.sentAt,
-                  updatedAt: now,
-                  [TableSchema.STATUS_INDEX_PARTITION_KEY]: INDEX_PARTITION,
-                  [TableSchema.STATUS_INDEX_SORT_KEY]: parkedAt,
-                },
-              },
-            },
-          ],
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof TransactionCanceledException) {
-        const reasons = err.CancellationReasons ?? [];
-        if (reasons[0]?.Code === 'ConditionalCheckFailed') return false;
-      }
-      throw err;
-    }
+    const item = {
+      ...keyOf(key, task.lane),
+      kind: 'parked-key',
+      orderingKey: key,
+      lane: task.lane ?? DEFAULT_LANE,
+      taskId: task.id,
+      taskType: task.type,
+      parkedAt,
+      receiptHandle: message.receiptHandle,
+      queueArn: message.queueArn,
+      messageSentAt: message.sentAt,
+      updatedAt: now,
+      [TableSchema.STATUS_INDEX_PARTITION_KEY]: INDEX_PARTITION,
+      [TableSchema.STATUS_INDEX_SORT_KEY]: parkedAt,
+    };
+    const sent = await transact(this.ctx, [
+      part(parking.stillParkedCheck, { task, parkedKey: key }),
+      part(parking.writeParkItem, { item }),
+    ]);
+    if (sent.accepted) return true;
+    if (sent.items[0]?.refused === true) return false;
+    throw sent.error;
   }
 
   /**
@@ -179,21 +136,8 @@ export class ParkedKeys {
    * it did.
    */
   async delete(orderingKey: string, taskId: string, lane?: string): Promise<boolean> {
-    try {
-      await this.ctx.doc.send(
-        new DeleteCommand({
-          TableName: this.ctx.tableName,
-          Key: keyOf(orderingKey, lane),
-          ConditionExpression: '#taskId = :taskId',
-          ExpressionAttributeNames: { '#taskId': 'taskId' },
-          ExpressionAttributeValues: { ':taskId': taskId },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+    const key = String(keyOf(orderingKey, lane)[TableSchema.PARTITION_KEY]);
+    return (await send(this.ctx, parking.deleteParkItem, { key, taskId })).accepted;
   }
 
   /**

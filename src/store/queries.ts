@@ -8,10 +8,10 @@ import { ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { getItems } from './batch-get.js';
 import { decodeCursor, decodeScanCursor, encodeCursor, encodeScanCursor } from './cursor.js';
-import { and, compare } from './expression.js';
 import { fromItem, statusShardKey } from './record.js';
 import { isIndexed } from './status-index-keys.js';
 import { scanStatuses } from './status-scan.js';
+import { and, compare } from './transitions/expression.js';
 
 /** What a query needs of the store. */
 export interface QueryContext {

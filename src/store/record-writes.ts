@@ -1,24 +1,24 @@
 /**
- * The store's writes that are not lifecycle transitions: creating a task, deleting a DEAD
- * one, confirming a delayed task's record, and noting a duplicate. Each is
- * one conditional write, explained on refusal with the record DynamoDB saw (ALL_OLD).
+ * The store's writes on a task's record that are not lifecycle moves: creating a task,
+ * deleting a DEAD one, confirming a delayed task's record, noting a duplicate or a re-send,
+ * and asking a RUNNING task to cancel. Each sends its one row of the transition table
+ * (transitions/records.ts) and reads a refusal from the record DynamoDB saw (ALL_OLD).
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../core/constants.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
 import { TransitionRejectedError } from '../core/errors.js';
 import type { HistoryEntry, TaskRecord } from '../core/record.js';
 import { truncate } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
-import { and, type Condition, equals, exists, generationIs } from './expression.js';
 import { MAX_DETAIL_CHARS } from './history.js';
-import { type NewTask, newTaskItem, type WriteContext } from './new-task.js';
-import { fromItem, refusedRecord } from './record.js';
-import { CREATE_CONDITION, refusedConfirmation } from './rollback.js';
-import { releaseDone } from './status-index-keys.js';
-import { toStoredEntry } from './stored-history.js';
+import { type NewTask, newTaskItem } from './new-task.js';
+import { MAX_PRODUCER_ENTRIES, producerEntryCount } from './producer-history.js';
+import { fromItem } from './record.js';
+import type { WriteContext } from './store-context.js';
+import { records } from './transitions/index.js';
+import { recordOf, send } from './transitions/writer.js';
 
-export type { NewTask, Waiting, WriteContext } from './new-task.js';
+export type { NewTask, Waiting } from './new-task.js';
 
 /** Reads one task with a strongly consistent read. */
 export async function getTask(ctx: WriteContext, taskId: string): Promise<TaskRecord | undefined> {
@@ -34,19 +34,6 @@ export async function getTask(ctx: WriteContext, taskId: string): Promise<TaskRe
 }
 
 /**
- * The SCHEDULED record an enqueue wrote, as it wrote it: the same creation time (not a later
- * record of the same id), never attempted, the same generation.
- */
-function untouchedSchedule(seen: Pick<TaskRecord, 'generation' | 'createdAt'>): Condition {
-  return and([
-    equals('createdAt', 'createdAt', seen.createdAt),
-    equals('status', 'scheduled', TaskStatus.SCHEDULED),
-    equals('attempt', 'zero', 0),
-    generationIs('generation', seen.generation),
-  ]);
-}
-
-/**
  * Writes a new task; an existing id is returned as it is, with `created: false`, except a
  * ROLLED_BACK record, which is replaced.
  */
@@ -55,20 +42,12 @@ export async function createTask(
   task: NewTask,
 ): Promise<{ record: TaskRecord; created: boolean }> {
   const { item, entry } = newTaskItem(ctx, task, ctx.clock());
-  try {
-    await ctx.doc.send(
-      new PutCommand({
-        TableName: ctx.tableName,
-        Item: item,
-        ...CREATE_CONDITION,
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-  } catch (err) {
-    const existing =
-      err instanceof ConditionalCheckFailedException ? refusedRecord(err) : undefined;
+  const sent = await send(ctx, records.create, { item });
+  if (!sent.accepted) {
+    const existing = recordOf(sent.current);
     if (existing !== undefined) return { record: existing, created: false };
-    throw err;
+    // Only an existing item refuses a create, and comes back with it: this is a guard.
+    throw new TransitionRejectedError('create', task.id, undefined);
   }
   const record = fromItem(item);
   auditEntry(ctx.logger, record, entry);
@@ -101,26 +80,7 @@ export async function purgeTask(
     },
     { diedAt: new Date(seen.updatedAt).toISOString() },
   );
-  // The DEAD record seen, and not while its release settles its dependents for this death:
-  // they would wait for a parent that is gone (docs/adr/0038-model-found-enqueue-and-purge-fixes.md).
-  const deadAsSeen = and([
-    equals('status', 'dead', TaskStatus.DEAD),
-    equals('updatedAt', 'seenUpdatedAt', seen.updatedAt),
-    releaseDone(),
-  ]);
-  try {
-    await ctx.doc.send(
-      new DeleteCommand({
-        TableName: ctx.tableName,
-        Key: { [TableSchema.PARTITION_KEY]: seen.id },
-        ConditionExpression: deadAsSeen.expression,
-        ExpressionAttributeNames: deadAsSeen.names,
-        ExpressionAttributeValues: deadAsSeen.values,
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-  } catch (err) {
-    const current = err instanceof ConditionalCheckFailedException ? refusedRecord(err) : undefined;
+  const refused = (current: TaskRecord | undefined, detail: string) =>
     ctx.logger.warn(`task.${AuditEvent.PURGE_REFUSED}`, {
       audit: true,
       event: AuditEvent.PURGE_REFUSED,
@@ -128,16 +88,20 @@ export async function purgeTask(
       taskType: seen.type,
       status: current?.status,
       at: new Date(ctx.clock()).toISOString(),
-      detail:
-        err instanceof ConditionalCheckFailedException
-          ? `not deleted: the task is ${current?.status ?? 'gone'} now`
-          : `not deleted: ${(err as Error).name}`,
+      detail,
       ...(principal === undefined ? {} : { principal }),
     });
-    if (err instanceof ConditionalCheckFailedException) {
-      throw new TransitionRejectedError('purge', seen.id, current);
-    }
+  let sent: Awaited<ReturnType<typeof send>>;
+  try {
+    sent = await send(ctx, records.purge, { seen });
+  } catch (err) {
+    refused(undefined, `not deleted: ${(err as Error).name}`);
     throw err;
+  }
+  if (!sent.accepted) {
+    const current = recordOf(sent.current);
+    refused(current, `not deleted: the task is ${current?.status ?? 'gone'} now`);
+    throw new TransitionRejectedError('purge', seen.id, current);
   }
 }
 
@@ -153,27 +117,23 @@ export async function confirmSchedule(
   ctx: WriteContext,
   seen: Pick<TaskRecord, 'id' | 'generation' | 'createdAt'>,
 ): Promise<Confirmation> {
-  const owned = and([exists('pk', TableSchema.PARTITION_KEY), untouchedSchedule(seen)]);
-  try {
-    const out = await ctx.doc.send(
-      new UpdateCommand({
-        TableName: ctx.tableName,
-        Key: { [TableSchema.PARTITION_KEY]: seen.id },
-        UpdateExpression: 'SET #confirmed = :true',
-        ConditionExpression: owned.expression,
-        ExpressionAttributeNames: { ...owned.names, '#confirmed': 'scheduleConfirmed' },
-        ExpressionAttributeValues: { ...owned.values, ':true': true },
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    const current = out.Attributes === undefined ? undefined : fromItem(out.Attributes);
-    return { outcome: 'confirmed', current };
-  } catch (err) {
-    if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    const current = refusedRecord(err);
-    return { outcome: refusedConfirmation(current, seen), current };
-  }
+  const sent = await send(ctx, records.confirmSchedule, { seen });
+  if (sent.accepted) return { outcome: 'confirmed', current: recordOf(sent.item) };
+  const current = recordOf(sent.current);
+  return { outcome: refusedConfirmation(current, seen), current };
+}
+
+/**
+ * How a refused schedule confirmation is read: `gone` when the record seen is no longer
+ * there to be confirmed (none, a later record of the id, or rolled back), else `moved-on`
+ * (docs/adr/0015-rollback-moves-instead-of-deleting.md).
+ */
+function refusedConfirmation(
+  current: TaskRecord | undefined,
+  seen: Pick<TaskRecord, 'createdAt'>,
+): 'moved-on' | 'gone' {
+  if (current === undefined || current.createdAt !== seen.createdAt) return 'gone';
+  return current.status === TaskStatus.ROLLED_BACK ? 'gone' : 'moved-on';
 }
 
 /** Appends a bounded `duplicate-dropped` entry (see `TaskStore.noteDuplicate`). */
@@ -190,42 +150,13 @@ export async function noteDuplicate(
     detail: truncate(detail, MAX_DETAIL_CHARS),
   };
   auditEntry(ctx.logger, record, entry);
-  try {
-    await ctx.doc.send(
-      new UpdateCommand({
-        TableName: ctx.tableName,
-        Key: { [TableSchema.PARTITION_KEY]: record.id },
-        UpdateExpression:
-          'SET #history = list_append(#history, :entry), #notes = if_not_exists(#notes, :zero) + :one',
-        ConditionExpression:
-          'attribute_exists(#pk) AND (attribute_not_exists(#notes) OR #notes < :max)',
-        ExpressionAttributeNames: {
-          '#pk': TableSchema.PARTITION_KEY,
-          '#history': 'history',
-          '#notes': 'duplicateNotes',
-        },
-        ExpressionAttributeValues: {
-          ':entry': [toStoredEntry(entry)],
-          ':zero': 0,
-          ':one': 1,
-          ':max': Defaults.MAX_DUPLICATE_NOTES,
-        },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    throw err;
-  }
+  return (await send(ctx, records.noteDuplicate, { id: record.id, entry })).accepted;
 }
 
 /**
- * Records that the sweeper sent a PENDING task again, and when it may send it next: sets
- * `resends` to one more than `seen` showed and the status index's sort key (`statusAt`) to
- * `nextAt`, so the sweep's PENDING query skips the task until then. Not a transition (the
- * status stays) and no history entry, so a task waiting out a long backlog does not grow.
- * Pinned to the PENDING record seen (generation and resends), so of two sweepers only one
- * counts the send.
+ * Records that the sweeper sent a PENDING task again, and when it may send it next (see
+ * `TaskStore.noteResent`). No history entry, so a task waiting out a long backlog does not
+ * grow.
  *
  * @returns false when the task moved on (claimed, re-sent by another sweep, cancelled).
  */
@@ -234,38 +165,57 @@ export async function noteResent(
   seen: Pick<TaskRecord, 'id' | 'generation' | 'resends'>,
   nextAt: number,
 ): Promise<boolean> {
-  const unchanged = and([
-    exists('pk', TableSchema.PARTITION_KEY),
-    equals('status', 'pending', TaskStatus.PENDING),
-    generationIs('generation', seen.generation),
-  ]);
-  const resends =
-    seen.resends === 0
-      ? '(attribute_not_exists(#resends) OR #resends = :seen)'
-      : '#resends = :seen';
-  try {
-    await ctx.doc.send(
-      new UpdateCommand({
-        TableName: ctx.tableName,
-        Key: { [TableSchema.PARTITION_KEY]: seen.id },
-        UpdateExpression: 'SET #resends = :resends, #statusAt = :nextAt',
-        ConditionExpression: `${unchanged.expression} AND ${resends}`,
-        ExpressionAttributeNames: {
-          ...unchanged.names,
-          '#resends': 'resends',
-          '#statusAt': TableSchema.STATUS_INDEX_SORT_KEY,
-        },
-        ExpressionAttributeValues: {
-          ...unchanged.values,
-          ':seen': seen.resends,
-          ':resends': seen.resends + 1,
-          ':nextAt': nextAt,
-        },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    throw err;
+  return (await send(ctx, records.noteResent, { seen, nextAt })).accepted;
+}
+
+/** What {@link requestCancel} did. */
+export type CancelRequest =
+  /** The mark was written now. */
+  | { readonly kind: 'requested'; readonly record: TaskRecord }
+  /** The task was already marked; nothing was written. */
+  | { readonly kind: 'already-requested'; readonly record: TaskRecord };
+
+/**
+ * RUNNING, not yet asked → RUNNING with `cancelRequestedAt` (the `requestCancel` row). The
+ * lease holder sees the mark on its next heartbeat (the heartbeat's write returns the
+ * record) and ends the task CANCELLED with its own fenced write
+ * (docs/adr/0022-progress-and-running-cancel.md). Asking twice writes once.
+ *
+ * @throws TransitionRejectedError when the task is not RUNNING (or does not exist); its
+ *   `current` is the record DynamoDB saw, so the caller can cancel a QUEUED task instead.
+ */
+export async function requestCancel(
+  ctx: WriteContext,
+  seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & Partial<Pick<TaskRecord, 'history'>>,
+  reason: string | undefined,
+  principal?: string,
+): Promise<CancelRequest> {
+  const now = ctx.clock();
+  const entry: HistoryEntry = {
+    event: AuditEvent.CANCEL_REQUESTED,
+    at: now,
+    attempt: seen.attempt,
+    status: TaskStatus.RUNNING,
+    ...(reason === undefined ? {} : { detail: truncate(reason, MAX_DETAIL_CHARS) }),
+    ...(principal === undefined ? {} : { principal }),
+  };
+  // One entry at most per run (the mark is never set twice while it runs, and only a
+  // redrive starts another), and no more than the list's bound over the record's life.
+  const noted = producerEntryCount(seen.history ?? []) < MAX_PRODUCER_ENTRIES;
+  const sent = await send(
+    ctx,
+    records.requestCancel,
+    { id: seen.id, entry: noted ? entry : undefined },
+    now,
+  );
+  if (sent.accepted) {
+    const record = fromItem(sent.item ?? {});
+    auditEntry(ctx.logger, record, entry);
+    return { kind: 'requested', record };
   }
+  const current = recordOf(sent.current);
+  if (current?.status === TaskStatus.RUNNING && current.cancelRequested) {
+    return { kind: 'already-requested', record: current };
+  }
+  throw new TransitionRejectedError(records.requestCancel.name, seen.id, current);
 }

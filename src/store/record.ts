@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { encodeTime } from 'ulid';
 import { toObjectRef } from '../claim-check/object-ref.js';
 import {
@@ -160,9 +158,4 @@ export function compareEnqueueOrder(
   const kb = orderKey(b);
   if (ka !== kb) return ka < kb ? -1 : 1;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
-/** The record DynamoDB returned with a refused conditional write (ALL_OLD), if any. */
-export function refusedRecord(err: ConditionalCheckFailedException): TaskRecord | undefined {
-  return err.Item === undefined ? undefined : fromItem(unmarshall(err.Item));
 }

@@ -6,8 +6,8 @@
 import { Defaults, TableSchema, TaskStatus } from '../core/constants.js';
 import { ValidationError } from '../core/errors.js';
 import { EnvVars } from '../settings/location.js';
-import type { Condition } from './expression.js';
 import { statusShard, statusShardKey } from './record.js';
+import { beginsWith, type Condition, not } from './transitions/expression.js';
 
 /**
  * The statuses whose records carry the status index's keys: every status something still
@@ -38,11 +38,9 @@ export const RELEASE_PARTITION = 'RELEASE';
  * acts on an outcome its parent no longer has (docs/adr/0031-dependency-fences.md).
  */
 export function releaseDone(): Condition {
-  return {
-    expression: 'NOT begins_with(#statusShard, :releasePartition)',
-    names: { '#statusShard': TableSchema.STATUS_INDEX_PARTITION_KEY },
-    values: { ':releasePartition': `${RELEASE_PARTITION}#` },
-  };
+  return not(
+    beginsWith(TableSchema.STATUS_INDEX_PARTITION_KEY, 'releasePartition', `${RELEASE_PARTITION}#`),
+  );
 }
 
 /** True when a record in `status` carries the status index's keys. */

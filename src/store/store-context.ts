@@ -5,8 +5,18 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
-import type { WriteContext } from './record-writes.js';
 import type { Retention } from './retention.js';
+
+/** What every write of one store shares. */
+export interface WriteContext {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly statusShards: number;
+  /** How long a finished task is kept (its TTL). */
+  readonly retention: Retention;
+  readonly clock: () => number;
+  readonly logger: TaskLogger;
+}
 
 /** Options of {@link TaskStore}. */
 export interface TaskStoreOptions {
@@ -30,9 +40,11 @@ export interface TaskStoreOptions {
 export function writeContext(
   options: TaskStoreOptions,
   statusShards: number,
+  retention: Retention,
   clock: () => number,
 ): WriteContext {
   return {
+    retention,
     doc: DynamoDBDocumentClient.from(options.dynamodb, {
       marshallOptions: { removeUndefinedValues: true },
     }),

@@ -4,9 +4,8 @@ import { TransitionRejectedError } from '../core/errors.js';
 import type { ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
 import type { LogAttributes } from '../observability/logger.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
-import { requestCancel } from './cancel-request.js';
+import { DebounceStore } from './debounce.js';
 import { DependencyStore } from './dependency-store.js';
-import * as parking from './park-transitions.js';
 import { ParkedKeys } from './parked-keys.js';
 import { iterateTasks, type ListOptions, listTasks, type TaskPage } from './queries.js';
 import {
@@ -18,26 +17,34 @@ import {
   noteDuplicate,
   noteResent,
   purgeTask,
-  type WriteContext,
+  requestCancel,
 } from './record-writes.js';
-import * as repairs from './repair-transitions.js';
-import { checkRetention, type Retention } from './retention.js';
+import { checkRetention } from './retention.js';
 import { resolveStatusShards } from './status-index-keys.js';
-import { type TaskStoreOptions, writeContext } from './store-context.js';
-import { type SeenHistory, writeTransition } from './transition.js';
-import type { ClaimTarget, Lease, Seen, Transition } from './transitions.js';
-import * as transitions from './transitions.js';
+import { type TaskStoreOptions, type WriteContext, writeContext } from './store-context.js';
+import { TokenBuckets } from './token-bucket.js';
+import {
+  type Lease,
+  lifecycle,
+  parking,
+  repairs,
+  type Seen,
+  type SeenHistory,
+  type Transition,
+} from './transitions/index.js';
+import type { ClaimTarget } from './transitions/lifecycle.js';
+import { writeTransition } from './transitions/writer.js';
 
-export type { CancelRequest } from './cancel-request.js';
 export type { HeldParkMessage, ParkRecord } from './parked-keys.js';
 export type { TaskPage } from './queries.js';
-export type { Confirmation, NewTask } from './record-writes.js';
+export type { CancelRequest, Confirmation, NewTask } from './record-writes.js';
 export type { TaskStoreOptions } from './store-context.js';
-export type { ClaimTarget, Lease } from './transitions.js';
+export type { ClaimTarget } from './transitions/lifecycle.js';
+export type { Lease } from './transitions/row.js';
 
 /**
  * The DynamoDB task store. Each lifecycle transition is one method and one conditional
- * write, as the table in transitions.ts describes it: the condition names the allowed
+ * write, as the table in transitions/ describes it: the condition names the allowed
  * starting state(s) and, for a worker's writes, the lease token and attempt. A refused write
  * is explained with the record DynamoDB saw (ReturnValuesOnConditionCheckFailure = ALL_OLD).
  * Every write emits an audit line and, except a heartbeat, adds its entry to the history,
@@ -51,18 +58,21 @@ export class TaskStore {
   readonly parkedKeys: ParkedKeys;
   /** Tasks that wait for others (docs/adr/0030-dependencies.md). */
   readonly dependencies: DependencyStore;
+  /** The debounce pointers and folds (docs/adr/0029-debounce.md). */
+  readonly debounces: DebounceStore;
+  /** The rate limits' buckets (ADR 0026). */
+  readonly rateBuckets: TokenBuckets;
   private readonly ctx: WriteContext;
-  private readonly clock: () => number;
-  private readonly retention: Retention;
 
   constructor(options: TaskStoreOptions) {
     this.tableName = options.tableName;
     this.statusShards = resolveStatusShards(options.statusShards);
-    this.clock = options.clock ?? Date.now;
-    this.retention = checkRetention(options.retention ?? Defaults.RETENTION_MS);
-    this.ctx = writeContext(options, this.statusShards, this.clock);
+    const retention = checkRetention(options.retention ?? Defaults.RETENTION_MS);
+    this.ctx = writeContext(options, this.statusShards, retention, options.clock ?? Date.now);
     this.parkedKeys = new ParkedKeys(this.ctx);
-    this.dependencies = new DependencyStore(this.ctx, this.retention);
+    this.dependencies = new DependencyStore(this.ctx);
+    this.debounces = new DebounceStore(this.ctx);
+    this.rateBuckets = new TokenBuckets(this.ctx);
   }
 
   /** Reads one task with a strongly consistent read. */
@@ -120,7 +130,7 @@ export class TaskStore {
     const { workerId, leaseMs, detail, log } = options;
     const fresh = options.fresh === true;
     const input = { target, workerId, leaseToken, leaseMs, detail, fresh, log };
-    const record = await this.write(transitions.claim, input);
+    const record = await this.write(lifecycle.claim, input);
     const { id: taskId, type: taskType, attempt, history, dependents } = record;
     const lease = { taskId, taskType, attempt, leaseToken, workerId, history, dependents };
     return { record, lease };
@@ -133,7 +143,7 @@ export class TaskStore {
    * progress, rides on the same write. The returned record shows a cancel request.
    */
   extendLease(lease: Lease, leaseMs: number, progressJson?: string): Promise<TaskRecord> {
-    return this.write(transitions.extendLease, { lease, leaseMs, progressJson });
+    return this.write(lifecycle.extendLease, { lease, leaseMs, progressJson });
   }
 
   /**
@@ -147,12 +157,12 @@ export class TaskStore {
     note?: string,
   ): Promise<TaskRecord> {
     const input = { lease, resultJson, note, ...(resultRef && { resultRef }) };
-    return this.write(transitions.complete, input);
+    return this.write(lifecycle.complete, input);
   }
 
   /** RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease. */
   retry(lease: Lease, error: TaskErrorInfo, delayMs: number): Promise<TaskRecord> {
-    return this.write(transitions.retry, { lease, error, delayMs });
+    return this.write(lifecycle.retry, { lease, error, delayMs });
   }
 
   /**
@@ -167,7 +177,7 @@ export class TaskStore {
   ): Promise<TaskRecord> {
     const { error, parkedKey } = options;
     return parkedKey === undefined
-      ? this.write(transitions.kill, { lease, reason, error })
+      ? this.write(lifecycle.kill, { lease, reason, error })
       : this.write(parking.killAndPark, { lease, reason, error, parkedKey });
   }
 
@@ -182,7 +192,7 @@ export class TaskStore {
     reason: string,
     options: { readonly takeover: boolean; readonly delayMs: number },
   ): Promise<TaskRecord> {
-    return this.write(transitions.unclaim, { lease, reason, ...options });
+    return this.write(lifecycle.unclaim, { lease, reason, ...options });
   }
 
   /**
@@ -195,7 +205,7 @@ export class TaskStore {
     // A parking type's task parks its key however it died: the record says which it is.
     const parkedKey = parking.keyToPark(seen);
     return parkedKey === undefined
-      ? this.write(transitions.expire, { seen, reason, actor })
+      ? this.write(lifecycle.expire, { seen, reason, actor })
       : this.write(parking.expireAndPark, { seen, reason, actor, parkedKey });
   }
 
@@ -229,7 +239,7 @@ export class TaskStore {
    * Fenced by the lease, so a stale worker's write is refused (LeaseLostError).
    */
   cancelRunning(lease: Lease, detail: string): Promise<TaskRecord> {
-    return this.write(transitions.cancelRunning, { lease, detail });
+    return this.write(lifecycle.cancelRunning, { lease, detail });
   }
 
   /**
@@ -393,7 +403,6 @@ export class TaskStore {
 
   /** Writes one transition of the table as its one conditional write. */
   private write<I>(transition: Transition<I>, input: I): Promise<TaskRecord> {
-    const spec = transitions.transitionSpec(transition, input, this.clock(), this.retention);
-    return writeTransition(this.ctx, spec);
+    return writeTransition(this.ctx, transition, input);
   }
 }

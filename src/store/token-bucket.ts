@@ -1,20 +1,17 @@
 /**
  * A rate limit's bucket: one item of the task table holding the limit's theoretical arrival
  * time (`tat`, GCRA), the earliest time the next start may be granted. Each grant is one
- * conditional UpdateItem whose condition is the limit check itself, evaluated by DynamoDB on
- * the stored value, so concurrent workers can never over-spend it (ADR 0026).
+ * conditional UpdateItem whose condition is the limit check itself (the `takeIdle` and
+ * `takeBooked` rows of transitions/rate.ts), evaluated by DynamoDB on the stored value, so
+ * concurrent workers can never over-spend it (ADR 0026).
  *
  * The item's key contains a space, which no task id can (ids are printable ASCII without
  * spaces), and it has no status-index attributes: it never shows in `get`, `list`, `counts`
  * or a sweep. Its TTL removes it once idle: a missing bucket and an idle one mean the same.
  */
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { TableSchema } from '../core/constants.js';
-
-/** How long an idle bucket outlives its last grant before its TTL may remove it. */
-const IDLE_KEEP_MS = 3_600_000;
+import type { WriteContext } from './store-context.js';
+import { rate } from './transitions/index.js';
+import { send } from './transitions/writer.js';
 
 /** The conditional write to try, chosen from the bucket's last known `tat`. */
 export type BucketWrite =
@@ -45,14 +42,7 @@ export function bucketKey(type: string, orderingKey: string | undefined): string
 
 /** The rate-limit buckets of one task table. */
 export class TokenBuckets {
-  private readonly doc: DynamoDBDocumentClient;
-
-  constructor(
-    dynamodb: DynamoDBClient,
-    private readonly tableName: string,
-  ) {
-    this.doc = DynamoDBDocumentClient.from(dynamodb);
-  }
+  constructor(private readonly ctx: WriteContext) {}
 
   /**
    * One conditional UpdateItem on the bucket `key`. Refused (ALL_OLD) when the bucket is not
@@ -61,51 +51,18 @@ export class TokenBuckets {
    * @throws whatever DynamoDB throws other than a condition failure, untouched.
    */
   async take(key: string, write: BucketWrite): Promise<BucketWriteResult> {
-    const common = {
-      TableName: this.tableName,
-      Key: { [TableSchema.PARTITION_KEY]: key },
-      ExpressionAttributeNames: { '#tat': 'tat', '#exp': TableSchema.TTL_ATTRIBUTE },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-    };
-    try {
-      if (write.kind === 'idle') {
-        const tat = write.now + write.emissionMs;
-        await this.doc.send(
-          new UpdateCommand({
-            ...common,
-            UpdateExpression: 'SET #tat = :tat, #exp = :exp',
-            ConditionExpression: 'attribute_not_exists(#tat) OR #tat <= :now',
-            ExpressionAttributeValues: { ':tat': tat, ':now': write.now, ':exp': expiry(tat) },
-          }),
-        );
-        return { kind: 'granted', slotAt: write.now, tat };
-      }
-      const latest = write.now + write.horizonMs;
-      const out = await this.doc.send(
-        new UpdateCommand({
-          ...common,
-          UpdateExpression: 'SET #tat = #tat + :step, #exp = :exp',
-          ConditionExpression: '#tat > :now AND #tat <= :latest',
-          ExpressionAttributeValues: {
-            ':step': write.emissionMs,
-            ':now': write.now,
-            ':latest': latest,
-            ':exp': expiry(latest + write.emissionMs),
-          },
-          ReturnValues: 'UPDATED_OLD',
-        }),
-      );
-      const slotAt = Number(out.Attributes?.tat);
-      return { kind: 'granted', slotAt, tat: slotAt + write.emissionMs };
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-      const old = err.Item === undefined ? undefined : unmarshall(err.Item);
-      return { kind: 'refused', tat: typeof old?.tat === 'number' ? old.tat : undefined };
+    if (write.kind === 'idle') {
+      const sent = await send(this.ctx, rate.takeIdle, { key, ...write });
+      if (!sent.accepted) return refused(sent.current);
+      return { kind: 'granted', slotAt: write.now, tat: write.now + write.emissionMs };
     }
+    const sent = await send(this.ctx, rate.takeBooked, { key, ...write });
+    if (!sent.accepted) return refused(sent.current);
+    const slotAt = Number(sent.item?.tat);
+    return { kind: 'granted', slotAt, tat: slotAt + write.emissionMs };
   }
 }
 
-/** The TTL (epoch seconds): well after the bucket is idle again, when removing it changes nothing. */
-function expiry(tat: number): number {
-  return Math.ceil((tat + IDLE_KEEP_MS) / 1000);
+function refused(current: Record<string, unknown> | undefined): BucketWriteResult {
+  return { kind: 'refused', tat: typeof current?.tat === 'number' ? current.tat : undefined };
 }

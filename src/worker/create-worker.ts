@@ -22,7 +22,6 @@ import {
 } from '../settings/location.js';
 import { type Retention, resolveRetention } from '../store/retention.js';
 import { TaskStore } from '../store/task-store.js';
-import { TokenBuckets } from '../store/token-bucket.js';
 import { retryHorizonIssue } from '../tasks/retry-horizon.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import type { BatchOptions, ProcessorDeps } from './deps.js';
@@ -249,7 +248,7 @@ export function createWorker(
       process.env,
       options.delayedSchedulerSenderId,
     ),
-    rateLimits: new RateLimiter(new TokenBuckets(dynamodb, location.tableName), clock, Math.random),
+    rateLimits: new RateLimiter(store.rateBuckets, clock, Math.random),
     integrity: resolveIntegrity(options.integrity, dynamodb),
   };
   // One flush per batch, in both entry points; a batch that throws still publishes. The

@@ -14,8 +14,8 @@ import type { TaskErrorInfo, TaskRecord } from '../core/record.js';
 import { checkIntegrity } from '../integrity/check.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { TaskOutcome } from '../observability/metrics.js';
-import { keyToPark } from '../store/park-transitions.js';
 import type { Lease } from '../store/task-store.js';
+import { keyToPark } from '../store/transitions/parking.js';
 import {
   describeInvalidPayload,
   type TaskDefinition,

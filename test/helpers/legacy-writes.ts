@@ -6,10 +6,11 @@
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../../src/core/constants.js';
 import { TransitionRejectedError } from '../../src/core/errors.js';
 import type { TaskRecord } from '../../src/core/record.js';
-import { fromItem, refusedRecord, statusShard, statusShardKey } from '../../src/store/record.js';
+import { fromItem, statusShard, statusShardKey } from '../../src/store/record.js';
 
 /**
  * PENDING → QUEUED as an older version's `markSent` wrote it: one conditional UpdateItem
@@ -63,6 +64,10 @@ export async function markSentAsOlderVersionsDid(
     return fromItem(out.Attributes ?? {});
   } catch (err) {
     if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    throw new TransitionRejectedError('mark as sent', seen.id, refusedRecord(err));
+    throw new TransitionRejectedError(
+      'mark as sent',
+      seen.id,
+      err.Item === undefined ? undefined : fromItem(unmarshall(err.Item)),
+    );
   }
 }

@@ -7,7 +7,7 @@ import {
   exists,
   lessThanAttribute,
   oneOf,
-} from '../../../src/store/expression.js';
+} from '../../../src/store/transitions/expression.js';
 
 describe('store expressions', () => {
   it('declares every name and value a condition uses, beside its text', () => {

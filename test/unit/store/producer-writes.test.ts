@@ -246,9 +246,10 @@ function offlineDebounces(refuseFirst?: Record<string, unknown>): {
   const ctx = writeContext(
     { tableName: 'tasks', dynamodb, logger: silentLogger },
     8,
+    86_400_000,
     () => FIXTURE_NOW,
   );
-  return { debounces: new DebounceStore(ctx, 86_400_000), sent };
+  return { debounces: new DebounceStore(ctx), sent };
 }
 
 const spec = { key: 'doc-1', windowMs: 1000, mode: 'last' } as const;

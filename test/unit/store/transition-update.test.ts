@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import type { HistoryEntry } from '../../../src/core/record.js';
-import { and, equals } from '../../../src/store/expression.js';
 import { toStoredEntry, toStoredHistory } from '../../../src/store/stored-history.js';
+import { and, equals } from '../../../src/store/transitions/expression.js';
 import {
   buildTransitionUpdate,
   isItemSizeError,
   type TransitionWrite,
-} from '../../../src/store/transition-update.js';
+} from '../../../src/store/transitions/writer.js';
 
 const entry: HistoryEntry = {
   event: AuditEvent.SUCCEEDED,

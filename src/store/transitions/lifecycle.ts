@@ -1,16 +1,18 @@
 /**
- * The task lifecycle as a table: each transition names the states it may start from, what
- * else fences it (the lease, or the attempt and generation the caller read), its event and
- * target status, and what it sets and removes. {@link transitionSpec} turns one into the
- * single conditional write that performs it (see writeTransition).
+ * The rows of the transition table that a worker writes along a task's run: the claim, the
+ * lease holder's heartbeat and its ends (complete, retry, kill, unclaim, a cancel it saw),
+ * and the expiry of a lease that ran out on the final attempt. Each names the states it may
+ * start from, what else fences it (the lease, or the attempt the caller read), its event and
+ * target status, and what it sets and removes.
  */
 
-import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
-import { boundedError, MAX_ERROR_MESSAGE_CHARS } from '../core/errors.js';
-import { unkeyedGroup } from '../core/message.js';
-import type { HistoryEntry, ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
-import { truncate } from '../core/record.js';
-import type { LogAttributes } from '../observability/logger.js';
+import { AuditEvent, TableSchema, TaskStatus } from '../../core/constants.js';
+import { boundedError, MAX_ERROR_MESSAGE_CHARS } from '../../core/errors.js';
+import { unkeyedGroup } from '../../core/message.js';
+import type { ObjectRef, TaskErrorInfo, TaskRecord } from '../../core/record.js';
+import { truncate } from '../../core/record.js';
+import type { LogAttributes } from '../../observability/logger.js';
+import { expiresAtSeconds } from '../retention.js';
 import {
   and,
   type Condition,
@@ -22,85 +24,25 @@ import {
   oneOf,
   or,
 } from './expression.js';
-import { expiresAtSeconds, type Retention } from './retention.js';
-import type { SeenHistory, TransitionSpec } from './transition.js';
+import {
+  at,
+  expiredLease,
+  FINISHED,
+  finished,
+  LEASE,
+  type Lease,
+  type SeenHistory,
+  type Transition,
+} from './row.js';
 
-/** What a worker holds after a claim; every worker write is fenced by it. */
-export interface Lease {
-  readonly taskId: string;
-  readonly taskType: string;
-  readonly attempt: number;
-  readonly leaseToken: string;
-  readonly workerId: string;
-  /**
-   * The history as the claim wrote it. Heartbeats leave it unchanged, so the worker's
-   * fenced writes can fold it within their one write (ADR 0008). Without it,
-   * a fenced write appends.
-   */
-  readonly history?: readonly HistoryEntry[] | undefined;
-  /** The task's dependents as the claim found them (docs/adr/0030-dependencies.md). */
-  readonly dependents?: readonly string[] | undefined;
-}
+/** What a death writes. */
+const DEAD_WRITES = ['deadReason', 'lastError', 'finishedAt', ...LEASE] as const;
 
-/** The part of a record a transition is fenced by, as the caller read it. */
-export type Seen = Pick<TaskRecord, 'id' | 'type' | 'attempt' | 'generation'> & SeenHistory;
-
-/** One row of the table. `I` is what the caller passes. */
-export interface Transition<I> {
-  readonly name: string;
-  /** The states the task may be in. */
-  readonly from: readonly TaskStatus[] | ((input: I) => readonly TaskStatus[]);
-  /** What else must hold, besides the starting state. */
-  readonly fence: (input: I, now: number) => readonly Condition[];
-  readonly event: AuditEvent;
-  readonly to: TaskStatus;
-  /** The task, and the history the caller read (lets the write fold it). */
-  readonly task: (input: I) => Pick<TaskRecord, 'id' | 'type'> & SeenHistory;
-  /** The history entry's attempt and worker, and for an operator's action its principal. */
-  readonly by: (input: I) => {
-    readonly attempt: number;
-    readonly workerId?: string | undefined;
-    readonly principal?: string | undefined;
-  };
-  readonly detail?: (input: I) => string | undefined;
-  readonly set?: (input: I, now: number, retention: Retention) => Record<string, unknown>;
-  readonly remove?: readonly string[];
-  /** The status index's sort key in the new state. */
-  readonly statusAt: (input: I, now: number) => number;
-  /** Fenced by the worker's lease: a refusal is a LeaseLostError. */
-  readonly leased?: boolean;
-  /** Counted on the record instead of added to the history. */
-  readonly heartbeat?: boolean;
-  /** Fields for the audit line only, not stored in the history. */
-  readonly log?: (input: I) => LogAttributes | undefined;
-  /**
-   * Written by a producer's client, whose grant may not name `history`: the entry goes to
-   * the producer's own list instead (store/producer-history.ts, docs/adr/0039-operator-audit.md).
-   */
-  readonly producer?: boolean;
-}
-
-/** The lease's attributes, removed when a lease ends. */
-export const LEASE = ['leaseToken', 'leaseExpiresAt'] as const;
-/** The status index's sort key: the time of the write. */
-export const at = (_input: unknown, now: number): number => now;
-/** A finished task's time and its retention TTL. */
-export const finished = (_input: unknown, now: number, retention: Retention) => ({
-  finishedAt: now,
-  [TableSchema.TTL_ATTRIBUTE]: expiresAtSeconds(now, retention),
-});
 const dead = (reason: string, error: TaskErrorInfo | undefined, now: number) => ({
   deadReason: truncate(reason, MAX_ERROR_MESSAGE_CHARS),
   lastError: error === undefined ? undefined : boundedError(error),
   finishedAt: now,
 });
-/** A lease the caller saw on the record has run out. */
-export const expiredLease = (seen: TaskRecord, now: number): Condition[] => [
-  equals('leaseToken', 'seenToken', seen.leaseToken),
-  equals('attempt', 'seenAttempt', seen.attempt),
-  compare('leaseExpiresAt', '<=', 'now', now),
-];
-
 /** The columns every write of a lease holder shares. */
 function byLease<I extends { readonly lease: Lease }>() {
   return {
@@ -183,15 +125,17 @@ const due = (now: number): Condition =>
  * the same claim decision a read used to.
  */
 export const claim: Transition<ClaimInput> = {
+  kind: 'transition',
   name: 'claim',
-  from: ({ fresh }) => (fresh ? WAITING : [...WAITING, TaskStatus.RUNNING]),
+  from: [...WAITING, TaskStatus.RUNNING],
   fence: ({ target, fresh }, now) => [
     equals('attempt', 'seenAttempt', target.attempt),
     lessThanAttribute('attempt', 'maxAttempts'),
     equals('type', 'type', target.type),
     ...(target.messageGroupId === undefined ? [] : [inGroup(target.messageGroupId, target.id)]),
+    // A fresh claim takes only a waiting task: never a RUNNING one.
     fresh
-      ? and([due(now), notExists('leaseLost')])
+      ? and([oneOf('status', waitingKeys), due(now), notExists('leaseLost')])
       : or([
           and([oneOf('status', waitingKeys), due(now)]),
           and([
@@ -214,12 +158,14 @@ export const claim: Transition<ClaimInput> = {
   }),
   remove: ['leaseLost', 'resends', 'workerId'],
   log: ({ log }) => log,
+  writes: ['attempt', 'leaseToken', 'leaseExpiresAt', 'leaseLost', 'resends', 'workerId'],
   statusAt: ({ leaseMs }, now) => now + leaseMs,
 };
 
 /** A heartbeat; `progressJson`, the handler's latest progress, rides on it (ADR 0022). */
 type BeatInput = { lease: Lease; leaseMs: number; progressJson?: string | undefined };
 export const extendLease: Transition<BeatInput> = {
+  kind: 'transition',
   ...byLease<BeatInput>(),
   name: 'extend the lease of',
   event: AuditEvent.HEARTBEAT_EXTENDED,
@@ -230,6 +176,7 @@ export const extendLease: Transition<BeatInput> = {
     progress: progressJson,
     progressAt: progressJson === undefined ? undefined : now,
   }),
+  writes: ['leaseExpiresAt', 'progress', 'progressAt'],
   statusAt: ({ leaseMs }, now) => now + leaseMs,
 };
 
@@ -241,6 +188,7 @@ type CompleteInput = {
   note?: string | undefined;
 };
 export const complete: Transition<CompleteInput> = {
+  kind: 'transition',
   ...byLease<CompleteInput>(),
   name: 'complete',
   event: AuditEvent.SUCCEEDED,
@@ -254,11 +202,13 @@ export const complete: Transition<CompleteInput> = {
     [TableSchema.TTL_ATTRIBUTE]: expiresAtSeconds(now, retention),
   }),
   remove: LEASE,
+  writes: ['result', 'resultRef', TableSchema.TTL_ATTRIBUTE, ...LEASE],
   statusAt: at,
 };
 
 type RetryInput = { lease: Lease; error: TaskErrorInfo; delayMs: number };
 export const retry: Transition<RetryInput> = {
+  kind: 'transition',
   ...byLease<RetryInput>(),
   name: 'retry',
   event: AuditEvent.RETRY_SCHEDULED,
@@ -266,11 +216,13 @@ export const retry: Transition<RetryInput> = {
   detail: ({ error, delayMs }) => `${error.name}: ${error.message} (next attempt in ${delayMs} ms)`,
   set: ({ error }) => ({ lastError: boundedError(error) }),
   remove: LEASE,
+  writes: ['lastError', ...LEASE],
   statusAt: ({ delayMs }, now) => now + delayMs,
 };
 
 type KillInput = { lease: Lease; reason: string; error?: TaskErrorInfo | undefined };
 export const kill: Transition<KillInput> = {
+  kind: 'transition',
   ...byLease<KillInput>(),
   name: 'kill',
   event: AuditEvent.DEAD,
@@ -278,6 +230,7 @@ export const kill: Transition<KillInput> = {
   detail: ({ reason }) => reason,
   set: ({ reason, error }, now) => dead(reason, error, now),
   remove: LEASE,
+  writes: DEAD_WRITES,
   statusAt: at,
 };
 
@@ -291,6 +244,7 @@ type UnclaimInput = { lease: Lease; reason: string; takeover: boolean; delayMs: 
  * Its message, never acknowledged, keeps the task's place at the head of its group.
  */
 export const unclaim: Transition<UnclaimInput> = {
+  kind: 'transition',
   ...byLease<UnclaimInput>(),
   name: 'unclaim',
   event: AuditEvent.UNCLAIMED,
@@ -302,11 +256,13 @@ export const unclaim: Transition<UnclaimInput> = {
   }),
   remove: LEASE,
   // Due when its message is next delivered; an overdue resend counts from then.
+  writes: ['attempt', 'leaseLost', ...LEASE],
   statusAt: ({ delayMs }, now) => now + delayMs,
 };
 
 type ExpireInput = { seen: TaskRecord; reason: string; actor: string };
 export const expire: Transition<ExpireInput> = {
+  kind: 'transition',
   name: 'expire',
   from: [TaskStatus.RUNNING],
   fence: ({ seen }, now) => expiredLease(seen, now),
@@ -317,6 +273,7 @@ export const expire: Transition<ExpireInput> = {
   detail: ({ reason }) => reason,
   set: ({ reason }, now) => dead(reason, undefined, now),
   remove: LEASE,
+  writes: DEAD_WRITES,
   statusAt: at,
   // Fenced by the lease the caller saw, like the holder's own writes.
   leased: true,
@@ -325,6 +282,7 @@ export const expire: Transition<ExpireInput> = {
 type CancelRunningInput = { lease: Lease; detail: string };
 /** RUNNING → CANCELLED by the lease holder, which saw the cancel request (ADR 0022). */
 export const cancelRunning: Transition<CancelRunningInput> = {
+  kind: 'transition',
   ...byLease<CancelRunningInput>(),
   fence: (input) => [
     ...byLease<CancelRunningInput>().fence(input),
@@ -336,47 +294,6 @@ export const cancelRunning: Transition<CancelRunningInput> = {
   detail: ({ detail }) => detail,
   set: finished,
   remove: LEASE,
+  writes: [...FINISHED, ...LEASE],
   statusAt: at,
 };
-
-/** The write of `transition` for `input` at `now`: its one condition, entry and changes. */
-export function transitionSpec<I>(
-  transition: Transition<I>,
-  input: I,
-  now: number,
-  retention: Retention,
-): TransitionSpec {
-  const task = transition.task(input);
-  const by = transition.by(input);
-  const from = typeof transition.from === 'function' ? transition.from(input) : transition.from;
-  const states = Object.fromEntries(from.map((status) => [status.toLowerCase(), status]));
-  return {
-    name: transition.name,
-    taskId: task.id,
-    taskType: task.type,
-    event: transition.event,
-    to: transition.to,
-    attempt: by.attempt,
-    workerId: by.workerId,
-    principal: by.principal,
-    detail: transition.detail?.(input),
-    condition: and([oneOf('status', states), ...transition.fence(input, now)]),
-    set: transition.set?.(input, now, retention),
-    remove: transition.remove,
-    statusAt: transition.statusAt(input, now),
-    fenced: transition.leased === true,
-    seen: 'history' in task && task.history !== undefined ? seenOf(task) : undefined,
-    heartbeat: transition.heartbeat === true,
-    producer: transition.producer === true,
-    logFields: transition.log?.(input),
-  };
-}
-
-/** What the caller's copy of the record tells a write: its history and whether it has dependents. */
-function seenOf(task: SeenHistory & { readonly dependents?: unknown }): SeenHistory {
-  const { dependents } = task;
-  return {
-    history: task.history,
-    ...(Array.isArray(dependents) ? { hasDependents: dependents.length > 0 } : {}),
-  };
-}

@@ -1,15 +1,18 @@
 /**
  * The rows of the transition table that park, redrive and release an ordering key
- * (docs/adr/0024-parked-keys.md). Each is still one conditional write on the task's own
- * item: the key is held by the dead task's message, not by a write on another item, so no
- * transition here needs a transaction.
+ * (docs/adr/0024-parked-keys.md), and those of the park items that list parked keys. Each
+ * move is one conditional write on the task's own item: the key is held by the dead task's
+ * message, not by a write on another item. Only the park item's write is a transaction, of
+ * the item and a check of its task.
  */
-import { AuditEvent, OnDead, TaskStatus } from '../core/constants.js';
-import type { TaskRecord } from '../core/record.js';
+import { AuditEvent, OnDead, TaskStatus } from '../../core/constants.js';
+import type { TaskRecord } from '../../core/record.js';
+import type { TaskItem } from '../record.js';
+import { releaseDone } from '../status-index-keys.js';
 import { equals, generationIs } from './expression.js';
-import { REDRIVE_REMOVES } from './repair-transitions.js';
-import { releaseDone } from './status-index-keys.js';
-import { at, expire, kill, type Seen, type Transition } from './transitions.js';
+import { expire, kill } from './lifecycle.js';
+import { REDRIVE_REMOVES } from './repairs.js';
+import { at, type Seen, type Transition, type Write } from './row.js';
 
 type KillInput = Parameters<(typeof kill)['fence']>[0];
 type ExpireInput = Parameters<(typeof expire)['fence']>[0];
@@ -28,6 +31,7 @@ function andPark<I extends { readonly reason: string }>(
   return {
     ...base,
     name,
+    writes: [...base.writes, 'parkedKey'],
     detail: (input) => `${input.reason}${parkedNote(input.parkedKey)}`,
     set: (input, now, retention) => ({
       ...base.set?.(input, now, retention),
@@ -66,6 +70,7 @@ const stillParked = ({ seen, parkedKey }: ParkedInput) => [
  * redrive is to rerun (docs/adr/0033-debounce-fences.md).
  */
 export const redriveParked: Transition<ParkedInput> = {
+  kind: 'transition',
   name: 'redrive parked',
   from: [TaskStatus.DEAD],
   // Not while its release cancels dependents for this death (docs/adr/0031-dependency-fences.md).
@@ -78,6 +83,7 @@ export const redriveParked: Transition<ParkedInput> = {
     `${reason ?? 'redriven'}; runs first on ordering key '${parkedKey}'`,
   set: ({ seen }) => ({ attempt: 0, generation: seen.generation + 1 }),
   remove: [...REDRIVE_REMOVES, 'parkedKey'],
+  writes: ['attempt', 'generation', ...REDRIVE_REMOVES, 'parkedKey'],
   statusAt: at,
 };
 
@@ -86,6 +92,7 @@ export const redriveParked: Transition<ParkedInput> = {
  * is then acknowledged as a finished task's, and the key's later tasks proceed.
  */
 export const releaseKey: Transition<ParkedInput> = {
+  kind: 'transition',
   name: 'release the key of',
   from: [TaskStatus.DEAD],
   fence: stillParked,
@@ -95,7 +102,53 @@ export const releaseKey: Transition<ParkedInput> = {
   by: ({ seen, principal }) => ({ attempt: seen.attempt, principal }),
   detail: ({ reason, parkedKey }) => `${reason ?? 'released'}; ordering key '${parkedKey}'`,
   remove: ['parkedKey'],
+  writes: ['parkedKey'],
   statusAt: at,
+};
+
+/**
+ * DEAD (parked) → the same, unchanged: the check of the park item's transaction, which writes
+ * the item only while the task is still the DEAD one that parked this key (same attempt and
+ * generation), so that a redrive or release that got there first makes the item's write lose.
+ */
+export const stillParkedCheck: Write<{
+  task: Pick<TaskRecord, 'id' | 'attempt' | 'generation'>;
+  parkedKey: string;
+}> = {
+  kind: 'mark',
+  name: 'check the park of',
+  from: [TaskStatus.DEAD],
+  fence: ({ task, parkedKey }) => [
+    equals('parkedKey', 'parkedKey', parkedKey),
+    equals('attempt', 'attempt', task.attempt),
+    generationIs('generation', task.generation),
+  ],
+  request: ({ task }) => ({ op: 'check', key: task.id }),
+  writes: [],
+  returnsOld: false,
+};
+
+/**
+ * The park item of a key, written (or refreshed) whole: unconditional itself, and sent only
+ * within a transaction with {@link stillParkedCheck}.
+ */
+export const writeParkItem: Write<{ item: TaskItem }> = {
+  kind: 'item',
+  name: 'write the park item of',
+  fence: () => [],
+  request: ({ item }) => ({ op: 'put', item }),
+  writes: ['*'],
+  returnsOld: false,
+};
+
+/** The park item of a key deleted, if it is still the one of `taskId`. */
+export const deleteParkItem: Write<{ key: string; taskId: string }> = {
+  kind: 'item',
+  name: 'delete the park item of',
+  fence: ({ taskId }) => [equals('taskId', 'taskId', taskId)],
+  request: ({ key }) => ({ op: 'delete', key }),
+  writes: ['*'],
+  returnsOld: false,
 };
 
 /**

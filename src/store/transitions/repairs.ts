@@ -1,16 +1,24 @@
 /**
- * The rows of the transition table (see transitions.ts) written by others than a lease
+ * The rows of the transition table written by others than a lease
  * holder: the producer's cancel and rollback, the sweeper's requeue and overdue resend, and
  * the operator's redrive. Each is fenced by what the caller read: the attempt, the
  * generation, an expired lease, or the creation time.
  */
-import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
-import type { TaskRecord } from '../core/record.js';
+import { AuditEvent, TableSchema, TaskStatus } from '../../core/constants.js';
+import type { TaskRecord } from '../../core/record.js';
+import { expiresAtSeconds } from '../retention.js';
+import { releaseDone } from '../status-index-keys.js';
 import { compare, equals, generationIs, notExists } from './expression.js';
-import { expiresAtSeconds } from './retention.js';
-import { releaseDone } from './status-index-keys.js';
-import type { SeenHistory } from './transition.js';
-import { at, expiredLease, finished, LEASE, type Seen, type Transition } from './transitions.js';
+import {
+  at,
+  expiredLease,
+  FINISHED,
+  finished,
+  LEASE,
+  type Seen,
+  type SeenHistory,
+  type Transition,
+} from './row.js';
 
 type CancelInput = {
   seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & SeenHistory;
@@ -19,6 +27,7 @@ type CancelInput = {
   principal?: string | undefined;
 };
 export const cancel: Transition<CancelInput> = {
+  kind: 'transition',
   name: 'cancel',
   from: [TaskStatus.WAITING, TaskStatus.SCHEDULED, TaskStatus.PENDING, TaskStatus.QUEUED],
   fence: ({ seen }) => [equals('attempt', 'seenAttempt', seen.attempt)],
@@ -28,12 +37,14 @@ export const cancel: Transition<CancelInput> = {
   by: ({ seen, principal }) => ({ attempt: seen.attempt, principal }),
   detail: ({ reason }) => reason,
   set: finished,
+  writes: FINISHED,
   statusAt: at,
   producer: true,
 };
 
 type RequeueInput = { seen: TaskRecord; reason: string; actor?: string | undefined };
 export const requeue: Transition<RequeueInput> = {
+  kind: 'transition',
   name: 'requeue',
   from: [TaskStatus.RUNNING],
   fence: ({ seen }, now) => expiredLease(seen, now),
@@ -45,11 +56,13 @@ export const requeue: Transition<RequeueInput> = {
   // The next claim takes over a lost lease; a fresh claim refuses it (ADR 0007).
   set: ({ seen }) => ({ generation: seen.generation + 1, leaseLost: true }),
   remove: LEASE,
+  writes: ['generation', 'leaseLost', ...LEASE],
   statusAt: at,
 };
 
 type ResendInput = { seen: TaskRecord; overdueBefore: number; actor?: string | undefined };
 export const resend: Transition<ResendInput> = {
+  kind: 'transition',
   name: 'resend',
   from: [TaskStatus.QUEUED],
   fence: ({ seen, overdueBefore }) => [
@@ -64,6 +77,7 @@ export const resend: Transition<ResendInput> = {
   detail: ({ seen }) =>
     `queued since ${new Date(seen.updatedAt).toISOString()} and never claimed; sent again as generation ${seen.generation + 1}`,
   set: ({ seen }) => ({ generation: seen.generation + 1 }),
+  writes: ['generation'],
   statusAt: at,
 };
 
@@ -82,6 +96,7 @@ export const REDRIVE_REMOVES = [
 
 type RedriveInput = { seen: Seen; reason?: string | undefined; principal?: string | undefined };
 export const redrive: Transition<RedriveInput> = {
+  kind: 'transition',
   name: 'redrive',
   from: [TaskStatus.DEAD],
   fence: ({ seen }) => [
@@ -97,6 +112,7 @@ export const redrive: Transition<RedriveInput> = {
   detail: ({ reason }) => reason,
   set: ({ seen }) => ({ attempt: 0, generation: seen.generation + 1 }),
   remove: REDRIVE_REMOVES,
+  writes: ['attempt', 'generation', ...REDRIVE_REMOVES],
   statusAt: at,
 };
 
@@ -111,6 +127,7 @@ type RollbackInput = {
  * retention TTL, like a finished task (docs/adr/0015-rollback-moves-instead-of-deleting.md).
  */
 export const rollback: Transition<RollbackInput> = {
+  kind: 'transition',
   name: 'roll back',
   from: [TaskStatus.SCHEDULED],
   fence: ({ seen }) => [
@@ -127,6 +144,7 @@ export const rollback: Transition<RollbackInput> = {
   set: (_input, now, retention) => ({
     [TableSchema.TTL_ATTRIBUTE]: expiresAtSeconds(now, retention),
   }),
+  writes: [TableSchema.TTL_ATTRIBUTE],
   statusAt: at,
   producer: true,
 };

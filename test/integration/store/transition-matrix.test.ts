@@ -1,0 +1,297 @@
+/**
+ * The transition table against one task in every status: each row of `ALL_TRANSITIONS` is
+ * applied to a task seeded in each status, with every fence but the status satisfied, so the
+ * status alone decides. A row must accept exactly its `from` states; a refused write must
+ * leave the item as it was, and an accepted one change only what the row declares. A row on
+ * an item that is no task's (a pointer, a bucket, a park item) must accept whatever the
+ * status and leave the task alone. A row without a fixture here fails the first test, so a
+ * new row is covered as soon as it is added.
+ */
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AuditEvent, Defaults, TableSchema, TaskStatus } from '../../../src/core/constants.js';
+import { LeaseLostError, TransitionRejectedError } from '../../../src/core/errors.js';
+import type { TaskRecord } from '../../../src/core/record.js';
+import { silentLogger } from '../../../src/observability/logger.js';
+import { newTaskItem } from '../../../src/store/new-task.js';
+import { fromItem, statusShard, statusShardKey } from '../../../src/store/record.js';
+import { isIndexed } from '../../../src/store/status-index-keys.js';
+import { type WriteContext, writeContext } from '../../../src/store/store-context.js';
+import { ALL_TRANSITIONS, type Lease, type Row } from '../../../src/store/transitions/index.js';
+import { fromStates, TRANSITION_WRITES } from '../../../src/store/transitions/row.js';
+import { send, writeTransition } from '../../../src/store/transitions/writer.js';
+import {
+  dynamodb,
+  newTask,
+  store,
+  T0,
+  tableName,
+  useStoreTable,
+} from '../../helpers/store-table.js';
+
+useStoreTable('transition-matrix');
+
+const STATUSES = Object.values(TaskStatus);
+const LEASE_TOKEN = 'lease-matrix';
+const CREATED = T0 - 60_000;
+const UPDATED = T0 - 30_000;
+type Item = Record<string, unknown>;
+
+/** How a row is applied in the matrix: what it is given, and what the seed needs for it. */
+interface Fixture {
+  /** Changes to the seeded task that the row's fences need (besides its status). */
+  readonly seed?: Item;
+  /** Other items the row acts on, written before it. */
+  readonly extra?: (id: string) => Item[];
+  readonly input: (record: TaskRecord) => unknown;
+}
+
+const lease = (record: TaskRecord): Lease => ({
+  taskId: record.id,
+  taskType: record.type,
+  attempt: record.attempt,
+  leaseToken: LEASE_TOKEN,
+  workerId: 'worker-m',
+});
+const parent = { id: 'matrix-parent', status: TaskStatus.SUCCEEDED };
+const entry = (record: TaskRecord) => ({
+  event: AuditEvent.DUPLICATE_DROPPED,
+  at: T0,
+  attempt: record.attempt,
+  status: record.status,
+});
+const spec = { key: 'matrix-key', windowMs: 1000, mode: 'first' } as const;
+
+/** One fixture per row name. */
+const FIXTURES: Readonly<Record<string, Fixture>> = {
+  create: {
+    input: (record) => ({ item: newTaskItem(store, newTask(record.id), T0).item }),
+  },
+  claim: {
+    input: (record) => ({
+      target: { id: record.id, type: record.type, attempt: record.attempt },
+      workerId: 'worker-m',
+      leaseToken: 'lease-new',
+      leaseMs: 60_000,
+      fresh: false,
+    }),
+  },
+  'extend the lease of': { input: (record) => ({ lease: lease(record), leaseMs: 60_000 }) },
+  complete: { input: (record) => ({ lease: lease(record), resultJson: '{"ok":true}' }) },
+  retry: {
+    input: (record) => ({
+      lease: lease(record),
+      error: { name: 'Error', message: 'boom' },
+      delayMs: 1000,
+    }),
+  },
+  kill: { input: (record) => ({ lease: lease(record), reason: 'permanent' }) },
+  'kill and park': {
+    input: (record) => ({ lease: lease(record), reason: 'permanent', parkedKey: 'key-m' }),
+  },
+  unclaim: {
+    input: (record) => ({ lease: lease(record), reason: 'S3 down', takeover: false, delayMs: 0 }),
+  },
+  expire: { input: (record) => ({ seen: record, reason: 'lease ran out', actor: 'sweeper' }) },
+  'expire and park': {
+    input: (record) => ({
+      seen: record,
+      reason: 'lease ran out',
+      actor: 'sweeper',
+      parkedKey: 'key-m',
+    }),
+  },
+  'end as cancelled': {
+    seed: { cancelRequestedAt: T0 - 1000 },
+    input: (record) => ({ lease: lease(record), detail: 'cancelled as asked' }),
+  },
+  cancel: { input: (record) => ({ seen: record, reason: 'not needed' }) },
+  requeue: { input: (record) => ({ seen: record, reason: 'lease lost', actor: 'sweeper' }) },
+  resend: { input: (record) => ({ seen: record, overdueBefore: T0, actor: 'sweeper' }) },
+  redrive: { input: (record) => ({ seen: record, reason: 'fixed' }) },
+  'redrive parked': {
+    seed: { parkedKey: 'key-m' },
+    input: (record) => ({ seen: record, parkedKey: 'key-m' }),
+  },
+  'release the key of': {
+    seed: { parkedKey: 'key-m' },
+    input: (record) => ({ seen: record, parkedKey: 'key-m' }),
+  },
+  'roll back': {
+    seed: { attempt: 0 },
+    input: (record) => ({ seen: record, reason: 'no schedule' }),
+  },
+  release: {
+    seed: { waitingOn: 1, parents: [parent.id] },
+    input: (record) => ({ seen: record, parent, detail: 'parent done' }),
+  },
+  'cancel for its parent': {
+    seed: { waitingOn: 1, parents: [parent.id] },
+    input: (record) => ({ seen: record, parent, detail: 'parent dead' }),
+  },
+  purge: { input: (record) => ({ seen: record }) },
+  'confirm the schedule of': { seed: { attempt: 0 }, input: (record) => ({ seen: record }) },
+  'note a duplicate of': { input: (record) => ({ id: record.id, entry: entry(record) }) },
+  'note the re-send of': { input: (record) => ({ seen: record, nextAt: T0 + 60_000 }) },
+  'request the cancel of': { input: (record) => ({ id: record.id, entry: entry(record) }) },
+  'add a dependent to': { input: (record) => ({ parentId: record.id, childId: 'matrix-child' }) },
+  'count a parent of': {
+    seed: { waitingOn: 2, parents: [parent.id, 'matrix-other'] },
+    input: (record) => ({ seen: record, parentId: parent.id }),
+  },
+  'finish the release of': {
+    seed: { [TableSchema.STATUS_INDEX_PARTITION_KEY]: 'RELEASE#0' },
+    input: (record) => ({ parent: { id: record.id, status: record.status } }),
+  },
+  'fold an enqueue into': {
+    seed: { attempt: 0, debounceKey: spec.key },
+    input: (record) => ({ taskId: record.id, spec, replacement: undefined, runAt: 'move' }),
+  },
+  'advance the debounce pointer': {
+    input: (record) => ({ key: `debounce ${record.id}`, generation: 2, keepUntil: T0 }),
+  },
+  'check the park of': {
+    seed: { parkedKey: 'key-m' },
+    input: (record) => ({ task: record, parkedKey: 'key-m' }),
+  },
+  'write the park item of': {
+    input: (record) => ({ item: { pk: `parked-key ${record.id}`, taskId: record.id } }),
+  },
+  'delete the park item of': {
+    extra: (id) => [{ pk: `parked-key ${id}`, taskId: id }],
+    input: (record) => ({ key: `parked-key ${record.id}`, taskId: record.id }),
+  },
+  'take an idle rate bucket': {
+    input: (record) => ({ key: `rate-limit ${record.id}`, now: T0, emissionMs: 1000 }),
+  },
+  'take a booked rate bucket': {
+    extra: (id) => [{ pk: `rate-limit ${id}`, tat: T0 + 500 }],
+    input: (record) => ({
+      key: `rate-limit ${record.id}`,
+      now: T0,
+      emissionMs: 1000,
+      horizonMs: 10_000,
+    }),
+  },
+};
+
+/** A task in `status` with every fence of the table satisfied but the status. */
+function seedItem(id: string, status: TaskStatus, changes: Item = {}): Item {
+  const indexed = isIndexed(status);
+  return {
+    pk: id,
+    type: 'report.build',
+    status,
+    payload: '{"month":"2030-01"}',
+    attempt: 1,
+    maxAttempts: 3,
+    timeoutMs: 30_000,
+    createdAt: CREATED,
+    updatedAt: UPDATED,
+    // Expired, so that the writes of another actor than the holder find it run out.
+    leaseToken: LEASE_TOKEN,
+    leaseExpiresAt: T0 - 1000,
+    history: [{ e: 'n' }],
+    ...(indexed
+      ? {
+          [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(
+            status,
+            statusShard(id, store.statusShards),
+          ),
+          [TableSchema.STATUS_INDEX_SORT_KEY]: UPDATED,
+        }
+      : {}),
+    ...changes,
+  };
+}
+
+async function put(item: Item): Promise<void> {
+  await dynamodb.send(
+    new PutItemCommand({
+      TableName: tableName,
+      Item: marshall(item, { removeUndefinedValues: true }),
+    }),
+  );
+}
+
+/** The item as stored, in DynamoDB's own attribute-value form (undefined: none). */
+async function stored(id: string): Promise<Record<string, unknown> | undefined> {
+  const out = await dynamodb.send(
+    new GetItemCommand({ TableName: tableName, Key: { pk: { S: id } }, ConsistentRead: true }),
+  );
+  return out.Item;
+}
+
+/** Applies one row through the writer; whether it landed. */
+async function apply(ctx: WriteContext, row: Row, input: unknown): Promise<boolean> {
+  if (row.kind === 'transition') {
+    try {
+      await writeTransition(ctx, row, input as never);
+      return true;
+    } catch (err) {
+      if (err instanceof TransitionRejectedError || err instanceof LeaseLostError) return false;
+      throw err;
+    }
+  }
+  return (await send(ctx, row, input as never)).accepted;
+}
+
+/** The attributes whose stored values differ between two items. */
+function changed(before: Item, after: Item): string[] {
+  const names = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...names].filter((name) => JSON.stringify(before[name]) !== JSON.stringify(after[name]));
+}
+
+let ctx: WriteContext;
+beforeAll(() => {
+  ctx = writeContext(
+    { tableName, dynamodb, logger: silentLogger },
+    store.statusShards,
+    Defaults.RETENTION_MS,
+    () => T0,
+  );
+});
+
+describe('ALL_TRANSITIONS', () => {
+  it('has a matrix fixture for every row, and one name per row', () => {
+    const names = ALL_TRANSITIONS.map((row) => row.name);
+
+    expect(new Set(names).size).toBe(names.length);
+    expect(names.filter((name) => FIXTURES[name] === undefined)).toEqual([]);
+    expect(Object.keys(FIXTURES).filter((name) => !names.includes(name))).toEqual([]);
+  });
+});
+
+ALL_TRANSITIONS.forEach((row, n) => {
+  const fixture = FIXTURES[row.name] as Fixture;
+  describe(`row '${row.name}'`, () => {
+    it.each(STATUSES)('accepts only its from states: a %s task', async (status) => {
+      const id = `matrix-${n}-${status.toLowerCase()}`;
+      await put(seedItem(id, status, fixture.seed));
+      for (const extra of fixture.extra?.(id) ?? []) await put(extra);
+      const record = fromItem(seedItem(id, status, fixture.seed));
+      const input = fixture.input(record);
+      const onTask = row.kind !== 'item';
+      const accepts = !onTask || fromStates(row).includes(status);
+      const before = await stored(id);
+
+      const landed = await apply(ctx, row, input);
+
+      const after = await stored(id);
+      expect(landed).toBe(accepts);
+      if (!landed || !onTask) {
+        expect(after).toEqual(before);
+        return;
+      }
+      if (row.writes.includes('*')) return;
+      const declared =
+        row.kind === 'transition' ? [...row.writes, ...TRANSITION_WRITES] : row.writes;
+      const moved = changed(
+        unmarshall((before ?? {}) as never),
+        unmarshall((after ?? {}) as never),
+      );
+      expect(moved.filter((name) => !declared.includes(name))).toEqual([]);
+    });
+  });
+});
