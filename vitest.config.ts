@@ -8,6 +8,10 @@
  *   resets; files run two at a time, never two on one emulator (test/helpers/endpoint.ts).
  * - contract: the AWS behaviours the guarantees rely on, checked against whatever endpoint
  *   AWS_ENDPOINT_URL names (moto through the harness by default); same setup as integration.
+ * - contract-ministack: the same files on MiniStack (TASKLANE_EMULATOR=ministack), installed
+ *   into .tasklane/venv-ministack on first use.
+ * - ministack: MiniStack firing schedules and expiring items itself (test/ministack); each
+ *   file starts its own engine.
  * - browser: the web console in Debian's Chromium (playwright-core), against a local executor
  *   on an emulator of its own, so the other projects' resets cannot touch it.
  * - deploy: the example stack deployed into the emulator with the CDK CLI and used (about 40 s);
@@ -67,6 +71,32 @@ export default defineConfig({
           fileParallelism: !sharedEndpoint,
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          // The same contract files on MiniStack, the second engine (docs/emulator.md).
+          name: 'contract-ministack',
+          include: ['test/contract/**/*.test.ts'],
+          environment: 'node',
+          env: { TASKLANE_EMULATOR: 'ministack' },
+          globalSetup: ['test/helpers/global-setup.ts'],
+          setupFiles: ['test/helpers/setup-integration.ts'],
+          fileParallelism: !sharedEndpoint,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          // What only an engine that fires schedules and runs TTL shows: MiniStack with its
+          // own Scheduler firing on (each file starts its own).
+          name: 'ministack',
+          include: ['test/ministack/**/*.test.ts'],
+          environment: 'node',
+          env: { TASKLANE_EMULATOR: 'ministack' },
+          testTimeout: 150_000,
+          hookTimeout: 90_000,
         },
       },
       {

@@ -18,7 +18,7 @@ import { bundleSweeper } from './build/sweeper.js';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SRC = path.join(ROOT, 'src');
 const DIST = path.join(ROOT, 'dist');
-const ASSETS = ['local/moto_server_serial.py'];
+const ASSETS = ['local/moto_server_serial.py', 'local/ministack_server.py'];
 
 /** Every file under `dir`, relative to it. */
 async function files(dir: string): Promise<string[]> {

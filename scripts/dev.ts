@@ -1,7 +1,8 @@
 /**
  * `npm run dev`: Tasklane end to end on a local emulator.
  *
- * `startLocalExecutor` starts moto_server (or uses AWS_ENDPOINT_URL), provisions the
+ * `startLocalExecutor` starts moto_server (MiniStack with TASKLANE_EMULATOR=ministack; or
+ * uses AWS_ENDPOINT_URL), provisions the
  * executor from the same settings as the CDK construct, and runs the worker's Lambda handler
  * behind a local stand-in for the SQS event source mapping, the schedule pump and the
  * sweeper. The demo enqueues a workload, shows progress, and checks the outcome: every task
@@ -78,7 +79,7 @@ function describeSetup(executor: LocalExecutor, name: string): void {
   console.log(
     emulator === undefined
       ? `  emulator   ${endpoint} (from AWS_ENDPOINT_URL; resources are left in place)`
-      : `  emulator   moto_server at ${endpoint} (log: .tasklane/${name}.moto.log)`,
+      : `  emulator   ${emulator.engine} at ${endpoint} (log: .tasklane/${name}.${emulator.engine}.log)`,
   );
   console.log(
     `  resources  queue ${location.queueUrl.split('/').pop()}, table ${location.tableName}`,

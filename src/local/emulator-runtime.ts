@@ -12,6 +12,7 @@ import { accessSync, existsSync, constants as fsConstants } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type EmulatorEngine, type EngineSpec, engineSpec } from './emulator-engine.js';
 
 /** What is on this machine, as far as running moto goes. */
 export interface EmulatorProbe {
@@ -44,9 +45,6 @@ export type EmulatorPlan =
 
 /** Where the state lives, relative to the working directory. */
 export const STATE_DIR = '.tasklane';
-const VENV_DIR = 'venv';
-const REQUIREMENTS = 'requirements-emulator.txt';
-const MOTO_IMPORT = 'import moto.moto_server.werkzeug_app, werkzeug';
 
 /** The ways around installing, said with every failure. */
 const OTHER_WAYS =
@@ -125,6 +123,13 @@ export function planEmulator(found: EmulatorProbe, options: { install: boolean }
 
 /** Options of {@link probeEmulator} and {@link prepareEmulator}. */
 export interface EmulatorRuntimeOptions {
+  /**
+   * The engine to find or install: moto into `.tasklane/venv` from
+   * `requirements-emulator.txt`, MiniStack into `.tasklane/venv-ministack` from
+   * `requirements-ministack.txt`. The probe's `…HasMoto` fields then mean "has this engine".
+   * @default 'moto'
+   */
+  readonly engine?: EmulatorEngine;
   /** @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /** The directory `.tasklane/` lives in. @default process.cwd() */
@@ -138,18 +143,19 @@ export interface EmulatorRuntimeOptions {
 /** Looks at the machine: PATH, `TASKLANE_PYTHON`, `.tasklane/venv`. Runs Python a few times. */
 export function probeEmulator(options: EmulatorRuntimeOptions = {}): EmulatorProbe {
   const env = options.env ?? process.env;
-  const venvPython = venvPythonPath(options.cwd ?? process.cwd());
+  const spec = engineSpec(options.engine ?? 'moto');
+  const check = spec.importCheck;
+  const venvPython = venvPythonPath(options.cwd ?? process.cwd(), spec);
   const preferredPython = env.TASKLANE_PYTHON || undefined;
   const python3 = findExecutable('python3', env);
   return {
     preferredPython,
-    preferredHasMoto: preferredPython !== undefined && imports(preferredPython, MOTO_IMPORT, env),
-    venvPython:
-      existsSync(venvPython) && imports(venvPython, MOTO_IMPORT, env) ? venvPython : undefined,
+    preferredHasMoto: preferredPython !== undefined && imports(preferredPython, check, env),
+    venvPython: existsSync(venvPython) && imports(venvPython, check, env) ? venvPython : undefined,
     python3,
-    python3HasMoto: python3 !== undefined && imports(python3, MOTO_IMPORT, env),
+    python3HasMoto: python3 !== undefined && imports(python3, check, env),
     python3HasVenv: python3 !== undefined && imports(python3, 'import venv, ensurepip', env),
-    motoServer: findExecutable('moto_server', env),
+    motoServer: spec.executable === undefined ? undefined : findExecutable(spec.executable, env),
   };
 }
 
@@ -172,10 +178,29 @@ export class EmulatorUnavailableError extends Error {
 export async function prepareEmulator(
   options: EmulatorRuntimeOptions = {},
 ): Promise<Exclude<EmulatorPlan, { kind: 'install' | 'unavailable' }>> {
+  const spec = engineSpec(options.engine ?? 'moto');
   const plan = planEmulator(probeEmulator(options), { install: options.install ?? true });
-  if (plan.kind === 'unavailable') throw new EmulatorUnavailableError(plan.message);
+  if (plan.kind === 'unavailable') {
+    throw new EmulatorUnavailableError(
+      spec.engine === 'moto' ? plan.message : ministackMessage(plan.message),
+    );
+  }
   if (plan.kind !== 'install') return plan;
   return { kind: 'python', python: await installEmulator(plan.python3, options) };
+}
+
+/** planEmulator speaks of moto; the same decision for MiniStack names its own files. */
+function ministackMessage(message: string): string {
+  return message
+    .replaceAll(
+      'moto_server was not found',
+      'MiniStack (TASKLANE_EMULATOR=ministack) was not found',
+    )
+    .replaceAll('cannot import moto', 'cannot import ministack')
+    .replaceAll('.tasklane/venv', '.tasklane/venv-ministack')
+    .replaceAll('requirements-emulator.txt', 'requirements-ministack.txt')
+    .replaceAll('moto[server]==5.2.1', engineSpec('ministack').pinned)
+    .replaceAll('install moto yourself', 'install MiniStack yourself');
 }
 
 /**
@@ -187,11 +212,12 @@ async function installEmulator(python3: string, options: EmulatorRuntimeOptions)
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const out = options.progress ?? process.stderr;
-  const requirements = findRequirements();
-  const venv = path.join(cwd, STATE_DIR, VENV_DIR);
-  const python = venvPythonPath(cwd);
+  const spec = engineSpec(options.engine ?? 'moto');
+  const requirements = findRequirements(spec.requirements);
+  const venv = path.join(cwd, STATE_DIR, spec.venvDir);
+  const python = venvPythonPath(cwd, spec);
   out.write(
-    `tasklane: moto_server was not found; installing the emulator into ${path.relative(cwd, venv) || venv} (once)\n`,
+    `tasklane: ${spec.label} was not found; installing the emulator into ${path.relative(cwd, venv) || venv} (${spec.pinned}, once)\n`,
   );
   await mkdir(path.dirname(venv), { recursive: true });
   await run(
@@ -205,12 +231,12 @@ async function installEmulator(python3: string, options: EmulatorRuntimeOptions)
     python,
     [...PIP_INSTALL_ARGS, requirements],
     { env, out },
-    () => `pip could not install ${REQUIREMENTS} into ${venv}.`,
+    () => `pip could not install ${spec.requirements} into ${venv}.`,
     PIP_HINT,
   );
-  if (!imports(python, MOTO_IMPORT, env)) {
+  if (!imports(python, spec.importCheck, env)) {
     throw new EmulatorUnavailableError(
-      `pip installed ${REQUIREMENTS} into ${venv}, but moto does not import there. ${INSTALL_HINT}`,
+      `pip installed ${spec.requirements} into ${venv}, but ${spec.engine} does not import there. ${INSTALL_HINT}`,
     );
   }
   out.write('tasklane: emulator installed\n');
@@ -248,10 +274,10 @@ async function run(
   }
 }
 
-function venvPythonPath(cwd: string): string {
+function venvPythonPath(cwd: string, spec: EngineSpec): string {
   const bin =
     process.platform === 'win32' ? path.join('Scripts', 'python.exe') : path.join('bin', 'python');
-  return path.join(cwd, STATE_DIR, VENV_DIR, bin);
+  return path.join(cwd, STATE_DIR, spec.venvDir, bin);
 }
 
 function imports(python: string, statement: string, env: NodeJS.ProcessEnv): boolean {
@@ -276,15 +302,15 @@ export function findExecutable(
   return undefined;
 }
 
-/** `requirements-emulator.txt` of the package: next to `src/` in the repository, or in the package root. */
-function findRequirements(): string {
+/** A requirements file of the package: next to `src/` in the repository, or in the package root. */
+function findRequirements(file: string): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let up = 0; up < 5; up++) {
-    const candidate = path.join(dir, REQUIREMENTS);
+    const candidate = path.join(dir, file);
     if (existsSync(candidate)) return candidate;
     dir = path.dirname(dir);
   }
   throw new EmulatorUnavailableError(
-    `${REQUIREMENTS} was not found next to the tasklane package. ${INSTALL_HINT}`,
+    `${file} was not found next to the tasklane package. ${INSTALL_HINT}`,
   );
 }

@@ -1,5 +1,6 @@
 /**
- * Local AWS emulator harness: starts a throwaway `moto_server` for tests and local runs.
+ * Local AWS emulator harness: starts a throwaway `moto_server` (or MiniStack, with
+ * `engine: 'ministack'` or `TASKLANE_EMULATOR=ministack`) for tests and local runs.
  *
  * Everything here talks to loopback only. It never resolves or calls a real AWS endpoint.
  */
@@ -8,16 +9,34 @@ import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import {
+  type EmulatorEngine,
+  type EngineSpec,
+  engineSpec,
+  resolveEngine,
+} from './emulator-engine.js';
+import {
   type EmulatorPlan,
   type EmulatorRuntimeOptions,
   EmulatorUnavailableError,
   prepareEmulator,
 } from './emulator-runtime.js';
 
+export type { EmulatorEngine };
 export { EmulatorUnavailableError };
 
 /** Options for {@link startEmulator}. */
 export interface EmulatorOptions {
+  /**
+   * The engine: moto behind the correcting harness, or MiniStack (docs/emulator.md compares
+   * them). @default `TASKLANE_EMULATOR`, else 'moto'
+   */
+  engine?: EmulatorEngine;
+  /**
+   * MiniStack only: let the engine fire EventBridge Scheduler schedules itself, every 10 s.
+   * Off by default, because the local schedule pump delivers them (with a sender id per
+   * schedule group) and both would deliver every firing. @default false
+   */
+  fireSchedules?: boolean;
   /** Port to listen on. Defaults to a free loopback port picked by the OS. */
   port?: number;
   /** Interface moto binds to. Defaults to `localhost`. */
@@ -26,7 +45,8 @@ export interface EmulatorOptions {
   log?: string;
   /**
    * When neither moto nor `moto_server` is found: create `.tasklane/venv` (under `cwd`) and
-   * pip-install `requirements-emulator.txt` into it, showing progress on `progress`.
+   * pip-install `requirements-emulator.txt` into it, showing progress on `progress`. For
+   * MiniStack: `.tasklane/venv-ministack` and `requirements-ministack.txt`.
    * @default true
    */
   install?: EmulatorRuntimeOptions['install'];
@@ -38,6 +58,8 @@ export interface EmulatorOptions {
 
 /** A running emulator started by {@link startEmulator}. */
 export interface EmulatorHandle {
+  /** The engine that runs. */
+  engine: EmulatorEngine;
   /** Base URL for AWS SDK clients, e.g. `http://localhost:41234`. */
   endpoint: string;
   port: number;
@@ -56,7 +78,10 @@ const STOP_GRACE_MS = 5_000;
 // Enough output to show a Python traceback without flooding the error message.
 const OUTPUT_TAIL_CHARS = 4_000;
 
-const SERIAL_SERVER = fileURLToPath(new URL('./moto_server_serial.py', import.meta.url));
+/** The wrapper script of an engine, next to this module (copied into dist/ by the build). */
+function wrapperOf(spec: EngineSpec): string {
+  return fileURLToPath(new URL(`./${spec.wrapper}`, import.meta.url));
+}
 
 /**
  * The command that runs moto. Preferably our wrapper, which serializes requests so that
@@ -64,9 +89,23 @@ const SERIAL_SERVER = fileURLToPath(new URL('./moto_server_serial.py', import.me
  * When moto cannot be imported from any Python (say, moto_server installed with pipx),
  * plain `moto_server` runs instead, with a warning that those guarantees are weaker.
  */
-function serverCommand(plan: EmulatorPlan, host: string, port: number): [string, string[]] {
-  if (plan.kind === 'python' && existsSync(SERIAL_SERVER)) {
-    return [plan.python, [SERIAL_SERVER, '-H', host, '-p', String(port)]];
+function serverCommand(
+  spec: EngineSpec,
+  plan: EmulatorPlan,
+  address: { host: string; port: number; fireSchedules: boolean },
+): [string, string[]] {
+  const { host, port } = address;
+  const wrapper = wrapperOf(spec);
+  if (spec.engine === 'ministack') {
+    // Only the wrapper can switch MiniStack's firing off, so it is the one way to run it.
+    if (plan.kind !== 'python' || !existsSync(wrapper)) {
+      throw new EmulatorUnavailableError(`${wrapper} is missing, or no Python imports ministack.`);
+    }
+    const fire = address.fireSchedules ? ['--fire-schedules'] : [];
+    return [plan.python, [wrapper, '-H', host, '-p', String(port), ...fire]];
+  }
+  if (plan.kind === 'python' && existsSync(wrapper)) {
+    return [plan.python, [wrapper, '-H', host, '-p', String(port)]];
   }
   process.stderr.write(
     `warning: moto is not importable from Python; running plain ${EXECUTABLE}, whose ` +
@@ -87,9 +126,12 @@ function serverCommand(plan: EmulatorPlan, host: string, port: number): [string,
  * if the server dies or stays silent for 20 s.
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
+  const engine = resolveEngine(options.engine);
+  const spec = engineSpec(engine);
   // Deciding up front gives a clear error before anything is spawned; the spawn 'error'
   // handler below still covers races and unusual PATH setups.
   const plan = await prepareEmulator({
+    engine,
     ...(options.install === undefined ? {} : { install: options.install }),
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     ...(options.progress === undefined ? {} : { progress: options.progress }),
@@ -105,7 +147,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const endpoint = `http://localhost:${port}`;
 
   const logStream = options.log ? createWriteStream(options.log, { flags: 'a' }) : undefined;
-  const [command, args] = serverCommand(plan, host, port);
+  const [command, args] = serverCommand(spec, plan, {
+    host,
+    port,
+    fireSchedules: options.fireSchedules ?? false,
+  });
   const child = spawn(command, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: false,
@@ -148,13 +194,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   const died = exited.then(({ code, signal }) => {
     throw new Error(
-      `moto_server exited before it was ready (code ${code ?? 'null'}, signal ${signal ?? 'none'}).` +
+      `${spec.label} exited before it was ready (code ${code ?? 'null'}, signal ${signal ?? 'none'}).` +
         `\n--- output tail ---\n${output.tail() || '(no output)'}`,
     );
   });
 
   try {
-    await Promise.race([waitUntilReady(endpoint), died, spawnFailed]);
+    await Promise.race([waitUntilReady(endpoint, spec), died, spawnFailed]);
   } catch (err) {
     await stop();
     throw err;
@@ -164,25 +210,34 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   spawnFailed.catch(() => {});
 
   return {
+    engine,
     endpoint,
     port,
     pid: child.pid,
     stop,
     async reset() {
-      if (!(await resetEmulator(endpoint))) throw new Error(`moto reset failed at ${endpoint}`);
+      if (!(await postReset(endpoint, spec.resetPath))) {
+        throw new Error(`${spec.label} reset failed at ${endpoint}`);
+      }
     },
   };
 }
 
 /**
- * Wipes emulator state via moto's `POST /moto-api/reset`.
+ * Wipes emulator state via moto's `POST /moto-api/reset`, else MiniStack's
+ * `POST /_ministack/reset`.
  *
- * Returns `false` when the endpoint answers but does not support reset (e.g. LocalStack), so
+ * Returns `false` when the endpoint answers but supports neither (e.g. LocalStack), so
  * callers can fall back to unique resource names. Network failures still throw: an unreachable
  * endpoint is a setup problem worth surfacing.
  */
 export async function resetEmulator(endpoint: string): Promise<boolean> {
-  const res = await fetch(new URL('/moto-api/reset', endpoint), {
+  if (await postReset(endpoint, engineSpec('moto').resetPath)) return true;
+  return postReset(endpoint, engineSpec('ministack').resetPath);
+}
+
+async function postReset(endpoint: string, resetPath: string): Promise<boolean> {
+  const res = await fetch(new URL(resetPath, endpoint), {
     method: 'POST',
     signal: AbortSignal.timeout(10_000),
   });
@@ -229,9 +284,9 @@ function captureOutput(child: ChildProcess, logStream: WriteStream | undefined) 
   return { tail: () => tail.trim() };
 }
 
-async function waitUntilReady(endpoint: string): Promise<void> {
+async function waitUntilReady(endpoint: string, spec: EngineSpec): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
-  const probe = new URL('/moto-api/', endpoint);
+  const probe = new URL(spec.healthPath, endpoint);
   while (Date.now() < deadline) {
     try {
       const res = await fetch(probe, { signal: AbortSignal.timeout(1_000) });
@@ -242,7 +297,7 @@ async function waitUntilReady(endpoint: string): Promise<void> {
     }
     await delay(POLL_INTERVAL_MS, undefined);
   }
-  throw new Error(`moto_server did not answer at ${probe} within ${READY_TIMEOUT_MS / 1000} s`);
+  throw new Error(`${spec.label} did not answer at ${probe} within ${READY_TIMEOUT_MS / 1000} s`);
 }
 
 function delay<T>(ms: number, value: T): Promise<T> {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { TaskClientOptions } from '../client/options.js';
 import { TaskClient } from '../client/task-client.js';
+import { ConfigurationError } from '../core/errors.js';
 import { defaultLogger, silentLogger, type TaskLogger } from '../observability/logger.js';
 import { noopMetrics } from '../observability/metrics.js';
 import { delayedScheduleGroupName } from '../scheduler/names.js';
@@ -23,6 +24,11 @@ import { createWorker, type WorkerOptions } from '../worker/create-worker.js';
 import type { BatchSummary } from '../worker/sqs-poller.js';
 import { type EmulatorHandle, startEmulator } from './emulator.js';
 import { type Clients, emulatorClients, emulatorConfig } from './emulator-clients.js';
+import {
+  type EmulatorEngine,
+  MINISTACK_FIRING_SENDER_ID,
+  resolveEngine,
+} from './emulator-engine.js';
 import { assertLoopbackEndpoint } from './emulator-env.js';
 import { STATE_DIR } from './emulator-runtime.js';
 import { runLaneMappings } from './event-source-mapping.js';
@@ -59,6 +65,20 @@ export interface LocalExecutorOptions {
    * executor (installed into `.tasklane/venv` first when missing) and stopped by `stop()`
    */
   readonly endpoint?: string;
+  /**
+   * The engine to start when no `endpoint` is given: moto behind the correcting harness, or
+   * MiniStack (docs/emulator.md compares them). @default `TASKLANE_EMULATOR`, else 'moto'
+   */
+  readonly engine?: EmulatorEngine;
+  /**
+   * Who fires EventBridge Scheduler schedules: `'pump'`, the local stand-in, which signs each
+   * schedule group's deliveries with its own sender id; or `'engine'`, MiniStack's own firing
+   * (every 10 s), which stamps every firing `AROAEXAMPLE` and does not substitute
+   * `<aws.scheduler.scheduled-time>`, so recurring firings are refused by the worker
+   * (docs/emulator.md, "What only a firing engine shows"). `'engine'` needs MiniStack.
+   * @default 'pump'
+   */
+  readonly scheduleFiring?: 'pump' | 'engine';
   /** Resource name prefix when provisioning. @default `tasklane-local-<random>` */
   readonly name?: string;
   /**
@@ -161,10 +181,21 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     if (file !== undefined) cleanup.push(() => file.close());
     const given = options.endpoint ?? process.env.AWS_ENDPOINT_URL;
     if (given !== undefined && given !== '') assertLoopbackEndpoint(given);
+    const engineFires = options.scheduleFiring === 'engine';
     let emulator: EmulatorHandle | undefined;
     if (given === undefined || given === '') {
+      const engine = resolveEngine(options.engine);
+      if (engineFires && engine !== 'ministack') {
+        throw new ConfigurationError(
+          `scheduleFiring 'engine' needs an engine that fires schedules: ${engine} does not; use engine 'ministack' or scheduleFiring 'pump'.`,
+        );
+      }
       await mkdir(stateDir, { recursive: true });
-      emulator = await startEmulator({ log: path.join(stateDir, `${name}.moto.log`) });
+      emulator = await startEmulator({
+        engine,
+        fireSchedules: engineFires,
+        log: path.join(stateDir, `${name}.${engine}.log`),
+      });
       cleanup.push(() => emulator?.stop());
     }
     const endpoint = emulator?.endpoint ?? (given as string);
@@ -207,10 +238,17 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     });
     // Attached resources may be wrong; say so now, not as a worker that polls in vain.
     if (options.location !== undefined) await client.assertReady();
-    const background = runInBackground(options, location, clients, pumpSqs, logger, {
-      ...integrity,
-      ...(bus === undefined ? {} : { events: workerEventOptions(bus) }),
-    });
+    const background = runInBackground(
+      options,
+      location,
+      clients,
+      engineFires ? undefined : pumpSqs,
+      logger,
+      {
+        ...integrity,
+        ...(bus === undefined ? {} : { events: workerEventOptions(bus) }),
+      },
+    );
     cleanup.push(() => background.stop());
     return {
       client,
@@ -274,7 +312,7 @@ function runInBackground(
   options: LocalExecutorOptions,
   location: LocalExecutorLocation,
   clients: Clients,
-  pumpSqs: { readonly recurring: SQSClient; readonly delayed: SQSClient },
+  pumpSqs: { readonly recurring: SQSClient; readonly delayed: SQSClient } | undefined,
   logger: TaskLogger,
   extra: ReturnType<typeof integrityOptions> & Pick<WorkerOptions, 'events'>,
 ): { failed: AbortSignal; stop(): Promise<void> } {
@@ -286,8 +324,13 @@ function runInBackground(
     ...clients,
     ...integrity,
     logger,
-    schedulerSenderId: LOCAL_SCHEDULER_SENDER_ID,
-    delayedSchedulerSenderId: LOCAL_DELAYED_SCHEDULER_SENDER_ID,
+    // The engine's firings all carry one sender id, so only the recurring one can be named.
+    ...(pumpSqs === undefined
+      ? { schedulerSenderId: MINISTACK_FIRING_SENDER_ID }
+      : {
+          schedulerSenderId: LOCAL_SCHEDULER_SENDER_ID,
+          delayedSchedulerSenderId: LOCAL_DELAYED_SCHEDULER_SENDER_ID,
+        }),
     events: events ?? false,
     // EMF on stdout once per batch would be noise locally.
     metrics: noopMetrics,
@@ -308,7 +351,7 @@ function runInBackground(
     failed.abort(err);
   });
   const pump =
-    location.scheduleGroup === undefined
+    location.scheduleGroup === undefined || pumpSqs === undefined
       ? Promise.resolve()
       : createSchedulePump({
           ...clients,

@@ -1,19 +1,32 @@
 /**
- * Pinned deviations: where moto 5.2.1 still differs from AWS after the harness's fixes, in a
- * way a guarantee could depend on. Each test asserts moto's behaviour when the endpoint is
- * moto and AWS's behaviour elsewhere, so a moto upgrade that changes one of them shows up
- * here. docs/emulator.md lists them with what Tasklane does about each.
+ * Pinned deviations: where moto 5.2.1 (or MiniStack 1.5.33) still differs from AWS after the
+ * harness's fixes, in a way a guarantee could depend on. Each test names the engine whose
+ * behaviour it asserts there, and asserts AWS's behaviour elsewhere, so an upgrade of either
+ * engine that changes one of them shows up here. docs/emulator.md lists them with what Tasklane does about each.
  */
+
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import {
   CreateScheduleCommand,
   CreateScheduleGroupCommand,
   SchedulerClient,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
-import { CreateQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  CreateQueueCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { uniqueName } from '../helpers/aws.js';
-import { bodiesOf, createFifoQueue, endpointIsMoto, receiveCount, sqs } from './support.js';
+import {
+  bodiesOf,
+  createFifoQueue,
+  endpointEngine,
+  endpointIsMoto,
+  receiveCount,
+  sqs,
+} from './support.js';
 
 async function refusalOf(call: Promise<unknown>): Promise<string | undefined> {
   return call.then(
@@ -72,7 +85,7 @@ describe('EventBridge Scheduler deviations', () => {
     SqsParameters: { MessageGroupId: 'g' },
   };
 
-  it('moto: accepts a rate() schedule whose StartDate is an hour ago (pinned deviation)', async () => {
+  it('moto and ministack: accept a rate() schedule whose StartDate is an hour ago (pinned deviation)', async () => {
     const group = uniqueName('sched');
     await scheduler.send(new CreateScheduleGroupCommand({ Name: group }));
 
@@ -89,14 +102,14 @@ describe('EventBridge Scheduler deviations', () => {
       ),
     );
 
-    if (await endpointIsMoto()) {
+    if ((await endpointEngine()) !== 'other') {
       expect(refusal).toBeUndefined();
     } else {
       expect(refusal).toBe('ValidationException');
     }
   });
 
-  it('moto: never checks StartDate on UpdateSchedule (pinned deviation)', async () => {
+  it('moto and ministack: never check StartDate on UpdateSchedule (pinned deviation)', async () => {
     const group = uniqueName('sched');
     await scheduler.send(new CreateScheduleGroupCommand({ Name: group }));
     const schedule = {
@@ -112,10 +125,98 @@ describe('EventBridge Scheduler deviations', () => {
       scheduler.send(new UpdateScheduleCommand({ ...schedule, StartDate: anHourAgo() })),
     );
 
-    if (await endpointIsMoto()) {
+    if ((await endpointEngine()) !== 'other') {
       expect(refusal).toBeUndefined();
     } else {
       expect(refusal).toBe('ValidationException');
     }
+  });
+});
+
+describe('Engine differences the two emulators do not share', () => {
+  const scheduler = new SchedulerClient({ region: 'us-east-1' });
+
+  it('ministack: accepts a cron() schedule whose StartDate is an hour ago; moto refuses it, as AWS does (pinned deviation)', async () => {
+    const group = uniqueName('sched');
+    await scheduler.send(new CreateScheduleGroupCommand({ Name: group }));
+
+    const refusal = await refusalOf(
+      scheduler.send(
+        new CreateScheduleCommand({
+          Name: 'nightly',
+          GroupName: group,
+          ScheduleExpression: 'cron(0 2 * * ? *)',
+          StartDate: new Date(Date.now() - 3_600_000),
+          FlexibleTimeWindow: { Mode: 'OFF' },
+          Target: {
+            Arn: 'arn:aws:sqs:us-east-1:123456789012:contract.fifo',
+            RoleArn: 'arn:aws:iam::123456789012:role/contract',
+            SqsParameters: { MessageGroupId: 'g' },
+          },
+        }),
+      ),
+    );
+
+    const expected = (await endpointEngine()) === 'ministack' ? undefined : 'ValidationException';
+    expect(refusal).toBe(expected);
+  });
+
+  it('ministack: refuses a ChangeMessageVisibility with a stale receipt handle; moto changes the newer delivery (pinned deviation)', async () => {
+    const { url } = await createFifoQueue('stale-cmv', { visibilityTimeout: 1 });
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: url,
+        MessageBody: 'once',
+        MessageGroupId: 'g',
+        MessageDeduplicationId: 'once',
+      }),
+    );
+    const [first] = await receiveCount(url, 1, 1);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await receiveCount(url, 1, 30);
+
+    const refusal = await refusalOf(
+      sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: url,
+          ReceiptHandle: first?.ReceiptHandle,
+          VisibilityTimeout: 0,
+        }),
+      ),
+    );
+    const visibleAgain = await receiveCount(url, 1, 30, 500);
+
+    const engine = await endpointEngine();
+    if (engine === 'ministack') {
+      expect([refusal, bodiesOf(visibleAgain)]).toEqual(['ReceiptHandleIsInvalid', []]);
+    } else if (engine === 'moto') {
+      expect([refusal, bodiesOf(visibleAgain)]).toEqual([undefined, ['once']]);
+    } else {
+      // AWS's reference does not say; either answer leaves the message in the queue.
+      expect([undefined, 'ReceiptHandleIsInvalid']).toContain(refusal);
+    }
+  });
+
+  it('ministack: accepts and drops an event for a bus that does not exist; moto refuses the whole request (pinned deviation)', async () => {
+    const events = new EventBridgeClient({ region: 'us-east-1' });
+
+    const outcome = await events
+      .send(
+        new PutEventsCommand({
+          Entries: [
+            { EventBusName: uniqueName('no-bus'), Source: 's', DetailType: 'd', Detail: '{}' },
+          ],
+        }),
+      )
+      .then(
+        (out) => (out.FailedEntryCount ? `entry: ${out.Entries?.[0]?.ErrorCode}` : 'accepted'),
+        (err: unknown) => (err instanceof Error ? err.name : String(err)),
+      );
+
+    const engine = await endpointEngine();
+    if (engine === 'ministack') expect(outcome).toBe('accepted');
+    else if (engine === 'moto') expect(outcome).toBe('ResourceNotFoundException');
+    // AWS documents neither; LocalStack's maintainers observed it accepting the entry.
+    else expect(outcome).toMatch(/^(accepted|entry: |ResourceNotFoundException)/);
   });
 });

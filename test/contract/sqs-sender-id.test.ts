@@ -7,7 +7,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { describe, expect, it } from 'vitest';
 import { principalOf } from '../../src/worker/firing-trust.js';
-import { createFifoQueue, endpointIsMoto, receiveCount, sqs } from './support.js';
+import { createFifoQueue, endpointEngine, receiveCount, sqs } from './support.js';
 
 async function sendWith(client: SQSClient, url: string, body: string): Promise<void> {
   await client.send(
@@ -34,10 +34,12 @@ describe('SQS SenderId', () => {
     expect(senders[1]).toBe(senders[0]);
   });
 
-  it('harness: reports the access key id that signed the send as the SenderId', async () => {
-    // Only the emulator accepts made-up credentials; elsewhere the default caller is checked.
-    const moto = await endpointIsMoto();
-    const accessKeyId = moto ? 'AKIDSCHEDULERROLE' : undefined;
+  it('harness (moto and ministack): reports the access key id that signed the send as the SenderId', async () => {
+    // Only an emulator accepts made-up credentials; elsewhere the default caller is checked.
+    // Both engines' wrappers make this correction: moto stamps one fixed id, MiniStack the
+    // account id, on every message.
+    const engine = await endpointEngine();
+    const accessKeyId = engine === 'other' ? undefined : 'AKIDSCHEDULERROLE';
     const client = accessKeyId
       ? new SQSClient({
           region: 'us-east-1',
@@ -62,7 +64,8 @@ describe('SQS SenderId', () => {
 
   it('reports a message sent under an assumed role as the role id and the session, which the worker compares up to ":"', async () => {
     // Another account's role can be named with TASKLANE_CONTRACT_ROLE_ARN; moto assumes any.
-    const moto = await endpointIsMoto();
+    // Both engines' wrappers report the signing access key id (docs/emulator.md).
+    const emulated = (await endpointEngine()) !== 'other';
     const roleArn =
       process.env.TASKLANE_CONTRACT_ROLE_ARN ?? 'arn:aws:iam::123456789012:role/contract-sender';
     const sts = new STSClient({ region: 'us-east-1' });
@@ -87,8 +90,8 @@ describe('SQS SenderId', () => {
 
     const senderId = received?.Attributes?.SenderId ?? '';
     expect(roleSession).toMatch(/^AROA[A-Z0-9]+:contract-session$/);
-    if (moto) {
-      // moto's stand-in: the access key id that signed the send (docs/emulator.md).
+    if (emulated) {
+      // The engines' stand-in: the access key id that signed the send (docs/emulator.md).
       expect(senderId).toBe(credentials?.AccessKeyId);
     } else {
       expect(senderId).toBe(roleSession);

@@ -10,6 +10,7 @@ import {
   bodiesOf,
   createFifoQueue,
   deleteMessage,
+  endpointEngine,
   receive,
   receiveCount,
   sleep,
@@ -17,7 +18,7 @@ import {
 } from './support.js';
 
 describe('SQS DeleteMessage with a stale receipt handle', () => {
-  it('succeeds but leaves a message that has been received again since', async () => {
+  it('succeeds but leaves a message that has been received again since (ministack: refuses it, pinned deviation)', async () => {
     const { url } = await createFifoQueue('stale', { visibilityTimeout: 1 });
     await sqs.send(
       new SendMessageCommand({
@@ -40,7 +41,11 @@ describe('SQS DeleteMessage with a stale receipt handle', () => {
     await sleep(2_500);
     const afterwards = await receive(url, 1);
 
-    expect(refusal).toBeUndefined();
+    // MiniStack 1.5.33 refuses the stale handle instead; the message stays either way, which
+    // is what the worker relies on (a refused batch entry is left to come back).
+    const expected =
+      (await endpointEngine()) === 'ministack' ? 'ReceiptHandleIsInvalid' : undefined;
+    expect(refusal).toBe(expected);
     expect(bodiesOf(afterwards)).toEqual(['once']);
   });
 });

@@ -21,25 +21,40 @@ const region = 'us-east-1';
 export const sqs = new SQSClient({ region, useQueueUrlAsEndpoint: false });
 export const dynamodb = new DynamoDBClient({ region });
 
-let motoProbe: Promise<boolean> | undefined;
+/** The engine behind the endpoint, as far as its own API tells: anything else may be AWS. */
+export type Engine = 'moto' | 'ministack' | 'other';
+
+let engineProbe: Promise<Engine> | undefined;
 
 /**
- * Whether the endpoint is moto (it answers moto's own API). Pinned deviations assert moto's
- * behaviour only there, and AWS's everywhere else.
+ * Which engine answers at the endpoint: moto answers `/moto-api/`, MiniStack
+ * `/_ministack/health`. Pinned deviations assert an engine's own behaviour only there, and
+ * AWS's everywhere else.
  */
-export function endpointIsMoto(): Promise<boolean> {
-  motoProbe ??= (async () => {
-    try {
-      const res = await fetch(new URL('/moto-api/', emulatorEndpoint()), {
-        signal: AbortSignal.timeout(5_000),
-      });
-      await res.body?.cancel();
-      return res.ok;
-    } catch {
-      return false;
-    }
+export function endpointEngine(): Promise<Engine> {
+  engineProbe ??= (async () => {
+    if (await answers('/moto-api/')) return 'moto';
+    if (await answers('/_ministack/health')) return 'ministack';
+    return 'other';
   })();
-  return motoProbe;
+  return engineProbe;
+}
+
+/** Whether the endpoint is moto (it answers moto's own API). */
+export async function endpointIsMoto(): Promise<boolean> {
+  return (await endpointEngine()) === 'moto';
+}
+
+async function answers(path: string): Promise<boolean> {
+  try {
+    const res = await fetch(new URL(path, emulatorEndpoint()), {
+      signal: AbortSignal.timeout(5_000),
+    });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
 }
 
 /** Options for {@link createFifoQueue}. */

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { type EmulatorHandle, startEmulator } from '../../src/local/emulator.js';
+import { resolveEngine } from '../../src/local/emulator-engine.js';
 
 /** Starts the project's emulators (unless AWS_ENDPOINT_URL names one); returns their teardown. */
 export async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -26,11 +27,15 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
     project.provide('awsEndpoints', [shared]);
     return async () => {};
   }
-  const dir = await mkdtemp(path.join(tmpdir(), 'tasklane-moto-'));
+  // A project may name its engine in its `env` (the MiniStack projects do); else the
+  // run's TASKLANE_EMULATOR, else moto.
+  const engine = resolveEngine(undefined, { ...process.env, ...project.config.env });
+  const dir = await mkdtemp(path.join(tmpdir(), `tasklane-${engine}-`));
   const start = (n: number) =>
-    startEmulator({ log: path.join(dir, `moto-${n}.log`), cwd: project.config.root });
-  // On a machine without moto the first start installs it into <root>/.tasklane/venv, showing
-  // pip's progress, or fails at once saying what to install: it starts alone.
+    startEmulator({ engine, log: path.join(dir, `${engine}-${n}.log`), cwd: project.config.root });
+  // On a machine without the engine the first start installs it into <root>/.tasklane/venv
+  // (or venv-ministack), showing pip's progress, or fails at once saying what to install: it
+  // starts alone.
   const first = await start(1);
   const rest = await Promise.all(
     Array.from({ length: workersOf(project) - 1 }, (_, i) => start(i + 2)),
@@ -38,7 +43,7 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   const emulators: EmulatorHandle[] = [first, ...rest];
   const endpoints = emulators.map((emulator) => emulator.endpoint);
   console.log(
-    `[global-setup] ${project.name}: moto_server at ${endpoints.join(', ')} (logs: ${dir})`,
+    `[global-setup] ${project.name}: ${engine} at ${endpoints.join(', ')} (logs: ${dir})`,
   );
   project.provide('awsEndpoints', endpoints);
   return async () => {

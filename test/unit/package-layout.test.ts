@@ -56,6 +56,7 @@ describe('package layout', () => {
       'dist/cjs',
       'dist/lambda',
       'requirements-emulator.txt',
+      'requirements-ministack.txt',
     ]);
   });
 

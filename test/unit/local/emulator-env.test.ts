@@ -1,3 +1,6 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/core/errors.js';
 import {
@@ -118,7 +121,10 @@ describe('startEmulator', () => {
     // An empty PATH guarantees the lookup fails without spawning anything.
     process.env.PATH = '';
     try {
-      const error = await startEmulator().catch((err: unknown) => err);
+      // A directory of its own: a .tasklane/venv made earlier in the repository (npm run dev,
+      // the install-path step) would otherwise be found and started.
+      const cwd = await mkdtemp(path.join(tmpdir(), 'tasklane-cwd-'));
+      const error = await startEmulator({ cwd }).catch((err: unknown) => err);
       expect(error).toBeInstanceOf(EmulatorUnavailableError);
       expect(error).toMatchObject({ code: 'EMULATOR_UNAVAILABLE' });
       expect((error as Error).message).toContain('requirements-emulator.txt');

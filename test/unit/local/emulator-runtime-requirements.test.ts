@@ -34,6 +34,25 @@ describe('requirements-emulator.txt', () => {
   });
 });
 
+describe('requirements-ministack.txt', () => {
+  it('pins every package to one version with at least one SHA-256 hash', () => {
+    const lines = entries('requirements-ministack.txt');
+
+    const loose = lines.filter(
+      (l) => !/^[A-Za-z0-9._-]+==[^\s]+( --hash=sha256:[0-9a-f]{64})+$/.test(l),
+    );
+
+    expect(lines.length).toBeGreaterThan(5);
+    expect(loose).toEqual([]);
+  });
+
+  it('keeps MiniStack at 1.5.33, the release docs/emulator.md describes', () => {
+    const names = entries('requirements-ministack.txt').map((l) => l.split(' ')[0]);
+
+    expect(names).toContain('ministack==1.5.33');
+  });
+});
+
 describe('requirements-dev.txt', () => {
   it('adds nothing unhashed to the emulator set', () => {
     expect(entries('requirements-dev.txt')).toEqual(['-r requirements-emulator.txt']);

@@ -137,6 +137,22 @@ describe('prepareEmulator', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it('names MiniStack, its virtual environment and its requirements file when MiniStack cannot run', async () => {
+    const cwd = await mkdtemp(path.join(tmpdir(), 'tasklane-cwd-'));
+
+    const error = await prepareEmulator({ engine: 'ministack', env: { PATH: '' }, cwd }).catch(
+      (err: unknown) => err,
+    );
+
+    expect(error).toBeInstanceOf(EmulatorUnavailableError);
+    const message = (error as Error).message;
+    expect(message).toContain('MiniStack (TASKLANE_EMULATOR=ministack) was not found');
+    expect(message).toContain('.tasklane/venv-ministack');
+    expect(message).toContain('requirements-ministack.txt');
+    expect(message).toContain('ministack==1.5.33');
+    expect(message).not.toContain('requirements-emulator.txt');
+  });
+
   it('fails at once when python3 cannot make a virtual environment', async () => {
     // A python3 that fails whatever it is asked (no moto, no venv module)
     const bin = await binDir({ python3: 'exit 1' });
