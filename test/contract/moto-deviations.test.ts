@@ -25,15 +25,10 @@ import {
   endpointEngine,
   endpointIsMoto,
   receiveCount,
+  refusalOf,
   sqs,
+  staleReceipt,
 } from './support.js';
-
-async function refusalOf(call: Promise<unknown>): Promise<string | undefined> {
-  return call.then(
-    () => undefined,
-    (err: unknown) => (err instanceof Error ? err.name : String(err)),
-  );
-}
 
 describe('SQS deviations', () => {
   it('moto: deduplicates across groups even with DeduplicationScope messageGroup (pinned deviation)', async () => {
@@ -162,17 +157,7 @@ describe('Engine differences the two emulators do not share', () => {
   });
 
   it('ministack: refuses a ChangeMessageVisibility with a stale receipt handle; moto changes the newer delivery (pinned deviation)', async () => {
-    const { url } = await createFifoQueue('stale-cmv', { visibilityTimeout: 1 });
-    await sqs.send(
-      new SendMessageCommand({
-        QueueUrl: url,
-        MessageBody: 'once',
-        MessageGroupId: 'g',
-        MessageDeduplicationId: 'once',
-      }),
-    );
-    const [first] = await receiveCount(url, 1, 1);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const { url, first } = await staleReceipt('stale-cmv');
     await receiveCount(url, 1, 30);
 
     const refusal = await refusalOf(

@@ -4,40 +4,26 @@
  * the message; whatever it does with that handle must not remove the newer delivery
  * (docs/adr/0007-lease-takeovers-run-alone.md).
  */
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import {
   bodiesOf,
-  createFifoQueue,
   deleteMessage,
   endpointEngine,
   receive,
   receiveCount,
+  refusalOf,
   sleep,
-  sqs,
+  staleReceipt,
 } from './support.js';
 
 describe('SQS DeleteMessage with a stale receipt handle', () => {
   it('succeeds but leaves a message that has been received again since (ministack: refuses it, pinned deviation)', async () => {
-    const { url } = await createFifoQueue('stale', { visibilityTimeout: 1 });
-    await sqs.send(
-      new SendMessageCommand({
-        QueueUrl: url,
-        MessageBody: 'once',
-        MessageGroupId: 'g',
-        MessageDeduplicationId: 'once',
-      }),
-    );
-    const [first] = await receiveCount(url, 1, 1);
-    await sleep(1_500);
+    const { url, first } = await staleReceipt('stale');
     const [second] = await receiveCount(url, 1, 2);
     expect(second?.Body).toBe('once');
 
     // "The request succeeds, but the message will not be deleted" (DeleteMessage reference).
-    const refusal = await deleteMessage(url, first ?? {}).then(
-      () => undefined,
-      (err: unknown) => (err instanceof Error ? err.name : String(err)),
-    );
+    const refusal = await refusalOf(deleteMessage(url, first ?? {}));
     await sleep(2_500);
     const afterwards = await receive(url, 1);
 

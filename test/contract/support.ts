@@ -10,6 +10,7 @@ import {
   type Message,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
+  SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { uniqueName } from '../helpers/aws.js';
@@ -173,4 +174,34 @@ export function bodiesOf(messages: Message[]): string[] {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The name of the error a call was refused with, or undefined when it succeeded. */
+export async function refusalOf(call: Promise<unknown>): Promise<string | undefined> {
+  return call.then(
+    () => undefined,
+    (err: unknown) => (err instanceof Error ? err.name : String(err)),
+  );
+}
+
+/**
+ * Sends one message ('once') to a new FIFO queue with a 1 s visibility, receives it, and waits
+ * until that receive's visibility has run out: the returned message's receipt handle goes stale
+ * at the queue's next receive.
+ */
+export async function staleReceipt(
+  prefix: string,
+): Promise<{ url: string; first: Message | undefined }> {
+  const { url } = await createFifoQueue(prefix, { visibilityTimeout: 1 });
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: url,
+      MessageBody: 'once',
+      MessageGroupId: 'g',
+      MessageDeduplicationId: 'once',
+    }),
+  );
+  const [first] = await receiveCount(url, 1, 1);
+  await sleep(1_500);
+  return { url, first };
 }
