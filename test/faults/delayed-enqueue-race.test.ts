@@ -3,7 +3,8 @@
  * writes a SCHEDULED record, then creates the task's one-time schedule. Producers retry, so
  * several callers enqueue the same id at once; some of their CreateSchedule calls are slow,
  * some fail. A caller that failed must not undo what another caller was told exists: every
- * caller whose enqueue returned must find its task later, run exactly once.
+ * caller whose enqueue returned must find its task later, run exactly once. And since ADR 0038
+ * the callers of one id never disagree: the first confirmation or rollback decides for all.
  */
 import { describe, it } from 'vitest';
 import { isTerminal } from '../../src/core/constants.js';
@@ -135,6 +136,24 @@ describe('delayed enqueue race', () => {
         .map((o) => o.id)
         .filter((id) => told.includes(id)),
     );
+    // Each call's own CreateSchedule either fails (slow-fail, fail) or succeeds (slow, ok).
+    // Since ADR 0038 every call reports the id's one outcome, so a call whose own schedule
+    // failed can be told the task exists (another call confirmed it first), and a call whose
+    // schedule landed can get ScheduleFailedError (another call's rollback won).
+    const ownFailed = (o: Outcome) => 'fail' in ROLES[o.role];
+    const raced = new Set(outcomes.filter((o) => ownFailed(o) === o.told).map((o) => o.id));
+    // A failed and a successful caller of one id agree when the failed call's record was rolled
+    // back (by another failing call) before a later call created the id afresh (created: true):
+    // "nothing was enqueued" was true of that call. Otherwise they contradict each other.
+    const contradicted = [...contested].filter(
+      (id) => !outcomes.some((o) => o.id === id && o.told && o.created === true),
+    );
+    for (const id of contested) {
+      const calls = outcomes.filter((o) => o.id === id);
+      console.log(
+        `[faults] (m) ${id}: ${calls.map((o) => `${o.role} ${o.told ? `told (created: ${o.created})` : o.error}`).join('; ')}`,
+      );
+    }
     const leftovers = await readRecords(s.executor, untold);
     const effects = await s.ledger.readAll();
     const untoldOpen = [...leftovers.values()].filter((r) => !isTerminal(r.status)).length;
@@ -143,6 +162,7 @@ describe('delayed enqueue race', () => {
     s.note('calls told the task exists', outcomes.filter((o) => o.told).length);
     s.note('calls that failed (ScheduleFailedError)', outcomes.filter((o) => !o.told).length);
     s.note('ids with a failed and a successful caller', contested.size);
+    s.note("ids where a caller was told the outcome of another caller's schedule", raced.size);
     s.note('ids no caller was told of', untold.length);
     s.note(
       'CreateSchedule calls failed by injection',
@@ -163,10 +183,16 @@ describe('delayed enqueue race', () => {
       `${untoldOpen} left open, ${untoldEffects} effects over ${untold.length} ids`,
     );
     s.check(
+      'callers-agree',
+      'callers of one id agree: a failed and a successful caller only where the id was rolled back and created afresh',
+      contradicted.length === 0,
+      `${contradicted.length} of ${contested.size} such id(s) without a fresh creation`,
+    );
+    s.check(
       'exercised',
-      'the race happened: ids with both a failed and a successful caller',
-      contested.size > 0,
-      contested.size,
+      'the race happened: a caller whose own CreateSchedule failed learned that another created the task, or the reverse',
+      raced.size > 0,
+      `${raced.size} id(s)`,
     );
     await s.finish();
   });
