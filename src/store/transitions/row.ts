@@ -14,7 +14,7 @@
 import { type AuditEvent, TableSchema, type TaskStatus } from '../../core/constants.js';
 import type { HistoryEntry, TaskRecord } from '../../core/record.js';
 import type { LogAttributes } from '../../observability/logger.js';
-import { PRODUCER_HISTORY } from '../producer-history.js';
+import { PRODUCER_HISTORY } from '../history.js';
 import type { TaskItem } from '../record.js';
 import { expiresAtSeconds, type Retention } from '../retention.js';
 import { type Condition, compare, equals } from './expression.js';

@@ -34,12 +34,19 @@ import type { HistoryEntry, TaskRecord } from '../../core/record.js';
 import { truncate } from '../../core/record.js';
 import { auditEntry } from '../../observability/audit.js';
 import type { LogAttributes } from '../../observability/logger.js';
-import { type HistoryPlan, itemBytes, MAX_DETAIL_CHARS, planHistory } from '../history.js';
-import { PRODUCER_HISTORY, storedEntries } from '../producer-history.js';
+import {
+  type HistoryPlan,
+  itemBytes,
+  MAX_DETAIL_CHARS,
+  PRODUCER_HISTORY,
+  planHistory,
+  storedEntries,
+  toStoredEntry,
+  toStoredHistory,
+} from '../history.js';
 import { fromItem, type TaskItem } from '../record.js';
 import { isIndexed, statusIndexKeys } from '../status-index-keys.js';
 import type { WriteContext } from '../store-context.js';
-import { toStoredEntry, toStoredHistory } from '../stored-history.js';
 import { and, type Condition, exists, notExists, oneOf, or } from './expression.js';
 import type { SeenHistory, Transition, Write } from './row.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import type { HistoryEntry } from '../../../src/core/record.js';
-import { toStoredEntry, toStoredHistory } from '../../../src/store/stored-history.js';
+import { toStoredEntry, toStoredHistory } from '../../../src/store/history.js';
 import { and, equals } from '../../../src/store/transitions/expression.js';
 import {
   buildTransitionUpdate,
