@@ -53,6 +53,17 @@ module.exports = {
         ],
       },
     },
+    {
+      name: 'cli-uses-the-doors',
+      severity: 'error',
+      comment:
+        'The CLI and the console (the @tasklane/cli package) use the SDK only through its published entry points, `tasklane` and `tasklane/local` (docs/adr/0046-cli-package.md).',
+      from: { path: '^src/(cli|console)/' },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/(cli|console)/', '^src/index[.]ts$', '^src/local/index[.]ts$'],
+      },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -10,8 +10,8 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { UNKNOWN_PRINCIPAL } from '../client/operator-principal.js';
-import type { LogAttributes, TaskLogger } from '../observability/logger.js';
+import type { LogAttributes, TaskLogger } from '../index.js';
+import { UNKNOWN_PRINCIPAL } from '../index.js';
 import type { Output } from './output.js';
 
 /** The variable naming the audit file. */

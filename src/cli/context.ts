@@ -1,6 +1,6 @@
 import confirm from '@inquirer/confirm';
 import type { Command } from 'commander';
-import { TaskClient } from '../client/task-client.js';
+import { TaskClient, TaskStatus } from '../index.js';
 import { auditLogger, auditLogPath } from './audit-log.js';
 import { CliError, ExitCode } from './exit-codes.js';
 import { type LocationOptions, resolveClientOptions } from './location.js';
@@ -74,6 +74,23 @@ export function commaList(value: string): string[] {
 /** A comma-separated list of statuses, upper-cased (`dead,queued` is `DEAD,QUEUED`). */
 export function statusList(value: string): string[] {
   return commaList(value).map((s) => s.toUpperCase());
+}
+
+/**
+ * The values of a status option, each a TaskStatus.
+ *
+ * @throws CliError (usage) quoting the unknown values and listing the statuses.
+ */
+export function taskStatuses(values: readonly string[], name: string): TaskStatus[] {
+  const known: readonly string[] = Object.values(TaskStatus);
+  const unknown = values.filter((value) => !known.includes(value));
+  if (unknown.length > 0) {
+    throw new CliError(
+      `${name} expects one or more of ${known.join(', ')}, received ${unknown.map((v) => JSON.stringify(v)).join(', ')}.`,
+      ExitCode.USAGE,
+    );
+  }
+  return values as TaskStatus[];
 }
 
 /** A positive integer option value. @throws CliError (usage) naming the option. */

@@ -5,7 +5,7 @@ import {
   TaskNotFoundError,
   TransitionRejectedError,
   ValidationError,
-} from '../core/errors.js';
+} from '../index.js';
 
 /**
  * The `tasklane` command's exit codes; scripts can rely on them (docs/operations.md).

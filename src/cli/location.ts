@@ -6,10 +6,8 @@ import {
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig } from '../aws/clients.js';
-import type { TaskClientOptions } from '../client/options.js';
-import { EnvVars } from '../settings/location.js';
-import { locationFromStackOutputs } from '../settings/stack-outputs.js';
+import type { TaskClientOptions } from '../index.js';
+import { awsClientConfig, EnvVars, locationFromStackOutputs } from '../index.js';
 import { CliError, ExitCode } from './exit-codes.js';
 
 /** The global options that say where the executor is. */

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { TasklaneError } from '../core/errors.js';
+import { TasklaneError } from '../index.js';
 import { registerCancel } from './commands/cancel.js';
 import { registerConsole } from './commands/console.js';
 import { registerDev } from './commands/dev.js';

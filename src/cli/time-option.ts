@@ -1,4 +1,4 @@
-import { durationMs } from '../client/duration.js';
+import { durationMs } from '../index.js';
 import { CliError, ExitCode } from './exit-codes.js';
 
 /**

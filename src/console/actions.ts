@@ -2,9 +2,8 @@
  * The console's actions: parsed from a form (the same fields for the confirmation step and
  * the POST that acts), then performed through the SDK. Parsing reports every problem at once.
  */
-import type { TaskClient } from '../client/task-client.js';
-import { TaskStatus } from '../core/constants.js';
-import { TasklaneError } from '../core/errors.js';
+import type { TaskClient } from '../index.js';
+import { TasklaneError, TaskStatus } from '../index.js';
 
 /** One action the console can take, as the confirmation page is asked for it. */
 export type ConsoleAction =

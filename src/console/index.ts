@@ -5,9 +5,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
-import type { TaskClientOptions } from '../client/options.js';
-import { TaskClient } from '../client/task-client.js';
-import { ConfigurationError } from '../core/errors.js';
+import type { TaskClientOptions } from '../index.js';
+import { ConfigurationError, TaskClient } from '../index.js';
 import { assertBindAllowed, isLoopbackHost, newToken } from './safety.js';
 import { createConsoleApp } from './server.js';
 

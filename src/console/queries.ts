@@ -3,14 +3,10 @@
  * dead-letter queue's stats, the schedules. None of them writes.
  */
 
-import type { TaskListPage } from '../client/list-tasks.js';
-import type { ScheduleSummary } from '../client/schedules.js';
-import type { TaskClient } from '../client/task-client.js';
-import { TaskStatus } from '../core/constants.js';
-import { ConfigurationError } from '../core/errors.js';
-import type { TaskRecord } from '../core/record.js';
+import type { ScheduleSummary, TaskClient, TaskListPage, TaskRecord } from '../index.js';
+import { ConfigurationError, TaskStatus } from '../index.js';
 
-export type { TaskListPage } from '../client/list-tasks.js';
+export type { TaskListPage } from '../index.js';
 
 /** The task list's filters, as the CLI's `list` takes them. */
 export interface TaskFilter {

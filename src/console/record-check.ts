@@ -6,7 +6,7 @@
  * and shows a malformed record as a page (or a list row) that says which field is wrong,
  * what it holds, and what was expected.
  */
-import type { TaskRecord } from '../core/record.js';
+import type { TaskRecord } from '../index.js';
 import { STATUSES } from './queries.js';
 
 /** One rule: the field, what it must be, and the test. */

@@ -4,7 +4,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError } from '../index.js';
 
 /** True for `localhost`, 127.0.0.0/8 and ::1 (with or without brackets). */
 export function isLoopbackHost(host: string): boolean {

@@ -5,11 +5,8 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
-import type { ScheduleDetails } from '../client/schedules.js';
-import type { TaskClient } from '../client/task-client.js';
-import { TaskStatus } from '../core/constants.js';
-import { TasklaneError, ValidationError } from '../core/errors.js';
-import type { TaskRecord } from '../core/record.js';
+import type { ScheduleDetails, TaskClient, TaskRecord } from '../index.js';
+import { TasklaneError, TaskStatus, ValidationError } from '../index.js';
 import { parseAction, parseConfirmed, perform, previewOf } from './actions.js';
 import { refuseCrossSite } from './cross-site.js';
 import { guardActions, loopbackHostOnly } from './guards.js';

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import type { CancelResult } from '../../client/cancel-many.js';
-import type { TaskClient } from '../../client/task-client.js';
-import { TaskStatus } from '../../core/constants.js';
+import type { CancelResult, TaskClient } from '../../index.js';
+import { TaskStatus } from '../../index.js';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 

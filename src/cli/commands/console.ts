@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
-import type { TaskClient } from '../../client/task-client.js';
+import type { TaskClient } from '../../index.js';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 

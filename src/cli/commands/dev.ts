@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
-import { startLocalExecutor } from '../../local/local-executor.js';
-import { EnvVars } from '../../settings/location.js';
-import type { TaskDefinition } from '../../tasks/task-definition.js';
+import type { TaskDefinition } from '../../index.js';
+import { EnvVars } from '../../index.js';
+import { startLocalExecutor } from '../../local/index.js';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULT_LANE } from '../../settings/lanes.js';
+import { DEFAULT_LANE } from '../../index.js';
 import { commandContext, positiveInt } from '../context.js';
 import { humanDuration, isoTime } from '../output.js';
 

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import type { TaskStatus } from '../../core/constants.js';
-import type { TaskRecord } from '../../core/record.js';
-import { DEFAULT_LANE } from '../../settings/lanes.js';
+import type { TaskRecord, TaskStatus } from '../../index.js';
+import { DEFAULT_LANE } from '../../index.js';
 import { commandContext, positiveInt, statusList } from '../context.js';
 import { isoTime } from '../output.js';
 import { instantOption } from '../time-option.js';

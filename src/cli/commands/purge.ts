@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import type { Duration } from '../../client/duration.js';
-import type { PurgeResult } from '../../client/purge.js';
-import type { TaskClient } from '../../client/task-client.js';
-import { TaskStatus } from '../../core/constants.js';
+import type { Duration, PurgeResult, TaskClient } from '../../index.js';
+import { TaskStatus } from '../../index.js';
 import { type CommandContext, commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 

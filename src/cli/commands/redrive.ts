@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { type RedriveSelection, sortDead } from '../../client/redrive.js';
-import type { TaskClient } from '../../client/task-client.js';
-import { TaskStatus } from '../../core/constants.js';
-import { ConfigurationError } from '../../core/errors.js';
+import type { RedriveSelection, TaskClient, TaskRecord } from '../../index.js';
+import { ConfigurationError, TaskStatus } from '../../index.js';
 import { commaList, commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 
@@ -106,8 +104,7 @@ async function previewOf(
 ): Promise<{ dead: string[]; skipped: { id: string; reason: string }[] }> {
   if ('ids' in selection) {
     const records = await Promise.all(selection.ids.map((id) => client.get(id)));
-    const { dead, skipped } = sortDead(selection.ids, records);
-    return { dead: dead.map((r) => r.id), skipped };
+    return sortDead(selection.ids, records);
   }
   const dead: string[] = [];
   let cursor: string | undefined;
@@ -122,6 +119,26 @@ async function previewOf(
     cursor = page.cursor;
   } while (cursor !== undefined);
   return { dead, skipped: [] };
+}
+
+/**
+ * The ids whose records are DEAD, and the others as skipped, with the reasons
+ * `client.redrive` gives in its result for the same records.
+ */
+function sortDead(
+  ids: readonly string[],
+  records: readonly (TaskRecord | undefined)[],
+): { dead: string[]; skipped: { id: string; reason: string }[] } {
+  const dead: string[] = [];
+  const skipped: { id: string; reason: string }[] = [];
+  records.forEach((record, i) => {
+    const id = ids[i] as string;
+    if (record === undefined) skipped.push({ id, reason: 'no task has this id' });
+    else if (record.status !== TaskStatus.DEAD)
+      skipped.push({ id, reason: `task is ${record.status}, not DEAD` });
+    else dead.push(id);
+  });
+  return { dead, skipped };
 }
 
 /** Messages in the dead-letter queue (visible or held); 0 when none is configured. */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ScheduleNotFoundError } from '../../core/errors.js';
+import { ScheduleNotFoundError } from '../../index.js';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { isoTime } from '../output.js';

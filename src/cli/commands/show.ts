@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { AuditEvent } from '../../core/constants.js';
-import type { HistoryEntry, ObjectRef, TaskRecord } from '../../core/record.js';
-import { DEFAULT_LANE } from '../../settings/lanes.js';
+import type { HistoryEntry, ObjectRef, TaskRecord } from '../../index.js';
+import { AuditEvent, DEFAULT_LANE } from '../../index.js';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { humanDuration, isoTime } from '../output.js';

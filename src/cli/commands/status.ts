@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { TaskClient } from '../../client/task-client.js';
-import { ConfigurationError } from '../../core/errors.js';
+import type { TaskClient } from '../../index.js';
+import { ConfigurationError } from '../../index.js';
 import { commandContext } from '../context.js';
 import { humanDuration } from '../output.js';
 

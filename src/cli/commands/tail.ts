@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { assertTaskStatus } from '../../client/validate.js';
-import type { TaskTransition } from '../../client/watch.js';
-import { commandContext, positiveInt, statusList } from '../context.js';
+import type { TaskTransition } from '../../index.js';
+import { commandContext, positiveInt, statusList, taskStatuses } from '../context.js';
 import { isoTime } from '../output.js';
 import type { Styles, Text } from '../terminal-text.js';
 import { instantOption } from '../time-option.js';
@@ -28,7 +27,8 @@ export function registerTail(program: Command): void {
     .option('--interval <ms>', 'pause between polls', positiveInt('--interval', 3_600_000), 2000)
     .action(async (opts: TailOptions, command: Command) => {
       const { out, client } = commandContext(command);
-      const statuses = opts.status?.map((s) => assertTaskStatus(s, '--status'));
+      const statuses =
+        opts.status === undefined ? undefined : taskStatuses(opts.status, '--status');
       const controller = new AbortController();
       const stop = () => controller.abort();
       process.once('SIGINT', stop);

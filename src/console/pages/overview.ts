@@ -1,6 +1,6 @@
 /** The overview: counts by status and type, the dead-letter queue, recent DEAD tasks, schedules. */
 import { html } from 'hono/html';
-import type { ScheduleSummary } from '../../client/schedules.js';
+import type { ScheduleSummary } from '../../index.js';
 import { type Overview, STATUSES } from '../queries.js';
 import { recordProblems } from '../record-check.js';
 import {

@@ -1,6 +1,6 @@
 /** Recurring schedules, with pause and resume. */
 import { html } from 'hono/html';
-import type { ScheduleDetails, ScheduleSummary } from '../../client/schedules.js';
+import type { ScheduleDetails, ScheduleSummary } from '../../index.js';
 import { type Html, json, layout, type PageContext, statusLabel } from './layout.js';
 
 /** Renders the schedules page; `details` holds what `client.schedules.get` returned, by name. */

@@ -1,8 +1,7 @@
 /** The task list (filtered, paged, newest first) and one task's page. */
 import { html } from 'hono/html';
-import { TaskStatus } from '../../core/constants.js';
-import type { TaskRecord } from '../../core/record.js';
-import { DEFAULT_LANE } from '../../settings/lanes.js';
+import type { TaskRecord } from '../../index.js';
+import { DEFAULT_LANE, TaskStatus } from '../../index.js';
 import { STATUSES, type TaskListPage } from '../queries.js';
 import { recordProblems } from '../record-check.js';
 import {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { timeline } from '../../../src/cli/commands/show.js';
+import { taskStatuses } from '../../../src/cli/context.js';
 import { CliError, ExitCode, exitCodeOf } from '../../../src/cli/exit-codes.js';
 import { humanDuration } from '../../../src/cli/output.js';
 import { instantOption } from '../../../src/cli/time-option.js';
@@ -53,6 +54,23 @@ describe('instantOption', () => {
     const parse = instantOption('--until');
 
     expect(() => parse('yesterday')).toThrow(/--until expects a duration back from now/);
+  });
+});
+
+describe('taskStatuses', () => {
+  it('returns known statuses', () => {
+    const statuses = taskStatuses(['DEAD', 'QUEUED'], '--status');
+
+    expect(statuses).toEqual(['DEAD', 'QUEUED']);
+  });
+
+  it('exits with usage quoting every unknown value and listing the statuses', () => {
+    const attempt = () => taskStatuses(['DEAD', 'DONE', 'dead'], '--status');
+
+    expect(attempt).toThrow(CliError);
+    expect(attempt).toThrow(
+      '--status expects one or more of WAITING, SCHEDULED, PENDING, QUEUED, RUNNING, SUCCEEDED, DEAD, CANCELLED, ROLLED_BACK, received "DONE", "dead".',
+    );
   });
 });
 
