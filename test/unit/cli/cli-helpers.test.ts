@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { timeline } from '../../../src/cli/commands/show.js';
-import { taskStatuses } from '../../../src/cli/context.js';
-import { CliError, ExitCode, exitCodeOf } from '../../../src/cli/exit-codes.js';
-import { humanDuration } from '../../../src/cli/output.js';
-import { instantOption } from '../../../src/cli/time-option.js';
+import { timeline } from '../../../packages/cli/src/commands/show.js';
+import { taskStatuses } from '../../../packages/cli/src/context.js';
+import { CliError, ExitCode, exitCodeOf } from '../../../packages/cli/src/exit-codes.js';
+import { humanDuration } from '../../../packages/cli/src/output.js';
+import { instantOption } from '../../../packages/cli/src/time-option.js';
 import { durationMs } from '../../../src/client/duration.js';
 import {
   ConfigurationError,
