@@ -76,10 +76,7 @@ describe('durable tasks and redrive', () => {
     expect(effects).toEqual(['a', 'b', 'a', 'b']);
     expect(record.stepEpoch).toBe(1);
     expect((await executor.store.steps.window(id, 0, 0)).size).toBe(0);
-    expect((await client.get(id, { steps: true }))?.steps?.map((s) => s.name)).toEqual([
-      'a',
-      'b',
-    ]);
+    expect((await client.get(id, { steps: true }))?.steps?.map((s) => s.name)).toEqual(['a', 'b']);
   });
 
   it('deletes the step items with a purge', async () => {
