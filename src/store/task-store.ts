@@ -20,6 +20,7 @@ import {
   requestCancel,
 } from './record-writes.js';
 import { checkRetention } from './retention.js';
+import { StatusIndex } from './status-index.js';
 import { resolveStatusShards } from './status-index-keys.js';
 import { StepStore } from './steps.js';
 import { type TaskStoreOptions, type WriteContext, writeContext } from './store-context.js';
@@ -40,6 +41,7 @@ import { writeTransition } from './transitions/move.js';
 export type { HeldParkMessage, ParkRecord } from './parked-keys.js';
 export type { TaskPage } from './queries.js';
 export type { CancelRequest, Confirmation, NewTask } from './record-writes.js';
+export type { IndexStream, StatusIndex, StreamQuery } from './status-index.js';
 export type { TaskStoreOptions } from './store-context.js';
 export type { StoredCheckpoint } from './transitions/durable.js';
 export type { ClaimTarget } from './transitions/lifecycle.js';
@@ -65,6 +67,8 @@ export class TaskStore {
   readonly debounces: DebounceStore;
   /** The rate limits' buckets (ADR 0026). */
   readonly rateBuckets: TokenBuckets;
+  /** The operator reads of the status index: counts, filtered lists, watching (docs/status-index.md). */
+  readonly statusIndex: StatusIndex;
   /** Durable tasks' step items (docs/adr/0047-durable-tasks.md). */
   readonly steps: StepStore;
   private readonly ctx: WriteContext;
@@ -78,6 +82,7 @@ export class TaskStore {
     this.dependencies = new DependencyStore(this.ctx);
     this.debounces = new DebounceStore(this.ctx);
     this.rateBuckets = new TokenBuckets(this.ctx);
+    this.statusIndex = new StatusIndex(this.ctx);
     this.steps = new StepStore(this.ctx);
   }
 
