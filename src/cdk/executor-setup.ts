@@ -18,7 +18,7 @@ import { type ExecutorSettings, executorSettings } from '../settings/executor.js
 import type { LaneProps } from '../settings/lanes.js';
 import { DEFAULT_LANE, type LaneLocations, laneEnvironment } from '../settings/lanes.js';
 import { EnvVars } from '../settings/location.js';
-import type { Retention } from '../store/retention.js';
+import type { Retention } from '../settings/retention.js';
 import { allowLogsToUseKey } from './encryption.js';
 import { ExecutorFunction } from './executor-functions.js';
 import { KEY_USE_ACTIONS, WORKER_QUEUE_ACTIONS, WORKER_TABLE_ACTIONS } from './grant-actions.js';

@@ -8,7 +8,7 @@ import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { INTEGRITY_KEY_ENV } from '../integrity/tag.js';
 import { type LaneLocations, laneEnvironment } from '../settings/lanes.js';
 import { EnvVars } from '../settings/location.js';
-import type { Retention } from '../store/retention.js';
+import type { Retention } from '../settings/retention.js';
 
 /**
  * A producer `TaskExecutor.connectProducer` can wire: anything with an identity to grant to
