@@ -74,6 +74,8 @@ export async function provision(
         TableName: table.name,
         BillingMode: 'PAY_PER_REQUEST',
         ...tableKeyDefinition(table),
+        // What watch() and `tasklane tail` read, as the construct enables it.
+        StreamSpecification: { StreamEnabled: true, StreamViewType: table.streamViewType },
       }),
     );
     await waitUntilTableExists({ client: dynamodb, maxWaitTime: 60 }, { TableName: table.name });
