@@ -11,8 +11,8 @@ import { Defaults } from '../core/constants.js';
 import { resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { meterClient, UsageMeter } from '../observability/usage-meter.js';
-import { Dispatcher } from '../outbox/dispatcher.js';
 import { createDelayedTasks, type DelayedTasks } from '../scheduler/delayed.js';
+import { Dispatcher } from '../scheduler/dispatcher.js';
 import { SchedulerTarget } from '../scheduler/target.js';
 import type { LaneQueues } from '../settings/lanes.js';
 import {
@@ -22,15 +22,15 @@ import {
   resolveLocation,
 } from '../settings/location.js';
 import { resolveRetention } from '../store/retention.js';
+import { type StatusIndex, statusIndex } from '../store/status-index.js';
 import { TaskStore } from '../store/task-store.js';
 import type { BatchDeps } from './batch.js';
-import { createRecord, type RecordWriter } from './create-record.js';
 import { enqueueDebounced } from './debounce.js';
+import { createRecord, type RecordWriter } from './enqueue.js';
 import type { TableCall } from './guarded-calls.js';
 import { fixedPrincipal, type PrincipalSource, stsPrincipal } from './operator-principal.js';
 import type { TaskClientOptions } from './options.js';
 import { RecurringSchedules } from './schedules.js';
-import { type StatusIndex, statusIndex } from './status-index.js';
 
 /** What {@link clientParts} returns. */
 export interface ClientParts {

@@ -2,9 +2,9 @@ import { mapConcurrently, QUERY_CONCURRENCY } from '../aws/clients.js';
 import { TaskStatus } from '../core/constants.js';
 import { ValidationError } from '../core/errors.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
+import { countStream, indexStreams, readStream, type StatusIndex } from '../store/status-index.js';
 import { isIndexed } from '../store/status-index-keys.js';
 import { scanStatuses } from '../store/status-scan.js';
-import { countStream, indexStreams, readStream, type StatusIndex } from './status-index.js';
 
 /** Options of `TaskClient.counts`. */
 export interface CountOptions {

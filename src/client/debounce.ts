@@ -12,7 +12,7 @@ import type { TaskRecord } from '../core/record.js';
 import { type DebounceStore, debounceTaskId } from '../store/debounce.js';
 import type { NewTask } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
-import { type RecordWriter, withStorage, writeNew } from './create-record.js';
+import { type RecordWriter, withStorage, writeNew } from './enqueue.js';
 import { onTable } from './guarded-calls.js';
 import { type EnqueueOptions, prepareTask } from './prepare.js';
 

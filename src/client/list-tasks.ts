@@ -4,9 +4,9 @@ import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { getItems } from '../store/batch-get.js';
 import { fromItem } from '../store/record.js';
+import { indexStreams, readStream, type StatusIndex } from '../store/status-index.js';
 import { isIndexed } from '../store/status-index-keys.js';
 import { scanStatuses } from '../store/status-scan.js';
-import { indexStreams, readStream, type StatusIndex } from './status-index.js';
 import { checkOptionKeys } from './validate.js';
 
 /** Filters of `TaskClient.list`; every one is optional and they combine with AND. */

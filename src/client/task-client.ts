@@ -1,6 +1,7 @@
 import type { TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
+import type { StatusIndex } from '../store/status-index.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import {
   type BatchEntry,
@@ -42,7 +43,6 @@ import {
   redriveDead,
 } from './redrive.js';
 import { auditedSchedules, type ScheduleClient } from './schedule-client.js';
-import type { StatusIndex } from './status-index.js';
 import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
 import { type TaskTransition, type WatchOptions, watchTransitions } from './watch.js';

@@ -4,8 +4,8 @@ import { isTerminal, TableSchema, type TaskStatus } from '../core/constants.js';
 import type { HistoryEntry, TaskRecord } from '../core/record.js';
 import { getItems } from '../store/batch-get.js';
 import { fromItem } from '../store/record.js';
+import { indexStreams, readStream, type StatusIndex } from '../store/status-index.js';
 import { INDEXED_STATUSES, isIndexed } from '../store/status-index-keys.js';
-import { indexStreams, readStream, type StatusIndex } from './status-index.js';
 
 /** One transition of one task, as {@link watchTransitions} yields it. */
 export interface TaskTransition {

@@ -6,8 +6,8 @@ import { ConfigurationError } from '../core/errors.js';
 import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics, TaskOutcome } from '../observability/metrics.js';
-import { Dispatcher } from '../outbox/dispatcher.js';
 import { createDelayedTasks } from '../scheduler/delayed.js';
+import { Dispatcher } from '../scheduler/dispatcher.js';
 import {
   type ExecutorLocation,
   resolveLaneQueues,

@@ -13,7 +13,7 @@ import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
 import { BATCH_USAGE, meterClient, UsageMeter } from '../observability/usage-meter.js';
-import { Dispatcher } from '../outbox/dispatcher.js';
+import { Dispatcher } from '../scheduler/dispatcher.js';
 import {
   EnvVars,
   type ExecutorLocation,

@@ -12,7 +12,7 @@ import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskMetrics } from '../observability/metrics.js';
 import type { UsageMeter } from '../observability/usage-meter.js';
-import type { Dispatcher } from '../outbox/dispatcher.js';
+import type { Dispatcher } from '../scheduler/dispatcher.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import type { FiringSenders } from './firing-trust.js';

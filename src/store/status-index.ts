@@ -14,8 +14,8 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { TableSchema, type TaskStatus } from '../core/constants.js';
-import { statusShardKey } from '../store/record.js';
-import { INDEXED_STATUSES } from '../store/status-index-keys.js';
+import { statusShardKey } from './record.js';
+import { INDEXED_STATUSES } from './status-index-keys.js';
 
 /** What a status index read needs. */
 export interface StatusIndex {
