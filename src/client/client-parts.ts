@@ -4,6 +4,7 @@
  * reader, and the record writer of enqueue.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws/clients.js';
 import { type ObjectStore, resolveObjectStore } from '../claim-check/object-store.js';
@@ -36,6 +37,8 @@ import { RecurringSchedules } from './schedules.js';
 export interface ClientParts {
   readonly sqs: SQSClient;
   readonly dynamodb: DynamoDBClient;
+  /** The injected DynamoDB Streams client, if any (watch() makes one otherwise). */
+  readonly dynamodbStreams: DynamoDBStreamsClient | undefined;
   /** The options' location fields, as given (for check()'s messages). */
   readonly location: ExecutorLocation;
   readonly queueUrl: string;
@@ -117,6 +120,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
   return {
     sqs,
     dynamodb,
+    dynamodbStreams: options.dynamodbStreams,
     location: options,
     queueUrl,
     deadLetterQueueUrl: options.deadLetterQueueUrl ?? process.env[EnvVars.DLQ_URL],

@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
@@ -14,6 +15,11 @@ export interface TaskClientOptions extends ExecutorLocation {
   readonly deadLetterQueueUrl?: string | undefined;
   /** Injected DynamoDB client. @default a new client from the environment */
   readonly dynamodb?: DynamoDBClient | undefined;
+  /**
+   * Injected DynamoDB Streams client, for `watch()`. @default a new client, made on the first
+   * watch, with the DynamoDB client's region, credentials and endpoint
+   */
+  readonly dynamodbStreams?: DynamoDBStreamsClient | undefined;
   /** Injected SQS client. @default a new client from the environment */
   readonly sqs?: SQSClient | undefined;
   /**
