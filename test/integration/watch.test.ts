@@ -6,8 +6,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { TaskTransition } from '../../src/client/watch.js';
 import { AuditEvent } from '../../src/core/constants.js';
-import { TaskNotFoundError, ValidationError } from '../../src/core/errors.js';
+import { TaskNotFoundError, ValidationError, WatchGapError } from '../../src/core/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
+import { testStreams } from '../helpers/aws.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 const quick = defineTask('quick', { schema: z.object({ n: z.number() }), handler: () => 'done' });
@@ -94,7 +95,7 @@ describe('TaskClient.watch', () => {
       `[watch] 200 tasks, ${watch.seen.length} transitions; worker drained in ${drained - started} ms, ` +
         `watch caught up ${caughtUp - drained} ms later; longest claim-to-finish ${Math.max(...runMs)} ms`,
     );
-  });
+  }, 180_000);
 
   it('yields retries, dead tasks and cancels with the status each entered', async () => {
     let calls = 0;
@@ -260,5 +261,96 @@ describe('TaskClient.watch of one task', () => {
       'statuses.0',
       'intervalMs',
     ]);
+  });
+});
+
+/** A Streams client for the emulator whose GetRecords throws `failures`' next error, if any. */
+function streamsFailing(failures: string[]) {
+  const streams = testStreams();
+  streams.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = context.commandName === 'GetRecordsCommand' ? failures.shift() : undefined;
+      if (name !== undefined) throw Object.assign(new Error(`injected ${name}`), { name });
+      return next(args);
+    },
+    { step: 'initialize', name: 'injectStreamFault' },
+  );
+  return streams;
+}
+
+describe('TaskClient.watch when the stream fails it', () => {
+  it('takes a new iterator after the last record read when its iterator expired: nothing lost or repeated', async () => {
+    const failures: string[] = [];
+    const client = executor.client({ dynamodbStreams: streamsFailing(failures) });
+    const worker = executor.worker([quick]);
+    const controller = new AbortController();
+    const seen: TaskTransition[] = [];
+    let ready!: () => void;
+    const started = new Promise<void>((resolve) => {
+      ready = resolve;
+    });
+    const done = (async () => {
+      const watch = client.watch({ intervalMs: 50, signal: controller.signal, onReady: ready });
+      for await (const t of watch) seen.push(t);
+    })();
+    await started;
+    const { id: first } = await client.enqueue(quick, { n: 1 });
+    await until(() => seen.some((t) => t.taskId === first));
+
+    failures.push('ExpiredIteratorException');
+    const { id: second } = await client.enqueue(quick, { n: 2 });
+    await executor.drain(worker);
+    await until(() => seen.filter((t) => t.event === 'succeeded').length === 2);
+    controller.abort();
+    await done;
+
+    expect(failures).toEqual([]);
+    const byTask = eventsByTask(seen);
+    expect(byTask.get(first)).toEqual(['submitted', 'claimed', 'succeeded']);
+    expect(byTask.get(second)).toEqual(['submitted', 'claimed', 'succeeded']);
+  });
+
+  it('reads the writes made meanwhile, and none from before it started, when its first iterator expired unused', async () => {
+    const failures = ['ExpiredIteratorException'];
+    const client = executor.client({ dynamodbStreams: streamsFailing(failures) });
+    await client.enqueue(quick, { n: 0 });
+    await executor.drain(executor.worker([quick]));
+    // The stream's record times are rounded down to the second on AWS: start a second later.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const controller = new AbortController();
+    const seen: TaskTransition[] = [];
+
+    const watch = client.watch({ intervalMs: 300, signal: controller.signal });
+    const first = watch.next();
+    const { id } = await client.enqueue(quick, { n: 1 });
+    const done = (async () => {
+      const head = await first;
+      if (!head.done) seen.push(head.value);
+      for await (const t of watch) seen.push(t);
+    })();
+    await executor.drain(executor.worker([quick]));
+    await until(() => seen.some((t) => t.event === 'succeeded'));
+    controller.abort();
+    await done;
+
+    expect(failures).toEqual([]);
+    expect(seen.map((t) => [t.taskId, t.event])).toEqual([
+      [id, 'submitted'],
+      [id, 'claimed'],
+      [id, 'succeeded'],
+    ]);
+  });
+
+  it('throws WatchGapError when the records it had not read were trimmed', async () => {
+    const client = executor.client({
+      dynamodbStreams: streamsFailing(['TrimmedDataAccessException']),
+    });
+
+    const error = await client
+      .watch({ intervalMs: 50 })
+      .next()
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(WatchGapError);
   });
 });

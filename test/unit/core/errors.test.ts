@@ -21,6 +21,7 @@ import {
   UnknownTaskTypeError,
   ValidationError,
   WaitTimeoutError,
+  WatchGapError,
 } from '../../../src/core/errors.js';
 import { taskRecord } from '../../helpers/task-record.js';
 
@@ -67,6 +68,7 @@ const cases: ReadonlyArray<readonly [string, ErrorCode, () => TasklaneError]> = 
     'DEPENDENCY',
     () => new DependencyError('child', 'unknown-parent', ['p'], "depends on 'p', unknown"),
   ],
+  ['WatchGapError', 'WATCH_GAP', () => new WatchGapError('arn:stream', 'shard-1')],
 ];
 
 describe('error hierarchy', () => {
@@ -109,6 +111,7 @@ describe('error hierarchy', () => {
       CLAIM_CHECK_MISMATCH: 'CLAIM_CHECK_MISMATCH',
       DEBOUNCE_CONTENDED: 'DEBOUNCE_CONTENDED',
       DEPENDENCY: 'DEPENDENCY',
+      WATCH_GAP: 'WATCH_GAP',
     });
   });
 
