@@ -1,8 +1,10 @@
 /**
  * Import rules, checked by `npm run lint` (after Biome) with dependency-cruiser:
  * - no import cycles anywhere;
- * - src/ (the published package) imports nothing from the example app, the scripts, the
- *   benchmarks or the examples;
+ * - src/ (the published SDK) imports nothing from the example app, the scripts, the
+ *   benchmarks, the examples or the CLI package;
+ * - packages/cli/ (the CLI and the console) imports the SDK only through `tasklane` and
+ *   `tasklane/local`, as an installed package would;
  * - the layers of src/ (docs/adr/0041-module-layout.md): core/ imports nothing internal, and
  *   cdk/ imports only core/, the shared executor settings (settings/) and the named modules
  *   whose constants a deployment must agree with at run time.
@@ -22,9 +24,9 @@ module.exports = {
       name: 'src-stays-in-src',
       severity: 'error',
       comment:
-        'src/ is the published package: it must not import the example app (infra/), scripts/, bench/, examples/ or functions/.',
+        'src/ is the published SDK: it must not import the example app (infra/), scripts/, bench/, examples/, functions/ or the CLI package (packages/).',
       from: { path: '^src/' },
-      to: { path: '^(infra|scripts|bench|examples|functions)/' },
+      to: { path: '^(infra|scripts|bench|examples|functions|packages)/' },
     },
     {
       name: 'core-imports-nothing-internal',
@@ -51,6 +53,17 @@ module.exports = {
           '^src/tasks/retry-horizon[.]ts$',
           '^src/worker/firing-trust[.]ts$',
         ],
+      },
+    },
+    {
+      name: 'cli-uses-the-doors',
+      severity: 'error',
+      comment:
+        'The CLI and the console (the @tasklane/cli package) use the SDK only through its published entry points, `tasklane` and `tasklane/local` (docs/adr/0046-cli-package.md).',
+      from: { path: '^packages/cli/' },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/index[.]ts$', '^src/local/index[.]ts$'],
       },
     },
   ],

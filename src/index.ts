@@ -5,6 +5,7 @@
  * @module tasklane
  */
 
+export { awsClientConfig } from './aws/clients.js';
 export type { CheckReport } from './client/check.js';
 export type {
   BatchEntry,
@@ -38,6 +39,8 @@ export type {
   WatchOptions,
 } from './client/client-types.js';
 export type { DebounceOptions } from './client/debounce-options.js';
+export { durationMs } from './client/duration.js';
+export { UNKNOWN_PRINCIPAL } from './client/operator-principal.js';
 export type { EnqueueOptions } from './client/prepare.js';
 export type { RedriveOptions, RedriveResult, RedriveSelection } from './client/redrive.js';
 export type { ScheduleClient } from './client/schedule-client.js';

@@ -19,6 +19,7 @@ import { DEFAULT_LANE, type LaneQueues } from '../settings/lanes.js';
 import { compareEnqueueOrder } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import { laneNames, parkedTasks, redriveParkedTask } from './parked-keys.js';
+import { taskIdsIssues } from './task-ids.js';
 
 /**
  * Which DEAD tasks to redrive: by id, all (optionally those of one ordering key), or those of
@@ -187,6 +188,8 @@ async function selectDead(
         { path: 'ids', message: 'expected a non-empty array of task ids' },
       ]);
     }
+    const issues = taskIdsIssues(selection.ids, 'ids');
+    if (issues.length > 0) throw new ValidationError('redrive selection', issues);
     const sorted = sortDead(
       selection.ids,
       await Promise.all(selection.ids.map((id) => store.get(id))),

@@ -27,7 +27,7 @@ import {
   type TaskListFilter,
   type TaskListPage,
 } from './list-tasks.js';
-import type { TaskClientOptions } from './options.js';
+import { checkClientOptions, type TaskClientOptions } from './options.js';
 import {
   listParkedKeys,
   type ParkedKey,
@@ -44,6 +44,7 @@ import {
   redriveDead,
 } from './redrive.js';
 import { auditedSchedules, type ScheduleClient } from './schedule-client.js';
+import { assertTaskId } from './task-ids.js';
 import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
 import { type TaskTransition, type WatchOptions, watchTransitions } from './watch.js';
@@ -72,7 +73,14 @@ export class TaskClient {
    */
   readonly deadLetters: DeadLetterClient;
 
+  /**
+   * @throws ValidationError naming every option it does not know (a typo, or an `endpoint`:
+   *   where requests go is set by `AWS_ENDPOINT_URL` or injected clients).
+   * @throws ConfigurationError when the table or the queue is named neither in the options nor
+   *   in the environment.
+   */
   constructor(options: TaskClientOptions = {}) {
+    checkClientOptions(options);
     this.parts = clientParts(options);
     this.schedules = auditedSchedules(this.parts.recurring, {
       logger: this.parts.logger,
@@ -227,10 +235,12 @@ export class TaskClient {
   /**
    * Reads a task; undefined when no task has this id. A claim-checked result is read from S3
    * unless `{ fetch: false }` (see {@link GetOptions}); a claim-checked payload is not.
+   * @throws ValidationError when `id` cannot be a task's id (empty, a space, over 128 characters).
    * @throws ConfigurationError when the table cannot be read for a permanent reason.
    * @throws ClaimCheckMismatchError when the result's object is missing or altered.
    */
   async get(id: string, options: GetOptions = {}): Promise<TaskRecord | undefined> {
+    assertTaskId(id, 'get');
     const record = await onTable(this.parts.tableCall, () => this.parts.store.get(id));
     return withResult(record, this.parts.objects, options);
   }
@@ -303,7 +313,8 @@ export class TaskClient {
    * loop. Needs `grantRead` (the stream's DescribeStream, GetShardIterator and GetRecords,
    * and DescribeTable to find it); see docs/operations.md#following-transitions.
    *
-   * @throws ValidationError listing every bad option, at the first `next()`.
+   * @throws ValidationError at once when `taskId` cannot be a task's id; listing every other
+   *   bad option at the first `next()`.
    * @throws ConfigurationError when the table has no stream (a deployment older than this
    *   release), or cannot be reached.
    * @throws TaskNotFoundError with `taskId`, when the task does not appear within
@@ -311,6 +322,7 @@ export class TaskClient {
    * @throws WatchGapError when the watch fell more than 24 hours behind the stream.
    */
   watch(options: WatchOptions = {}): AsyncGenerator<TaskTransition> {
+    if (options.taskId !== undefined) assertTaskId(options.taskId, 'watch', 'taskId');
     const { tableCall, store, clock, dynamodbStreams } = this.parts;
     return watchTransitions(
       {
@@ -328,10 +340,12 @@ export class TaskClient {
   /**
    * Polls until the task reaches a terminal state and returns its record.
    *
+   * @throws ValidationError when `id` cannot be a task's id.
    * @throws TaskNotFoundError when no task has this id.
    * @throws WaitTimeoutError after `timeoutMs`, carrying the last record seen.
    */
-  wait(id: string, options: WaitOptions = {}): Promise<TaskRecord> {
+  async wait(id: string, options: WaitOptions = {}): Promise<TaskRecord> {
+    assertTaskId(id, 'wait');
     return waitForTerminal(id, (taskId) => this.get(taskId), this.parts.clock, options);
   }
 
@@ -339,10 +353,12 @@ export class TaskClient {
    * Cancels a task: a waiting one at once; a RUNNING one is marked `cancelRequested`, and its
    * worker ends it CANCELLED at its next heartbeat (docs/progress-and-cancel.md).
    *
+   * @throws ValidationError when `id` cannot be a task's id.
    * @throws TaskNotFoundError when no task has this id.
    * @throws TransitionRejectedError when the task has finished; `current` says how.
    */
   async cancel(id: string, reason?: string): Promise<TaskRecord> {
+    assertTaskId(id, 'cancel');
     return cancelTask(id, reason, await this.cancelDeps());
   }
 

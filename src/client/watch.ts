@@ -6,6 +6,7 @@ import { TaskNotFoundError, ValidationError, type ValidationIssue } from '../cor
 import type { HistoryEntry, TaskRecord } from '../core/record.js';
 import { fromItem } from '../store/record.js';
 import type { StreamRecord, StreamStart, TableStream } from '../store/table-stream.js';
+import { taskIdIssue } from './task-ids.js';
 import { checkOptionKeys } from './validate.js';
 
 /** One transition of one task, as {@link watchTransitions} yields it. */
@@ -170,9 +171,8 @@ function checkWatchOptions(options: WatchOptions): void {
   const issues: ValidationIssue[] = [];
   checkOptionKeys(issues, options, WATCH_OPTION_KEYS);
   const { taskId, statuses, since, intervalMs, appearWithinMs } = options;
-  if (taskId !== undefined && (typeof taskId !== 'string' || taskId.length === 0)) {
-    issues.push({ path: 'taskId', message: 'expected a task id, received an empty value' });
-  }
+  const idIssue = taskId === undefined ? undefined : taskIdIssue(taskId, 'taskId');
+  if (idIssue !== undefined) issues.push(idIssue);
   for (const [i, status] of (statuses ?? []).entries()) {
     if (!Object.values(TaskStatus).includes(status)) {
       issues.push({

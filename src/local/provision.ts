@@ -8,6 +8,8 @@ import {
 import {
   ConflictException,
   CreateScheduleGroupCommand,
+  GetScheduleGroupCommand,
+  ResourceNotFoundException,
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
@@ -183,16 +185,30 @@ async function arnOf(sqs: SQSClient, queueUrl: string): Promise<string> {
 }
 
 /**
- * Creates a schedule group unless it exists. moto's CloudFormation skips
- * AWS::Scheduler::* resources, so a stack deployed into moto needs this step for its group.
+ * Creates a schedule group unless it exists, and says whether it did. moto's CloudFormation
+ * skips AWS::Scheduler::* resources, so a stack deployed into moto needs this step for its
+ * group.
+ *
+ * It looks first and creates only a group that is missing: moto 5.2.1 answers a
+ * CreateScheduleGroup for an existing name by replacing the group, and every schedule in it
+ * with it, where AWS refuses with ConflictException (docs/emulator.md). A group created by
+ * someone else between the look and the create is left as it is.
  */
 export async function provisionScheduleGroup(
   name: string,
   scheduler: SchedulerClient,
-): Promise<void> {
+): Promise<boolean> {
+  try {
+    await scheduler.send(new GetScheduleGroupCommand({ Name: name }));
+    return false;
+  } catch (err) {
+    if (!(err instanceof ResourceNotFoundException)) throw err;
+  }
   try {
     await scheduler.send(new CreateScheduleGroupCommand({ Name: name }));
+    return true;
   } catch (err) {
     if (!(err instanceof ConflictException)) throw err;
+    return false;
   }
 }

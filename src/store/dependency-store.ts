@@ -6,7 +6,7 @@
  * The edges are kept on the records themselves: the child lists its `parents`, each parent
  * its `dependents` (a string set, at most `Defaults.MAX_DEPENDENTS`). A parent that has a
  * dependent also holds `releaseShard`: its terminal write then files it under that index
- * partition instead of its status's (see buildTransitionUpdate), and it leaves it only once
+ * partition instead of its status's (see transitions/move.ts), and it leaves it only once
  * every dependent has counted its outcome.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -20,7 +20,8 @@ import { RELEASE_PARTITION } from './status-index-keys.js';
 import type { WriteContext } from './store-context.js';
 import type { ReleaseInput } from './transitions/dependencies.js';
 import { dependencies, records } from './transitions/index.js';
-import { part, recordOf, send, transact, writeTransition } from './transitions/writer.js';
+import { writeTransition } from './transitions/move.js';
+import { part, recordOf, send, transact } from './transitions/writer.js';
 
 export { RELEASE_PARTITION } from './status-index-keys.js';
 

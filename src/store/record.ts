@@ -11,8 +11,13 @@ import {
 import { messageGroupOf } from '../core/message.js';
 import type { HistoryEntry, ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
 import { payloadHash } from './canonical-json.js';
-import { mergeProducerHistory, PRODUCER_HISTORY } from './producer-history.js';
-import { fromStoredEntry, inheritWorkers, latestClaimWorker } from './stored-history.js';
+import {
+  fromStoredEntry,
+  inheritWorkers,
+  latestClaimWorker,
+  mergeProducerHistory,
+  PRODUCER_HISTORY,
+} from './history.js';
 
 export { canonicalJson, MAX_PAYLOAD_DEPTH, payloadHash } from './canonical-json.js';
 

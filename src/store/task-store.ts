@@ -33,7 +33,7 @@ import {
   type Transition,
 } from './transitions/index.js';
 import type { ClaimTarget } from './transitions/lifecycle.js';
-import { writeTransition } from './transitions/writer.js';
+import { writeTransition } from './transitions/move.js';
 
 export type { HeldParkMessage, ParkRecord } from './parked-keys.js';
 export type { TaskPage } from './queries.js';

@@ -1,6 +1,6 @@
 /**
  * Global setup of the projects whose tests run the `tasklane` executable
- * (test/helpers/cli.ts): bundles src/cli/main.ts once per run with esbuild, our sources in one
+ * (test/helpers/cli.ts): bundles packages/cli/src/main.ts once per run with esbuild, our sources in one
  * file and the packages left to node_modules, as the published package's build leaves them.
  * Each run then starts in about a fifth of the CPU time that loading every source file through
  * tsx's hooks takes, over forty runs per suite (`console` and `dev` still run from source; see
@@ -24,7 +24,7 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   const dir = await mkdtemp(path.join(state, 'test-cli-'));
   const entry = path.join(dir, 'main.mjs');
   await build({
-    entryPoints: [path.join(ROOT, 'src/cli/main.ts')],
+    entryPoints: [path.join(ROOT, 'packages/cli/src/main.ts')],
     outfile: entry,
     bundle: true,
     platform: 'node',

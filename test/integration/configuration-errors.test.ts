@@ -120,6 +120,8 @@ describe('TaskClient with an unreachable endpoint', () => {
     expect(error).toBeInstanceOf(ConfigurationError);
     expect(error).toMatchObject({ resource: executor.tableName, endpoint: closed });
     expect((error as Error).message).toContain(`Nothing answers at ${closed}`);
+    expect((error as Error).message).toContain('AWS_ENDPOINT_URL_DYNAMODB');
+    expect((error as Error).message).not.toContain('endpoint option');
   });
 });
 

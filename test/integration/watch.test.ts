@@ -251,13 +251,13 @@ describe('TaskClient.watch of one task', () => {
     const client = executor.client();
 
     const error = await client
-      .watch({ taskId: '', intervalMs: -1, statuses: ['DONE' as never] })
+      .watch({ intervalMs: -1, statuses: ['DONE' as never], sinse: 0 } as never)
       .next()
       .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).issues.map((i) => i.path)).toEqual([
-      'taskId',
+      'options.sinse',
       'statuses.0',
       'intervalMs',
     ]);

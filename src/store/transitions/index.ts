@@ -2,8 +2,9 @@
  * The transition table: every conditional write of the task store, one row each
  * (docs/design.md draws the lifecycle from it). A row states the task statuses it may start
  * from, what else fences it (the lease, the attempt and generation the caller read), and the
- * attributes it may change; `writer.ts` sends every row, and is the one place that reads
- * DynamoDB's refusal of a condition.
+ * attributes it may change. `writer.ts` sends every row, and is the one place that writes a
+ * condition into a request and reads DynamoDB's refusal of it; `move.ts` builds a move's
+ * write (its history entry and index filing) for it.
  */
 import * as debounce from './debounce.js';
 import * as dependencies from './dependencies.js';

@@ -19,8 +19,9 @@ import { fromItem, statusShard, statusShardKey } from '../../../src/store/record
 import { isIndexed } from '../../../src/store/status-index-keys.js';
 import { type WriteContext, writeContext } from '../../../src/store/store-context.js';
 import { ALL_TRANSITIONS, type Lease, type Row } from '../../../src/store/transitions/index.js';
+import { writeTransition } from '../../../src/store/transitions/move.js';
 import { fromStates, TRANSITION_WRITES } from '../../../src/store/transitions/row.js';
-import { send, writeTransition } from '../../../src/store/transitions/writer.js';
+import { send } from '../../../src/store/transitions/writer.js';
 import {
   dynamodb,
   newTask,

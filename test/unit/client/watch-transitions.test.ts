@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { transitionsOf } from '../../../src/client/watch.js';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import type { HistoryEntry } from '../../../src/core/record.js';
-import { toStoredEntry } from '../../../src/store/stored-history.js';
+import { toStoredEntry } from '../../../src/store/history.js';
 
 const T = 1_700_000_000_000;
 const submitted: HistoryEntry = {
