@@ -7,7 +7,7 @@ import { mapConcurrently } from '../aws/clients.js';
 import { TaskStatus } from '../core/constants.js';
 import { TaskNotFoundError, TransitionRejectedError, ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import type { StatusIndex } from '../store/status-index.js';
+import type { StatusIndex } from '../store/task-store.js';
 import { type CancelDeps, cancelTask } from './cancel.js';
 import { listTasks } from './list-tasks.js';
 import { taskIdsIssues } from './task-ids.js';

@@ -23,8 +23,7 @@ import {
   resolveLocation,
 } from '../settings/location.js';
 import { resolveRetention } from '../store/retention.js';
-import { type StatusIndex, statusIndex } from '../store/status-index.js';
-import { TaskStore } from '../store/task-store.js';
+import { type StatusIndex, TaskStore } from '../store/task-store.js';
 import type { BatchDeps } from './batch.js';
 import { enqueueDebounced } from './debounce.js';
 import { createRecord, type RecordWriter } from './enqueue.js';
@@ -133,7 +132,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     target,
     delayed,
     recurring: new RecurringSchedules(target, clock),
-    index: statusIndex(dynamodb, location.tableName, store.statusShards),
+    index: store.statusIndex,
     tableCall,
     writer,
     batch: {

@@ -1,8 +1,8 @@
 import type { TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
-import type { StatusIndex } from '../store/status-index.js';
 import { openTableStream } from '../store/table-stream.js';
+import type { StatusIndex } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import {
   type BatchEntry,

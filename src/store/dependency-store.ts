@@ -9,13 +9,13 @@
  * partition instead of its status's (see transitions/move.ts), and it leaves it only once
  * every dependent has counted its outcome.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { Defaults, isTerminal, TableSchema, TaskStatus } from '../core/constants.js';
+import { Defaults, isTerminal, TaskStatus } from '../core/constants.js';
 import { DependencyError, TransitionRejectedError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
 import { type NewTask, newTaskItem } from './new-task.js';
 import { fromItem } from './record.js';
+import { entryId, partitionPages } from './status-index.js';
 import { RELEASE_PARTITION } from './status-index-keys.js';
 import type { WriteContext } from './store-context.js';
 import type { ReleaseInput } from './transitions/dependencies.js';
@@ -124,27 +124,10 @@ export class DependencyStore {
    */
   async *pendingReleases(before: number): AsyncGenerator<readonly string[], void, undefined> {
     for (let shard = 0; shard < this.ctx.statusShards; shard++) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const out = await this.ctx.doc.send(
-          new QueryCommand({
-            TableName: this.ctx.tableName,
-            IndexName: TableSchema.STATUS_INDEX,
-            KeyConditionExpression: '#pk = :pk AND #at < :before',
-            ExpressionAttributeNames: {
-              '#pk': TableSchema.STATUS_INDEX_PARTITION_KEY,
-              '#at': TableSchema.STATUS_INDEX_SORT_KEY,
-            },
-            ExpressionAttributeValues: {
-              ':pk': `${RELEASE_PARTITION}#${shard}`,
-              ':before': before,
-            },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        yield (out.Items ?? []).map((item) => String(item[TableSchema.PARTITION_KEY]));
-        startKey = out.LastEvaluatedKey;
-      } while (startKey !== undefined);
+      const partition = `${RELEASE_PARTITION}#${shard}`;
+      for await (const page of partitionPages(this.ctx, { partition, before })) {
+        yield page.items.map(entryId);
+      }
     }
   }
 

@@ -20,6 +20,7 @@ import {
   requestCancel,
 } from './record-writes.js';
 import { checkRetention } from './retention.js';
+import { StatusIndex } from './status-index.js';
 import { resolveStatusShards } from './status-index-keys.js';
 import { type TaskStoreOptions, type WriteContext, writeContext } from './store-context.js';
 import { TokenBuckets } from './token-bucket.js';
@@ -38,6 +39,7 @@ import { writeTransition } from './transitions/move.js';
 export type { HeldParkMessage, ParkRecord } from './parked-keys.js';
 export type { TaskPage } from './queries.js';
 export type { CancelRequest, Confirmation, NewTask } from './record-writes.js';
+export type { IndexStream, StatusIndex, StreamQuery } from './status-index.js';
 export type { TaskStoreOptions } from './store-context.js';
 export type { ClaimTarget } from './transitions/lifecycle.js';
 export type { Lease } from './transitions/row.js';
@@ -62,6 +64,8 @@ export class TaskStore {
   readonly debounces: DebounceStore;
   /** The rate limits' buckets (ADR 0026). */
   readonly rateBuckets: TokenBuckets;
+  /** The operator reads of the status index: counts, filtered lists, watching (docs/status-index.md). */
+  readonly statusIndex: StatusIndex;
   private readonly ctx: WriteContext;
 
   constructor(options: TaskStoreOptions) {
@@ -73,6 +77,7 @@ export class TaskStore {
     this.dependencies = new DependencyStore(this.ctx);
     this.debounces = new DebounceStore(this.ctx);
     this.rateBuckets = new TokenBuckets(this.ctx);
+    this.statusIndex = new StatusIndex(this.ctx);
   }
 
   /** Reads one task with a strongly consistent read. */

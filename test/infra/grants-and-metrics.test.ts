@@ -181,11 +181,7 @@ describe('TaskExecutor grants', () => {
           },
           {
             Effect: 'Allow',
-            Action: [
-              'dynamodb:DescribeStream',
-              'dynamodb:GetShardIterator',
-              'dynamodb:GetRecords',
-            ],
+            Action: ['dynamodb:DescribeStream', 'dynamodb:GetShardIterator', 'dynamodb:GetRecords'],
             Resource: { 'Fn::GetAtt': [table, 'StreamArn'] },
           },
           {
