@@ -3,8 +3,7 @@
  * dispatcher, the schedules' target, delayed tasks and recurring schedules, the status index
  * reader, and the record writer of enqueue.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws/clients.js';
 import { type ObjectStore, resolveObjectStore } from '../claim-check/object-store.js';
@@ -23,6 +22,8 @@ import {
   resolveLocation,
 } from '../settings/location.js';
 import { resolveRetention } from '../store/retention.js';
+import { DynamoDBClient } from '../store/table.js';
+import type { DynamoDBStreamsClient } from '../store/table-stream.js';
 import { type StatusIndex, TaskStore } from '../store/task-store.js';
 import type { BatchDeps } from './batch.js';
 import { enqueueDebounced } from './debounce.js';

@@ -1,5 +1,3 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
@@ -9,6 +7,8 @@ import type { IntegrityOptions } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { ExecutorLocation } from '../settings/location.js';
 import type { Retention } from '../store/retention.js';
+import type { DynamoDBClient } from '../store/table.js';
+import type { DynamoDBStreamsClient } from '../store/table-stream.js';
 import { checkOptionKeys } from './validate.js';
 
 /** Options of {@link TaskClient}. */

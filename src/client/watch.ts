@@ -1,11 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AuditEvent } from '../core/constants.js';
 import { isTerminal, TaskStatus } from '../core/constants.js';
 import { TaskNotFoundError, ValidationError, type ValidationIssue } from '../core/errors.js';
 import type { HistoryEntry, TaskRecord } from '../core/record.js';
-import { fromItem } from '../store/record.js';
-import type { StreamRecord, StreamStart, TableStream } from '../store/table-stream.js';
+import {
+  type StreamRecord,
+  type StreamStart,
+  type TableStream,
+  taskOfImage,
+} from '../store/table-stream.js';
 import { taskIdIssue } from './task-ids.js';
 import { checkOptionKeys } from './validate.js';
 
@@ -211,10 +214,10 @@ async function pause(options: WatchOptions): Promise<boolean> {
  * pointer, a park or rate-limit item), of a delete, or that cannot be read yields nothing.
  */
 export function transitionsOf(record: StreamRecord): TaskTransition[] {
-  const after = taskOf(record.dynamodb?.NewImage);
+  const after = taskOfImage(record.dynamodb?.NewImage);
   if (after === undefined) return [];
   const before = new Map<string, number>();
-  for (const entry of taskOf(record.dynamodb?.OldImage)?.history ?? []) {
+  for (const entry of taskOfImage(record.dynamodb?.OldImage)?.history ?? []) {
     const key = entryKey(entry);
     before.set(key, (before.get(key) ?? 0) + 1);
   }
@@ -226,21 +229,6 @@ export function transitionsOf(record: StreamRecord): TaskTransition[] {
     else added.push(toTransition(after, entry));
   }
   return added;
-}
-
-/** A stream image as a task record, or undefined when it is not one. */
-function taskOf(image: Record<string, unknown> | undefined): TaskRecord | undefined {
-  if (image === undefined) return undefined;
-  try {
-    const item = unmarshall(image as Parameters<typeof unmarshall>[0]);
-    const status = item.status;
-    if (typeof item.type !== 'string' || !Object.values(TaskStatus).includes(status)) {
-      return undefined;
-    }
-    return fromItem(item);
-  } catch {
-    return undefined; // Not a task's shape: nothing to show.
-  }
 }
 
 function instant(value: Date | number): number {

@@ -17,10 +17,33 @@ import type {
   ShardIteratorType,
   _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { awsClientConfig, mapConcurrently } from '../aws/clients.js';
+import { TaskStatus } from '../core/constants.js';
 import { ConfigurationError, WatchGapError } from '../core/errors.js';
+import type { TaskRecord } from '../core/record.js';
+import { fromItem } from './record.js';
 
-export type { StreamRecord };
+export type { DynamoDBStreamsClient, StreamRecord };
+
+/**
+ * The task a stream record's image (`NewImage` or `OldImage`) holds, or undefined when it
+ * holds none: no image (an INSERT's old one, a REMOVE's new one), an item that is not a task
+ * (a debounce pointer, a park or rate-limit item), or one that cannot be read.
+ */
+export function taskOfImage(image: Record<string, unknown> | undefined): TaskRecord | undefined {
+  if (image === undefined) return undefined;
+  try {
+    const item = unmarshall(image as Parameters<typeof unmarshall>[0]);
+    const status = item.status;
+    if (typeof item.type !== 'string' || !Object.values(TaskStatus).includes(status)) {
+      return undefined;
+    }
+    return fromItem(item);
+  } catch {
+    return undefined; // Not a task's shape: nothing to show.
+  }
+}
 
 /** Where the shards open when the reader starts are read from. */
 export type StreamStart = 'LATEST' | 'TRIM_HORIZON';
