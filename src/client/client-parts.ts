@@ -21,7 +21,7 @@ import {
   resolveLaneQueues,
   resolveLocation,
 } from '../settings/location.js';
-import { resolveRetention } from '../store/retention.js';
+import { resolveRetention } from '../settings/retention.js';
 import { DynamoDBClient } from '../store/table.js';
 import type { DynamoDBStreamsClient } from '../store/table-stream.js';
 import { type StatusIndex, TaskStore } from '../store/task-store.js';
