@@ -55,4 +55,6 @@ export const ALL_TRANSITIONS: readonly Row[] = [
   parking.deleteParkItem,
   rate.takeIdle,
   rate.takeBooked,
+  rate.queueFirst,
+  rate.queueNext,
 ] as Row[];
