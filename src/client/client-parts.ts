@@ -3,7 +3,7 @@
  * dispatcher, the schedules' target, delayed tasks and recurring schedules, the status index
  * reader, and the record writer of enqueue.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws/clients.js';
 import { type ObjectStore, resolveObjectStore } from '../claim-check/object-store.js';
@@ -22,6 +22,7 @@ import {
   resolveLocation,
 } from '../settings/location.js';
 import { resolveRetention } from '../store/retention.js';
+import { DynamoDBClient } from '../store/table.js';
 import { type StatusIndex, TaskStore } from '../store/task-store.js';
 import type { BatchDeps } from './batch.js';
 import { enqueueDebounced } from './debounce.js';

@@ -1,4 +1,3 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
@@ -8,6 +7,7 @@ import type { IntegrityOptions } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { ExecutorLocation } from '../settings/location.js';
 import type { Retention } from '../store/retention.js';
+import type { DynamoDBClient } from '../store/table.js';
 import { checkOptionKeys } from './validate.js';
 
 /** Options of {@link TaskClient}. */

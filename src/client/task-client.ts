@@ -1,6 +1,7 @@
 import type { TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
+import { stepInfo } from '../store/steps.js';
 import type { StatusIndex } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import {
@@ -241,7 +242,10 @@ export class TaskClient {
   async get(id: string, options: GetOptions = {}): Promise<TaskRecord | undefined> {
     assertTaskId(id, 'get');
     const record = await onTable(this.parts.tableCall, () => this.parts.store.get(id));
-    return withResult(record, this.parts.objects, options);
+    const full = await withResult(record, this.parts.objects, options);
+    if (full === undefined || options.steps !== true) return full;
+    const steps = await onTable(this.parts.tableCall, () => this.parts.store.steps.list(full));
+    return { ...full, steps: steps.map(stepInfo) };
   }
 
   /**

@@ -8,6 +8,7 @@
  */
 import * as debounce from './debounce.js';
 import * as dependencies from './dependencies.js';
+import * as durable from './durable.js';
 import * as lifecycle from './lifecycle.js';
 import * as parking from './parking.js';
 import * as rate from './rate.js';
@@ -16,7 +17,7 @@ import * as repairs from './repairs.js';
 import type { Row } from './row.js';
 
 export type { Lease, Row, Seen, SeenHistory, Transition, Write } from './row.js';
-export { debounce, dependencies, lifecycle, parking, rate, records, repairs };
+export { debounce, dependencies, durable, lifecycle, parking, rate, records, repairs };
 
 /** Every row of the table, in lifecycle order: creation, the run, its repairs, the rest. */
 export const ALL_TRANSITIONS: readonly Row[] = [
@@ -57,4 +58,10 @@ export const ALL_TRANSITIONS: readonly Row[] = [
   rate.takeBooked,
   rate.queueFirst,
   rate.queueNext,
+  durable.saveCheckpoint,
+  durable.continueRun,
+  durable.redriveAfresh,
+  durable.redriveParkedAfresh,
+  durable.storeStep,
+  durable.deleteStep,
 ] as Row[];

@@ -163,6 +163,24 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
     extra: (id) => [{ pk: `parked-key ${id}`, taskId: id }],
     input: (record) => ({ key: `parked-key ${record.id}`, taskId: record.id }),
   },
+  'save the checkpoint of': {
+    input: (record) => ({ lease: lease(record), leaseMs: 60_000, checkpoint: { json: '{"n":1}' } }),
+  },
+  continue: {
+    input: (record) => ({ lease: lease(record), continuations: 0, maxContinuations: 10 }),
+  },
+  'redrive afresh': { input: (record) => ({ seen: record, reason: 'fixed', stepEpoch: 1 }) },
+  'redrive parked afresh': {
+    seed: { parkedKey: 'key-m' },
+    input: (record) => ({ seen: record, parkedKey: 'key-m', stepEpoch: 1 }),
+  },
+  'store the step of': {
+    input: (record) => ({ item: { pk: `step ${record.id} 0 0`, taskId: record.id, name: 'a' } }),
+  },
+  'delete the step of': {
+    extra: (id) => [{ pk: `step ${id} 0 0`, taskId: id, name: 'a' }],
+    input: (record) => ({ key: `step ${record.id} 0 0`, taskId: record.id }),
+  },
   'take an idle rate bucket': {
     input: (record) => ({ key: `rate-limit ${record.id}`, now: T0, emissionMs: 1000, count: 3 }),
   },
