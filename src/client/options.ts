@@ -6,7 +6,7 @@ import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import type { IntegrityOptions } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { ExecutorLocation } from '../settings/location.js';
-import type { Retention } from '../store/retention.js';
+import type { Retention } from '../settings/retention.js';
 import type { DynamoDBClient } from '../store/table.js';
 import { checkOptionKeys } from './validate.js';
 
