@@ -11,6 +11,12 @@
  *   requeue, an overdue re-send and a redrive return to.
  * - `QUEUED` → waiting for a retry after a failed attempt; its message is in the queue.
  * - `RUNNING` → claimed by a worker under a lease.
+ * - `SUSPENDED` → a durable task's run ended in `ctx.sleep` or `ctx.waitForSignal`: it holds no
+ *   worker and waits for its timer or its signal, which wake it by a message; a claim then
+ *   starts its next slice (docs/adr/0048-durable-sleep-signals-pause.md).
+ * - `PAUSED` → stopped by `client.pause` (from SCHEDULED, PENDING, QUEUED or SUSPENDED, or
+ *   at the next step, checkpoint or heartbeat of a RUNNING task); `client.resume` puts it
+ *   back where it was.
  * - `SUCCEEDED` | `DEAD` | `CANCELLED` → terminal; written exactly once.
  * - `ROLLED_BACK` → a delayed task whose schedule could not be created, taken back by the
  *   enqueue that wrote it (which threw `ScheduleFailedError`). Terminal: it never runs, and
@@ -26,6 +32,8 @@ export const TaskStatus = {
   PENDING: 'PENDING',
   QUEUED: 'QUEUED',
   RUNNING: 'RUNNING',
+  SUSPENDED: 'SUSPENDED',
+  PAUSED: 'PAUSED',
   SUCCEEDED: 'SUCCEEDED',
   DEAD: 'DEAD',
   CANCELLED: 'CANCELLED',
@@ -131,6 +139,22 @@ export const AuditEvent = {
    * attempt, its message kept at the head of its group (docs/adr/0047-durable-tasks.md).
    */
   CONTINUED: 'continued',
+  /**
+   * A durable task's run ended in `ctx.sleep` or `ctx.waitForSignal`: SUSPENDED, no attempt
+   * spent, until its timer or its signal wakes it (docs/adr/0048-durable-sleep-signals-pause.md).
+   */
+  SUSPENDED: 'suspended',
+  /**
+   * A signal was stored for the task (`client.signal`): logged only, by the sender; its entry
+   * is the signal's own item, and the wait that consumes it stores it in its memo.
+   */
+  SIGNALLED: 'signalled',
+  /** An operator paused the task (`client.pause`), or its run ended at a pause request. */
+  PAUSED: 'paused',
+  /** `client.pause` asked a RUNNING task to pause; its run ends at its next step, checkpoint or heartbeat. */
+  PAUSE_REQUESTED: 'pause-requested',
+  /** An operator resumed a PAUSED task (`client.resume`): it is back where it was. */
+  RESUMED: 'resumed',
 } as const;
 
 /** One of the {@link AuditEvent} values. */
@@ -287,6 +311,20 @@ export const Defaults = {
    * request is seen at the next step within this long (docs/durable-tasks.md).
    */
   STEP_BEAT_MS: 10_000,
+  /**
+   * Most signals one task may be sent (in its current step epoch): a run reads them 100 per
+   * request, and each is an item of its own (docs/adr/0048-durable-sleep-signals-pause.md).
+   */
+  MAX_SIGNALS: 1000,
+  /** Largest signal data kept inline, as UTF-8 JSON; the payload bucket above it. */
+  MAX_INLINE_SIGNAL_BYTES: 4 * 1024,
+  /** Largest signal data with a payload bucket, as UTF-8 JSON. */
+  MAX_SIGNAL_BYTES: 256 * 1024,
+  /**
+   * A SUSPENDED task due (its timer ended, or a signal it waits for arrived) and still not
+   * claimed this long after is woken again by the sweeper: its wake was lost.
+   */
+  SUSPENDED_WAKE_GRACE_MS: 30_000,
 } as const;
 
 /** Names of the table's key attributes and its status index (shared by store, provisioning and CDK). */

@@ -149,6 +149,57 @@ export interface TaskRecord {
   readonly stepEpoch?: number | undefined;
   /** The stored steps, in call order: only when read with `get(id, { steps: true })`. */
   readonly steps?: readonly StepInfo[] | undefined;
+  /**
+   * What a SUSPENDED task waits for: its sleep or its signal, with the timer's end; kept
+   * after it wakes, for the slice that resumes it (docs/durable-tasks.md).
+   */
+  readonly wait?: TaskWait | undefined;
+  /** Signals sent to the task in its current step epoch (`client.signal`); 0 when absent. */
+  readonly signals?: number | undefined;
+  /** A SUSPENDED task's awaited signal has arrived: it is due now, whatever its timer. */
+  readonly woken?: boolean | undefined;
+  /**
+   * The message a worker keeps in flight for a SUSPENDED or PAUSED task, so that it holds the
+   * task's place at the head of its FIFO group (an ordering key's, or its own while a short
+   * timer runs); a signal or a resume makes it visible (docs/adr/0048-durable-sleep-signals-pause.md).
+   */
+  readonly heldMessage?: HeldMessage | undefined;
+  /** On a PAUSED task: the status `client.resume` puts it back to. */
+  readonly pausedFrom?: TaskStatus | undefined;
+  /**
+   * `client.pause` asked a RUNNING task to pause, and it has not yet: its run ends PAUSED at
+   * its next step, checkpoint or heartbeat (or its next slice, unrun).
+   */
+  readonly pauseRequested?: boolean | undefined;
+  /** When the pause of a running task was requested (epoch ms). */
+  readonly pauseRequestedAt?: number | undefined;
+}
+
+/** What a SUSPENDED task waits for (docs/durable-tasks.md). */
+export interface TaskWait {
+  /** `ctx.sleep` or `ctx.waitForSignal`. */
+  readonly kind: 'sleep' | 'signal';
+  /** Its position among the run's steps. */
+  readonly step: number;
+  /** The sleep's or the wait's name (for a wait, the signal's). */
+  readonly name: string;
+  /** The step epoch it was called in (docs/adr/0047-durable-tasks.md). */
+  readonly epoch: number;
+  /** When its timer ends (epoch ms): the sleep's end, or the wait's timeout; none for a wait without one. */
+  readonly until?: number | undefined;
+  /** For a wait: the signals the task had been sent when it began waiting. */
+  readonly signalsSeen?: number | undefined;
+}
+
+/** A message kept in flight for a SUSPENDED or PAUSED task, as the worker that holds it saw it. */
+export interface HeldMessage {
+  readonly receiptHandle: string;
+  /** The queue's ARN, as the event source gives it. */
+  readonly queueArn: string;
+  /** When a worker last hid it (epoch ms). */
+  readonly heldAt: number;
+  /** When the message was first sent (epoch ms), if SQS said: its retention counts from then. */
+  readonly sentAt?: number | undefined;
 }
 
 /** One stored step of a durable task (docs/durable-tasks.md). */
@@ -164,6 +215,8 @@ export interface StepInfo {
   readonly attempt: number;
   /** The worker whose run stored it. */
   readonly workerId?: string | undefined;
+  /** `sleep` or `signal` for the memo of a sleep or of a signal wait; absent for a step. */
+  readonly kind?: 'sleep' | 'signal' | undefined;
 }
 
 /** The error a failed attempt left behind. */

@@ -9,7 +9,14 @@ import {
   type TaskStatus,
 } from '../core/constants.js';
 import { messageGroupOf } from '../core/message.js';
-import type { HistoryEntry, ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
+import type {
+  HeldMessage,
+  HistoryEntry,
+  ObjectRef,
+  TaskErrorInfo,
+  TaskRecord,
+  TaskWait,
+} from '../core/record.js';
 import { payloadHash } from './canonical-json.js';
 import {
   fromStoredEntry,
@@ -132,7 +139,68 @@ function durableFields(item: TaskItem): Partial<TaskRecord> {
     ...(typeof item.checkpointAt === 'number' ? { checkpointAt: item.checkpointAt } : {}),
     ...(typeof item.continuations === 'number' ? { continuations: item.continuations } : {}),
     ...(typeof item.stepEpoch === 'number' ? { stepEpoch: item.stepEpoch } : {}),
+    ...suspensionFields(item),
   };
+}
+
+/**
+ * The attributes of suspension, signals and pause (docs/adr/0048-durable-sleep-signals-pause.md):
+ * `wait` (a map: kind, step, name, epoch) with `wakeAt` and `waitSignals` beside it, which the
+ * claim's condition compares; `signals`, `wokenAt`, `held`, `pausedFrom`, `pauseRequestedAt`.
+ */
+function suspensionFields(item: TaskItem): Partial<TaskRecord> {
+  const status = item.status as TaskStatus;
+  const wait = toWait(item);
+  const held = toHeld(item.held);
+  return {
+    ...(wait === undefined ? {} : { wait }),
+    ...(typeof item.signals === 'number' ? { signals: item.signals } : {}),
+    ...(typeof item.wokenAt === 'number' && status === 'SUSPENDED' ? { woken: true } : {}),
+    ...(held === undefined ? {} : { heldMessage: held }),
+    ...(typeof item.pausedFrom === 'string' ? { pausedFrom: item.pausedFrom as TaskStatus } : {}),
+    ...(typeof item.pauseRequestedAt === 'number'
+      ? { pauseRequestedAt: item.pauseRequestedAt, pauseRequested: !isTerminal(status) }
+      : {}),
+  };
+}
+
+function toWait(item: TaskItem): TaskWait | undefined {
+  const w = item.wait as Record<string, unknown> | undefined;
+  if (typeof w !== 'object' || w === null) return undefined;
+  const { k, p, n, e } = w;
+  if ((k !== 'sleep' && k !== 'signal') || typeof p !== 'number' || typeof n !== 'string') {
+    return undefined;
+  }
+  return {
+    kind: k,
+    step: p,
+    name: n,
+    epoch: typeof e === 'number' ? e : 0,
+    ...(typeof item.wakeAt === 'number' ? { until: item.wakeAt } : {}),
+    ...(typeof item.waitSignals === 'number' ? { signalsSeen: item.waitSignals } : {}),
+  };
+}
+
+function toHeld(value: unknown): HeldMessage | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { h, q, t, s } = value as Record<string, unknown>;
+  if (typeof h !== 'string' || typeof q !== 'string' || typeof t !== 'number') return undefined;
+  return { receiptHandle: h, queueArn: q, heldAt: t, ...(typeof s === 'number' ? { sentAt: s } : {}) };
+}
+
+/** The stored form of a held message (see {@link toHeld}). */
+export function heldItem(held: HeldMessage): Record<string, unknown> {
+  return {
+    h: held.receiptHandle,
+    q: held.queueArn,
+    t: held.heldAt,
+    ...(held.sentAt === undefined ? {} : { s: held.sentAt }),
+  };
+}
+
+/** The stored form of a wait's map (its timer and seen signals are attributes of their own). */
+export function waitItem(wait: TaskWait): Record<string, unknown> {
+  return { k: wait.kind, p: wait.step, n: wait.name, e: wait.epoch };
 }
 
 /** The dependency attributes of an item, present only on tasks that have them. */

@@ -12,7 +12,8 @@ import { beginsWith, type Condition, not } from './transitions/expression.js';
 /**
  * The statuses whose records carry the status index's keys: every status something still
  * acts on. Operators list WAITING tasks (docs/adr/0030-dependencies.md); the sweeper repairs PENDING (unsent), QUEUED (message outlived), RUNNING (lease
- * expired with its message gone) and SCHEDULED (schedule missing) tasks; operators list,
+ * expired with its message gone), SCHEDULED (schedule missing) and SUSPENDED (wake lost, sorted
+ * by when it is due) tasks; operators list, resume and count PAUSED ones; they list,
  * redrive and purge DEAD ones. Finished tasks (SUCCEEDED, CANCELLED, ROLLED_BACK) are the
  * bulk of a table and are left out: a transition into one of them removes the keys in its
  * one write. A feature that adds a status the sweeper must find adds it here.
@@ -23,6 +24,8 @@ export const INDEXED_STATUSES: readonly TaskStatus[] = [
   TaskStatus.PENDING,
   TaskStatus.QUEUED,
   TaskStatus.RUNNING,
+  TaskStatus.SUSPENDED,
+  TaskStatus.PAUSED,
   TaskStatus.DEAD,
 ];
 

@@ -132,8 +132,19 @@ export const deleteStep: Write<{ key: string; taskId: string }> = {
   returnsOld: false,
 };
 
-/** What a restarting redrive clears besides what every redrive does. */
-const CHECKPOINT = ['checkpoint', 'checkpointAt'] as const;
+/**
+ * What a restarting redrive clears besides what every redrive does: the checkpoint, and the
+ * signals and wait of the old epoch (docs/adr/0048-durable-sleep-signals-pause.md).
+ */
+const CHECKPOINT = [
+  'checkpoint',
+  'checkpointAt',
+  'signals',
+  'wait',
+  'wakeAt',
+  'waitSignals',
+  'wokenAt',
+] as const;
 
 /**
  * `base` (a redrive), and the task's memory is cleared: the checkpoint is removed and the

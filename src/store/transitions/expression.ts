@@ -33,6 +33,26 @@ export function equals(attribute: string, key: string, value: unknown): Conditio
   return compare(attribute, '=', key, value);
 }
 
+/** `#map.#field = :key`: a field of a map attribute equals `value`. */
+export function fieldEquals(map: string, field: string, key: string, value: unknown): Condition {
+  return {
+    expression: `#${map}.#${map}_${field} = :${key}`,
+    names: { [`#${map}`]: map, [`#${map}_${field}`]: field },
+    values: { [`:${key}`]: value },
+  };
+}
+
+/**
+ * A counter attribute holds `value`: `#attribute = :key`, or, for 0, the attribute absent as
+ * well, since counters are written only once they count something.
+ */
+export function counterIs(attribute: string, key: string, value: number): Condition {
+  const stored = equals(attribute, key, value);
+  return value === 0
+    ? { ...stored, expression: `(attribute_not_exists(#${attribute}) OR ${stored.expression})` }
+    : stored;
+}
+
 /**
  * The task's generation is `generation`: `#generation = :key`, or, for the first generation,
  * the attribute absent as well, since the record leaves out a first generation

@@ -11,13 +11,28 @@ import * as dependencies from './dependencies.js';
 import * as durable from './durable.js';
 import * as lifecycle from './lifecycle.js';
 import * as parking from './parking.js';
+import * as pausing from './pausing.js';
 import * as rate from './rate.js';
 import * as records from './records.js';
 import * as repairs from './repairs.js';
 import type { Row } from './row.js';
+import * as signals from './signals.js';
+import * as suspension from './suspension.js';
 
 export type { Lease, Row, Seen, SeenHistory, Transition, Write } from './row.js';
-export { debounce, dependencies, durable, lifecycle, parking, rate, records, repairs };
+export {
+  debounce,
+  dependencies,
+  durable,
+  lifecycle,
+  parking,
+  pausing,
+  rate,
+  records,
+  repairs,
+  signals,
+  suspension,
+};
 
 /** Every row of the table, in lifecycle order: creation, the run, its repairs, the rest. */
 export const ALL_TRANSITIONS: readonly Row[] = [
@@ -64,4 +79,18 @@ export const ALL_TRANSITIONS: readonly Row[] = [
   durable.redriveParkedAfresh,
   durable.storeStep,
   durable.deleteStep,
+  suspension.suspend,
+  suspension.noteHold,
+  suspension.noteWake,
+  signals.signal,
+  signals.signalAndWake,
+  signals.signalSleeper,
+  signals.storeSignal,
+  signals.deleteSignal,
+  pausing.pause,
+  pausing.requestPause,
+  pausing.pauseRunning,
+  pausing.resume,
+  pausing.resumeScheduled,
+  pausing.resumeSuspended,
 ] as Row[];

@@ -44,7 +44,7 @@ const dead = (reason: string, error: TaskErrorInfo | undefined, now: number) => 
   finishedAt: now,
 });
 /** The columns every write of a lease holder shares. */
-function byLease<I extends { readonly lease: Lease }>() {
+export function byLease<I extends { readonly lease: Lease }>() {
   return {
     from: [TaskStatus.RUNNING],
     fence: ({ lease }: I) => [
@@ -116,8 +116,23 @@ const waitingKeys = Object.fromEntries(WAITING.map((status) => [status.toLowerCa
 const due = (now: number): Condition =>
   or([notExists('runAt'), compare('runAt', '<=', 'now', now)]);
 /**
+ * A SUSPENDED task is due: its timer has ended, or a signal it waits for has arrived
+ * (docs/adr/0048-durable-sleep-signals-pause.md).
+ */
+const woken = (now: number): Condition =>
+  and([
+    equals('status', 'suspended', TaskStatus.SUSPENDED),
+    or([compare('wakeAt', '<=', 'now', now), exists('wokenAt', 'wokenAt')]),
+  ]);
+/** Waiting to start and due; suspended and woken: one of these holds of a ready task. */
+const ready = (now: number): Condition[] => [
+  and([oneOf('status', waitingKeys), due(now)]),
+  woken(now),
+];
+/**
  * The claim, without a read before it (docs/adr/0020-claim-without-pre-read.md): one
- * conditional write over every claimable state. A waiting task must be due; a RUNNING one
+ * conditional write over every claimable state. A waiting task must be due, a SUSPENDED one
+ * woken (its timer ended, or its signal came); a RUNNING one
  * (only outside the fresh phase) must have an expired lease; the attempt must be the one
  * the target expects and below maxAttempts; the type and message group must be the
  * message's. A fresh claim also requires `leaseLost` absent: a task requeued after a lost
@@ -127,7 +142,7 @@ const due = (now: number): Condition =>
 export const claim: Transition<ClaimInput> = {
   kind: 'transition',
   name: 'claim',
-  from: [...WAITING, TaskStatus.RUNNING],
+  from: [...WAITING, TaskStatus.SUSPENDED, TaskStatus.RUNNING],
   fence: ({ target, fresh }, now) => [
     equals('attempt', 'seenAttempt', target.attempt),
     lessThanAttribute('attempt', 'maxAttempts'),
@@ -135,9 +150,9 @@ export const claim: Transition<ClaimInput> = {
     ...(target.messageGroupId === undefined ? [] : [inGroup(target.messageGroupId, target.id)]),
     // A fresh claim takes only a waiting task: never a RUNNING one.
     fresh
-      ? and([oneOf('status', waitingKeys), due(now), notExists('leaseLost')])
+      ? and([or(ready(now)), notExists('leaseLost')])
       : or([
-          and([oneOf('status', waitingKeys), due(now)]),
+          ...ready(now),
           and([
             equals('status', 'running', TaskStatus.RUNNING),
             compare('leaseExpiresAt', '<=', 'now', now),
@@ -156,9 +171,19 @@ export const claim: Transition<ClaimInput> = {
     leaseToken,
     leaseExpiresAt: now + leaseMs,
   }),
-  remove: ['leaseLost', 'resends', 'workerId'],
+  // A woken task's held message is this one, or stale; its wake is spent.
+  remove: ['leaseLost', 'resends', 'workerId', 'held', 'wokenAt'],
   log: ({ log }) => log,
-  writes: ['attempt', 'leaseToken', 'leaseExpiresAt', 'leaseLost', 'resends', 'workerId'],
+  writes: [
+    'attempt',
+    'leaseToken',
+    'leaseExpiresAt',
+    'leaseLost',
+    'resends',
+    'workerId',
+    'held',
+    'wokenAt',
+  ],
   statusAt: ({ leaseMs }, now) => now + leaseMs,
 };
 

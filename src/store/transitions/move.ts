@@ -93,7 +93,10 @@ export function transitionSpec<I>(
       ...transition.fence(input, now),
     ]),
     set: transition.set?.(input, now, ctx.retention),
-    remove: transition.remove,
+    remove:
+      transition.drop === undefined
+        ? transition.remove
+        : [...(transition.remove ?? []), ...transition.drop(input)],
     statusAt: transition.statusAt(input, now),
     fenced: transition.leased === true,
     seen: 'history' in task && task.history !== undefined ? seenOf(task) : undefined,

@@ -29,7 +29,15 @@ type CancelInput = {
 export const cancel: Transition<CancelInput> = {
   kind: 'transition',
   name: 'cancel',
-  from: [TaskStatus.WAITING, TaskStatus.SCHEDULED, TaskStatus.PENDING, TaskStatus.QUEUED],
+  // A SUSPENDED or PAUSED task holds no worker: it is cancelled at once, as a waiting one.
+  from: [
+    TaskStatus.WAITING,
+    TaskStatus.SCHEDULED,
+    TaskStatus.PENDING,
+    TaskStatus.QUEUED,
+    TaskStatus.SUSPENDED,
+    TaskStatus.PAUSED,
+  ],
   fence: ({ seen }) => [equals('attempt', 'seenAttempt', seen.attempt)],
   event: AuditEvent.CANCELLED,
   to: TaskStatus.CANCELLED,
@@ -90,6 +98,8 @@ export const REDRIVE_REMOVES = [
   'finishedAt',
   'workerId',
   'cancelRequestedAt',
+  // A pause the dead run never honoured (docs/adr/0048-durable-sleep-signals-pause.md).
+  'pauseRequestedAt',
   'leaseLost',
   'resends',
   // A durable task's continuations: a redrive gives it a fresh budget, as it does attempts.

@@ -68,8 +68,10 @@ export interface Transition<I> {
   readonly detail?: (input: I) => string | undefined;
   readonly set?: (input: I, now: number, retention: Retention) => Record<string, unknown>;
   readonly remove?: readonly string[];
+  /** Attributes removed or not depending on the input, besides `remove`. */
+  readonly drop?: (input: I) => readonly string[];
   /**
-   * Every attribute `set` and `remove` may change. The writer also changes
+   * Every attribute `set`, `remove` and `drop` may change. The writer also changes
    * {@link TRANSITION_WRITES} on every transition.
    */
   readonly writes: readonly string[];

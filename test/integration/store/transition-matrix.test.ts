@@ -70,6 +70,8 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
     input: (record) => ({ item: newTaskItem(store, newTask(record.id), T0).item }),
   },
   claim: {
+    // A SUSPENDED task is claimable once its timer has ended.
+    seed: { wakeAt: T0 - 1000 },
     input: (record) => ({
       target: { id: record.id, type: record.type, attempt: record.attempt },
       workerId: 'worker-m',
@@ -180,6 +182,51 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
   'delete the step of': {
     extra: (id) => [{ pk: `step ${id} 0 0`, taskId: id, name: 'a' }],
     input: (record) => ({ key: `step ${record.id} 0 0`, taskId: record.id }),
+  },
+  suspend: {
+    input: (record) => ({
+      lease: lease(record),
+      wait: { kind: 'sleep', step: 0, name: 'nap', epoch: 0, until: T0 + 60_000 },
+    }),
+  },
+  'note the held message of': {
+    input: (record) => ({ seen: record, held: { receiptHandle: 'h', queueArn: 'q', heldAt: T0 } }),
+  },
+  'note the wake of': { input: (record) => ({ seen: record, nextAt: T0 + 60_000 }) },
+  'count a signal of': { input: (record) => ({ seen: record, name: 'approve' }) },
+  'count a signal of, and wake,': {
+    seed: { wait: { k: 'signal', p: 0, n: 'approve', e: 0 } },
+    input: (record) => ({ seen: record, name: 'approve' }),
+  },
+  'count a signal of a sleeping': {
+    seed: { wait: { k: 'sleep', p: 0, n: 'nap', e: 0 } },
+    input: (record) => ({ seen: record, name: 'approve' }),
+  },
+  'store the signal of': {
+    input: (record) => ({ item: { pk: `signal ${record.id} 0 0`, taskId: record.id, name: 'a' } }),
+  },
+  'delete the signal of': {
+    extra: (id) => [{ pk: `signal ${id} 0 0`, taskId: id, name: 'a' }],
+    input: (record) => ({ key: `signal ${record.id} 0 0`, taskId: record.id }),
+  },
+  pause: { input: (record) => ({ seen: record, reason: 'hold on' }) },
+  'request the pause of': { input: (record) => ({ id: record.id, entry: entry(record) }) },
+  'end as paused': {
+    seed: { pauseRequestedAt: T0 - 1000 },
+    input: (record) => ({ lease: lease(record), detail: 'paused as asked' }),
+  },
+  resume: { seed: { pausedFrom: 'QUEUED' }, input: (record) => ({ seen: record }) },
+  'resume scheduled': {
+    seed: { pausedFrom: 'SCHEDULED' },
+    input: (record) => ({ seen: record, runAt: T0 + 60_000 }),
+  },
+  'resume suspended': {
+    seed: { pausedFrom: 'SUSPENDED', wait: { k: 'sleep', p: 0, n: 'nap', e: 0 } },
+    input: (record) => ({
+      seen: record,
+      wait: { kind: 'sleep', step: 0, name: 'nap', epoch: 0, until: T0 + 60_000 },
+      woken: false,
+    }),
   },
   'take an idle rate bucket': {
     input: (record) => ({ key: `rate-limit ${record.id}`, now: T0, emissionMs: 1000, count: 3 }),
