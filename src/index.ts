@@ -121,6 +121,7 @@ export { EnvVars } from './settings/location.js';
 export type { ExecutorOutputs, StackOutput } from './settings/stack-outputs.js';
 export { locationFromStackOutputs } from './settings/stack-outputs.js';
 export type { Retention } from './store/retention.js';
+export type { ScheduleFiring } from './scheduler/firings.js';
 export type { SweeperOptions } from './sweeper/create-sweeper.js';
 export { createSweeper } from './sweeper/create-sweeper.js';
 export type { SweepReport } from './sweeper/sweeper.js';
