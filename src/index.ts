@@ -114,6 +114,7 @@ export {
   TaskOutcome,
 } from './observability/metrics.js';
 export type { Usage } from './observability/usage-meter.js';
+export type { ScheduleFiring } from './scheduler/firings.js';
 export type { LaneLocation, LaneLocations } from './settings/lanes.js';
 export { DEFAULT_LANE, UnknownLaneError } from './settings/lanes.js';
 export type { ExecutorLocation } from './settings/location.js';
@@ -121,7 +122,6 @@ export { EnvVars } from './settings/location.js';
 export type { ExecutorOutputs, StackOutput } from './settings/stack-outputs.js';
 export { locationFromStackOutputs } from './settings/stack-outputs.js';
 export type { Retention } from './store/retention.js';
-export type { ScheduleFiring } from './scheduler/firings.js';
 export type { SweeperOptions } from './sweeper/create-sweeper.js';
 export { createSweeper } from './sweeper/create-sweeper.js';
 export type { SweepReport } from './sweeper/sweeper.js';
