@@ -72,6 +72,7 @@ export {
   ErrorCode,
   IdempotencyConflictError,
   LeaseLostError,
+  NonDeterministicError,
   PayloadTooLargeError,
   PermanentError,
   ResultTooLargeError,
@@ -90,6 +91,7 @@ export type {
   DebounceInfo,
   HistoryEntry,
   ObjectRef,
+  StepInfo,
   TaskErrorInfo,
   TaskRecord,
 } from './core/record.js';
@@ -125,6 +127,7 @@ export type { Retention } from './store/retention.js';
 export type { SweeperOptions } from './sweeper/create-sweeper.js';
 export { createSweeper } from './sweeper/create-sweeper.js';
 export type { SweepReport } from './sweeper/sweeper.js';
+export type { Continuation, DurableContext } from './tasks/durable.js';
 export type { RateLimit, ResolvedRateLimit } from './tasks/rate-limit.js';
 export type {
   ParentResult,

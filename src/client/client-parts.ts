@@ -3,7 +3,7 @@
  * dispatcher, the schedules' target, delayed tasks and recurring schedules, the status index
  * reader, and the record writer of enqueue.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws/clients.js';
 import { type ObjectStore, resolveObjectStore } from '../claim-check/object-store.js';
@@ -22,8 +22,8 @@ import {
   resolveLocation,
 } from '../settings/location.js';
 import { resolveRetention } from '../store/retention.js';
-import { type StatusIndex, statusIndex } from '../store/status-index.js';
-import { TaskStore } from '../store/task-store.js';
+import { DynamoDBClient } from '../store/table.js';
+import { type StatusIndex, TaskStore } from '../store/task-store.js';
 import type { BatchDeps } from './batch.js';
 import { enqueueDebounced } from './debounce.js';
 import { createRecord, type RecordWriter } from './enqueue.js';
@@ -129,7 +129,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     target,
     delayed,
     recurring: new RecurringSchedules(target, clock),
-    index: statusIndex(dynamodb, location.tableName, store.statusShards),
+    index: store.statusIndex,
     tableCall,
     writer,
     batch: {

@@ -1,7 +1,8 @@
 import type { TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
-import type { StatusIndex } from '../store/status-index.js';
+import { stepInfo } from '../store/steps.js';
+import type { StatusIndex } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import {
   type BatchEntry,
@@ -26,7 +27,7 @@ import {
   type TaskListFilter,
   type TaskListPage,
 } from './list-tasks.js';
-import type { TaskClientOptions } from './options.js';
+import { checkClientOptions, type TaskClientOptions } from './options.js';
 import {
   listParkedKeys,
   type ParkedKey,
@@ -43,6 +44,7 @@ import {
   redriveDead,
 } from './redrive.js';
 import { auditedSchedules, type ScheduleClient } from './schedule-client.js';
+import { assertTaskId } from './task-ids.js';
 import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
 import { type TaskTransition, type WatchOptions, watchTransitions } from './watch.js';
@@ -71,7 +73,14 @@ export class TaskClient {
    */
   readonly deadLetters: DeadLetterClient;
 
+  /**
+   * @throws ValidationError naming every option it does not know (a typo, or an `endpoint`:
+   *   where requests go is set by `AWS_ENDPOINT_URL` or injected clients).
+   * @throws ConfigurationError when the table or the queue is named neither in the options nor
+   *   in the environment.
+   */
   constructor(options: TaskClientOptions = {}) {
+    checkClientOptions(options);
     this.parts = clientParts(options);
     this.schedules = auditedSchedules(this.parts.recurring, {
       logger: this.parts.logger,
@@ -226,12 +235,17 @@ export class TaskClient {
   /**
    * Reads a task; undefined when no task has this id. A claim-checked result is read from S3
    * unless `{ fetch: false }` (see {@link GetOptions}); a claim-checked payload is not.
+   * @throws ValidationError when `id` cannot be a task's id (empty, a space, over 128 characters).
    * @throws ConfigurationError when the table cannot be read for a permanent reason.
    * @throws ClaimCheckMismatchError when the result's object is missing or altered.
    */
   async get(id: string, options: GetOptions = {}): Promise<TaskRecord | undefined> {
+    assertTaskId(id, 'get');
     const record = await onTable(this.parts.tableCall, () => this.parts.store.get(id));
-    return withResult(record, this.parts.objects, options);
+    const full = await withResult(record, this.parts.objects, options);
+    if (full === undefined || options.steps !== true) return full;
+    const steps = await onTable(this.parts.tableCall, () => this.parts.store.steps.list(full));
+    return { ...full, steps: steps.map(stepInfo) };
   }
 
   /**
@@ -298,18 +312,23 @@ export class TaskClient {
   /**
    * Follows transitions as they happen (every task's, or one task's with `taskId`), by
    * polling the status index. End it with `signal` or by leaving the `for await` loop.
+   *
+   * @throws ValidationError at once when `taskId` cannot be a task's id.
    */
   watch(options: WatchOptions = {}): AsyncGenerator<TaskTransition> {
+    if (options.taskId !== undefined) assertTaskId(options.taskId, 'watch', 'taskId');
     return watchTransitions(this.parts.index, (id) => this.get(id), options, this.parts.clock);
   }
 
   /**
    * Polls until the task reaches a terminal state and returns its record.
    *
+   * @throws ValidationError when `id` cannot be a task's id.
    * @throws TaskNotFoundError when no task has this id.
    * @throws WaitTimeoutError after `timeoutMs`, carrying the last record seen.
    */
-  wait(id: string, options: WaitOptions = {}): Promise<TaskRecord> {
+  async wait(id: string, options: WaitOptions = {}): Promise<TaskRecord> {
+    assertTaskId(id, 'wait');
     return waitForTerminal(id, (taskId) => this.get(taskId), this.parts.clock, options);
   }
 
@@ -317,10 +336,12 @@ export class TaskClient {
    * Cancels a task: a waiting one at once; a RUNNING one is marked `cancelRequested`, and its
    * worker ends it CANCELLED at its next heartbeat (docs/progress-and-cancel.md).
    *
+   * @throws ValidationError when `id` cannot be a task's id.
    * @throws TaskNotFoundError when no task has this id.
    * @throws TransitionRejectedError when the task has finished; `current` says how.
    */
   async cancel(id: string, reason?: string): Promise<TaskRecord> {
+    assertTaskId(id, 'cancel');
     return cancelTask(id, reason, await this.cancelDeps());
   }
 

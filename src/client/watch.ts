@@ -2,10 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditEvent } from '../core/constants.js';
 import { isTerminal, TableSchema, type TaskStatus } from '../core/constants.js';
 import type { HistoryEntry, TaskRecord } from '../core/record.js';
-import { getItems } from '../store/batch-get.js';
-import { fromItem } from '../store/record.js';
-import { indexStreams, readStream, type StatusIndex } from '../store/status-index.js';
 import { INDEXED_STATUSES, isIndexed } from '../store/status-index-keys.js';
+import type { StatusIndex } from '../store/task-store.js';
 
 /** One transition of one task, as {@link watchTransitions} yields it. */
 export interface TaskTransition {
@@ -108,19 +106,20 @@ async function changedSince(
 ): Promise<TaskRecord[]> {
   const polled = statuses === undefined || !statuses.every(isIndexed) ? INDEXED_STATUSES : statuses;
   const pages = await Promise.all(
-    indexStreams(index, polled).map((stream) =>
-      readStream(index, { stream, from, atLeast: { attribute: 'updatedAt', value: from } }),
-    ),
+    index
+      .streams(polled)
+      .map((stream) =>
+        index.read({ stream, from, atLeast: { attribute: 'updatedAt', value: from } }),
+      ),
   );
   const changed = pages.flatMap((page) =>
     page.items.map((item) => String(item[TableSchema.PARTITION_KEY])),
   );
   const ids = [...new Set([...changed, ...open])];
-  const found = await getItems(index.doc, index.tableName, ids, { consistent: true });
+  const found = await index.records(ids);
   const records: TaskRecord[] = [];
   for (const id of ids) {
-    const item = found.get(id);
-    const record = item === undefined ? undefined : fromItem(item);
+    const record = found.get(id);
     if (record !== undefined && polled.includes(record.status)) open.add(id);
     else open.delete(id);
     if (record !== undefined && (statuses === undefined || statuses.includes(record.status))) {

@@ -25,6 +25,7 @@ export const ErrorCode = {
   CLAIM_CHECK_MISMATCH: 'CLAIM_CHECK_MISMATCH',
   DEBOUNCE_CONTENDED: 'DEBOUNCE_CONTENDED',
   DEPENDENCY: 'DEPENDENCY',
+  NON_DETERMINISTIC: 'NON_DETERMINISTIC',
 } as const;
 
 /** One of the {@link ErrorCode} values. */
@@ -409,6 +410,31 @@ export class DependencyError extends TasklaneError {
     this.taskId = taskId;
     this.problem = problem;
     this.parentIds = parentIds;
+  }
+}
+
+/**
+ * A durable task's run called its steps in another order, or by other names, than an
+ * earlier run stored them: replaying it would return a stored result to the wrong call, so
+ * the task is DEAD (docs/durable-tasks.md). Also thrown when one run calls a step name twice.
+ */
+export class NonDeterministicError extends TasklaneError {
+  /** The step's position in the run, from 0. */
+  readonly index: number;
+  /** The name stored at that position (or, for a repeated name, the name repeated). */
+  readonly expected: string;
+  /** The name the run called. */
+  readonly called: string;
+
+  constructor(index: number, expected: string, called: string, detail?: string) {
+    super(
+      ErrorCode.NON_DETERMINISTIC,
+      detail ??
+        `step ${index} was stored as ${JSON.stringify(expected)}, but this run called ${JSON.stringify(called)}: steps must be called in the same order with the same names on every run`,
+    );
+    this.index = index;
+    this.expected = expected;
+    this.called = called;
   }
 }
 

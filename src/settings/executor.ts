@@ -1,4 +1,3 @@
-import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { Defaults, TableSchema } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import { delayedScheduleGroupName } from '../scheduler/names.js';
@@ -226,37 +225,4 @@ export function executorSettings(
     dlq: settings.deadLetterQueue,
   });
   return { ...settings, lanes };
-}
-
-/**
- * The table's keys and status index in the shape that DynamoDB's CreateTable and
- * CloudFormation's AWS::DynamoDB::Table share. Provisioning sends it as it is; the infra
- * tests check that the CDK construct synthesizes the same.
- */
-export function tableKeyDefinition(table: TableSettings): {
-  [K in 'AttributeDefinitions' | 'KeySchema' | 'GlobalSecondaryIndexes']-?: NonNullable<
-    CreateTableCommandInput[K]
-  >;
-} {
-  return {
-    AttributeDefinitions: [
-      { AttributeName: table.partitionKey, AttributeType: 'S' },
-      { AttributeName: table.statusIndex.partitionKey, AttributeType: 'S' },
-      { AttributeName: table.statusIndex.sortKey, AttributeType: 'N' },
-    ],
-    KeySchema: [{ AttributeName: table.partitionKey, KeyType: 'HASH' }],
-    GlobalSecondaryIndexes: [
-      {
-        IndexName: table.statusIndex.name,
-        KeySchema: [
-          { AttributeName: table.statusIndex.partitionKey, KeyType: 'HASH' },
-          { AttributeName: table.statusIndex.sortKey, KeyType: 'RANGE' },
-        ],
-        Projection: {
-          ProjectionType: 'INCLUDE',
-          NonKeyAttributes: [...table.statusIndex.projection],
-        },
-      },
-    ],
-  };
 }

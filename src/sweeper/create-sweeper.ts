@@ -1,4 +1,3 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws/clients.js';
@@ -15,6 +14,7 @@ import {
   resolveSchedulerLocation,
 } from '../settings/location.js';
 import { type Retention, resolveRetention } from '../store/retention.js';
+import { DynamoDBClient } from '../store/table.js';
 import { TaskStore } from '../store/task-store.js';
 import { overdueBefore } from './overdue.js';
 import { type SweepOptions, type SweepReport, sweep } from './sweeper.js';

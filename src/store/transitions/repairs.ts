@@ -92,6 +92,8 @@ export const REDRIVE_REMOVES = [
   'cancelRequestedAt',
   'leaseLost',
   'resends',
+  // A durable task's continuations: a redrive gives it a fresh budget, as it does attempts.
+  'continuations',
 ] as const;
 
 type RedriveInput = { seen: Seen; reason?: string | undefined; principal?: string | undefined };

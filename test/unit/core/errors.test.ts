@@ -8,6 +8,7 @@ import {
   ErrorCode,
   IdempotencyConflictError,
   LeaseLostError,
+  NonDeterministicError,
   PayloadTooLargeError,
   PermanentError,
   ResultTooLargeError,
@@ -67,6 +68,7 @@ const cases: ReadonlyArray<readonly [string, ErrorCode, () => TasklaneError]> = 
     'DEPENDENCY',
     () => new DependencyError('child', 'unknown-parent', ['p'], "depends on 'p', unknown"),
   ],
+  ['NonDeterministicError', 'NON_DETERMINISTIC', () => new NonDeterministicError(2, 'a', 'b')],
 ];
 
 describe('error hierarchy', () => {
@@ -109,6 +111,7 @@ describe('error hierarchy', () => {
       CLAIM_CHECK_MISMATCH: 'CLAIM_CHECK_MISMATCH',
       DEBOUNCE_CONTENDED: 'DEBOUNCE_CONTENDED',
       DEPENDENCY: 'DEPENDENCY',
+      NON_DETERMINISTIC: 'NON_DETERMINISTIC',
     });
   });
 

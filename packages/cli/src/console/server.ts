@@ -151,6 +151,8 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
     try {
       record = await client.get(id);
     } catch (err) {
+      // An id no task can have (a space, over 128 characters) names no task.
+      if (err instanceof ValidationError) return c.html(taskMissingPage(page(), id), 404);
       // An SDK error is the SDK's to report; anything else is the stored item failing to
       // map (a payload that is not JSON, say): the record is what is wrong, so say so.
       if (err instanceof TasklaneError || isAwsError(err)) throw err;

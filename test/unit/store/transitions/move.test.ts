@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
-import type { HistoryEntry } from '../../../src/core/record.js';
-import { toStoredEntry, toStoredHistory } from '../../../src/store/stored-history.js';
-import { and, equals } from '../../../src/store/transitions/expression.js';
+import { AuditEvent, TaskStatus } from '../../../../src/core/constants.js';
+import type { HistoryEntry } from '../../../../src/core/record.js';
+import { toStoredEntry, toStoredHistory } from '../../../../src/store/history.js';
+import { and, equals } from '../../../../src/store/transitions/expression.js';
 import {
   buildTransitionUpdate,
   isItemSizeError,
   type TransitionWrite,
-} from '../../../src/store/transitions/writer.js';
+} from '../../../../src/store/transitions/move.js';
+import { moveRequest } from '../../../../src/store/transitions/writer.js';
+
+/** The UpdateItem the writer sends for a move built from `write`. */
+function sentUpdate(write: TransitionWrite) {
+  return moveRequest('tasks', buildTransitionUpdate(write));
+}
 
 const entry: HistoryEntry = {
   event: AuditEvent.SUCCEEDED,
@@ -18,7 +24,6 @@ const entry: HistoryEntry = {
 
 function write(overrides: Partial<TransitionWrite> = {}): TransitionWrite {
   return {
-    tableName: 'tasks',
     taskId: 'task-1',
     condition: and([
       equals('status', 'running', TaskStatus.RUNNING),
@@ -37,7 +42,7 @@ function write(overrides: Partial<TransitionWrite> = {}): TransitionWrite {
 
 describe('buildTransitionUpdate', () => {
   it('appends the entry after the other attributes, under the transition condition', () => {
-    const update = buildTransitionUpdate(write());
+    const update = sentUpdate(write());
 
     expect(update.UpdateExpression).toBe(
       'SET #result = :result, #finishedAt = :finishedAt, #history = list_append(#history, :entry), ' +
@@ -55,7 +60,7 @@ describe('buildTransitionUpdate', () => {
   it('rewrites a folded history first, pinned to the length it was folded from', () => {
     const folded = [entry];
 
-    const update = buildTransitionUpdate(
+    const update = sentUpdate(
       write({ plan: { kind: 'rewrite', entries: folded, dropped: 7, seenLength: 9 } }),
     );
 
@@ -74,7 +79,7 @@ describe('buildTransitionUpdate', () => {
   });
 
   it('counts a heartbeat instead of adding a history entry', () => {
-    const update = buildTransitionUpdate(
+    const update = sentUpdate(
       write({
         entry: undefined,
         set: { leaseExpiresAt: 9 },
@@ -93,13 +98,13 @@ describe('buildTransitionUpdate', () => {
   });
 
   it('sets the index keys for a keyed status and removes them for any other', () => {
-    const keyed = buildTransitionUpdate(
+    const keyed = sentUpdate(
       write({
         status: TaskStatus.DEAD,
         indexKeys: { statusShard: 'DEAD#3', statusAt: 5 },
       }),
     );
-    const unkeyed = buildTransitionUpdate(write({ remove: undefined }));
+    const unkeyed = sentUpdate(write({ remove: undefined }));
 
     expect(keyed.UpdateExpression).toContain(
       '#statusShard = if_not_exists(#releaseShard, :statusShard), #statusAt = :statusAt',
@@ -114,9 +119,9 @@ describe('buildTransitionUpdate', () => {
   });
 
   it('files a finished task with dependents under its release partition, guarded both ways', () => {
-    const leaves = buildTransitionUpdate(write());
-    const filed = buildTransitionUpdate(write({ releaseFiling: true, remove: undefined }));
-    const dead = buildTransitionUpdate(
+    const leaves = sentUpdate(write());
+    const filed = sentUpdate(write({ releaseFiling: true, remove: undefined }));
+    const dead = sentUpdate(
       write({ status: TaskStatus.DEAD, indexKeys: { statusShard: 'DEAD#3', statusAt: 5 } }),
     );
 
@@ -131,7 +136,7 @@ describe('buildTransitionUpdate', () => {
   });
 
   it('skips attributes set to undefined', () => {
-    const update = buildTransitionUpdate(write({ set: { result: undefined } }));
+    const update = sentUpdate(write({ set: { result: undefined } }));
 
     expect(update.UpdateExpression).not.toContain('#result');
     expect(update.ExpressionAttributeValues).not.toHaveProperty(':result');

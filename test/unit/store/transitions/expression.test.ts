@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TaskStatus } from '../../../src/core/constants.js';
+import { TaskStatus } from '../../../../src/core/constants.js';
 import {
   and,
   compare,
@@ -7,7 +7,7 @@ import {
   exists,
   lessThanAttribute,
   oneOf,
-} from '../../../src/store/transitions/expression.js';
+} from '../../../../src/store/transitions/expression.js';
 
 describe('store expressions', () => {
   it('declares every name and value a condition uses, beside its text', () => {
