@@ -61,6 +61,7 @@ progress{width:200px}
 .help{flex-basis:100%;margin:0}
 form.filters .search{display:flex;gap:10px 16px;flex-basis:100%;align-items:flex-end}
 form.filters .search input{min-width:320px}
+form.filters .field{display:flex;flex-direction:column;font-size:13px;font-weight:600;gap:2px}
 a.button{display:inline-block;padding:6px 14px;border-radius:4px;background:#0b57d0;color:#fff;font-weight:600;text-decoration:none;border:1px solid #0b57d0}
 a.button.secondary{background:#fff;color:#0b57d0}
 a.button:hover{background:#0842a0;color:#fff}

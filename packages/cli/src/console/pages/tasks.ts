@@ -46,10 +46,10 @@ export function taskListPage(
 <form class="filters" method="get" action="/tasks" role="search" aria-label="Search and filter tasks">
 <div class="search">
 <label for="f-q">Search<input id="f-q" name="q" type="search" value="${query.q}" size="34" placeholder="a task id, type, ordering key or error text" aria-describedby="search-help"></label>
-<label for="f-in">In<select id="f-in" name="in">${SEARCH_FIELDS.map(
+<span class="field"><label for="f-in">Search in</label><select id="f-in" name="in">${SEARCH_FIELDS.map(
     (f) =>
       html`<option value="${f}"${query.in === f ? ' selected' : ''}>${SEARCH_LABELS[f]}</option>`,
-  )}</select></label>
+  )}</select></span>
 </div>
 <p id="search-help" class="muted help">An id finds its task, and ids that start with it (a schedule's firings: <code>name@</code>); a type or an ordering key matches exactly; error text matches the last error and the dead reason, in any case.</p>
 <label for="f-status">Status
