@@ -7,7 +7,8 @@
  *   `tasklane/local`, as an installed package would;
  * - the layers of src/ (docs/adr/0041-module-layout.md): core/ imports nothing internal, and
  *   cdk/ imports only core/, the shared executor settings (settings/) and the named modules
- *   whose constants a deployment must agree with at run time.
+ *   whose constants a deployment must agree with at run time;
+ * - outside src/store/, nothing imports the DynamoDB SDK (docs/adr/0045-the-store-owns-dynamodb.md).
  * Type-only imports count: a cycle through types still ties the modules together.
  * @type {import('dependency-cruiser').IConfiguration}
  */
@@ -47,9 +48,8 @@ module.exports = {
         pathNot: [
           '^src/(cdk|core|settings)/',
           '^src/claim-check/object-ref[.]ts$',
-          '^src/integrity/tag[.]ts$',
           '^src/observability/(cost|metrics)[.]ts$',
-          '^src/store/(debounce-spec|producer-writes|retention|status-index-keys)[.]ts$',
+          '^src/store/(producer-writes|status-index-keys)[.]ts$',
           '^src/tasks/retry-horizon[.]ts$',
           '^src/worker/firing-trust[.]ts$',
         ],
@@ -66,10 +66,18 @@ module.exports = {
         pathNot: ['^src/index[.]ts$', '^src/local/index[.]ts$'],
       },
     },
+    {
+      name: 'dynamodb-only-in-store',
+      severity: 'error',
+      comment:
+        "DynamoDB is the store's business: outside src/store/, no module of the package imports the DynamoDB SDK (@aws-sdk/client-dynamodb, lib-dynamodb, util-dynamodb). The injected client's type, the class to make one, and the table's creation come from src/store/table.ts (docs/adr/0045-the-store-owns-dynamodb.md).",
+      from: { path: '^src/', pathNot: '^src/store/' },
+      to: { path: '(^|/)node_modules/@aws-sdk/(client|lib|util)-dynamodb/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(node_modules|dist|cdk\\.out|coverage|\\.tasklane)/' },
+    exclude: { path: '(^|/)(dist|cdk\\.out|coverage|\\.tasklane)/' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     enhancedResolveOptions: {

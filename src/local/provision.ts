@@ -1,11 +1,4 @@
 import {
-  CreateTableCommand,
-  type DynamoDBClient,
-  ResourceInUseException,
-  UpdateTimeToLiveCommand,
-  waitUntilTableExists,
-} from '@aws-sdk/client-dynamodb';
-import {
   ConflictException,
   CreateScheduleGroupCommand,
   GetScheduleGroupCommand,
@@ -13,12 +6,9 @@ import {
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import {
-  type ExecutorSettings,
-  type QueueSettings,
-  tableKeyDefinition,
-} from '../settings/executor.js';
+import type { ExecutorSettings, QueueSettings } from '../settings/executor.js';
 import { DEFAULT_LANE, type LaneLocation, type LaneLocations } from '../settings/lanes.js';
+import { createTable, type DynamoDBClient } from '../store/table.js';
 import { LOCAL_DELAYED_SCHEDULER_SENDER_ID, LOCAL_SCHEDULER_SENDER_ID } from './schedule-pump.js';
 
 /** What {@link provision} created or found. */
@@ -70,24 +60,7 @@ export async function provision(
   const { sqs, dynamodb } = clients;
   const own = await provisionQueuePair(sqs, settings, settings.workQueue, settings.deadLetterQueue);
   const { table } = settings;
-  try {
-    await dynamodb.send(
-      new CreateTableCommand({
-        TableName: table.name,
-        BillingMode: 'PAY_PER_REQUEST',
-        ...tableKeyDefinition(table),
-      }),
-    );
-    await waitUntilTableExists({ client: dynamodb, maxWaitTime: 60 }, { TableName: table.name });
-    await dynamodb.send(
-      new UpdateTimeToLiveCommand({
-        TableName: table.name,
-        TimeToLiveSpecification: { AttributeName: table.ttlAttribute, Enabled: true },
-      }),
-    );
-  } catch (err) {
-    if (!(err instanceof ResourceInUseException)) throw err;
-  }
+  await createTable(dynamodb, table);
   const { queueUrl, queueArn } = own;
   const lanes: Record<string, LaneLocation> = {};
   for (const [lane, laneSettings] of Object.entries(settings.lanes)) {

@@ -1,4 +1,3 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws/clients.js';
@@ -14,7 +13,8 @@ import {
   resolveLocation,
   resolveSchedulerLocation,
 } from '../settings/location.js';
-import { type Retention, resolveRetention } from '../store/retention.js';
+import { type Retention, resolveRetention } from '../settings/retention.js';
+import { DynamoDBClient } from '../store/table.js';
 import { TaskStore } from '../store/task-store.js';
 import { overdueBefore } from './overdue.js';
 import { type SweepOptions, type SweepReport, sweep } from './sweeper.js';

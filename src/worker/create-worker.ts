@@ -1,5 +1,4 @@
 import { hostname } from 'node:os';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -20,7 +19,8 @@ import {
   resolveLaneQueues,
   resolveLocation,
 } from '../settings/location.js';
-import { type Retention, resolveRetention } from '../store/retention.js';
+import { type Retention, resolveRetention } from '../settings/retention.js';
+import { DynamoDBClient } from '../store/table.js';
 import { TaskStore } from '../store/task-store.js';
 import { retryHorizonIssue } from '../tasks/retry-horizon.js';
 import { receiveLimitIssue, type TaskDefinition } from '../tasks/task-definition.js';

@@ -140,6 +140,17 @@ describe('TaskClient.check', () => {
     });
   });
 
+  it('assertReady resolves for a provisioned executor; check() reports a problem without throwing', async () => {
+    const ready = executor.client();
+    const missing = executor.client({ tableName: 'no-such-table' });
+
+    const readiness = await rejection(ready.assertReady());
+    const report = await missing.check();
+
+    expect(readiness).toBeUndefined();
+    expect(report).toMatchObject({ ok: false, problems: [{ resource: 'no-such-table' }] });
+  });
+
   it('reports every problem at once, each naming its resource and endpoint', async () => {
     const queueUrl = `${endpoint}/000000000000/no-such-queue.fifo`;
     const client = executor.client({
