@@ -78,7 +78,9 @@ export {
   ResultTooLargeError,
   ScheduleFailedError,
   ScheduleNotFoundError,
+  SignalTokenError,
   TaskCancelledError,
+  TaskPausedError,
   TasklaneError,
   TaskNotFoundError,
   TaskTimeoutError,
@@ -90,11 +92,13 @@ export {
 } from './core/errors.js';
 export type {
   DebounceInfo,
+  HeldMessage,
   HistoryEntry,
   ObjectRef,
   StepInfo,
   TaskErrorInfo,
   TaskRecord,
+  TaskWait,
 } from './core/record.js';
 export type { LifecycleEvent, TaskEventDetail } from './events/lifecycle-event.js';
 export { LifecycleEventType, MAX_EVENT_RESULT_BYTES } from './events/lifecycle-event.js';
@@ -128,7 +132,12 @@ export { locationFromStackOutputs } from './settings/stack-outputs.js';
 export type { SweeperOptions } from './sweeper/create-sweeper.js';
 export { createSweeper } from './sweeper/create-sweeper.js';
 export type { SweepReport } from './sweeper/sweeper.js';
-export type { Continuation, DurableContext } from './tasks/durable.js';
+export type {
+  Continuation,
+  DurableContext,
+  SignalOutcome,
+  WaitForSignalOptions,
+} from './tasks/durable.js';
 export type { RateLimit, ResolvedRateLimit } from './tasks/rate-limit.js';
 export type {
   ParentResult,

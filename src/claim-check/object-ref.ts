@@ -13,6 +13,8 @@ export const ObjectPrefix = {
   PAYLOADS: 'payloads/',
   /** Results: written by workers, read by producers and observers. */
   RESULTS: 'results/',
+  /** Signal data above 4 KB: written by signal senders, read by workers. */
+  SIGNALS: 'signals/',
 } as const;
 
 /**

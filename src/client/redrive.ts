@@ -167,14 +167,15 @@ async function redriveReleased(
 }
 
 /**
- * After a restarting redrive moved the task to a new step epoch: the old epochs' step items
- * are deleted. Nothing reads them any more, so a failure here only leaves them to their TTL.
+ * After a restarting redrive moved the task to a new step epoch: the old epochs' step and
+ * signal items are deleted. Nothing reads them any more, so a failure here only leaves them to their TTL.
  */
 async function clearSteps(record: TaskRecord, deps: RedriveDeps): Promise<void> {
   try {
     await deps.store.steps.deleteAll(record.id, record.stepEpoch ?? 0);
+    await deps.store.signals.deleteAll(record, record.stepEpoch ?? 0, record.signals ?? 0);
   } catch (err) {
-    deps.logger.warn('old steps not deleted after a restart; their TTL removes them', {
+    deps.logger.warn('old steps and signals not deleted after a restart; their TTL removes them', {
       taskId: record.id,
       error: (err as Error).message,
     });

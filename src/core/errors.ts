@@ -27,6 +27,8 @@ export const ErrorCode = {
   DEPENDENCY: 'DEPENDENCY',
   NON_DETERMINISTIC: 'NON_DETERMINISTIC',
   WATCH_GAP: 'WATCH_GAP',
+  TASK_PAUSED: 'TASK_PAUSED',
+  SIGNAL_TOKEN: 'SIGNAL_TOKEN',
 } as const;
 
 /** One of the {@link ErrorCode} values. */
@@ -218,6 +220,33 @@ export class TaskTimeoutError extends TasklaneError {
 export class TaskCancelledError extends TasklaneError {
   constructor(taskId: string, options?: ErrorOptions) {
     super(ErrorCode.TASK_CANCELLED, `Task '${taskId}' was cancelled while it ran.`, options);
+  }
+}
+
+/**
+ * What a durable task's step, checkpoint or heartbeat throws once a pause was requested
+ * (`client.pause` of a RUNNING task), and the reason `ctx.signal` aborts with: the run should
+ * end; it ends PAUSED, without spending an attempt, unless the handler returns its result
+ * (docs/durable-tasks.md).
+ */
+export class TaskPausedError extends TasklaneError {
+  constructor(taskId: string, options?: ErrorOptions) {
+    super(ErrorCode.TASK_PAUSED, `Task '${taskId}' was paused while it ran.`, options);
+  }
+}
+
+/**
+ * A signal token (`ctx.signalToken`) could not be used: it is not one (malformed), or its
+ * HMAC does not verify under the executor's key, so it was altered or made for another
+ * executor. Nothing was written.
+ */
+export class SignalTokenError extends TasklaneError {
+  /** What is wrong with the token (never the token itself). */
+  readonly reason: string;
+
+  constructor(reason: string, options?: ErrorOptions) {
+    super(ErrorCode.SIGNAL_TOKEN, `Invalid signal token: ${reason}.`, options);
+    this.reason = reason;
   }
 }
 

@@ -8,6 +8,7 @@ import { MESSAGE_SCHEMA_VERSION } from './constants.js';
 import {
   anything,
   type CheckIssue,
+  integer,
   issuesOf,
   literal,
   optional,
@@ -23,6 +24,7 @@ const envelopeCheck = strictObject({
   tasklane: literal(MESSAGE_SCHEMA_VERSION),
   id: text(1, 128),
   type: text(1, 128),
+  wake: optional(integer(1, Number.MAX_SAFE_INTEGER)),
 });
 
 /**
@@ -33,6 +35,12 @@ export interface TaskEnvelope {
   readonly tasklane: typeof MESSAGE_SCHEMA_VERSION;
   readonly id: string;
   readonly type: string;
+  /**
+   * On a suspended task's wake sent by a one-time schedule: the generation it wakes, which
+   * makes each wake's body unique, as the queue's content-based deduplication needs
+   * (docs/adr/0048-durable-sleep-signals-pause.md). It names nothing the claim trusts.
+   */
+  readonly wake?: number;
 }
 
 /** The parameters of one SendMessage(Batch) entry for a task. */
@@ -61,6 +69,20 @@ export function taskMessage(
       .update(`${record.id}#${record.generation}`)
       .digest('hex'),
   };
+}
+
+/**
+ * The body of a suspended task's wake, sent by a one-time schedule (which gives no
+ * deduplication id): the task's envelope and the generation it wakes, unique per wake.
+ */
+export function wakeBody(record: Pick<TaskRecord, 'id' | 'type' | 'generation'>): string {
+  const envelope: TaskEnvelope = {
+    tasklane: MESSAGE_SCHEMA_VERSION,
+    id: record.id,
+    type: record.type,
+    wake: record.generation,
+  };
+  return JSON.stringify(envelope);
 }
 
 /**
@@ -127,8 +149,9 @@ function checkEnvelope(json: unknown): ParsedEnvelope {
   if (issues.length > 0) {
     return { ok: false, reason: `body is not a Tasklane envelope (${describeIssues(issues)})` };
   }
-  const { id, type } = json as TaskEnvelope;
-  return { ok: true, envelope: { tasklane: MESSAGE_SCHEMA_VERSION, id, type } };
+  const { id, type, wake } = json as TaskEnvelope;
+  const envelope: TaskEnvelope = { tasklane: MESSAGE_SCHEMA_VERSION, id, type };
+  return { ok: true, envelope: wake === undefined ? envelope : { ...envelope, wake } };
 }
 
 /**

@@ -138,6 +138,22 @@ export class IntegrityTag {
   }
 
   /**
+   * The HMAC of `message` under the current key (one GenerateMac), and that key's name: for
+   * what else the executor's key vouches for, a signal token (integrity/signal-token.ts).
+   */
+  async sign(message: Uint8Array): Promise<{ readonly mac: Uint8Array; readonly key: string }> {
+    return { mac: await this.mac.generateMac(this.keyId, message), key: keyName(this.keyId) };
+  }
+
+  /**
+   * Whether `mac` is the HMAC of `message` under the trusted key named `key` (else the
+   * current one): one VerifyMac.
+   */
+  checkSigned(message: Uint8Array, mac: Uint8Array, key: string): Promise<boolean> {
+    return this.mac.verifyMac(this.keyNamed(key), message, mac);
+  }
+
+  /**
    * The trusted key a tag names, else the current key. Only ever one of the configured keys:
    * the name in the record only picks among them, so a forged name buys nothing, and the
    * MAC under a trusted key is what vouches for the record.

@@ -11,8 +11,6 @@ import {
 import { messageGroupOf } from '../core/message.js';
 import type {
   HeldMessage,
-  HistoryEntry,
-  ObjectRef,
   TaskErrorInfo,
   TaskRecord,
   TaskWait,
@@ -185,7 +183,12 @@ function toHeld(value: unknown): HeldMessage | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { h, q, t, s } = value as Record<string, unknown>;
   if (typeof h !== 'string' || typeof q !== 'string' || typeof t !== 'number') return undefined;
-  return { receiptHandle: h, queueArn: q, heldAt: t, ...(typeof s === 'number' ? { sentAt: s } : {}) };
+  return {
+    receiptHandle: h,
+    queueArn: q,
+    heldAt: t,
+    ...(typeof s === 'number' ? { sentAt: s } : {}),
+  };
 }
 
 /** The stored form of a held message (see {@link toHeld}). */

@@ -39,6 +39,8 @@ export interface NewStep {
   readonly resultJson?: string | undefined;
   readonly resultRef?: ObjectRef | undefined;
   readonly sizeBytes: number;
+  /** The memo of a sleep or a signal wait (docs/adr/0048-durable-sleep-signals-pause.md); absent for a step. */
+  readonly kind?: 'sleep' | 'signal' | undefined;
 }
 
 /** The key of a step item: never a task's id, which cannot hold a space. */
@@ -66,6 +68,7 @@ function toStoredStep(item: TaskItem): StoredStep | undefined {
     attempt: typeof attempt === 'number' ? attempt : 0,
     sizeBytes: typeof size === 'number' ? size : 0,
     ...(typeof item.worker === 'string' ? { workerId: item.worker } : {}),
+    ...(item.kind === 'sleep' || item.kind === 'signal' ? { kind: item.kind } : {}),
     ...(typeof item.result === 'string' ? { resultJson: item.result } : {}),
     ...(resultRef === undefined ? {} : { resultRef }),
   };
@@ -119,6 +122,7 @@ export class StepStore {
       attempt: step.attempt,
       worker: step.workerId,
       size: step.sizeBytes,
+      ...(step.kind === undefined ? {} : { kind: step.kind }),
       ...(step.resultJson === undefined ? {} : { result: step.resultJson }),
       ...(step.resultRef === undefined ? {} : { resultRef: step.resultRef }),
       [TableSchema.TTL_ATTRIBUTE]: stepExpiry(now, this.ctx.retention),

@@ -1,13 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { Defaults, type TaskStatus } from '../core/constants.js';
 import { TransitionRejectedError } from '../core/errors.js';
-import type { ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
+import type {
+  HeldMessage,
+  ObjectRef,
+  TaskErrorInfo,
+  TaskRecord,
+  TaskWait,
+} from '../core/record.js';
 import type { LogAttributes } from '../observability/logger.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
-import { checkRetention } from '../settings/retention.js';
+import { checkRetention, type Retention } from '../settings/retention.js';
 import { DebounceStore } from './debounce.js';
 import { DependencyStore } from './dependency-store.js';
 import { ParkedKeys } from './parked-keys.js';
+import { PauseStore } from './pauses.js';
 import { iterateTasks, type ListOptions, listTasks, type TaskPage } from './queries.js';
 import {
   type Confirmation,
@@ -20,6 +27,7 @@ import {
   purgeTask,
   requestCancel,
 } from './record-writes.js';
+import { SignalStore } from './signals.js';
 import { StatusIndex } from './status-index.js';
 import { resolveStatusShards } from './status-index-keys.js';
 import { StepStore } from './steps.js';
@@ -30,22 +38,28 @@ import {
   type Lease,
   lifecycle,
   parking,
+  pausing,
   repairs,
   type Seen,
   type SeenHistory,
+  suspension,
   type Transition,
 } from './transitions/index.js';
 import type { ClaimTarget } from './transitions/lifecycle.js';
 import { writeTransition } from './transitions/move.js';
+import { send } from './transitions/writer.js';
 
 export type { HeldParkMessage, ParkRecord } from './parked-keys.js';
+export type { PauseRequest, PauseSeen } from './pauses.js';
 export type { TaskPage } from './queries.js';
 export type { CancelRequest, Confirmation, NewTask } from './record-writes.js';
+export type { NewSignal, SignalSeen, SignalWrite, StoredSignal } from './signals.js';
 export type { IndexStream, StatusIndex, StreamQuery } from './status-index.js';
 export type { TaskStoreOptions } from './store-context.js';
 export type { StoredCheckpoint } from './transitions/durable.js';
 export type { ClaimTarget } from './transitions/lifecycle.js';
 export type { Lease } from './transitions/row.js';
+export type { MessageKeeping } from './transitions/suspension.js';
 
 /**
  * The DynamoDB task store. Each lifecycle transition is one method and one conditional
@@ -59,6 +73,8 @@ export type { Lease } from './transitions/row.js';
 export class TaskStore {
   readonly tableName: string;
   readonly statusShards: number;
+  /** How long a finished task is kept (docs/adr/0010-retention-and-overdue-resend.md). */
+  readonly retention: Retention;
   /** The park items of parked ordering keys (docs/adr/0024-parked-keys.md). */
   readonly parkedKeys: ParkedKeys;
   /** Tasks that wait for others (docs/adr/0030-dependencies.md). */
@@ -71,12 +87,17 @@ export class TaskStore {
   readonly statusIndex: StatusIndex;
   /** Durable tasks' step items (docs/adr/0047-durable-tasks.md). */
   readonly steps: StepStore;
+  /** Durable tasks' signals (docs/adr/0048-durable-sleep-signals-pause.md). */
+  readonly signals: SignalStore;
+  /** The operator's pauses and resumes (docs/adr/0048-durable-sleep-signals-pause.md). */
+  readonly pauses: PauseStore;
   private readonly ctx: WriteContext;
 
   constructor(options: TaskStoreOptions) {
     this.tableName = options.tableName;
     this.statusShards = resolveStatusShards(options.statusShards);
     const retention = checkRetention(options.retention ?? Defaults.RETENTION_MS);
+    this.retention = retention;
     this.ctx = writeContext(options, this.statusShards, retention, options.clock ?? Date.now);
     this.parkedKeys = new ParkedKeys(this.ctx);
     this.dependencies = new DependencyStore(this.ctx);
@@ -84,6 +105,8 @@ export class TaskStore {
     this.rateBuckets = new TokenBuckets(this.ctx);
     this.statusIndex = new StatusIndex(this.ctx);
     this.steps = new StepStore(this.ctx);
+    this.signals = new SignalStore(this.ctx);
+    this.pauses = new PauseStore(this.ctx);
   }
 
   /** Reads one task with a strongly consistent read. */
@@ -199,6 +222,58 @@ export class TaskStore {
   ): Promise<TaskRecord> {
     const input = { lease, continuations, maxContinuations, progressJson };
     return this.write(durable.continueRun, input);
+  }
+
+  /**
+   * RUNNING → SUSPENDED by a handler's `ctx.sleep` or `ctx.waitForSignal`: no attempt spent;
+   * the record keeps `wait`, and the message is held (`keeping.held`) or released under a new
+   * generation (`keeping.generation`). Fenced by the lease, and refused while a cancel or
+   * pause request is pending or, for a signal wait, once a signal came after `signalsSeen`.
+   */
+  suspend(
+    lease: Lease,
+    wait: TaskWait,
+    keeping: suspension.MessageKeeping,
+    progressJson?: string,
+  ): Promise<TaskRecord> {
+    return this.write(suspension.suspend, { lease, wait, progressJson, ...keeping });
+  }
+
+  /**
+   * RUNNING with a pause request → PAUSED, by the lease holder that saw it: no attempt spent;
+   * with `wait`, the run was about to sleep or wait, and the resume puts it back SUSPENDED.
+   */
+  pauseRunning(
+    lease: Lease,
+    detail: string,
+    options: {
+      readonly wait?: TaskWait | undefined;
+      readonly keeping: suspension.MessageKeeping;
+      readonly progressJson?: string | undefined;
+    },
+  ): Promise<TaskRecord> {
+    const { wait, keeping, progressJson } = options;
+    return this.write(pausing.pauseRunning, { lease, detail, wait, progressJson, ...keeping });
+  }
+
+  /**
+   * Notes the message a worker now keeps in flight for a SUSPENDED or PAUSED task (its receipt
+   * handle), if the task is still the one `seen` (same status, generation and attempt, not
+   * woken). @returns false when it moved on: the worker shows the message again.
+   */
+  async noteHold(
+    seen: Pick<TaskRecord, 'id' | 'status' | 'generation' | 'attempt'>,
+    held: HeldMessage,
+  ): Promise<boolean> {
+    return (await send(this.ctx, suspension.noteHold, { seen, held })).accepted;
+  }
+
+  /**
+   * Notes that the sweeper woke a SUSPENDED task whose wake was lost: due again at `nextAt`
+   * in the status index. @returns false when the task moved on.
+   */
+  async noteWake(seen: Pick<TaskRecord, 'id' | 'generation'>, nextAt: number): Promise<boolean> {
+    return (await send(this.ctx, suspension.noteWake, { seen, nextAt })).accepted;
   }
 
   /** RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease. */
@@ -370,8 +445,9 @@ export class TaskStore {
    */
   async purge(seen: TaskRecord, principal?: string): Promise<void> {
     await purgeTask(this.ctx, seen, principal);
-    // Its steps go after it: a purge refused (the task redriven meanwhile) keeps them.
+    // Its steps and signals go after it: a purge refused (the task redriven meanwhile) keeps them.
     await this.steps.deleteAll(seen.id, seen.stepEpoch ?? 0);
+    await this.signals.deleteAll(seen, seen.stepEpoch ?? 0, seen.signals ?? 0);
     if (seen.parkedKey !== undefined) {
       const lane = seen.lane === DEFAULT_LANE ? undefined : seen.lane;
       await this.parkedKeys.delete(seen.parkedKey, seen.id, lane);

@@ -3,6 +3,7 @@
  * (docs/durable-tasks.md, docs/adr/0047-durable-tasks.md). Types and the continuation's
  * brand only; the worker implements them.
  */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { StepInfo } from '../core/record.js';
 
 /**
@@ -29,6 +30,26 @@ export function isContinuation(value: unknown): value is Continuation {
     (value as { [CONTINUATION]?: unknown })[CONTINUATION] === true
   );
 }
+
+/** Options of `ctx.waitForSignal`. */
+export interface WaitForSignalOptions<Schema extends StandardSchemaV1 = StandardSchemaV1> {
+  /**
+   * How long to wait, in milliseconds, from the first call: then the wait returns
+   * `{ received: false }`. At most until one retention period after the task's creation.
+   * @default no timeout (the wait lasts until the signal comes)
+   */
+  readonly timeoutMs?: number;
+  /**
+   * Checks the signal's data (any Standard Schema); `data` is its output. A signal whose
+   * data fails it is consumed all the same, and the wait throws a ValidationError.
+   */
+  readonly schema?: Schema;
+}
+
+/** What `ctx.waitForSignal` resolves to. */
+export type SignalOutcome<Data> =
+  | { readonly received: true; readonly data: Data }
+  | { readonly received: false };
 
 /** The durable part of a handler's context. */
 export interface DurableContext {
@@ -71,4 +92,39 @@ export interface DurableContext {
    * time when that is shorter): when to save a checkpoint and continue.
    */
   remainingMs(): number;
+  /**
+   * Sleeps for `duration` milliseconds, or until a date, without holding a worker: the run
+   * ends, the task is SUSPENDED, and it runs again when the time comes, replaying its steps;
+   * then the sleep returns. Memoized like a step under `name` (unique within a run): a later
+   * run never sleeps twice for the same name, and its end is fixed by the first call. Spends
+   * no attempt. At most until one retention period after the task's creation.
+   *
+   * @throws ValidationError (and the task ends DEAD) for a duration that is not a finite
+   *   number of milliseconds from 0, or a date past that bound.
+   */
+  sleep(name: string, duration: number | Date): Promise<void>;
+  /**
+   * Waits for the signal `name` (`client.signal(taskId, name, data)`), without holding a
+   * worker while it waits (the task is SUSPENDED): `{ received: true, data }`, or
+   * `{ received: false }` once `timeoutMs` has passed. A signal sent before the wait is kept
+   * for it; signals of one name are consumed in the order they were sent, one per wait.
+   * Memoized like a step under `name`'s position: a later run gets the same outcome.
+   *
+   * @throws ValidationError when the consumed signal's data fails `schema`.
+   */
+  waitForSignal<Schema extends StandardSchemaV1>(
+    name: string,
+    options: WaitForSignalOptions<Schema> & { readonly schema: Schema },
+  ): Promise<SignalOutcome<StandardSchemaV1.InferOutput<Schema>>>;
+  waitForSignal(name: string, options?: WaitForSignalOptions): Promise<SignalOutcome<unknown>>;
+  /**
+   * A token that lets a sender deliver the signal `name` to this task without knowing its id
+   * (`client.signalWithToken(token, data)`, for a webhook that holds only `grantSignal`): an
+   * HMAC under the executor's integrity key over the task and the name, so a token cannot be
+   * altered to reach another task or signal.
+   *
+   * @throws ConfigurationError when the worker has no integrity key (`integrity` on the
+   *   construct, or `TASKLANE_INTEGRITY_KEY_ID`).
+   */
+  signalToken(name: string): Promise<string>;
 }

@@ -279,10 +279,22 @@ export async function validatePayload<S extends StandardSchemaV1>(
   definition: TaskDefinition<S, unknown>,
   payload: unknown,
 ): Promise<StandardSchemaV1.InferOutput<S>> {
-  const result = await definition.schema['~standard'].validate(payload);
+  return validateWith(definition.schema, payload, `payload for task type '${definition.type}'`);
+}
+
+/**
+ * Validates `value` against any Standard Schema: its output, or a ValidationError about
+ * `subject` listing every issue (a signal's data against its wait's schema, for one).
+ */
+export async function validateWith<S extends StandardSchemaV1>(
+  schema: S,
+  value: unknown,
+  subject: string,
+): Promise<StandardSchemaV1.InferOutput<S>> {
+  const result = await schema['~standard'].validate(value);
   if (result.issues !== undefined) {
     throw new ValidationError(
-      `payload for task type '${definition.type}'`,
+      subject,
       result.issues.map((issue) => ({ path: issuePath(issue), message: issue.message })),
     );
   }

@@ -1,4 +1,4 @@
-import { isTerminal, TaskStatus } from '../core/constants.js';
+import { Defaults, isTerminal, TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 
 /** What a worker should do with a delivered message, given the task's current record. */
@@ -9,6 +9,14 @@ export type ClaimDecision =
   | { readonly kind: 'drop-duplicate' }
   /** Keep the message in flight: the task is DEAD and parks its ordering key. */
   | { readonly kind: 'hold-parked' }
+  /**
+   * Keep the message in flight for `delayMs`, noting its handle on the record: the task is
+   * SUSPENDED and not due yet (the message is its timer), or PAUSED with an ordering key (the
+   * message holds the key) (docs/adr/0048-durable-sleep-signals-pause.md).
+   */
+  | { readonly kind: 'hold'; readonly delayMs: number; readonly reason: string }
+  /** Acknowledge without running: the task is PAUSED without a key; its resume sends anew. */
+  | { readonly kind: 'drop-paused' }
   /** Return the message for later: the task is leased by a live worker, or not yet due. */
   | { readonly kind: 'defer'; readonly delayMs: number; readonly reason: string }
   /** The lease expired on the final attempt: declare the task dead instead of running it. */
@@ -28,6 +36,18 @@ export function decideClaim(record: TaskRecord, now: number): ClaimDecision {
   // its turn, and is dropped like a duplicate (docs/adr/0030-dependencies.md).
   if (isTerminal(record.status) || record.status === TaskStatus.WAITING) {
     return { kind: 'drop-duplicate' };
+  }
+  const longest = Defaults.MAX_VISIBILITY_TIMEOUT_SECONDS * 1000;
+  if (record.status === TaskStatus.PAUSED) {
+    return record.orderingKey === undefined
+      ? { kind: 'drop-paused' }
+      : { kind: 'hold', delayMs: longest, reason: 'paused, holding its ordering key' };
+  }
+  if (record.status === TaskStatus.SUSPENDED) {
+    const until = record.wait?.until;
+    if (record.woken === true || (until !== undefined && until <= now)) return { kind: 'claim' };
+    const delayMs = until === undefined ? longest : Math.min(longest, until - now);
+    return { kind: 'hold', delayMs, reason: 'suspended, not due yet' };
   }
   if (record.status === TaskStatus.RUNNING) {
     const expiresAt = record.leaseExpiresAt ?? 0;

@@ -24,6 +24,7 @@ import {
 } from './deps.js';
 import { type ClaimedTask, execute } from './execution.js';
 import { admitFiring } from './firing.js';
+import { holdMessage } from './held.js';
 import { holdParkedKey } from './parked.js';
 
 /** `fresh` while the batch's other tasks run; lease takeovers wait for `takeover`. */
@@ -233,6 +234,12 @@ async function decide(
     case 'defer':
       deps.logger.debug('message deferred', { taskId: current.id, reason: decision.reason });
       return done({ kind: 'retry', delayMs: decision.delayMs });
+    case 'hold':
+      deps.logger.debug('message held', { taskId: current.id, reason: decision.reason });
+      return done(await holdMessage(current, message, decision.delayMs, deps));
+    case 'drop-paused':
+      auditTask(deps, current, AuditEvent.DUPLICATE_DROPPED, 'paused; its resume sends it again');
+      return done(ACK);
     case 'hold-parked':
       // Each return of the held message publishes the task's Dead event again: the first
       // delivery's may have been refused, and the hold keeps the message from the events'

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { awsClientConfig, lazyClient, sqsClientConfig } from '../aws/clients.js';
@@ -13,11 +14,15 @@ import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
 import { BATCH_USAGE, meterClient, UsageMeter } from '../observability/usage-meter.js';
 import { Dispatcher } from '../scheduler/dispatcher.js';
+import { SchedulerTarget } from '../scheduler/target.js';
+import { WakeSchedules } from '../scheduler/wakes.js';
 import {
   EnvVars,
   type ExecutorLocation,
   resolveLaneQueues,
   resolveLocation,
+  resolveSchedulerLocation,
+  scheduleThreshold,
 } from '../settings/location.js';
 import { type Retention, resolveRetention } from '../settings/retention.js';
 import { DynamoDBClient } from '../store/table.js';
@@ -127,6 +132,17 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
    * @default `TASKLANE_DELAYED_SCHEDULER_SENDER_ID`, else unknown
    */
   readonly delayedSchedulerSenderId?: string | undefined;
+  /**
+   * A suspended task's timer at most this far ahead is carried by its message's visibility
+   * (an SQS delay); a longer one, for a task without an ordering key, by a one-time schedule
+   * that wakes it (docs/durable-tasks.md). Scheduling is configured as for a client's delayed
+   * tasks (`scheduleGroup`, `delayedSchedulerRoleArn`, …, or their environment variables, which
+   * the construct sets); without it, every suspended task's message is held.
+   * @default 60000
+   */
+  readonly scheduleThresholdMs?: number;
+  /** Injected EventBridge Scheduler client, for wake schedules. @default one from the environment */
+  readonly scheduler?: SchedulerClient;
   /**
    * Publish lifecycle events (`Tasklane Task Succeeded`, `Failed`, `Dead`, `Cancelled`) to
    * EventBridge, once per batch, after the transitions are written; see docs/events.md.
@@ -264,6 +280,8 @@ export function createWorker(
     ),
     rateLimits: new RateLimiter(store.rateBuckets, clock, Math.random),
     integrity: resolveIntegrity(options.integrity, dynamodb),
+    wakes: wakeSchedules(options, sqs, location.queueUrl, lanes),
+    scheduleThresholdMs: scheduleThreshold(options.scheduleThresholdMs),
   };
   // One flush per batch, in both entry points; a batch that throws still publishes. The
   // batch's requests are metered by task type; the rest under BATCH_USAGE (docs/cost.md).
@@ -308,6 +326,31 @@ export function createWorker(
       );
     },
   };
+}
+
+/**
+ * The wake schedules of suspended tasks, when scheduling is configured (the construct sets its
+ * variables); undefined otherwise: their messages are then held instead.
+ */
+function wakeSchedules(
+  options: WorkerOptions,
+  sqs: SQSClient,
+  queueUrl: string,
+  lanes: ReturnType<typeof resolveLaneQueues>,
+): WakeSchedules | undefined {
+  try {
+    resolveSchedulerLocation(options);
+  } catch {
+    return undefined;
+  }
+  const target = new SchedulerTarget({
+    location: options,
+    sqs,
+    queueUrl,
+    lanes,
+    scheduler: options.scheduler,
+  });
+  return new WakeSchedules(target);
 }
 
 /** Lifecycle events and hooks, or undefined when neither is asked for. */

@@ -13,6 +13,7 @@ import type { TaskLogger } from '../observability/logger.js';
 import type { TaskMetrics } from '../observability/metrics.js';
 import type { UsageMeter } from '../observability/usage-meter.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
+import type { WakeSchedules } from '../scheduler/wakes.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import type { FiringSenders } from './firing-trust.js';
@@ -58,6 +59,14 @@ export interface ProcessorDeps {
   readonly integrity?: IntegrityTag | undefined;
   /** Sends the dependents a finished task releases; without it the sweeper sends them. */
   readonly dispatcher?: Dispatcher | undefined;
+  /**
+   * Creates the one-time schedules that wake suspended tasks without an ordering key whose
+   * timer is beyond `scheduleThresholdMs`; without it (no scheduling configured), their
+   * messages are held instead (docs/adr/0048-durable-sleep-signals-pause.md).
+   */
+  readonly wakes?: WakeSchedules | undefined;
+  /** A suspended task's timer at most this far ahead is its held message's visibility. */
+  readonly scheduleThresholdMs: number;
   /** Lifecycle events and hooks; `store` above already notes its writes' events. */
   readonly events?: WorkerEvents | undefined;
 }

@@ -16,6 +16,7 @@ import {
   LeaseLostError,
   NonDeterministicError,
   TaskCancelledError,
+  TaskPausedError,
   ValidationError,
 } from '../core/errors.js';
 import type { ObjectRef, StepInfo, TaskRecord } from '../core/record.js';
@@ -61,6 +62,8 @@ export class DurableRun {
   /** No stored step lies at or beyond {@link readUpTo}. */
   private exhausted: boolean;
   private saves = 0;
+  /** Steps called and not yet settled: a suspension waits for them (durable-waits.ts). */
+  private readonly inFlight = new Set<Promise<unknown>>();
   private readonly startedAt: number;
   /** An error that ends the task DEAD whatever the handler does with it. */
   fatal: NonDeterministicError | ValidationError | undefined;
@@ -77,14 +80,18 @@ export class DurableRun {
     this.latest = checkpoint;
     this.startedAt = deps.clock();
     const { record } = task;
-    // The task's first slice ever finds no step: no earlier run can have stored one.
+    // The task's first slice ever finds no step: no earlier run can have stored one. A slice
+    // after a suspension does (docs/adr/0048-durable-sleep-signals-pause.md).
     const mayHaveSteps =
-      record.attempt > 1 || (record.continuations ?? 0) > 0 || record.generation > 1;
+      record.attempt > 1 ||
+      (record.continuations ?? 0) > 0 ||
+      record.generation > 1 ||
+      record.wait !== undefined;
     this.exhausted = !mayHaveSteps;
   }
 
-  /** The context's durable members. */
-  context(): DurableContext {
+  /** The context's durable members but the waits' (durable-waits.ts). */
+  context(): Omit<DurableContext, 'sleep' | 'waitForSignal' | 'signalToken'> {
     const run = this;
     return {
       get checkpoint() {
@@ -105,11 +112,18 @@ export class DurableRun {
     return Math.max(0, Math.min(run, host));
   }
 
-  /** Throws what ended the run: a cancel request seen, or the lease lost. */
-  private checkLive(): void {
+  /** Throws what ended the run: a cancel or pause request seen, or the lease lost. */
+  checkLive(): void {
     const reason: unknown = this.controller.signal.reason;
-    if (reason instanceof TaskCancelledError || reason instanceof LeaseLostError) throw reason;
+    if (
+      reason instanceof TaskCancelledError ||
+      reason instanceof TaskPausedError ||
+      reason instanceof LeaseLostError
+    ) {
+      throw reason;
+    }
     if (this.heartbeat.cancelled) throw new TaskCancelledError(this.task.record.id);
+    if (this.heartbeat.paused) throw new TaskPausedError(this.task.record.id);
   }
 
   private async saveCheckpoint(value: unknown): Promise<void> {
@@ -152,10 +166,33 @@ export class DurableRun {
     return { ref };
   }
 
-  private async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+  private step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+    const running = this.runStep(name, fn);
+    this.inFlight.add(running);
+    const settled = () => this.inFlight.delete(running);
+    running.then(settled, settled);
+    return running;
+  }
+
+  /** Waits for every step called and not yet settled: a suspension ends the run after them. */
+  async settle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
+   * Takes the run's next position for `name` (a step, or a sleep's or wait's memo): checks the
+   * name, its uniqueness and the steps' limit (each fatal), sees a cancel or pause request
+   * first (beating the lease when its last write is old), and returns what an earlier slice
+   * stored there, after checking it was stored as the same kind under the same name.
+   */
+  async position(
+    name: string,
+    kind: StoredStep['kind'],
+  ): Promise<{ readonly index: number; readonly stored: StoredStep | undefined }> {
+    const what = kind ?? 'step';
     if (typeof name !== 'string' || name.length === 0 || name.length > MAX_STEP_NAME_CHARS) {
       const received = typeof name === 'string' ? `${name.length} characters` : typeof name;
-      this.fatal = new ValidationError('step name', [
+      this.fatal = new ValidationError(`${what} name`, [
         { path: '', message: `expected 1-${MAX_STEP_NAME_CHARS} characters, received ${received}` },
       ]);
       throw this.fatal;
@@ -166,7 +203,7 @@ export class DurableRun {
         index,
         name,
         name,
-        `step ${JSON.stringify(name)} was called twice in one run (at step ${index}): step names must be unique within a run`,
+        `${what} ${JSON.stringify(name)} was called twice in one run (at step ${index}): step, sleep and wait names must be unique within a run`,
       );
       throw this.fatal;
     }
@@ -177,13 +214,80 @@ export class DurableRun {
       throw this.fatal;
     }
     this.checkLive();
-    // A step sees a cancel request at most STEP_BEAT_MS after it was made.
+    // A step sees a cancel or pause request at most STEP_BEAT_MS after it was made.
     if (this.heartbeat.sinceLastWrite() > Defaults.STEP_BEAT_MS) await this.heartbeat.beat();
     this.checkLive();
     this.nextIndex += 1;
     this.names.add(name);
     const stored = await this.lookup(index);
-    if (stored !== undefined) return this.replayed(stored, index, name);
+    if (stored !== undefined) this.sameCall(stored, index, name, kind);
+    return { index, stored };
+  }
+
+  /** A stored position must be the same kind of call under the same name: else NON_DETERMINISTIC. */
+  private sameCall(stored: StoredStep, index: number, name: string, kind: StoredStep['kind']) {
+    if (stored.name === name && stored.kind === kind) return;
+    const as = (k: StoredStep['kind'], n: string) => `${k ?? 'step'} ${JSON.stringify(n)}`;
+    this.fatal = new NonDeterministicError(
+      index,
+      stored.name,
+      name,
+      stored.kind === kind
+        ? undefined
+        : `step ${index} was stored as ${as(stored.kind, stored.name)}, but this run called ${as(kind, name)}: steps, sleeps and waits must be called in the same order with the same names on every run`,
+    );
+    throw this.fatal;
+  }
+
+  /**
+   * Stores the memo of a sleep or wait at `index` (its JSON, at most 4 KB), written once as a
+   * step's result is. Another slice's memo stored first wins: it is returned instead.
+   */
+  async memo(
+    index: number,
+    name: string,
+    kind: 'sleep' | 'signal',
+    json: string,
+  ): Promise<StoredStep> {
+    const { record, lease } = this.task;
+    const written = await this.deps.store.steps.store({
+      taskId: record.id,
+      epoch: this.epoch,
+      index,
+      name,
+      kind,
+      attempt: lease.attempt,
+      workerId: this.deps.workerId,
+      resultJson: json,
+      sizeBytes: Buffer.byteLength(json, 'utf8'),
+    });
+    if (!written.stored) {
+      if (written.existing === undefined) throw new Error(`step ${index} refused without its item`);
+      this.sameCall(written.existing, index, name, kind);
+      this.known.set(index, written.existing);
+      return written.existing;
+    }
+    this.known.set(index, written.step);
+    auditTask(
+      this.deps,
+      record,
+      AuditEvent.STEP_STORED,
+      `${kind} ${index} ${JSON.stringify(name)} stored (${written.step.sizeBytes} bytes)`,
+      lease.attempt,
+    );
+    return written.step;
+  }
+
+  /** The memos of `kind` stored (or read) at positions below `index`, in order. */
+  memosBefore(index: number, kind: 'sleep' | 'signal'): StoredStep[] {
+    return [...this.known.values()]
+      .filter((step) => step.index < index && step.kind === kind)
+      .sort((a, b) => a.index - b.index);
+  }
+
+  private async runStep<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+    const { index, stored } = await this.position(name, undefined);
+    if (stored !== undefined) return this.replayed(stored);
     const value = await fn();
     const json = value === undefined ? undefined : durableJsonOrFatal(this, name, value);
     const placed = json === undefined ? undefined : await this.placeResult(json, index, name);
@@ -202,7 +306,8 @@ export class DurableRun {
     if (!written.stored) {
       // Another slice stored this position first: its result is the one every slice sees.
       if (written.existing === undefined) throw new Error(`step ${index} refused without its item`);
-      return this.replayed(written.existing, index, name);
+      this.sameCall(written.existing, index, name, undefined);
+      return this.replayed(written.existing);
     }
     this.known.set(index, written.step);
     auditTask(
@@ -226,26 +331,25 @@ export class DurableRun {
     }
   }
 
-  private get epoch(): number {
+  /** The task's step epoch (docs/adr/0047-durable-tasks.md). */
+  get epoch(): number {
     return this.task.record.stepEpoch ?? 0;
   }
 
-  /** A stored step's result, if the run called it by the name it was stored under. */
-  private async replayed<T>(stored: StoredStep, index: number, name: string): Promise<T> {
-    if (stored.name !== name) {
-      this.fatal = new NonDeterministicError(index, stored.name, name);
-      throw this.fatal;
-    }
-    if (stored.resultRef !== undefined) {
-      try {
-        return JSON.parse(await this.deps.objects.read(stored.resultRef)) as T;
-      } catch (err) {
-        if (err instanceof SyntaxError) throw err;
-        this.outage = err;
-        throw new DurableOutage(err);
-      }
-    }
+  /** A stored step's result (its name and kind already checked). */
+  private async replayed<T>(stored: StoredStep): Promise<T> {
+    if (stored.resultRef !== undefined) return JSON.parse(await this.read(stored.resultRef)) as T;
     return (stored.resultJson === undefined ? undefined : JSON.parse(stored.resultJson)) as T;
+  }
+
+  /** An object of the payload bucket; a failure is an outage, which gives the claim back. */
+  async read(ref: ObjectRef): Promise<string> {
+    try {
+      return await this.deps.objects.read(ref);
+    } catch (err) {
+      this.outage = err;
+      throw new DurableOutage(err);
+    }
   }
 
   /** The step stored at `index` by an earlier slice, reading its window when not yet read. */

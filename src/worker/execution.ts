@@ -7,6 +7,7 @@ import {
   errorInfo,
   isPermanentError,
   LeaseLostError,
+  TaskPausedError,
   UnknownTaskTypeError,
   ValidationError,
 } from '../core/errors.js';
@@ -27,12 +28,14 @@ import { resolvePayload } from './claim-check.js';
 import { readParents, releaseAfter } from './dependents.js';
 import { ACK, auditTask, LEASE_LOST, leaseFor, type Outcome, type ProcessorDeps } from './deps.js';
 import { DurableRun } from './durable-run.js';
+import { DurableWaits } from './durable-waits.js';
 import { Heartbeat } from './heartbeat.js';
 import { Dependency, unclaimAfterOutage } from './outage.js';
 import { holdParkedKey, type ParkMessage } from './parked.js';
 import { keepResult } from './result-upload.js';
-import { cancelledDetail } from './run-decisions.js';
+import { cancelledDetail, pausedDetail } from './run-decisions.js';
 import { type HandlerOutcome, runHandler } from './run-handler.js';
+import { endPaused, endWaiting } from './wait-end.js';
 
 /** A task this worker holds the lease of, and the message it came in. */
 export interface ClaimedTask {
@@ -126,6 +129,10 @@ async function executeHeld(
     const detail = `cancel requested before attempt ${task.lease.attempt} started; not run`;
     return endCancelled(task, deps, detail);
   }
+  if (task.record.pauseRequested === true || heartbeat.paused) {
+    const detail = `pause requested before attempt ${task.lease.attempt} started; not run`;
+    return endPaused(task, deps, heartbeat, detail);
+  }
   let checkpoint: unknown;
   try {
     checkpoint = await loadCheckpoint(record, deps);
@@ -133,6 +140,7 @@ async function executeHeld(
     return unclaimAfterOutage(task, deps, Dependency.S3, err);
   }
   const durable = new DurableRun(task, deps, heartbeat, controller, checkpoint);
+  const waits = new DurableWaits(durable, task, deps, heartbeat);
   const outcome = await run(
     task,
     definition,
@@ -142,8 +150,17 @@ async function executeHeld(
     controller,
     logger,
     durable,
+    waits,
   );
+  if (waits.ending !== undefined) {
+    const cancel = () => endCancelled(task, deps, 'cancelled as the run began to wait');
+    return endWaiting(task, waits.ending, deps, heartbeat, cancel);
+  }
   if (outcome.cancelled) return endCancelled(task, deps, cancelledDetail(outcome));
+  // A pause seen during the run ends it PAUSED, unless the handler returned its result.
+  if (heartbeat.paused && !(outcome.ok && !isContinuation(outcome.value))) {
+    return endPaused(task, deps, heartbeat, pausedDetail(outcome));
+  }
   const ended = await endDurable(task, definition, outcome, durable, heartbeat, deps);
   if (ended !== undefined) return ended;
   if (outcome.ok) {
@@ -179,25 +196,34 @@ async function run(
   controller: AbortController,
   logger: TaskLogger,
   durable: DurableRun,
+  waits: DurableWaits,
 ): Promise<HandlerOutcome & { readonly cancelled: boolean }> {
   const { record, lease, timeoutMs } = task;
   const runStarted = deps.clock();
   const context = {
     ...durable.context(),
+    ...waits.context(),
     taskId: record.id,
     attempt: lease.attempt,
     maxAttempts: record.maxAttempts,
     logger,
-    heartbeat: heartbeat.beat,
+    heartbeat: async () => {
+      await heartbeat.beat();
+      // A run ends at its next heartbeat once a pause was asked for.
+      if (heartbeat.paused && !heartbeat.cancelled) throw new TaskPausedError(record.id);
+    },
     progress: heartbeat.progress,
     parents: () => readParents(record, deps),
   };
-  const outcome = await runHandler(definition, timeoutMs, payload, context, controller).finally(
-    () => {
-      heartbeat.stop();
-      deps.metrics.duration(Math.max(0, deps.clock() - runStarted));
-    },
+  // A run that suspended ends at once: its handler's sleep or wait never returns.
+  const suspended = waits.ended.then(
+    (): HandlerOutcome => ({ ok: false, error: undefined, timedOut: false }),
   );
+  const handled = runHandler(definition, timeoutMs, payload, context, controller);
+  const outcome = await Promise.race([handled, suspended]).finally(() => {
+    heartbeat.stop();
+    deps.metrics.duration(Math.max(0, deps.clock() - runStarted));
+  });
   return { ...outcome, cancelled: heartbeat.cancelled };
 }
 

@@ -1,4 +1,9 @@
-import { describeError, LeaseLostError, TaskCancelledError } from '../core/errors.js';
+import {
+  describeError,
+  LeaseLostError,
+  TaskCancelledError,
+  TaskPausedError,
+} from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Lease } from '../store/task-store.js';
@@ -24,7 +29,8 @@ export interface HeldMessage {
  * whose outcome will then never be written.
  *
  * Each beat also carries the handler's latest `progress` details, and reads the record it
- * wrote back: a cancel request on it aborts the signal with a TaskCancelledError. Progress
+ * wrote back: a cancel request on it aborts the signal with a TaskCancelledError, a pause
+ * request with a TaskPausedError (docs/adr/0048-durable-sleep-signals-pause.md). Progress
  * between beats is coalesced: the latest details wait for the next automatic beat, or,
  * without one, for a beat of their own at most once per interval (ADR 0022).
  */
@@ -39,6 +45,7 @@ export class Heartbeat {
   private automatic = false;
   private stopped = false;
   private cancelSeen = false;
+  private pauseSeen = false;
   private logger: TaskLogger;
   private readonly intervalMs: number;
 
@@ -58,6 +65,11 @@ export class Heartbeat {
   /** True once a beat saw a cancel request and aborted the signal for it. */
   get cancelled(): boolean {
     return this.cancelSeen;
+  }
+
+  /** True once a write saw a pause request (and no cancel request) and aborted the signal for it. */
+  get paused(): boolean {
+    return this.pauseSeen;
   }
 
   /** Extends the lease (writing any pending progress), then the message's visibility. */
@@ -103,6 +115,11 @@ export class Heartbeat {
   }
 
   private noteCancel(record: TaskRecord): void {
+    // A cancel wins over a pause: the signal is aborted once, for the first request seen.
+    if (record.pauseRequested === true && !this.pauseSeen && !this.cancelSeen) {
+      this.pauseSeen = true;
+      this.controller.abort(new TaskPausedError(record.id));
+    }
     if (record.cancelRequested && !this.cancelSeen) {
       this.cancelSeen = true;
       this.controller.abort(new TaskCancelledError(record.id));

@@ -25,3 +25,12 @@ export function cancelledDetail(outcome: HandlerOutcome): string {
   const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return `cancelled while running: the handler stopped (${what})`;
 }
+
+/** The detail of the PAUSED entry, from how the handler ended after the pause request. */
+export function pausedDetail(outcome: HandlerOutcome): string {
+  if (outcome.ok) return 'paused as asked: the run continued after the request';
+  if (outcome.timedOut) return 'paused as asked: the handler ignored the request until its timeout';
+  const error = outcome.error;
+  const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return `paused as asked: the handler stopped (${what})`;
+}

@@ -1,4 +1,4 @@
-import { TaskCancelledError, TaskTimeoutError } from '../core/errors.js';
+import { TaskCancelledError, TaskPausedError, TaskTimeoutError } from '../core/errors.js';
 import type { TaskContext, TaskDefinition } from '../tasks/task-definition.js';
 
 /** How a handler run ended. */
@@ -27,14 +27,14 @@ export async function runHandler(
       resolve({ ok: false, error, timedOut: true });
     }, timeoutMs);
   });
-  // A lost lease ends the run at once; a cancel request lets the handler stop by itself,
-  // until its timeout (the caller then ends the task CANCELLED).
+  // A lost lease ends the run at once; a cancel or pause request lets the handler stop by
+  // itself, until its timeout (the caller then ends the task CANCELLED or PAUSED).
   const aborted = new Promise<HandlerOutcome>((resolve) => {
     controller.signal.addEventListener(
       'abort',
       () => {
         const reason: unknown = controller.signal.reason;
-        if (!(reason instanceof TaskCancelledError)) {
+        if (!(reason instanceof TaskCancelledError || reason instanceof TaskPausedError)) {
           resolve({ ok: false, error: reason, timedOut: false });
         }
       },

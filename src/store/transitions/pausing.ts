@@ -8,14 +8,7 @@
 import { AuditEvent, TaskStatus } from '../../core/constants.js';
 import type { HistoryEntry, TaskRecord, TaskWait } from '../../core/record.js';
 import { toStoredEntry } from '../history.js';
-import {
-  equals,
-  exists,
-  generationIs,
-  notExists,
-  oneOf,
-  Update,
-} from './expression.js';
+import { equals, exists, generationIs, notExists, oneOf, Update } from './expression.js';
 import { byLease } from './lifecycle.js';
 import { at, LEASE, type Lease, type SeenHistory, type Transition, type Write } from './row.js';
 import { type MessageKeeping, WAIT_WRITES, waitSet, wakeDue } from './suspension.js';
@@ -134,13 +127,11 @@ export const requestPause: Write<{ id: string; entry: HistoryEntry }> = {
 };
 
 /** The fence of a resume: the PAUSED record read, paused from one of `from`. */
-const resumedFrom =
-  (from: readonly TaskStatus[]) =>
-  (input: OperatorInput) => [
-    equals('attempt', 'seenAttempt', input.seen.attempt),
-    generationIs('seenGeneration', input.seen.generation),
-    oneOf('pausedFrom', keyedStates(from)),
-  ];
+const resumedFrom = (from: readonly TaskStatus[]) => (input: OperatorInput) => [
+  equals('attempt', 'seenAttempt', input.seen.attempt),
+  generationIs('seenGeneration', input.seen.generation),
+  oneOf('pausedFrom', keyedStates(from)),
+];
 
 /** The columns every resume shares. */
 const resumeColumns = {
@@ -189,9 +180,7 @@ export const resumeScheduled: Transition<OperatorInput & { runAt: number }> = {
  * for; `woken` when a signal came while it was paused (it may be the one awaited), so it is
  * due at once. The caller then wakes it, or lets its held message (or a new one) wait.
  */
-export const resumeSuspended: Transition<
-  OperatorInput & { wait: TaskWait; woken: boolean }
-> = {
+export const resumeSuspended: Transition<OperatorInput & { wait: TaskWait; woken: boolean }> = {
   ...resumeColumns,
   name: 'resume suspended',
   fence: resumedFrom([TaskStatus.SUSPENDED]),

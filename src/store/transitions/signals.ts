@@ -10,18 +10,8 @@
 import { TableSchema, TaskStatus } from '../../core/constants.js';
 import type { TaskRecord } from '../../core/record.js';
 import type { TaskItem } from '../record.js';
-import {
-  and,
-  counterIs,
-  equals,
-  fieldEquals,
-  not,
-  notExists,
-  or,
-  Update,
-} from './expression.js';
+import { and, counterIs, equals, fieldEquals, not, notExists, or, Update } from './expression.js';
 import type { Write } from './row.js';
-
 
 /** The statuses a signal is stored for without waking: every unfinished one but SUSPENDED. */
 export const SIGNALLABLE: readonly TaskStatus[] = [
@@ -79,10 +69,7 @@ export const signalAndWake: Write<SignalInput> = {
   request: (input, now) => ({
     op: 'update',
     key: input.seen.id,
-    update: counted(input)
-      .set('wokenAt', now)
-      .set(TableSchema.STATUS_INDEX_SORT_KEY, now)
-      .build(),
+    update: counted(input).set('wokenAt', now).set(TableSchema.STATUS_INDEX_SORT_KEY, now).build(),
   }),
   writes: ['signals', 'wokenAt', TableSchema.STATUS_INDEX_SORT_KEY],
 };
@@ -92,10 +79,7 @@ export const signalSleeper: Write<SignalInput> = {
   kind: 'mark',
   name: 'count a signal of a sleeping',
   from: [TaskStatus.SUSPENDED],
-  fence: (input) => [
-    ...asCounted(input),
-    or([notExists('wait'), not(waitsFor(input.name))]),
-  ],
+  fence: (input) => [...asCounted(input), or([notExists('wait'), not(waitsFor(input.name))])],
   request: (input) => ({ op: 'update', key: input.seen.id, update: counted(input).build() }),
   writes: ['signals'],
 };

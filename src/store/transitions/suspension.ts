@@ -34,7 +34,10 @@ export interface MessageKeeping {
 }
 
 /** The attributes a suspension sets: the wait, its timer and the signals seen, and the message's keeping. */
-export function waitSet(wait: TaskWait | undefined, keeping: MessageKeeping): Record<string, unknown> {
+export function waitSet(
+  wait: TaskWait | undefined,
+  keeping: MessageKeeping,
+): Record<string, unknown> {
   return {
     ...(wait === undefined
       ? {}

@@ -69,7 +69,7 @@ describe('taskStatuses', () => {
 
     expect(attempt).toThrow(CliError);
     expect(attempt).toThrow(
-      '--status expects one or more of WAITING, SCHEDULED, PENDING, QUEUED, RUNNING, SUCCEEDED, DEAD, CANCELLED, ROLLED_BACK, received "DONE", "dead".',
+      '--status expects one or more of WAITING, SCHEDULED, PENDING, QUEUED, RUNNING, SUSPENDED, PAUSED, SUCCEEDED, DEAD, CANCELLED, ROLLED_BACK, received "DONE", "dead".',
     );
   });
 });

@@ -68,7 +68,7 @@ describe('assertTaskStatus', () => {
 
     expect(attempt).toThrow(ValidationError);
     expect(attempt).toThrow(
-      /status: expected one of WAITING, SCHEDULED, PENDING, QUEUED, RUNNING, SUCCEEDED, DEAD, CANCELLED, ROLLED_BACK, received/,
+      /status: expected one of WAITING, SCHEDULED, PENDING, QUEUED, RUNNING, SUSPENDED, PAUSED, SUCCEEDED, DEAD, CANCELLED, ROLLED_BACK, received/,
     );
   });
 });

@@ -14,9 +14,11 @@ import {
   ResultTooLargeError,
   ScheduleFailedError,
   ScheduleNotFoundError,
+  SignalTokenError,
   TaskCancelledError,
   TasklaneError,
   TaskNotFoundError,
+  TaskPausedError,
   TaskTimeoutError,
   TransitionRejectedError,
   UnknownTaskTypeError,
@@ -71,6 +73,8 @@ const cases: ReadonlyArray<readonly [string, ErrorCode, () => TasklaneError]> = 
   ],
   ['NonDeterministicError', 'NON_DETERMINISTIC', () => new NonDeterministicError(2, 'a', 'b')],
   ['WatchGapError', 'WATCH_GAP', () => new WatchGapError('arn:stream', 'shard-1')],
+  ['TaskPausedError', 'TASK_PAUSED', () => new TaskPausedError('task-1')],
+  ['SignalTokenError', 'SIGNAL_TOKEN', () => new SignalTokenError('malformed')],
 ];
 
 describe('error hierarchy', () => {
@@ -115,6 +119,8 @@ describe('error hierarchy', () => {
       DEPENDENCY: 'DEPENDENCY',
       NON_DETERMINISTIC: 'NON_DETERMINISTIC',
       WATCH_GAP: 'WATCH_GAP',
+      TASK_PAUSED: 'TASK_PAUSED',
+      SIGNAL_TOKEN: 'SIGNAL_TOKEN',
     });
   });
 

@@ -13,10 +13,12 @@ describe('statusIndexKeys', () => {
   it('keys the statuses the sweeper and operators act on, and no finished one', () => {
     expect([...INDEXED_STATUSES].sort()).toEqual([
       'DEAD',
+      'PAUSED',
       'PENDING',
       'QUEUED',
       'RUNNING',
       'SCHEDULED',
+      'SUSPENDED',
       'WAITING',
     ]);
     expect(isIndexed(TaskStatus.SUCCEEDED)).toBe(false);

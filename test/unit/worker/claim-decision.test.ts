@@ -30,6 +30,11 @@ const leased: ClaimDecision = {
   reason: 'leased by another attempt',
 };
 const notYetDue: ClaimDecision = { kind: 'defer', delayMs: DUE_IN_MS, reason: 'not yet due' };
+const sleeping: ClaimDecision = {
+  kind: 'hold',
+  delayMs: DUE_IN_MS,
+  reason: 'suspended, not due yet',
+};
 
 /**
  * The specification, one line per status: what a delivered message leads to. The lease only
@@ -55,6 +60,12 @@ function expectedDecision(row: Omit<Row, 'expected'>): ClaimDecision {
       // A delayed task sent at once (runAt within the threshold) waits like a SCHEDULED one.
       if (row.schedule === 'not due') return notYetDue;
       return left ? claim : dropDuplicate;
+    case TaskStatus.SUSPENDED:
+      // Its timer is the schedule axis: held until it ends, then claimed.
+      return row.schedule === 'due' ? claim : sleeping;
+    case TaskStatus.PAUSED:
+      // Without a key, its message is dropped: the resume sends a new one.
+      return { kind: 'drop-paused' };
   }
 }
 
@@ -71,7 +82,7 @@ const rows: Row[] = Object.values(TaskStatus).flatMap((status) =>
 
 describe('decideClaim', () => {
   it('covers every status × lease × attempts × schedule combination', () => {
-    expect(rows).toHaveLength(9 * 2 * 2 * 2);
+    expect(rows).toHaveLength(11 * 2 * 2 * 2);
   });
 
   it.each(rows)(
@@ -83,6 +94,13 @@ describe('decideClaim', () => {
         leaseToken: 'token',
         leaseExpiresAt: lease === 'live' ? NOW + LEASE_LEFT_MS : NOW - 1,
         runAt: schedule === 'due' ? NOW - 1 : NOW + DUE_IN_MS,
+        wait: {
+          kind: 'sleep',
+          step: 0,
+          name: 'nap',
+          epoch: 0,
+          until: schedule === 'due' ? NOW - 1 : NOW + DUE_IN_MS,
+        },
       });
 
       const decision = decideClaim(seen, NOW);
@@ -90,6 +108,37 @@ describe('decideClaim', () => {
       expect(decision).toEqual(expected);
     },
   );
+
+  it('holds a PAUSED task of an ordering key for the longest hide, keeping the key', () => {
+    const seen = record({ status: TaskStatus.PAUSED, orderingKey: 'account-1' });
+
+    expect(decideClaim(seen, NOW)).toEqual({
+      kind: 'hold',
+      delayMs: 43_200_000,
+      reason: 'paused, holding its ordering key',
+    });
+  });
+
+  it('claims a SUSPENDED task woken by its signal before its timer', () => {
+    const wait = { kind: 'signal', step: 2, name: 'ok', epoch: 0, until: NOW + 60_000 } as const;
+    const seen = record({ status: TaskStatus.SUSPENDED, wait, woken: true });
+
+    expect(decideClaim(seen, NOW)).toEqual(claim);
+  });
+
+  it('holds a SUSPENDED task waiting without a timer for the longest hide', () => {
+    const wait = { kind: 'signal', step: 0, name: 'ok', epoch: 0 } as const;
+    const seen = record({ status: TaskStatus.SUSPENDED, wait });
+
+    expect(decideClaim(seen, NOW)).toEqual({ ...sleeping, delayMs: 43_200_000 });
+  });
+
+  it('holds a SUSPENDED task whose timer is days away for 12 hours at most', () => {
+    const wait = { kind: 'sleep', step: 0, name: 'nap', epoch: 0, until: NOW + 3 * 86_400_000 };
+    const seen = record({ status: TaskStatus.SUSPENDED, wait: wait as never });
+
+    expect(decideClaim(seen, NOW)).toEqual({ ...sleeping, delayMs: 43_200_000 });
+  });
 
   it('claims a fresh QUEUED task at attempt 0', () => {
     expect(decideClaim(record({ status: TaskStatus.QUEUED, attempt: 0 }), NOW)).toEqual(claim);

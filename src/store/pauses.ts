@@ -1,0 +1,101 @@
+/**
+ * The operator's pause and resume of tasks (docs/adr/0048-durable-sleep-signals-pause.md):
+ * each one row of the transition table (transitions/pausing.ts), fenced by the record the
+ * operator read. A RUNNING task is asked with a mark, which its lease holder honours.
+ */
+import { AuditEvent, TaskStatus } from '../core/constants.js';
+import { TransitionRejectedError } from '../core/errors.js';
+import type { HistoryEntry, TaskRecord } from '../core/record.js';
+import { truncate } from '../core/record.js';
+import { auditEntry } from '../observability/audit.js';
+import { MAX_DETAIL_CHARS } from './history.js';
+import { fromItem } from './record.js';
+import type { WriteContext } from './store-context.js';
+import { pausing } from './transitions/index.js';
+import { writeTransition } from './transitions/move.js';
+import { recordOf, send } from './transitions/writer.js';
+
+/** The record an operator read, as a pause or resume is fenced by it. */
+export type PauseSeen = Pick<
+  TaskRecord,
+  'id' | 'type' | 'status' | 'attempt' | 'generation' | 'history' | 'runAt' | 'wait' | 'signals'
+>;
+
+/** What a pause request did. */
+export type PauseRequest =
+  | { readonly kind: 'requested'; readonly record: TaskRecord }
+  | { readonly kind: 'already-requested'; readonly record: TaskRecord };
+
+/** Pauses and resumes of one task table. */
+export class PauseStore {
+  constructor(private readonly ctx: WriteContext) {}
+
+  /**
+   * SCHEDULED | PENDING | QUEUED | SUSPENDED → PAUSED, remembering where it was.
+   *
+   * @throws TransitionRejectedError with the record DynamoDB held when it moved since `seen`.
+   */
+  pause(seen: PauseSeen, reason?: string, principal?: string): Promise<TaskRecord> {
+    return writeTransition(this.ctx, pausing.pause, { seen, reason, principal });
+  }
+
+  /**
+   * Marks a RUNNING task `pauseRequested`, with the request's history entry: its lease holder
+   * ends the run PAUSED at its next step, checkpoint or heartbeat. Asking twice writes once.
+   *
+   * @throws TransitionRejectedError when the task is not RUNNING; `current` says what it is.
+   */
+  async requestPause(
+    seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'>,
+    reason?: string,
+    principal?: string,
+  ): Promise<PauseRequest> {
+    const now = this.ctx.clock();
+    const entry: HistoryEntry = {
+      event: AuditEvent.PAUSE_REQUESTED,
+      at: now,
+      attempt: seen.attempt,
+      status: TaskStatus.RUNNING,
+      ...(reason === undefined ? {} : { detail: truncate(reason, MAX_DETAIL_CHARS) }),
+      ...(principal === undefined ? {} : { principal }),
+    };
+    const sent = await send(this.ctx, pausing.requestPause, { id: seen.id, entry }, now);
+    if (sent.accepted) {
+      const record = fromItem(sent.item ?? {});
+      auditEntry(this.ctx.logger, record, entry);
+      return { kind: 'requested', record };
+    }
+    const current = recordOf(sent.current);
+    if (current?.status === TaskStatus.RUNNING && current.pauseRequested === true) {
+      return { kind: 'already-requested', record: current };
+    }
+    throw new TransitionRejectedError(pausing.requestPause.name, seen.id, current);
+  }
+
+  /**
+   * PAUSED → where it was: PENDING (it was due), SCHEDULED (its `runAt` ahead) or SUSPENDED
+   * (still sleeping or waiting; due at once when a signal came meanwhile), each under the
+   * row that says so.
+   *
+   * @throws TransitionRejectedError with the record DynamoDB held when it moved since `seen`.
+   */
+  resume(seen: PauseSeen, pausedFrom: TaskStatus, principal?: string): Promise<TaskRecord> {
+    const input = { seen, principal };
+    if (pausedFrom === TaskStatus.SCHEDULED) {
+      return writeTransition(this.ctx, pausing.resumeScheduled, {
+        ...input,
+        runAt: seen.runAt ?? this.ctx.clock(),
+      });
+    }
+    if (pausedFrom === TaskStatus.SUSPENDED && seen.wait !== undefined) {
+      const woken =
+        seen.wait.kind === 'signal' && (seen.signals ?? 0) > (seen.wait.signalsSeen ?? 0);
+      return writeTransition(this.ctx, pausing.resumeSuspended, {
+        ...input,
+        wait: seen.wait,
+        woken,
+      });
+    }
+    return writeTransition(this.ctx, pausing.resume, input);
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Holding the message of a SUSPENDED or PAUSED task (docs/adr/0048-durable-sleep-signals-pause.md):
+ * kept in flight, hidden until the task's timer ends (12 hours at a time at most) or, for a
+ * paused task of an ordering key, 12 hours at a time, so that it keeps the task's place at the
+ * head of its FIFO group, as a parked key's message does (docs/adr/0024-parked-keys.md). Its
+ * receipt handle is noted on the record, so that a signal or a resume can make it visible at
+ * once. The steps are ordered against theirs (which write the record first, then show the
+ * message):
+ * 1. the handle is noted, if the task is still the one seen (the write refuses otherwise);
+ * 2. the message is hidden;
+ * 3. the task is read again: if it moved on (woken, resumed, cancelled) between 1 and 2, the
+ *    message is shown at once here, so it cannot stay hidden behind their back.
+ */
+import type { TaskRecord } from '../core/record.js';
+import type { Outcome, ProcessorDeps } from './deps.js';
+import type { ParkMessage } from './parked.js';
+import { visibilitySeconds } from './visibility.js';
+
+/** Report failed and leave the visibility alone: the hold has set it. */
+const HELD: Outcome = { kind: 'fail' };
+/** The task moved on meanwhile: decide its message again at once. */
+const AGAIN: Outcome = { kind: 'retry', delayMs: 0 };
+
+/** When a message was first sent, from SQS's attribute, if it gave one. */
+export function sentAt(message: ParkMessage): number | undefined {
+  const sent = Number(message.attributes?.SentTimestamp);
+  return Number.isFinite(sent) && sent > 0 ? sent : undefined;
+}
+
+/** Holds `seen`'s message for `delayMs` (see the module's comment). */
+export async function holdMessage(
+  seen: TaskRecord,
+  message: ParkMessage,
+  delayMs: number,
+  deps: ProcessorDeps,
+): Promise<Outcome> {
+  const held = {
+    receiptHandle: message.receiptHandle,
+    queueArn: message.eventSourceARN,
+    heldAt: deps.clock(),
+    sentAt: sentAt(message),
+  };
+  if (!(await deps.store.noteHold(seen, held))) return AGAIN;
+  await deps.visibility.extend({
+    receiptHandle: message.receiptHandle,
+    eventSourceARN: message.eventSourceARN,
+    seconds: Math.max(1, visibilitySeconds(delayMs)),
+  });
+  const now = await deps.store.get(seen.id);
+  const same =
+    now !== undefined &&
+    now.status === seen.status &&
+    now.generation === seen.generation &&
+    now.attempt === seen.attempt &&
+    now.woken !== true;
+  return same ? HELD : AGAIN;
+}

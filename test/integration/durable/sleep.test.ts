@@ -1,0 +1,174 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
+import { defineTask } from '../../../src/tasks/task-definition.js';
+import { startWorker } from '../../helpers/durable.js';
+import { eventually, setupExecutor, type TestExecutor } from '../../helpers/executor.js';
+
+let executor: TestExecutor;
+let stops: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  executor = await setupExecutor();
+});
+
+afterEach(async () => {
+  await Promise.all(stops.map((stop) => stop()));
+  stops = [];
+});
+
+describe('ctx.sleep', () => {
+  it('suspends the task without spending an attempt, replays its steps, then returns', async () => {
+    const effects: string[] = [];
+    const task = defineTask('durable.sleep.short', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await ctx.step('before', () => effects.push('before'));
+        await ctx.sleep('nap', 2_000);
+        await ctx.step('after', () => effects.push('after'));
+        return { attempt: ctx.attempt };
+      },
+    });
+    stops.push(startWorker(executor, task));
+    const client = executor.client();
+
+    const started = Date.now();
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    const sleeping = await client.get(id);
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(sleeping?.wait).toMatchObject({ kind: 'sleep', name: 'nap', step: 1 });
+    expect(sleeping?.attempt).toBe(0);
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+    expect(effects).toEqual(['before', 'after']);
+    expect(record.result).toEqual({ attempt: 1 });
+    expect(record.attempt).toBe(1);
+    expect(record.history.map((h) => h.event)).toEqual([
+      AuditEvent.SUBMITTED,
+      AuditEvent.CLAIMED,
+      AuditEvent.SUSPENDED,
+      AuditEvent.CLAIMED,
+      AuditEvent.SUCCEEDED,
+    ]);
+    const steps = (await client.get(id, { steps: true }))?.steps ?? [];
+    expect(steps.map((s) => [s.name, s.kind])).toEqual([
+      ['before', undefined],
+      ['nap', 'sleep'],
+      ['after', undefined],
+    ]);
+  });
+
+  it('never sleeps twice for the same name: a retry after the wake replays the sleep', async () => {
+    const sleeps: number[] = [];
+    const task = defineTask('durable.sleep.memo', {
+      schema: z.object({}),
+      retry: { maxAttempts: 2, baseDelayMs: 0 },
+      handler: async (_payload, ctx) => {
+        const at = Date.now();
+        await ctx.sleep('once', new Date(Date.now() + 1_500));
+        sleeps.push(Date.now() - at);
+        if (ctx.attempt === 1) throw new Error('fails after the sleep');
+        return 'done';
+      },
+    });
+    stops.push(startWorker(executor, task));
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.attempt).toBe(2);
+    // The woken run returned at once; the retry's replay too.
+    expect(sleeps).toHaveLength(2);
+    expect(sleeps.every((ms) => ms < 1_000)).toBe(true);
+    expect(record.history.filter((h) => h.event === AuditEvent.SUSPENDED)).toHaveLength(1);
+  });
+
+  it('holds its ordering key while it sleeps: the key’s next task waits', async () => {
+    const order: string[] = [];
+    const task = defineTask('durable.sleep.keyed', {
+      schema: z.object({ name: z.string() }),
+      handler: async ({ name }, ctx) => {
+        order.push(`${name} start`);
+        if (name === 'first') await ctx.sleep('nap', 2_000);
+        order.push(`${name} end`);
+      },
+    });
+    stops.push(startWorker(executor, task));
+    const client = executor.client();
+
+    const first = await client.enqueue(task, { name: 'first' }, { orderingKey: 'sleep-key' });
+    const second = await client.enqueue(task, { name: 'second' }, { orderingKey: 'sleep-key' });
+    await client.wait(second.id, { timeoutMs: 30_000 });
+
+    expect((await client.get(first.id))?.status).toBe(TaskStatus.SUCCEEDED);
+    expect(order).toEqual([
+      'first start',
+      'first start',
+      'first end',
+      'second start',
+      'second end',
+    ]);
+  });
+
+  it('ends the task DEAD for a duration that is not one, naming what was expected', async () => {
+    const task = defineTask('durable.sleep.bad', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await ctx.sleep('nap', Number.NaN);
+      },
+    });
+    stops.push(startWorker(executor, task));
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(record.status).toBe(TaskStatus.DEAD);
+    expect(record.deadReason).toContain('expected a finite number of milliseconds from 0');
+    expect(record.attempt).toBe(1);
+  });
+});
+
+describe('ctx.sleep beyond the schedule threshold', () => {
+  it('releases the message and wakes by a one-time schedule in the delayed group', async () => {
+    const task = defineTask('durable.sleep.scheduled', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await ctx.sleep('long', 3_000);
+        return 'woken';
+      },
+    });
+    const { scheduler } = executor;
+    stops.push(
+      startWorker(executor, task, {
+        scheduleThresholdMs: 0,
+        queueArn: executor.queueArn,
+        scheduleGroup: scheduler.scheduleGroup,
+        schedulerRoleArn: scheduler.schedulerRoleArn,
+        delayedSchedulerRoleArn: scheduler.delayedSchedulerRoleArn,
+        scheduleDeadLetterArn: scheduler.scheduleDeadLetterArn,
+        scheduler: executor.clients.scheduler,
+      }),
+    );
+    const pump = executor.pump();
+    const pumping = setInterval(() => void pump.tick().catch(() => undefined), 500);
+    stops.push(async () => clearInterval(pumping));
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    const sleeping = await client.get(id);
+    const depth = await executor.queueDepth();
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(sleeping?.heldMessage).toBeUndefined();
+    expect(sleeping?.generation).toBe(2);
+    expect(depth).toBe(0);
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toBe('woken');
+  });
+});
