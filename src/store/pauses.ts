@@ -73,6 +73,32 @@ export class PauseStore {
   }
 
   /**
+   * Takes back a pause request the lease holder has not honoured yet (RUNNING, or QUEUED or
+   * PENDING after a retry or requeue), with the resume's history entry.
+   *
+   * @returns the record as written, or undefined when there was no such request.
+   */
+  async withdrawPause(
+    seen: Pick<TaskRecord, 'id' | 'type' | 'attempt' | 'status'>,
+    principal?: string,
+  ): Promise<TaskRecord | undefined> {
+    const now = this.ctx.clock();
+    const entry: HistoryEntry = {
+      event: AuditEvent.RESUMED,
+      at: now,
+      attempt: seen.attempt,
+      status: seen.status,
+      detail: 'pause request withdrawn before the run honoured it',
+      ...(principal === undefined ? {} : { principal }),
+    };
+    const sent = await send(this.ctx, pausing.withdrawPause, { id: seen.id, entry }, now);
+    if (!sent.accepted) return undefined;
+    const record = fromItem(sent.item ?? {});
+    auditEntry(this.ctx.logger, record, entry);
+    return record;
+  }
+
+  /**
    * PAUSED → where it was: PENDING (it was due), SCHEDULED (its `runAt` ahead) or SUSPENDED
    * (still sleeping or waiting; due at once when a signal came meanwhile), each under the
    * row that says so.

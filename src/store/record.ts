@@ -9,12 +9,7 @@ import {
   type TaskStatus,
 } from '../core/constants.js';
 import { messageGroupOf } from '../core/message.js';
-import type {
-  HeldMessage,
-  TaskErrorInfo,
-  TaskRecord,
-  TaskWait,
-} from '../core/record.js';
+import type { HeldMessage, TaskErrorInfo, TaskRecord, TaskWait } from '../core/record.js';
 import { payloadHash } from './canonical-json.js';
 import {
   fromStoredEntry,

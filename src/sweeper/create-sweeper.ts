@@ -7,6 +7,7 @@ import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics, TaskOutcome } from '../observability/metrics.js';
 import { createDelayedTasks } from '../scheduler/delayed.js';
 import { Dispatcher } from '../scheduler/dispatcher.js';
+import { Waker } from '../scheduler/waker.js';
 import {
   type ExecutorLocation,
   resolveLaneQueues,
@@ -25,7 +26,13 @@ export interface SweeperOptions
     Partial<
       Pick<
         SweepOptions,
-        'budgetMs' | 'pendingAgeMs' | 'pageSize' | 'clock' | 'queuedOverdueMs' | 'releaseGraceMs'
+        | 'budgetMs'
+        | 'pendingAgeMs'
+        | 'pageSize'
+        | 'clock'
+        | 'queuedOverdueMs'
+        | 'releaseGraceMs'
+        | 'suspendedGraceMs'
       >
     > {
   readonly dynamodb?: DynamoDBClient;
@@ -75,6 +82,8 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
   // Every lane's queue: the sweeper re-sends each task to its own lane (docs/lanes.md).
   const lanes = resolveLaneQueues(options, location.queueUrl);
   const dispatcher = new Dispatcher(sqs, lanes, logger);
+  // Suspended tasks whose wake was lost are woken again (docs/adr/0048-durable-sleep-signals-pause.md).
+  const waker = new Waker(sqs, dispatcher, lanes, logger);
   // Overdue delayed tasks are checked only where scheduling is configured.
   const delayed = schedulingConfigured(options)
     ? createDelayedTasks({
@@ -95,6 +104,7 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
       dispatcher,
       logger,
       integrity,
+      waker,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs }),
       ...(options.pendingAgeMs === undefined ? {} : { pendingAgeMs: options.pendingAgeMs }),
@@ -103,6 +113,9 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
         ? {}
         : { queuedOverdueMs: options.queuedOverdueMs }),
       ...(options.releaseGraceMs === undefined ? {} : { releaseGraceMs: options.releaseGraceMs }),
+      ...(options.suspendedGraceMs === undefined
+        ? {}
+        : { suspendedGraceMs: options.suspendedGraceMs }),
       ...(delayed === undefined
         ? {}
         : { ensureScheduled: (record) => delayed.ensureScheduled(record) }),

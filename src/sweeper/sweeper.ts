@@ -8,6 +8,7 @@ import { keepVerified } from '../integrity/check.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
+import type { Waker } from '../scheduler/waker.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
 import { mayStillHold } from '../store/parked-keys.js';
 import { compareEnqueueOrder } from '../store/record.js';
@@ -16,6 +17,9 @@ import { overdueBefore, resendOverdue } from './overdue.js';
 
 /** The worker id the sweeper's transitions are recorded under. */
 const SWEEPER_ACTOR = 'sweeper';
+
+/** A suspended task woken by a sweep is not woken again for this long. */
+const REWAKE_AFTER_MS = 5 * 60_000;
 
 /** Options of {@link sweep}. */
 export interface SweepOptions {
@@ -51,6 +55,16 @@ export interface SweepOptions {
   /** Verifies each task's integrity tag before sending it; undefined when integrity is off. */
   readonly integrity?: IntegrityTag | undefined;
   /**
+   * Wakes SUSPENDED tasks whose wake was lost (docs/adr/0048-durable-sleep-signals-pause.md).
+   * Without it, SUSPENDED tasks are not swept.
+   */
+  readonly waker?: Waker | undefined;
+  /**
+   * A SUSPENDED task due this long ago (its timer ended, or its signal came) and still not
+   * claimed is woken again. @default Defaults.SUSPENDED_WAKE_GRACE_MS (30 s)
+   */
+  readonly suspendedGraceMs?: number;
+  /**
    * A finished task whose dependents are still unreleased this long after its terminal write
    * (its writer crashed) has them released by the sweep. @default Defaults.RELEASE_GRACE_MS
    */
@@ -83,6 +97,8 @@ export interface SweepReport {
   readonly integrityFailed: number;
   /** Dependents released (WAITING → PENDING) for parents whose own release was cut short. */
   readonly released: number;
+  /** SUSPENDED tasks woken again: due, and not claimed within the grace (their wake was lost). */
+  readonly woken: number;
   /** True when the time budget ended the sweep early. */
   readonly budgetExhausted: boolean;
 }
@@ -142,6 +158,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     conflicts: 0,
     failed: 0,
     integrityFailed: 0,
+    woken: 0,
   };
   let budgetExhausted = false;
   const toSend: TaskRecord[] = [];
@@ -240,6 +257,20 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
         counts.scheduledChecked += 1;
       },
     );
+  }
+
+  // Suspended tasks due and not claimed: their wake (a held message's end, a schedule's send,
+  // a signal sender's wake) was lost. Each is woken again, and noted so that the next sweeps
+  // leave it a while (docs/adr/0048-durable-sleep-signals-pause.md).
+  const waker = options.waker;
+  if (waker !== undefined) {
+    const graceMs = options.suspendedGraceMs ?? Defaults.SUSPENDED_WAKE_GRACE_MS;
+    await pages(TaskStatus.SUSPENDED, now - graceMs, async (record) => {
+      const until = record.wait?.until;
+      if (record.woken !== true && (until === undefined || until > now)) return;
+      if ((await waker.wake(record)) !== 'none') counts.woken += 1;
+      if (!(await store.noteWake(record, now + REWAKE_AFTER_MS))) counts.conflicts += 1;
+    });
   }
 
   // Releases a crash interrupted: the released tasks join the sends below.

@@ -89,6 +89,7 @@ export const ALL_TRANSITIONS: readonly Row[] = [
   signals.deleteSignal,
   pausing.pause,
   pausing.requestPause,
+  pausing.withdrawPause,
   pausing.pauseRunning,
   pausing.resume,
   pausing.resumeScheduled,

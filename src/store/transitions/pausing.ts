@@ -126,6 +126,29 @@ export const requestPause: Write<{ id: string; entry: HistoryEntry }> = {
   writes: ['pauseRequestedAt', 'updatedAt', 'history'],
 };
 
+/**
+ * RUNNING (or QUEUED or PENDING, after a retry or a requeue) with a pause request → the same
+ * without it: a resume that came before the lease holder honoured the request takes it back,
+ * with the resume's entry.
+ */
+export const withdrawPause: Write<{ id: string; entry: HistoryEntry }> = {
+  kind: 'mark',
+  name: 'withdraw the pause request of',
+  from: [TaskStatus.RUNNING, TaskStatus.QUEUED, TaskStatus.PENDING],
+  fence: () => [exists('pauseRequestedAt', 'pauseRequestedAt')],
+  request: ({ id, entry }, now) => ({
+    op: 'update',
+    key: id,
+    update: new Update()
+      .remove('pauseRequestedAt')
+      .set('updatedAt', now)
+      .append('history', [toStoredEntry(entry)])
+      .build(),
+    returns: 'ALL_NEW',
+  }),
+  writes: ['pauseRequestedAt', 'updatedAt', 'history'],
+};
+
 /** The fence of a resume: the PAUSED record read, paused from one of `from`. */
 const resumedFrom = (from: readonly TaskStatus[]) => (input: OperatorInput) => [
   equals('attempt', 'seenAttempt', input.seen.attempt),

@@ -1,6 +1,9 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
+import { silentLogger } from '../../../src/observability/logger.js';
+import { noopMetrics } from '../../../src/observability/metrics.js';
+import { createSweeper } from '../../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
 import { startWorker } from '../../helpers/durable.js';
 import { eventually, setupExecutor, type TestExecutor } from '../../helpers/executor.js';
@@ -168,6 +171,50 @@ describe('ctx.sleep beyond the schedule threshold', () => {
     expect(sleeping?.heldMessage).toBeUndefined();
     expect(sleeping?.generation).toBe(2);
     expect(depth).toBe(0);
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toBe('woken');
+  });
+});
+
+describe('the sweeper', () => {
+  it('wakes a suspended task whose wake was lost (its schedule never fired)', async () => {
+    const task = defineTask('durable.sleep.lost-wake', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await ctx.sleep('long', 1_000);
+        return 'woken';
+      },
+    });
+    const { scheduler } = executor;
+    // A wake schedule is made, but no pump delivers it: the wake is lost.
+    stops.push(
+      startWorker(executor, task, {
+        scheduleThresholdMs: 0,
+        queueArn: executor.queueArn,
+        scheduleGroup: scheduler.scheduleGroup,
+        schedulerRoleArn: scheduler.schedulerRoleArn,
+        delayedSchedulerRoleArn: scheduler.delayedSchedulerRoleArn,
+        scheduleDeadLetterArn: scheduler.scheduleDeadLetterArn,
+        scheduler: executor.clients.scheduler,
+      }),
+    );
+    const client = executor.client();
+    const sweeper = createSweeper({
+      tableName: executor.tableName,
+      queueUrl: executor.queueUrl,
+      ...executor.clients,
+      logger: silentLogger,
+      metrics: noopMetrics,
+      suspendedGraceMs: 0,
+    });
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const report = await sweeper.run();
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(report.woken).toBe(1);
     expect(record.status).toBe(TaskStatus.SUCCEEDED);
     expect(record.result).toBe('woken');
   });

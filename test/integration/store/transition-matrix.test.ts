@@ -215,6 +215,10 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
   },
   pause: { input: (record) => ({ seen: record, reason: 'hold on' }) },
   'request the pause of': { input: (record) => ({ id: record.id, entry: entry(record) }) },
+  'withdraw the pause request of': {
+    seed: { pauseRequestedAt: T0 - 1000 },
+    input: (record) => ({ id: record.id, entry: entry(record) }),
+  },
   'end as paused': {
     seed: { pauseRequestedAt: T0 - 1000 },
     input: (record) => ({ lease: lease(record), detail: 'paused as asked' }),
