@@ -1,7 +1,7 @@
 /**
  * The parts a TaskClient is made of, wired from its options: the store, the outbox's
  * dispatcher, the schedules' target, delayed tasks and recurring schedules, the status index
- * reader, and the record writer of enqueue.
+ * reader, and what enqueue needs.
  */
 
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -24,9 +24,7 @@ import {
 import { resolveRetention } from '../store/retention.js';
 import { DynamoDBClient } from '../store/table.js';
 import { type StatusIndex, TaskStore } from '../store/task-store.js';
-import type { BatchDeps } from './batch.js';
-import { enqueueDebounced } from './debounce.js';
-import { createRecord, type RecordWriter } from './enqueue.js';
+import type { EnqueueDeps } from './enqueue.js';
 import type { TableCall } from './guarded-calls.js';
 import { fixedPrincipal, type PrincipalSource, stsPrincipal } from './operator-principal.js';
 import type { TaskClientOptions } from './options.js';
@@ -53,9 +51,8 @@ export interface ClientParts {
   readonly recurring: RecurringSchedules;
   readonly index: StatusIndex;
   readonly tableCall: TableCall;
-  readonly writer: RecordWriter;
   /** What enqueue and enqueueBatch need. */
-  readonly batch: BatchDeps;
+  readonly enqueue: EnqueueDeps;
   /** Meters enqueue's requests on the client's SQS and DynamoDB clients (docs/cost.md). */
   readonly usage: UsageMeter;
   /** Who operator actions are recorded as (docs/adr/0039-operator-audit.md). */
@@ -101,9 +98,10 @@ export function clientParts(options: TaskClientOptions): ClientParts {
   });
   const tableCall = { tableName: location.tableName, dynamodb };
   const objects = resolveObjectStore(options);
-  const writer: RecordWriter = {
+  const enqueue: EnqueueDeps = {
     store,
     delayed,
+    dispatcher,
     table: tableCall,
     integrity: resolveIntegrity(options.integrity, dynamodb),
     objects,
@@ -131,25 +129,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     recurring: new RecurringSchedules(target, clock),
     index: store.statusIndex,
     tableCall,
-    writer,
-    batch: {
-      createRecord: (entry, sequence) => {
-        const options = entry.options ?? {};
-        if (typeof options !== 'object' || options.debounce === undefined) {
-          return createRecord(writer, entry.task, entry.payload, options, sequence);
-        }
-        return enqueueDebounced(
-          writer,
-          store.debounces,
-          entry.task,
-          entry.payload,
-          options,
-          sequence,
-        ).then(({ record, created }) => ({ record, created, absorbed: !created }));
-      },
-      delayed,
-      dispatcher,
-    },
+    enqueue,
     usage: new UsageMeter(clock),
     principal:
       options.principal === undefined

@@ -4,19 +4,13 @@ import { type PricedUsage, type PriceTable, priceUsage } from '../observability/
 import { stepInfo } from '../store/steps.js';
 import type { StatusIndex } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
-import {
-  type BatchEntry,
-  type BatchEntryResult,
-  ENQUEUE_USAGE,
-  type EnqueueResult,
-  enqueueAll,
-  enqueueOne,
-} from './batch.js';
+import { type BatchEntryResult, enqueueAll } from './batch.js';
 import { type CancelDeps, cancelTask } from './cancel.js';
 import { type CancelResult, type CancelSelection, cancelMany } from './cancel-many.js';
 import { type CheckReport, checkExecutor, reportError } from './check.js';
 import { type ClientParts, clientParts } from './client-parts.js';
 import { type CountOptions, countTasks, type TaskCounts } from './counts.js';
+import { type BatchEntry, ENQUEUE_USAGE, type EnqueueResult, enqueue } from './enqueue.js';
 import { enqueueFanIn, type FanInOptions, type FanInResult } from './fan-in.js';
 import { type GetOptions, withResult } from './get-result.js';
 import { onTable } from './guarded-calls.js';
@@ -136,7 +130,7 @@ export class TaskClient {
     options: EnqueueOptions = {},
   ): Promise<EnqueueResult> {
     return this.parts.usage.trackTask(ENQUEUE_USAGE, () =>
-      enqueueOne({ task, payload, options }, this.parts.batch),
+      enqueue({ task, payload, options }, this.parts.enqueue),
     );
   }
 
@@ -153,7 +147,7 @@ export class TaskClient {
   enqueueBatch(entries: readonly BatchEntry[]): Promise<BatchEntryResult[]> {
     return this.parts.usage.trackTask(
       ENQUEUE_USAGE,
-      () => enqueueAll(entries, this.parts.batch),
+      () => enqueueAll(entries, this.parts.enqueue),
       entries.length,
     );
   }

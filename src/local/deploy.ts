@@ -17,17 +17,14 @@
  *   schedule have no emulator counterpart.
  * - moto runs an enabled event source mapping's function in Docker on every send to its
  *   queue, and logs `error running docker` where there is none: every mapping of the
- *   stack's functions is disabled, and the local poller (`startLocalExecutor`) plays it.
+ *   executor's work queues is disabled, and the local poller (`startLocalExecutor`) plays it.
+ *
+ * Disabling a mapping takes the Lambda client, `@aws-sdk/client-lambda`, an optional peer
+ * dependency: an app that only enqueues and runs tasks does not install it for this.
  */
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CloudFormationClient, paginateListStackResources } from '@aws-sdk/client-cloudformation';
-import {
-  LambdaClient,
-  paginateListEventSourceMappings,
-  UpdateEventSourceMappingCommand,
-} from '@aws-sdk/client-lambda';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { ConfigurationError } from '../core/errors.js';
 import { type ExecutorOutputs, locationFromStackOutputs } from '../settings/stack-outputs.js';
@@ -71,7 +68,10 @@ export interface EmulatorDeployment {
   readonly executor: ExecutorOutputs;
   /** The schedule groups created because the emulator's CloudFormation skipped them. */
   readonly createdScheduleGroups: readonly string[];
-  /** The event source mappings disabled (their UUIDs), for the local poller to play. */
+  /**
+   * The event source mappings of the executor's work queues that were disabled (their
+   * UUIDs), for the local poller to play.
+   */
   readonly disabledMappings: readonly string[];
   /** The cloud assembly that was deployed (it holds the bundled function assets). */
   readonly outdir: string;
@@ -82,13 +82,14 @@ export interface EmulatorDeployment {
 /**
  * Synthesizes, bootstraps and deploys `stack` into the emulator at `endpoint` with the CDK
  * CLI of the app (`aws-cdk` in its `node_modules`), then creates the executor's schedule
- * groups and disables the stack's event source mappings (see the module comment).
+ * groups and disables its work queues' event source mappings (see the module comment).
  *
  * The CLI runs with the emulator's environment only: `AWS_ENDPOINT_URL`, dummy credentials,
  * no profile or session token of the caller's, so nothing reaches AWS.
  *
  * @throws ConfigurationError when the endpoint is not `localhost`, the app has no CDK CLI, a
- *   CLI step fails (with the tail of its output), or the stack holds no executor.
+ *   CLI step fails (with the tail of its output), the stack holds no executor, or
+ *   `@aws-sdk/client-lambda` (an optional peer dependency) is not installed.
  */
 export async function deployToEmulator(
   options: EmulatorDeployOptions,
@@ -166,7 +167,7 @@ export async function deployToEmulator(
           ),
         }),
   };
-  const completed = await completeInEmulator(options.stack, executor, options.endpoint);
+  const completed = await completeInEmulator(executor, options.endpoint);
   return {
     stack: options.stack,
     outputs,
@@ -179,7 +180,6 @@ export async function deployToEmulator(
 
 /** The steps the emulator's CloudFormation leaves undone (see the module comment). */
 async function completeInEmulator(
-  stack: string,
   executor: ExecutorOutputs,
   endpoint: string,
 ): Promise<{ createdScheduleGroups: string[]; disabledMappings: string[] }> {
@@ -190,44 +190,71 @@ async function completeInEmulator(
     credentials: { accessKeyId: EMULATOR_ACCESS_KEY_ID, secretAccessKey: 'test' },
   };
   const scheduler = new SchedulerClient(config);
-  const lambda = new LambdaClient(config);
-  const cloudformation = new CloudFormationClient(config);
   try {
     const createdScheduleGroups: string[] = [];
     for (const group of [executor.scheduleGroup, executor.delayedScheduleGroup]) {
       if (await provisionScheduleGroup(group, scheduler)) createdScheduleGroups.push(group);
     }
-    const functions: string[] = [];
-    for await (const page of paginateListStackResources(
-      { client: cloudformation },
-      { StackName: stack },
-    )) {
-      for (const resource of page.StackResourceSummaries ?? []) {
-        if (resource.ResourceType === 'AWS::Lambda::Function' && resource.PhysicalResourceId) {
-          functions.push(resource.PhysicalResourceId);
-        }
-      }
-    }
-    const disabledMappings: string[] = [];
-    for (const functionName of functions) {
-      for await (const page of paginateListEventSourceMappings(
+    const queueArns = [
+      executor.queueArn,
+      ...Object.values(executor.lanes ?? {}).flatMap((lane) => lane.queueArn ?? []),
+    ];
+    const disabledMappings = await disableMappings([...new Set(queueArns)], config);
+    return { createdScheduleGroups, disabledMappings };
+  } finally {
+    scheduler.destroy();
+  }
+}
+
+/**
+ * Disables every event source mapping of the queues, whichever function it feeds, and
+ * returns their UUIDs. Only these queues' mappings: other stacks' stay as they are.
+ */
+async function disableMappings(
+  queueArns: readonly string[],
+  config: {
+    endpoint: string;
+    region: string;
+    credentials: { accessKeyId: string; secretAccessKey: string };
+  },
+): Promise<string[]> {
+  const sdk = await lambdaSdk();
+  const lambda = new sdk.LambdaClient(config);
+  try {
+    const disabled: string[] = [];
+    for (const queueArn of queueArns) {
+      for await (const page of sdk.paginateListEventSourceMappings(
         { client: lambda },
-        { FunctionName: functionName },
+        { EventSourceArn: queueArn },
       )) {
         for (const mapping of page.EventSourceMappings ?? []) {
           if (mapping.UUID === undefined) continue;
           await lambda.send(
-            new UpdateEventSourceMappingCommand({ UUID: mapping.UUID, Enabled: false }),
+            new sdk.UpdateEventSourceMappingCommand({ UUID: mapping.UUID, Enabled: false }),
           );
-          disabledMappings.push(mapping.UUID);
+          disabled.push(mapping.UUID);
         }
       }
     }
-    return { createdScheduleGroups, disabledMappings };
+    return disabled;
   } finally {
-    scheduler.destroy();
     lambda.destroy();
-    cloudformation.destroy();
+  }
+}
+
+/**
+ * The Lambda client's module, an optional peer dependency.
+ *
+ * @throws ConfigurationError saying how to install it when it is missing.
+ */
+async function lambdaSdk(): Promise<typeof import('@aws-sdk/client-lambda')> {
+  try {
+    return await import('@aws-sdk/client-lambda');
+  } catch (err) {
+    throw new ConfigurationError(
+      'deployToEmulator disables the deployed event source mappings with @aws-sdk/client-lambda, an optional peer dependency of tasklane: install it (npm install --save-dev @aws-sdk/client-lambda), or use the tasklane command of @tasklane/cli, which has it.',
+      { cause: err },
+    );
   }
 }
 

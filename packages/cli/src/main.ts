@@ -1,13 +1,12 @@
-#!/usr/bin/env node
 /**
- * The `tasklane` executable (the package's `bin`). See docs/operations.md.
+ * The `tasklane` command of `@tasklane/cli`, which bin/tasklane.js runs. See docs/operations.md.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from './program.js';
 
-/** The package's version, from the nearest package.json above this module (src/ or dist/). */
+/** The CLI package's version, from the nearest package.json above this module (src/ or dist/). */
 function packageVersion(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let up = 0; up < 5; up++) {
@@ -17,7 +16,9 @@ function packageVersion(): string {
         name?: string;
         version?: string;
       };
-      if (manifest.name === 'tasklane' && manifest.version !== undefined) return manifest.version;
+      if (manifest.name === '@tasklane/cli' && manifest.version !== undefined) {
+        return manifest.version;
+      }
     }
     dir = dirname(dir);
   }
