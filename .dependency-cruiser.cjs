@@ -48,9 +48,8 @@ module.exports = {
         pathNot: [
           '^src/(cdk|core|settings)/',
           '^src/claim-check/object-ref[.]ts$',
-          '^src/integrity/tag[.]ts$',
           '^src/observability/(cost|metrics)[.]ts$',
-          '^src/store/(debounce-spec|producer-writes|retention|status-index-keys)[.]ts$',
+          '^src/store/(producer-writes|status-index-keys)[.]ts$',
           '^src/tasks/retry-horizon[.]ts$',
           '^src/worker/firing-trust[.]ts$',
         ],

@@ -86,6 +86,7 @@ export {
   UnknownTaskTypeError,
   ValidationError,
   WaitTimeoutError,
+  WatchGapError,
 } from './core/errors.js';
 export type {
   DebounceInfo,
@@ -120,9 +121,9 @@ export type { LaneLocation, LaneLocations } from './settings/lanes.js';
 export { DEFAULT_LANE, UnknownLaneError } from './settings/lanes.js';
 export type { ExecutorLocation } from './settings/location.js';
 export { EnvVars } from './settings/location.js';
+export type { Retention } from './settings/retention.js';
 export type { ExecutorOutputs, StackOutput } from './settings/stack-outputs.js';
 export { locationFromStackOutputs } from './settings/stack-outputs.js';
-export type { Retention } from './store/retention.js';
 export type { SweeperOptions } from './sweeper/create-sweeper.js';
 export { createSweeper } from './sweeper/create-sweeper.js';
 export type { SweepReport } from './sweeper/sweeper.js';

@@ -5,10 +5,9 @@
  * and claim-check their payloads, exactly as the executor's own functions do.
  */
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
-import { INTEGRITY_KEY_ENV } from '../integrity/tag.js';
 import { type LaneLocations, laneEnvironment } from '../settings/lanes.js';
 import { EnvVars } from '../settings/location.js';
-import type { Retention } from '../store/retention.js';
+import type { Retention } from '../settings/retention.js';
 
 /**
  * A producer `TaskExecutor.connectProducer` can wire: anything with an identity to grant to
@@ -73,7 +72,9 @@ export function producerEnvironment(sources: ProducerSources): Record<string, st
     ...(sources.encryptionKeyArn !== undefined && {
       [EnvVars.KMS_KEY_ARN]: sources.encryptionKeyArn,
     }),
-    ...(sources.integrityKeyArn !== undefined && { [INTEGRITY_KEY_ENV]: sources.integrityKeyArn }),
+    ...(sources.integrityKeyArn !== undefined && {
+      [EnvVars.INTEGRITY_KEY_ID]: sources.integrityKeyArn,
+    }),
     ...(sources.payloadBucketName !== undefined && {
       [EnvVars.PAYLOAD_BUCKET]: sources.payloadBucketName,
     }),

@@ -10,9 +10,9 @@
 import { toObjectRef } from '../claim-check/object-ref.js';
 import { Defaults, TableSchema } from '../core/constants.js';
 import type { ObjectRef, StepInfo, TaskRecord } from '../core/record.js';
+import type { Retention } from '../settings/retention.js';
 import { getItems } from './batch-get.js';
 import type { TaskItem } from './record.js';
-import type { Retention } from './retention.js';
 import type { WriteContext } from './store-context.js';
 import { durable } from './transitions/index.js';
 import { send } from './transitions/writer.js';

@@ -4,6 +4,7 @@ import { TransitionRejectedError } from '../core/errors.js';
 import type { ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
 import type { LogAttributes } from '../observability/logger.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
+import { checkRetention } from '../settings/retention.js';
 import { DebounceStore } from './debounce.js';
 import { DependencyStore } from './dependency-store.js';
 import { ParkedKeys } from './parked-keys.js';
@@ -19,7 +20,6 @@ import {
   purgeTask,
   requestCancel,
 } from './record-writes.js';
-import { checkRetention } from './retention.js';
 import { StatusIndex } from './status-index.js';
 import { resolveStatusShards } from './status-index-keys.js';
 import { StepStore } from './steps.js';

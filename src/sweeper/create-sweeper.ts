@@ -13,7 +13,7 @@ import {
   resolveLocation,
   resolveSchedulerLocation,
 } from '../settings/location.js';
-import { type Retention, resolveRetention } from '../store/retention.js';
+import { type Retention, resolveRetention } from '../settings/retention.js';
 import { DynamoDBClient } from '../store/table.js';
 import { TaskStore } from '../store/task-store.js';
 import { overdueBefore } from './overdue.js';

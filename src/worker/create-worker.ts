@@ -19,7 +19,7 @@ import {
   resolveLaneQueues,
   resolveLocation,
 } from '../settings/location.js';
-import { type Retention, resolveRetention } from '../store/retention.js';
+import { type Retention, resolveRetention } from '../settings/retention.js';
 import { DynamoDBClient } from '../store/table.js';
 import { TaskStore } from '../store/task-store.js';
 import { retryHorizonIssue } from '../tasks/retry-horizon.js';

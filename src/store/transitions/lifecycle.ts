@@ -12,7 +12,7 @@ import { unkeyedGroup } from '../../core/message.js';
 import type { ObjectRef, TaskErrorInfo, TaskRecord } from '../../core/record.js';
 import { truncate } from '../../core/record.js';
 import type { LogAttributes } from '../../observability/logger.js';
-import { expiresAtSeconds } from '../retention.js';
+import { expiresAtSeconds } from '../../settings/retention.js';
 import {
   and,
   type Condition,

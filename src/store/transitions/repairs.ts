@@ -6,7 +6,7 @@
  */
 import { AuditEvent, TableSchema, TaskStatus } from '../../core/constants.js';
 import type { TaskRecord } from '../../core/record.js';
-import { expiresAtSeconds } from '../retention.js';
+import { expiresAtSeconds } from '../../settings/retention.js';
 import { releaseDone } from '../status-index-keys.js';
 import { compare, equals, generationIs, notExists } from './expression.js';
 import {

@@ -15,9 +15,9 @@
 import { type AuditEvent, TableSchema, type TaskStatus } from '../../core/constants.js';
 import type { HistoryEntry, TaskRecord } from '../../core/record.js';
 import type { LogAttributes } from '../../observability/logger.js';
+import { expiresAtSeconds, type Retention } from '../../settings/retention.js';
 import { PRODUCER_HISTORY } from '../history.js';
 import type { TaskItem } from '../record.js';
-import { expiresAtSeconds, type Retention } from '../retention.js';
 import { type Condition, compare, equals } from './expression.js';
 
 /** What the caller read of a record: lets a transition fold the history and file a finished task. */

@@ -1,6 +1,6 @@
 import { Defaults } from '../core/constants.js';
 import { ValidationError } from '../core/errors.js';
-import { EnvVars } from '../settings/location.js';
+import { EnvVars } from './location.js';
 
 /**
  * How long a finished task (SUCCEEDED or CANCELLED) is kept, and so how long its id stays

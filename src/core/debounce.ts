@@ -1,5 +1,5 @@
 /** The `debounce` enqueue option as the store keeps it (docs/adr/0029-debounce.md). */
-import type { DebounceMode } from '../core/constants.js';
+import type { DebounceMode } from './constants.js';
 
 /** A validated `debounce` enqueue option. */
 export interface DebounceSpec {

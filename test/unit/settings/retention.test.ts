@@ -6,7 +6,7 @@ import {
   expiresAtSeconds,
   resolveRetention,
   retentionIssue,
-} from '../../../src/store/retention.js';
+} from '../../../src/settings/retention.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
