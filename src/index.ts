@@ -86,6 +86,7 @@ export {
   UnknownTaskTypeError,
   ValidationError,
   WaitTimeoutError,
+  WatchGapError,
 } from './core/errors.js';
 export type {
   DebounceInfo,

@@ -281,11 +281,14 @@ export class TaskExecutor extends Construct {
   }
 
   /**
-   * Lets an observer read tasks: TaskClient.get, wait and list.
+   * Lets an observer read tasks: TaskClient.get, wait, list, counts and watch.
    *
-   * Actions: `dynamodb:GetItem` on the table; `dynamodb:Query` on the status index only
-   * (listing never queries the table itself); with `encryptionKey`, `kms:Decrypt` on the key;
-   * with `payloadBucket`, `s3:GetObject` on `results/*` only (get returns large results).
+   * Actions: `dynamodb:GetItem`, `dynamodb:BatchGetItem`, `dynamodb:Scan` (counting and
+   * listing finished tasks) and `dynamodb:DescribeTable` (finding the stream) on the table;
+   * `dynamodb:Query` on the status index only; `dynamodb:DescribeStream`,
+   * `dynamodb:GetShardIterator` and `dynamodb:GetRecords` on the table's stream (watch and
+   * `tasklane tail`); with `encryptionKey`, `kms:Decrypt` on the key; with `payloadBucket`,
+   * `s3:GetObject` on `results/*` only (get returns large results).
    */
   grantRead(grantee: IGrantable): Grant {
     const results = this.payloadGrant(grantee, payloads.PayloadAccess.READ);

@@ -23,6 +23,7 @@ import {
 } from '../settings/location.js';
 import { resolveRetention } from '../settings/retention.js';
 import { DynamoDBClient } from '../store/table.js';
+import type { DynamoDBStreamsClient } from '../store/table-stream.js';
 import { type StatusIndex, TaskStore } from '../store/task-store.js';
 import type { EnqueueDeps } from './enqueue.js';
 import type { TableCall } from './guarded-calls.js';
@@ -34,6 +35,8 @@ import { RecurringSchedules } from './schedules.js';
 export interface ClientParts {
   readonly sqs: SQSClient;
   readonly dynamodb: DynamoDBClient;
+  /** The injected DynamoDB Streams client, if any (watch() makes one otherwise). */
+  readonly dynamodbStreams: DynamoDBStreamsClient | undefined;
   /** The options' location fields, as given (for check()'s messages). */
   readonly location: ExecutorLocation;
   readonly queueUrl: string;
@@ -115,6 +118,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
   return {
     sqs,
     dynamodb,
+    dynamodbStreams: options.dynamodbStreams,
     location: options,
     queueUrl,
     deadLetterQueueUrl: options.deadLetterQueueUrl ?? process.env[EnvVars.DLQ_URL],

@@ -8,6 +8,7 @@ import type { TaskLogger } from '../observability/logger.js';
 import type { ExecutorLocation } from '../settings/location.js';
 import type { Retention } from '../settings/retention.js';
 import type { DynamoDBClient } from '../store/table.js';
+import type { DynamoDBStreamsClient } from '../store/table-stream.js';
 import { checkOptionKeys } from './validate.js';
 
 /** Options of {@link TaskClient}. */
@@ -16,6 +17,11 @@ export interface TaskClientOptions extends ExecutorLocation {
   readonly deadLetterQueueUrl?: string | undefined;
   /** Injected DynamoDB client. @default a new client from the environment */
   readonly dynamodb?: DynamoDBClient | undefined;
+  /**
+   * Injected DynamoDB Streams client, for `watch()`. @default a new client, made on the first
+   * watch, with the DynamoDB client's region, credentials and endpoint
+   */
+  readonly dynamodbStreams?: DynamoDBStreamsClient | undefined;
   /** Injected SQS client. @default a new client from the environment */
   readonly sqs?: SQSClient | undefined;
   /**
@@ -89,6 +95,7 @@ const OPTION_KEYS: Readonly<Record<keyof TaskClientOptions, true>> = {
   lanes: true,
   deadLetterQueueUrl: true,
   dynamodb: true,
+  dynamodbStreams: true,
   sqs: true,
   maxPayloadBytes: true,
   payloadThresholdBytes: true,

@@ -2,6 +2,7 @@ import type { TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
 import { stepInfo } from '../store/steps.js';
+import { openTableStream } from '../store/table-stream.js';
 import type { StatusIndex } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import { type BatchEntryResult, enqueueAll } from './batch.js';
@@ -304,14 +305,34 @@ export class TaskClient {
   }
 
   /**
-   * Follows transitions as they happen (every task's, or one task's with `taskId`), by
-   * polling the status index. End it with `signal` or by leaving the `for await` loop.
+   * Follows transitions as they happen: every task's, read from the table's DynamoDB stream
+   * (each transition once, in order per task, however fast the task runs), or one task's
+   * with `taskId`, read from its record. End it with `signal` or by leaving the `for await`
+   * loop. Needs `grantRead` (the stream's DescribeStream, GetShardIterator and GetRecords,
+   * and DescribeTable to find it); see docs/operations.md#following-transitions.
    *
-   * @throws ValidationError at once when `taskId` cannot be a task's id.
+   * @throws ValidationError at once when `taskId` cannot be a task's id; listing every other
+   *   bad option at the first `next()`.
+   * @throws ConfigurationError when the table has no stream (a deployment older than this
+   *   release), or cannot be reached.
+   * @throws TaskNotFoundError with `taskId`, when the task does not appear within
+   *   `appearWithinMs`.
+   * @throws WatchGapError when the watch fell more than 24 hours behind the stream.
    */
   watch(options: WatchOptions = {}): AsyncGenerator<TaskTransition> {
     if (options.taskId !== undefined) assertTaskId(options.taskId, 'watch', 'taskId');
-    return watchTransitions(this.parts.index, (id) => this.get(id), options, this.parts.clock);
+    const { tableCall, store, clock, dynamodbStreams } = this.parts;
+    return watchTransitions(
+      {
+        get: (id) => onTable(tableCall, () => store.get(id)),
+        openStream: (start) =>
+          onTable(tableCall, () =>
+            openTableStream({ ...tableCall, streams: dynamodbStreams, start, clock }),
+          ),
+        clock,
+      },
+      options,
+    );
   }
 
   /**

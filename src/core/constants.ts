@@ -302,6 +302,12 @@ export const TableSchema = {
    */
   STATUS_INDEX_PROJECTION: ['type', 'orderingKey', 'updatedAt', 'lane'],
   TTL_ATTRIBUTE: 'expiresAt',
+  /**
+   * What the table's stream records carry: the item before and after each write, so that a
+   * reader finds the history entries each write added by comparing the two, and needs no
+   * memory of earlier records (docs/adr/0049-watch-reads-the-table-stream.md).
+   */
+  STREAM_VIEW_TYPE: 'NEW_AND_OLD_IMAGES',
 } as const;
 
 /** Version tag of the message body the SDK sends, so a worker can reject foreign messages. */

@@ -26,6 +26,7 @@ export const ErrorCode = {
   DEBOUNCE_CONTENDED: 'DEBOUNCE_CONTENDED',
   DEPENDENCY: 'DEPENDENCY',
   NON_DETERMINISTIC: 'NON_DETERMINISTIC',
+  WATCH_GAP: 'WATCH_GAP',
 } as const;
 
 /** One of the {@link ErrorCode} values. */
@@ -463,4 +464,26 @@ export function errorInfo(error: unknown): TaskErrorInfo {
 /** One line for a log: `Name: message` for an Error, else the value as text. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/**
+ * A watch of the table's stream fell further behind than the stream keeps records (24
+ * hours): records it had not read are gone, so it stops rather than go on as if nothing was
+ * missing. Start a new watch; `since` within the last 24 hours reads what the stream still
+ * holds (docs/adr/0049-watch-reads-the-table-stream.md).
+ */
+export class WatchGapError extends TasklaneError {
+  /** The stream read. */
+  readonly streamArn: string;
+  /** The shard whose records were trimmed. */
+  readonly shardId: string;
+
+  constructor(streamArn: string, shardId: string) {
+    super(
+      ErrorCode.WATCH_GAP,
+      `The table stream dropped records this watch had not read yet (shard ${shardId}): it was more than 24 hours behind. Start a new watch.`,
+    );
+    this.streamArn = streamArn;
+    this.shardId = shardId;
+  }
 }

@@ -41,11 +41,16 @@ export interface QueueSettings {
   readonly attributes: Readonly<Record<string, string>>;
 }
 
-/** The task table's names: key, TTL attribute and the sharded status index. */
+/** The task table's names: key, TTL attribute, stream and the sharded status index. */
 export interface TableSettings {
   readonly name: string;
   readonly partitionKey: string;
   readonly ttlAttribute: string;
+  /**
+   * The table's DynamoDB stream: what its records carry. `watch()` and `tasklane tail` read
+   * it (docs/adr/0049-watch-reads-the-table-stream.md).
+   */
+  readonly streamViewType: typeof TableSchema.STREAM_VIEW_TYPE;
   readonly statusIndex: {
     readonly name: string;
     readonly partitionKey: string;
@@ -212,6 +217,7 @@ export function executorSettings(
       name: `${name}-tasks`,
       partitionKey: TableSchema.PARTITION_KEY,
       ttlAttribute: TableSchema.TTL_ATTRIBUTE,
+      streamViewType: TableSchema.STREAM_VIEW_TYPE,
       statusIndex: {
         name: TableSchema.STATUS_INDEX,
         partitionKey: TableSchema.STATUS_INDEX_PARTITION_KEY,

@@ -55,7 +55,7 @@ export function tableKeyDefinition(table: TableSettings): {
 }
 
 /**
- * Creates the table from `table` (on demand, with its TTL), in an emulator or any account,
+ * Creates the table from `table` (on demand, with its TTL and its stream), in an emulator or any account,
  * and waits until it exists. Idempotent: an existing table is reused as it is.
  */
 export async function createTable(dynamodb: DynamoDBClient, table: TableSettings): Promise<void> {
@@ -65,6 +65,8 @@ export async function createTable(dynamodb: DynamoDBClient, table: TableSettings
         TableName: table.name,
         BillingMode: 'PAY_PER_REQUEST',
         ...tableKeyDefinition(table),
+        // What watch() and `tasklane tail` read, as the construct enables it.
+        StreamSpecification: { StreamEnabled: true, StreamViewType: table.streamViewType },
       }),
     );
     await waitUntilTableExists({ client: dynamodb, maxWaitTime: 60 }, { TableName: table.name });

@@ -53,6 +53,13 @@ describe('TaskExecutor and provision() agree', () => {
     });
   });
 
+  it('on the stream, which watch() reads', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      TableName: settings.table.name,
+      StreamSpecification: { StreamViewType: settings.table.streamViewType },
+    });
+  });
+
   it('on the TTL attribute', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       TimeToLiveSpecification: { AttributeName: settings.table.ttlAttribute, Enabled: true },

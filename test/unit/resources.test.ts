@@ -84,11 +84,12 @@ describe('executorSettings', () => {
     expect(executorSettings({ maxReceiveCount: 1_000 }).maxReceiveCount).toBe(1_000);
   });
 
-  it('describes the table keys, TTL attribute and sharded status index', () => {
+  it('describes the table keys, TTL attribute, stream and sharded status index', () => {
     expect(executorSettings().table).toEqual({
       name: 'tasklane-tasks',
       partitionKey: 'pk',
       ttlAttribute: 'expiresAt',
+      streamViewType: 'NEW_AND_OLD_IMAGES',
       statusIndex: {
         name: 'byStatus',
         partitionKey: 'statusShard',

@@ -56,6 +56,8 @@ export const ALL_TRANSITIONS: readonly Row[] = [
   parking.deleteParkItem,
   rate.takeIdle,
   rate.takeBooked,
+  rate.queueFirst,
+  rate.queueNext,
   durable.saveCheckpoint,
   durable.continueRun,
   durable.redriveAfresh,

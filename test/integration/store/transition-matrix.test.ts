@@ -182,7 +182,7 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
     input: (record) => ({ key: `step ${record.id} 0 0`, taskId: record.id }),
   },
   'take an idle rate bucket': {
-    input: (record) => ({ key: `rate-limit ${record.id}`, now: T0, emissionMs: 1000 }),
+    input: (record) => ({ key: `rate-limit ${record.id}`, now: T0, emissionMs: 1000, count: 3 }),
   },
   'take a booked rate bucket': {
     extra: (id) => [{ pk: `rate-limit ${id}`, tat: T0 + 500 }],
@@ -191,6 +191,25 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
       now: T0,
       emissionMs: 1000,
       horizonMs: 10_000,
+      count: 2,
+    }),
+  },
+  'take the first place in a rate bucket line': {
+    extra: (id) => [{ pk: `rate-limit ${id}`, tat: T0 + 20_000 }],
+    input: (record) => ({
+      key: `rate-limit ${record.id}`,
+      full: T0 + 10_000,
+      emissionMs: 1000,
+      count: 2,
+    }),
+  },
+  'take the next place in a rate bucket line': {
+    extra: (id) => [{ pk: `rate-limit ${id}`, tat: T0 + 20_000, queueAt: T0 + 25_000 }],
+    input: (record) => ({
+      key: `rate-limit ${record.id}`,
+      full: T0 + 10_000,
+      emissionMs: 1000,
+      count: 2,
     }),
   },
 };

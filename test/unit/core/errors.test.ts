@@ -22,6 +22,7 @@ import {
   UnknownTaskTypeError,
   ValidationError,
   WaitTimeoutError,
+  WatchGapError,
 } from '../../../src/core/errors.js';
 import { taskRecord } from '../../helpers/task-record.js';
 
@@ -69,6 +70,7 @@ const cases: ReadonlyArray<readonly [string, ErrorCode, () => TasklaneError]> = 
     () => new DependencyError('child', 'unknown-parent', ['p'], "depends on 'p', unknown"),
   ],
   ['NonDeterministicError', 'NON_DETERMINISTIC', () => new NonDeterministicError(2, 'a', 'b')],
+  ['WatchGapError', 'WATCH_GAP', () => new WatchGapError('arn:stream', 'shard-1')],
 ];
 
 describe('error hierarchy', () => {
@@ -112,6 +114,7 @@ describe('error hierarchy', () => {
       DEBOUNCE_CONTENDED: 'DEBOUNCE_CONTENDED',
       DEPENDENCY: 'DEPENDENCY',
       NON_DETERMINISTIC: 'NON_DETERMINISTIC',
+      WATCH_GAP: 'WATCH_GAP',
     });
   });
 
