@@ -105,6 +105,7 @@ export {
   TaskOutcome,
 } from './observability/metrics.js';
 export type { Usage } from './observability/usage-meter.js';
+export type { ScheduleFiring } from './scheduler/firings.js';
 export type { LaneLocation, LaneLocations } from './settings/lanes.js';
 export { DEFAULT_LANE, UnknownLaneError } from './settings/lanes.js';
 export type { ExecutorLocation } from './settings/location.js';
