@@ -28,9 +28,9 @@ export interface HeldMessage {
  * wrote back: a cancel request on it aborts the signal with a TaskCancelledError. A run's
  * first report is written at once, by a beat of its own; later reports are coalesced, the
  * latest details written at most once per progress interval (a few seconds), by the next
- * beat that comes, automatic or their own, whatever the lease (ADR 0022, and the progress
- * interval of docs/progress-and-cancel.md). Beats are written one at a time, so a later write
- * never carries older details than an earlier one.
+ * write that comes (an automatic beat, a checkpoint, or a beat of their own), whatever the
+ * lease (ADR 0022, and the progress interval of docs/progress-and-cancel.md). The lease's
+ * writes go out one at a time, so a later write never carries older details than an earlier one.
  */
 export class Heartbeat {
   private timer: NodeJS.Timeout | undefined;
@@ -42,7 +42,7 @@ export class Heartbeat {
   private lastWriteAt = Number.NEGATIVE_INFINITY;
   /** When a write last carried progress: the interval counts from it. */
   private lastProgressAt = Number.NEGATIVE_INFINITY;
-  /** The beat being written, which the next one waits for. */
+  /** The write under way, which the next one waits for. */
   private writing: Promise<void> = Promise.resolve();
   private stopped = false;
   private cancelSeen = false;
@@ -54,8 +54,7 @@ export class Heartbeat {
     private readonly deps: ProcessorDeps,
     private readonly task: { readonly record: TaskRecord; readonly lease: Lease },
     private readonly message: HeldMessage,
-    /** The lease each write sets from its time: the run's timeout plus grace, capped. */
-    readonly leaseMs: number,
+    private readonly leaseMs: number,
     private readonly controller: AbortController,
   ) {
     this.logger = deps.logger;
@@ -81,7 +80,71 @@ export class Heartbeat {
    * beats first when this is long, to see a cancel request (docs/adr/0047-durable-tasks.md).
    */
   sinceLastWrite(): number {
-    return this.deps.clock() - this.lastWriteAt;
+    // The claim is the lease's first write.
+    return this.deps.clock() - Math.max(this.lastWriteAt, this.extendedAt);
+  }
+
+  /** When the lease runs out, as last written (epoch ms). */
+  leaseExpiresAt(): number {
+    return this.extendedAt + this.leaseMs;
+  }
+
+  /**
+   * A write of the lease holder that leaves the lease as it is (a checkpoint), carrying the
+   * pending progress; its record is read for a cancel request as a beat's is. No visibility
+   * change: the lease, and so the message's hold, is unchanged.
+   *
+   * @throws LeaseLostError when the lease is gone (the run is aborted too).
+   */
+  writeWith(write: (progress: string | undefined) => Promise<TaskRecord>): Promise<void> {
+    return this.serially(async () => {
+      const progress = this.takeForWrite();
+      let record: TaskRecord;
+      try {
+        record = await write(progress);
+      } catch (err) {
+        this.failedWrite(err, progress);
+        throw err;
+      }
+      this.noteCancel(record);
+    });
+  }
+
+  /** Runs `write` once the lease write under way (if any) has ended. */
+  private async serially(write: () => Promise<void>): Promise<void> {
+    const before = this.writing;
+    let done!: () => void;
+    this.writing = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    try {
+      await before;
+      await write();
+    } finally {
+      done();
+    }
+  }
+
+  /** The pending progress, taken by a write about to go out, which notes its time. */
+  private takeForWrite(): string | undefined {
+    const progress = this.pending;
+    this.pending = undefined;
+    this.lastWriteAt = this.deps.clock();
+    if (progress !== undefined) this.lastProgressAt = this.lastWriteAt;
+    return progress;
+  }
+
+  /** After a refused or failed write: its details go with the next, unless newer replaced them. */
+  private failedWrite(err: unknown, progress: string | undefined): void {
+    this.pending ??= progress;
+    if (err instanceof LeaseLostError) this.controller.abort(err);
+  }
+
+  private noteCancel(record: TaskRecord): void {
+    if (record.cancelRequested && !this.cancelSeen) {
+      this.cancelSeen = true;
+      this.controller.abort(new TaskCancelledError(record.id));
+    }
   }
 
   /** The progress no write has carried yet, taken for a write that ends the run. */
@@ -92,57 +155,34 @@ export class Heartbeat {
   }
 
   /**
-   * A beat whose lease write is `write` (given the pending progress): a heartbeat's, or a
-   * checkpoint's, which extends the lease the same way. The record it returns is read for a
-   * cancel request, and the message's visibility follows.
+   * A beat whose lease write is `write` (given the pending progress). The record it returns
+   * is read for a cancel request, and the message's visibility follows the lease.
    */
-  async beatWith(write: (progress: string | undefined) => Promise<TaskRecord>): Promise<void> {
-    const before = this.writing;
-    let done!: () => void;
-    this.writing = new Promise<void>((resolve) => {
-      done = resolve;
-    });
-    try {
-      await before;
-      await this.writeBeat(write);
-    } finally {
-      done();
-    }
-  }
-
-  private async writeBeat(
-    write: (progress: string | undefined) => Promise<TaskRecord>,
-  ): Promise<void> {
-    const progress = this.pending;
-    this.pending = undefined;
-    const startedAt = this.deps.clock();
-    this.lastWriteAt = startedAt;
-    if (progress !== undefined) this.lastProgressAt = startedAt;
-    let record: TaskRecord;
-    try {
-      record = await write(progress);
-    } catch (err) {
-      // Unwritten details go with the next beat, unless newer ones replaced them.
-      this.pending ??= progress;
-      if (err instanceof LeaseLostError) this.controller.abort(err);
-      throw err;
-    }
-    this.extendedAt = startedAt;
-    if (record.cancelRequested && !this.cancelSeen) {
-      this.cancelSeen = true;
-      this.controller.abort(new TaskCancelledError(record.id));
-    }
-    await this.deps.visibility.extend({
-      receiptHandle: this.message.receiptHandle,
-      eventSourceARN: this.message.eventSourceARN,
-      seconds: visibilitySeconds(this.leaseMs),
+  private beatWith(write: (progress: string | undefined) => Promise<TaskRecord>): Promise<void> {
+    return this.serially(async () => {
+      const progress = this.takeForWrite();
+      const startedAt = this.lastWriteAt;
+      let record: TaskRecord;
+      try {
+        record = await write(progress);
+      } catch (err) {
+        this.failedWrite(err, progress);
+        throw err;
+      }
+      this.extendedAt = startedAt;
+      this.noteCancel(record);
+      await this.deps.visibility.extend({
+        receiptHandle: this.message.receiptHandle,
+        eventSourceARN: this.message.eventSourceARN,
+        seconds: visibilitySeconds(this.leaseMs),
+      });
     });
   }
 
   /**
-   * The handler's `progress`: checks the details, then has a beat carry them: at once for
+   * The handler's `progress`: checks the details, then has a write carry them: at once for
    * the run's first report (or one an interval after the last written), else when the
-   * interval since the last written report is up, unless an automatic beat carries them first.
+   * interval since the last written report is up, unless another write carries them first.
    */
   readonly progress = (details: unknown): void => {
     const json = progressJson(details);
