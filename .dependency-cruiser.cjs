@@ -67,6 +67,14 @@ module.exports = {
       },
     },
     {
+      name: 'opentelemetry-only-in-tracing',
+      severity: 'error',
+      comment:
+        '@opentelemetry/api is an optional peer dependency, loaded only when an app registered a tracer provider: only src/observability/tracing.ts may import it, and only on first use (docs/adr/0050-progress-within-a-second-and-traced-attempts.md).',
+      from: { path: '^src/', pathNot: '^src/observability/tracing[.]ts$' },
+      to: { path: '(^|/)node_modules/@opentelemetry/' },
+    },
+    {
       name: 'dynamodb-only-in-store',
       severity: 'error',
       comment:

@@ -112,6 +112,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     clock,
     lanes,
     logger,
+    tracing: options.tracing ?? 'auto',
   };
   meterClient(sqs);
   meterClient(dynamodb);

@@ -19,6 +19,7 @@ import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { activeTraceparent, type TracingOption, tracingApi } from '../observability/tracing.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import type { LaneQueues } from '../settings/lanes.js';
@@ -74,6 +75,8 @@ export interface EnqueueDeps {
   /** The executor's lanes: a task's lane must be one of them. */
   readonly lanes: LaneQueues;
   readonly logger: TaskLogger;
+  /** Whether the producer's active span is stored with each task (docs/tracing.md). */
+  readonly tracing: TracingOption;
 }
 
 /** What an enqueue wrote: the record, whether it created it, and (debounced) whether it folded. */
@@ -221,6 +224,17 @@ async function enqueueDebounced(
 }
 
 /**
+ * The enqueuing code's active span, as a `traceparent`, when the client traces; undefined at
+ * once, loading nothing, when no tracer provider is registered (docs/tracing.md).
+ */
+async function producerTraceparent(option: TracingOption): Promise<string | undefined> {
+  const api = tracingApi(option);
+  if (api === undefined) return undefined;
+  const loaded = await api;
+  return loaded === undefined ? undefined : activeTraceparent(loaded);
+}
+
+/**
  * A checked task with, above the threshold, its payload stored in the payload bucket, and its
  * integrity tag over exactly what the record will hold. The object first, then the record: no
  * record ever names a missing object.
@@ -234,7 +248,12 @@ async function withStorage(deps: EnqueueDeps, checked: NewTask): Promise<NewTask
     : undefined;
   const stored = { ...checked, payloadRef };
   // The tag covers the reference too, so it is made once the object is stored (ADR 0035).
-  return { ...stored, integrityTag: await deps.integrity?.tag(stored) };
+  // The trace context is not covered: it decides nothing about the run.
+  return {
+    ...stored,
+    integrityTag: await deps.integrity?.tag(stored),
+    traceparent: await producerTraceparent(deps.tracing),
+  };
 }
 
 /**

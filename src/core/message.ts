@@ -40,14 +40,25 @@ export interface TaskMessage {
   readonly MessageBody: string;
   readonly MessageGroupId: string;
   readonly MessageDeduplicationId: string;
+  /**
+   * The producer's `traceparent`, when the record has one, as the message attribute that
+   * OpenTelemetry's SQS instrumentations read (docs/tracing.md). Scheduler deliveries carry
+   * none: the worker reads it from the record it claims.
+   */
+  readonly MessageAttributes?: {
+    readonly [TRACEPARENT_ATTRIBUTE]: { readonly DataType: 'String'; readonly StringValue: string };
+  };
 }
+
+/** The message attribute that carries a task's `traceparent`. */
+export const TRACEPARENT_ATTRIBUTE = 'traceparent';
 
 /**
  * Builds the message for a task's current generation. The deduplication id is hashed
  * because ids may be up to 128 characters and SQS allows 128 for the whole value.
  */
 export function taskMessage(
-  record: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'messageGroupId'>,
+  record: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'messageGroupId' | 'traceparent'>,
 ): TaskMessage {
   const envelope: TaskEnvelope = {
     tasklane: MESSAGE_SCHEMA_VERSION,
@@ -60,6 +71,13 @@ export function taskMessage(
     MessageDeduplicationId: createHash('sha256')
       .update(`${record.id}#${record.generation}`)
       .digest('hex'),
+    ...(record.traceparent === undefined
+      ? {}
+      : {
+          MessageAttributes: {
+            [TRACEPARENT_ATTRIBUTE]: { DataType: 'String', StringValue: record.traceparent },
+          },
+        }),
   };
 }
 

@@ -90,6 +90,12 @@ export interface TaskRecord {
    */
   readonly integrityTag: string | undefined;
   /**
+   * The W3C `traceparent` of the span that enqueued the task, when the producer traced with
+   * OpenTelemetry: each attempt's span links to it (docs/tracing.md). Not covered by the
+   * integrity tag: it decides nothing about the run.
+   */
+  readonly traceparent?: string;
+  /**
    * The latest details a handler reported with `ctx.progress()` (JSON, at most 4 KB), as
    * written by its lease's heartbeat; undefined before any. Never part of the history.
    */

@@ -11,6 +11,7 @@ import { type LifecycleHooks, WorkerEvents } from '../events/worker-events.js';
 import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
+import { type TracingOption, tracingOptionIssue } from '../observability/tracing.js';
 import { BATCH_USAGE, meterClient, UsageMeter } from '../observability/usage-meter.js';
 import { Dispatcher } from '../scheduler/dispatcher.js';
 import {
@@ -70,6 +71,14 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
    * @default 5000
    */
   readonly progressIntervalMs?: number;
+  /**
+   * Trace each attempt as an OpenTelemetry span linked to the span that enqueued the task,
+   * with the task id, type, attempt and outcome as attributes; the handler's own spans are
+   * its children. `'auto'` traces once a tracer provider is registered, loading
+   * `@opentelemetry/api` (an optional peer dependency) then only; `false` never
+   * (docs/tracing.md). @default 'auto'
+   */
+  readonly tracing?: TracingOption;
   /** Message groups processed at once within a batch. @default 10 */
   readonly groupConcurrency?: number;
   /**
@@ -258,6 +267,7 @@ export function createWorker(
     leaseGraceMs: options.leaseGraceMs ?? Defaults.LEASE_GRACE_MS,
     leaseDurationMs: options.leaseDurationMs ?? Defaults.LEASE_DURATION_MS,
     progressIntervalMs: progressInterval(options.progressIntervalMs),
+    tracing: tracingOption(options.tracing),
     maxResultBytes: objects.limit(options.maxResultBytes, Defaults.MAX_RESULT_BYTES),
     maxPayloadBytes: objects.limit(options.maxPayloadBytes, Defaults.MAX_PAYLOAD_BYTES),
     objects,
@@ -360,6 +370,13 @@ function horizonIssues(
     if (message !== undefined) issues.push({ path: `${type}.retry`, message });
   }
   return issues;
+}
+
+/** The tracing option a worker was given, checked. @throws ValidationError for another value. */
+function tracingOption(value: unknown): TracingOption {
+  const issue = tracingOptionIssue(value);
+  if (issue !== undefined) throw new ValidationError('worker options', [issue]);
+  return (value as TracingOption | undefined) ?? 'auto';
 }
 
 /**

@@ -184,7 +184,8 @@ export class DurableRun {
     this.names.add(name);
     const stored = await this.lookup(index);
     if (stored !== undefined) return this.replayed(stored, index, name);
-    const value = await fn();
+    // A child span of the attempt's when it is traced (src/worker/attempt-span.ts).
+    const value = await (this.deps.traceStep === undefined ? fn() : this.deps.traceStep(name, fn));
     const json = value === undefined ? undefined : durableJsonOrFatal(this, name, value);
     const placed = json === undefined ? undefined : await this.placeResult(json, index, name);
     const { record, lease } = this.task;
