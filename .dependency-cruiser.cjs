@@ -1,11 +1,14 @@
 /**
  * Import rules, checked by `npm run lint` (after Biome) with dependency-cruiser:
  * - no import cycles anywhere;
- * - src/ (the published package) imports nothing from the example app, the scripts, the
- *   benchmarks or the examples;
+ * - src/ (the published SDK) imports nothing from the example app, the scripts, the
+ *   benchmarks, the examples or the CLI package;
+ * - packages/cli/ (the CLI and the console) imports the SDK only through `tasklane` and
+ *   `tasklane/local`, as an installed package would;
  * - the layers of src/ (docs/adr/0041-module-layout.md): core/ imports nothing internal, and
  *   cdk/ imports only core/, the shared executor settings (settings/) and the named modules
- *   whose constants a deployment must agree with at run time.
+ *   whose constants a deployment must agree with at run time;
+ * - outside src/store/, nothing imports the DynamoDB SDK (docs/adr/0045-the-store-owns-dynamodb.md).
  * Type-only imports count: a cycle through types still ties the modules together.
  * @type {import('dependency-cruiser').IConfiguration}
  */
@@ -22,9 +25,9 @@ module.exports = {
       name: 'src-stays-in-src',
       severity: 'error',
       comment:
-        'src/ is the published package: it must not import the example app (infra/), scripts/, bench/, examples/ or functions/.',
+        'src/ is the published SDK: it must not import the example app (infra/), scripts/, bench/, examples/, functions/ or the CLI package (packages/).',
       from: { path: '^src/' },
-      to: { path: '^(infra|scripts|bench|examples|functions)/' },
+      to: { path: '^(infra|scripts|bench|examples|functions|packages)/' },
     },
     {
       name: 'core-imports-nothing-internal',
@@ -45,18 +48,36 @@ module.exports = {
         pathNot: [
           '^src/(cdk|core|settings)/',
           '^src/claim-check/object-ref[.]ts$',
-          '^src/integrity/tag[.]ts$',
           '^src/observability/(cost|metrics)[.]ts$',
-          '^src/store/(debounce-spec|producer-writes|retention|status-index-keys)[.]ts$',
+          '^src/store/(producer-writes|status-index-keys)[.]ts$',
           '^src/tasks/retry-horizon[.]ts$',
           '^src/worker/firing-trust[.]ts$',
         ],
       },
     },
+    {
+      name: 'cli-uses-the-doors',
+      severity: 'error',
+      comment:
+        'The CLI and the console (the @tasklane/cli package) use the SDK only through its published entry points, `tasklane` and `tasklane/local` (docs/adr/0046-cli-package.md).',
+      from: { path: '^packages/cli/' },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/index[.]ts$', '^src/local/index[.]ts$'],
+      },
+    },
+    {
+      name: 'dynamodb-only-in-store',
+      severity: 'error',
+      comment:
+        "DynamoDB is the store's business: outside src/store/, no module of the package imports the DynamoDB SDK (@aws-sdk/client-dynamodb, lib-dynamodb, util-dynamodb, client-dynamodb-streams). The injected client's type, the class to make one, and the table's creation come from src/store/table.ts (docs/adr/0045-the-store-owns-dynamodb.md).",
+      from: { path: '^src/', pathNot: '^src/store/' },
+      to: { path: '(^|/)node_modules/@aws-sdk/(client|lib|util)-dynamodb(-streams)?/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(node_modules|dist|cdk\\.out|coverage|\\.tasklane)/' },
+    exclude: { path: '(^|/)(dist|cdk\\.out|coverage|\\.tasklane)/' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     enhancedResolveOptions: {

@@ -25,16 +25,29 @@
  * of them.
  */
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 /** One emulator shared by every file: its files must not reset it under one another. */
 const sharedEndpoint = Boolean(process.env.AWS_ENDPOINT_URL);
 
 export default defineConfig({
+  // The CLI package imports the SDK by name: its sources here, as tsconfig.json's paths say.
+  // Every project extends this (`extends: true`).
+  resolve: {
+    alias: [
+      { find: /^tasklane$/, replacement: path.resolve(import.meta.dirname, 'src/index.ts') },
+      {
+        find: /^tasklane\/local$/,
+        replacement: path.resolve(import.meta.dirname, 'src/local/index.ts'),
+      },
+    ],
+  },
   test: {
     maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
+        extends: true,
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
@@ -42,6 +55,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'bench',
           include: ['bench/test/**/*.test.ts'],
@@ -49,6 +63,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
@@ -62,6 +77,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'contract',
           include: ['test/contract/**/*.test.ts'],
@@ -74,6 +90,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           // The same contract files on MiniStack, the second engine (docs/emulator.md).
           name: 'contract-ministack',
@@ -88,6 +105,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           // What only an engine that fires schedules and runs TTL shows: MiniStack with its
           // own Scheduler firing on (each file starts its own).
@@ -100,6 +118,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'deploy',
           include: ['test/deploy/**/*.test.ts'],
@@ -119,6 +138,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
@@ -137,6 +157,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],

@@ -24,6 +24,7 @@ import { runAwsShaped } from './scenarios/aws-shaped.js';
 import type { BenchContext } from './scenarios/context.js';
 import { runFeatures } from './scenarios/features.js';
 import { runPackage } from './scenarios/package.js';
+import { runRateLimits } from './scenarios/rate-limits.js';
 import { runRealistic } from './scenarios/realistic.js';
 import { runRetries } from './scenarios/retries.js';
 import { runSingleEnqueue } from './scenarios/single-enqueue.js';
@@ -73,6 +74,7 @@ async function main(): Promise<number> {
     const realistic = await runRealistic(ctx);
     const features = await runFeatures(ctx);
     const awsShaped = await runAwsShaped(ctx);
+    const rateLimits = await runRateLimits(ctx);
     const wallMs = Date.now() - started;
     const output = path.join(ROOT, profile.output);
     await mkdir(path.dirname(output), { recursive: true });
@@ -91,6 +93,7 @@ async function main(): Promise<number> {
       realistic,
       features,
       awsShaped,
+      rateLimits,
     });
     log(
       `wrote ${path.relative(ROOT, output)} (${checks.all.length} checks, ${checks.failed.length} failed)`,

@@ -1,6 +1,6 @@
 /**
  * The example of docs/deploying.md: a TaskExecutor in your own CDK app, with a producer wired
- * by grantEnqueue, and an SDK configured from the stack outputs. Type-checked in CI with the
+ * by connectProducer, and an SDK configured from the stack outputs. Type-checked in CI with the
  * rest of the repository; in an application, import from 'tasklane/cdk' and 'tasklane'.
  */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
@@ -10,7 +10,7 @@ import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { TaskExecutor } from '../src/cdk/index.js';
-import { EnvVars, locationFromStackOutputs, TaskClient } from '../src/index.js';
+import { locationFromStackOutputs, TaskClient } from '../src/index.js';
 
 /** Builds the app; `cdk.json` would point at a file that calls this and `app.synth()`. */
 export function ordersApp(): App {
@@ -27,17 +27,13 @@ export function ordersApp(): App {
     alarmActions: [new SnsAction(pager)],
   });
 
-  // A producer: it enqueues (PutItem/UpdateItem, SendMessage) and reads its tasks back.
+  // A producer: it enqueues (immediate and delayed) and reads its tasks back. Every
+  // TASKLANE_* variable its `new TaskClient()` reads is set, and the grants given.
   const api = new NodejsFunction(stack, 'Api', {
     entry: 'src/api.ts',
     runtime: Runtime.NODEJS_LATEST,
-    environment: {
-      [EnvVars.TABLE_NAME]: executor.table.tableName,
-      [EnvVars.QUEUE_URL]: executor.workQueue.queueUrl,
-    },
   });
-  executor.grantEnqueue(api);
-  executor.grantRead(api);
+  executor.connectProducer(api, { read: true });
   return app;
 }
 

@@ -1,5 +1,5 @@
 /**
- * `npm run build` (also `prepare` and `prepack`): the package's dist/.
+ * `npm run build` (also `prepare` and `prepack`): the SDK's dist/, then the CLI package's.
  * - dist/esm: the ES modules, with .d.ts files and source maps (tsc, tsconfig.build.json).
  * - dist/cjs: the same modules as CommonJS (esbuild, file by file, no bundling), with the
  *   same .d.ts files and a package.json that says `"type": "commonjs"`.
@@ -7,9 +7,15 @@
  * The emulator's request-serializing wrapper (src/local/moto_server_serial.py) is copied
  * next to the module that runs it, in both builds.
  *
- * `--sweeper` builds the sweeper's bundle only (the repository's CDK app runs it first).
+ * Then the CLI package (packages/cli, `@tasklane/cli`): packages/cli/dist, its ES modules
+ * with source maps (tsc, packages/cli/tsconfig.build.json). It imports the SDK by name, so
+ * tsc reads the SDK's declarations just built, as an installed package would.
+ *
+ * `--sweeper` builds the sweeper's bundle only (the repository's CDK app runs it first);
+ * `--cli` the CLI package only, from the SDK's dist/ (its `npm pack` runs that).
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -19,6 +25,7 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const SRC = path.join(ROOT, 'src');
 const DIST = path.join(ROOT, 'dist');
 const ASSETS = ['local/moto_server_serial.py', 'local/ministack_server.py'];
+const CLI = path.join(ROOT, 'packages/cli');
 
 /** Every file under `dir`, relative to it. */
 async function files(dir: string): Promise<string[]> {
@@ -28,13 +35,22 @@ async function files(dir: string): Promise<string[]> {
     .map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
 }
 
-function typescript(): void {
+/** `tsc -p <project>`, from the repository's root. */
+function typescript(project: string): void {
   const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-  const run = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
-    cwd: ROOT,
-    stdio: 'inherit',
-  });
-  if (run.status !== 0) throw new Error(`tsc -p tsconfig.build.json exited with ${run.status}`);
+  const run = spawnSync(process.execPath, [tsc, '-p', project], { cwd: ROOT, stdio: 'inherit' });
+  if (run.status !== 0) throw new Error(`tsc -p ${project} exited with ${run.status}`);
+}
+
+/** packages/cli/dist, compiled against the SDK's dist/esm declarations. */
+async function cli(): Promise<void> {
+  if (!existsSync(path.join(DIST, 'esm/index.d.ts'))) {
+    throw new Error(
+      'The CLI compiles against the SDK as installed (dist/esm): run `npm run build` at the root first.',
+    );
+  }
+  await rm(path.join(CLI, 'dist'), { recursive: true, force: true });
+  typescript('packages/cli/tsconfig.build.json');
 }
 
 /**
@@ -109,10 +125,15 @@ async function main(): Promise<void> {
     await bundleSweeper(ROOT);
     return;
   }
+  if (process.argv.includes('--cli')) {
+    await cli();
+    console.log('built packages/cli/dist');
+    return;
+  }
   const started = performance.now();
   await rm(DIST, { recursive: true, force: true });
   await mkdir(DIST, { recursive: true });
-  typescript();
+  typescript('tsconfig.build.json');
   const sources = (await files(SRC)).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
   await commonjs(sources);
   for (const asset of ASSETS) {
@@ -121,8 +142,9 @@ async function main(): Promise<void> {
     }
   }
   await bundleSweeper(ROOT);
+  await cli();
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  console.log(`built dist/ (esm, cjs, lambda/sweeper) in ${seconds} s`);
+  console.log(`built dist/ (esm, cjs, lambda/sweeper) and packages/cli/dist in ${seconds} s`);
 }
 
 main().catch((err: unknown) => {

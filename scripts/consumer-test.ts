@@ -1,17 +1,21 @@
 /**
  * `npm run test:consumer`: proves the package works for an app outside the repository.
  *
- * 1. `npm pack` (prepack builds dist/), then a fresh app in a temporary directory: the files
- *    of examples/consumer/ and their own package.json, with `tasklane` pointing at the tarball.
- * 2. `npm install` there (from the registry; `--prefer-offline` reuses npm's cache).
+ * 1. `npm pack` of the SDK (prepack builds dist/ and the CLI's), then of the CLI package
+ *    (`@tasklane/cli`, packages/cli), and a fresh app in a temporary directory: the files of
+ *    examples/consumer/ and their own package.json, with `tasklane` and `@tasklane/cli`
+ *    pointing at the two tarballs.
+ * 2. `npm install` there (from the registry; `--prefer-offline` reuses npm's cache). The app
+ *    holds one copy of the SDK: the CLI's peer dependency is the app's `tasklane`.
  *    Meanwhile the emulator is bootstrapped for the CDK (the repository's CLI).
  * 3. At once: `tsc` over the app (strict, skipLibCheck false), and a deploy into the emulator
  *    with the app's own CDK CLI (synth runs cdk-nag's AwsSolutions and NIST 800-53 R5 packs
  *    as validation plugins: a finding fails it).
  * 4. `node run.ts`: 50 tasks through the deployed resources, with `tasklane/local/testing` standing in
  *    for Lambda and EventBridge Scheduler; it asserts how each one ends.
- * 5. `node require.cjs`: the CommonJS build, through require(); then the packed `tasklane`
- *    bin: `npx tasklane status --stack <the deployed stack>`.
+ * 5. `node require.cjs`: the CommonJS build, through require(); then the CLI package's
+ *    `tasklane` bin: `npx tasklane status --stack <the deployed stack>`, whose counts must be
+ *    the 50 tasks of step 4.
  * 6. `node quickstart.ts`: the README's quick start (startLocalExecutor provisions its own
  *    executor on the same emulator).
  *
@@ -19,7 +23,7 @@
  * starts moto_server. `--keep` leaves the temporary directory in place.
  */
 import { spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type EmulatorHandle, startEmulator } from '../src/local/index.js';
@@ -80,13 +84,57 @@ function run(
   });
 }
 
-/** The app's package.json, with `tasklane` installed from the tarball. */
-async function appManifest(tarball: string): Promise<string> {
+/** The app's package.json, with `tasklane` and `@tasklane/cli` installed from the tarballs. */
+async function appManifest(sdk: string, cli: string): Promise<string> {
   const manifest = JSON.parse(
     await readFile(path.join(ROOT, 'examples/consumer/package.json'), 'utf8'),
-  ) as { dependencies: Record<string, string> };
-  manifest.dependencies.tasklane = `file:${tarball}`;
+  ) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+  manifest.dependencies.tasklane = `file:${sdk}`;
+  manifest.devDependencies['@tasklane/cli'] = `file:${cli}`;
   return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+/** `npm pack` of the package in `cwd` (the root, or a workspace with `-w`): its tarball. */
+async function pack(work: string, workspace?: string): Promise<string> {
+  const args = ['pack', '--json', '--pack-destination', work];
+  const output = await run('npm', workspace === undefined ? args : [...args, '-w', workspace], {
+    cwd: ROOT,
+  });
+  // The build's own output comes first; npm's JSON report is the array at the end.
+  const packed = JSON.parse(output.slice(output.search(/^\[/m))) as {
+    filename: string;
+    size: number;
+    entryCount: number;
+  }[];
+  const { filename, size, entryCount } = packed[0] ?? { filename: '', size: 0, entryCount: 0 };
+  step(`${filename}: ${(size / 1024).toFixed(1)} KB, ${entryCount} files`);
+  return path.join(work, filename);
+}
+
+/** The paths of every installed copy of the SDK under the app's node_modules. */
+async function sdkCopies(app: string): Promise<string[]> {
+  const manifests = await readdir(path.join(app, 'node_modules'), { recursive: true });
+  return manifests.filter((f) =>
+    /(^|\/)node_modules\/tasklane\/package\.json$|^tasklane\/package\.json$/.test(f),
+  );
+}
+
+/**
+ * `tasklane status` of the deployed stack after run.ts: 49 tasks SUCCEEDED and 1 DEAD of 50,
+ * with the stack's dead-letter queue and schedule group found from its outputs.
+ */
+function assertStatus(output: string): void {
+  const row = (label: string) => new RegExp(`^\\W*${label}\\W+(\\d+)\\W*$`, 'm').exec(output);
+  const problems = [
+    Number(row('SUCCEEDED')?.[1]) === 49 ? '' : 'no row "SUCCEEDED 49"',
+    Number(row('DEAD')?.[1]) === 1 ? '' : 'no row "DEAD 1"',
+    Number(row('total')?.[1]) === 50 ? '' : 'no row "total 50"',
+    /^Dead-letter queue: \d+ waiting/m.test(output) ? '' : 'no dead-letter queue line',
+    /^Schedules: not configured/m.test(output) ? 'the schedule group was not found' : '',
+  ].filter((p) => p !== '');
+  if (problems.length > 0) {
+    throw new Error(`tasklane status printed what run.ts did not leave: ${problems.join('; ')}`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -108,25 +156,21 @@ async function main(): Promise<void> {
       // A directory without cdk.json, so that the CLI synthesizes no app to bootstrap.
       { cwd: work, env: { ...emulated, CDK_DISABLE_CLI_TELEMETRY: '1' } },
     ).then(() => step('bootstrapped'));
-    const output = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT });
-    // The build's own output comes first; npm's JSON report is the array at the end.
-    const packed = JSON.parse(output.slice(output.search(/^\[/m))) as {
-      filename: string;
-      size: number;
-      entryCount: number;
-    }[];
-    const { filename, size, entryCount } = packed[0] ?? { filename: '', size: 0, entryCount: 0 };
-    const tarball = path.join(work, filename);
-    step(`${filename}: ${(size / 1024).toFixed(1)} KB, ${entryCount} files`);
+    const sdk = await pack(work);
+    const cli = await pack(work, '@tasklane/cli');
 
     await mkdir(app);
     for (const file of APP_FILES) {
       await cp(path.join(ROOT, 'examples/consumer', file), path.join(app, file));
     }
     await cp(path.join(ROOT, 'examples/consumer/tsconfig.json'), path.join(app, 'tsconfig.json'));
-    await writeFile(path.join(app, 'package.json'), await appManifest(tarball));
+    await writeFile(path.join(app, 'package.json'), await appManifest(sdk, cli));
     step('npm install in the app');
     await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app });
+    const copies = await sdkCopies(app);
+    if (copies.length !== 1) {
+      throw new Error(`the app holds ${copies.length} copies of tasklane: ${copies.join(', ')}`);
+    }
 
     await bootstrapped;
     step(`tsc (strict, skipLibCheck false) and cdk deploy into ${endpoint}, at once`);
@@ -155,12 +199,14 @@ async function main(): Promise<void> {
     step('node run.ts: 50 tasks through the deployed executor with tasklane/local/testing');
     await run('node', ['run.ts'], { cwd: app, env, echo: true });
     await run('node', ['require.cjs'], { cwd: app, env, echo: true });
-    step(`npx tasklane status --stack ${STACK}: the packed bin, located by the stack's outputs`);
-    await run('npx', ['--no-install', 'tasklane', 'status', '--stack', STACK], {
+    step(`npx tasklane status --stack ${STACK}: @tasklane/cli's bin, located by the outputs`);
+    const status = await run('npx', ['--no-install', 'tasklane', 'status', '--stack', STACK], {
       cwd: app,
-      env: emulated,
+      env: { ...emulated, NO_COLOR: '1' },
       echo: true,
     });
+    assertStatus(status);
+    step('tasklane status: 49 SUCCEEDED, 1 DEAD, total 50, the DLQ and the schedules read');
     step("node quickstart.ts: the README's quick start, on an executor of its own");
     await run('node', ['quickstart.ts'], { cwd: app, env: emulated, echo: true });
     step(`passed in ${elapsed()}`);

@@ -5,6 +5,7 @@
  * @module tasklane
  */
 
+export { awsClientConfig } from './aws/clients.js';
 export type { CheckReport } from './client/check.js';
 export type {
   BatchEntry,
@@ -38,6 +39,8 @@ export type {
   WatchOptions,
 } from './client/client-types.js';
 export type { DebounceOptions } from './client/debounce-options.js';
+export { durationMs } from './client/duration.js';
+export { UNKNOWN_PRINCIPAL } from './client/operator-principal.js';
 export type { EnqueueOptions } from './client/prepare.js';
 export type { RedriveOptions, RedriveResult, RedriveSelection } from './client/redrive.js';
 export type { ScheduleClient } from './client/schedule-client.js';
@@ -69,6 +72,7 @@ export {
   ErrorCode,
   IdempotencyConflictError,
   LeaseLostError,
+  NonDeterministicError,
   PayloadTooLargeError,
   PermanentError,
   ResultTooLargeError,
@@ -82,11 +86,13 @@ export {
   UnknownTaskTypeError,
   ValidationError,
   WaitTimeoutError,
+  WatchGapError,
 } from './core/errors.js';
 export type {
   DebounceInfo,
   HistoryEntry,
   ObjectRef,
+  StepInfo,
   TaskErrorInfo,
   TaskRecord,
 } from './core/record.js';
@@ -115,12 +121,13 @@ export type { LaneLocation, LaneLocations } from './settings/lanes.js';
 export { DEFAULT_LANE, UnknownLaneError } from './settings/lanes.js';
 export type { ExecutorLocation } from './settings/location.js';
 export { EnvVars } from './settings/location.js';
+export type { Retention } from './settings/retention.js';
 export type { ExecutorOutputs, StackOutput } from './settings/stack-outputs.js';
 export { locationFromStackOutputs } from './settings/stack-outputs.js';
-export type { Retention } from './store/retention.js';
 export type { SweeperOptions } from './sweeper/create-sweeper.js';
 export { createSweeper } from './sweeper/create-sweeper.js';
 export type { SweepReport } from './sweeper/sweeper.js';
+export type { Continuation, DurableContext } from './tasks/durable.js';
 export type { RateLimit, ResolvedRateLimit } from './tasks/rate-limit.js';
 export type {
   ParentResult,

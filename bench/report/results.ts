@@ -5,6 +5,7 @@ import type { MachineFacts } from '../lib/machine.js';
 import type { AwsShapedResults } from '../scenarios/aws-shaped.js';
 import type { FeatureResults } from '../scenarios/features.js';
 import type { PackageResults } from '../scenarios/package.js';
+import type { RateLimitResults } from '../scenarios/rate-limits.js';
 import type { RealisticResults } from '../scenarios/realistic.js';
 import type { RetryResults } from '../scenarios/retries.js';
 import type { SingleEnqueueResults } from '../scenarios/single-enqueue.js';
@@ -33,4 +34,6 @@ export interface BenchResults {
   readonly realistic?: RealisticResults;
   readonly features?: FeatureResults;
   readonly awsShaped?: AwsShapedResults;
+  /** Whether rate limits reach their rate (issue 29); absent from older results. */
+  readonly rateLimits?: RateLimitResults;
 }

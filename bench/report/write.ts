@@ -8,6 +8,7 @@ import { costSection } from './cost-section.js';
 import { glanceSection } from './glance-section.js';
 import { awsShapedSection, featuresSection, realisticSection } from './measured-sections.js';
 import { header, methodSection } from './method-section.js';
+import { rateSection } from './rate-section.js';
 import { requestsSection } from './requests-section.js';
 import type { BenchResults } from './results.js';
 import { enqueueSection, packageSection, processSection, scalingSection } from './sections.js';
@@ -130,6 +131,7 @@ export function renderReport(results: BenchResults, chart: string | undefined): 
     cost: costSection(results),
     package: packageSection(results),
     scaling: scalingSection(results, chart),
+    rateLimits: rateSection(results),
     method: methodSection(results),
   })}\n`;
 }

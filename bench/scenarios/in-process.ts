@@ -64,7 +64,13 @@ export async function countedClients(
     if (shape === 'aws-shaped') injectLatency(c, AWS_SHAPE);
   }
   images?.attach(dynamodb);
-  const client = new TaskClient({ ...location, sqs, dynamodb, logger: silentLogger });
+  const client = new TaskClient({
+    tableName: location.tableName,
+    queueUrl: location.queueUrl,
+    sqs,
+    dynamodb,
+    logger: silentLogger,
+  });
   return {
     counter,
     images,

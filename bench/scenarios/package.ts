@@ -81,7 +81,13 @@ async function bundleAndStart(ctx: BenchContext, shipped: string): Promise<Packa
   const table = await createIdempotencyTable(ctx.admin.dynamodb, 'cold-pt');
   const coldStarts = { tasklane: [] as ColdStart[], powertools: [] as ColdStart[] };
   try {
-    const client = new TaskClient({ ...tasklane, ...ctx.admin, logger: silentLogger });
+    const client = new TaskClient({
+      tableName: tasklane.tableName,
+      queueUrl: tasklane.queueUrl,
+      queueArn: tasklane.queueArn,
+      ...ctx.admin,
+      logger: silentLogger,
+    });
     for (let i = 0; i < total; i++) await client.enqueue(noopTask, { i });
     await rawSendBatch(powertools.queueUrl, total, { batchSize: 10, prefix: 'cold' });
     const tasklaneRecords = await receiveAll(ctx, tasklane, total);

@@ -54,7 +54,13 @@ export async function tasklaneEnqueueBatch(
 ): Promise<ProducerRun> {
   const { counter, sqs, dynamodb } = counted();
   const logger = countingLogger();
-  const client = new TaskClient({ ...target, sqs, dynamodb, logger });
+  const client = new TaskClient({
+    tableName: target.tableName,
+    queueUrl: target.queueUrl,
+    sqs,
+    dynamodb,
+    logger,
+  });
   const task = definition(kind);
   const entries: BatchEntry[] = Array.from({ length: n }, (_, i) => ({ task, payload: { i } }));
   try {
@@ -73,7 +79,13 @@ export async function tasklaneEnqueueBatch(
 export async function tasklaneEnqueueEach(target: Target, n: number): Promise<ProducerRun> {
   const { counter, sqs, dynamodb } = counted();
   const logger = countingLogger();
-  const client = new TaskClient({ ...target, sqs, dynamodb, logger });
+  const client = new TaskClient({
+    tableName: target.tableName,
+    queueUrl: target.queueUrl,
+    sqs,
+    dynamodb,
+    logger,
+  });
   try {
     let sent = 0;
     const start = performance.now();

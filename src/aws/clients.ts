@@ -6,7 +6,9 @@ import pLimit from 'p-limit';
 
 /**
  * Configuration for the AWS SDK clients Tasklane creates itself (injected clients are used
- * as given).
+ * as given). Spread it into the clients you inject (`new DynamoDBClient({ ...awsClientConfig(),
+ * region })`, and for SQS add `useQueueUrlAsEndpoint: false`) so that they retry as
+ * Tasklane's own do; the `tasklane` CLI builds its clients from it.
  *
  * Retries happen in exactly one layer: the SDK's. Its `standard` mode retries throttling and
  * transient errors with capped exponential backoff and jitter, and a retry quota that stops

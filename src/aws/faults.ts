@@ -217,7 +217,8 @@ function describe(
     case AwsFault.UNREACHABLE:
       return (
         `Nothing answers at ${endpoint} for the ${what} (${detail}). Check AWS_ENDPOINT_URL ` +
-        '(or the endpoint option), and that the emulator or network is up.'
+        `(or AWS_ENDPOINT_URL_${target.service.envSuffix}, or the endpoint of the client you ` +
+        'injected), and that the emulator or network is up.'
       );
     case AwsFault.NO_REGION:
       return (

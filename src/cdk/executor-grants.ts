@@ -16,7 +16,7 @@ import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
-import { DEBOUNCE_ID_PREFIX, DEBOUNCE_POINTER_PREFIX } from '../store/debounce-spec.js';
+import { DEBOUNCE_ID_PREFIX, DEBOUNCE_POINTER_PREFIX } from '../core/debounce.js';
 import {
   DEBOUNCED_UPDATE_ATTRIBUTES,
   PRODUCER_UPDATE_ATTRIBUTES,
@@ -34,6 +34,8 @@ export interface GrantTargets {
   /** The construct that owns the grants (names the ListSchedules policy). */
   readonly owner: Construct;
   readonly tableArn: string;
+  /** The table's stream (its latest), which `watch()` reads. */
+  readonly tableStreamArn: string;
   /** `<table ARN>/index/<status index>`. */
   readonly statusIndexArn: string;
   readonly workQueue: IQueue;
@@ -59,7 +61,7 @@ export interface GrantTargets {
 
 /** The parts of a TaskExecutor its grants point at (described here, so no import cycle). */
 export interface GrantParts {
-  readonly table: { readonly tableArn: string };
+  readonly table: { readonly tableArn: string; readonly tableStreamArn?: string | undefined };
   readonly settings: { readonly table: { readonly statusIndex: { readonly name: string } } };
   readonly workQueue: IQueue;
   readonly deadLetterQueue: IQueue;
@@ -85,6 +87,8 @@ export function grantTargetsOf(
   return {
     owner,
     tableArn: owner.table.tableArn,
+    // The construct always enables the stream (createTaskTable).
+    tableStreamArn: owner.table.tableStreamArn ?? '',
     statusIndexArn: `${owner.table.tableArn}/index/${owner.settings.table.statusIndex.name}`,
     workQueue: owner.workQueue,
     deadLetterQueue: owner.deadLetterQueue,
@@ -327,16 +331,40 @@ export function operateGrant(targets: GrantTargets, grantee: IGrantable): Grant 
 }
 
 /**
+ * The actions of a reader of the table's stream (`watch()`, `tasklane tail`): the shards,
+ * an iterator into each, and their records. ListStreams is not among them: the reader finds
+ * the stream's ARN with DescribeTable, so no statement needs `*`.
+ */
+export const STREAM_READ_ACTIONS = [
+  'dynamodb:DescribeStream',
+  'dynamodb:GetShardIterator',
+  'dynamodb:GetRecords',
+];
+
+/**
  * TaskClient.get, list, counts, watch and wait. BatchGetItem reads the items the status
  * index lists (it projects a few attributes); Scan counts and lists the statuses the index
- * does not key (docs/status-index.md).
+ * does not key (docs/status-index.md); DescribeTable finds the table's stream, whose
+ * records `watch()` reads (docs/adr/0049-watch-reads-the-table-stream.md).
  */
 export function readGrant(targets: GrantTargets, grantee: IGrantable): Grant {
   return Grant.addToPrincipal({
     grantee,
-    actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Scan'],
+    actions: [
+      'dynamodb:GetItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:Scan',
+      'dynamodb:DescribeTable',
+    ],
     resourceArns: [targets.tableArn],
   })
+    .combine(
+      Grant.addToPrincipal({
+        grantee,
+        actions: STREAM_READ_ACTIONS,
+        resourceArns: [targets.tableStreamArn],
+      }),
+    )
     .combine(
       Grant.addToPrincipal({
         grantee,

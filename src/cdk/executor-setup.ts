@@ -13,12 +13,11 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { Defaults } from '../core/constants.js';
-import { INTEGRITY_KEY_ENV, INTEGRITY_PREVIOUS_KEYS_ENV } from '../integrity/tag.js';
 import { type ExecutorSettings, executorSettings } from '../settings/executor.js';
 import type { LaneProps } from '../settings/lanes.js';
 import { DEFAULT_LANE, type LaneLocations, laneEnvironment } from '../settings/lanes.js';
 import { EnvVars } from '../settings/location.js';
-import type { Retention } from '../store/retention.js';
+import type { Retention } from '../settings/retention.js';
 import { allowLogsToUseKey } from './encryption.js';
 import { ExecutorFunction } from './executor-functions.js';
 import { KEY_USE_ACTIONS, WORKER_QUEUE_ACTIONS, WORKER_TABLE_ACTIONS } from './grant-actions.js';
@@ -148,9 +147,9 @@ export function createExecutorFunctions(
     // Both functions key the status index; producers get the same count from the output.
     [EnvVars.STATUS_SHARDS]: String(targets.statusShards),
     POWERTOOLS_SERVICE_NAME: targets.serviceName,
-    ...(integrityKey && { [INTEGRITY_KEY_ENV]: integrityKey.keyArn }),
+    ...(integrityKey && { [EnvVars.INTEGRITY_KEY_ID]: integrityKey.keyArn }),
     ...(integrityKey &&
-      previousKeys.length > 0 && { [INTEGRITY_PREVIOUS_KEYS_ENV]: previousKeys.join(',') }),
+      previousKeys.length > 0 && { [EnvVars.INTEGRITY_PREVIOUS_KEY_IDS]: previousKeys.join(',') }),
     // Only with lanes, so that an executor without them keeps its functions as they were.
     // Queue URLs and ARNs only: neither function reads a DLQ, and Lambda's environment is
     // limited to 4 KB.

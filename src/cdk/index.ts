@@ -15,6 +15,7 @@ export type {
 export { ExecutorMonitoring } from './monitoring.js';
 export type { NagAcknowledgement } from './nag-acknowledgements.js';
 export type { PayloadBucketOptions, PayloadBucketProp } from './payload-bucket.js';
+export type { ConnectProducerOptions, ProducerTarget } from './producer-wiring.js';
 export type { LaneQueuePair } from './queue-props.js';
 export type { ExecutorSchedulingProps } from './scheduling.js';
 export { ExecutorScheduling } from './scheduling.js';

@@ -17,7 +17,7 @@ import {
 import { Construct, type IConstruct } from 'constructs';
 import { ObjectPrefix } from '../claim-check/object-ref.js';
 import { EnvVars } from '../settings/location.js';
-import type { Retention } from '../store/retention.js';
+import type { Retention } from '../settings/retention.js';
 import type { ExecutorFunction } from './executor-functions.js';
 import type { GrantTargets } from './executor-grants.js';
 import { iam5Finding } from './nag-finding.js';

@@ -41,6 +41,11 @@ import {
   type NagAcknowledgement,
 } from './nag-acknowledgements.js';
 import * as payloads from './payload-bucket.js';
+import {
+  type ConnectProducerOptions,
+  type ProducerTarget,
+  producerEnvironment,
+} from './producer-wiring.js';
 import { createExecutorQueues, type LaneQueuePair } from './queue-props.js';
 import { ExecutorScheduling } from './scheduling.js';
 import { SenderRestriction } from './sender-restriction.js';
@@ -96,6 +101,15 @@ export class TaskExecutor extends Construct {
   readonly payloadBucket: IBucket | undefined;
   /** The bus of lifecycle events; undefined unless `events` or `eventBus`. */
   readonly eventBus: IEventBus | undefined;
+  /**
+   * Every `TASKLANE_*` environment variable a producer's `new TaskClient()` reads, for the
+   * features this executor deploys: the table and queue, the schedule groups and roles of
+   * delayed tasks, retention and shards, and, when deployed, the encryption key, the
+   * integrity key, the claim-check bucket and the lanes' queues. For a producer that is not
+   * a Lambda function (a container's `environment`); {@link connectProducer} sets them on a
+   * function and grants it in one call.
+   */
+  readonly producerEnvironment: Readonly<Record<string, string>>;
   /**
    * The cdk-nag findings acknowledged on this executor's resources, and on the policies its
    * grants wrote, with their reasons.
@@ -205,6 +219,22 @@ export class TaskExecutor extends Construct {
     });
     const laneOutputs =
       Object.keys(settings.lanes).length > 0 ? laneLocations(this.lanes) : undefined;
+    this.producerEnvironment = producerEnvironment({
+      tableName: this.table.tableName,
+      queueUrl: this.workQueue.queueUrl,
+      queueArn: this.workQueue.queueArn,
+      scheduleGroupName: settings.scheduler.groupName,
+      delayedScheduleGroupName: settings.scheduler.delayedGroupName,
+      schedulerRoleArn: this.scheduling.schedulerRole.roleArn,
+      delayedSchedulerRoleArn: this.scheduling.delayedSchedulerRole.roleArn,
+      scheduleDeadLetterArn: this.scheduleDeadLetterQueue.queueArn,
+      retentionMs,
+      statusShards,
+      encryptionKeyArn: key?.keyArn,
+      integrityKeyArn: this.integrityKey?.keyArn,
+      payloadBucketName: this.payloadBucket?.bucketName,
+      lanes: laneOutputs,
+    });
     addExecutorOutputs(this, id, outputSourcesOf(this, statusShards, laneOutputs));
     this.nagAcknowledgements = this.acknowledged;
     this.acknowledged.push(...acknowledgeNagFindings({ executor: this, worker, sweeper, props }));
@@ -236,11 +266,29 @@ export class TaskExecutor extends Construct {
   }
 
   /**
-   * Lets an observer read tasks: TaskClient.get, wait and list.
+   * Wires a producer in one call: sets {@link producerEnvironment} on it (every variable its
+   * `new TaskClient()` needs for the features this executor deploys, delayed tasks included)
+   * and grants it {@link grantEnqueue}, and {@link grantRead} too with `{ read: true }`.
    *
-   * Actions: `dynamodb:GetItem` on the table; `dynamodb:Query` on the status index only
-   * (listing never queries the table itself); with `encryptionKey`, `kms:Decrypt` on the key;
-   * with `payloadBucket`, `s3:GetObject` on `results/*` only (get returns large results).
+   * @returns the grants given, combined.
+   */
+  connectProducer(producer: ProducerTarget, options: ConnectProducerOptions = {}): Grant {
+    for (const [variable, value] of Object.entries(this.producerEnvironment)) {
+      producer.addEnvironment(variable, value);
+    }
+    const enqueue = this.grantEnqueue(producer);
+    return options.read === true ? enqueue.combine(this.grantRead(producer)) : enqueue;
+  }
+
+  /**
+   * Lets an observer read tasks: TaskClient.get, wait, list, counts and watch.
+   *
+   * Actions: `dynamodb:GetItem`, `dynamodb:BatchGetItem`, `dynamodb:Scan` (counting and
+   * listing finished tasks) and `dynamodb:DescribeTable` (finding the stream) on the table;
+   * `dynamodb:Query` on the status index only; `dynamodb:DescribeStream`,
+   * `dynamodb:GetShardIterator` and `dynamodb:GetRecords` on the table's stream (watch and
+   * `tasklane tail`); with `encryptionKey`, `kms:Decrypt` on the key; with `payloadBucket`,
+   * `s3:GetObject` on `results/*` only (get returns large results).
    */
   grantRead(grantee: IGrantable): Grant {
     const results = this.payloadGrant(grantee, payloads.PayloadAccess.READ);

@@ -4,6 +4,7 @@ import {
   AttributeType,
   BillingMode,
   ProjectionType,
+  StreamViewType,
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
@@ -13,7 +14,9 @@ import type { TaskExecutorProps } from './task-executor-props.js';
 
 /**
  * The task table: keyed by `pk`, on demand, PITR, TTL, deletion protection and RETAIN by
- * default, encrypted with the executor's key when it has one, and the sparse status index that the sweeper and `list()` query.
+ * default, encrypted with the executor's key when it has one, a stream of every write's old
+ * and new item (which `watch()` reads), and the sparse status index that the sweeper and
+ * `list()` query.
  */
 export function createTaskTable(
   scope: Construct,
@@ -27,6 +30,8 @@ export function createTaskTable(
     billingMode: BillingMode.PAY_PER_REQUEST,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     timeToLiveAttribute: table.ttlAttribute,
+    // Read by watch() and `tasklane tail`; enabling it adds no write (docs/adr/0049-watch-reads-the-table-stream.md).
+    stream: StreamViewType[table.streamViewType],
     deletionProtection: props.deletionProtection ?? true,
     removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     ...(props.encryptionKey

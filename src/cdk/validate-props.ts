@@ -7,7 +7,7 @@ import { Token } from 'aws-cdk-lib';
 import { Defaults } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import { type ExecutorSettingsProps, settingsIssues } from '../settings/executor.js';
-import { retentionIssue } from '../store/retention.js';
+import { retentionIssue } from '../settings/retention.js';
 import { statusShardsIssue } from '../store/status-index-keys.js';
 import { retryHorizonIssue } from '../tasks/retry-horizon.js';
 

@@ -2,98 +2,20 @@ import pLimit from 'p-limit';
 import { TaskStatus } from '../core/constants.js';
 import type { ConfigurationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import type { Dispatcher } from '../outbox/dispatcher.js';
-import type { DelayedTasks } from '../scheduler/delayed.js';
-import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import { ChunkGates } from './chunk-gates.js';
-import { type EnqueueOptions, nextSequence } from './prepare.js';
-
-/** Outcome of an enqueue. */
-export interface EnqueueResult {
-  readonly id: string;
-  /** False when the id already existed with the same payload: nothing new was created. */
-  readonly created: boolean;
-  /**
-   * False when the record is stored but its message could not be sent yet because of a
-   * transient fault (throttling, a 5xx). The task is not lost: it stays PENDING until a
-   * re-enqueue of the same id or the sweeper sends it. A permanent fault throws
-   * ConfigurationError instead. True when there is nothing to send yet: a WAITING task's
-   * message is sent when its last parent releases it (docs/dependencies.md).
-   */
-  readonly sent: boolean;
-  readonly record: TaskRecord;
-  /**
-   * With `debounce` only: true when this enqueue was folded into the key's waiting task
-   * (`id` is that task's, `created` is false), false when it created the task.
-   */
-  readonly absorbed?: boolean;
-}
-
-/** One entry of {@link TaskClient.enqueueBatch}. */
-export interface BatchEntry<D extends TaskDefinition = TaskDefinition> {
-  readonly task: D;
-  readonly payload: PayloadOf<D>;
-  readonly options?: EnqueueOptions;
-}
+import {
+  absorbedInto,
+  type BatchEntry,
+  type EnqueueDeps,
+  type EnqueueResult,
+  writeRecord,
+} from './enqueue.js';
+import { nextSequence } from './prepare.js';
 
 /** Per-entry outcome of {@link TaskClient.enqueueBatch}, in input order. */
 export type BatchEntryResult =
   | ({ readonly ok: true } & EnqueueResult)
   | { readonly ok: false; readonly error: Error };
-
-/** What {@link enqueueAll} needs from the client. */
-export interface BatchDeps {
-  readonly createRecord: (
-    entry: BatchEntry,
-    sequence: string | undefined,
-  ) => Promise<{ record: TaskRecord; created: boolean; absorbed?: boolean }>;
-  readonly delayed: DelayedTasks;
-  readonly dispatcher: Dispatcher;
-}
-
-/** The meter label of enqueue's requests (docs/cost.md). */
-export const ENQUEUE_USAGE = 'enqueue';
-
-/**
- * The body of `TaskClient.enqueue`: writes the record, then arranges its schedule (delayed)
- * or sends its message (due now).
- */
-export async function enqueueOne(entry: BatchEntry, deps: BatchDeps): Promise<EnqueueResult> {
-  return deliverWritten(await deps.createRecord(entry, nextSequence()), deps);
-}
-
-/** What follows the record's write: arranging its schedule, or sending its message. */
-async function deliverWritten(
-  written: { record: TaskRecord; created: boolean; absorbed?: boolean },
-  deps: BatchDeps,
-): Promise<EnqueueResult> {
-  const { record, created, absorbed } = written;
-  const debounced = absorbed === undefined ? {} : { absorbed };
-  if (absorbed === true) return absorbedInto(record, deps);
-  if (record.status === TaskStatus.SCHEDULED) {
-    // The record as it is now: a cancel while the schedule was made is reported, not hidden.
-    const arranged = await deps.delayed.arrange(record, created);
-    return { id: record.id, created, sent: true, record: arranged.record, ...debounced };
-  }
-  if (record.status !== TaskStatus.PENDING) {
-    return { id: record.id, created, sent: true, record, ...debounced };
-  }
-  const sent = await deps.dispatcher.send(record);
-  return { id: record.id, created, sent: sent !== undefined, record: sent ?? record, ...debounced };
-}
-
-/**
- * The result of an enqueue folded into a waiting debounced task. Its creator sends its
- * message (or the sweeper does); a SCHEDULED one not yet confirmed is confirmed first, as a
- * re-enqueue of its id would be, so the creator's rollback cannot drop it (ADR 0009).
- */
-async function absorbedInto(record: TaskRecord, deps: BatchDeps): Promise<EnqueueResult> {
-  const current =
-    record.status === TaskStatus.SCHEDULED && !record.scheduleConfirmed
-      ? (await deps.delayed.arrange(record, false)).record
-      : record;
-  return { id: record.id, created: false, sent: true, record: current, absorbed: true };
-}
 
 /** How many chunks of 10 entries an enqueueBatch has in flight at once (writes or send). */
 export const CHUNKS_IN_FLIGHT = 8;
@@ -127,7 +49,7 @@ interface Written {
  */
 export async function enqueueAll(
   entries: readonly BatchEntry[],
-  deps: BatchDeps,
+  deps: EnqueueDeps,
 ): Promise<BatchEntryResult[]> {
   const results: BatchEntryResult[] = new Array(entries.length);
   const sequences = entries.map(() => nextSequence());
@@ -138,7 +60,7 @@ export async function enqueueAll(
 
   const writeOne = async (index: number): Promise<Written | undefined> => {
     try {
-      const written = await deps.createRecord(entries[index] as BatchEntry, sequences[index]);
+      const written = await writeRecord(deps, entries[index] as BatchEntry, sequences[index]);
       const { record, created, absorbed } = written;
       if (absorbed === true) {
         // Folded into the key's waiting task: its creator sends it, in its own place.

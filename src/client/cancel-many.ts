@@ -7,9 +7,10 @@ import { mapConcurrently } from '../aws/clients.js';
 import { TaskStatus } from '../core/constants.js';
 import { TaskNotFoundError, TransitionRejectedError, ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
+import type { StatusIndex } from '../store/task-store.js';
 import { type CancelDeps, cancelTask } from './cancel.js';
 import { listTasks } from './list-tasks.js';
-import type { StatusIndex } from './status-index.js';
+import { taskIdsIssues } from './task-ids.js';
 
 /** Which tasks `TaskClient.cancelMany` cancels. */
 export type CancelSelection =
@@ -84,19 +85,16 @@ async function cancelOne(
 }
 
 function checkIds(ids: unknown): readonly string[] {
-  const valid =
-    Array.isArray(ids) &&
-    ids.length > 0 &&
-    ids.length <= MAX_CANCEL_IDS &&
-    ids.every((id) => typeof id === 'string' && id !== '');
-  if (!valid) {
-    throw new ValidationError('cancel selection', [
-      {
-        path: 'ids',
-        message: `expected 1 to ${MAX_CANCEL_IDS} non-empty task ids, received ${describeIds(ids)}`,
-      },
-    ]);
-  }
+  const valid = Array.isArray(ids) && ids.length > 0 && ids.length <= MAX_CANCEL_IDS;
+  const issues = valid
+    ? taskIdsIssues(ids, 'ids')
+    : [
+        {
+          path: 'ids',
+          message: `expected 1 to ${MAX_CANCEL_IDS} task ids, received ${describeIds(ids)}`,
+        },
+      ];
+  if (issues.length > 0) throw new ValidationError('cancel selection', issues);
   return [...new Set(ids as string[])];
 }
 

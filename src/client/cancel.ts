@@ -3,8 +3,8 @@ import { TaskNotFoundError, TransitionRejectedError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
 import type { TaskLogger } from '../observability/logger.js';
-import type { Dispatcher } from '../outbox/dispatcher.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
+import type { Dispatcher } from '../scheduler/dispatcher.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** What {@link cancelTask} needs from the client. */

@@ -1,4 +1,3 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetScheduleGroupCommand } from '@aws-sdk/client-scheduler';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type AwsCallTarget, AwsService, configurationProblem, endpointOf } from '../aws/faults.js';
@@ -6,6 +5,7 @@ import { ConfigurationError, type ConfigurationProblem } from '../core/errors.js
 import type { SchedulerTarget } from '../scheduler/target.js';
 import type { LaneQueues } from '../settings/lanes.js';
 import { EnvVars, type ExecutorLocation } from '../settings/location.js';
+import type { DynamoDBClient } from '../store/table.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** What {@link TaskClient.check} found. */

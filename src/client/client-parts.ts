@@ -1,9 +1,9 @@
 /**
  * The parts a TaskClient is made of, wired from its options: the store, the outbox's
  * dispatcher, the schedules' target, delayed tasks and recurring schedules, the status index
- * reader, and the record writer of enqueue.
+ * reader, and what enqueue needs.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws/clients.js';
 import { type ObjectStore, resolveObjectStore } from '../claim-check/object-store.js';
@@ -11,8 +11,8 @@ import { Defaults } from '../core/constants.js';
 import { resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { meterClient, UsageMeter } from '../observability/usage-meter.js';
-import { Dispatcher } from '../outbox/dispatcher.js';
 import { createDelayedTasks, type DelayedTasks } from '../scheduler/delayed.js';
+import { Dispatcher } from '../scheduler/dispatcher.js';
 import { SchedulerTarget } from '../scheduler/target.js';
 import type { LaneQueues } from '../settings/lanes.js';
 import {
@@ -21,21 +21,22 @@ import {
   resolveLaneQueues,
   resolveLocation,
 } from '../settings/location.js';
-import { resolveRetention } from '../store/retention.js';
-import { TaskStore } from '../store/task-store.js';
-import type { BatchDeps } from './batch.js';
-import { createRecord, type RecordWriter } from './create-record.js';
-import { enqueueDebounced } from './debounce.js';
+import { resolveRetention } from '../settings/retention.js';
+import { DynamoDBClient } from '../store/table.js';
+import type { DynamoDBStreamsClient } from '../store/table-stream.js';
+import { type StatusIndex, TaskStore } from '../store/task-store.js';
+import type { EnqueueDeps } from './enqueue.js';
 import type { TableCall } from './guarded-calls.js';
 import { fixedPrincipal, type PrincipalSource, stsPrincipal } from './operator-principal.js';
 import type { TaskClientOptions } from './options.js';
 import { RecurringSchedules } from './schedules.js';
-import { type StatusIndex, statusIndex } from './status-index.js';
 
 /** What {@link clientParts} returns. */
 export interface ClientParts {
   readonly sqs: SQSClient;
   readonly dynamodb: DynamoDBClient;
+  /** The injected DynamoDB Streams client, if any (watch() makes one otherwise). */
+  readonly dynamodbStreams: DynamoDBStreamsClient | undefined;
   /** The options' location fields, as given (for check()'s messages). */
   readonly location: ExecutorLocation;
   readonly queueUrl: string;
@@ -53,9 +54,8 @@ export interface ClientParts {
   readonly recurring: RecurringSchedules;
   readonly index: StatusIndex;
   readonly tableCall: TableCall;
-  readonly writer: RecordWriter;
   /** What enqueue and enqueueBatch need. */
-  readonly batch: BatchDeps;
+  readonly enqueue: EnqueueDeps;
   /** Meters enqueue's requests on the client's SQS and DynamoDB clients (docs/cost.md). */
   readonly usage: UsageMeter;
   /** Who operator actions are recorded as (docs/adr/0039-operator-audit.md). */
@@ -101,9 +101,10 @@ export function clientParts(options: TaskClientOptions): ClientParts {
   });
   const tableCall = { tableName: location.tableName, dynamodb };
   const objects = resolveObjectStore(options);
-  const writer: RecordWriter = {
+  const enqueue: EnqueueDeps = {
     store,
     delayed,
+    dispatcher,
     table: tableCall,
     integrity: resolveIntegrity(options.integrity, dynamodb),
     objects,
@@ -117,6 +118,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
   return {
     sqs,
     dynamodb,
+    dynamodbStreams: options.dynamodbStreams,
     location: options,
     queueUrl,
     deadLetterQueueUrl: options.deadLetterQueueUrl ?? process.env[EnvVars.DLQ_URL],
@@ -129,27 +131,9 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     target,
     delayed,
     recurring: new RecurringSchedules(target, clock),
-    index: statusIndex(dynamodb, location.tableName, store.statusShards),
+    index: store.statusIndex,
     tableCall,
-    writer,
-    batch: {
-      createRecord: (entry, sequence) => {
-        const options = entry.options ?? {};
-        if (typeof options !== 'object' || options.debounce === undefined) {
-          return createRecord(writer, entry.task, entry.payload, options, sequence);
-        }
-        return enqueueDebounced(
-          writer,
-          store.debounces,
-          entry.task,
-          entry.payload,
-          options,
-          sequence,
-        ).then(({ record, created }) => ({ record, created, absorbed: !created }));
-      },
-      delayed,
-      dispatcher,
-    },
+    enqueue,
     usage: new UsageMeter(clock),
     principal:
       options.principal === undefined

@@ -1,10 +1,11 @@
 /** The types of TaskClient's options and results, in one place for the package's index. */
 export type { PricedUsage, PriceTable } from '../observability/cost.js';
-export type { BatchEntry, BatchEntryResult, EnqueueResult } from './batch.js';
+export type { BatchEntryResult } from './batch.js';
 export type { CancelResult, CancelSelection } from './cancel-many.js';
 export type { CountOptions, TaskCounts } from './counts.js';
 export type { DeadLetter, DeadLetterStats } from './dead-letters.js';
 export type { Duration } from './duration.js';
+export type { BatchEntry, EnqueueResult } from './enqueue.js';
 export type { BatchThen, FanInOptions, FanInResult } from './fan-in.js';
 export type { GetOptions } from './get-result.js';
 export type {

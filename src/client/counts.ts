@@ -3,8 +3,7 @@ import { TaskStatus } from '../core/constants.js';
 import { ValidationError } from '../core/errors.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
 import { isIndexed } from '../store/status-index-keys.js';
-import { scanStatuses } from '../store/status-scan.js';
-import { countStream, indexStreams, readStream, type StatusIndex } from './status-index.js';
+import type { StatusIndex } from '../store/task-store.js';
 
 /** Options of `TaskClient.counts`. */
 export interface CountOptions {
@@ -77,7 +76,7 @@ export async function countTasks(
   const scanned = options.scan === false ? [] : unkeyed;
   const notCounted = options.scan === false ? unkeyed : [];
   const counted = statuses.filter((status) => !notCounted.includes(status));
-  const streams = indexStreams(index, counted.filter(isIndexed));
+  const streams = index.streams(counted.filter(isIndexed));
   const byStatus = Object.fromEntries(counted.map((s) => [s, 0])) as Record<TaskStatus, number>;
   const byType: Record<string, Partial<Record<TaskStatus, number>>> = {};
   const byLane: Record<string, Partial<Record<TaskStatus, number>>> = {};
@@ -108,12 +107,12 @@ export async function countTasks(
     streams,
     async (stream) => {
       if (reads) {
-        const out = await readStream(index, { stream }, { projection });
+        const out = await index.read({ stream }, { projection });
         for (const item of out.items) add(stream.status, item);
         byStatus[stream.status] += out.items.length;
         readUnits += out.readUnits;
       } else {
-        const out = await countStream(index, { stream });
+        const out = await index.count({ stream });
         byStatus[stream.status] += out.count;
         readUnits += out.readUnits;
       }
@@ -124,7 +123,7 @@ export async function countTasks(
   );
   if (scanned.length > 0) {
     total += 1;
-    for await (const page of scanStatuses(index.doc, index.tableName, scanned, {
+    for await (const page of index.scan(scanned, {
       projection: ['status', ...projection],
     })) {
       for (const item of page.items) {

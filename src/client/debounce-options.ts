@@ -4,8 +4,8 @@
  */
 
 import { DebounceMode } from '../core/constants.js';
+import type { DebounceSpec } from '../core/debounce.js';
 import type { ValidationIssue } from '../core/errors.js';
-import type { DebounceSpec } from '../store/debounce-spec.js';
 import { checkOptionKeys } from './validate.js';
 
 /** Longest debounce window: a held-back message must stay far under SQS's 12-hour cap. */

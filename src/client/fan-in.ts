@@ -3,7 +3,8 @@
  * children, then one task that depends on all of them.
  */
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
-import type { BatchEntryResult, EnqueueResult } from './batch.js';
+import type { BatchEntryResult } from './batch.js';
+import type { EnqueueResult } from './enqueue.js';
 import type { EnqueueOptions } from './prepare.js';
 
 /** The task a fan-in batch ends with: it starts once every entry has SUCCEEDED. */

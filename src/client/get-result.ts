@@ -11,6 +11,11 @@ export interface GetOptions {
    * @default true
    */
   readonly fetch?: boolean | undefined;
+  /**
+   * Also list a durable task's stored steps as `steps` (name, time, size), read 100 per
+   * BatchGetItem (docs/durable-tasks.md). @default false
+   */
+  readonly steps?: boolean | undefined;
 }
 
 /**

@@ -3,10 +3,11 @@
  * such resource, access denied, no endpoint) turned into a ConfigurationError that names the
  * resource and the setting to fix.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type AwsCallTarget, AwsService, toConfigurationError } from '../aws/faults.js';
 import { EnvVars } from '../settings/location.js';
+import type { DynamoDBClient } from '../store/table.js';
 
 /** The table a call goes to. */
 export interface TableCall {

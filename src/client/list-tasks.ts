@@ -2,11 +2,8 @@ import { mapConcurrently, QUERY_CONCURRENCY } from '../aws/clients.js';
 import { TableSchema, TaskStatus } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import { getItems } from '../store/batch-get.js';
-import { fromItem } from '../store/record.js';
 import { isIndexed } from '../store/status-index-keys.js';
-import { scanStatuses } from '../store/status-scan.js';
-import { indexStreams, readStream, type StatusIndex } from './status-index.js';
+import type { StatusIndex } from '../store/task-store.js';
 import { checkOptionKeys } from './validate.js';
 
 /** Filters of `TaskClient.list`; every one is optional and they combine with AND. */
@@ -72,12 +69,11 @@ export async function listTasks(
 ): Promise<TaskListPage> {
   const { statuses, since, until, limit, after } = checkFilter(filter);
   const to = after === undefined ? until : Math.min(until ?? after.at, after.at);
-  const streams = indexStreams(index, statuses.filter(isIndexed));
+  const streams = index.streams(statuses.filter(isIndexed));
   const pages = await mapConcurrently(
     streams,
     async (stream) => {
-      const { items } = await readStream(
-        index,
+      const { items } = await index.read(
         {
           stream,
           from: since,
@@ -112,18 +108,11 @@ export async function listTasks(
   const page = merged.slice(0, limit);
   const last = page[page.length - 1];
   const more = merged.length > limit && last !== undefined;
-  const found = await getItems(
-    index.doc,
-    index.tableName,
-    page.map((entry) => entry.id),
-    { consistent: true },
-  );
+  const found = await index.records(page.map((entry) => entry.id));
   return {
     items: page.flatMap(({ id }) => {
-      const item = found.get(id);
-      return item !== undefined && statuses.includes(item.status as TaskStatus)
-        ? [fromItem(item)]
-        : [];
+      const record = found.get(id);
+      return record !== undefined && statuses.includes(record.status) ? [record] : [];
     }),
     cursor: more ? encodeListCursor(last.at, last.id) : undefined,
   };
@@ -145,7 +134,7 @@ async function scanNewest(
 ): Promise<Entry[]> {
   let newest: Entry[] = [];
   const projection = [TableSchema.PARTITION_KEY, 'status', 'type', 'orderingKey', 'updatedAt'];
-  for await (const page of scanStatuses(index.doc, index.tableName, statuses, { projection })) {
+  for await (const page of index.scan(statuses, { projection })) {
     for (const item of page.items) {
       const entry = { id: String(item[TableSchema.PARTITION_KEY]), at: Number(item.updatedAt) };
       if (matches(entry, item)) newest.push(entry);

@@ -18,7 +18,11 @@ import type { TaskLogger } from '../observability/logger.js';
 /** Returns the principal the next operator action is recorded as. Never throws. */
 export type PrincipalSource = () => Promise<string>;
 
-/** How a principal that could not be learned starts. */
+/**
+ * How a principal that could not be learned starts: an audit line's `principal` and the
+ * history entry of an operator action read `unknown principal (<why>)` when STS did not
+ * answer (docs/adr/0039-operator-audit.md).
+ */
 export const UNKNOWN_PRINCIPAL = 'unknown principal';
 
 /** STS is given this long (all of the SDK's attempts together) before the action goes ahead. */

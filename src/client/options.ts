@@ -1,12 +1,15 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { STSClient } from '@aws-sdk/client-sts';
+import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import type { IntegrityOptions } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { ExecutorLocation } from '../settings/location.js';
-import type { Retention } from '../store/retention.js';
+import type { Retention } from '../settings/retention.js';
+import type { DynamoDBClient } from '../store/table.js';
+import type { DynamoDBStreamsClient } from '../store/table-stream.js';
+import { checkOptionKeys } from './validate.js';
 
 /** Options of {@link TaskClient}. */
 export interface TaskClientOptions extends ExecutorLocation {
@@ -14,6 +17,11 @@ export interface TaskClientOptions extends ExecutorLocation {
   readonly deadLetterQueueUrl?: string | undefined;
   /** Injected DynamoDB client. @default a new client from the environment */
   readonly dynamodb?: DynamoDBClient | undefined;
+  /**
+   * Injected DynamoDB Streams client, for `watch()`. @default a new client, made on the first
+   * watch, with the DynamoDB client's region, credentials and endpoint
+   */
+  readonly dynamodbStreams?: DynamoDBStreamsClient | undefined;
   /** Injected SQS client. @default a new client from the environment */
   readonly sqs?: SQSClient | undefined;
   /**
@@ -67,4 +75,95 @@ export interface TaskClientOptions extends ExecutorLocation {
    * vouches for, e.g. a service's own. @default the STS caller identity's ARN
    */
   readonly principal?: string | undefined;
+}
+
+/**
+ * Every option of {@link TaskClientOptions}, as a record so that the compiler keeps it
+ * complete: a new option that is not listed here fails the type check.
+ */
+const OPTION_KEYS: Readonly<Record<keyof TaskClientOptions, true>> = {
+  tableName: true,
+  queueUrl: true,
+  queueArn: true,
+  scheduleGroup: true,
+  delayedScheduleGroup: true,
+  scheduleKmsKeyArn: true,
+  schedulerRoleArn: true,
+  delayedSchedulerRoleArn: true,
+  scheduleDeadLetterArn: true,
+  payloadBucket: true,
+  lanes: true,
+  deadLetterQueueUrl: true,
+  dynamodb: true,
+  dynamodbStreams: true,
+  sqs: true,
+  maxPayloadBytes: true,
+  payloadThresholdBytes: true,
+  s3: true,
+  statusShards: true,
+  retention: true,
+  logger: true,
+  clock: true,
+  scheduler: true,
+  scheduleThresholdMs: true,
+  integrity: true,
+  sts: true,
+  principal: true,
+};
+
+/**
+ * Fields of the locations Tasklane hands out to be passed to a TaskClient, a worker or a
+ * sweeper as they are, which the client does not use: `workerFunctionName` of
+ * `locationFromStackOutputs`; `eventBus`, the schedules' dead-letter queue URL and the
+ * schedule pump's sender ids of a local executor's `location` and of `provision`.
+ */
+const LOCATION_ONLY_KEYS = [
+  'workerFunctionName',
+  'eventBus',
+  'scheduleDeadLetterQueueUrl',
+  'schedulerSenderId',
+  'delayedSchedulerSenderId',
+] as const;
+
+/** The option names a TaskClient accepts. */
+export const TASK_CLIENT_OPTION_KEYS: readonly string[] = [
+  ...Object.keys(OPTION_KEYS),
+  ...LOCATION_ONLY_KEYS,
+];
+
+/**
+ * Where a client's requests go, and as whom, is the SDK clients' configuration: what to do
+ * instead of the options other libraries take for it.
+ */
+const SDK_SETTING_HINTS: Readonly<Record<string, string>> = {
+  endpoint:
+    'TaskClient has no endpoint option; set AWS_ENDPOINT_URL (or AWS_ENDPOINT_URL_DYNAMODB, _SQS, _SCHEDULER, _S3), or inject clients made with it (dynamodb, sqs, scheduler, s3)',
+  region:
+    'TaskClient has no region option; set AWS_REGION, or inject clients made with it (dynamodb, sqs, scheduler, s3)',
+  credentials:
+    'TaskClient has no credentials option; use the SDK credential chain (AWS_PROFILE, a role), or inject clients made with them (dynamodb, sqs, scheduler, s3)',
+};
+
+/**
+ * Refuses options a TaskClient does not know, so that a misspelt setting, or an `endpoint`
+ * meant for the SDK, is not ignored while the client talks to another table or another
+ * endpoint.
+ *
+ * @throws ValidationError listing every unknown option, with the likely one meant (or, for
+ *   `endpoint`, `region` and `credentials`, how to set them).
+ */
+export function checkClientOptions(options: unknown): void {
+  const issues: ValidationIssue[] = [];
+  checkOptionKeys(issues, options, TASK_CLIENT_OPTION_KEYS);
+  if (issues.length === 0) return;
+  throw new ValidationError(
+    'TaskClient options',
+    issues.map((issue) => {
+      const key = issue.path.slice('options.'.length);
+      const hint = Object.hasOwn(SDK_SETTING_HINTS, key) ? SDK_SETTING_HINTS[key] : undefined;
+      return hint === undefined
+        ? issue
+        : { path: issue.path, message: `unknown option ${JSON.stringify(key)}: ${hint}` };
+    }),
+  );
 }

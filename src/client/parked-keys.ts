@@ -90,9 +90,10 @@ export function redriveParkedTask(
   task: TaskRecord,
   deps: ParkDeps,
   reason: string,
+  restart = false,
 ): Promise<TaskRecord | undefined> {
   return letGo(task, deps, (seen, key) =>
-    deps.store.redriveParked(seen, key, reason, deps.principal),
+    deps.store.redriveParked(seen, key, reason, deps.principal, restart),
   );
 }
 

@@ -1,9 +1,9 @@
 import { monotonicFactory } from 'ulid';
 import { OnDead, type OnParentDead } from '../core/constants.js';
+import { DEBOUNCE_ID_PREFIX } from '../core/debounce.js';
 import { PayloadTooLargeError, ValidationError, type ValidationIssue } from '../core/errors.js';
 import { messageGroupOf, UNKEYED_GROUP_PREFIX } from '../core/message.js';
 import { instantProblem } from '../scheduler/limits.js';
-import { DEBOUNCE_ID_PREFIX } from '../store/debounce-spec.js';
 import { canonicalJson, payloadHash } from '../store/record.js';
 import type { NewTask } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';

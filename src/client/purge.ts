@@ -4,6 +4,7 @@ import type { TaskRecord } from '../core/record.js';
 import { type ReleaseDeps, releaseDependents } from '../dependencies/release.js';
 import { type Duration, durationMs } from './duration.js';
 import { deleteHeld, heldReceipt, type ParkDeps } from './parked-keys.js';
+import { taskIdsIssues } from './task-ids.js';
 
 /**
  * What a purge needs: the store and a release's parts, and the work queues, where a purged
@@ -50,7 +51,8 @@ export interface PurgeResult {
  * the task still being the DEAD record read, so a task redriven meanwhile is kept and
  * reported in `skipped`.
  *
- * @throws ValidationError when `status` is not DEAD or `olderThan` is not a duration.
+ * @throws ValidationError when `status` is not DEAD, `olderThan` is not a duration or an id
+ *   in `ids` cannot be a task's id.
  */
 export async function purgeTasks(
   deps: PurgeDeps,
@@ -65,6 +67,12 @@ export async function purgeTasks(
         message: `expected DEAD, received ${JSON.stringify(options.status)}: only DEAD tasks are purged; SUCCEEDED and CANCELLED tasks expire after the retention period`,
       },
     ]);
+  }
+  if (options.ids !== undefined) {
+    const issues = Array.isArray(options.ids)
+      ? taskIdsIssues(options.ids, 'ids')
+      : [{ path: 'ids', message: `expected an array of task ids, received ${typeof options.ids}` }];
+    if (issues.length > 0) throw new ValidationError('purge options', issues);
   }
   const before = now - durationMs(options.olderThan, 'purge option olderThan');
   const wanted = options.ids === undefined ? undefined : new Set(options.ids);

@@ -14,11 +14,12 @@ import { parseEnvelope } from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
 import type { TaskLogger } from '../observability/logger.js';
-import type { Dispatcher } from '../outbox/dispatcher.js';
+import type { Dispatcher } from '../scheduler/dispatcher.js';
 import { DEFAULT_LANE, type LaneQueues } from '../settings/lanes.js';
 import { compareEnqueueOrder } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import { laneNames, parkedTasks, redriveParkedTask } from './parked-keys.js';
+import { taskIdsIssues } from './task-ids.js';
 
 /**
  * Which DEAD tasks to redrive: by id, all (optionally those of one ordering key), or those of
@@ -66,6 +67,12 @@ const MAX_DLQ_MESSAGES = 10_000;
 export interface RedriveOptions {
   /** Called after each selected task is moved (or found moved already): done of total. */
   readonly onProgress?: (done: number, total: number) => void;
+  /**
+   * Clear a durable task's memory: its stored steps and its checkpoint, so that it runs
+   * every step afresh. Without it, a redriven task resumes from them (docs/durable-tasks.md).
+   * @default false
+   */
+  readonly restart?: boolean;
 }
 
 /** Moves selected DEAD tasks back to work. See `TaskClient.redrive`. */
@@ -84,15 +91,19 @@ export async function redriveDead(
   for (const record of selected.filter((r) => r.parkedKey !== undefined)) {
     // Its in-place redrive waits for its release too (see redriveReleased).
     if ((record.dependents ?? []).length > 0) await releaseDependents(record, deps);
-    const moved = await redriveParkedTask(record, deps, 'redriven by TaskClient.redrive');
+    const reason = 'redriven by TaskClient.redrive';
+    const moved = await redriveParkedTask(record, deps, reason, options.restart === true);
     if (moved === undefined) skipped.push({ id: record.id, reason: 'no longer parked' });
     else inPlace.push(record.id);
+    if (moved !== undefined && options.restart === true) await clearSteps(record, deps);
     step();
   }
   const dead = selected.filter((r) => r.parkedKey === undefined);
   const moved = await mapConcurrently(dead, async (record) => {
     try {
-      return await redriveReleased(record, deps);
+      const redriven = await redriveReleased(record, deps, options.restart === true);
+      if (options.restart === true) await clearSteps(record, deps);
+      return redriven;
     } catch (err) {
       if (!(err instanceof TransitionRejectedError)) throw err;
       skipped.push({
@@ -135,10 +146,14 @@ export async function redriveDead(
  * is still pending (a moment after its death, or until the sweeper's pass after a crash), it
  * is finished here first and the redrive written again.
  */
-async function redriveReleased(record: TaskRecord, deps: RedriveDeps): Promise<TaskRecord> {
+async function redriveReleased(
+  record: TaskRecord,
+  deps: RedriveDeps,
+  restart: boolean,
+): Promise<TaskRecord> {
   const reason = 'redriven by TaskClient.redrive';
   try {
-    return await deps.store.redrive(record, reason, deps.principal);
+    return await deps.store.redrive(record, reason, deps.principal, restart);
   } catch (err) {
     const current = err instanceof TransitionRejectedError ? err.current : undefined;
     const pending =
@@ -147,7 +162,22 @@ async function redriveReleased(record: TaskRecord, deps: RedriveDeps): Promise<T
       (current.dependents ?? []).length > 0;
     if (!pending) throw err;
     await releaseDependents(current, deps);
-    return deps.store.redrive(current, reason, deps.principal);
+    return deps.store.redrive(current, reason, deps.principal, restart);
+  }
+}
+
+/**
+ * After a restarting redrive moved the task to a new step epoch: the old epochs' step items
+ * are deleted. Nothing reads them any more, so a failure here only leaves them to their TTL.
+ */
+async function clearSteps(record: TaskRecord, deps: RedriveDeps): Promise<void> {
+  try {
+    await deps.store.steps.deleteAll(record.id, record.stepEpoch ?? 0);
+  } catch (err) {
+    deps.logger.warn('old steps not deleted after a restart; their TTL removes them', {
+      taskId: record.id,
+      error: (err as Error).message,
+    });
   }
 }
 
@@ -187,6 +217,8 @@ async function selectDead(
         { path: 'ids', message: 'expected a non-empty array of task ids' },
       ]);
     }
+    const issues = taskIdsIssues(selection.ids, 'ids');
+    if (issues.length > 0) throw new ValidationError('redrive selection', issues);
     const sorted = sortDead(
       selection.ids,
       await Promise.all(selection.ids.map((id) => store.get(id))),

@@ -1,20 +1,17 @@
 import type { TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
+import { stepInfo } from '../store/steps.js';
+import { openTableStream } from '../store/table-stream.js';
+import type { StatusIndex } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
-import {
-  type BatchEntry,
-  type BatchEntryResult,
-  ENQUEUE_USAGE,
-  type EnqueueResult,
-  enqueueAll,
-  enqueueOne,
-} from './batch.js';
+import { type BatchEntryResult, enqueueAll } from './batch.js';
 import { type CancelDeps, cancelTask } from './cancel.js';
 import { type CancelResult, type CancelSelection, cancelMany } from './cancel-many.js';
 import { type CheckReport, checkExecutor, reportError } from './check.js';
 import { type ClientParts, clientParts } from './client-parts.js';
 import { type CountOptions, countTasks, type TaskCounts } from './counts.js';
+import { type BatchEntry, ENQUEUE_USAGE, type EnqueueResult, enqueue } from './enqueue.js';
 import { enqueueFanIn, type FanInOptions, type FanInResult } from './fan-in.js';
 import { type GetOptions, withResult } from './get-result.js';
 import { onTable } from './guarded-calls.js';
@@ -25,7 +22,7 @@ import {
   type TaskListFilter,
   type TaskListPage,
 } from './list-tasks.js';
-import type { TaskClientOptions } from './options.js';
+import { checkClientOptions, type TaskClientOptions } from './options.js';
 import {
   listParkedKeys,
   type ParkedKey,
@@ -42,7 +39,7 @@ import {
   redriveDead,
 } from './redrive.js';
 import { auditedSchedules, type ScheduleClient } from './schedule-client.js';
-import type { StatusIndex } from './status-index.js';
+import { assertTaskId } from './task-ids.js';
 import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
 import { type TaskTransition, type WatchOptions, watchTransitions } from './watch.js';
@@ -71,7 +68,14 @@ export class TaskClient {
    */
   readonly deadLetters: DeadLetterClient;
 
+  /**
+   * @throws ValidationError naming every option it does not know (a typo, or an `endpoint`:
+   *   where requests go is set by `AWS_ENDPOINT_URL` or injected clients).
+   * @throws ConfigurationError when the table or the queue is named neither in the options nor
+   *   in the environment.
+   */
   constructor(options: TaskClientOptions = {}) {
+    checkClientOptions(options);
     this.parts = clientParts(options);
     this.schedules = auditedSchedules(this.parts.recurring, {
       logger: this.parts.logger,
@@ -127,7 +131,7 @@ export class TaskClient {
     options: EnqueueOptions = {},
   ): Promise<EnqueueResult> {
     return this.parts.usage.trackTask(ENQUEUE_USAGE, () =>
-      enqueueOne({ task, payload, options }, this.parts.batch),
+      enqueue({ task, payload, options }, this.parts.enqueue),
     );
   }
 
@@ -144,7 +148,7 @@ export class TaskClient {
   enqueueBatch(entries: readonly BatchEntry[]): Promise<BatchEntryResult[]> {
     return this.parts.usage.trackTask(
       ENQUEUE_USAGE,
-      () => enqueueAll(entries, this.parts.batch),
+      () => enqueueAll(entries, this.parts.enqueue),
       entries.length,
     );
   }
@@ -226,12 +230,17 @@ export class TaskClient {
   /**
    * Reads a task; undefined when no task has this id. A claim-checked result is read from S3
    * unless `{ fetch: false }` (see {@link GetOptions}); a claim-checked payload is not.
+   * @throws ValidationError when `id` cannot be a task's id (empty, a space, over 128 characters).
    * @throws ConfigurationError when the table cannot be read for a permanent reason.
    * @throws ClaimCheckMismatchError when the result's object is missing or altered.
    */
   async get(id: string, options: GetOptions = {}): Promise<TaskRecord | undefined> {
+    assertTaskId(id, 'get');
     const record = await onTable(this.parts.tableCall, () => this.parts.store.get(id));
-    return withResult(record, this.parts.objects, options);
+    const full = await withResult(record, this.parts.objects, options);
+    if (full === undefined || options.steps !== true) return full;
+    const steps = await onTable(this.parts.tableCall, () => this.parts.store.steps.list(full));
+    return { ...full, steps: steps.map(stepInfo) };
   }
 
   /**
@@ -305,20 +314,45 @@ export class TaskClient {
   }
 
   /**
-   * Follows transitions as they happen (every task's, or one task's with `taskId`), by
-   * polling the status index. End it with `signal` or by leaving the `for await` loop.
+   * Follows transitions as they happen: every task's, read from the table's DynamoDB stream
+   * (each transition once, in order per task, however fast the task runs), or one task's
+   * with `taskId`, read from its record. End it with `signal` or by leaving the `for await`
+   * loop. Needs `grantRead` (the stream's DescribeStream, GetShardIterator and GetRecords,
+   * and DescribeTable to find it); see docs/operations.md#following-transitions.
+   *
+   * @throws ValidationError at once when `taskId` cannot be a task's id; listing every other
+   *   bad option at the first `next()`.
+   * @throws ConfigurationError when the table has no stream (a deployment older than this
+   *   release), or cannot be reached.
+   * @throws TaskNotFoundError with `taskId`, when the task does not appear within
+   *   `appearWithinMs`.
+   * @throws WatchGapError when the watch fell more than 24 hours behind the stream.
    */
   watch(options: WatchOptions = {}): AsyncGenerator<TaskTransition> {
-    return watchTransitions(this.parts.index, (id) => this.get(id), options, this.parts.clock);
+    if (options.taskId !== undefined) assertTaskId(options.taskId, 'watch', 'taskId');
+    const { tableCall, store, clock, dynamodbStreams } = this.parts;
+    return watchTransitions(
+      {
+        get: (id) => onTable(tableCall, () => store.get(id)),
+        openStream: (start) =>
+          onTable(tableCall, () =>
+            openTableStream({ ...tableCall, streams: dynamodbStreams, start, clock }),
+          ),
+        clock,
+      },
+      options,
+    );
   }
 
   /**
    * Polls until the task reaches a terminal state and returns its record.
    *
+   * @throws ValidationError when `id` cannot be a task's id.
    * @throws TaskNotFoundError when no task has this id.
    * @throws WaitTimeoutError after `timeoutMs`, carrying the last record seen.
    */
-  wait(id: string, options: WaitOptions = {}): Promise<TaskRecord> {
+  async wait(id: string, options: WaitOptions = {}): Promise<TaskRecord> {
+    assertTaskId(id, 'wait');
     return waitForTerminal(id, (taskId) => this.get(taskId), this.parts.clock, options);
   }
 
@@ -326,10 +360,12 @@ export class TaskClient {
    * Cancels a task: a waiting one at once; a RUNNING one is marked `cancelRequested`, and its
    * worker ends it CANCELLED at its next heartbeat (docs/progress-and-cancel.md).
    *
+   * @throws ValidationError when `id` cannot be a task's id.
    * @throws TaskNotFoundError when no task has this id.
    * @throws TransitionRejectedError when the task has finished; `current` says how.
    */
   async cancel(id: string, reason?: string): Promise<TaskRecord> {
+    assertTaskId(id, 'cancel');
     return cancelTask(id, reason, await this.cancelDeps());
   }
 

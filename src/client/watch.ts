@@ -1,11 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditEvent } from '../core/constants.js';
-import { isTerminal, TableSchema, type TaskStatus } from '../core/constants.js';
+import { isTerminal, TaskStatus } from '../core/constants.js';
+import { TaskNotFoundError, ValidationError, type ValidationIssue } from '../core/errors.js';
 import type { HistoryEntry, TaskRecord } from '../core/record.js';
-import { getItems } from '../store/batch-get.js';
-import { fromItem } from '../store/record.js';
-import { INDEXED_STATUSES, isIndexed } from '../store/status-index-keys.js';
-import { indexStreams, readStream, type StatusIndex } from './status-index.js';
+import {
+  type StreamRecord,
+  type StreamStart,
+  type TableStream,
+  taskOfImage,
+} from '../store/table-stream.js';
+import { taskIdIssue } from './task-ids.js';
+import { checkOptionKeys } from './validate.js';
 
 /** One transition of one task, as {@link watchTransitions} yields it. */
 export interface TaskTransition {
@@ -23,131 +28,215 @@ export interface TaskTransition {
 
 /** Options of `TaskClient.watch`. */
 export interface WatchOptions {
-  /** Follow one task only; the iterator ends once it is terminal. */
+  /**
+   * Follow one task only, by reading its record every `intervalMs`; the iterator ends once
+   * it is terminal (or purged).
+   */
   readonly taskId?: string;
-  /** Only tasks now in these statuses. @default every status */
+  /** Only transitions into these statuses (the status after the event). @default every status */
   readonly statuses?: readonly TaskStatus[];
-  /** Yield transitions from this instant on. @default now */
+  /**
+   * Yield transitions from this instant on. Without `taskId`, an instant in the past reads
+   * the table's stream from its oldest record (it keeps 24 hours). @default now
+   */
   readonly since?: Date | number;
-  /** Pause between polls. @default 2000 */
+  /** Pause between reads when nothing new came. @default 1000 */
   readonly intervalMs?: number;
+  /**
+   * With `taskId`: how long a task that does not exist yet may take to appear (an enqueue
+   * still on its way) before the watch throws `TaskNotFoundError`. @default 10000
+   */
+  readonly appearWithinMs?: number;
+  /**
+   * Called once, when the watch has started reading: every write after this is yielded
+   * (without `since`, the watch starts at the stream's end, which it finds asynchronously
+   * at the first `next()`).
+   */
+  readonly onReady?: () => void;
   /** Ends the iterator. */
   readonly signal?: AbortSignal;
 }
 
-/**
- * How far back each poll reaches past the previous one, to catch entries the status index
- * (eventually consistent) showed late.
- */
-const OVERLAP_MS = 5_000;
+/** What {@link watchTransitions} reads with. */
+export interface WatchDeps {
+  /** One task's record, strongly consistent; undefined when there is none. */
+  readonly get: (id: string) => Promise<TaskRecord | undefined>;
+  /** The table's stream, read from `start`. */
+  readonly openStream: (start: StreamStart) => Promise<TableStream>;
+  readonly clock: () => number;
+}
 
 /**
- * Follows transitions as they happen, oldest first, by polling. Every transition into a
- * keyed status sets the index's `statusAt` to its own time or later (a lease's end, a
- * retry's due time), so a poll reads each status partition from the previous poll's start
- * on, keeps the entries updated since, reads their records, and yields their history
- * entries not yet yielded. A task it saw that has left the index (finished, cancelled,
- * rolled back) is read once more, so its final transition is yielded too; a task that
- * enters and leaves the index between two polls is not seen (docs/status-index.md).
- * Heartbeats are not history entries and are not yielded; nor is a purge. One poll costs a
- * Query per `status#shard` partition and a read of each changed or followed task.
+ * Follows transitions as they happen, in the order of each task's writes.
+ *
+ * Every task: reads the table's DynamoDB stream, whose records hold each write's item before
+ * and after it, and yields the history entries a write added (the entries of the new image
+ * that the old one lacks). Every transition appends its entry in the same write
+ * (docs/adr/0049-watch-reads-the-table-stream.md), so every transition of every task is
+ * yielded once, however fast the task runs, and no write is added for it. Heartbeats and
+ * progress append nothing and are not yielded; nor are a purge and a retention expiry, which
+ * delete the record. A watch that falls more than 24 hours behind throws `WatchGapError`.
+ *
+ * One task (`taskId`): reads its record every `intervalMs` (one GetItem) and yields the
+ * entries of its history not yielded yet.
  */
 export async function* watchTransitions(
-  index: StatusIndex,
-  get: (id: string) => Promise<TaskRecord | undefined>,
+  deps: WatchDeps,
   options: WatchOptions,
-  clock: () => number,
 ): AsyncGenerator<TaskTransition> {
-  const since =
-    options.since instanceof Date ? options.since.getTime() : (options.since ?? clock());
-  const interval = options.intervalMs ?? 2000;
-  const emitted = new Map<string, Set<string>>();
-  const open = new Set<string>();
-  let windowStart = since;
+  checkWatchOptions(options);
+  const keep = (t: TaskTransition) =>
+    options.statuses === undefined || options.statuses.includes(t.status);
+  const source =
+    options.taskId === undefined
+      ? streamTransitions(deps, options)
+      : taskTransitions(deps, options.taskId, options);
+  for await (const t of source) if (keep(t)) yield t;
+}
+
+async function* streamTransitions(
+  deps: WatchDeps,
+  options: WatchOptions,
+): AsyncGenerator<TaskTransition> {
+  const since = options.since === undefined ? undefined : instant(options.since);
+  const stream = await deps.openStream(since === undefined ? 'LATEST' : 'TRIM_HORIZON');
+  let ready = false;
   while (options.signal?.aborted !== true) {
-    const pollStart = clock();
-    const records =
-      options.taskId === undefined
-        ? await changedSince(index, options.statuses, windowStart, open)
-        : await one(get, options.taskId);
-    const fresh: TaskTransition[] = [];
+    const { records, more } = await stream.read();
+    if (!ready) {
+      // The first read took the shards' iterators: later writes are behind them.
+      ready = true;
+      options.onReady?.();
+    }
     for (const record of records) {
-      const seen = emitted.get(record.id) ?? new Set<string>();
+      for (const t of transitionsOf(record)) {
+        // Without `since`, the stream's LATEST position is the start: no clock compared.
+        if (since === undefined || t.at >= since) yield t;
+      }
+    }
+    if (!more && !(await pause(options))) return;
+  }
+}
+
+async function* taskTransitions(
+  deps: WatchDeps,
+  id: string,
+  options: WatchOptions,
+): AsyncGenerator<TaskTransition> {
+  const since = instant(options.since ?? deps.clock());
+  const startedAt = deps.clock();
+  const appearWithin = options.appearWithinMs ?? 10_000;
+  const yielded = new Map<string, number>();
+  let seen = false;
+  let ready = false;
+  while (options.signal?.aborted !== true) {
+    const record = await deps.get(id);
+    if (!ready) {
+      ready = true;
+      options.onReady?.();
+    }
+    if (record === undefined) {
+      // Not enqueued yet (wait for it a while), or purged since it was seen (the end).
+      if (seen) return;
+      if (deps.clock() - startedAt >= appearWithin) throw new TaskNotFoundError(id);
+    } else {
+      seen = true;
+      const counts = new Map<string, number>();
       for (const entry of record.history) {
         const key = entryKey(entry);
-        if (entry.at < since || entry.at < windowStart || seen.has(key)) continue;
-        seen.add(key);
-        fresh.push(toTransition(record, entry));
+        const n = (counts.get(key) ?? 0) + 1;
+        counts.set(key, n);
+        if (n <= (yielded.get(key) ?? 0)) continue;
+        yielded.set(key, n);
+        if (entry.at >= since) yield toTransition(record, entry);
       }
-      emitted.set(record.id, seen);
+      if (isTerminal(record.status)) return;
     }
-    fresh.sort((a, b) => a.at - b.at);
-    yield* fresh;
-    if (options.taskId !== undefined && records.every((r) => isTerminal(r.status))) return;
-    windowStart = Math.max(since, pollStart - OVERLAP_MS);
-    forgetBefore(emitted, windowStart);
-    try {
-      await sleep(interval, undefined, { signal: options.signal });
-    } catch {
-      return; // Aborted.
+    if (!(await pause(options))) return;
+  }
+}
+
+const WATCH_OPTION_KEYS = [
+  'taskId',
+  'statuses',
+  'since',
+  'intervalMs',
+  'appearWithinMs',
+  'onReady',
+  'signal',
+] as const;
+
+/**
+ * @throws ValidationError listing every bad option: an unknown key, an empty task id, an
+ *   unknown status, a `since` that is not a time, a negative or unbounded interval or wait.
+ */
+function checkWatchOptions(options: WatchOptions): void {
+  const issues: ValidationIssue[] = [];
+  checkOptionKeys(issues, options, WATCH_OPTION_KEYS);
+  const { taskId, statuses, since, intervalMs, appearWithinMs } = options;
+  const idIssue = taskId === undefined ? undefined : taskIdIssue(taskId, 'taskId');
+  if (idIssue !== undefined) issues.push(idIssue);
+  for (const [i, status] of (statuses ?? []).entries()) {
+    if (!Object.values(TaskStatus).includes(status)) {
+      issues.push({
+        path: `statuses.${i}`,
+        message: `expected one of ${Object.values(TaskStatus).join(', ')}, received ${JSON.stringify(String(status).slice(0, 40))}`,
+      });
     }
+  }
+  if (since !== undefined && !Number.isFinite(instant(since))) {
+    issues.push({ path: 'since', message: 'expected a Date or epoch milliseconds' });
+  }
+  for (const [path, value, max] of [
+    ['intervalMs', intervalMs, 3_600_000],
+    ['appearWithinMs', appearWithinMs, 86_400_000],
+  ] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0 && value <= max)) {
+      issues.push({ path, message: `expected an integer from 0 to ${max}, received ${value}` });
+    }
+  }
+  if (issues.length > 0) throw new ValidationError('watch options', issues);
+}
+
+/** Waits `intervalMs`; false when the signal ended the watch meanwhile. */
+async function pause(options: WatchOptions): Promise<boolean> {
+  try {
+    await sleep(options.intervalMs ?? 1000, undefined, { signal: options.signal });
+    return true;
+  } catch {
+    return false; // Aborted.
   }
 }
 
 /**
- * The tasks changed since `from` (index entries whose `statusAt` and `updatedAt` are at or
- * after it), and the tasks of `open` that left the polled statuses, read from the table.
- * `open` is updated to the tasks now in a polled status. A filter on statuses the index
- * does not key polls every keyed status, since tasks reach those from a keyed one.
+ * The transitions one stream record shows: the history entries of its new image that its
+ * old image lacks, in history order. A record of an item that is not a task (a debounce
+ * pointer, a park or rate-limit item), of a delete, or that cannot be read yields nothing.
  */
-async function changedSince(
-  index: StatusIndex,
-  statuses: readonly TaskStatus[] | undefined,
-  from: number,
-  open: Set<string>,
-): Promise<TaskRecord[]> {
-  const polled = statuses === undefined || !statuses.every(isIndexed) ? INDEXED_STATUSES : statuses;
-  const pages = await Promise.all(
-    indexStreams(index, polled).map((stream) =>
-      readStream(index, { stream, from, atLeast: { attribute: 'updatedAt', value: from } }),
-    ),
-  );
-  const changed = pages.flatMap((page) =>
-    page.items.map((item) => String(item[TableSchema.PARTITION_KEY])),
-  );
-  const ids = [...new Set([...changed, ...open])];
-  const found = await getItems(index.doc, index.tableName, ids, { consistent: true });
-  const records: TaskRecord[] = [];
-  for (const id of ids) {
-    const item = found.get(id);
-    const record = item === undefined ? undefined : fromItem(item);
-    if (record !== undefined && polled.includes(record.status)) open.add(id);
-    else open.delete(id);
-    if (record !== undefined && (statuses === undefined || statuses.includes(record.status))) {
-      records.push(record);
-    }
+export function transitionsOf(record: StreamRecord): TaskTransition[] {
+  const after = taskOfImage(record.dynamodb?.NewImage);
+  if (after === undefined) return [];
+  const before = new Map<string, number>();
+  for (const entry of taskOfImage(record.dynamodb?.OldImage)?.history ?? []) {
+    const key = entryKey(entry);
+    before.set(key, (before.get(key) ?? 0) + 1);
   }
-  return records;
+  const added: TaskTransition[] = [];
+  for (const entry of after.history) {
+    const key = entryKey(entry);
+    const left = before.get(key) ?? 0;
+    if (left > 0) before.set(key, left - 1);
+    else added.push(toTransition(after, entry));
+  }
+  return added;
 }
 
-async function one(
-  get: (id: string) => Promise<TaskRecord | undefined>,
-  id: string,
-): Promise<TaskRecord[]> {
-  const record = await get(id);
-  return record === undefined ? [] : [record];
+function instant(value: Date | number): number {
+  return value instanceof Date ? value.getTime() : value;
 }
 
 function entryKey(entry: HistoryEntry): string {
-  return `${entry.at}:${entry.event}:${entry.attempt}:${entry.status}`;
-}
-
-/** Drops what no later poll can return again: entries older than the window. */
-function forgetBefore(emitted: Map<string, Set<string>>, windowStart: number): void {
-  for (const [id, keys] of emitted) {
-    for (const key of keys) if (Number(key.split(':')[0]) < windowStart) keys.delete(key);
-    if (keys.size === 0) emitted.delete(id);
-  }
+  return `${entry.at}:${entry.event}:${entry.attempt}:${entry.status}:${entry.detail ?? ''}`;
 }
 
 function toTransition(record: TaskRecord, entry: HistoryEntry): TaskTransition {

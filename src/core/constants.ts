@@ -116,6 +116,21 @@ export const AuditEvent = {
   SCHEDULE_PAUSED: 'schedule-paused',
   SCHEDULE_RESUMED: 'schedule-resumed',
   SCHEDULE_DELETED: 'schedule-deleted',
+  /**
+   * A durable task's handler saved a checkpoint: one fenced write of the record, which also
+   * extends the lease and carries pending progress (docs/adr/0047-durable-tasks.md).
+   */
+  CHECKPOINTED: 'checkpointed',
+  /**
+   * A durable task's step stored its result in an item of its own; the entry lives in that
+   * item, not in the task's history (docs/adr/0047-durable-tasks.md).
+   */
+  STEP_STORED: 'step-stored',
+  /**
+   * A durable task ended its slice with `ctx.continue()`: QUEUED again without spending an
+   * attempt, its message kept at the head of its group (docs/adr/0047-durable-tasks.md).
+   */
+  CONTINUED: 'continued',
 } as const;
 
 /** One of the {@link AuditEvent} values. */
@@ -243,6 +258,35 @@ export const Defaults = {
   MAX_DEPENDENTS: 100,
   /** A finished parent whose dependents are still unreleased this long is released by the sweeper. */
   RELEASE_GRACE_MS: 60_000,
+  /**
+   * Largest checkpoint or step result kept inline (on the record, in the step's item), as
+   * UTF-8 JSON; above it, the payload bucket holds it, and without one it is refused.
+   */
+  MAX_INLINE_DURABLE_BYTES: 4 * 1024,
+  /** `maxContinuations` when a task type sets none. */
+  MAX_CONTINUATIONS: 10,
+  /** Highest accepted `maxContinuations`: SQS's highest `maxReceiveCount`. */
+  MAX_CONTINUATIONS_LIMIT: 1000,
+  /** The work queue's `maxReceiveCount` when none is given (the construct's default). */
+  MAX_RECEIVE_COUNT: 50,
+  /**
+   * Receives a continuing task keeps free below `maxReceiveCount`, besides its attempts and
+   * continuations: duplicate deliveries, outages given back, rate-limit deferrals.
+   */
+  RECEIVE_HEADROOM: 5,
+  /** Most steps one run of a task may store (its replay reads them 100 per request). */
+  MAX_STEPS: 1000,
+  /**
+   * How long a step item outlives its write beyond the task's retention: the longest a
+   * durable task may still be running after a step (its retry horizon, at most 7 days, plus
+   * its continuations), so no step expires under a live task (docs/adr/0047-durable-tasks.md).
+   */
+  STEP_HORIZON_MS: 21 * 24 * 60 * 60 * 1000,
+  /**
+   * A step beats the lease first when its last write is older than this, so that a cancel
+   * request is seen at the next step within this long (docs/durable-tasks.md).
+   */
+  STEP_BEAT_MS: 10_000,
 } as const;
 
 /** Names of the table's key attributes and its status index (shared by store, provisioning and CDK). */
@@ -258,6 +302,12 @@ export const TableSchema = {
    */
   STATUS_INDEX_PROJECTION: ['type', 'orderingKey', 'updatedAt', 'lane'],
   TTL_ATTRIBUTE: 'expiresAt',
+  /**
+   * What the table's stream records carry: the item before and after each write, so that a
+   * reader finds the history entries each write added by comparing the two, and needs no
+   * memory of earlier records (docs/adr/0049-watch-reads-the-table-stream.md).
+   */
+  STREAM_VIEW_TYPE: 'NEW_AND_OLD_IMAGES',
 } as const;
 
 /** Version tag of the message body the SDK sends, so a worker can reject foreign messages. */

@@ -25,6 +25,8 @@ export const ErrorCode = {
   CLAIM_CHECK_MISMATCH: 'CLAIM_CHECK_MISMATCH',
   DEBOUNCE_CONTENDED: 'DEBOUNCE_CONTENDED',
   DEPENDENCY: 'DEPENDENCY',
+  NON_DETERMINISTIC: 'NON_DETERMINISTIC',
+  WATCH_GAP: 'WATCH_GAP',
 } as const;
 
 /** One of the {@link ErrorCode} values. */
@@ -412,6 +414,31 @@ export class DependencyError extends TasklaneError {
   }
 }
 
+/**
+ * A durable task's run called its steps in another order, or by other names, than an
+ * earlier run stored them: replaying it would return a stored result to the wrong call, so
+ * the task is DEAD (docs/durable-tasks.md). Also thrown when one run calls a step name twice.
+ */
+export class NonDeterministicError extends TasklaneError {
+  /** The step's position in the run, from 0. */
+  readonly index: number;
+  /** The name stored at that position (or, for a repeated name, the name repeated). */
+  readonly expected: string;
+  /** The name the run called. */
+  readonly called: string;
+
+  constructor(index: number, expected: string, called: string, detail?: string) {
+    super(
+      ErrorCode.NON_DETERMINISTIC,
+      detail ??
+        `step ${index} was stored as ${JSON.stringify(expected)}, but this run called ${JSON.stringify(called)}: steps must be called in the same order with the same names on every run`,
+    );
+    this.index = index;
+    this.expected = expected;
+    this.called = called;
+  }
+}
+
 // What a record keeps of an error.
 
 /** Longest error name kept on a record. */
@@ -437,4 +464,26 @@ export function errorInfo(error: unknown): TaskErrorInfo {
 /** One line for a log: `Name: message` for an Error, else the value as text. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/**
+ * A watch of the table's stream fell further behind than the stream keeps records (24
+ * hours): records it had not read are gone, so it stops rather than go on as if nothing was
+ * missing. Start a new watch; `since` within the last 24 hours reads what the stream still
+ * holds (docs/adr/0049-watch-reads-the-table-stream.md).
+ */
+export class WatchGapError extends TasklaneError {
+  /** The stream read. */
+  readonly streamArn: string;
+  /** The shard whose records were trimmed. */
+  readonly shardId: string;
+
+  constructor(streamArn: string, shardId: string) {
+    super(
+      ErrorCode.WATCH_GAP,
+      `The table stream dropped records this watch had not read yet (shard ${shardId}): it was more than 24 hours behind. Start a new watch.`,
+    );
+    this.streamArn = streamArn;
+    this.shardId = shardId;
+  }
 }

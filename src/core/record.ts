@@ -131,6 +131,39 @@ export interface TaskRecord {
   readonly lane?: string | undefined;
   /** A task enqueued with `debounce`: its key and mode, and the enqueues it absorbed. */
   readonly debounce?: DebounceInfo | undefined;
+  /**
+   * A durable task's last checkpoint (`ctx.saveCheckpoint`), when it was kept inline; see
+   * {@link checkpointRef} for one in the payload bucket (docs/durable-tasks.md).
+   */
+  readonly checkpoint?: unknown;
+  /** The last checkpoint, when it was larger than 4 KB and went to the payload bucket. */
+  readonly checkpointRef?: ObjectRef | undefined;
+  /** When the last checkpoint was saved (epoch ms). */
+  readonly checkpointAt?: number | undefined;
+  /** Slices this run of the task ended with `ctx.continue()`; a redrive starts again at 0. */
+  readonly continuations?: number | undefined;
+  /**
+   * Which set of step items the task's steps are: a redrive with `restart` moves to a new
+   * one, which leaves the old steps unread (docs/adr/0047-durable-tasks.md). 0 when absent.
+   */
+  readonly stepEpoch?: number | undefined;
+  /** The stored steps, in call order: only when read with `get(id, { steps: true })`. */
+  readonly steps?: readonly StepInfo[] | undefined;
+}
+
+/** One stored step of a durable task (docs/durable-tasks.md). */
+export interface StepInfo {
+  /** Its position in the run, from 0. */
+  readonly index: number;
+  readonly name: string;
+  /** When its result was stored (epoch ms). */
+  readonly at: number;
+  /** The stored result's size, as UTF-8 JSON bytes. */
+  readonly sizeBytes: number;
+  /** The attempt whose run stored it. */
+  readonly attempt: number;
+  /** The worker whose run stored it. */
+  readonly workerId?: string | undefined;
 }
 
 /** The error a failed attempt left behind. */

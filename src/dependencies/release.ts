@@ -9,7 +9,7 @@ import { isTerminal, TaskStatus } from '../core/constants.js';
 import { describeError, TransitionRejectedError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
-import type { Dispatcher } from '../outbox/dispatcher.js';
+import type { Dispatcher } from '../scheduler/dispatcher.js';
 import { compareEnqueueOrder } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 

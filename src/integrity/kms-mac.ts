@@ -5,7 +5,7 @@
  * table calls. The client is created on first use, so a worker without integrity never loads it.
  * (docs/adr/0016-integrity-tag.md)
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
 import {
   CreateKeyCommand,
   GenerateMacCommand,
@@ -16,6 +16,7 @@ import {
 } from '@aws-sdk/client-kms';
 import { awsClientConfig } from '../aws/clients.js';
 import { ConfigurationError } from '../core/errors.js';
+import type { DynamoDBClient } from '../store/table.js';
 
 /** What the integrity tag needs from KMS: an HMAC key's GenerateMac and VerifyMac. */
 export interface MacService {

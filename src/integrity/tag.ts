@@ -7,11 +7,12 @@
  * record, without the check failing. (docs/adr/0016-integrity-tag.md,
  * docs/adr/0035-integrity-tag-v2.md, docs/security.md)
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
 import { AMBIGUOUS_PAYLOAD, payloadSource } from '../claim-check/payload-source.js';
 import type { TaskRecord } from '../core/record.js';
 import { EnvVars } from '../settings/location.js';
 import { canonicalJson, payloadHash } from '../store/record.js';
+import type { DynamoDBClient } from '../store/table.js';
 import { KmsMacClient, type MacService } from './kms-mac.js';
 import {
   formatTag,

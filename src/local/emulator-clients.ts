@@ -1,9 +1,10 @@
 /** Clients of a local executor, bound to the emulator with its dummy credentials. */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
 import { S3Client } from '@aws-sdk/client-s3';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig } from '../aws/clients.js';
+import { DynamoDBClient } from '../store/table.js';
 import { EMULATOR_ACCESS_KEY_ID } from './emulator-env.js';
 
 /** The clients a local executor's worker, pump and sweeper share. */

@@ -83,8 +83,10 @@ export interface LocalExecutorOptions {
   readonly name?: string;
   /**
    * Existing resources to attach to instead of provisioning, e.g.
-   * `locationFromStackOutputs(outputs)` of a stack deployed into the emulator. Its schedule
-   * group is created when missing (moto's CloudFormation skips Scheduler resources).
+   * `locationFromStackOutputs(outputs)` of a stack deployed into the emulator. Attaching
+   * changes nothing it did not create: its schedule groups are created only when missing
+   * (moto's CloudFormation skips Scheduler resources), and an existing group keeps its
+   * schedules.
    */
   readonly location?: LocalExecutorLocation;
   /**

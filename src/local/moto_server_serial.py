@@ -35,6 +35,12 @@ Further deviations of moto 5.2.1 are corrected by patching its backend objects a
 - Deduplication: moto compares a FIFO message's deduplication id only with the messages still
   in the queue, so a resend after the first copy was deleted is delivered again. SQS drops
   any resend within 5 minutes of the first send; the queue now remembers the ids it was sent.
+- Stream records of refused writes: a refused TransactWriteItems puts back a deep copy of
+  each table it touched, with a copy of its stream, so the records its earlier items wrote
+  stay in the original stream, which every shard iterator already handed out still reads
+  and no later write reaches; and a refused UpdateItem of a missing item leaves the INSERT of
+  the empty item it created first. DynamoDB writes no stream record for a refused write. The
+  original stream is now kept (handed to the restored table) and cut back to where it was.
 - SenderId: moto stamps every message with one fixed SenderId. Here a message's SenderId is
   the access key id that signed the SendMessage request (AWS reports the caller's principal
   id; the access key id is the emulator's stable stand-in for it).
@@ -113,6 +119,7 @@ def install_fidelity_fixes():
     fix_deduplication(Queue)
     fix_sender_id(SQSBackend)
     fix_update_item(DynamoDBBackend, DynamoType)
+    fix_refused_transaction_streams(DynamoDBBackend)
 
 
 def fix_fifo_receive(SQSBackend):
@@ -245,13 +252,57 @@ def fix_update_item(DynamoDBBackend, DynamoType):
             # No item to snapshot: moto's own key validation answers this request.
             return update_item(self, table_name, key, *args, **kwargs)
         saved = copy.deepcopy(table.get_item(*address))
+        stream = stream_mark(table)
         try:
             return update_item(self, table_name, key, *args, **kwargs)
         except Exception:
             put_back(table, *address, saved)
+            stream_rollback(table, stream)
             raise
 
     DynamoDBBackend.update_item = atomic_update_item
+
+
+def stream_mark(table):
+    """The table's stream shard and how many records it holds, or None without a stream."""
+    shard = getattr(table, "stream_shard", None)
+    if shard is None:
+        return None
+    require_fields(shard, ["items", "table"])
+    return shard, len(shard.items)
+
+
+def stream_rollback(table, mark):
+    """Makes `mark`'s shard the stream of `table` again, cut back to its length then."""
+    if mark is None:
+        return
+    shard, length = mark
+    del shard.items[length:]
+    shard.table = table
+    table.stream_shard = shard
+
+
+def fix_refused_transaction_streams(DynamoDBBackend):
+    """Keeps the stream that iterators read, without the records of a refused transaction."""
+    transact_write_items = require(DynamoDBBackend, "transact_write_items", ["transact_items"])
+    require(DynamoDBBackend, "get_table")
+
+    def transact_keeping_streams(self, transact_items, *args, **kwargs):
+        marks = {}
+        for item in transact_items:
+            op = next(iter(item.values()), {})
+            name = op.get("TableName") if isinstance(op, dict) else None
+            if name in self.tables and name not in marks:
+                marks[name] = stream_mark(self.tables[name])
+        try:
+            return transact_write_items(self, transact_items, *args, **kwargs)
+        except Exception:
+            for name, mark in marks.items():
+                if name in self.tables:
+                    stream_rollback(self.tables[name], mark)
+            raise
+
+    DynamoDBBackend.transact_write_items = transact_keeping_streams
 
 
 def access_key_of(environ):

@@ -5,6 +5,8 @@
 import {
   BucketAlreadyOwnedByYou,
   CreateBucketCommand,
+  HeadBucketCommand,
+  NotFound,
   PutBucketLifecycleConfigurationCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
@@ -23,17 +25,27 @@ export function localPayloadBucketName(executorName: string): string {
 
 /**
  * Creates the bucket unless it exists, with a rule per prefix that expires objects after
- * `expirationDays` and aborts incomplete multipart uploads after a day. Idempotent.
+ * `expirationDays` and aborts incomplete multipart uploads after a day. A bucket that exists
+ * is left as it is, its lifecycle rules included: provisioning never changes what it did not
+ * create. Idempotent.
  */
 export async function provisionPayloadBucket(
   s3: S3Client,
   bucket: string,
   expirationDays: number,
 ): Promise<string> {
+  // Look first: in us-east-1, CreateBucket answers success for a bucket the caller owns.
+  try {
+    await s3.send(new HeadBucketCommand({ Bucket: bucket }));
+    return bucket;
+  } catch (err) {
+    if (!(err instanceof NotFound)) throw err;
+  }
   try {
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   } catch (err) {
     if (!(err instanceof BucketAlreadyOwnedByYou)) throw err;
+    return bucket;
   }
   await s3.send(
     new PutBucketLifecycleConfigurationCommand({

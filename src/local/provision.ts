@@ -1,22 +1,14 @@
 import {
-  CreateTableCommand,
-  type DynamoDBClient,
-  ResourceInUseException,
-  UpdateTimeToLiveCommand,
-  waitUntilTableExists,
-} from '@aws-sdk/client-dynamodb';
-import {
   ConflictException,
   CreateScheduleGroupCommand,
+  GetScheduleGroupCommand,
+  ResourceNotFoundException,
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import {
-  type ExecutorSettings,
-  type QueueSettings,
-  tableKeyDefinition,
-} from '../settings/executor.js';
+import type { ExecutorSettings, QueueSettings } from '../settings/executor.js';
 import { DEFAULT_LANE, type LaneLocation, type LaneLocations } from '../settings/lanes.js';
+import { createTable, type DynamoDBClient } from '../store/table.js';
 import { LOCAL_DELAYED_SCHEDULER_SENDER_ID, LOCAL_SCHEDULER_SENDER_ID } from './schedule-pump.js';
 
 /** What {@link provision} created or found. */
@@ -68,24 +60,7 @@ export async function provision(
   const { sqs, dynamodb } = clients;
   const own = await provisionQueuePair(sqs, settings, settings.workQueue, settings.deadLetterQueue);
   const { table } = settings;
-  try {
-    await dynamodb.send(
-      new CreateTableCommand({
-        TableName: table.name,
-        BillingMode: 'PAY_PER_REQUEST',
-        ...tableKeyDefinition(table),
-      }),
-    );
-    await waitUntilTableExists({ client: dynamodb, maxWaitTime: 60 }, { TableName: table.name });
-    await dynamodb.send(
-      new UpdateTimeToLiveCommand({
-        TableName: table.name,
-        TimeToLiveSpecification: { AttributeName: table.ttlAttribute, Enabled: true },
-      }),
-    );
-  } catch (err) {
-    if (!(err instanceof ResourceInUseException)) throw err;
-  }
+  await createTable(dynamodb, table);
   const { queueUrl, queueArn } = own;
   const lanes: Record<string, LaneLocation> = {};
   for (const [lane, laneSettings] of Object.entries(settings.lanes)) {
@@ -181,16 +156,30 @@ async function arnOf(sqs: SQSClient, queueUrl: string): Promise<string> {
 }
 
 /**
- * Creates a schedule group unless it exists. moto's CloudFormation skips
- * AWS::Scheduler::* resources, so a stack deployed into moto needs this step for its group.
+ * Creates a schedule group unless it exists, and says whether it did. moto's CloudFormation
+ * skips AWS::Scheduler::* resources, so a stack deployed into moto needs this step for its
+ * group.
+ *
+ * It looks first and creates only a group that is missing: moto 5.2.1 answers a
+ * CreateScheduleGroup for an existing name by replacing the group, and every schedule in it
+ * with it, where AWS refuses with ConflictException (docs/emulator.md). A group created by
+ * someone else between the look and the create is left as it is.
  */
 export async function provisionScheduleGroup(
   name: string,
   scheduler: SchedulerClient,
-): Promise<void> {
+): Promise<boolean> {
+  try {
+    await scheduler.send(new GetScheduleGroupCommand({ Name: name }));
+    return false;
+  } catch (err) {
+    if (!(err instanceof ResourceNotFoundException)) throw err;
+  }
   try {
     await scheduler.send(new CreateScheduleGroupCommand({ Name: name }));
+    return true;
   } catch (err) {
     if (!(err instanceof ConflictException)) throw err;
+    return false;
   }
 }

@@ -1,6 +1,6 @@
 import type { AuditEvent, TaskStatus } from '../core/constants.js';
 import type { HistoryEntry } from '../core/record.js';
-import { shortWorkerId } from '../store/stored-history.js';
+import { shortWorkerId } from '../store/history.js';
 import type { LogAttributes, TaskLogger } from './logger.js';
 
 /**

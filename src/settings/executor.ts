@@ -1,4 +1,3 @@
-import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { Defaults, TableSchema } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import { delayedScheduleGroupName } from '../scheduler/names.js';
@@ -42,11 +41,16 @@ export interface QueueSettings {
   readonly attributes: Readonly<Record<string, string>>;
 }
 
-/** The task table's names: key, TTL attribute and the sharded status index. */
+/** The task table's names: key, TTL attribute, stream and the sharded status index. */
 export interface TableSettings {
   readonly name: string;
   readonly partitionKey: string;
   readonly ttlAttribute: string;
+  /**
+   * The table's DynamoDB stream: what its records carry. `watch()` and `tasklane tail` read
+   * it (docs/adr/0049-watch-reads-the-table-stream.md).
+   */
+  readonly streamViewType: typeof TableSchema.STREAM_VIEW_TYPE;
   readonly statusIndex: {
     readonly name: string;
     readonly partitionKey: string;
@@ -213,6 +217,7 @@ export function executorSettings(
       name: `${name}-tasks`,
       partitionKey: TableSchema.PARTITION_KEY,
       ttlAttribute: TableSchema.TTL_ATTRIBUTE,
+      streamViewType: TableSchema.STREAM_VIEW_TYPE,
       statusIndex: {
         name: TableSchema.STATUS_INDEX,
         partitionKey: TableSchema.STATUS_INDEX_PARTITION_KEY,
@@ -226,37 +231,4 @@ export function executorSettings(
     dlq: settings.deadLetterQueue,
   });
   return { ...settings, lanes };
-}
-
-/**
- * The table's keys and status index in the shape that DynamoDB's CreateTable and
- * CloudFormation's AWS::DynamoDB::Table share. Provisioning sends it as it is; the infra
- * tests check that the CDK construct synthesizes the same.
- */
-export function tableKeyDefinition(table: TableSettings): {
-  [K in 'AttributeDefinitions' | 'KeySchema' | 'GlobalSecondaryIndexes']-?: NonNullable<
-    CreateTableCommandInput[K]
-  >;
-} {
-  return {
-    AttributeDefinitions: [
-      { AttributeName: table.partitionKey, AttributeType: 'S' },
-      { AttributeName: table.statusIndex.partitionKey, AttributeType: 'S' },
-      { AttributeName: table.statusIndex.sortKey, AttributeType: 'N' },
-    ],
-    KeySchema: [{ AttributeName: table.partitionKey, KeyType: 'HASH' }],
-    GlobalSecondaryIndexes: [
-      {
-        IndexName: table.statusIndex.name,
-        KeySchema: [
-          { AttributeName: table.statusIndex.partitionKey, KeyType: 'HASH' },
-          { AttributeName: table.statusIndex.sortKey, KeyType: 'RANGE' },
-        ],
-        Projection: {
-          ProjectionType: 'INCLUDE',
-          NonKeyAttributes: [...table.statusIndex.projection],
-        },
-      },
-    ],
-  };
 }

@@ -12,9 +12,13 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { AuditEvent, DebounceMode, TableSchema } from '../core/constants.js';
+import {
+  DEBOUNCE_ID_PREFIX,
+  DEBOUNCE_POINTER_PREFIX,
+  type DebounceSpec,
+} from '../core/debounce.js';
 import type { TaskRecord } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
-import { DEBOUNCE_ID_PREFIX, DEBOUNCE_POINTER_PREFIX, type DebounceSpec } from './debounce-spec.js';
 import { fromItem } from './record.js';
 import type { WriteContext } from './store-context.js';
 import type { Replacement } from './transitions/debounce.js';

@@ -6,21 +6,22 @@
  * The edges are kept on the records themselves: the child lists its `parents`, each parent
  * its `dependents` (a string set, at most `Defaults.MAX_DEPENDENTS`). A parent that has a
  * dependent also holds `releaseShard`: its terminal write then files it under that index
- * partition instead of its status's (see buildTransitionUpdate), and it leaves it only once
+ * partition instead of its status's (see transitions/move.ts), and it leaves it only once
  * every dependent has counted its outcome.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { Defaults, isTerminal, TableSchema, TaskStatus } from '../core/constants.js';
+import { Defaults, isTerminal, TaskStatus } from '../core/constants.js';
 import { DependencyError, TransitionRejectedError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
 import { type NewTask, newTaskItem } from './new-task.js';
 import { fromItem } from './record.js';
+import { entryId, partitionPages } from './status-index.js';
 import { RELEASE_PARTITION } from './status-index-keys.js';
 import type { WriteContext } from './store-context.js';
 import type { ReleaseInput } from './transitions/dependencies.js';
 import { dependencies, records } from './transitions/index.js';
-import { part, recordOf, send, transact, writeTransition } from './transitions/writer.js';
+import { writeTransition } from './transitions/move.js';
+import { part, recordOf, send, transact } from './transitions/writer.js';
 
 export { RELEASE_PARTITION } from './status-index-keys.js';
 
@@ -123,27 +124,10 @@ export class DependencyStore {
    */
   async *pendingReleases(before: number): AsyncGenerator<readonly string[], void, undefined> {
     for (let shard = 0; shard < this.ctx.statusShards; shard++) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const out = await this.ctx.doc.send(
-          new QueryCommand({
-            TableName: this.ctx.tableName,
-            IndexName: TableSchema.STATUS_INDEX,
-            KeyConditionExpression: '#pk = :pk AND #at < :before',
-            ExpressionAttributeNames: {
-              '#pk': TableSchema.STATUS_INDEX_PARTITION_KEY,
-              '#at': TableSchema.STATUS_INDEX_SORT_KEY,
-            },
-            ExpressionAttributeValues: {
-              ':pk': `${RELEASE_PARTITION}#${shard}`,
-              ':before': before,
-            },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        yield (out.Items ?? []).map((item) => String(item[TableSchema.PARTITION_KEY]));
-        startKey = out.LastEvaluatedKey;
-      } while (startKey !== undefined);
+      const partition = `${RELEASE_PARTITION}#${shard}`;
+      for await (const page of partitionPages(this.ctx, { partition, before })) {
+        yield page.items.map(entryId);
+      }
     }
   }
 

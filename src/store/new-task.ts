@@ -4,14 +4,13 @@
  */
 
 import { AuditEvent, TableSchema, TaskStatus } from '../core/constants.js';
+import type { DebounceSpec } from '../core/debounce.js';
 import { messageGroupOf } from '../core/message.js';
 import type { HistoryEntry, ObjectRef } from '../core/record.js';
 import { truncate } from '../core/record.js';
-import type { DebounceSpec } from './debounce-spec.js';
-import { MAX_DETAIL_CHARS } from './history.js';
+import { MAX_DETAIL_CHARS, type StoredEntry, toStoredEntry } from './history.js';
 import { payloadHash, type TaskItem } from './record.js';
 import { statusIndexKeys } from './status-index-keys.js';
-import { type StoredEntry, toStoredEntry } from './stored-history.js';
 
 /** Input of `TaskStore.create`. */
 export interface NewTask {

@@ -6,12 +6,13 @@
  * under a partition of its own) and carries the receipt handle an operator's redrive or
  * release needs to let that message go at once (docs/adr/0024-parked-keys.md).
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Defaults, TableSchema, TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
 import { getItems } from './batch-get.js';
 import { fromItem } from './record.js';
+import { entryId, partitionPages } from './status-index.js';
 import type { WriteContext } from './store-context.js';
 import { parking } from './transitions/index.js';
 import { part, send, transact } from './transitions/writer.js';
@@ -170,21 +171,9 @@ export class ParkedKeys {
    */
   async list(): Promise<ParkRecord[]> {
     const ids: string[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.ctx.tableName,
-          IndexName: TableSchema.STATUS_INDEX,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': TableSchema.STATUS_INDEX_PARTITION_KEY },
-          ExpressionAttributeValues: { ':pk': INDEX_PARTITION },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of out.Items ?? []) ids.push(String(item[TableSchema.PARTITION_KEY]));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    for await (const page of partitionPages(this.ctx, { partition: INDEX_PARTITION })) {
+      ids.push(...page.items.map(entryId));
+    }
     const found = await getItems(this.ctx.doc, this.ctx.tableName, ids, { consistent: true });
     return ids.flatMap((id) => {
       const item = found.get(id);

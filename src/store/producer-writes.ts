@@ -12,7 +12,7 @@
  * - `DependencyStore.create`: adds a new task to its parents' `dependents`.
  *
  * None of them names `history`: their entries go to `producerHistory`, so a producer cannot
- * rewrite what workers, the sweeper and operators recorded (store/producer-history.ts).
+ * rewrite what workers, the sweeper and operators recorded (store/history.ts).
  *
  * IAM counts every top-level attribute a request names, whether it sets it or only tests it
  * in the condition, and requires the table's and the status index's key attributes. The
@@ -21,7 +21,7 @@
  * and checks they stay within this list.
  */
 import { TableSchema } from '../core/constants.js';
-import { PRODUCER_HISTORY } from './producer-history.js';
+import { PRODUCER_HISTORY } from './history.js';
 
 /** Every attribute a producer's UpdateItem names (sets, removes or tests). */
 export const PRODUCER_UPDATE_ATTRIBUTES: readonly string[] = [

@@ -2,23 +2,18 @@
  * Reads through the sharded status index: a page at a time ({@link listTasks}) or every
  * matching task ({@link iterateTasks}). Only a status the index does not key is scanned.
  */
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { TableSchema, type TaskStatus } from '../core/constants.js';
+import type { TaskStatus } from '../core/constants.js';
 import { ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { getItems } from './batch-get.js';
 import { decodeCursor, decodeScanCursor, encodeCursor, encodeScanCursor } from './cursor.js';
 import { fromItem, statusShardKey } from './record.js';
+import { entryId, type IndexContext, partitionPages } from './status-index.js';
 import { isIndexed } from './status-index-keys.js';
 import { scanStatuses } from './status-scan.js';
-import { and, compare } from './transitions/expression.js';
 
 /** What a query needs of the store. */
-export interface QueryContext {
-  readonly doc: DynamoDBDocumentClient;
-  readonly tableName: string;
-  readonly statusShards: number;
-}
+export type QueryContext = IndexContext;
 
 /** A page of {@link listTasks}. */
 export interface TaskPage {
@@ -62,28 +57,21 @@ export async function listTasks(
   let { shard, startKey } = decodeCursor(options.cursor, ctx.statusShards);
   const entries: Record<string, unknown>[] = [];
   while (shard < ctx.statusShards && entries.length < limit) {
-    const key = keyCondition(status, shard, options.before);
-    const out = await ctx.doc.send(
-      new QueryCommand({
-        TableName: ctx.tableName,
-        IndexName: TableSchema.STATUS_INDEX,
-        KeyConditionExpression: key.expression,
-        ExpressionAttributeNames: key.names,
-        ExpressionAttributeValues: key.values,
-        Limit: limit - entries.length,
-        ExclusiveStartKey: startKey,
-      }),
+    const partition = statusShardKey(status, shard);
+    const pages = partitionPages(
+      ctx,
+      { partition, before: options.before },
+      { startKey, limit: () => limit - entries.length },
     );
-    entries.push(...(out.Items ?? []));
-    if (out.LastEvaluatedKey === undefined) {
-      shard += 1;
-      startKey = undefined;
-    } else {
-      startKey = out.LastEvaluatedKey;
+    for await (const page of pages) {
+      entries.push(...page.items);
+      startKey = page.nextKey;
+      if (entries.length >= limit) break;
     }
+    if (startKey === undefined) shard += 1;
   }
   const done = shard >= ctx.statusShards;
-  const ids = entries.map((entry) => String(entry[TableSchema.PARTITION_KEY]));
+  const ids = entries.map(entryId);
   const found = await getItems(ctx.doc, ctx.tableName, ids, { consistent: true });
   const items = ids.flatMap((id) => {
     const item = found.get(id);
@@ -135,15 +123,4 @@ export async function* iterateTasks(
     yield page.items;
     cursor = page.cursor;
   } while (cursor !== undefined);
-}
-
-function keyCondition(status: TaskStatus, shard: number, before: number | undefined) {
-  const partition = {
-    expression: '#pk = :pk',
-    names: { '#pk': TableSchema.STATUS_INDEX_PARTITION_KEY },
-    values: { ':pk': statusShardKey(status, shard) },
-  };
-  return before === undefined
-    ? partition
-    : and([partition, compare(TableSchema.STATUS_INDEX_SORT_KEY, '<', 'before', before)]);
 }

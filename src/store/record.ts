@@ -11,8 +11,13 @@ import {
 import { messageGroupOf } from '../core/message.js';
 import type { HistoryEntry, ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
 import { payloadHash } from './canonical-json.js';
-import { mergeProducerHistory, PRODUCER_HISTORY } from './producer-history.js';
-import { fromStoredEntry, inheritWorkers, latestClaimWorker } from './stored-history.js';
+import {
+  fromStoredEntry,
+  inheritWorkers,
+  latestClaimWorker,
+  mergeProducerHistory,
+  PRODUCER_HISTORY,
+} from './history.js';
 
 export { canonicalJson, MAX_PAYLOAD_DEPTH, payloadHash } from './canonical-json.js';
 
@@ -114,6 +119,19 @@ export function fromItem(item: TaskItem): TaskRecord {
         }
       : {}),
     ...dependencyFields(item),
+    ...durableFields(item),
+  };
+}
+
+/** The durable-task attributes of an item, present only on tasks that have them. */
+function durableFields(item: TaskItem): Partial<TaskRecord> {
+  const checkpointRef = toObjectRef(item.checkpointRef);
+  return {
+    ...(typeof item.checkpoint === 'string' ? { checkpoint: parseJson(item.checkpoint) } : {}),
+    ...(checkpointRef === undefined ? {} : { checkpointRef }),
+    ...(typeof item.checkpointAt === 'number' ? { checkpointAt: item.checkpointAt } : {}),
+    ...(typeof item.continuations === 'number' ? { continuations: item.continuations } : {}),
+    ...(typeof item.stepEpoch === 'number' ? { stepEpoch: item.stepEpoch } : {}),
   };
 }
 

@@ -5,7 +5,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
-import type { Retention } from './retention.js';
+import type { Retention } from '../settings/retention.js';
 
 /** What every write of one store shares. */
 export interface WriteContext {

@@ -4,6 +4,7 @@ import { TransitionRejectedError } from '../core/errors.js';
 import type { ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
 import type { LogAttributes } from '../observability/logger.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
+import { checkRetention } from '../settings/retention.js';
 import { DebounceStore } from './debounce.js';
 import { DependencyStore } from './dependency-store.js';
 import { ParkedKeys } from './parked-keys.js';
@@ -19,11 +20,13 @@ import {
   purgeTask,
   requestCancel,
 } from './record-writes.js';
-import { checkRetention } from './retention.js';
+import { StatusIndex } from './status-index.js';
 import { resolveStatusShards } from './status-index-keys.js';
+import { StepStore } from './steps.js';
 import { type TaskStoreOptions, type WriteContext, writeContext } from './store-context.js';
 import { TokenBuckets } from './token-bucket.js';
 import {
+  durable,
   type Lease,
   lifecycle,
   parking,
@@ -33,12 +36,14 @@ import {
   type Transition,
 } from './transitions/index.js';
 import type { ClaimTarget } from './transitions/lifecycle.js';
-import { writeTransition } from './transitions/writer.js';
+import { writeTransition } from './transitions/move.js';
 
 export type { HeldParkMessage, ParkRecord } from './parked-keys.js';
 export type { TaskPage } from './queries.js';
 export type { CancelRequest, Confirmation, NewTask } from './record-writes.js';
+export type { IndexStream, StatusIndex, StreamQuery } from './status-index.js';
 export type { TaskStoreOptions } from './store-context.js';
+export type { StoredCheckpoint } from './transitions/durable.js';
 export type { ClaimTarget } from './transitions/lifecycle.js';
 export type { Lease } from './transitions/row.js';
 
@@ -62,6 +67,10 @@ export class TaskStore {
   readonly debounces: DebounceStore;
   /** The rate limits' buckets (ADR 0026). */
   readonly rateBuckets: TokenBuckets;
+  /** The operator reads of the status index: counts, filtered lists, watching (docs/status-index.md). */
+  readonly statusIndex: StatusIndex;
+  /** Durable tasks' step items (docs/adr/0047-durable-tasks.md). */
+  readonly steps: StepStore;
   private readonly ctx: WriteContext;
 
   constructor(options: TaskStoreOptions) {
@@ -73,6 +82,8 @@ export class TaskStore {
     this.dependencies = new DependencyStore(this.ctx);
     this.debounces = new DebounceStore(this.ctx);
     this.rateBuckets = new TokenBuckets(this.ctx);
+    this.statusIndex = new StatusIndex(this.ctx);
+    this.steps = new StepStore(this.ctx);
   }
 
   /** Reads one task with a strongly consistent read. */
@@ -160,6 +171,35 @@ export class TaskStore {
     return this.write(lifecycle.complete, input);
   }
 
+  /**
+   * RUNNING → RUNNING with the handler's checkpoint stored, the lease extended and any
+   * pending progress written: one write, fenced by the lease (a stale holder's save is a
+   * LeaseLostError). The returned record shows a cancel request.
+   */
+  saveCheckpoint(
+    lease: Lease,
+    leaseMs: number,
+    checkpoint: durable.StoredCheckpoint,
+    progressJson?: string,
+  ): Promise<TaskRecord> {
+    return this.write(durable.saveCheckpoint, { lease, leaseMs, checkpoint, progressJson });
+  }
+
+  /**
+   * RUNNING → QUEUED by a handler's `ctx.continue()`: no attempt spent, one more
+   * continuation counted. Fenced by the lease. The caller keeps the message, which runs the
+   * next slice from the head of its group.
+   */
+  continueRun(
+    lease: Lease,
+    continuations: number,
+    maxContinuations: number,
+    progressJson?: string,
+  ): Promise<TaskRecord> {
+    const input = { lease, continuations, maxContinuations, progressJson };
+    return this.write(durable.continueRun, input);
+  }
+
   /** RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease. */
   retry(lease: Lease, error: TaskErrorInfo, delayMs: number): Promise<TaskRecord> {
     return this.write(lifecycle.retry, { lease, error, delayMs });
@@ -190,7 +230,11 @@ export class TaskStore {
   unclaim(
     lease: Lease,
     reason: string,
-    options: { readonly takeover: boolean; readonly delayMs: number },
+    options: {
+      readonly takeover: boolean;
+      readonly delayMs: number;
+      readonly ran?: boolean | undefined;
+    },
   ): Promise<TaskRecord> {
     return this.write(lifecycle.unclaim, { lease, reason, ...options });
   }
@@ -269,8 +313,16 @@ export class TaskStore {
    * DEAD → PENDING with a fresh attempt budget and a new generation; the history is kept.
    * The caller then sends the message and marks it sent, as for a new task.
    */
-  redrive(seen: Seen, reason?: string, principal?: string): Promise<TaskRecord> {
-    return this.write(repairs.redrive, { seen, reason, principal });
+  redrive(
+    seen: Seen & Pick<TaskRecord, 'stepEpoch'>,
+    reason?: string,
+    principal?: string,
+    restart = false,
+  ): Promise<TaskRecord> {
+    const input = { seen, reason, principal };
+    return restart
+      ? this.write(durable.redriveAfresh, { ...input, stepEpoch: (seen.stepEpoch ?? 0) + 1 })
+      : this.write(repairs.redrive, input);
   }
 
   /**
@@ -280,12 +332,16 @@ export class TaskStore {
    * run's, so no debounce fold can rewrite it (docs/adr/0033-debounce-fences.md).
    */
   redriveParked(
-    seen: Seen,
+    seen: Seen & Pick<TaskRecord, 'stepEpoch'>,
     parkedKey: string,
     reason?: string,
     principal?: string,
+    restart = false,
   ): Promise<TaskRecord> {
-    return this.write(parking.redriveParked, { seen, parkedKey, reason, principal });
+    const input = { seen, parkedKey, reason, principal };
+    return restart
+      ? this.write(durable.redriveParkedAfresh, { ...input, stepEpoch: (seen.stepEpoch ?? 0) + 1 })
+      : this.write(parking.redriveParked, input);
   }
 
   /**
@@ -313,6 +369,8 @@ export class TaskStore {
    */
   async purge(seen: TaskRecord, principal?: string): Promise<void> {
     await purgeTask(this.ctx, seen, principal);
+    // Its steps go after it: a purge refused (the task redriven meanwhile) keeps them.
+    await this.steps.deleteAll(seen.id, seen.stepEpoch ?? 0);
     if (seen.parkedKey !== undefined) {
       const lane = seen.lane === DEFAULT_LANE ? undefined : seen.lane;
       await this.parkedKeys.delete(seen.parkedKey, seen.id, lane);

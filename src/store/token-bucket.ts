@@ -1,9 +1,11 @@
 /**
  * A rate limit's bucket: one item of the task table holding the limit's theoretical arrival
- * time (`tat`, GCRA), the earliest time the next start may be granted. Each grant is one
+ * time (`tat`, GCRA), the earliest time the next start may be granted, and the line of
+ * deferred starts (`queueAt`, the place the next deferred task is given). Each grant is one
  * conditional UpdateItem whose condition is the limit check itself (the `takeIdle` and
  * `takeBooked` rows of transitions/rate.ts), evaluated by DynamoDB on the stored value, so
- * concurrent workers can never over-spend it (ADR 0026).
+ * concurrent workers can never over-spend it (ADR 0026). A place in the line (`queueFirst`,
+ * `queueNext`) grants nothing: it paces the deferred tasks' returns (ADR 0053).
  *
  * The item's key contains a space, which no task id can (ids are printable ASCII without
  * spaces), and it has no status-index attributes: it never shows in `get`, `list`, `counts`
@@ -13,27 +15,53 @@ import type { WriteContext } from './store-context.js';
 import { rate } from './transitions/index.js';
 import { send } from './transitions/writer.js';
 
-/** The conditional write to try, chosen from the bucket's last known `tat`. */
+/** The conditional write to try, chosen from the bucket's last known state, for `count` tasks. */
 export type BucketWrite =
-  /** The bucket is idle (`tat` ≤ now, or no item): the grant is for now. */
-  | { readonly kind: 'idle'; readonly now: number; readonly emissionMs: number }
+  /** The bucket is idle (`tat` ≤ now, or no item): the grants are from now on. */
+  | {
+      readonly kind: 'idle';
+      readonly now: number;
+      readonly emissionMs: number;
+      readonly count: number;
+    }
   /**
-   * Starts are booked ahead (now < `tat` ≤ now + `horizonMs`): the grant is for the stored
-   * `tat`, which moves on by `emissionMs`.
+   * Starts are booked ahead (now < `tat`, the `count`th within now + `horizonMs`): the grants
+   * are from the stored `tat` on, which moves on by `count` intervals.
    */
   | {
       readonly kind: 'booked';
       readonly now: number;
       readonly emissionMs: number;
       readonly horizonMs: number;
+      readonly count: number;
+    }
+  /**
+   * The bucket is full (`tat` > `full`): places in the line of deferred starts, the first
+   * (`queueAt` absent or not beyond `tat`) or the next ones.
+   */
+  | {
+      readonly kind: 'queue-first' | 'queue-next';
+      readonly full: number;
+      readonly emissionMs: number;
+      readonly count: number;
     };
+
+/** The bucket's state as a write saw it. */
+export interface BucketState {
+  /** The next start the bucket may grant; undefined: no item (an idle bucket). */
+  readonly tat: number | undefined;
+  /** The next place in the line of deferred starts; undefined: none. */
+  readonly queueAt: number | undefined;
+}
 
 /** What a bucket write did. */
 export type BucketWriteResult =
-  /** Granted: the task may start at `slotAt`; the bucket's `tat` is now `tat`. */
-  | { readonly kind: 'granted'; readonly slotAt: number; readonly tat: number }
-  /** The condition failed: the bucket's `tat` (undefined: no item) was not as assumed. */
-  | { readonly kind: 'refused'; readonly tat: number | undefined };
+  /** Granted: the tasks may start at `slots` (ascending, one emission interval apart). */
+  | ({ readonly kind: 'granted'; readonly slots: readonly number[] } & BucketState)
+  /** Given places in the line: the bucket has no start for the tasks before about `places`. */
+  | ({ readonly kind: 'queued'; readonly places: readonly number[] } & BucketState)
+  /** The condition failed: the bucket was not as assumed; this is how it was. */
+  | ({ readonly kind: 'refused' } & BucketState);
 
 /** The bucket item's key for a type, and for an ordering key when the limit is per key. */
 export function bucketKey(type: string, orderingKey: string | undefined): string {
@@ -51,18 +79,40 @@ export class TokenBuckets {
    * @throws whatever DynamoDB throws other than a condition failure, untouched.
    */
   async take(key: string, write: BucketWrite): Promise<BucketWriteResult> {
-    if (write.kind === 'idle') {
-      const sent = await send(this.ctx, rate.takeIdle, { key, ...write });
-      if (!sent.accepted) return refused(sent.current);
-      return { kind: 'granted', slotAt: write.now, tat: write.now + write.emissionMs };
+    const spaced = (first: number) =>
+      Array.from({ length: write.count }, (_, i) => first + i * write.emissionMs);
+    switch (write.kind) {
+      case 'idle': {
+        const sent = await send(this.ctx, rate.takeIdle, { key, ...write });
+        if (!sent.accepted) return refused(sent.current);
+        const tat = write.now + write.count * write.emissionMs;
+        return { kind: 'granted', slots: spaced(write.now), tat, queueAt: undefined };
+      }
+      case 'booked': {
+        const sent = await send(this.ctx, rate.takeBooked, { key, ...write });
+        if (!sent.accepted) return refused(sent.current);
+        const first = Number(sent.item?.tat);
+        const tat = first + write.count * write.emissionMs;
+        return { kind: 'granted', slots: spaced(first), tat, queueAt: undefined };
+      }
+      case 'queue-first':
+      case 'queue-next': {
+        const row = write.kind === 'queue-first' ? rate.queueFirst : rate.queueNext;
+        const sent = await send(this.ctx, row, { key, ...write });
+        if (!sent.accepted) return refused(sent.current);
+        const state = stateOf(sent.item);
+        const first = (state.queueAt ?? 0) - write.count * write.emissionMs;
+        return { kind: 'queued', places: spaced(first), ...state };
+      }
     }
-    const sent = await send(this.ctx, rate.takeBooked, { key, ...write });
-    if (!sent.accepted) return refused(sent.current);
-    const slotAt = Number(sent.item?.tat);
-    return { kind: 'granted', slotAt, tat: slotAt + write.emissionMs };
   }
 }
 
+function stateOf(item: Record<string, unknown> | undefined): BucketState {
+  const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
+  return { tat: number(item?.tat), queueAt: number(item?.queueAt) };
+}
+
 function refused(current: Record<string, unknown> | undefined): BucketWriteResult {
-  return { kind: 'refused', tat: typeof current?.tat === 'number' ? current.tat : undefined };
+  return { kind: 'refused', ...stateOf(current) };
 }

@@ -1,4 +1,3 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../aws/clients.js';
@@ -6,15 +5,16 @@ import { ConfigurationError } from '../core/errors.js';
 import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics, TaskOutcome } from '../observability/metrics.js';
-import { Dispatcher } from '../outbox/dispatcher.js';
 import { createDelayedTasks } from '../scheduler/delayed.js';
+import { Dispatcher } from '../scheduler/dispatcher.js';
 import {
   type ExecutorLocation,
   resolveLaneQueues,
   resolveLocation,
   resolveSchedulerLocation,
 } from '../settings/location.js';
-import { type Retention, resolveRetention } from '../store/retention.js';
+import { type Retention, resolveRetention } from '../settings/retention.js';
+import { DynamoDBClient } from '../store/table.js';
 import { TaskStore } from '../store/task-store.js';
 import { overdueBefore } from './overdue.js';
 import { type SweepOptions, type SweepReport, sweep } from './sweeper.js';

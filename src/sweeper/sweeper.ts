@@ -7,7 +7,7 @@ import { sweepReleases } from '../dependencies/sweep-releases.js';
 import { keepVerified } from '../integrity/check.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
-import type { Dispatcher } from '../outbox/dispatcher.js';
+import type { Dispatcher } from '../scheduler/dispatcher.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
 import { mayStillHold } from '../store/parked-keys.js';
 import { compareEnqueueOrder } from '../store/record.js';

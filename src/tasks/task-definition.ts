@@ -4,6 +4,7 @@ import { Defaults, OnDead } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { DEFAULT_LANE, laneNameProblem } from '../settings/lanes.js';
+import type { DurableContext } from './durable.js';
 import { type RateLimit, type ResolvedRateLimit, resolveRateLimit } from './rate-limit.js';
 import { retryHorizonIssue } from './retry-horizon.js';
 
@@ -22,8 +23,11 @@ export interface RetryPolicy {
   readonly maxDelayMs?: number;
 }
 
-/** What a handler receives besides its payload. */
-export interface TaskContext {
+/**
+ * What a handler receives besides its payload: the task, its lease, and the durable parts
+ * (checkpoints, steps, continuation; docs/durable-tasks.md).
+ */
+export interface TaskContext extends DurableContext {
   /** The task's id: the caller's idempotency key, or a generated ULID. */
   readonly taskId: string;
   /** This attempt's number, starting at 1. */
@@ -103,6 +107,15 @@ export interface TaskDefinitionOptions<Schema extends StandardSchemaV1, Result> 
    * written. @default 'default'
    */
   readonly lane?: string;
+  /**
+   * How many times a task may end a run with `ctx.continue()` (docs/durable-tasks.md); past
+   * it, the task is DEAD. Each continuation is one more receive of the task's message,
+   * which it keeps to hold its ordering key, so `maxAttempts + maxContinuations` plus a
+   * headroom of 5 must stay below the queue's `maxReceiveCount` (checked here against
+   * SQS's limit of 1000, and by `createWorker` against its `maxReceiveCount`). 0 to 1000.
+   * @default 10
+   */
+  readonly maxContinuations?: number;
 }
 
 /** A registered task type: its name, schema, handler and resolved policies. */
@@ -126,6 +139,8 @@ export interface TaskDefinition<
   readonly rateLimit?: ResolvedRateLimit | undefined;
   /** The type's lane; absent means the default lane. */
   readonly lane?: string | undefined;
+  /** How many times a task may continue (`ctx.continue()`). */
+  readonly maxContinuations: number;
 }
 
 /** The payload type a definition accepts at enqueue. */
@@ -206,6 +221,14 @@ export function defineTask<Schema extends StandardSchemaV1, Result = unknown>(
       message: `expected 'release' or 'park', received ${JSON.stringify(onDead)}`,
     });
   }
+  const maxContinuations = options.maxContinuations ?? Defaults.MAX_CONTINUATIONS;
+  checkInteger(issues, 'maxContinuations', maxContinuations, 0, Defaults.MAX_CONTINUATIONS_LIMIT);
+  const receiveIssue = receiveLimitIssue(
+    retry.maxAttempts,
+    maxContinuations,
+    Defaults.MAX_CONTINUATIONS_LIMIT,
+  );
+  if (receiveIssue !== undefined) issues.push({ path: 'maxContinuations', message: receiveIssue });
   const rateLimit = resolveRateLimit(issues, options.rateLimit);
   const laneProblem = options.lane === undefined ? undefined : laneNameProblem(options.lane);
   if (laneProblem !== undefined) issues.push({ path: 'lane', message: laneProblem });
@@ -217,10 +240,27 @@ export function defineTask<Schema extends StandardSchemaV1, Result = unknown>(
     retry,
     timeoutMs,
     onDead,
+    maxContinuations,
     ...(rateLimit === undefined ? {} : { rateLimit }),
     // The default lane is stored as no lane at all, whichever way it was named.
     ...(options.lane === undefined || options.lane === DEFAULT_LANE ? {} : { lane: options.lane }),
   };
+}
+
+/**
+ * What is wrong with a type's receives against the queue's `maxReceiveCount`, if anything: a
+ * continuing task keeps its message (docs/adr/0047-durable-tasks.md), which is received once
+ * per attempt and once per continuation, and SQS moves it to the dead-letter queue at
+ * `maxReceiveCount`; a headroom is kept for duplicates and outages.
+ */
+export function receiveLimitIssue(
+  maxAttempts: number,
+  maxContinuations: number,
+  maxReceiveCount: number,
+): string | undefined {
+  const receives = maxAttempts + maxContinuations + Defaults.RECEIVE_HEADROOM;
+  if (!Number.isInteger(maxContinuations) || receives < maxReceiveCount) return undefined;
+  return `expected maxAttempts (${maxAttempts}) + maxContinuations (${maxContinuations}) + ${Defaults.RECEIVE_HEADROOM} receives of headroom to stay below the queue's maxReceiveCount (${maxReceiveCount}), received ${receives}`;
 }
 
 function issuePath(issue: StandardSchemaV1.Issue): string {

@@ -172,11 +172,12 @@ async function claimOrDecide(
   if (!start.admitted) {
     const admission = await deps.rateLimits.admit(definition, envelope, {
       maxWaitMs: budget - timeoutMs,
-      receiveCount: Number(receiveCount) || 1,
     });
     if (admission.kind === 'defer') {
       deps.logger.debug('message deferred', { taskId: envelope.id, reason: admission.reason });
-      return done({ kind: 'retry', delayMs: admission.delayMs });
+      // Handed back at once, not when the batch ends: its return time is its place in the
+      // bucket's line, which the batch's sleeping starts and running handlers must not push.
+      return done({ kind: 'retry', delayMs: admission.delayMs, early: true });
     }
     start.admitted = true;
   }

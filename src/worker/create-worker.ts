@@ -1,5 +1,4 @@
 import { hostname } from 'node:os';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -13,17 +12,18 @@ import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
 import { BATCH_USAGE, meterClient, UsageMeter } from '../observability/usage-meter.js';
-import { Dispatcher } from '../outbox/dispatcher.js';
+import { Dispatcher } from '../scheduler/dispatcher.js';
 import {
   EnvVars,
   type ExecutorLocation,
   resolveLaneQueues,
   resolveLocation,
 } from '../settings/location.js';
-import { type Retention, resolveRetention } from '../store/retention.js';
+import { type Retention, resolveRetention } from '../settings/retention.js';
+import { DynamoDBClient } from '../store/table.js';
 import { TaskStore } from '../store/task-store.js';
 import { retryHorizonIssue } from '../tasks/retry-horizon.js';
-import type { TaskDefinition } from '../tasks/task-definition.js';
+import { receiveLimitIssue, type TaskDefinition } from '../tasks/task-definition.js';
 import type { BatchOptions, ProcessorDeps } from './deps.js';
 import { resolveFiringSenders } from './firing-trust.js';
 import { processBatch } from './processor.js';
@@ -101,6 +101,13 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
    * @default 14 days, which `defineTask` already checks
    */
   readonly queueRetentionMs?: number;
+  /**
+   * The work queue's `maxReceiveCount` (the construct's prop, 50 by default). When given,
+   * every task type's `maxAttempts + maxContinuations` plus a headroom of 5 must stay below
+   * it: a continuing task keeps its message, received once per attempt and per continuation
+   * (docs/durable-tasks.md). @default unchecked here; `defineTask` checks SQS's limit of 1000
+   */
+  readonly maxReceiveCount?: number;
   /**
    * The principal allowed to send recurring schedules' firings: the scheduler role's unique
    * id (`AROA…`, from `aws iam get-role`; SQS reports `AROA…:<session>` as the SenderId, and
@@ -195,6 +202,13 @@ export function createWorker(
   }));
   if (options.queueRetentionMs !== undefined) {
     issues.push(...horizonIssues(definitions.values(), options.queueRetentionMs));
+  }
+  if (options.maxReceiveCount !== undefined) {
+    for (const { type, retry, maxContinuations } of definitions.values()) {
+      const limit = options.maxReceiveCount;
+      const message = receiveLimitIssue(retry.maxAttempts, maxContinuations ?? 0, limit);
+      if (message !== undefined) issues.push({ path: `${type}.maxContinuations`, message });
+    }
   }
   if (issues.length > 0) throw new ValidationError('worker task list', issues);
   const location = resolveLocation(options);

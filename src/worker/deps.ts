@@ -12,7 +12,7 @@ import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskMetrics } from '../observability/metrics.js';
 import type { UsageMeter } from '../observability/usage-meter.js';
-import type { Dispatcher } from '../outbox/dispatcher.js';
+import type { Dispatcher } from '../scheduler/dispatcher.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import type { FiringSenders } from './firing-trust.js';
@@ -71,8 +71,12 @@ export interface BatchOptions {
 /** What becomes of one message. */
 export type Outcome =
   | { readonly kind: 'ack' }
-  /** Report failed and make the message visible again after `delayMs`. */
-  | { readonly kind: 'retry'; readonly delayMs: number }
+  /**
+   * Report failed and make the message visible again after `delayMs`; with `early`, as soon
+   * as it is decided rather than when the batch ends (where nothing of its group follows it
+   * in the batch), so its return time does not wait for the batch's other tasks.
+   */
+  | { readonly kind: 'retry'; readonly delayMs: number; readonly early?: boolean }
   /** Report failed and leave the visibility timeout alone (an infrastructure error). */
   | { readonly kind: 'fail' }
   /** Not touched yet: a lease takeover, which waits until the batch's other tasks finish. */

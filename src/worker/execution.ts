@@ -2,7 +2,7 @@
  * The run of a claimed task: its handler under the timeout, the heartbeat, and the fenced
  * write of the outcome (SUCCEEDED, a retry, or DEAD).
  */
-import { AuditEvent } from '../core/constants.js';
+import { AuditEvent, Defaults } from '../core/constants.js';
 import {
   errorInfo,
   isPermanentError,
@@ -16,6 +16,7 @@ import type { TaskLogger } from '../observability/logger.js';
 import { TaskOutcome } from '../observability/metrics.js';
 import type { Lease } from '../store/task-store.js';
 import { keyToPark } from '../store/transitions/parking.js';
+import { isContinuation } from '../tasks/durable.js';
 import {
   describeInvalidPayload,
   type TaskDefinition,
@@ -25,6 +26,7 @@ import { retryDelayMs } from './backoff.js';
 import { resolvePayload } from './claim-check.js';
 import { readParents, releaseAfter } from './dependents.js';
 import { ACK, auditTask, LEASE_LOST, leaseFor, type Outcome, type ProcessorDeps } from './deps.js';
+import { DurableRun } from './durable-run.js';
 import { Heartbeat } from './heartbeat.js';
 import { Dependency, unclaimAfterOutage } from './outage.js';
 import { holdParkedKey, type ParkMessage } from './parked.js';
@@ -124,8 +126,26 @@ async function executeHeld(
     const detail = `cancel requested before attempt ${task.lease.attempt} started; not run`;
     return endCancelled(task, deps, detail);
   }
-  const outcome = await run(task, definition, payload, deps, heartbeat, controller, logger);
+  let checkpoint: unknown;
+  try {
+    checkpoint = await loadCheckpoint(record, deps);
+  } catch (err) {
+    return unclaimAfterOutage(task, deps, Dependency.S3, err);
+  }
+  const durable = new DurableRun(task, deps, heartbeat, controller, heartbeat.leaseMs, checkpoint);
+  const outcome = await run(
+    task,
+    definition,
+    payload,
+    deps,
+    heartbeat,
+    controller,
+    logger,
+    durable,
+  );
   if (outcome.cancelled) return endCancelled(task, deps, cancelledDetail(outcome));
+  const ended = await endDurable(task, definition, outcome, durable, heartbeat, deps);
+  if (ended !== undefined) return ended;
   if (outcome.ok) {
     const stored = await keepResult(outcome.value, task, deps, heartbeat, controller, logger);
     if (stored.kind === 'lost') return dropStale(task, deps);
@@ -158,10 +178,12 @@ async function run(
   heartbeat: Heartbeat,
   controller: AbortController,
   logger: TaskLogger,
+  durable: DurableRun,
 ): Promise<HandlerOutcome & { readonly cancelled: boolean }> {
   const { record, lease, timeoutMs } = task;
   const runStarted = deps.clock();
   const context = {
+    ...durable.context(),
     taskId: record.id,
     attempt: lease.attempt,
     maxAttempts: record.maxAttempts,
@@ -177,6 +199,51 @@ async function run(
     },
   );
   return { ...outcome, cancelled: heartbeat.cancelled };
+}
+
+/**
+ * How a durable run ends, when it is not a plain success or failure: given back unspent
+ * after an S3 outage, DEAD for a replay that did not match (`NON_DETERMINISTIC`) or a step
+ * result that could not be stored, or continued (docs/adr/0047-durable-tasks.md).
+ */
+async function endDurable(
+  task: ClaimedTask,
+  definition: TaskDefinition,
+  outcome: HandlerOutcome,
+  durable: DurableRun,
+  heartbeat: Heartbeat,
+  deps: ProcessorDeps,
+): Promise<Outcome | undefined> {
+  if (durable.outage !== undefined) {
+    return unclaimAfterOutage(task, deps, Dependency.S3, durable.outage, true);
+  }
+  const fatal = durable.fatal;
+  if (fatal !== undefined) {
+    return kill(task, deps, `${fatal.code}: ${fatal.message}`, errorInfo(fatal));
+  }
+  if (!outcome.ok || !isContinuation(outcome.value)) return undefined;
+  const done = task.record.continuations ?? 0;
+  const max = definition.maxContinuations ?? Defaults.MAX_CONTINUATIONS;
+  if (done >= max) {
+    const reason = `continued ${done} times, the type's maxContinuations; not continued again`;
+    return kill(task, deps, reason, { name: 'ContinuationLimit', message: reason });
+  }
+  try {
+    await deps.store.continueRun(task.lease, done, max, heartbeat.takePending());
+  } catch (err) {
+    if (!(err instanceof LeaseLostError)) throw err;
+    return dropStale(task, deps);
+  }
+  // Not acknowledged: the message comes back at once, still at the head of its group.
+  return { kind: 'retry', delayMs: 0 };
+}
+
+/** The checkpoint an earlier run saved: inline on the record, or read from the bucket. */
+async function loadCheckpoint(record: TaskRecord, deps: ProcessorDeps): Promise<unknown> {
+  if (record.checkpointRef !== undefined) {
+    return JSON.parse(await deps.objects.read(record.checkpointRef));
+  }
+  return record.checkpoint;
 }
 
 /** RUNNING → CANCELLED under the lease, after a cancel request; never retried. */

@@ -46,7 +46,8 @@ export class Heartbeat {
     private readonly deps: ProcessorDeps,
     private readonly task: { readonly record: TaskRecord; readonly lease: Lease },
     private readonly message: HeldMessage,
-    private readonly leaseMs: number,
+    /** The lease each write sets from its time: the run's timeout plus grace, capped. */
+    readonly leaseMs: number,
     private readonly controller: AbortController,
   ) {
     this.logger = deps.logger;
@@ -61,14 +62,39 @@ export class Heartbeat {
   }
 
   /** Extends the lease (writing any pending progress), then the message's visibility. */
-  readonly beat = async (): Promise<void> => {
+  readonly beat = (): Promise<void> =>
+    this.beatWith((progress) =>
+      this.deps.store.extendLease(this.task.lease, this.leaseMs, progress),
+    );
+
+  /**
+   * How long ago the lease was last written (a beat, a checkpoint), in ms: a durable step
+   * beats first when this is long, to see a cancel request (docs/adr/0047-durable-tasks.md).
+   */
+  sinceLastWrite(): number {
+    return this.deps.clock() - this.lastWriteAt;
+  }
+
+  /** The progress no write has carried yet, taken for a write that ends the run. */
+  takePending(): string | undefined {
+    const progress = this.pending;
+    this.pending = undefined;
+    return progress;
+  }
+
+  /**
+   * A beat whose lease write is `write` (given the pending progress): a heartbeat's, or a
+   * checkpoint's, which extends the lease the same way. The record it returns is read for a
+   * cancel request, and the message's visibility follows.
+   */
+  async beatWith(write: (progress: string | undefined) => Promise<TaskRecord>): Promise<void> {
     const progress = this.pending;
     this.pending = undefined;
     const startedAt = this.deps.clock();
     this.lastWriteAt = startedAt;
     let record: TaskRecord;
     try {
-      record = await this.deps.store.extendLease(this.task.lease, this.leaseMs, progress);
+      record = await write(progress);
     } catch (err) {
       // Unwritten details go with the next beat, unless newer ones replaced them.
       this.pending ??= progress;
@@ -85,7 +111,7 @@ export class Heartbeat {
       eventSourceARN: this.message.eventSourceARN,
       seconds: visibilitySeconds(this.leaseMs),
     });
-  };
+  }
 
   /** The handler's `progress`: checks the details, then has a beat carry them. */
   readonly progress = (details: unknown): void => {

@@ -54,10 +54,13 @@ export async function unclaimAfterOutage(
   deps: ProcessorDeps,
   dependency: Dependency,
   err: unknown,
+  /** The handler had run: a durable task's step or checkpoint met the outage. */
+  ran = false,
 ): Promise<Outcome> {
   const { record, lease } = task;
   const error = describeError(err);
-  deps.logger.error(`${dependency} failed before the run; the claim is given back unspent`, {
+  const when = ran ? 'during a durable run' : 'before the run';
+  deps.logger.error(`${dependency} failed ${when}; the claim is given back unspent`, {
     taskId: record.id,
     taskType: record.type,
     attempt: lease.attempt,
@@ -67,7 +70,7 @@ export async function unclaimAfterOutage(
   const delayMs = outageHoldMs(task.receiveCount);
   const reason = `${dependency} unavailable (${error})`;
   try {
-    await deps.store.unclaim(lease, reason, { takeover: task.takeover, delayMs });
+    await deps.store.unclaim(lease, reason, { takeover: task.takeover, delayMs, ran });
   } catch (failure) {
     if (!(failure instanceof LeaseLostError)) throw failure;
     auditTask(deps, failure.current ?? record, AuditEvent.STALE_DROPPED, failure.message);

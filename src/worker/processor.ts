@@ -148,7 +148,16 @@ async function runGroup(
     });
     if (outcome.kind === 'ack') continue;
     if (outcome.kind === 'takeover') return { failures, parked: group.slice(index) };
-    failures.push({ messageId: record.messageId, change: returned(record, outcome) });
+    const change = returned(record, outcome);
+    if (change !== undefined && outcome.kind === 'retry' && outcome.early === true) {
+      if (index === group.length - 1) {
+        // Nothing of its group follows it in the batch: it can go back now.
+        deps.visibility.handBack(change);
+        failures.push({ messageId: record.messageId, change: undefined });
+        continue;
+      }
+    }
+    failures.push({ messageId: record.messageId, change });
   }
   return { failures, parked: undefined };
 }

@@ -15,6 +15,9 @@ export interface VisibilityChange {
   readonly seconds: number;
 }
 
+/** How long an early hand-back waits for others to share its request. */
+const EARLY_BATCH_MS = 20;
+
 /** Clamps a delay in ms to a valid SQS visibility timeout in whole seconds. */
 export function visibilitySeconds(delayMs: number): number {
   const seconds = Math.ceil(Math.max(0, delayMs) / 1000);
@@ -27,6 +30,11 @@ export function visibilitySeconds(delayMs: number): number {
  */
 export class VisibilityController {
   private readonly urls = new Map<string, Promise<string>>();
+  /** Changes handed back early, waiting for their batch of 10 or their short timer. */
+  private early: VisibilityChange[] = [];
+  private earlyTimer: NodeJS.Timeout | undefined;
+  /** The early batches being sent: a batch's end waits for them. */
+  private readonly sending = new Set<Promise<void>>();
 
   constructor(
     private readonly sqs: SQSClient,
@@ -72,10 +80,45 @@ export class VisibilityController {
   }
 
   /**
-   * Applies changes in batches of 10 per queue. Best effort: a failure is logged, and the
+   * Hands a message back now, before its batch ends: batched with the other early changes of
+   * the next few milliseconds (a batch's deferrals are decided together), by 10, best effort
+   * as {@link applyAll}. {@link applyAll} and {@link settle} wait for them.
+   */
+  handBack(change: VisibilityChange): void {
+    this.early.push(change);
+    if (this.early.length >= Defaults.SQS_BATCH_SIZE) {
+      this.flushEarly();
+      return;
+    }
+    this.earlyTimer ??= setTimeout(() => this.flushEarly(), EARLY_BATCH_MS);
+  }
+
+  /** Sends the early changes now and waits until every early change sent has been answered. */
+  async settle(): Promise<void> {
+    this.flushEarly();
+    await Promise.all([...this.sending]);
+  }
+
+  private flushEarly(): void {
+    clearTimeout(this.earlyTimer);
+    this.earlyTimer = undefined;
+    if (this.early.length === 0) return;
+    const changes = this.early;
+    this.early = [];
+    const sent = this.apply(changes).finally(() => this.sending.delete(sent));
+    this.sending.add(sent);
+  }
+
+  /**
+   * Applies changes in batches of 10 per queue, after the early ones handed back before. Best effort: a failure is logged, and the
    * message simply reappears after the queue's default visibility timeout instead.
    */
   async applyAll(changes: readonly VisibilityChange[]): Promise<void> {
+    await this.settle();
+    await this.apply(changes);
+  }
+
+  private async apply(changes: readonly VisibilityChange[]): Promise<void> {
     const byArn = new Map<string, VisibilityChange[]>();
     for (const change of changes) {
       const list = byArn.get(change.eventSourceARN) ?? [];

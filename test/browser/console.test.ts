@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningConsole, startConsole } from '../../src/console/index.js';
+import { type RunningConsole, startConsole } from '../../packages/cli/src/console/index.js';
 import { TaskStatus } from '../../src/core/constants.js';
 import { type EmulatorHandle, startEmulator } from '../../src/local/emulator.js';
 import { type LocalExecutor, startLocalExecutor } from '../../src/local/local-executor.js';

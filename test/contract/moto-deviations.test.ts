@@ -9,6 +9,7 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import {
   CreateScheduleCommand,
   CreateScheduleGroupCommand,
+  ListSchedulesCommand,
   SchedulerClient,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
@@ -125,6 +126,37 @@ describe('EventBridge Scheduler deviations', () => {
     } else {
       expect(refusal).toBe('ValidationException');
     }
+  });
+});
+
+describe('EventBridge Scheduler schedule groups', () => {
+  const scheduler = new SchedulerClient({ region: 'us-east-1' });
+
+  it('moto: replaces an existing schedule group on CreateScheduleGroup, dropping its schedules; AWS refuses (pinned deviation)', async () => {
+    const group = uniqueName('group');
+    await scheduler.send(new CreateScheduleGroupCommand({ Name: group }));
+    await scheduler.send(
+      new CreateScheduleCommand({
+        Name: 'kept',
+        GroupName: group,
+        ScheduleExpression: 'rate(1 day)',
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: {
+          Arn: 'arn:aws:sqs:us-east-1:123456789012:contract.fifo',
+          RoleArn: 'arn:aws:iam::123456789012:role/contract',
+          SqsParameters: { MessageGroupId: 'g' },
+        },
+      }),
+    );
+
+    const refusal = await refusalOf(
+      scheduler.send(new CreateScheduleGroupCommand({ Name: group })),
+    );
+    const { Schedules = [] } = await scheduler.send(new ListSchedulesCommand({ GroupName: group }));
+    const outcome = [refusal, Schedules.map((s) => s.Name)];
+
+    if (await endpointIsMoto()) expect(outcome).toEqual([undefined, []]);
+    else expect(outcome).toEqual(['ConflictException', ['kept']]);
   });
 });
 

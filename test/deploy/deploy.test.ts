@@ -29,9 +29,10 @@ import {
   type SqsLambdaHandler,
 } from '../../src/local/event-source-mapping.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { executorSettings, tableKeyDefinition } from '../../src/settings/executor.js';
+import { executorSettings } from '../../src/settings/executor.js';
 import { EnvVars } from '../../src/settings/location.js';
 import { locationFromStackOutputs } from '../../src/settings/stack-outputs.js';
+import { tableKeyDefinition } from '../../src/store/table.js';
 import { testClients } from '../helpers/aws.js';
 import { runCli } from '../helpers/cli.js';
 import { emulatorEndpoint } from '../helpers/endpoint.js';

@@ -1,6 +1,7 @@
 /** AWS client helpers for integration tests. */
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
@@ -32,6 +33,11 @@ export function testClients(): {
  */
 export function schedulerPumpSqs(accessKeyId: string): SQSClient {
   return new SQSClient({ ...emulatorConfig(accessKeyId), useQueueUrlAsEndpoint: false });
+}
+
+/** A DynamoDB Streams client for the emulator, configured as {@link testClients}' are. */
+export function testStreams(): DynamoDBStreamsClient {
+  return new DynamoDBStreamsClient(emulatorConfig('test'));
 }
 
 /** An EventBridge client for the emulator, configured as {@link testClients}' are. */

@@ -1,14 +1,16 @@
 /**
  * Global setup of the projects whose tests run the `tasklane` executable
- * (test/helpers/cli.ts): bundles src/cli/main.ts once per run with esbuild, our sources in one
- * file and the packages left to node_modules, as the published package's build leaves them.
+ * (test/helpers/cli.ts): bundles packages/cli/src/main.ts once per run with esbuild, our
+ * sources in one file and the packages left to node_modules, as the published build leaves them.
  * Each run then starts in about a fifth of the CPU time that loading every source file through
  * tsx's hooks takes, over forty runs per suite (`console` and `dev` still run from source; see
  * cli.ts).
  *
- * The bundle sits in a directory of `.tasklane/` under the repository, so that it finds the
- * package.json (the CLI's version) and node_modules where the sources do, with the emulator's
- * wrapper (moto_server_serial.py) beside it, where the build copies it too (scripts/build.ts).
+ * The SDK is bundled from its sources (`tasklane` is resolved by tsconfig.json's paths), as the
+ * sources run; the CLI package's dependencies stay in node_modules. The bundle sits in a
+ * directory of `.tasklane/` under packages/cli, so that it finds the CLI's package.json (its
+ * version) and node_modules where the sources do, with the emulator's wrapper
+ * (moto_server_serial.py) beside it, where the SDK's build copies it beside the local executor.
  */
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,12 +21,12 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** Builds the bundle and hands its path to the workers; returns its removal. */
 export async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const state = path.join(ROOT, '.tasklane');
+  const state = path.join(ROOT, 'packages/cli/.tasklane');
   await mkdir(state, { recursive: true });
   const dir = await mkdtemp(path.join(state, 'test-cli-'));
   const entry = path.join(dir, 'main.mjs');
   await build({
-    entryPoints: [path.join(ROOT, 'src/cli/main.ts')],
+    entryPoints: [path.join(ROOT, 'packages/cli/src/main.ts')],
     outfile: entry,
     bundle: true,
     platform: 'node',

@@ -1,6 +1,6 @@
 /**
  * Runs the `tasklane` executable as a child process, as an operator's shell would: the
- * package's bin entry (src/cli/main.ts, bundled once per run by the project's global setup,
+ * package's bin entry (packages/cli/src/main.ts, bundled once per run by the project's global setup,
  * test/helpers/cli-bundle-setup.ts), with its own environment, stdin not a terminal. One
  * process: a signal reaches the CLI's own handlers, as it would from a shell.
  */
@@ -12,7 +12,7 @@ import { EnvVars } from '../../src/settings/location.js';
 import type { TestExecutor } from './executor.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const MAIN = path.join(ROOT, 'src/cli/main.ts');
+const MAIN = path.join(ROOT, 'packages/cli/src/main.ts');
 const TEST_AUDIT_LOG = path.join(tmpdir(), `tasklane-cli-test-audit-${process.pid}.log`);
 
 /**

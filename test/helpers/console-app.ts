@@ -1,7 +1,7 @@
 /** Drives the console's Hono app in-process, as a browser would, for integration tests. */
 import type { Hono } from 'hono';
+import { createConsoleApp } from '../../packages/cli/src/console/server.js';
 import type { TaskClient } from '../../src/client/task-client.js';
-import { createConsoleApp } from '../../src/console/server.js';
 import { testClients } from './aws.js';
 import { fragileState, fragileTask, reportTask, seedTasks } from './console.js';
 import { setupExecutor, type TestExecutor } from './executor.js';

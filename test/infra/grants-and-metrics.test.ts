@@ -161,7 +161,7 @@ describe('TaskExecutor grants', () => {
     expect(named).not.toContain('historyTruncated');
   });
 
-  it('grantRead allows get and wait (GetItem), and list and counts (Query on the status index, the items it lists, a Scan for unkeyed statuses)', () => {
+  it('grantRead allows get and wait (GetItem), list and counts (Query on the status index, the items it lists, a Scan for unkeyed statuses), and watch (the table stream, found with DescribeTable)', () => {
     const template = granted((executor, role) => executor.grantRead(role));
 
     const table = idOf(template, 'AWS::DynamoDB::Table', { TableName: 'Grants-tasks' });
@@ -171,8 +171,18 @@ describe('TaskExecutor grants', () => {
         Statement: [
           {
             Effect: 'Allow',
-            Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Scan'],
+            Action: [
+              'dynamodb:GetItem',
+              'dynamodb:BatchGetItem',
+              'dynamodb:Scan',
+              'dynamodb:DescribeTable',
+            ],
             Resource: arnOf(table),
+          },
+          {
+            Effect: 'Allow',
+            Action: ['dynamodb:DescribeStream', 'dynamodb:GetShardIterator', 'dynamodb:GetRecords'],
+            Resource: { 'Fn::GetAtt': [table, 'StreamArn'] },
           },
           {
             Effect: 'Allow',

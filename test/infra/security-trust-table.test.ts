@@ -64,7 +64,10 @@ function nameOf(resources: Resources, id: string): string {
 function resourceName(resources: Resources, value: unknown): string {
   if (value === '*') return '*';
   const v = value as Record<string, unknown>;
-  if ('Fn::GetAtt' in v) return nameOf(resources, (v['Fn::GetAtt'] as string[])[0] ?? '');
+  if ('Fn::GetAtt' in v) {
+    const [id = '', attribute] = v['Fn::GetAtt'] as string[];
+    return attribute === 'StreamArn' ? 'table stream' : nameOf(resources, id);
+  }
   if ('Ref' in v) return nameOf(resources, String(v.Ref));
   if ('Fn::Join' in v) {
     const parts = (v['Fn::Join'] as [string, unknown[]])[1];

@@ -6,11 +6,8 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { DELAYED_SCHEDULE_PREFIXES } from '../../src/cdk/grant-actions.js';
 import { delayedScheduleName, scheduleNameProblem } from '../../src/scheduler/names.js';
-import {
-  executorSettings,
-  type QueueSettings,
-  tableKeyDefinition,
-} from '../../src/settings/executor.js';
+import { executorSettings, type QueueSettings } from '../../src/settings/executor.js';
+import { tableKeyDefinition } from '../../src/store/table.js';
 import { exampleTemplate } from '../helpers/infra.js';
 
 /** CreateQueue attributes are strings; CloudFormation takes booleans and numbers. */
@@ -53,6 +50,13 @@ describe('TaskExecutor and provision() agree', () => {
       KeySchema: keys.KeySchema,
       AttributeDefinitions: Match.arrayEquals(keys.AttributeDefinitions),
       GlobalSecondaryIndexes: keys.GlobalSecondaryIndexes,
+    });
+  });
+
+  it('on the stream, which watch() reads', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      TableName: settings.table.name,
+      StreamSpecification: { StreamViewType: settings.table.streamViewType },
     });
   });
 

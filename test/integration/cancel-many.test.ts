@@ -62,7 +62,9 @@ describe('TaskClient.cancelMany({ ids })', () => {
     const noKey = await client.cancelMany({ orderingKey: '' }).catch((e: unknown) => e);
 
     expect(empty).toBeInstanceOf(ValidationError);
-    expect((empty as ValidationError).message).toContain('expected 1 to 1000 non-empty task ids');
+    expect((empty as ValidationError).message).toContain(
+      'expected 1 to 1000 task ids, received an array of 0',
+    );
     expect(noKey).toBeInstanceOf(ValidationError);
     expect((noKey as ValidationError).message).toContain('expected a non-empty ordering key');
   });

@@ -4,8 +4,8 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { purgeCommand } from '../../src/cli/commands/purge.js';
-import { createOutput } from '../../src/cli/output.js';
+import { purgeCommand } from '../../packages/cli/src/commands/purge.js';
+import { createOutput } from '../../packages/cli/src/output.js';
 import { TaskStatus } from '../../src/core/constants.js';
 import { PermanentError } from '../../src/core/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';

@@ -84,8 +84,8 @@ describe('tasklane human-readable output', () => {
     // Act
     const run = await runCli(['show', `missing${BIDI_C1}`], env);
 
-    // Assert
-    expect(run.code).toBe(4);
+    // Assert: no task can have that id, which the client refuses as a usage error.
+    expect(run.code).toBe(2);
     expect(unsafeIn(run.stderr)).toEqual([]);
     expect(run.stderr).toContain('missing');
   });

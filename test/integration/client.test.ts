@@ -89,7 +89,7 @@ describe('TaskClient.enqueue', () => {
       'payload.to',
     ]);
     expect(error.message).toContain('payload.to');
-    expect(await client.get('has space')).toBeUndefined();
+    expect(await executor.store.get('has space')).toBeUndefined();
     expect(await executor.queueDepth()).toBe(0);
   });
 

@@ -120,6 +120,8 @@ describe('TaskClient with an unreachable endpoint', () => {
     expect(error).toBeInstanceOf(ConfigurationError);
     expect(error).toMatchObject({ resource: executor.tableName, endpoint: closed });
     expect((error as Error).message).toContain(`Nothing answers at ${closed}`);
+    expect((error as Error).message).toContain('AWS_ENDPOINT_URL_DYNAMODB');
+    expect((error as Error).message).not.toContain('endpoint option');
   });
 });
 
@@ -136,6 +138,17 @@ describe('TaskClient.check', () => {
       ],
       problems: [],
     });
+  });
+
+  it('assertReady resolves for a provisioned executor; check() reports a problem without throwing', async () => {
+    const ready = executor.client();
+    const missing = executor.client({ tableName: 'no-such-table' });
+
+    const readiness = await rejection(ready.assertReady());
+    const report = await missing.check();
+
+    expect(readiness).toBeUndefined();
+    expect(report).toMatchObject({ ok: false, problems: [{ resource: 'no-such-table' }] });
   });
 
   it('reports every problem at once, each naming its resource and endpoint', async () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { startConsole } from '../../packages/cli/src/console/index.js';
 import type { TaskClient } from '../../src/client/task-client.js';
-import { startConsole } from '../../src/console/index.js';
 import { TaskStatus } from '../../src/core/constants.js';
 import { ConfigurationError } from '../../src/core/errors.js';
 import { fragileTask, reportTask } from '../helpers/console.js';

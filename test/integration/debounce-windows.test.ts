@@ -3,9 +3,9 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TableSchema, TaskStatus } from '../../src/core/constants.js';
+import { MAX_WAIT_WINDOWS } from '../../src/core/debounce.js';
 import { PermanentError, ScheduleFailedError } from '../../src/core/errors.js';
 import { pointerKey } from '../../src/store/debounce.js';
-import { MAX_WAIT_WINDOWS } from '../../src/store/debounce-spec.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { eventually, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 

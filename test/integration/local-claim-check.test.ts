@@ -1,11 +1,17 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import {
+  CreateBucketCommand,
+  GetBucketLifecycleConfigurationCommand,
+  PutBucketLifecycleConfigurationCommand,
+} from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskStatus } from '../../src/core/constants.js';
 import { type LocalExecutor, startLocalExecutor } from '../../src/local/local-executor.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
+import { testS3 } from '../helpers/aws.js';
 
 const reverse = defineTask('reverse', {
   schema: z.object({ text: z.string() }),
@@ -38,5 +44,35 @@ describe('startLocalExecutor({ payloadBucket: true })', () => {
     expect(done.status).toBe(TaskStatus.SUCCEEDED);
     expect(done.resultRef?.bucket).toBe('local-claims-payloads');
     expect(done.result).toBe(`${'b'.repeat(512 * 1024)}${'a'.repeat(512 * 1024)}`);
+  });
+
+  it('leaves a bucket that exists as it found it, lifecycle rules included', async () => {
+    // Arrange
+    const s3 = testS3();
+    const bucket = 'local-kept-payloads';
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    const rules = [
+      { ID: 'mine', Status: 'Enabled' as const, Filter: { Prefix: 'x/' }, Expiration: { Days: 3 } },
+    ];
+    await s3.send(
+      new PutBucketLifecycleConfigurationCommand({
+        Bucket: bucket,
+        LifecycleConfiguration: { Rules: rules },
+      }),
+    );
+
+    // Act
+    running = await startLocalExecutor({
+      tasks: [reverse],
+      name: 'local-kept',
+      payloadBucket: true,
+      log: 'silent',
+      stateDir: await mkdtemp(path.join(tmpdir(), 'tasklane-local-')),
+    });
+    const after = await s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket }));
+
+    // Assert
+    expect(running.location.payloadBucket).toBe(bucket);
+    expect(after.Rules?.map((r) => r.ID)).toEqual(['mine']);
   });
 });

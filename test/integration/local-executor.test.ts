@@ -1,6 +1,7 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { GetScheduleGroupCommand, ListSchedulesCommand } from '@aws-sdk/client-scheduler';
 import { ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -117,6 +118,47 @@ describe('startLocalExecutor', () => {
     expect(record).toMatchObject({ status: TaskStatus.SUCCEEDED, result: 'hello Grace' });
     expect(queuesAfter.sort()).toEqual(queuesBefore.sort());
     expect(running.emulator).toBeUndefined();
+  });
+
+  it('attaches without changing the schedule groups it found, nor their schedules', async () => {
+    // Arrange
+    const existing = await setupExecutor();
+    const { scheduleGroup, delayedScheduleGroup } = existing.scheduler;
+    const producer = existing.client();
+    await producer.schedules.set('nightly', { rate: '1 day', task: greet, payload: { name: 'N' } });
+    const later = await producer.enqueue(greet, { name: 'L' }, { delay: 3_600_000 });
+    const { scheduler } = existing.clients;
+    const snapshot = async () =>
+      Promise.all(
+        [scheduleGroup, delayedScheduleGroup].map(async (group) => {
+          const { CreationDate } = await scheduler.send(
+            new GetScheduleGroupCommand({ Name: group }),
+          );
+          const { Schedules = [] } = await scheduler.send(
+            new ListSchedulesCommand({ GroupName: group }),
+          );
+          return { group, created: CreationDate, schedules: Schedules.map((s) => s.Name).sort() };
+        }),
+      );
+    const before = await snapshot();
+
+    // Act
+    running = await startLocalExecutor({
+      tasks: [greet],
+      log: 'silent',
+      location: {
+        tableName: existing.tableName,
+        queueUrl: existing.queueUrl,
+        queueArn: existing.queueArn,
+        ...existing.scheduler,
+      },
+    });
+    const after = await snapshot();
+
+    // Assert
+    expect(before.map((g) => g.schedules.length)).toEqual([1, 1]);
+    expect(after).toEqual(before);
+    expect(await running.client.get(later.id)).toMatchObject({ status: TaskStatus.SCHEDULED });
   });
 
   it('refuses to attach to resources that do not exist, naming each', async () => {

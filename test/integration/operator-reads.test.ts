@@ -1,8 +1,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import type { TaskTransition } from '../../src/client/watch.js';
-import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
+import { TaskStatus } from '../../src/core/constants.js';
 import { ConfigurationError, PermanentError, ValidationError } from '../../src/core/errors.js';
 import { taskMessage } from '../../src/core/message.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
@@ -24,7 +23,7 @@ beforeEach(async () => {
 });
 
 /** Resolves once `done()` holds, checking every 50 ms. */
-async function until(done: () => boolean): Promise<void> {
+async function _until(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
@@ -196,45 +195,5 @@ describe('TaskClient.purge', () => {
 
     expect((status as Error).message).toContain('only DEAD tasks are purged');
     expect((duration as Error).message).toContain('expected a duration such as');
-  });
-});
-
-describe('TaskClient.watch', () => {
-  it('yields transitions as they happen, in order', async () => {
-    const client = executor.client();
-    const controller = new AbortController();
-    const seen: TaskTransition[] = [];
-    const watching = (async () => {
-      for await (const t of client.watch({ intervalMs: 200, signal: controller.signal })) {
-        seen.push(t);
-        if (t.event === AuditEvent.SUCCEEDED) controller.abort();
-      }
-    })();
-
-    const { id } = await client.enqueue(email, { n: 1 });
-    // The index holds no finished task: watch follows the tasks it has seen while they were
-    // keyed, so the task runs once watch has seen it PENDING.
-    await until(() => seen.some((t) => t.taskId === id));
-    await executor.deliver(executor.worker([email]), await executor.receive());
-    await watching;
-
-    expect(seen.filter((t) => t.taskId === id).map((t) => t.event)).toEqual([
-      AuditEvent.SUBMITTED,
-      AuditEvent.CLAIMED,
-      AuditEvent.SUCCEEDED,
-    ]);
-  });
-
-  it('follows one task until it is terminal', async () => {
-    const client = executor.client();
-    const { id } = await client.enqueue(email, { n: 1 });
-    await executor.deliver(executor.worker([email]), await executor.receive());
-    const events: string[] = [];
-
-    for await (const t of client.watch({ taskId: id, since: 0, intervalMs: 100 })) {
-      events.push(t.event);
-    }
-
-    expect(events).toEqual(['submitted', 'claimed', 'succeeded']);
   });
 });

@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { PermanentError } from '../../src/core/errors.js';
-import { PRODUCER_HISTORY } from '../../src/store/producer-history.js';
+import { PRODUCER_HISTORY } from '../../src/store/history.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 import { putRawItem, rawItem } from '../helpers/raw-item.js';

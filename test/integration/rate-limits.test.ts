@@ -1,7 +1,9 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { isTerminal, TaskStatus } from '../../src/core/constants.js';
+import { ValidationError } from '../../src/core/errors.js';
 import type { TaskDefinition } from '../../src/tasks/task-definition.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { testClients } from '../helpers/aws.js';
@@ -30,6 +32,33 @@ function numberOf(value: unknown): number {
   return typeof value === 'number' ? value : Number((value as { N?: string } | undefined)?.N);
 }
 
+/** The rate limit of these tests' limited types: the emission interval, in ms. */
+const EMISSION_MS = 400;
+
+/**
+ * The starts a bucket write granted: none for a refused write or a place in the line; for an
+ * idle grant (`SET tat = :now + count × T`), `count` from the request's now on; for a booked
+ * one (`SET tat = tat + count × T`), `count` from the tat it replaced (UPDATED_OLD).
+ */
+function grantedSlots(
+  input: { ExpressionAttributeValues?: Record<string, unknown>; ReturnValues?: string },
+  output: { output?: unknown },
+): number[] {
+  const values = input.ExpressionAttributeValues ?? {};
+  const old = (output.output as { Attributes?: Record<string, unknown> }).Attributes;
+  const now = numberOf(values[':now']);
+  const step = numberOf(values[':u_tat']);
+  const spaced = (first: number, count: number) =>
+    Array.from({ length: count }, (_, i) => first + i * EMISSION_MS);
+  if (input.ReturnValues === 'UPDATED_OLD') {
+    return old?.tat === undefined ? [] : spaced(numberOf(old.tat), step / EMISSION_MS);
+  }
+  if (input.ReturnValues === undefined && values[':now'] !== undefined) {
+    return spaced(now, (step - now) / EMISSION_MS);
+  }
+  return [];
+}
+
 /** A DynamoDB client that records into `observed` what it sends and what it gets back. */
 function observingDynamodb(observed: Observed): DynamoDBClient {
   const client = testClients().dynamodb;
@@ -41,16 +70,12 @@ function observingDynamodb(observed: Observed): DynamoDBClient {
         const input = args.input as {
           Key?: { pk?: unknown };
           ExpressionAttributeValues?: Record<string, unknown>;
+          ReturnValues?: string;
         };
         const pk = input.Key?.pk;
         const key = typeof pk === 'string' ? pk : String((pk as { S?: string })?.S);
         observed.updatedKeys.push(key);
-        if (key.startsWith('rate-limit ')) {
-          // Idle form: the slot is the request's now; booked form: the tat it replaced.
-          const old = (output.output as { Attributes?: Record<string, unknown> }).Attributes;
-          const now = numberOf(input.ExpressionAttributeValues?.[':now']);
-          observed.slots.push(old?.tat === undefined ? now : numberOf(old.tat));
-        }
+        if (key.startsWith('rate-limit ')) observed.slots.push(...grantedSlots(input, output));
       }
       return output;
     },
@@ -100,7 +125,7 @@ describe('rateLimit under contention', () => {
     const starts: { at: number; attempt: number }[] = [];
     const call = defineTask('rl-call', {
       schema: z.object({ n: z.number() }),
-      rateLimit: { limit: 5, intervalMs: 2_000 },
+      rateLimit: { limit: 5, intervalMs: 5 * EMISSION_MS },
       handler: (_payload, ctx) => {
         starts.push({ at: Date.now(), attempt: ctx.attempt });
       },
@@ -246,7 +271,65 @@ describe('rateLimit cost', () => {
     ]);
     const succeeded = await client.listByStatus(TaskStatus.SUCCEEDED, { limit: 1000 });
     expect(succeeded.items.some((task) => task.id.startsWith('rate-limit'))).toBe(false);
-    expect(await client.get('rate-limit rl-roomy')).toBeUndefined();
+    // The bucket's key has a space, which no task id has: `get` refuses it before any call.
+    await expect(client.get('rate-limit rl-roomy')).rejects.toThrow(ValidationError);
     expect((await client.counts()).total).toBe(succeeded.items.length);
   }, 90_000);
+});
+
+describe('rateLimit deferral', () => {
+  it('hands a deferred message back at once, not when its batch ends', async () => {
+    // Arrange
+    let slowEndedAt = 0;
+    const slow = defineTask('rl-batch-slow', {
+      schema: z.object({ n: z.number() }),
+      handler: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        slowEndedAt = Date.now();
+      },
+    });
+    const limited = defineTask('rl-batch-limited', {
+      schema: z.object({ n: z.number() }),
+      rateLimit: { limit: 1, intervalMs: 60_000 },
+      handler: () => undefined,
+    });
+    // The bucket's one start of the minute is taken.
+    await executor.clients.dynamodb.send(
+      new PutItemCommand({
+        TableName: executor.tableName,
+        Item: marshall({ pk: 'rate-limit rl-batch-limited', tat: Date.now() + 60_000 }),
+      }),
+    );
+    const client = executor.client();
+    const deferred = await client.enqueue(limited, { n: 0 });
+    await client.enqueue(slow, { n: 1 });
+    const records = await executor.receive();
+    const handBacks: { at: number; handles: string[] }[] = [];
+    const sqs = testClients().sqs;
+    sqs.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'ChangeMessageVisibilityBatchCommand') {
+          const input = args.input as { Entries?: { ReceiptHandle?: string }[] };
+          handBacks.push({
+            at: Date.now(),
+            handles: (input.Entries ?? []).map((e) => e.ReceiptHandle ?? ''),
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'observe-hand-backs' },
+    );
+
+    // Act
+    const response = await executor.deliver(executor.worker([slow, limited], { sqs }), records);
+
+    // Assert
+    expect(records).toHaveLength(2);
+    const message = records.find((r) => r.body.includes(deferred.id));
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: message?.messageId }]);
+    const handBack = handBacks.find((h) => h.handles.includes(message?.receiptHandle ?? ''));
+    expect(handBack).toBeDefined();
+    expect(handBack?.at).toBeLessThan(slowEndedAt);
+    expect((await executor.store.get(deferred.id))?.status).toBe(TaskStatus.PENDING);
+  }, 60_000);
 });

@@ -3,7 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { PermanentError } from '../../src/core/errors.js';
-import type { Retention } from '../../src/store/retention.js';
+import type { Retention } from '../../src/settings/retention.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 

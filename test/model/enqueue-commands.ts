@@ -6,7 +6,7 @@
  * producer was told and checks what it can at once.
  */
 import type fc from 'fast-check';
-import type { EnqueueResult } from '../../src/client/batch.js';
+import type { EnqueueResult } from '../../src/client/enqueue.js';
 import type { EnqueueOptions } from '../../src/client/prepare.js';
 import { AuditEvent } from '../../src/core/constants.js';
 import { ScheduleFailedError, TasklaneError } from '../../src/core/errors.js';

@@ -5,19 +5,43 @@ import { describe, expect, it } from 'vitest';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SRC = path.join(ROOT, 'src');
 
-const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+const CLI = path.join(ROOT, 'packages/cli');
+
+interface Manifest {
+  name: string;
+  version: string;
+  bin?: Record<string, string>;
   exports: Record<string, unknown>;
   files: string[];
   engines: { node: string };
+  workspaces?: string[];
   peerDependencies: Record<string, string>;
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
   dependencies: Record<string, string>;
-};
+  devDependencies: Record<string, string>;
+}
 
-function sourceFiles(): string[] {
-  return readdirSync(SRC, { recursive: true, encoding: 'utf8' })
+const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Manifest;
+const cliManifest = JSON.parse(readFileSync(path.join(CLI, 'package.json'), 'utf8')) as Manifest;
+
+function sourceFiles(dir = SRC): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.ts'))
-    .map((file) => path.join(SRC, file));
+    .map((file) => path.join(dir, file));
+}
+
+/** The packages a module imports by name (`hono/html` is `hono`), without `node:` ones. */
+function packagesImported(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/from '([^.'][^']*)'/g)]
+    .map(([, specifier = '']) => specifier)
+    .filter((specifier) => !specifier.startsWith('node:'))
+    .map((specifier) =>
+      specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/'),
+    );
 }
 
 describe('package layout', () => {
@@ -75,14 +99,42 @@ describe('package layout', () => {
     expect(runtime).toEqual([]);
   });
 
+  it('leaves the tasklane bin and its dependencies to the CLI package', () => {
+    const cliOnly = ['commander', 'hono', '@hono/node-server', '@inquirer/confirm', 'cli-progress'];
+    const sdkImports = new Set(sourceFiles().flatMap(packagesImported));
+
+    expect(manifest.bin).toBeUndefined();
+    expect(manifest.workspaces).toEqual(['packages/cli']);
+    expect(Object.keys(manifest.dependencies).filter((name) => cliOnly.includes(name))).toEqual([]);
+    for (const name of Object.keys(cliManifest.dependencies)) {
+      if (!(name in manifest.dependencies)) expect(sdkImports).not.toContain(name);
+    }
+  });
+
+  it('declares every package the CLI imports, and the SDK as a peer of its own version', () => {
+    const imported = new Set(sourceFiles(path.join(CLI, 'src')).flatMap(packagesImported));
+    imported.delete('tasklane');
+
+    expect(cliManifest.name).toBe('@tasklane/cli');
+    expect(cliManifest.version).toBe(manifest.version);
+    expect(cliManifest.peerDependencies).toEqual({ tasklane: `^${manifest.version}` });
+    expect(cliManifest.devDependencies.tasklane).toBe('file:../..');
+    expect(Object.keys(cliManifest.dependencies).sort()).toEqual([...imported].sort());
+    expect(cliManifest.bin).toEqual({ tasklane: './bin/tasklane.js' });
+    expect(existsSync(path.join(CLI, 'bin/tasklane.js'))).toBe(true);
+    expect(cliManifest.files).toEqual(['bin', 'dist']);
+    expect(cliManifest.engines).toEqual(manifest.engines);
+  });
+
   it('puts every AWS SDK client on one caret version line', () => {
     const clients = Object.entries(manifest.dependencies).filter(([name]) =>
       /^@aws-sdk\/(client|lib)-/.test(name),
     );
 
-    // One floor for all: the newest version every client Tasklane uses has published (KMS's
-    // client lags the others), so npm can share one copy of the SDK's core between them.
+    // One floor for all: the newest version every client Tasklane uses has published (the
+    // DynamoDB Streams client lags the others), so npm can share one copy of the SDK's core
+    // between them.
     expect(clients.length).toBeGreaterThanOrEqual(4);
-    expect(new Set(clients.map(([, range]) => range))).toEqual(new Set(['^3.1164.0']));
+    expect(new Set(clients.map(([, range]) => range))).toEqual(new Set(['^3.1141.0']));
   });
 });

@@ -21,3 +21,25 @@ describe('README quick start', () => {
     expect(file.endsWith(block ?? '\u0000')).toBe(true);
   });
 });
+
+/** The lines of a TypeScript example that are not imports nor the file's leading comment. */
+function body(code: string): string {
+  return code
+    .replace(/^\/\*\*[\s\S]*?\*\/\n/, '')
+    .split('\n')
+    .filter((line) => !line.startsWith('import '))
+    .join('\n')
+    .trim();
+}
+
+describe('README readiness checks', () => {
+  it('are examples/readiness.ts, which the repository type-checks', async () => {
+    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+    const file = await readFile(path.join(ROOT, 'examples/readiness.ts'), 'utf8');
+
+    const block = codeAfter(readme, 'A client checks its configuration when asked');
+
+    expect(block).toContain('client.assertReady()');
+    expect(body(block ?? '')).toBe(body(file));
+  });
+});

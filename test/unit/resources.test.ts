@@ -5,7 +5,6 @@ import {
   type ExecutorSettingsProps,
   executorSettings,
   settingsIssues,
-  tableKeyDefinition,
 } from '../../src/settings/executor.js';
 
 function validationError(props: ExecutorSettingsProps): ValidationError {
@@ -85,11 +84,12 @@ describe('executorSettings', () => {
     expect(executorSettings({ maxReceiveCount: 1_000 }).maxReceiveCount).toBe(1_000);
   });
 
-  it('describes the table keys, TTL attribute and sharded status index', () => {
+  it('describes the table keys, TTL attribute, stream and sharded status index', () => {
     expect(executorSettings().table).toEqual({
       name: 'tasklane-tasks',
       partitionKey: 'pk',
       ttlAttribute: 'expiresAt',
+      streamViewType: 'NEW_AND_OLD_IMAGES',
       statusIndex: {
         name: 'byStatus',
         partitionKey: 'statusShard',
@@ -242,31 +242,5 @@ describe('executorSettings', () => {
 
     expect(issues).toEqual([]);
     expect(executorSettings(props, { isUnresolved }).workQueue.name).toBe(`${token}-work.fifo`);
-  });
-});
-
-describe('tableKeyDefinition', () => {
-  it('keys the table by pk and indexes statusShard/statusAt projecting type, orderingKey and updatedAt', () => {
-    expect(tableKeyDefinition(executorSettings().table)).toEqual({
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'statusShard', AttributeType: 'S' },
-        { AttributeName: 'statusAt', AttributeType: 'N' },
-      ],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: 'byStatus',
-          KeySchema: [
-            { AttributeName: 'statusShard', KeyType: 'HASH' },
-            { AttributeName: 'statusAt', KeyType: 'RANGE' },
-          ],
-          Projection: {
-            ProjectionType: 'INCLUDE',
-            NonKeyAttributes: ['type', 'orderingKey', 'updatedAt', 'lane'],
-          },
-        },
-      ],
-    });
   });
 });

@@ -4,9 +4,9 @@
  * the key's pointer moved up to a later generation.
  */
 import { TableSchema, TaskStatus } from '../../core/constants.js';
-import { type DebounceSpec, MAX_WAIT_WINDOWS } from '../debounce-spec.js';
+import { type DebounceSpec, MAX_WAIT_WINDOWS } from '../../core/debounce.js';
+import { expiresAtSeconds } from '../../settings/retention.js';
 import type { NewTask } from '../new-task.js';
-import { expiresAtSeconds } from '../retention.js';
 import {
   type Condition,
   compare,

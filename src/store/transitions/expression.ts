@@ -175,6 +175,12 @@ export class Update {
     return this;
   }
 
+  /** `SET #attribute = #from + :by`: another attribute of the item, which must exist, moved on. */
+  offset(attribute: string, from: string, by: number): this {
+    this.sets.push(`${this.name(attribute)} = ${this.name(from)} + ${this.value(attribute, by)}`);
+    return this;
+  }
+
   /** `SET #attribute = if_not_exists(#attribute, 0) + :by`. */
   increment(attribute: string, by = 1): this {
     const zero = this.value(`${attribute}_zero`, 0);

@@ -2,11 +2,13 @@
  * The transition table: every conditional write of the task store, one row each
  * (docs/design.md draws the lifecycle from it). A row states the task statuses it may start
  * from, what else fences it (the lease, the attempt and generation the caller read), and the
- * attributes it may change; `writer.ts` sends every row, and is the one place that reads
- * DynamoDB's refusal of a condition.
+ * attributes it may change. `writer.ts` sends every row, and is the one place that writes a
+ * condition into a request and reads DynamoDB's refusal of it; `move.ts` builds a move's
+ * write (its history entry and index filing) for it.
  */
 import * as debounce from './debounce.js';
 import * as dependencies from './dependencies.js';
+import * as durable from './durable.js';
 import * as lifecycle from './lifecycle.js';
 import * as parking from './parking.js';
 import * as rate from './rate.js';
@@ -15,7 +17,7 @@ import * as repairs from './repairs.js';
 import type { Row } from './row.js';
 
 export type { Lease, Row, Seen, SeenHistory, Transition, Write } from './row.js';
-export { debounce, dependencies, lifecycle, parking, rate, records, repairs };
+export { debounce, dependencies, durable, lifecycle, parking, rate, records, repairs };
 
 /** Every row of the table, in lifecycle order: creation, the run, its repairs, the rest. */
 export const ALL_TRANSITIONS: readonly Row[] = [
@@ -54,4 +56,12 @@ export const ALL_TRANSITIONS: readonly Row[] = [
   parking.deleteParkItem,
   rate.takeIdle,
   rate.takeBooked,
+  rate.queueFirst,
+  rate.queueNext,
+  durable.saveCheckpoint,
+  durable.continueRun,
+  durable.redriveAfresh,
+  durable.redriveParkedAfresh,
+  durable.storeStep,
+  durable.deleteStep,
 ] as Row[];

@@ -12,7 +12,7 @@ import { unkeyedGroup } from '../../core/message.js';
 import type { ObjectRef, TaskErrorInfo, TaskRecord } from '../../core/record.js';
 import { truncate } from '../../core/record.js';
 import type { LogAttributes } from '../../observability/logger.js';
-import { expiresAtSeconds } from '../retention.js';
+import { expiresAtSeconds } from '../../settings/retention.js';
 import {
   and,
   type Condition,
@@ -234,7 +234,14 @@ export const kill: Transition<KillInput> = {
   statusAt: at,
 };
 
-type UnclaimInput = { lease: Lease; reason: string; takeover: boolean; delayMs: number };
+type UnclaimInput = {
+  lease: Lease;
+  reason: string;
+  takeover: boolean;
+  delayMs: number;
+  /** The handler had run (a durable task's step or checkpoint met the outage). */
+  ran?: boolean | undefined;
+};
 /**
  * RUNNING → QUEUED by the lease holder before the handler started, because a dependency
  * the start needs (the payload's S3 object, the integrity tag's KMS check) failed: the claim
@@ -249,7 +256,8 @@ export const unclaim: Transition<UnclaimInput> = {
   name: 'unclaim',
   event: AuditEvent.UNCLAIMED,
   to: TaskStatus.QUEUED,
-  detail: ({ lease, reason }) => `${reason}; attempt ${lease.attempt} not spent, not run`,
+  detail: ({ lease, reason, ran }) =>
+    `${reason}; attempt ${lease.attempt} not spent${ran === true ? '' : ', not run'}`,
   set: ({ lease, takeover }) => ({
     attempt: lease.attempt - 1,
     ...(takeover ? { leaseLost: true } : {}),

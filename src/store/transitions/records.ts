@@ -5,10 +5,9 @@
  */
 import { Defaults, TableSchema, TaskStatus } from '../../core/constants.js';
 import type { HistoryEntry, TaskRecord } from '../../core/record.js';
-import { PRODUCER_HISTORY } from '../producer-history.js';
+import { PRODUCER_HISTORY, toStoredEntry } from '../history.js';
 import type { TaskItem } from '../record.js';
 import { releaseDone } from '../status-index-keys.js';
-import { toStoredEntry } from '../stored-history.js';
 import { compare, equals, generationIs, notExists, or, Update } from './expression.js';
 import type { Write } from './row.js';
 
@@ -132,7 +131,7 @@ export const noteResent: Write<{
  * RUNNING, not yet asked → RUNNING with `cancelRequestedAt` and the request's entry in the
  * history, leaving the status, the lease and the status index alone. Not fenced by the
  * lease: the request is for the task, whichever attempt holds it. Its entry goes to the
- * producer's own list (a producer's grant may not name `history`: store/producer-history.ts),
+ * producer's own list (a producer's grant may not name `history`: store/history.ts),
  * at most one per run and within the list's bound; without an entry (`undefined`) only the
  * mark is written (docs/adr/0022-progress-and-running-cancel.md).
  */

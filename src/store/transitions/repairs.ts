@@ -6,7 +6,7 @@
  */
 import { AuditEvent, TableSchema, TaskStatus } from '../../core/constants.js';
 import type { TaskRecord } from '../../core/record.js';
-import { expiresAtSeconds } from '../retention.js';
+import { expiresAtSeconds } from '../../settings/retention.js';
 import { releaseDone } from '../status-index-keys.js';
 import { compare, equals, generationIs, notExists } from './expression.js';
 import {
@@ -92,6 +92,8 @@ export const REDRIVE_REMOVES = [
   'cancelRequestedAt',
   'leaseLost',
   'resends',
+  // A durable task's continuations: a redrive gives it a fresh budget, as it does attempts.
+  'continuations',
 ] as const;
 
 type RedriveInput = { seen: Seen; reason?: string | undefined; principal?: string | undefined };

@@ -2,7 +2,8 @@
  * The shape of a row of the transition table. Every conditional write of the store is a row:
  * - a {@link Transition} moves a task from one of its `from` states to `to` (or keeps it
  *   there, as a heartbeat or a key's release does), with a history entry, the status index's
- *   keys and the lease/attempt fence; the writer's `writeTransition` sends it;
+ *   keys and the lease/attempt fence; move.ts's `writeTransition` builds its write, which
+ *   the writer sends;
  * - a {@link Write} is every other conditional write: a mark on a task that keeps its status
  *   (a cancel request, a duplicate's note, a counted parent), a task's creation or purge, and
  *   the writes on the items that live beside the tasks (a debounce pointer, a rate limit's
@@ -14,9 +15,9 @@
 import { type AuditEvent, TableSchema, type TaskStatus } from '../../core/constants.js';
 import type { HistoryEntry, TaskRecord } from '../../core/record.js';
 import type { LogAttributes } from '../../observability/logger.js';
-import { PRODUCER_HISTORY } from '../producer-history.js';
+import { expiresAtSeconds, type Retention } from '../../settings/retention.js';
+import { PRODUCER_HISTORY } from '../history.js';
 import type { TaskItem } from '../record.js';
-import { expiresAtSeconds, type Retention } from '../retention.js';
 import { type Condition, compare, equals } from './expression.js';
 
 /** What the caller read of a record: lets a transition fold the history and file a finished task. */
@@ -82,7 +83,7 @@ export interface Transition<I> {
   readonly log?: (input: I) => LogAttributes | undefined;
   /**
    * Written by a producer's client, whose grant may not name `history`: the entry goes to
-   * the producer's own list instead (store/producer-history.ts, docs/adr/0039-operator-audit.md).
+   * the producer's own list instead (store/history.ts, docs/adr/0039-operator-audit.md).
    */
   readonly producer?: boolean;
 }

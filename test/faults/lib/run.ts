@@ -1,6 +1,6 @@
 /** Small helpers shared by the scenario files. */
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { BatchEntry } from '../../../src/client/batch.js';
+import type { BatchEntry } from '../../../src/client/enqueue.js';
 import type { TaskClient } from '../../../src/client/task-client.js';
 import type { TaskDefinition } from '../../../src/tasks/task-definition.js';
 import type { Worker } from '../../../src/worker/create-worker.js';

@@ -19,8 +19,9 @@ import { fromItem, statusShard, statusShardKey } from '../../../src/store/record
 import { isIndexed } from '../../../src/store/status-index-keys.js';
 import { type WriteContext, writeContext } from '../../../src/store/store-context.js';
 import { ALL_TRANSITIONS, type Lease, type Row } from '../../../src/store/transitions/index.js';
+import { writeTransition } from '../../../src/store/transitions/move.js';
 import { fromStates, TRANSITION_WRITES } from '../../../src/store/transitions/row.js';
-import { send, writeTransition } from '../../../src/store/transitions/writer.js';
+import { send } from '../../../src/store/transitions/writer.js';
 import {
   dynamodb,
   newTask,
@@ -162,8 +163,26 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
     extra: (id) => [{ pk: `parked-key ${id}`, taskId: id }],
     input: (record) => ({ key: `parked-key ${record.id}`, taskId: record.id }),
   },
+  'save the checkpoint of': {
+    input: (record) => ({ lease: lease(record), leaseMs: 60_000, checkpoint: { json: '{"n":1}' } }),
+  },
+  continue: {
+    input: (record) => ({ lease: lease(record), continuations: 0, maxContinuations: 10 }),
+  },
+  'redrive afresh': { input: (record) => ({ seen: record, reason: 'fixed', stepEpoch: 1 }) },
+  'redrive parked afresh': {
+    seed: { parkedKey: 'key-m' },
+    input: (record) => ({ seen: record, parkedKey: 'key-m', stepEpoch: 1 }),
+  },
+  'store the step of': {
+    input: (record) => ({ item: { pk: `step ${record.id} 0 0`, taskId: record.id, name: 'a' } }),
+  },
+  'delete the step of': {
+    extra: (id) => [{ pk: `step ${id} 0 0`, taskId: id, name: 'a' }],
+    input: (record) => ({ key: `step ${record.id} 0 0`, taskId: record.id }),
+  },
   'take an idle rate bucket': {
-    input: (record) => ({ key: `rate-limit ${record.id}`, now: T0, emissionMs: 1000 }),
+    input: (record) => ({ key: `rate-limit ${record.id}`, now: T0, emissionMs: 1000, count: 3 }),
   },
   'take a booked rate bucket': {
     extra: (id) => [{ pk: `rate-limit ${id}`, tat: T0 + 500 }],
@@ -172,6 +191,25 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
       now: T0,
       emissionMs: 1000,
       horizonMs: 10_000,
+      count: 2,
+    }),
+  },
+  'take the first place in a rate bucket line': {
+    extra: (id) => [{ pk: `rate-limit ${id}`, tat: T0 + 20_000 }],
+    input: (record) => ({
+      key: `rate-limit ${record.id}`,
+      full: T0 + 10_000,
+      emissionMs: 1000,
+      count: 2,
+    }),
+  },
+  'take the next place in a rate bucket line': {
+    extra: (id) => [{ pk: `rate-limit ${id}`, tat: T0 + 20_000, queueAt: T0 + 25_000 }],
+    input: (record) => ({
+      key: `rate-limit ${record.id}`,
+      full: T0 + 10_000,
+      emissionMs: 1000,
+      count: 2,
     }),
   },
 };

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { timeline } from '../../../src/cli/commands/show.js';
-import { CliError, ExitCode, exitCodeOf } from '../../../src/cli/exit-codes.js';
-import { humanDuration } from '../../../src/cli/output.js';
-import { instantOption } from '../../../src/cli/time-option.js';
+import { timeline } from '../../../packages/cli/src/commands/show.js';
+import { taskStatuses } from '../../../packages/cli/src/context.js';
+import { CliError, ExitCode, exitCodeOf } from '../../../packages/cli/src/exit-codes.js';
+import { humanDuration } from '../../../packages/cli/src/output.js';
+import { instantOption } from '../../../packages/cli/src/time-option.js';
 import { durationMs } from '../../../src/client/duration.js';
 import {
   ConfigurationError,
@@ -53,6 +54,23 @@ describe('instantOption', () => {
     const parse = instantOption('--until');
 
     expect(() => parse('yesterday')).toThrow(/--until expects a duration back from now/);
+  });
+});
+
+describe('taskStatuses', () => {
+  it('returns known statuses', () => {
+    const statuses = taskStatuses(['DEAD', 'QUEUED'], '--status');
+
+    expect(statuses).toEqual(['DEAD', 'QUEUED']);
+  });
+
+  it('exits with usage quoting every unknown value and listing the statuses', () => {
+    const attempt = () => taskStatuses(['DEAD', 'DONE', 'dead'], '--status');
+
+    expect(attempt).toThrow(CliError);
+    expect(attempt).toThrow(
+      '--status expects one or more of WAITING, SCHEDULED, PENDING, QUEUED, RUNNING, SUCCEEDED, DEAD, CANCELLED, ROLLED_BACK, received "DONE", "dead".',
+    );
   });
 });
 

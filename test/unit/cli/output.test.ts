@@ -1,10 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createOutput } from '../../../src/cli/output.js';
-import { printable } from '../../../src/cli/terminal-text.js';
+import { createOutput } from '../../../packages/cli/src/output.js';
+import { printable } from '../../../packages/cli/src/terminal-text.js';
 
-const CLI = path.resolve(import.meta.dirname, '../../../src/cli');
+const CLI = path.resolve(import.meta.dirname, '../../../packages/cli/src');
 
 /** Streams that record what is written; `tty` makes stdout a terminal (colours on). */
 function capture(tty = false) {

@@ -8,6 +8,7 @@ import {
   ErrorCode,
   IdempotencyConflictError,
   LeaseLostError,
+  NonDeterministicError,
   PayloadTooLargeError,
   PermanentError,
   ResultTooLargeError,
@@ -21,6 +22,7 @@ import {
   UnknownTaskTypeError,
   ValidationError,
   WaitTimeoutError,
+  WatchGapError,
 } from '../../../src/core/errors.js';
 import { taskRecord } from '../../helpers/task-record.js';
 
@@ -67,6 +69,8 @@ const cases: ReadonlyArray<readonly [string, ErrorCode, () => TasklaneError]> = 
     'DEPENDENCY',
     () => new DependencyError('child', 'unknown-parent', ['p'], "depends on 'p', unknown"),
   ],
+  ['NonDeterministicError', 'NON_DETERMINISTIC', () => new NonDeterministicError(2, 'a', 'b')],
+  ['WatchGapError', 'WATCH_GAP', () => new WatchGapError('arn:stream', 'shard-1')],
 ];
 
 describe('error hierarchy', () => {
@@ -109,6 +113,8 @@ describe('error hierarchy', () => {
       CLAIM_CHECK_MISMATCH: 'CLAIM_CHECK_MISMATCH',
       DEBOUNCE_CONTENDED: 'DEBOUNCE_CONTENDED',
       DEPENDENCY: 'DEPENDENCY',
+      NON_DETERMINISTIC: 'NON_DETERMINISTIC',
+      WATCH_GAP: 'WATCH_GAP',
     });
   });
 

@@ -11,7 +11,7 @@ import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import type { HistoryEntry } from '../../../src/core/record.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { DebounceStore } from '../../../src/store/debounce.js';
-import { PRODUCER_HISTORY } from '../../../src/store/producer-history.js';
+import { PRODUCER_HISTORY } from '../../../src/store/history.js';
 import {
   DEBOUNCED_UPDATE_ATTRIBUTES,
   PRODUCER_UPDATE_ATTRIBUTES,

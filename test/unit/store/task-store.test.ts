@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { TaskStatus } from '../../../src/core/constants.js';
 import type { HistoryEntry } from '../../../src/core/record.js';
 import { silentLogger } from '../../../src/observability/logger.js';
-import { fromStoredEntry } from '../../../src/store/stored-history.js';
+import { fromStoredEntry } from '../../../src/store/history.js';
 import { type Lease, TaskStore } from '../../../src/store/task-store.js';
 import { FIXTURE_NOW } from '../../helpers/task-record.js';
 

@@ -5,12 +5,7 @@ import { ValidationError } from '../../../src/core/errors.js';
 import type { BucketWrite, BucketWriteResult } from '../../../src/store/token-bucket.js';
 import { bucketKey } from '../../../src/store/token-bucket.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
-import {
-  deferralMs,
-  MAX_WAIT_IN_WORKER_MS,
-  planBucketWrite,
-  RateLimiter,
-} from '../../../src/worker/rate-limit.js';
+import { deferralMs, planBucketWrite, RateLimiter } from '../../../src/worker/rate-limit.js';
 import { taskRecord } from '../../helpers/task-record.js';
 
 const schema = z.object({});
@@ -27,30 +22,53 @@ function rejected(rateLimit: unknown): ValidationError {
 }
 
 /**
- * A bucket that evaluates the two writes' conditions as DynamoDB does (on the stored value,
+ * A bucket that evaluates the writes' conditions as DynamoDB does (on the stored value,
  * atomically), yielding to other callers first so concurrent takes interleave.
  */
 function modelBucket(random: () => number) {
-  const tats = new Map<string, number>();
+  const items = new Map<string, { tat?: number; queueAt?: number }>();
   const grants: number[] = [];
+  const places: number[] = [];
+  let writes = 0;
   const take = async (key: string, write: BucketWrite): Promise<BucketWriteResult> => {
     for (let i = Math.floor(random() * 4); i > 0; i--) await Promise.resolve();
-    const tat = tats.get(key);
+    writes += 1;
+    const item = items.get(key) ?? {};
+    const { tat, queueAt } = item;
+    const T = write.emissionMs;
+    const spaced = (first: number) => Array.from({ length: write.count }, (_, i) => first + i * T);
     if (write.kind === 'idle' && (tat === undefined || tat <= write.now)) {
-      tats.set(key, write.now + write.emissionMs);
-      grants.push(write.now);
-      return { kind: 'granted', slotAt: write.now, tat: write.now + write.emissionMs };
+      const next = write.now + write.count * T;
+      items.set(key, { ...item, tat: next });
+      grants.push(...spaced(write.now));
+      return { kind: 'granted', slots: spaced(write.now), tat: next, queueAt };
     }
-    if (write.kind === 'booked' && tat !== undefined) {
-      if (tat > write.now && tat <= write.now + write.horizonMs) {
-        tats.set(key, tat + write.emissionMs);
-        grants.push(tat);
-        return { kind: 'granted', slotAt: tat, tat: tat + write.emissionMs };
+    if (write.kind === 'booked' && tat !== undefined && tat > write.now) {
+      if (tat <= write.now + write.horizonMs - (write.count - 1) * T) {
+        items.set(key, { ...item, tat: tat + write.count * T });
+        grants.push(...spaced(tat));
+        return { kind: 'granted', slots: spaced(tat), tat: tat + write.count * T, queueAt };
       }
     }
-    return { kind: 'refused', tat };
+    if (write.kind !== 'idle' && write.kind !== 'booked' && tat !== undefined && tat > write.full) {
+      const first = write.kind === 'queue-first' ? tat : queueAt;
+      const open = queueAt === undefined || queueAt <= tat;
+      if (first !== undefined && open === (write.kind === 'queue-first')) {
+        items.set(key, { tat, queueAt: first + write.count * T });
+        places.push(...spaced(first));
+        return { kind: 'queued', places: spaced(first), tat, queueAt: first + write.count * T };
+      }
+    }
+    return { kind: 'refused', tat, queueAt };
   };
-  return { take, grants };
+  return {
+    take,
+    grants,
+    places,
+    get writes() {
+      return writes;
+    },
+  };
 }
 
 describe('defineTask rateLimit', () => {
@@ -104,39 +122,53 @@ describe('bucketKey', () => {
 });
 
 describe('planBucketWrite', () => {
-  it('grants now when the bucket is idle or unknown', () => {
-    expect(planBucketWrite(undefined, 1000, 400, 5000)).toEqual({
+  const unknown = { tat: undefined, queueAt: undefined };
+
+  it('grants from now on when the bucket is idle or unknown, as many as the horizon holds', () => {
+    expect(planBucketWrite(unknown, 1000, 400, 5000)).toEqual({
       kind: 'idle',
       now: 1000,
       emissionMs: 400,
+      count: 1,
     });
-    expect(planBucketWrite(1000, 1000, 400, 5000).kind).toBe('idle');
+    expect(planBucketWrite({ tat: 1000, queueAt: undefined }, 1000, 400, 5000, 20).count).toBe(13);
   });
 
-  it('books the next start when it is within the horizon', () => {
-    expect(planBucketWrite(6000, 1000, 400, 5000)).toEqual({
+  it('books the next starts when they are within the horizon', () => {
+    expect(planBucketWrite({ tat: 6000, queueAt: undefined }, 1000, 400, 5000, 10)).toEqual({
       kind: 'booked',
       now: 1000,
       emissionMs: 400,
       horizonMs: 5000,
+      count: 1,
     });
+    expect(planBucketWrite({ tat: 2000, queueAt: undefined }, 1000, 400, 5000, 20).count).toBe(11);
   });
 
-  it('says how long until a start could be booked when it is further away', () => {
-    expect(planBucketWrite(9000, 1000, 400, 5000)).toEqual({ kind: 'full', waitMs: 3000 });
-    expect(planBucketWrite(1001, 1000, 400, 0)).toEqual({ kind: 'full', waitMs: 1 });
+  it('takes places in the line when the next start is further away', () => {
+    expect(planBucketWrite({ tat: 9000, queueAt: undefined }, 1000, 400, 5000, 3)).toEqual({
+      kind: 'queue-first',
+      full: 6000,
+      emissionMs: 400,
+      count: 3,
+    });
+    const lineAt = (queueAt: number) => ({ tat: 9000, queueAt });
+    expect(planBucketWrite(lineAt(8000), 1000, 400, 5000).kind).toBe('queue-first');
+    expect(planBucketWrite(lineAt(9400), 1000, 400, 5000).kind).toBe('queue-next');
+    expect(planBucketWrite({ tat: 1001, queueAt: undefined }, 1000, 400, 0).kind).toBe(
+      'queue-first',
+    );
   });
 });
 
 describe('deferralMs', () => {
-  it('waits at least until a start could be booked, plus a spread that doubles per receive', () => {
-    expect(deferralMs(3000, 1, () => 0)).toBe(3000);
-    expect(deferralMs(3000, 1, () => 1)).toBe(3000 + MAX_WAIT_IN_WORKER_MS);
-    expect(deferralMs(3000, 3, () => 1)).toBe(3000 + 4 * MAX_WAIT_IN_WORKER_MS);
+  it('hides the task until half the horizon before its place', () => {
+    expect(deferralMs(10_000, 1000, 5000)).toBe(6500);
+    expect(deferralMs(2000, 1000, 5000)).toBe(0);
   });
 
   it('never exceeds SQS visibility ceiling of 12 hours', () => {
-    expect(deferralMs(50_000_000, 40, () => 1)).toBe(43_200_000);
+    expect(deferralMs(50_000_000, 0, 5000)).toBe(43_200_000);
   });
 });
 
@@ -151,7 +183,7 @@ describe('RateLimiter.admit', () => {
     let writes = 0;
     const take = async (): Promise<BucketWriteResult> => {
       writes += 1;
-      return { kind: 'refused', tat: undefined };
+      return { kind: 'refused', tat: undefined, queueAt: undefined };
     };
     const limiter = new RateLimiter(
       { take },
@@ -161,11 +193,51 @@ describe('RateLimiter.admit', () => {
 
     const admission = await limiter.admit(defineTask('free', { schema, handler }), taskRecord(), {
       maxWaitMs: 1000,
-      receiveCount: 1,
     });
 
     expect(admission).toEqual({ kind: 'go' });
     expect(writes).toBe(0);
+  });
+
+  it("grants a batch's tasks of one bucket consecutive starts with one write", async () => {
+    const bucket = modelBucket(() => 0);
+    const limiter = new RateLimiter(
+      bucket,
+      () => 1_000_000,
+      () => 0,
+      async () => undefined,
+    );
+
+    const admissions = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        limiter.admit(limited, taskRecord({ type: 'limited' }), { maxWaitMs: 5000 }),
+      ),
+    );
+
+    expect(admissions.every((a) => a.kind === 'go')).toBe(true);
+    expect(bucket.writes).toBe(1);
+    expect(bucket.grants).toEqual(Array.from({ length: 10 }, (_, i) => 1_000_000 + i * 400));
+  });
+
+  it('gives the tasks a full bucket cannot start places one interval apart, each deferred until shortly before its place', async () => {
+    const bucket = modelBucket(() => 0);
+    const limiter = new RateLimiter(
+      bucket,
+      () => 1_000_000,
+      () => 0,
+      async () => undefined,
+    );
+    const admit = () =>
+      limiter.admit(limited, taskRecord({ type: 'limited' }), { maxWaitMs: 5000 });
+    await Promise.all(Array.from({ length: 13 }, admit));
+
+    const deferred = await Promise.all(Array.from({ length: 4 }, admit));
+
+    // 13 starts fill the 5 s horizon (0 … 4.8 s); the next start is at 5.2 s.
+    expect(bucket.places).toEqual([1_005_200, 1_005_600, 1_006_000, 1_006_400]);
+    expect(deferred.map((a) => (a.kind === 'defer' ? a.delayMs : -1))).toEqual([
+      2700, 3100, 3500, 3900,
+    ]);
   });
 
   it('never grants two starts closer than the emission interval, however takes interleave', async () => {
@@ -196,7 +268,6 @@ describe('RateLimiter.admit', () => {
             steps.map((_, n) =>
               limiters[n % workers]?.admit(limited, taskRecord({ type: 'limited' }), {
                 maxWaitMs: 5000,
-                receiveCount: 1,
               }),
             ),
           );

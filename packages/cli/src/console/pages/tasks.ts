@@ -1,0 +1,210 @@
+/** The task list (filtered, paged, newest first) and one task's page. */
+import { html } from 'hono/html';
+import type { TaskRecord } from 'tasklane';
+import { DEFAULT_LANE, TaskStatus } from 'tasklane';
+import { STATUSES, type TaskListPage } from '../queries.js';
+import { recordProblems } from '../record-check.js';
+import {
+  duration,
+  type Html,
+  json,
+  layout,
+  type PageContext,
+  statusLabel,
+  taskLink,
+  time,
+} from './layout.js';
+
+/** The list's query as typed by the user, echoed back into the form. */
+export interface ListQuery {
+  readonly status: string;
+  readonly type: string;
+  readonly key: string;
+  readonly since: string;
+  readonly until: string;
+  readonly limit: number;
+  readonly cursor: string | undefined;
+}
+
+/** Page sizes offered. */
+export const PAGE_SIZES = [25, 50, 100] as const;
+
+/** Renders the task list with its filter form; `problems` lists invalid filters. */
+export function taskListPage(
+  ctx: PageContext,
+  query: ListQuery,
+  page: TaskListPage | undefined,
+  problems: readonly string[],
+): Html {
+  const body = html`
+<form class="filters" method="get" action="/tasks" role="search" aria-label="Filter tasks">
+<label for="f-status">Status
+<select id="f-status" name="status">
+<option value="">Any</option>
+${STATUSES.map((s) => html`<option value="${s}"${query.status === s ? ' selected' : ''}>${s}</option>`)}
+</select></label>
+<label for="f-type">Type<input id="f-type" name="type" value="${query.type}" size="16"></label>
+<label for="f-key">Ordering key<input id="f-key" name="key" value="${query.key}" size="16"></label>
+<label for="f-since">Since<input id="f-since" name="since" value="${query.since}" size="18" placeholder="2h or 2026-01-31T09:00Z" aria-describedby="time-help"></label>
+<label for="f-until">Until<input id="f-until" name="until" value="${query.until}" size="18" placeholder="30m or ISO time" aria-describedby="time-help"></label>
+<label for="f-limit">Per page
+<select id="f-limit" name="limit">${PAGE_SIZES.map(
+    (n) => html`<option value="${n}"${query.limit === n ? ' selected' : ''}>${n}</option>`,
+  )}</select></label>
+<button type="submit">Apply filters</button>
+<a href="/tasks">Clear</a>
+<p id="time-help" class="muted" style="flex-basis:100%;margin:0">Since and until: an age (30m, 2h, 7d) or an ISO time, compared with the task's last status change; newest first.</p>
+</form>
+${problems.length > 0 ? html`<div class="notice error" role="alert"><p>Invalid filters:</p><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
+${page === undefined ? '' : listBody(ctx, query, page)}
+${page === undefined ? '' : pager(query, page.cursor)}`;
+  return layout(ctx, { title: 'Tasks', path: '/tasks', body });
+}
+
+/**
+ * The list's table. Filtered to a status that can still be cancelled, its rows can be
+ * selected and cancelled (after the confirmation step).
+ */
+function listBody(ctx: PageContext, query: ListQuery, page: TaskListPage): Html {
+  const cancellable =
+    !ctx.readOnly && CANCELLABLE.includes(query.status as TaskStatus) && page.items.length > 0;
+  if (!cancellable) return taskTable(page.items, 'Tasks matching the filters');
+  return html`<form method="get" action="/confirm" aria-label="Act on selected tasks">
+${taskTable(page.items, 'Tasks matching the filters', { name: 'id' })}
+<div class="actions"><button type="submit" name="action" value="cancel" class="danger">Cancel selected…</button></div>
+</form>`;
+}
+
+/** A table of tasks; `caption` names it for screen readers. */
+export function taskTable(
+  items: readonly TaskRecord[],
+  caption: string,
+  select?: { readonly name: string },
+): Html {
+  if (items.length === 0) return html`<p class="muted">No tasks match.</p>`;
+  return html`<table>
+<caption class="muted">${caption} (${items.length} shown)</caption>
+<thead><tr>${select ? html`<th scope="col"><span class="muted">Select</span></th>` : ''}<th scope="col">Task</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Key</th><th scope="col" class="num">Attempt</th><th scope="col">Created</th><th scope="col">Updated</th></tr></thead>
+<tbody>${items.map((r) =>
+    recordProblems(r).length > 0
+      ? malformedRow(r, select === undefined ? 7 : 8)
+      : html`<tr>${
+          select
+            ? html`<td><input type="checkbox" name="${select.name}" value="${r.id}" id="sel-${r.id}" aria-label="Select ${r.id}"></td>`
+            : ''
+        }<td>${taskLink(r.id)}</td><td>${r.type}</td><td>${statusLabel(r.status)}</td><td>${r.orderingKey ?? ''}</td><td class="num">${r.attempt}/${r.maxAttempts}</td><td>${time(r.createdAt)}</td><td>${time(r.updatedAt)}</td></tr>`,
+  )}</tbody>
+</table>`;
+}
+
+/**
+ * A list row for a record the pages cannot show (record-check.ts): its id, when it is a
+ * string, links to its page, which says what is wrong.
+ */
+export function malformedRow(r: TaskRecord, columns: number): Html {
+  const id = typeof r.id === 'string' ? taskLink(r.id) : html`<span class="muted">no id</span>`;
+  return html`<tr><td>${id}</td><td colspan="${columns - 1}"><span class="muted">malformed record: open it to see what is wrong</span></td></tr>`;
+}
+
+function pager(query: ListQuery, cursor: string | undefined): Html {
+  const params = new URLSearchParams();
+  for (const name of ['status', 'type', 'key', 'since', 'until'] as const) {
+    if (query[name] !== '') params.set(name, query[name]);
+  }
+  params.set('limit', String(query.limit));
+  const first = `/tasks?${params}`;
+  if (cursor !== undefined) params.set('cursor', cursor);
+  return html`<nav class="pager" aria-label="Pages">
+${query.cursor === undefined ? '' : html`<a href="${first}">First page</a>`}
+${cursor === undefined ? html`<span class="muted">Last page</span>` : html`<a href="/tasks?${params}" rel="next">Next page</a>`}
+</nav>`;
+}
+
+const CANCELLABLE: readonly TaskStatus[] = [
+  TaskStatus.WAITING,
+  TaskStatus.SCHEDULED,
+  TaskStatus.PENDING,
+  TaskStatus.QUEUED,
+];
+
+/** One task: its facts, progress, actions, history timeline, payload, result and error. */
+export function taskDetailPage(ctx: PageContext, r: TaskRecord): Html {
+  const running = r.status === TaskStatus.RUNNING;
+  const body = html`
+<p>${statusLabel(r.status)} <span class="muted">${r.type}</span></p>
+${ctx.readOnly ? '' : taskActions(r)}
+<section aria-labelledby="facts">
+<h2 id="facts">Record</h2>
+<dl class="facts">
+<dt>Id</dt><dd><code>${r.id}</code></dd>
+<dt>Type</dt><dd>${r.type}</dd>
+<dt>Lane</dt><dd>${r.lane ?? DEFAULT_LANE}</dd>
+<dt>Ordering key</dt><dd>${r.orderingKey ?? html`<span class="muted">none</span>`}</dd>
+<dt>Created</dt><dd>${time(r.createdAt)}</dd>
+<dt>Updated</dt><dd>${time(r.updatedAt)}</dd>
+${r.runAt === undefined ? '' : html`<dt>Runs at</dt><dd>${time(r.runAt)}</dd>`}
+${r.debounce === undefined ? '' : html`<dt>Debounce</dt><dd>key <code>${r.debounce.key}</code> (${r.debounce.mode}), ${r.debounce.absorbed} enqueue(s) absorbed; the window ends at its run time</dd>`}
+<dt>Finished</dt><dd>${time(r.finishedAt)}</dd>
+<dt>Worker</dt><dd>${r.workerId ?? html`<span class="muted">none</span>`}</dd>
+${r.deadReason === undefined ? '' : html`<dt>Dead reason</dt><dd>${r.deadReason}</dd>`}
+${r.parents === undefined ? '' : html`<dt>Parents</dt><dd>${r.parents.map((id, n) => html`${n === 0 ? '' : ', '}${taskLink(id)}`)}${r.status === TaskStatus.WAITING ? html` <span class="muted">(waiting on ${r.waitingOn ?? 0}; onParentDead ${r.onParentDead ?? 'cancel'})</span>` : ''}</dd>`}
+${r.dependents === undefined ? '' : html`<dt>Dependents</dt><dd>${r.dependents.map((id, n) => html`${n === 0 ? '' : ', '}${taskLink(id)}`)}</dd>`}
+</dl>
+</section>
+<section aria-labelledby="progress">
+<h2 id="progress">Progress</h2>
+<dl class="facts">
+<dt><label for="attempts">Attempts</label></dt><dd><progress id="attempts" max="${r.maxAttempts}" value="${r.attempt}">${r.attempt} of ${r.maxAttempts}</progress> ${r.attempt} of ${r.maxAttempts}</dd>
+<dt>Heartbeats</dt><dd>${r.heartbeats}${r.lastHeartbeatAt === undefined ? '' : html`, last ${time(r.lastHeartbeatAt)}`}</dd>
+${running ? html`<dt>Lease expires</dt><dd>${time(r.leaseExpiresAt)}</dd>` : ''}
+${r.progressAt === undefined ? '' : html`<dt>Reported</dt><dd>${json(r.progress)} <span class="muted">${time(r.progressAt)}</span></dd>`}
+${r.cancelRequested ? html`<dt>Cancel requested</dt><dd>${time(r.cancelRequestedAt)}; its worker stops it at its next heartbeat</dd>` : ''}
+${r.finishedAt === undefined ? '' : html`<dt>Total time</dt><dd>${duration(r.finishedAt - r.createdAt)}</dd>`}
+</dl>
+</section>
+<section aria-labelledby="history">
+<h2 id="history">History</h2>
+${r.historyTruncated > 0 ? html`<p class="muted">${r.historyTruncated} earlier entries were folded away (the log keeps them all).</p>` : ''}
+<ol class="timeline">${r.history.map(
+    (h, n) => html`<li><strong>${h.event}</strong> → ${statusLabel(h.status)} ${time(h.at)}
+<span class="muted">attempt ${h.attempt}${h.workerId === undefined ? '' : `, worker ${h.workerId}`}${n === 0 ? '' : `, +${duration(h.at - (r.history[n - 1]?.at ?? h.at))}`}</span>
+${h.detail === undefined ? '' : html`<br><span>${h.detail}</span>`}</li>`,
+  )}</ol>
+</section>
+<section aria-labelledby="payload"><h2 id="payload">Payload</h2>${json(r.payload)}</section>
+<section aria-labelledby="result"><h2 id="result">Result</h2>${json(r.result)}</section>
+<section aria-labelledby="error"><h2 id="error">Last error</h2>${
+    r.lastError === undefined
+      ? html`<p class="muted">None.</p>`
+      : html`<p><strong>${r.lastError.name}</strong>: ${r.lastError.message}</p>`
+  }</section>`;
+  return layout(ctx, { title: `Task ${r.id}`, path: '/tasks/', body });
+}
+
+function taskActions(r: TaskRecord): Html {
+  const id = encodeURIComponent(r.id);
+  if (r.status === TaskStatus.DEAD) {
+    return html`<p class="actions"><a href="/confirm?action=redrive&amp;id=${id}">Redrive this task…</a></p>`;
+  }
+  if (CANCELLABLE.includes(r.status) || (r.status === TaskStatus.RUNNING && !r.cancelRequested)) {
+    return html`<p class="actions"><a href="/confirm?action=cancel&amp;id=${id}">Cancel this task…</a></p>`;
+  }
+  return html``;
+}
+
+/**
+ * A task whose stored record the console cannot show: what is wrong with it, field by
+ * field. Redrive and purge still go by id, from the CLI.
+ */
+export function malformedTaskPage(ctx: PageContext, id: string, problems: readonly string[]): Html {
+  const body = html`<div class="notice error" role="alert"><p>The stored record of <code>${id}</code> is malformed, so this page cannot show it:</p><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>
+<p>Something other than Tasklane wrote this item, or changed it: a producer's role may write any attribute of the table (see the security guide). <code>tasklane show ${id} --json</code> prints what the record holds.</p>
+<p><a href="/tasks">All tasks</a></p>`;
+  return layout(ctx, { title: 'Malformed task record', path: '/tasks/', body });
+}
+
+/** The 404 page for an unknown task id. */
+export function taskMissingPage(ctx: PageContext, id: string): Html {
+  const body = html`<p>No task has the id <code>${id}</code>. It may have been purged, or the id is mistyped.</p><p><a href="/tasks">All tasks</a></p>`;
+  return layout(ctx, { title: 'Task not found', path: '/tasks/', body });
+}

@@ -1,0 +1,255 @@
+/**
+ * The console's routes: read-only pages over GET, actions over POST behind the guards
+ * (guards.ts). No route writes on a GET; every action passes a confirmation page first.
+ */
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
+import type { ScheduleDetails, TaskClient, TaskRecord } from 'tasklane';
+import { TasklaneError, TaskStatus, ValidationError } from 'tasklane';
+import { parseAction, parseConfirmed, perform, previewOf } from './actions.js';
+import { refuseCrossSite } from './cross-site.js';
+import { guardActions, loopbackHostOnly } from './guards.js';
+import { confirmPage, outcomePage, problemPage } from './pages/confirm.js';
+import { deadPage } from './pages/dead.js';
+import type { PageContext } from './pages/layout.js';
+import { overviewPage } from './pages/overview.js';
+import { schedulesPage } from './pages/schedules.js';
+import {
+  type ListQuery,
+  malformedTaskPage,
+  PAGE_SIZES,
+  taskDetailPage,
+  taskListPage,
+  taskMissingPage,
+} from './pages/tasks.js';
+import {
+  listTasks,
+  readOverview,
+  readSchedules,
+  STATUSES,
+  type TaskFilter,
+  type TaskListPage,
+} from './queries.js';
+import { recordProblems } from './record-check.js';
+import { sameOriginPath } from './safety.js';
+import { ConsoleSession, requireSession } from './session.js';
+
+/**
+ * The largest form body accepted: a confirmation of the most tasks an action takes (100
+ * ids of 128 characters, each percent-encoded at worst) fits with room to spare.
+ */
+export const MAX_FORM_BYTES = 64 * 1024;
+
+/** What {@link createConsoleApp} needs. */
+export interface ConsoleAppOptions {
+  readonly client: TaskClient;
+  /** The token every action form must carry. */
+  readonly csrfToken: string;
+  readonly readOnly: boolean;
+  /** When set, every request must be signed in with it (session.ts); undefined: no auth. */
+  readonly accessToken: string | undefined;
+  /** When true (a loopback bind), requests must name a loopback host. */
+  readonly loopbackOnly: boolean;
+  /** @default Date.now */
+  readonly clock?: () => number;
+}
+
+/** Builds the console's Hono app; `startConsole` serves it. */
+export function createConsoleApp(options: ConsoleAppOptions): Hono {
+  const { client, readOnly } = options;
+  const clock = options.clock ?? Date.now;
+  const page = (): PageContext => ({ csrf: options.csrfToken, readOnly, now: clock() });
+  const app = new Hono();
+  app.use(
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'none'"],
+        styleSrc: ["'unsafe-inline'"],
+        imgSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
+      // The console's own pages send their address (for "Go back" and Origin on a POST);
+      // no other site learns it.
+      referrerPolicy: 'same-origin',
+    }),
+  );
+  app.use(async (c, next) => {
+    await next();
+    // Pages carry the CSRF token and task data: not for a shared cache or the back button.
+    c.header('Cache-Control', 'no-store');
+  });
+  app.use(
+    bodyLimit({
+      maxSize: MAX_FORM_BYTES,
+      onError: (c) =>
+        c.html(
+          problemPage(page(), 'Form too large', [
+            `a form of at most ${MAX_FORM_BYTES} bytes is accepted; select fewer tasks`,
+          ]),
+          413,
+        ),
+    }),
+  );
+  if (options.loopbackOnly) app.use(loopbackHostOnly(page));
+  app.use(refuseCrossSite(page));
+  if (options.accessToken !== undefined) {
+    app.use(requireSession(new ConsoleSession(options.accessToken), page));
+  }
+  app.use(guardActions({ readOnly, csrf: options.csrfToken }, page));
+
+  app.get('/', async (c) => c.html(overviewPage(page(), await readOverview(client, clock()))));
+
+  app.get('/tasks', async (c) => {
+    const { query, filter, problems } = readListQuery((n) => c.req.query(n), clock());
+    let found: TaskListPage | undefined;
+    if (problems.length === 0) {
+      try {
+        found = await listTasks(client, filter, { limit: query.limit, cursor: query.cursor });
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        problems.push(...err.issues.map((i) => `${i.path || 'filter'}: ${i.message}`));
+      }
+    }
+    return c.html(taskListPage(page(), query, found, problems), problems.length > 0 ? 400 : 200);
+  });
+
+  app.get('/tasks/:id', async (c) => {
+    const id = c.req.param('id');
+    let record: TaskRecord | undefined;
+    try {
+      record = await client.get(id);
+    } catch (err) {
+      // An id no task can have (a space, over 128 characters) names no task.
+      if (err instanceof ValidationError) return c.html(taskMissingPage(page(), id), 404);
+      // An SDK error is the SDK's to report; anything else is the stored item failing to
+      // map (a payload that is not JSON, say): the record is what is wrong, so say so.
+      if (err instanceof TasklaneError || isAwsError(err)) throw err;
+      return c.html(
+        malformedTaskPage(page(), id, [`${(err as Error).name}: ${(err as Error).message}`]),
+        502,
+      );
+    }
+    if (record === undefined) return c.html(taskMissingPage(page(), id), 404);
+    const problems = recordProblems(record);
+    if (problems.length > 0) return c.html(malformedTaskPage(page(), id, problems), 502);
+    return c.html(taskDetailPage(page(), record));
+  });
+
+  app.get('/dead', async (c) => {
+    const cursor = c.req.query('cursor') || undefined;
+    const found = await listTasks(client, { status: TaskStatus.DEAD }, { limit: 50, cursor });
+    return c.html(deadPage(page(), found, cursor));
+  });
+
+  app.get('/schedules', async (c) => {
+    const { schedules, schedulesError } = await readSchedules(client);
+    const details = new Map<string, ScheduleDetails>();
+    for (const s of schedules ?? []) {
+      const d = await client.schedules.get(s.name);
+      if (d !== undefined) details.set(s.name, d);
+    }
+    return c.html(schedulesPage(page(), schedules, details, schedulesError));
+  });
+
+  app.get('/confirm', async (c) => {
+    if (readOnly) {
+      return c.html(
+        problemPage(page(), 'Read-only console', [
+          'actions are disabled: this console was started with --read-only',
+        ]),
+        403,
+      );
+    }
+    const parsed = parseAction(c.req.query('action') ?? '', (n) => c.req.queries(n) ?? []);
+    if ('problems' in parsed)
+      return c.html(problemPage(page(), 'Nothing to confirm', parsed.problems), 400);
+    const back = sameOriginPath(c.req.header('referer'), new URL(c.req.url).origin);
+    const preview = await previewOf(client, parsed.action, clock);
+    return c.html(confirmPage(page(), parsed.action, back, preview));
+  });
+
+  app.post('/actions/:kind', async (c) => {
+    const body = await c.req.parseBody({ all: true });
+    const field = (name: string): string[] => {
+      const v = body[name];
+      const all = Array.isArray(v) ? v : v === undefined ? [] : [v];
+      return all.filter((x): x is string => typeof x === 'string');
+    };
+    const parsed = parseConfirmed(c.req.param('kind'), field, clock());
+    if ('problems' in parsed)
+      return c.html(problemPage(page(), 'Action refused', parsed.problems), 400);
+    const outcome = await perform(client, parsed.action, clock);
+    return c.html(outcomePage(page(), outcome), outcome.failed ? 409 : 200);
+  });
+
+  app.notFound((c) =>
+    c.html(
+      problemPage(page(), 'Page not found', [`no page at ${new URL(c.req.url).pathname}`]),
+      404,
+    ),
+  );
+  app.onError((err, c) =>
+    c.html(problemPage(page(), 'Something went wrong', [`${err.name}: ${err.message}`]), 500),
+  );
+  return app;
+}
+
+/** True for an error of an AWS call (it carries the SDK's `$metadata`). */
+function isAwsError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && '$metadata' in err;
+}
+
+const AGE = /^(\d+)\s*(s|m|h|d)$/;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** An age (`30m`, `2h`, `7d`) before now, or an ISO time; undefined for an empty value. */
+export function parseTime(value: string, now: number): number | undefined | Error {
+  const text = value.trim();
+  if (text === '') return undefined;
+  const age = AGE.exec(text);
+  if (age) return now - Number(age[1]) * UNIT_MS[age[2] as keyof typeof UNIT_MS];
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms))
+    return new Error(`expected an age such as 30m, 2h or 7d, or an ISO time; received "${text}"`);
+  return ms;
+}
+
+/** Reads and validates the list's query string, reporting every problem at once. */
+export function readListQuery(
+  get: (name: string) => string | undefined,
+  now: number,
+): { query: ListQuery; filter: TaskFilter; problems: string[] } {
+  const text = (name: string) => (get(name) ?? '').trim();
+  const limit = Number(text('limit') || PAGE_SIZES[0]);
+  const query: ListQuery = {
+    status: text('status'),
+    type: text('type'),
+    key: text('key'),
+    since: text('since'),
+    until: text('until'),
+    limit,
+    cursor: text('cursor') || undefined,
+  };
+  const problems: string[] = [];
+  if (query.status !== '' && !STATUSES.includes(query.status as TaskStatus)) {
+    problems.push(`status: expected one of ${STATUSES.join(', ')}; received "${query.status}"`);
+  }
+  if (!(PAGE_SIZES as readonly number[]).includes(limit)) {
+    problems.push(`limit: expected one of ${PAGE_SIZES.join(', ')}; received "${text('limit')}"`);
+  }
+  const since = parseTime(query.since, now);
+  const until = parseTime(query.until, now);
+  if (since instanceof Error) problems.push(`since: ${since.message}`);
+  if (until instanceof Error) problems.push(`until: ${until.message}`);
+  const filter: TaskFilter = {
+    ...(query.status === '' ? {} : { status: query.status as TaskStatus }),
+    ...(query.type === '' ? {} : { type: query.type }),
+    ...(query.key === '' ? {} : { key: query.key }),
+    ...(typeof since === 'number' ? { since } : {}),
+    ...(typeof until === 'number' ? { until } : {}),
+  };
+  return { query, filter, problems };
+}

@@ -1,0 +1,303 @@
+/**
+ * The durable part of one run (slice) of a task: its checkpoint, its memoized steps and its
+ * continuation (docs/durable-tasks.md, docs/adr/0047-durable-tasks.md).
+ *
+ * - A checkpoint is saved with one write of the task's record, fenced by the lease, which
+ *   also extends the lease and carries pending progress: it is a heartbeat with a payload.
+ * - A step's result is stored in an item of its own, written once, conditioned on its own
+ *   absence: a step costs one write and no read on its first run. A slice that may find
+ *   stored steps (not the task's very first) reads them 100 positions per BatchGetItem, on
+ *   its first step call.
+ * - `continue()` is a value the handler returns; the run's end writes it.
+ */
+import { keySegment, ObjectPrefix } from '../claim-check/object-ref.js';
+import { AuditEvent, Defaults } from '../core/constants.js';
+import {
+  LeaseLostError,
+  NonDeterministicError,
+  TaskCancelledError,
+  ValidationError,
+} from '../core/errors.js';
+import type { ObjectRef, StepInfo, TaskRecord } from '../core/record.js';
+import { canonicalJson } from '../store/record.js';
+import { STEP_WINDOW, type StoredStep, stepInfo } from '../store/steps.js';
+import type { Lease, StoredCheckpoint } from '../store/task-store.js';
+import { type Continuation, continuation, type DurableContext } from '../tasks/durable.js';
+import { auditTask, type ProcessorDeps } from './deps.js';
+import type { Heartbeat } from './heartbeat.js';
+
+/** Longest step name accepted. */
+const MAX_STEP_NAME_CHARS = 200;
+
+/** Marks an S3 failure met while storing or reading a durable value: an outage, not a failure. */
+export class DurableOutage extends Error {
+  constructor(readonly cause: unknown) {
+    super('payload bucket unavailable for a durable value', { cause });
+  }
+}
+
+/** The key of a large checkpoint or step result: under results/, which workers may write. */
+function durableKey(taskId: string, what: string): string {
+  return `${ObjectPrefix.RESULTS}${keySegment(taskId)}/${what}`;
+}
+
+/** What a durable run needs of its claimed task (execution.ts's ClaimedTask satisfies it). */
+export interface DurableTask {
+  readonly record: TaskRecord;
+  readonly lease: Lease;
+  /** The handler's timeout, cut to the invocation's remaining time. */
+  readonly timeoutMs: number;
+  readonly remainingMs?: (() => number) | undefined;
+}
+
+/** One run's checkpoint, steps and continuation. */
+export class DurableRun {
+  private latest: unknown;
+  private nextIndex = 0;
+  private readonly names = new Set<string>();
+  private readonly known = new Map<number, StoredStep>();
+  /** Positions below this have been read (or cannot have been stored by an earlier run). */
+  private readUpTo = 0;
+  /** No stored step lies at or beyond {@link readUpTo}. */
+  private exhausted: boolean;
+  private saves = 0;
+  private readonly startedAt: number;
+  /** An error that ends the task DEAD whatever the handler does with it. */
+  fatal: NonDeterministicError | ValidationError | undefined;
+  /** An S3 outage met storing or reading a durable value: the claim is given back. */
+  outage: unknown;
+
+  constructor(
+    private readonly task: DurableTask,
+    private readonly deps: ProcessorDeps,
+    private readonly heartbeat: Heartbeat,
+    private readonly controller: AbortController,
+    private readonly leaseMs: number,
+    checkpoint: unknown,
+  ) {
+    this.latest = checkpoint;
+    this.startedAt = deps.clock();
+    const { record } = task;
+    // The task's first slice ever finds no step: no earlier run can have stored one.
+    const mayHaveSteps =
+      record.attempt > 1 || (record.continuations ?? 0) > 0 || record.generation > 1;
+    this.exhausted = !mayHaveSteps;
+  }
+
+  /** The context's durable members. */
+  context(): DurableContext {
+    const run = this;
+    return {
+      get checkpoint() {
+        return run.latest;
+      },
+      saveCheckpoint: (value) => this.saveCheckpoint(value),
+      step: (name, fn) => this.step(name, fn),
+      steps: () => this.steps(),
+      continue: (): Continuation => continuation(),
+      remainingMs: () => this.remainingMs(),
+    };
+  }
+
+  private remainingMs(): number {
+    const now = this.deps.clock();
+    const run = this.startedAt + this.task.timeoutMs - now;
+    const host = this.task.remainingMs?.() ?? Number.POSITIVE_INFINITY;
+    return Math.max(0, Math.min(run, host));
+  }
+
+  /** Throws what ended the run: a cancel request seen, or the lease lost. */
+  private checkLive(): void {
+    const reason: unknown = this.controller.signal.reason;
+    if (reason instanceof TaskCancelledError || reason instanceof LeaseLostError) throw reason;
+    if (this.heartbeat.cancelled) throw new TaskCancelledError(this.task.record.id);
+  }
+
+  private async saveCheckpoint(value: unknown): Promise<void> {
+    this.checkLive();
+    const json = durableJson('checkpoint', value);
+    const what = `checkpoint/${this.task.lease.leaseToken}/${this.saves++}`;
+    const checkpoint = await this.place(json, what, 'checkpoint');
+    const { lease } = this.task;
+    await this.heartbeat.beatWith((progress) =>
+      this.deps.store.saveCheckpoint(lease, this.leaseMs, checkpoint, progress),
+    );
+    this.latest = JSON.parse(json);
+    this.checkLive();
+  }
+
+  /**
+   * Where a JSON value goes: inline up to 4 KB, else the payload bucket.
+   *
+   * @throws ValidationError quoting the size when it is larger and there is no bucket.
+   */
+  private async place(json: string, what: string, subject: string): Promise<StoredCheckpoint> {
+    const bytes = Buffer.byteLength(json, 'utf8');
+    if (bytes <= Defaults.MAX_INLINE_DURABLE_BYTES) return { json };
+    if (this.deps.objects.bucket === undefined) {
+      throw new ValidationError(subject, [
+        {
+          path: '',
+          message: `expected at most ${Defaults.MAX_INLINE_DURABLE_BYTES} bytes of JSON without a payload bucket, received ${bytes} bytes`,
+        },
+      ]);
+    }
+    let ref: ObjectRef;
+    try {
+      ref = await this.deps.objects.put(durableKey(this.task.record.id, what), json);
+    } catch (err) {
+      this.outage = err;
+      throw new DurableOutage(err);
+    }
+    return { ref };
+  }
+
+  private async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+    if (typeof name !== 'string' || name.length === 0 || name.length > MAX_STEP_NAME_CHARS) {
+      const received = typeof name === 'string' ? `${name.length} characters` : typeof name;
+      this.fatal = new ValidationError('step name', [
+        { path: '', message: `expected 1-${MAX_STEP_NAME_CHARS} characters, received ${received}` },
+      ]);
+      throw this.fatal;
+    }
+    const index = this.nextIndex;
+    if (this.names.has(name)) {
+      this.fatal = new NonDeterministicError(
+        index,
+        name,
+        name,
+        `step ${JSON.stringify(name)} was called twice in one run (at step ${index}): step names must be unique within a run`,
+      );
+      throw this.fatal;
+    }
+    if (index >= Defaults.MAX_STEPS) {
+      this.fatal = new ValidationError('steps', [
+        { path: name, message: `expected at most ${Defaults.MAX_STEPS} steps in a run` },
+      ]);
+      throw this.fatal;
+    }
+    this.checkLive();
+    // A step sees a cancel request at most STEP_BEAT_MS after it was made.
+    if (this.heartbeat.sinceLastWrite() > Defaults.STEP_BEAT_MS) await this.heartbeat.beat();
+    this.checkLive();
+    this.nextIndex += 1;
+    this.names.add(name);
+    const stored = await this.lookup(index);
+    if (stored !== undefined) return this.replayed(stored, index, name);
+    const value = await fn();
+    const json = value === undefined ? undefined : durableJsonOrFatal(this, name, value);
+    const placed = json === undefined ? undefined : await this.placeResult(json, index, name);
+    const { record, lease } = this.task;
+    const written = await this.deps.store.steps.store({
+      taskId: record.id,
+      epoch: this.epoch,
+      index,
+      name,
+      attempt: lease.attempt,
+      workerId: this.deps.workerId,
+      resultJson: placed?.json,
+      resultRef: placed?.ref,
+      sizeBytes: json === undefined ? 0 : Buffer.byteLength(json, 'utf8'),
+    });
+    if (!written.stored) {
+      // Another slice stored this position first: its result is the one every slice sees.
+      if (written.existing === undefined) throw new Error(`step ${index} refused without its item`);
+      return this.replayed(written.existing, index, name);
+    }
+    this.known.set(index, written.step);
+    auditTask(
+      this.deps,
+      record,
+      AuditEvent.STEP_STORED,
+      `step ${index} ${JSON.stringify(name)} stored (${written.step.sizeBytes} bytes)`,
+      lease.attempt,
+    );
+    return (json === undefined ? undefined : JSON.parse(json)) as T;
+  }
+
+  /** Where a step's result goes; one too large for anywhere ends the task DEAD. */
+  private async placeResult(json: string, index: number, name: string) {
+    const what = `step/${this.epoch}/${index}/${this.task.lease.leaseToken}`;
+    try {
+      return await this.place(json, what, `result of step ${JSON.stringify(name)}`);
+    } catch (err) {
+      if (err instanceof ValidationError) this.fatal = err;
+      throw err;
+    }
+  }
+
+  private get epoch(): number {
+    return this.task.record.stepEpoch ?? 0;
+  }
+
+  /** A stored step's result, if the run called it by the name it was stored under. */
+  private async replayed<T>(stored: StoredStep, index: number, name: string): Promise<T> {
+    if (stored.name !== name) {
+      this.fatal = new NonDeterministicError(index, stored.name, name);
+      throw this.fatal;
+    }
+    if (stored.resultRef !== undefined) {
+      try {
+        return JSON.parse(await this.deps.objects.read(stored.resultRef)) as T;
+      } catch (err) {
+        if (err instanceof SyntaxError) throw err;
+        this.outage = err;
+        throw new DurableOutage(err);
+      }
+    }
+    return (stored.resultJson === undefined ? undefined : JSON.parse(stored.resultJson)) as T;
+  }
+
+  /** The step stored at `index` by an earlier slice, reading its window when not yet read. */
+  private async lookup(index: number): Promise<StoredStep | undefined> {
+    while (index >= this.readUpTo && !this.exhausted) {
+      const window = await this.deps.store.steps.window(
+        this.task.record.id,
+        this.epoch,
+        this.readUpTo,
+      );
+      for (const [at, step] of window) this.known.set(at, step);
+      this.readUpTo += STEP_WINDOW;
+      // Steps are stored in order: a window with a gap has none after it.
+      if (window.size < STEP_WINDOW) this.exhausted = true;
+    }
+    return this.known.get(index);
+  }
+
+  /** Every stored step: those read or stored, after reading what is left. */
+  private async steps(): Promise<readonly StepInfo[]> {
+    await this.lookup(Number.MAX_SAFE_INTEGER);
+    return [...this.known.values()].sort((a, b) => a.index - b.index).map(stepInfo);
+  }
+}
+
+/** The JSON of a durable value. @throws ValidationError when it is not JSON. */
+function durableJson(subject: string, value: unknown): string {
+  let json: string | undefined;
+  try {
+    json = canonicalJson(value);
+  } catch (err) {
+    throw new ValidationError(subject, [
+      {
+        path: '',
+        message: `expected a JSON value, received one JSON cannot hold (${(err as Error).message})`,
+      },
+    ]);
+  }
+  if (json === undefined) {
+    throw new ValidationError(subject, [
+      { path: '', message: `expected a JSON value, received ${typeof value}` },
+    ]);
+  }
+  return json;
+}
+
+/** A step result's JSON; a result that is not JSON ends the task DEAD (its effect happened). */
+function durableJsonOrFatal(run: DurableRun, name: string, value: unknown): string {
+  try {
+    return durableJson(`result of step ${JSON.stringify(name)}`, value);
+  } catch (err) {
+    if (err instanceof ValidationError) run.fatal = err;
+    throw err;
+  }
+}

@@ -1,0 +1,182 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
+import { PermanentError } from '../../../src/core/errors.js';
+import { stepKey } from '../../../src/store/steps.js';
+import { defineTask } from '../../../src/tasks/task-definition.js';
+import { startWorker } from '../../helpers/durable.js';
+import { setupExecutor, type TestExecutor } from '../../helpers/executor.js';
+
+let executor: TestExecutor;
+let stop: (() => Promise<void>) | undefined;
+
+beforeAll(async () => {
+  executor = await setupExecutor();
+});
+
+afterEach(async () => {
+  await stop?.();
+  stop = undefined;
+});
+
+describe('ctx.step', () => {
+  it('runs each step once across retries and replays stored results', async () => {
+    const effects: string[] = [];
+    let runs = 0;
+    const task = defineTask('durable.steps.retry', {
+      schema: z.object({}),
+      retry: { maxAttempts: 3, baseDelayMs: 0 },
+      handler: async (_payload, ctx) => {
+        runs += 1;
+        const a = await ctx.step('a', () => {
+          effects.push('a');
+          return { n: 1 };
+        });
+        const b = await ctx.step('b', () => {
+          effects.push('b');
+          return a.n + 1;
+        });
+        if (runs === 1) throw new Error('transient');
+        const c = await ctx.step('c', () => {
+          effects.push('c');
+          return b + 1;
+        });
+        return { c, steps: (await ctx.steps()).map((s) => s.name) };
+      },
+    });
+    stop = startWorker(executor, task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual({ c: 3, steps: ['a', 'b', 'c'] });
+    expect(effects).toEqual(['a', 'b', 'c']);
+    expect(runs).toBe(2);
+    const withSteps = await client.get(id, { steps: true });
+    expect(withSteps?.steps?.map((s) => [s.index, s.name, s.attempt])).toEqual([
+      [0, 'a', 1],
+      [1, 'b', 1],
+      [2, 'c', 2],
+    ]);
+    expect(withSteps?.steps?.[0]?.sizeBytes).toBe(Buffer.byteLength('{"n":1}'));
+  });
+
+  it('does not store a step that throws, and runs it again on the next attempt', async () => {
+    let calls = 0;
+    const task = defineTask('durable.steps.throws', {
+      schema: z.object({}),
+      retry: { maxAttempts: 3, baseDelayMs: 0 },
+      handler: async (_payload, ctx) =>
+        ctx.step('flaky', () => {
+          calls += 1;
+          if (calls === 1) throw new Error('first call fails');
+          return 'ok';
+        }),
+    });
+    stop = startWorker(executor, task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toBe('ok');
+    expect(calls).toBe(2);
+  });
+
+  it('ends DEAD with NON_DETERMINISTIC naming the step expected and the one called', async () => {
+    let runs = 0;
+    const task = defineTask('durable.steps.nondeterministic', {
+      schema: z.object({}),
+      retry: { maxAttempts: 3, baseDelayMs: 0 },
+      handler: async (_payload, ctx) => {
+        runs += 1;
+        await ctx.step(runs === 1 ? 'charge' : 'refund', () => 1);
+        if (runs === 1) throw new Error('retry me');
+        return 'done';
+      },
+    });
+    stop = startWorker(executor, task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(record.status).toBe(TaskStatus.DEAD);
+    expect(record.deadReason).toContain('NON_DETERMINISTIC');
+    expect(record.deadReason).toContain('"charge"');
+    expect(record.deadReason).toContain('"refund"');
+    expect(record.lastError?.name).toBe('NonDeterministicError');
+  });
+
+  it('refuses a step name used twice in one run as NON_DETERMINISTIC', async () => {
+    const task = defineTask('durable.steps.duplicate', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await ctx.step('same', () => 1);
+        await ctx.step('same', () => 2).catch(() => undefined);
+        return 'swallowed';
+      },
+    });
+    stop = startWorker(executor, task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(record.status).toBe(TaskStatus.DEAD);
+    expect(record.deadReason).toMatch(/NON_DETERMINISTIC: step "same" was called twice/);
+  });
+
+  it('stores a step item of its own, immutable, that expires after the retention', async () => {
+    const task = defineTask('durable.steps.item', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => ctx.step('only', () => ({ big: 'x'.repeat(100) })),
+    });
+    stop = startWorker(executor, task, { retention: 60_000 });
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+    const step = await executor.store.steps.window(id, 0, 0, 1);
+    const again = await executor.store.steps.store({
+      taskId: id,
+      epoch: 0,
+      index: 0,
+      name: 'only',
+      attempt: 9,
+      workerId: 'stale',
+      resultJson: '"overwritten"',
+      sizeBytes: 13,
+    });
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(step.get(0)?.name).toBe('only');
+    expect(again.stored).toBe(false);
+    expect((await executor.store.steps.window(id, 0, 0, 1)).get(0)?.resultJson).toBe(
+      step.get(0)?.resultJson,
+    );
+    expect(stepKey(id, 0, 0)).toBe(`step ${id} 0 0`);
+    expect(record.history.map((h) => h.event)).not.toContain(AuditEvent.STEP_STORED);
+  });
+
+  it('lets a PermanentError from a step end the task DEAD without storing it', async () => {
+    const task = defineTask('durable.steps.permanent', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) =>
+        ctx.step('bad', () => {
+          throw new PermanentError('no');
+        }),
+    });
+    stop = startWorker(executor, task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(record.status).toBe(TaskStatus.DEAD);
+    expect((await client.get(id, { steps: true }))?.steps).toEqual([]);
+  });
+});
