@@ -30,10 +30,16 @@ function sourceFiles(dir = SRC): string[] {
     .map((file) => path.join(dir, file));
 }
 
-/** The packages a module imports by name (`hono/html` is `hono`), without `node:` ones. */
+/**
+ * The packages a module imports by name (`hono/html` is `hono`), without `node:` ones, and
+ * those whose files it resolves to serve them (`dependencyFile('uplot/dist/…')`).
+ */
 function packagesImported(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/from '([^.'][^']*)'/g)]
+  return [
+    ...text.matchAll(/from '([^.'][^']*)'/g),
+    ...text.matchAll(/dependencyFile\('([^.'][^']*)'\)/g),
+  ]
     .map(([, specifier = '']) => specifier)
     .filter((specifier) => !specifier.startsWith('node:'))
     .map((specifier) =>
