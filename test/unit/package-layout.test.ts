@@ -90,9 +90,11 @@ describe('package layout', () => {
     ]);
   });
 
-  it('makes aws-cdk-lib and constructs optional peers, and types the Lambda events', () => {
-    expect(Object.keys(manifest.peerDependencies).sort()).toEqual(['aws-cdk-lib', 'constructs']);
-    for (const peer of ['aws-cdk-lib', 'constructs']) {
+  it('makes aws-cdk-lib, constructs and the Lambda client optional peers, and types the Lambda events', () => {
+    // The Lambda client only for deployToEmulator (tasklane/local), which disables mappings.
+    const peers = ['@aws-sdk/client-lambda', 'aws-cdk-lib', 'constructs'];
+    expect(Object.keys(manifest.peerDependencies).sort()).toEqual(peers);
+    for (const peer of peers) {
       expect(manifest.peerDependenciesMeta[peer]?.optional).toBe(true);
     }
     expect(manifest.dependencies['@types/aws-lambda']).toMatch(/^\^/);
@@ -125,6 +127,8 @@ describe('package layout', () => {
     expect(cliManifest.version).toBe(manifest.version);
     expect(cliManifest.peerDependencies).toEqual({ tasklane: `^${manifest.version}` });
     expect(cliManifest.devDependencies.tasklane).toBe('file:../..');
+    // And the SDK's optional peer its commands need: `emulator deploy` runs deployToEmulator.
+    imported.add('@aws-sdk/client-lambda');
     expect(Object.keys(cliManifest.dependencies).sort()).toEqual([...imported].sort());
     expect(cliManifest.bin).toEqual({ tasklane: './bin/tasklane.js' });
     expect(existsSync(path.join(CLI, 'bin/tasklane.js'))).toBe(true);
