@@ -70,9 +70,9 @@ module.exports = {
       name: 'dynamodb-only-in-store',
       severity: 'error',
       comment:
-        "DynamoDB is the store's business: outside src/store/, no module of the package imports the DynamoDB SDK (@aws-sdk/client-dynamodb, lib-dynamodb, util-dynamodb). The injected client's type, the class to make one, and the table's creation come from src/store/table.ts (docs/adr/0045-the-store-owns-dynamodb.md).",
+        "DynamoDB is the store's business: outside src/store/, no module of the package imports the DynamoDB SDK (@aws-sdk/client-dynamodb, lib-dynamodb, util-dynamodb, client-dynamodb-streams). The injected client's type, the class to make one, and the table's creation come from src/store/table.ts (docs/adr/0045-the-store-owns-dynamodb.md).",
       from: { path: '^src/', pathNot: '^src/store/' },
-      to: { path: '(^|/)node_modules/@aws-sdk/(client|lib|util)-dynamodb/' },
+      to: { path: '(^|/)node_modules/@aws-sdk/(client|lib|util)-dynamodb(-streams)?/' },
     },
   ],
   options: {

@@ -1,8 +1,9 @@
 /**
- * `npx tsx bench/cost-scenario.ts [--profile quick|default|full]`: only the realistic
- * scenario, the feature costs and the AWS-shaped mode of `npm run bench`, for working on
- * them; prints the figures and writes them to `.tasklane/cost-scenario.json`. BENCHMARKS.md
- * comes from `npm run bench`, which runs these too.
+ * `npx tsx bench/cost-scenario.ts [--profile quick|default|full] [--features id,id]`: only
+ * the realistic scenario, the feature costs and the AWS-shaped mode of `npm run bench`, for
+ * working on them; prints the figures and writes them to `.tasklane/cost-scenario.json`.
+ * With `--features`, only those feature rows (and the plain one), printed as BENCHMARKS.md's
+ * feature table. BENCHMARKS.md comes from `npm run bench`, which runs these too.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,9 +13,11 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { selectProfile } from './config.js';
 import { Checks } from './lib/checks.js';
 import { startBenchEmulator } from './lib/environment.js';
+import { featuresSection } from './report/measured-sections.js';
+import type { BenchResults } from './report/results.js';
 import { runAwsShaped } from './scenarios/aws-shaped.js';
 import type { BenchContext } from './scenarios/context.js';
-import { runFeatures } from './scenarios/features.js';
+import { FEATURE_SCENARIOS, runFeatures } from './scenarios/features.js';
 import { runRealistic } from './scenarios/realistic.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -31,7 +34,20 @@ const ctx: BenchContext = {
   checks,
   log: (m) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`),
 };
+const only = process.argv.indexOf('--features');
+const featureIds = only >= 0 ? (process.argv[only + 1] ?? '').split(',') : undefined;
 try {
+  if (featureIds !== undefined) {
+    const scenarios = FEATURE_SCENARIOS.filter(
+      (s) => s.id === 'plain' || featureIds.includes(s.id),
+    );
+    const features = await runFeatures(ctx, scenarios);
+    console.log(featuresSection({ features } as BenchResults));
+    const output = path.join(ROOT, '.tasklane', 'cost-features.json');
+    await mkdir(path.dirname(output), { recursive: true });
+    await writeFile(output, `${JSON.stringify(features, null, 2)}\n`);
+    process.exit(0);
+  }
   const realistic = await runRealistic(ctx);
   const features = await runFeatures(ctx);
   const awsShaped = await runAwsShaped(ctx);

@@ -51,7 +51,15 @@ async function cli(): Promise<void> {
   }
   await rm(path.join(CLI, 'dist'), { recursive: true, force: true });
   typescript('packages/cli/tsconfig.build.json');
+  // The console's browser script is served as it is (console/assets.ts reads it beside the
+  // module): plain JavaScript, which tsc does not copy.
+  for (const asset of CLI_ASSETS) {
+    await cp(path.join(CLI, 'src', asset), path.join(CLI, 'dist', asset));
+  }
 }
+
+/** Files of the CLI package shipped as they are, relative to its src/. */
+const CLI_ASSETS = ['console/browser/console.js'];
 
 /**
  * CommonJS from the same sources. `import.meta.url` and `import.meta.dirname` (used to find

@@ -26,9 +26,9 @@ import { spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { deployToEmulator } from '../src/local/deploy.js';
 import { type EmulatorHandle, startEmulator } from '../src/local/index.js';
 import { emulatorEnvironment } from '../src/local/testing/index.js';
-import { deployToEmulator } from './local-deploy/deploy.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const APP_FILES = [
@@ -178,7 +178,7 @@ async function main(): Promise<void> {
       run('npx', ['--no-install', 'tsc', '-p', '.'], { cwd: app }).then(() =>
         step('tsc: no errors'),
       ),
-      deployToEmulator({ endpoint, stack: STACK, cwd: app, bootstrap: false }).then((deployed) => {
+      deployToEmulator({ endpoint, stack: STACK, app, bootstrap: false }).then((deployed) => {
         const { synth, deploy } = deployed.timings;
         step(`deployed ${STACK} (synth with cdk-nag ${synth} s, deploy ${deploy} s)`);
         return deployed;

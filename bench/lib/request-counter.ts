@@ -150,6 +150,19 @@ export class RequestCounter {
         );
         return;
       }
+      case 'BatchGetItem': {
+        // Each key is one read: a found item by its size, a missing one at the minimum.
+        const tables = (input.RequestItems ?? {}) as Record<string, Input>;
+        const found = (output?.Responses ?? {}) as Record<string, Input[]>;
+        for (const [table, request] of Object.entries(tables)) {
+          const consistent = request.ConsistentRead === true;
+          const items = found[table] ?? [];
+          const keys = Array.isArray(request.Keys) ? request.Keys.length : 0;
+          for (const item of items) entry.readUnits += readUnits(itemSize(item), consistent);
+          entry.readUnits += Math.max(0, keys - items.length) * readUnits(0, consistent);
+        }
+        return;
+      }
       case 'Query': {
         const items = (output?.Items as Input[] | undefined) ?? [];
         const bytes = items.reduce((sum, item) => sum + itemSize(item), 0);

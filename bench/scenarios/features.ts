@@ -90,6 +90,67 @@ function dependentTasks(): FeatureScenario {
   };
 }
 
+/** A result of about 300 bytes: a step's first-run cost target is for results up to 1 KB. */
+const stepResult = (i: number) => ({ i, note: 'x'.repeat(280) });
+
+/** One memoized step (ADR 0047): its first run, one PutItem of its own item. */
+export const stepFeatureTask = defineTask('bench.feature.step', {
+  schema,
+  handler: async ({ i }, ctx) => ctx.step('only', () => stepResult(i)),
+});
+
+/** One checkpoint of about 100 bytes (ADR 0047): one fenced write of the record. */
+export const checkpointFeatureTask = defineTask('bench.feature.checkpoint', {
+  schema,
+  handler: async ({ i }, ctx) => {
+    await ctx.saveCheckpoint({ i, cursor: 'c'.repeat(80) });
+  },
+});
+
+/** One continuation, then done (ADR 0047): the continue write, the kept message, a new claim. */
+export const continueFeatureTask = defineTask('bench.feature.continue', {
+  schema,
+  // The checkpoint tells the second slice apart; the checkpoint row is its own cost.
+  handler: async (_payload, ctx) => {
+    if (ctx.checkpoint !== undefined) return 'done';
+    await ctx.saveCheckpoint(1);
+    return ctx.continue();
+  },
+});
+
+/** How many steps the replay scenario stores and replays. */
+export const REPLAY_STEPS = 100;
+
+/**
+ * 100 steps stored in the first slice, a checkpoint, one continuation, and the second slice
+ * replays all 100: the row minus the step, checkpoint and continuation rows is the replay.
+ */
+export const replayFeatureTask = defineTask('bench.feature.replay', {
+  schema,
+  handler: async ({ i }, ctx) => {
+    for (let n = 0; n < REPLAY_STEPS; n++) await ctx.step(`s${n}`, () => (i + n) % 97);
+    if (ctx.checkpoint !== undefined) return 'replayed';
+    await ctx.saveCheckpoint(1);
+    return ctx.continue();
+  },
+});
+
+/**
+ * A tenth of `n` replay tasks (each stores 100 steps, so the emulator's share stays that of
+ * the other rows); figures are per created task as everywhere.
+ */
+function replayTasks(): FeatureScenario {
+  const keyed = keyedTasks(
+    'replay',
+    `Durable task, ${REPLAY_STEPS} steps, a checkpoint, a continuation, ${REPLAY_STEPS} steps replayed`,
+    replayFeatureTask,
+  );
+  return {
+    ...keyed,
+    enqueue: (client, n) => keyed.enqueue(client, Math.max(1, Math.ceil(n / 10))),
+  };
+}
+
 /** Enqueues `n` tasks of `task`, each with its own ordering key, in one enqueueBatch. */
 function keyedTasks(id: string, name: string, task: TaskDefinition): FeatureScenario {
   return {
@@ -120,8 +181,23 @@ export const FEATURE_SCENARIOS: readonly FeatureScenario[] = [
   ),
   keyedTasks('parking', "Task of an `onDead: 'park'` type (succeeds)", parkingFeatureTask),
   dependentTasks(),
+  keyedTasks(
+    'step',
+    'Durable task, one step, first run (`ctx.step`, 300-byte result)',
+    stepFeatureTask,
+  ),
+  keyedTasks(
+    'checkpoint',
+    'Durable task, one checkpoint (`ctx.saveCheckpoint`, 100 bytes)',
+    checkpointFeatureTask,
+  ),
+  keyedTasks(
+    'continue',
+    'Durable task, one checkpoint and one continuation (`return ctx.continue()`)',
+    continueFeatureTask,
+  ),
+  replayTasks(),
 ];
-
 /** One measured feature. */
 export interface FeatureRun {
   readonly id: string;

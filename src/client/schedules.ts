@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { ScheduleNotFoundError } from '../core/errors.js';
 import { parseMessage, SchedulerContext, substituteContext } from '../core/message.js';
+import { type ScheduleFiring, scheduleFirings } from '../scheduler/firings.js';
 import { isDelayedScheduleName } from '../scheduler/names.js';
 import { startDateToSend } from '../scheduler/start-date.js';
 import type { SchedulerTarget } from '../scheduler/target.js';
@@ -42,6 +43,16 @@ export interface ScheduleDetails extends ScheduleSummary {
   readonly payload: unknown;
   readonly startDate: Date | undefined;
   readonly endDate: Date | undefined;
+  /** When Scheduler created it; a rate without a start date counts from then. */
+  readonly createdAt: Date | undefined;
+  /** Its next firings (up to 3), as Scheduler evaluates the expression; none once it ends. */
+  readonly nextFirings: readonly ScheduleFiring[];
+  /**
+   * The firings it was due to make most recently (up to 5, newest first), each with the id
+   * of the task it creates: `client.get(taskId)` finds the task. One that fell while the
+   * schedule was paused, or that Scheduler could not deliver, has no task.
+   */
+  readonly recentFirings: readonly ScheduleFiring[];
 }
 
 /**
@@ -179,17 +190,24 @@ export class RecurringSchedules {
       }),
     );
     const firing = parsed.ok && parsed.kind === 'firing' ? parsed.firing : undefined;
-    return {
+    const timing = {
       name,
+      expression: s.ScheduleExpression ?? '',
+      timezone: s.ScheduleExpressionTimezone ?? 'UTC',
+      startDate: s.StartDate,
+      endDate: s.EndDate,
+      createdAt: s.CreationDate,
+    };
+    const firings = scheduleFirings(timing, this.clock());
+    return {
+      ...timing,
       arn: s.Arn ?? '',
       state: stateOf(s.State),
       kind: isDelayedScheduleName(name) ? 'delayed' : 'recurring',
-      expression: s.ScheduleExpression ?? '',
-      timezone: s.ScheduleExpressionTimezone ?? 'UTC',
       taskType: firing?.type,
       payload: firing?.payload,
-      startDate: s.StartDate,
-      endDate: s.EndDate,
+      nextFirings: firings.next,
+      recentFirings: firings.recent,
     };
   }
 

@@ -172,17 +172,18 @@ export class TaskStore {
   }
 
   /**
-   * RUNNING → RUNNING with the handler's checkpoint stored, the lease extended and any
-   * pending progress written: one write, fenced by the lease (a stale holder's save is a
-   * LeaseLostError). The returned record shows a cancel request.
+   * RUNNING → RUNNING with the handler's checkpoint stored and any pending progress written:
+   * one write, fenced by the lease (a stale holder's save is a LeaseLostError), which leaves
+   * the lease as it is (`leaseExpiresAt`, as last written). The returned record shows a
+   * cancel request.
    */
   saveCheckpoint(
     lease: Lease,
-    leaseMs: number,
+    leaseExpiresAt: number,
     checkpoint: durable.StoredCheckpoint,
     progressJson?: string,
   ): Promise<TaskRecord> {
-    return this.write(durable.saveCheckpoint, { lease, leaseMs, checkpoint, progressJson });
+    return this.write(durable.saveCheckpoint, { lease, leaseExpiresAt, checkpoint, progressJson });
   }
 
   /**

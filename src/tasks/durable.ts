@@ -39,8 +39,8 @@ export interface DurableContext {
   readonly checkpoint: unknown;
   /**
    * Stores `value` (JSON) as the task's checkpoint and resolves once it is durable: one
-   * write of the task's record, fenced by the lease, which also extends the lease and
-   * carries pending progress. Up to 4 KB inline; larger goes to the payload bucket.
+   * write of the task's record, fenced by the lease, which also carries pending progress
+   * (it does not extend the lease). Up to 4 KB inline; larger goes to the payload bucket.
    *
    * @throws LeaseLostError when this run's lease was lost (its save is refused).
    * @throws ValidationError when the value is not JSON, or is larger than 4 KB without a

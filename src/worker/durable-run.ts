@@ -3,7 +3,7 @@
  * continuation (docs/durable-tasks.md, docs/adr/0047-durable-tasks.md).
  *
  * - A checkpoint is saved with one write of the task's record, fenced by the lease, which
- *   also extends the lease and carries pending progress: it is a heartbeat with a payload.
+ *   also carries pending progress and shows a cancel request.
  * - A step's result is stored in an item of its own, written once, conditioned on its own
  *   absence: a step costs one write and no read on its first run. A slice that may find
  *   stored steps (not the task's very first) reads them 100 positions per BatchGetItem, on
@@ -72,7 +72,6 @@ export class DurableRun {
     private readonly deps: ProcessorDeps,
     private readonly heartbeat: Heartbeat,
     private readonly controller: AbortController,
-    private readonly leaseMs: number,
     checkpoint: unknown,
   ) {
     this.latest = checkpoint;
@@ -119,8 +118,9 @@ export class DurableRun {
     const what = `checkpoint/${this.task.lease.leaseToken}/${this.saves++}`;
     const checkpoint = await this.place(json, what, 'checkpoint');
     const { lease } = this.task;
-    await this.heartbeat.beatWith((progress) =>
-      this.deps.store.saveCheckpoint(lease, this.leaseMs, checkpoint, progress),
+    const expiresAt = this.heartbeat.leaseExpiresAt();
+    await this.heartbeat.writeWith((progress) =>
+      this.deps.store.saveCheckpoint(lease, expiresAt, checkpoint, progress),
     );
     this.latest = JSON.parse(json);
     this.checkLive();

@@ -132,7 +132,7 @@ async function executeHeld(
   } catch (err) {
     return unclaimAfterOutage(task, deps, Dependency.S3, err);
   }
-  const durable = new DurableRun(task, deps, heartbeat, controller, heartbeat.leaseMs, checkpoint);
+  const durable = new DurableRun(task, deps, heartbeat, controller, checkpoint);
   const outcome = await run(
     task,
     definition,

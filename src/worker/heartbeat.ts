@@ -46,8 +46,7 @@ export class Heartbeat {
     private readonly deps: ProcessorDeps,
     private readonly task: { readonly record: TaskRecord; readonly lease: Lease },
     private readonly message: HeldMessage,
-    /** The lease each write sets from its time: the run's timeout plus grace, capped. */
-    readonly leaseMs: number,
+    private readonly leaseMs: number,
     private readonly controller: AbortController,
   ) {
     this.logger = deps.logger;
@@ -72,7 +71,42 @@ export class Heartbeat {
    * beats first when this is long, to see a cancel request (docs/adr/0047-durable-tasks.md).
    */
   sinceLastWrite(): number {
-    return this.deps.clock() - this.lastWriteAt;
+    // The claim is the lease's first write.
+    return this.deps.clock() - Math.max(this.lastWriteAt, this.extendedAt);
+  }
+
+  /** When the lease runs out, as last written (epoch ms). */
+  leaseExpiresAt(): number {
+    return this.extendedAt + this.leaseMs;
+  }
+
+  /**
+   * A write of the lease holder that leaves the lease as it is (a checkpoint), carrying the
+   * pending progress; its record is read for a cancel request as a beat's is. No visibility
+   * change: the lease, and so the message's hold, is unchanged.
+   *
+   * @throws LeaseLostError when the lease is gone (the run is aborted too).
+   */
+  async writeWith(write: (progress: string | undefined) => Promise<TaskRecord>): Promise<void> {
+    const progress = this.pending;
+    this.pending = undefined;
+    this.lastWriteAt = this.deps.clock();
+    let record: TaskRecord;
+    try {
+      record = await write(progress);
+    } catch (err) {
+      this.pending ??= progress;
+      if (err instanceof LeaseLostError) this.controller.abort(err);
+      throw err;
+    }
+    this.noteCancel(record);
+  }
+
+  private noteCancel(record: TaskRecord): void {
+    if (record.cancelRequested && !this.cancelSeen) {
+      this.cancelSeen = true;
+      this.controller.abort(new TaskCancelledError(record.id));
+    }
   }
 
   /** The progress no write has carried yet, taken for a write that ends the run. */
@@ -83,11 +117,12 @@ export class Heartbeat {
   }
 
   /**
-   * A beat whose lease write is `write` (given the pending progress): a heartbeat's, or a
-   * checkpoint's, which extends the lease the same way. The record it returns is read for a
-   * cancel request, and the message's visibility follows.
+   * A beat whose lease write is `write` (given the pending progress). The record it returns
+   * is read for a cancel request, and the message's visibility follows the lease.
    */
-  async beatWith(write: (progress: string | undefined) => Promise<TaskRecord>): Promise<void> {
+  private async beatWith(
+    write: (progress: string | undefined) => Promise<TaskRecord>,
+  ): Promise<void> {
     const progress = this.pending;
     this.pending = undefined;
     const startedAt = this.deps.clock();
@@ -102,10 +137,7 @@ export class Heartbeat {
       throw err;
     }
     this.extendedAt = startedAt;
-    if (record.cancelRequested && !this.cancelSeen) {
-      this.cancelSeen = true;
-      this.controller.abort(new TaskCancelledError(record.id));
-    }
+    this.noteCancel(record);
     await this.deps.visibility.extend({
       receiptHandle: this.message.receiptHandle,
       eventSourceARN: this.message.eventSourceARN,

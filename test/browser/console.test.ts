@@ -174,7 +174,9 @@ describe('console in Chromium', () => {
     await page.getByRole('link', { name: SEEDED.dead }).click();
     await eventually(async () => {
       await page.reload();
-      return (await page.locator('main > p .status').textContent()) === 'SUCCEEDED';
+      return (
+        (await page.locator('[data-region="task-head"] .status').textContent()) === 'SUCCEEDED'
+      );
     }, 30_000);
     await shot('redriven-succeeded');
 

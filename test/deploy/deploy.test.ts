@@ -20,9 +20,9 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { flakyCharge, poison, resizeImage, sendEmail } from '../../examples/tasks.js';
 import { functionAssets } from '../../scripts/function-assets.js';
-import { deployToEmulator, type LocalDeployment } from '../../scripts/local-deploy/deploy.js';
 import { TaskClient } from '../../src/client/task-client.js';
 import { TaskStatus } from '../../src/core/constants.js';
+import { deployToEmulator, type EmulatorDeployment } from '../../src/local/deploy.js';
 import { onEmulator } from '../../src/local/emulator.js';
 import {
   runEventSourceMapping,
@@ -43,7 +43,7 @@ const endpoint = emulatorEndpoint();
 const region = 'us-east-1';
 const { sqs, dynamodb } = testClients();
 const lambda = new LambdaClient({ region });
-let deployment: LocalDeployment;
+let deployment: EmulatorDeployment;
 let deploySeconds = 0;
 
 beforeAll(async () => {
@@ -142,6 +142,14 @@ describe('cdk deploy into the emulator', () => {
     scheduler.destroy();
 
     expect(group.State).toBe('ACTIVE');
+  });
+
+  it('reports the schedule groups it created and the mappings it disabled', () => {
+    expect(deployment.createdScheduleGroups).toEqual([
+      deployment.executor.scheduleGroup,
+      deployment.executor.delayedScheduleGroup,
+    ]);
+    expect(deployment.disabledMappings).toHaveLength(1);
   });
 
   it('leaves the deployed event source mapping disabled, for the local poller to play', async () => {

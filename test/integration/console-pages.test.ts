@@ -160,15 +160,18 @@ describe('console GET /tasks/:id', () => {
 });
 
 describe('console GET /schedules', () => {
-  it('lists each schedule with its state, expression and task type', async () => {
+  it('lists each schedule with its state, expression, task type, next firings and actions', async () => {
     // Act
     const page = await get('/schedules');
 
     // Assert
-    expect(page.body).toContain('<th scope="row">nightly-report</th>');
+    expect(page.body).toContain('<th scope="row">nightly-report<br>');
+    expect(page.body).toContain('href="/tasks?q=nightly-report%40&amp;in=id">All its tasks</a>');
     expect(page.body).toContain('status-enabled');
     expect(page.body).toContain('0 2 * * ? *');
+    expect(page.body).toMatch(/<ul class="firings"><li><time datetime="[^"]+T02:00:00.000Z">/);
     expect(page.body).toContain('href="/confirm?action=pause&amp;name=nightly-report"');
+    expect(page.body).toContain('href="/confirm?action=delete&amp;name=nightly-report"');
   });
 });
 

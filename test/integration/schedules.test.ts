@@ -214,6 +214,14 @@ describe('TaskClient.schedules.set with a cron in a time zone', () => {
       state: 'ENABLED',
       kind: 'recurring',
     });
+    expect(details?.createdAt).toBeInstanceOf(Date);
+    expect(details?.nextFirings).toHaveLength(3);
+    for (const firing of details?.nextFirings ?? []) {
+      expect(firing.at.getTime()).toBeGreaterThan(Date.now());
+      expect(firing.taskId).toBe(`weekday-digest@${firing.at.toISOString().replace('.000Z', 'Z')}`);
+    }
+    // Created just now: no firing was due before it.
+    expect(details?.recentFirings).toEqual([]);
   });
 
   it('updates a schedule of the same name instead of failing', async () => {

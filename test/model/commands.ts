@@ -147,6 +147,46 @@ class Heartbeat implements Cmd {
   toString = () => `heartbeat(run #${this.n})`;
 }
 
+class Checkpoint implements Cmd {
+  constructor(readonly n: number) {}
+  check = (m: Readonly<M.Model>) => M.activeRuns(m as M.Model).length > 0;
+  async run(m: M.Model, r: RealSystem) {
+    count('checkpoint');
+    const run = pick(m, this.n) as M.ModelRun;
+    const real = r.runs.get(run.id);
+    const held = M.checkpoint(m, run);
+    const error = await real?.ctx.saveCheckpoint({ step: m.steps }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(
+      error === undefined,
+      `checkpoint of run #${run.id} should ${held ? 'be stored' : 'lose the lease'}`,
+    ).toBe(held);
+    if (!held) {
+      expect(error).toBeInstanceOf(LeaseLostError);
+      await real?.batch;
+    }
+    await compare(m, r, [run.task]);
+  }
+  toString = () => `checkpoint(run #${this.n})`;
+}
+
+class Continue implements Cmd {
+  constructor(readonly n: number) {}
+  check = (m: Readonly<M.Model>) => M.activeRuns(m as M.Model).length > 0;
+  async run(m: M.Model, r: RealSystem) {
+    count('continue');
+    const run = pick(m, this.n) as M.ModelRun;
+    const real = r.runs.get(run.id);
+    M.continueRun(m, run);
+    if (real !== undefined) real.resolve(real.ctx.continue());
+    await real?.batch;
+    await compare(m, r, [run.task]);
+  }
+  toString = () => `continue(run #${this.n})`;
+}
+
 class Crash implements Cmd {
   constructor(readonly n: number) {}
   check = (m: Readonly<M.Model>) => M.activeRuns(m as M.Model).length > 0;
@@ -216,6 +256,8 @@ export function commands(tasks: number): fc.Arbitrary<Iterable<Cmd>> {
       finish,
       finish,
       n.map((i) => new Heartbeat(i)),
+      n.map((i) => new Checkpoint(i)),
+      n.map((i) => new Continue(i)),
       n.map((i) => new Crash(i)),
       fc.constant(new Tick(LEASE_MS + 1)),
       fc.integer({ min: 1, max: 5_000 }).map((ms) => new Tick(ms)),

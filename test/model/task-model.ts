@@ -26,6 +26,8 @@ export interface ModelTask {
   holder: number | undefined;
   /** When the task last became PENDING (the sweeper resends it once older than that). */
   pendingSince: number;
+  /** Slices ended with `ctx.continue()` (docs/durable-tasks.md). */
+  continuations: number;
 }
 
 /** A handler invocation, from its claim until it finishes, crashes or loses its lease. */
@@ -65,6 +67,7 @@ export function newModel(
       leaseExpiresAt: 0,
       holder: undefined,
       pendingSince: 0,
+      continuations: 0,
     })),
   };
 }
@@ -133,6 +136,42 @@ export function heartbeat(m: Model, run: ModelRun): boolean {
   task.leaseExpiresAt = m.now + m.leaseMs;
   task.heartbeats += 1;
   return true;
+}
+
+/**
+ * `ctx.saveCheckpoint`: a fenced write that appends an entry and extends the lease when the
+ * run still holds it; a stale run's save is refused and the run aborted.
+ */
+export function checkpoint(m: Model, run: ModelRun): boolean {
+  if (!holds(m, run)) {
+    run.state = 'done';
+    return false;
+  }
+  const task = m.tasks[run.task] as ModelTask;
+  task.history += 1;
+  task.leaseExpiresAt = m.now + m.leaseMs;
+  return true;
+}
+
+/** The most continuations a task of the model's type may make (the default). */
+export const MAX_CONTINUATIONS = 10;
+
+/**
+ * The handler returns `ctx.continue()`: under the lease, the task is QUEUED again at the
+ * attempt before the claim (none spent), one more continuation counted; past the limit, DEAD.
+ * A stale run's continuation is fenced off.
+ */
+export function continueRun(m: Model, run: ModelRun): void {
+  run.state = 'done';
+  if (!holds(m, run)) return;
+  const task = m.tasks[run.task] as ModelTask;
+  if (task.continuations >= MAX_CONTINUATIONS) {
+    transition(task, 'DEAD');
+    return;
+  }
+  task.continuations += 1;
+  task.attempt -= 1;
+  transition(task, 'QUEUED');
 }
 
 export function crash(run: ModelRun): void {

@@ -30,10 +30,16 @@ function sourceFiles(dir = SRC): string[] {
     .map((file) => path.join(dir, file));
 }
 
-/** The packages a module imports by name (`hono/html` is `hono`), without `node:` ones. */
+/**
+ * The packages a module imports by name (`hono/html` is `hono`), without `node:` ones, and
+ * those whose files it resolves to serve them (`dependencyFile('uplot/dist/…')`).
+ */
 function packagesImported(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/from '([^.'][^']*)'/g)]
+  return [
+    ...text.matchAll(/from '([^.'][^']*)'/g),
+    ...text.matchAll(/dependencyFile\('([^.'][^']*)'\)/g),
+  ]
     .map(([, specifier = '']) => specifier)
     .filter((specifier) => !specifier.startsWith('node:'))
     .map((specifier) =>
@@ -84,9 +90,11 @@ describe('package layout', () => {
     ]);
   });
 
-  it('makes aws-cdk-lib and constructs optional peers, and types the Lambda events', () => {
-    expect(Object.keys(manifest.peerDependencies).sort()).toEqual(['aws-cdk-lib', 'constructs']);
-    for (const peer of ['aws-cdk-lib', 'constructs']) {
+  it('makes aws-cdk-lib, constructs and the Lambda client optional peers, and types the Lambda events', () => {
+    // The Lambda client only for deployToEmulator (tasklane/local), which disables mappings.
+    const peers = ['@aws-sdk/client-lambda', 'aws-cdk-lib', 'constructs'];
+    expect(Object.keys(manifest.peerDependencies).sort()).toEqual(peers);
+    for (const peer of peers) {
       expect(manifest.peerDependenciesMeta[peer]?.optional).toBe(true);
     }
     expect(manifest.dependencies['@types/aws-lambda']).toMatch(/^\^/);
@@ -119,6 +127,8 @@ describe('package layout', () => {
     expect(cliManifest.version).toBe(manifest.version);
     expect(cliManifest.peerDependencies).toEqual({ tasklane: `^${manifest.version}` });
     expect(cliManifest.devDependencies.tasklane).toBe('file:../..');
+    // And the SDK's optional peer its commands need: `emulator deploy` runs deployToEmulator.
+    imported.add('@aws-sdk/client-lambda');
     expect(Object.keys(cliManifest.dependencies).sort()).toEqual([...imported].sort());
     expect(cliManifest.bin).toEqual({ tasklane: './bin/tasklane.js' });
     expect(existsSync(path.join(CLI, 'bin/tasklane.js'))).toBe(true);

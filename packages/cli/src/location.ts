@@ -58,7 +58,12 @@ export async function resolveClientOptions(options: LocationOptions): Promise<Ta
   }
 }
 
-function clientConfig(options: LocationOptions) {
+/**
+ * The AWS SDK configuration the global options give: the endpoint (with dummy credentials
+ * when none are set), the region, and Tasklane's retry settings. For clients the CLI makes
+ * besides the TaskClient's (the console's CloudWatch client).
+ */
+export function clientConfig(options: LocationOptions) {
   const endpoint = options.endpoint ?? process.env.AWS_ENDPOINT_URL;
   const region = options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   const noCredentials =

@@ -42,17 +42,19 @@ export type StoredCheckpoint =
 
 type CheckpointInput = {
   lease: Lease;
-  leaseMs: number;
+  /** The lease's expiry as last written: the status index keeps sorting the task by it. */
+  leaseExpiresAt: number;
   checkpoint: StoredCheckpoint;
   /** The handler's latest progress, which rides on this write as on a heartbeat. */
   progressJson?: string | undefined;
 };
 
 /**
- * RUNNING → RUNNING: the lease holder stores its checkpoint, in the same one write that
- * extends its lease and carries its pending progress; the record it returns tells the
- * holder of a cancel request, as a heartbeat's does. A stale holder's save is refused
- * (LeaseLostError), so no slice but the live one can set the checkpoint.
+ * RUNNING → RUNNING: the lease holder stores its checkpoint, with its pending progress, in
+ * one write fenced by its lease; the record it returns tells the holder of a cancel request,
+ * as a heartbeat's does. The lease itself is left as it is (a heartbeat extends it), so the
+ * message's visibility needs no change. A stale holder's save is refused (LeaseLostError), so
+ * no slice but the live one can set the checkpoint.
  */
 export const saveCheckpoint: Transition<CheckpointInput> = {
   kind: 'transition',
@@ -64,15 +66,14 @@ export const saveCheckpoint: Transition<CheckpointInput> = {
     checkpoint.ref === undefined
       ? `checkpoint saved (${Buffer.byteLength(checkpoint.json, 'utf8')} bytes)`
       : `checkpoint saved to the payload bucket (${checkpoint.ref.size} bytes)`,
-  set: ({ leaseMs, checkpoint, progressJson }, now) => ({
+  set: ({ checkpoint, progressJson }, now) => ({
     checkpoint: checkpoint.ref ?? checkpoint.json,
     checkpointAt: now,
-    leaseExpiresAt: now + leaseMs,
     progress: progressJson,
     progressAt: progressJson === undefined ? undefined : now,
   }),
-  writes: ['checkpoint', 'checkpointAt', 'leaseExpiresAt', 'progress', 'progressAt'],
-  statusAt: ({ leaseMs }, now) => now + leaseMs,
+  writes: ['checkpoint', 'checkpointAt', 'progress', 'progressAt'],
+  statusAt: ({ leaseExpiresAt }) => leaseExpiresAt,
 };
 
 type ContinueInput = {

@@ -35,6 +35,12 @@ export const WorkMode = {
   DEPENDENCY: 'dependency',
   /** Throws PermanentError (DEAD at once) until the profile says `fixDeployed`, then `ok`. */
   BROKEN_UNTIL_FIX: 'broken-until-fix',
+  /**
+   * A durable task: `steps` memoized steps of `runMs` each, every one recording its own effect
+   * (task id `<id>/s<n>`), continuing once after step `continueAt` when given
+   * (docs/durable-tasks.md).
+   */
+  DURABLE: 'durable',
 } as const;
 export type WorkMode = (typeof WorkMode)[keyof typeof WorkMode];
 
@@ -47,6 +53,10 @@ export const workPayload = z.strictObject({
   beats: z.number().int().min(0).max(50_000).optional(),
   /** Attempts that fail in mode `fail-once`. @default 1 */
   failAttempts: z.number().int().min(1).max(100).optional(),
+  /** Steps of mode `durable`. */
+  steps: z.number().int().min(1).max(100).optional(),
+  /** Mode `durable`: the first slice continues after this many steps. */
+  continueAt: z.number().int().min(1).max(100).optional(),
 });
 export type WorkPayload = z.infer<typeof workPayload>;
 
@@ -110,13 +120,48 @@ export function faultTask(env: HandlerEnv): TaskDefinition {
   }) as TaskDefinition;
 }
 
+/** The id under which step `n` of a durable task records its effect. */
+export function stepEffectId(taskId: string, n: number): string {
+  return `${taskId}/s${n}`;
+}
+
+/**
+ * A durable task's run: its steps, each recording its effect inside the step, so that a step
+ * stored is an effect that happened, and a step replayed records nothing; then, like `ok`,
+ * the task's own effect.
+ */
+async function durableWork(
+  env: HandlerEnv,
+  payload: WorkPayload,
+  ctx: TaskContext,
+  run: Omit<RunEntry, 'at'>,
+): Promise<{ seq: number } | ReturnType<TaskContext['continue']>> {
+  const steps = payload.steps ?? 1;
+  for (let n = 0; n < steps; n++) {
+    await ctx.step(`s${n}`, async () => {
+      await sleep(payload.runMs, ctx.signal);
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      await env.ledger.record({ ...run, taskId: stepEffectId(run.taskId, n) });
+      return n;
+    });
+    if (n + 1 === payload.continueAt && ctx.checkpoint === undefined) {
+      await ctx.saveCheckpoint({ continuedAfter: n + 1 });
+      env.ends?.({ ...run, at: Date.now(), ok: true });
+      return ctx.continue();
+    }
+  }
+  await env.ledger.record(run);
+  env.ends?.({ ...run, at: Date.now(), ok: true });
+  return { seq: payload.seq };
+}
+
 /** A run's work; reports its end when it returns (a throw is reported by the caller). */
 async function work(
   env: HandlerEnv,
   payload: WorkPayload,
   ctx: TaskContext,
   run: Omit<RunEntry, 'at'>,
-): Promise<{ seq: number }> {
+): Promise<{ seq: number } | ReturnType<TaskContext['continue']>> {
   const { ledger, profile } = env;
   switch (payload.mode) {
     case WorkMode.THROW:
@@ -144,6 +189,8 @@ async function work(
       if (env.dependency === undefined) throw new Error('no dependency configured');
       await env.dependency();
       break;
+    case WorkMode.DURABLE:
+      return durableWork(env, payload, ctx, run);
     case WorkMode.OK:
       break;
   }

@@ -94,7 +94,9 @@ describe('ctx.saveCheckpoint', () => {
       { workerId: 'w2', leaseMs: 60_000 },
     );
 
-    const save = executor.store.saveCheckpoint(first.lease, 60_000, { json: '{"stale":true}' });
+    const save = executor.store.saveCheckpoint(first.lease, Date.now() + 60_000, {
+      json: '{"stale":true}',
+    });
 
     await expect(save).rejects.toBeInstanceOf(LeaseLostError);
     expect((await client.get(id))?.checkpoint).toBeUndefined();

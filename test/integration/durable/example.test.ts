@@ -30,8 +30,9 @@ describe('the durable-tasks guide example', () => {
         calls.announce += 1;
       },
     };
-    // 2 s slices, handing over with 1.2 s left: a few 150 ms batches per slice.
-    const task = importTask(warehouse, { sliceMs: 2000, batchRows: 10, handOverMs: 1200 });
+    // 4 s slices, handing over with 3 s left (a margin for a loaded machine): a few 150 ms
+    // batches per slice.
+    const task = importTask(warehouse, { sliceMs: 4000, batchRows: 10, handOverMs: 3000 });
     stop = startWorker(executor, task);
     const client = executor.client();
 

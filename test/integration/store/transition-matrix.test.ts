@@ -164,7 +164,11 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
     input: (record) => ({ key: `parked-key ${record.id}`, taskId: record.id }),
   },
   'save the checkpoint of': {
-    input: (record) => ({ lease: lease(record), leaseMs: 60_000, checkpoint: { json: '{"n":1}' } }),
+    input: (record) => ({
+      lease: lease(record),
+      leaseExpiresAt: T0 + 60_000,
+      checkpoint: { json: '{"n":1}' },
+    }),
   },
   continue: {
     input: (record) => ({ lease: lease(record), continuations: 0, maxContinuations: 10 }),

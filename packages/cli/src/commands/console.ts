@@ -1,8 +1,11 @@
 import { readFile, stat } from 'node:fs/promises';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { type Command, Option } from 'commander';
-import type { TaskClient } from 'tasklane';
+import type { TaskClient, TaskClientOptions } from 'tasklane';
+import { EnvVars } from 'tasklane';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
+import { clientConfig, type LocationOptions, resolveClientOptions } from '../location.js';
 
 interface ConsoleCliOptions {
   host: string;
@@ -14,6 +17,21 @@ interface ConsoleCliOptions {
   tokenFile?: string;
   /** The removed `--token <secret>`, kept only to refuse it with a reason. */
   token?: string;
+  /** Where the charts come from: `cloudwatch` or `records`. */
+  charts?: string;
+  /** The `service` dimension of the executor's metrics. */
+  metricsService?: string;
+}
+
+/** The chart sources the console module offers (charts/). */
+interface ChartSources {
+  cloudWatchChartSource(options: {
+    cloudwatch: CloudWatchClient;
+    service: string;
+    queueNames: readonly string[];
+  }): unknown;
+  recordChartSource(client: TaskClient): unknown;
+  serviceFromQueue(queue: string): string | undefined;
 }
 
 /** What this command needs of the console module (`src/console/index.ts`). */
@@ -26,6 +44,7 @@ interface ConsoleModule {
     allowRemote: boolean;
     auth: boolean;
     accessToken?: string;
+    charts?: unknown;
   }): Promise<{ url: string; loginUrl: string; tokenGenerated: boolean; close(): Promise<void> }>;
 }
 
@@ -49,6 +68,16 @@ export function registerConsole(program: Command): void {
       '--no-auth',
       'no token: any program on this machine, of any user, may use the console (loopback only)',
     )
+    .addOption(
+      new Option(
+        '--charts <source>',
+        "where the charts of the last hour come from: cloudwatch (the worker's metrics) or records (the task records; the default with --endpoint)",
+      ).choices(['cloudwatch', 'records']),
+    )
+    .option(
+      '--metrics-service <name>',
+      "the service dimension of the executor's metrics (default: tasklane-<name>, from the work queue <name>-work.fifo)",
+    )
     .addOption(new Option('--token <secret>').hideHelp())
     .action(async (opts: ConsoleCliOptions, command: Command) => {
       const { out, client } = commandContext(command);
@@ -61,8 +90,16 @@ export function registerConsole(program: Command): void {
       const accessToken =
         opts.tokenFile === undefined ? undefined : await readToken(opts.tokenFile);
       const module = await loadConsole();
+      const taskClient = await client();
+      const charts = await chartSource(
+        module as unknown as ChartSources,
+        taskClient,
+        opts,
+        command.optsWithGlobals<LocationOptions>(),
+      );
       const running = await module.startConsole({
-        client: await client(),
+        client: taskClient,
+        charts,
         host: opts.host,
         ...(opts.port === undefined ? {} : { port: opts.port }),
         readOnly: opts.readOnly === true,
@@ -90,6 +127,41 @@ export function registerConsole(program: Command): void {
       });
       await running.close();
     });
+}
+
+/**
+ * The charts' source: the task records on an emulator (`--endpoint`, or `--charts
+ * records`), else CloudWatch, with the service name from `--metrics-service` or the work
+ * queue's name, and every lane's queue for the depth.
+ */
+async function chartSource(
+  module: ChartSources,
+  client: TaskClient,
+  opts: ConsoleCliOptions,
+  global: LocationOptions,
+): Promise<unknown> {
+  const emulator = Boolean(global.endpoint ?? process.env.AWS_ENDPOINT_URL);
+  if ((opts.charts ?? (emulator ? 'records' : 'cloudwatch')) === 'records') {
+    return module.recordChartSource(client);
+  }
+  const location: TaskClientOptions = await resolveClientOptions(global);
+  const queueUrl = location.queueUrl ?? process.env[EnvVars.QUEUE_URL] ?? '';
+  const lanes = Object.values(location.lanes ?? {}).map((l) => l.queueUrl ?? '');
+  const queueNames = [...new Set([queueUrl, ...lanes].filter((u) => u !== ''))].map((u) =>
+    u.slice(u.lastIndexOf('/') + 1),
+  );
+  const service = opts.metricsService ?? module.serviceFromQueue(queueUrl);
+  if (service === undefined) {
+    throw new CliError(
+      `Cannot tell the executor's metrics service from its work queue ${JSON.stringify(queueUrl)} (the construct names it <name>-work.fifo): pass --metrics-service tasklane-<name>, or --charts records.`,
+      ExitCode.USAGE,
+    );
+  }
+  return module.cloudWatchChartSource({
+    cloudwatch: new CloudWatchClient(clientConfig(global)),
+    service,
+    queueNames,
+  });
 }
 
 function portNumber(value: string): number {

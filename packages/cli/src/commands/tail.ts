@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { TaskTransition } from 'tasklane';
+import { durationMs, type TaskTransition } from 'tasklane';
 import { commandContext, positiveInt, statusList, taskStatuses } from '../context.js';
 import { isoTime } from '../output.js';
 import type { Styles, Text } from '../terminal-text.js';
@@ -10,21 +10,46 @@ interface TailOptions {
   status?: string[];
   since?: number;
   interval: number;
+  wait: number;
 }
 
-/** `tasklane tail`: transitions as they happen, until Ctrl-C (or the task ends, with --id). */
+/** How long `--id` waits for a task that does not exist yet, unless `--wait` says otherwise. */
+const DEFAULT_WAIT_MS = 10_000;
+
+/**
+ * `tasklane tail`: transitions as they happen, until Ctrl-C (or the task ends, with --id).
+ * Every task's are read from the table's stream, so none is missed however fast it runs
+ * (docs/operations.md#following-transitions); one task's from its record.
+ */
 export function registerTail(program: Command): void {
   program
     .command('tail')
-    .description('follow transitions as they happen (--json: one JSON object per line)')
+    .description(
+      'follow every transition of every task as it happens (--json: one JSON object per line)',
+    )
     .option('--id <id>', 'follow one task, from its first transition, until it ends')
-    .option('--status <statuses>', 'only tasks now in these statuses (comma-separated)', statusList)
+    .option(
+      '--status <statuses>',
+      'only transitions into these statuses (comma-separated)',
+      statusList,
+    )
     .option(
       '--since <when>',
-      'start this far back (2m) or at an ISO time',
+      'start this far back (2m) or at an ISO time; the stream keeps 24 hours',
       instantOption('--since'),
     )
-    .option('--interval <ms>', 'pause between polls', positiveInt('--interval', 3_600_000), 2000)
+    .option(
+      '--wait <duration>',
+      'with --id: how long to wait for a task not enqueued yet, then exit 4 (e.g. 30s)',
+      (value: string) => durationMs(value, '--wait'),
+      DEFAULT_WAIT_MS,
+    )
+    .option(
+      '--interval <ms>',
+      'pause between reads when nothing new came',
+      positiveInt('--interval', 3_600_000),
+      1000,
+    )
     .action(async (opts: TailOptions, command: Command) => {
       const { out, client } = commandContext(command);
       const statuses =
@@ -37,7 +62,10 @@ export function registerTail(program: Command): void {
         const transitions = (await client()).watch({
           intervalMs: opts.interval,
           signal: controller.signal,
-          ...(opts.id === undefined ? {} : { taskId: opts.id, since: opts.since ?? 0 }),
+          onReady: () => out.note(readyNote(opts)),
+          ...(opts.id === undefined
+            ? {}
+            : { taskId: opts.id, since: opts.since ?? 0, appearWithinMs: opts.wait }),
           ...(statuses === undefined ? {} : { statuses }),
           ...(opts.since === undefined || opts.id !== undefined ? {} : { since: opts.since }),
         });
@@ -50,6 +78,13 @@ export function registerTail(program: Command): void {
         process.off('SIGTERM', stop);
       }
     });
+}
+
+/** The note on stderr once tail reads: from then on, nothing is missed (scripts may wait for it). */
+function readyNote(opts: TailOptions): string {
+  if (opts.id !== undefined) return `Following task ${opts.id} until it ends.`;
+  const from = opts.since === undefined ? 'from now on' : `since ${isoTime(opts.since)}`;
+  return `Following every task's transitions ${from} (Ctrl-C to stop).`;
 }
 
 /** One transition as a line: plain text, with the event coloured. */

@@ -11,7 +11,10 @@ export type ConsoleAction =
   | { readonly kind: 'cancel'; readonly ids: readonly string[] }
   | { readonly kind: 'purge'; readonly olderThanDays: number }
   | { readonly kind: 'pause'; readonly name: string }
-  | { readonly kind: 'resume'; readonly name: string };
+  | { readonly kind: 'resume'; readonly name: string }
+  | { readonly kind: 'delete'; readonly name: string }
+  | { readonly kind: 'redrive-key'; readonly key: string }
+  | { readonly kind: 'release'; readonly key: string; readonly lane: string | undefined };
 
 /**
  * The tasks a purge's confirmation page listed, and when it listed them: the purge deletes
@@ -31,7 +34,16 @@ export type ConfirmedAction =
   | { readonly kind: 'purge'; readonly olderThanDays: number; readonly snapshot: PurgeSnapshot };
 
 /** The action names, as they appear in URLs. */
-export const ACTION_KINDS = ['redrive', 'cancel', 'purge', 'pause', 'resume'] as const;
+export const ACTION_KINDS = [
+  'redrive',
+  'cancel',
+  'purge',
+  'pause',
+  'resume',
+  'delete',
+  'redrive-key',
+  'release',
+] as const;
 
 /** At most this many tasks per redrive, cancel or purge. */
 export const MAX_SELECTED = 100;
@@ -76,10 +88,21 @@ export function parseAction(
       return { action: { kind, olderThanDays: days } };
     }
     case 'pause':
-    case 'resume': {
+    case 'resume':
+    case 'delete': {
       const name = (field('name')[0] ?? '').trim();
       if (name === '') return { problems: ['name the schedule (field "name"); none was given'] };
       return { action: { kind, name } };
+    }
+    case 'redrive-key':
+    case 'release': {
+      // A key is taken as it is: ordering keys may hold spaces at either end.
+      const key = field('key')[0] ?? '';
+      if (key === '')
+        return { problems: ['name the parked ordering key (field "key"); none was given'] };
+      if (kind === 'redrive-key') return { action: { kind, key } };
+      const lane = (field('lane')[0] ?? '').trim();
+      return { action: { kind, key, lane: lane === '' ? undefined : lane } };
     }
     default:
       return {
@@ -243,6 +266,44 @@ async function run(
     case 'resume':
       await client.schedules.resume(action.name);
       return { title: `Resumed ${action.name}`, lines: [], ids: [], failed: false };
+    case 'delete': {
+      const deleted = await client.schedules.delete(action.name);
+      return {
+        title: deleted ? `Deleted ${action.name}` : `No schedule ${action.name}`,
+        lines: deleted
+          ? ['The schedule fires no more; the tasks it created stay.']
+          : ['It was deleted already (by someone else, or from the CLI).'],
+        ids: [],
+        failed: !deleted,
+      };
+    }
+    case 'redrive-key': {
+      const out = await client.redrive({ orderingKey: action.key });
+      return {
+        title: `Redrove ${out.redriven.length} DEAD task(s) of key ${action.key}`,
+        lines: [
+          ...out.redriven.map((id) => `${id}: back in the queue, in the key's order`),
+          ...out.unsent.map((id) => `${id}: waiting PENDING; the sweeper will send it`),
+          ...out.skipped.map((s) => `${s.id}: skipped, ${s.reason}`),
+        ],
+        ids: [...out.redriven, ...out.unsent],
+        failed: out.redriven.length + out.unsent.length === 0,
+      };
+    }
+    case 'release': {
+      const out = await client.releaseKey(
+        action.key,
+        action.lane === undefined ? {} : { lane: action.lane },
+      );
+      return {
+        title: out.released ? `Released key ${action.key}` : `Key ${action.key} was not released`,
+        lines: out.released
+          ? [`Gave up on ${out.taskIds.join(', ')}: it stays DEAD, and the key's later tasks run.`]
+          : ['The key is not parked (any more): redriven or released meanwhile.'],
+        ids: out.taskIds,
+        failed: !out.released,
+      };
+    }
   }
 }
 
@@ -259,5 +320,11 @@ export function describe(action: ConsoleAction): string {
       return `Pause the schedule "${action.name}": it stops firing until resumed. Firings missed meanwhile are not made up.`;
     case 'resume':
       return `Resume the schedule "${action.name}": it fires again from its next occurrence.`;
+    case 'delete':
+      return `Delete the schedule "${action.name}": it never fires again. The tasks it created stay. This cannot be undone (set it again to recreate it).`;
+    case 'redrive-key':
+      return `Redrive the DEAD tasks of the ordering key "${action.key}": the task that parked it runs first, in place, then the key's later tasks in their order.`;
+    case 'release':
+      return `Release the parked key "${action.key}"${action.lane === undefined ? '' : ` in lane ${action.lane}`}: give up on the DEAD task that holds it (it stays DEAD, and can still be redriven by id), and let the key's later tasks run.`;
   }
 }

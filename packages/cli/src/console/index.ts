@@ -7,9 +7,17 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { TaskClientOptions } from 'tasklane';
 import { ConfigurationError, TaskClient } from 'tasklane';
+import type { ChartSource } from './charts/chart-data.js';
 import { assertBindAllowed, isLoopbackHost, newToken } from './safety.js';
 import { createConsoleApp } from './server.js';
 
+export type { ChartData, ChartSeries, ChartSource } from './charts/chart-data.js';
+export {
+  type CloudWatchChartOptions,
+  cloudWatchChartSource,
+  serviceFromQueue,
+} from './charts/cloudwatch-charts.js';
+export { type RecordChartOptions, recordChartSource } from './charts/record-charts.js';
 export { assertBindAllowed, isLoopbackHost, MIN_ACCESS_TOKEN_LENGTH } from './safety.js';
 export { createConsoleApp } from './server.js';
 
@@ -42,6 +50,13 @@ export interface ConsoleOptions {
   readonly accessToken?: string;
   /** Allow binding a non-loopback address (the token stays required). @default false */
   readonly allowRemote?: boolean;
+  /**
+   * Where the overview's charts come from (`cloudWatchChartSource` on AWS,
+   * `recordChartSource` on an emulator). @default the task records, through the client
+   */
+  readonly charts?: ChartSource;
+  /** How often a live page reads its data again, in ms. @default 3000 */
+  readonly liveIntervalMs?: number;
 }
 
 /** A running console. */
@@ -79,6 +94,8 @@ export async function startConsole(options: ConsoleOptions = {}): Promise<Runnin
     readOnly: options.readOnly === true,
     accessToken,
     loopbackOnly: isLoopbackHost(host),
+    ...(options.charts === undefined ? {} : { charts: options.charts }),
+    ...(options.liveIntervalMs === undefined ? {} : { liveIntervalMs: options.liveIntervalMs }),
   });
   const server = createAdaptorServer({ fetch: app.fetch });
   const wanted = options.port ?? DEFAULT_CONSOLE_PORT;

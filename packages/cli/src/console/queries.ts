@@ -3,8 +3,16 @@
  * dead-letter queue's stats, the schedules. None of them writes.
  */
 
-import type { ScheduleSummary, TaskClient, TaskListPage, TaskRecord } from 'tasklane';
-import { ConfigurationError, TaskStatus } from 'tasklane';
+import type {
+  ParkedKey,
+  ScheduleDetails,
+  ScheduleFiring,
+  ScheduleSummary,
+  TaskClient,
+  TaskListPage,
+  TaskRecord,
+} from 'tasklane';
+import { ConfigurationError, DEFAULT_LANE, TasklaneError, TaskStatus } from 'tasklane';
 
 export type { TaskListPage } from 'tasklane';
 
@@ -22,6 +30,8 @@ export interface TaskFilter {
 /** The overview's figures. */
 export interface Overview {
   readonly byStatus: Readonly<Record<TaskStatus, number>>;
+  /** Statuses left uncounted (their figure is 0): those a read without a Scan cannot count. */
+  readonly notCounted: readonly TaskStatus[];
   readonly byType: readonly { readonly type: string; readonly counts: Record<string, number> }[];
   /** Undefined when the dead-letter queue could not be read; `deadLettersError` says why. */
   readonly deadLetters: DeadLetterSummary | undefined;
@@ -49,16 +59,25 @@ export interface DeadLetterSummary {
 /** Statuses in lifecycle order, as the pages show them. */
 export const STATUSES: readonly TaskStatus[] = Object.values(TaskStatus);
 
-/** Counts per status and type, the DLQ, the newest DEAD tasks and the schedules, at once. */
-export async function readOverview(client: TaskClient, now: number): Promise<Overview> {
+/**
+ * Counts per status and type, the DLQ, the newest DEAD tasks and the schedules, at once.
+ * With `scan: false` the statuses the index does not key are not counted (no Scan of the
+ * table): they are named in `notCounted`, with 0.
+ */
+export async function readOverview(
+  client: TaskClient,
+  now: number,
+  options: { readonly scan?: boolean } = {},
+): Promise<Overview> {
   const [counts, deadLetters, recent, schedules] = await Promise.all([
-    client.counts({ byType: true }),
+    client.counts({ byType: true, scan: options.scan !== false }),
     readDeadLetters(client, now),
     client.list({ status: TaskStatus.DEAD, limit: 10 }),
     readSchedules(client),
   ]);
   return {
     byStatus: counts.byStatus,
+    notCounted: counts.notCounted,
     byType: Object.entries(counts.byType ?? {})
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([type, byStatus]) => ({ type, counts: { ...byStatus } })),
@@ -126,4 +145,64 @@ export function listTasks(
     limit: page.limit,
     ...(page.cursor === undefined ? {} : { cursor: page.cursor }),
   });
+}
+
+/** A schedule as its page shows it: the details and the tasks of its recent firings. */
+export interface ScheduleView {
+  readonly summary: ScheduleSummary;
+  /** Undefined when it was deleted between the list and the read. */
+  readonly details: ScheduleDetails | undefined;
+  /** Its recent firings, newest first, with the task each created (undefined: none). */
+  readonly recent: readonly {
+    readonly firing: ScheduleFiring;
+    readonly task: TaskRecord | undefined;
+  }[];
+}
+
+/**
+ * The schedules with their details and the tasks of their recent firings, read by id (the
+ * id a firing gives its task), or why they could not be read.
+ */
+export async function readScheduleViews(client: TaskClient): Promise<{
+  schedules: readonly ScheduleView[] | undefined;
+  schedulesError: string | undefined;
+}> {
+  const { schedules, schedulesError } = await readSchedules(client);
+  if (schedules === undefined) return { schedules, schedulesError };
+  const views = await Promise.all(
+    schedules.map(async (summary): Promise<ScheduleView> => {
+      const details = await client.schedules.get(summary.name);
+      const recent = await Promise.all(
+        (details?.recentFirings ?? []).map(async (firing) => ({
+          firing,
+          task: await client.get(firing.taskId),
+        })),
+      );
+      return { summary, details, recent };
+    }),
+  );
+  return { schedules: views, schedulesError: undefined };
+}
+
+/** The parked keys, grouped by lane (the default lane first), or why they could not be read. */
+export async function readParkedKeys(client: TaskClient): Promise<{
+  byLane: readonly { readonly lane: string; readonly keys: readonly ParkedKey[] }[] | undefined;
+  parkedError: string | undefined;
+}> {
+  let parked: ParkedKey[];
+  try {
+    parked = await client.parkedKeys();
+  } catch (err) {
+    if (!(err instanceof TasklaneError)) throw err;
+    return { byLane: undefined, parkedError: err.message };
+  }
+  const lanes = new Map<string, ParkedKey[]>();
+  for (const key of parked) {
+    const lane = key.lane ?? DEFAULT_LANE;
+    lanes.set(lane, [...(lanes.get(lane) ?? []), key]);
+  }
+  const byLane = [...lanes.entries()]
+    .sort(([a], [b]) => (a === DEFAULT_LANE ? -1 : b === DEFAULT_LANE ? 1 : a.localeCompare(b)))
+    .map(([lane, keys]) => ({ lane, keys }));
+  return { byLane, parkedError: undefined };
 }

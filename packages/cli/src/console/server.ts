@@ -5,34 +5,28 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
-import type { ScheduleDetails, TaskClient, TaskRecord } from 'tasklane';
+import type { TaskClient, TaskRecord } from 'tasklane';
 import { TasklaneError, TaskStatus, ValidationError } from 'tasklane';
 import { parseAction, parseConfirmed, perform, previewOf } from './actions.js';
+import { serveAsset } from './assets.js';
+import type { ChartSource } from './charts/chart-data.js';
+import { recordChartSource } from './charts/record-charts.js';
 import { refuseCrossSite } from './cross-site.js';
 import { guardActions, loopbackHostOnly } from './guards.js';
+import { findTasks, readListQuery } from './list-query.js';
+import { liveHandler } from './live.js';
+import { liveViews } from './live-views.js';
 import { confirmPage, outcomePage, problemPage } from './pages/confirm.js';
 import { deadPage } from './pages/dead.js';
 import type { PageContext } from './pages/layout.js';
 import { overviewPage } from './pages/overview.js';
+import { parkedPage } from './pages/parked.js';
 import { schedulesPage } from './pages/schedules.js';
-import {
-  type ListQuery,
-  malformedTaskPage,
-  PAGE_SIZES,
-  taskDetailPage,
-  taskListPage,
-  taskMissingPage,
-} from './pages/tasks.js';
-import {
-  listTasks,
-  readOverview,
-  readSchedules,
-  STATUSES,
-  type TaskFilter,
-  type TaskListPage,
-} from './queries.js';
+import { malformedTaskPage, taskDetailPage, taskListPage, taskMissingPage } from './pages/tasks.js';
+import { listTasks, readOverview, readParkedKeys, readScheduleViews } from './queries.js';
 import { recordProblems } from './record-check.js';
 import { sameOriginPath } from './safety.js';
+import type { SearchPage } from './search.js';
 import { ConsoleSession, requireSession } from './session.js';
 
 /**
@@ -53,6 +47,16 @@ export interface ConsoleAppOptions {
   readonly loopbackOnly: boolean;
   /** @default Date.now */
   readonly clock?: () => number;
+  /**
+   * Where the overview's charts come from: CloudWatch on AWS, the task records on an
+   * emulator. @default the task records, through `client`
+   */
+  readonly charts?: ChartSource;
+  /**
+   * How often a live page reads its data again, in ms (the task list and the schedules at a
+   * few times this). @default 3000
+   */
+  readonly liveIntervalMs?: number;
 }
 
 /** Builds the console's Hono app; `startConsole` serves it. */
@@ -60,13 +64,18 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
   const { client, readOnly } = options;
   const clock = options.clock ?? Date.now;
   const page = (): PageContext => ({ csrf: options.csrfToken, readOnly, now: clock() });
+  const charts = options.charts ?? recordChartSource(client);
   const app = new Hono();
   app.use(
     secureHeaders({
+      // Only the console's own files: no inline script or style, no other origin. The live
+      // channel is an EventSource on the same origin (connect-src).
       contentSecurityPolicy: {
         defaultSrc: ["'none'"],
-        styleSrc: ["'unsafe-inline'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
         imgSrc: ["'self'"],
+        connectSrc: ["'self'"],
         formAction: ["'self'"],
         frameAncestors: ["'none'"],
         baseUri: ["'none'"],
@@ -79,7 +88,8 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
   app.use(async (c, next) => {
     await next();
     // Pages carry the CSRF token and task data: not for a shared cache or the back button.
-    c.header('Cache-Control', 'no-store');
+    // The assets say their own.
+    if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
   });
   app.use(
     bodyLimit({
@@ -95,19 +105,38 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
   );
   if (options.loopbackOnly) app.use(loopbackHostOnly(page));
   app.use(refuseCrossSite(page));
+  // Before the session: the sign-in page needs the stylesheet, and no asset holds data.
+  app.get('/assets/:name', serveAsset);
   if (options.accessToken !== undefined) {
     app.use(requireSession(new ConsoleSession(options.accessToken), page));
   }
   app.use(guardActions({ readOnly, csrf: options.csrfToken }, page));
 
-  app.get('/', async (c) => c.html(overviewPage(page(), await readOverview(client, clock()))));
+  app.get('/', async (c) => {
+    const now = clock();
+    const [overview, drawn] = await Promise.all([
+      readOverview(client, now),
+      charts.lastHour(now).then(
+        (data) => ({ data, problem: undefined }),
+        (err: Error) => ({ data: undefined, problem: `${err.name}: ${err.message}` }),
+      ),
+    ]);
+    return c.html(overviewPage(page(), overview, drawn));
+  });
+
+  app.get(
+    '/live',
+    liveHandler(
+      liveViews({ client, charts, clock, page, intervalMs: options.liveIntervalMs ?? 3000 }),
+    ),
+  );
 
   app.get('/tasks', async (c) => {
     const { query, filter, problems } = readListQuery((n) => c.req.query(n), clock());
-    let found: TaskListPage | undefined;
+    let found: SearchPage | undefined;
     if (problems.length === 0) {
       try {
-        found = await listTasks(client, filter, { limit: query.limit, cursor: query.cursor });
+        found = await findTasks(client, query, filter);
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
         problems.push(...err.issues.map((i) => `${i.path || 'filter'}: ${i.message}`));
@@ -145,13 +174,13 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
   });
 
   app.get('/schedules', async (c) => {
-    const { schedules, schedulesError } = await readSchedules(client);
-    const details = new Map<string, ScheduleDetails>();
-    for (const s of schedules ?? []) {
-      const d = await client.schedules.get(s.name);
-      if (d !== undefined) details.set(s.name, d);
-    }
-    return c.html(schedulesPage(page(), schedules, details, schedulesError));
+    const { schedules, schedulesError } = await readScheduleViews(client);
+    return c.html(schedulesPage(page(), schedules, schedulesError));
+  });
+
+  app.get('/parked', async (c) => {
+    const { byLane, parkedError } = await readParkedKeys(client);
+    return c.html(parkedPage(page(), byLane, parkedError));
   });
 
   app.get('/confirm', async (c) => {
@@ -200,56 +229,4 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
 /** True for an error of an AWS call (it carries the SDK's `$metadata`). */
 function isAwsError(err: unknown): boolean {
   return typeof err === 'object' && err !== null && '$metadata' in err;
-}
-
-const AGE = /^(\d+)\s*(s|m|h|d)$/;
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** An age (`30m`, `2h`, `7d`) before now, or an ISO time; undefined for an empty value. */
-export function parseTime(value: string, now: number): number | undefined | Error {
-  const text = value.trim();
-  if (text === '') return undefined;
-  const age = AGE.exec(text);
-  if (age) return now - Number(age[1]) * UNIT_MS[age[2] as keyof typeof UNIT_MS];
-  const ms = Date.parse(text);
-  if (Number.isNaN(ms))
-    return new Error(`expected an age such as 30m, 2h or 7d, or an ISO time; received "${text}"`);
-  return ms;
-}
-
-/** Reads and validates the list's query string, reporting every problem at once. */
-export function readListQuery(
-  get: (name: string) => string | undefined,
-  now: number,
-): { query: ListQuery; filter: TaskFilter; problems: string[] } {
-  const text = (name: string) => (get(name) ?? '').trim();
-  const limit = Number(text('limit') || PAGE_SIZES[0]);
-  const query: ListQuery = {
-    status: text('status'),
-    type: text('type'),
-    key: text('key'),
-    since: text('since'),
-    until: text('until'),
-    limit,
-    cursor: text('cursor') || undefined,
-  };
-  const problems: string[] = [];
-  if (query.status !== '' && !STATUSES.includes(query.status as TaskStatus)) {
-    problems.push(`status: expected one of ${STATUSES.join(', ')}; received "${query.status}"`);
-  }
-  if (!(PAGE_SIZES as readonly number[]).includes(limit)) {
-    problems.push(`limit: expected one of ${PAGE_SIZES.join(', ')}; received "${text('limit')}"`);
-  }
-  const since = parseTime(query.since, now);
-  const until = parseTime(query.until, now);
-  if (since instanceof Error) problems.push(`since: ${since.message}`);
-  if (until instanceof Error) problems.push(`until: ${until.message}`);
-  const filter: TaskFilter = {
-    ...(query.status === '' ? {} : { status: query.status as TaskStatus }),
-    ...(query.type === '' ? {} : { type: query.type }),
-    ...(query.key === '' ? {} : { key: query.key }),
-    ...(typeof since === 'number' ? { since } : {}),
-    ...(typeof until === 'number' ? { until } : {}),
-  };
-  return { query, filter, problems };
 }

@@ -4,13 +4,13 @@ import {
   crossSiteVerdict,
   type RequestOrigin,
 } from '../../../../packages/cli/src/console/cross-site.js';
+import { parseTime, readListQuery } from '../../../../packages/cli/src/console/list-query.js';
 import {
   assertBindAllowed,
   isLoopbackHost,
   sameOriginPath,
   sameSecret,
 } from '../../../../packages/cli/src/console/safety.js';
-import { parseTime, readListQuery } from '../../../../packages/cli/src/console/server.js';
 import { ConfigurationError } from '../../../../src/core/errors.js';
 
 describe('isLoopbackHost', () => {
@@ -208,7 +208,9 @@ describe('parseAction', () => {
 
   it('names what is wrong with a bad action', () => {
     expect(parseAction('explode', () => [])).toEqual({
-      problems: ['unknown action "explode"; expected one of redrive, cancel, purge, pause, resume'],
+      problems: [
+        'unknown action "explode"; expected one of redrive, cancel, purge, pause, resume, delete, redrive-key, release',
+      ],
     });
     expect(parseAction('purge', () => ['-1'])).toMatchObject({
       problems: [expect.stringContaining('received "-1"')],

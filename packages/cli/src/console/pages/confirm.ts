@@ -33,7 +33,11 @@ export function confirmPage(
                   (id) => html`<input type="hidden" name="id" value="${id}">`,
                 )}`
           }`
-        : html`<input type="hidden" name="name" value="${action.name}">`;
+        : action.kind === 'redrive-key'
+          ? html`<input type="hidden" name="key" value="${action.key}">`
+          : action.kind === 'release'
+            ? html`<input type="hidden" name="key" value="${action.key}">${action.lane === undefined ? '' : html`<input type="hidden" name="lane" value="${action.lane}">`}`
+            : html`<input type="hidden" name="name" value="${action.name}">`;
   const listed =
     action.kind === 'redrive' || action.kind === 'cancel'
       ? html`<ul>${action.ids.map((id) => html`<li>${taskLink(id)}</li>`)}</ul>`
@@ -56,13 +60,16 @@ ${listed}
 ${csrfField(ctx)}${hidden}
 ${typed}
 <div class="actions">
-<button type="submit" class="${action.kind === 'purge' ? 'danger' : ''}">Confirm ${action.kind}</button>
+<button type="submit" class="${DANGEROUS.includes(action.kind) ? 'danger' : ''}">Confirm ${action.kind.replace('-', ' ')}</button>
 <a href="${back}">Go back</a>
 </div>
 </form>
 </div>`;
-  return layout(ctx, { title: `Confirm ${action.kind}`, path: '/confirm', body });
+  return layout(ctx, { title: `Confirm ${action.kind.replace('-', ' ')}`, path: '/confirm', body });
 }
+
+/** Actions whose Confirm button is red: they cannot be undone. */
+const DANGEROUS: readonly string[] = ['purge', 'delete', 'release'];
 
 /** What an action did. */
 export function outcomePage(ctx: PageContext, outcome: ActionOutcome): Html {
@@ -70,7 +77,7 @@ export function outcomePage(ctx: PageContext, outcome: ActionOutcome): Html {
 ${outcome.lines.length === 0 ? html`<p>Done.</p>` : html`<ul>${outcome.lines.map((l) => html`<li>${l}</li>`)}</ul>`}
 </div>
 ${outcome.ids.length === 0 ? '' : html`<h2>Tasks</h2><ul>${outcome.ids.map((id) => html`<li>${taskLink(id)}</li>`)}</ul>`}
-<p><a href="/">Overview</a> · <a href="/dead">DEAD tasks</a> · <a href="/schedules">Schedules</a></p>`;
+<p><a href="/">Overview</a> · <a href="/dead">DEAD tasks</a> · <a href="/parked">Parked keys</a> · <a href="/schedules">Schedules</a></p>`;
   return layout(ctx, { title: outcome.title, path: '/actions', body });
 }
 

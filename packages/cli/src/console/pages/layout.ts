@@ -1,10 +1,12 @@
 /**
  * The page frame and the small formatting helpers every page shares. Pages are server-side
- * templates built with Hono's `html` tag, which escapes every interpolated value; `raw` is
- * used only for the constant stylesheet below.
+ * templates built with Hono's `html` tag, which escapes every interpolated value. The
+ * stylesheet and the one script are files the console serves itself (assets.ts), so the
+ * Content-Security-Policy allows no inline style or script at all.
  */
+import { createHash } from 'node:crypto';
 import { html, raw } from 'hono/html';
-import { STYLESHEET } from './style.js';
+import { assetPath } from '../assets.js';
 
 /** A rendered fragment or page. */
 export type Html = ReturnType<typeof html>;
@@ -23,14 +25,26 @@ const NAV = [
   { href: '/', label: 'Overview' },
   { href: '/tasks', label: 'Tasks' },
   { href: '/dead', label: 'DEAD tasks' },
+  { href: '/parked', label: 'Parked keys' },
   { href: '/schedules', label: 'Schedules' },
 ] as const;
 
+/** What a page adds to the frame. */
+export interface PageFrame {
+  readonly title: string;
+  readonly path: string;
+  readonly body: Html;
+  /**
+   * The page keeps itself up to date over the live channel (live.ts): the console's script
+   * opens `/live` for this page's address and swaps its regions as they change.
+   */
+  readonly live?: boolean;
+  /** The page draws charts: the chart library's script and stylesheet are loaded too. */
+  readonly charts?: boolean;
+}
+
 /** The whole document: skip link, navigation, one `h1`, the body. */
-export function layout(
-  ctx: PageContext,
-  page: { readonly title: string; readonly path: string; readonly body: Html },
-): Html {
+export function layout(ctx: PageContext, page: PageFrame): Html {
   const current = NAV.find((n) =>
     n.href === '/' ? page.path === '/' : page.path.startsWith(n.href),
   );
@@ -40,9 +54,11 @@ export function layout(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${page.title} · Tasklane console</title>
-<style>${raw(STYLESHEET)}</style>
+<link rel="stylesheet" href="${assetPath('console.css')}">
+${page.charts === true ? html`<link rel="stylesheet" href="${assetPath('uplot.css')}"><script src="${assetPath('uplot.js')}" defer></script>` : ''}
+<script src="${assetPath('console.js')}" defer></script>
 </head>
-<body>
+<body${page.live === true ? raw(' data-live') : ''}>
 <a class="skip" href="#main">Skip to content</a>
 <header>
 <p class="brand">Tasklane console</p>
@@ -53,6 +69,10 @@ export function layout(
   )}</ul>
 </nav>
 ${ctx.readOnly ? html`<p class="badge" role="status">Read-only: actions are disabled</p>` : ''}
+<div class="clock">
+<button type="button" id="time-zone" class="secondary" hidden aria-pressed="false">Times in UTC</button>
+<p id="live-state" class="live-state" role="status" hidden></p>
+</div>
 </header>
 <main id="main" tabindex="-1">
 <h1>${page.title}</h1>
@@ -72,11 +92,32 @@ export function statusLabel(status: string): Html {
   return html`<span class="status status-${status.toLowerCase()}">${status}</span>`;
 }
 
-/** An epoch-ms time as an ISO string in a `<time>` element. */
+/**
+ * An epoch-ms time in a `<time>` element: UTC as the page is sent; the console's script
+ * shows it in the browser's time zone with how long ago (or from now) it is, and keeps the
+ * UTC reading in its title (the header's button switches every time on the page to UTC).
+ */
 export function time(ms: number | undefined): Html {
   if (ms === undefined || !Number.isFinite(ms)) return html`<span class="muted">–</span>`;
   const iso = new Date(ms).toISOString();
-  return html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 19)}</time>`;
+  return html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 19)} UTC</time>`;
+}
+
+/**
+ * A part of a page that the live channel replaces as it changes. `notify` regions hold a
+ * selection (checkboxes) that a swap would lose: for them the page says the data changed and
+ * offers a reload instead.
+ */
+export function region(id: string, content: Html | string, mode: 'swap' | 'notify' = 'swap'): Html {
+  return html`<div data-region="${id}" data-digest="${regionDigest(content)}"${mode === 'notify' ? raw(' data-region-mode="notify"') : ''}>${content}</div>`;
+}
+
+/**
+ * A short digest of a region's HTML: the page carries it and the live channel compares it,
+ * so a region is sent only once it differs from what the browser shows.
+ */
+export function regionDigest(content: Html | string): string {
+  return createHash('sha256').update(String(content)).digest('base64url').slice(0, 16);
 }
 
 /** A duration in ms, in the largest sensible unit. */

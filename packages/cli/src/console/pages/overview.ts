@@ -1,66 +1,84 @@
 /** The overview: counts by status and type, the dead-letter queue, recent DEAD tasks, schedules. */
 import { html } from 'hono/html';
 import type { ScheduleSummary } from 'tasklane';
+import type { ChartData } from '../charts/chart-data.js';
 import { type Overview, STATUSES } from '../queries.js';
 import { recordProblems } from '../record-check.js';
+import { chartsSection } from './charts.js';
 import {
   duration,
   type Html,
   layout,
   type PageContext,
+  region,
   statusLabel,
   taskLink,
   time,
 } from './layout.js';
 import { malformedRow } from './tasks.js';
 
-/** Renders the overview page. */
-export function overviewPage(ctx: PageContext, data: Overview): Html {
+/** The overview's parts that the live channel keeps up to date, by region id. */
+export function overviewRegions(data: Overview): Record<string, Html> {
   const total = STATUSES.reduce((sum, s) => sum + data.byStatus[s], 0);
-  const body = html`
-<section aria-labelledby="by-status">
-<h2 id="by-status">Tasks by status <span class="muted">(${total} in all)</span></h2>
+  return {
+    counts: html`<h2 id="by-status">Tasks by status <span class="muted">(${total} in all)</span></h2>
 <ul class="cards">${STATUSES.map(
-    (s) =>
-      html`<li><a href="/tasks?status=${s}"><span class="n">${data.byStatus[s]}</span>${statusLabel(s)}</a></li>`,
-  )}</ul>
-</section>
-<section aria-labelledby="dlq">
-<h2 id="dlq">Dead-letter queue</h2>
-${
-  data.deadLetters === undefined
-    ? html`<p class="muted">The dead-letter queue could not be read: ${data.deadLettersError ?? ''}</p>`
-    : html`<dl class="facts">
+      (s) =>
+        html`<li><a href="/tasks?status=${s}"><span class="n">${data.byStatus[s]}</span>${statusLabel(s)}</a></li>`,
+    )}</ul>`,
+    dlq:
+      data.deadLetters === undefined
+        ? html`<p class="muted">The dead-letter queue could not be read: ${data.deadLettersError ?? ''}</p>`
+        : html`<dl class="facts">
 <dt>Messages</dt><dd>${data.deadLetters.depth}</dd>
 <dt>Oldest message</dt><dd>${data.deadLetters.oldestAgeMs === undefined ? 'none' : `${duration(data.deadLetters.oldestAgeMs)} old`}</dd>
-</dl>${laneDeadLetters(data)}`
+</dl>${laneDeadLetters(data)}`,
+    'by-type': byTypeTable(data),
+    'recent-dead': recentDead(data),
+    'schedule-list': schedulesSummary(data.schedules, data.schedulesError),
+  };
 }
+
+/** Renders the overview page: the figures, then the charts of the last hour. */
+export function overviewPage(
+  ctx: PageContext,
+  data: Overview,
+  charts: { readonly data: ChartData | undefined; readonly problem: string | undefined },
+): Html {
+  const r = overviewRegions(data);
+  const body = html`
+<section aria-labelledby="by-status">${region('counts', r.counts ?? '')}</section>
+${chartsSection(charts.data, charts.problem)}
+<section aria-labelledby="dlq">
+<h2 id="dlq">Dead-letter queue</h2>
+${region('dlq', r.dlq ?? '')}
 </section>
 <section aria-labelledby="by-type">
 <h2 id="by-type">Tasks by type</h2>
-${byTypeTable(data)}
+${region('by-type', r['by-type'] ?? '')}
 </section>
 <section aria-labelledby="recent-dead">
 <h2 id="recent-dead">Recent DEAD tasks</h2>
-${
-  data.recentDead.length === 0
-    ? html`<p class="muted">No DEAD tasks.</p>`
-    : html`<table>
-<caption class="muted">Newest first; <a href="/dead">all DEAD tasks</a></caption>
-<thead><tr><th scope="col">Task</th><th scope="col">Type</th><th scope="col">Died</th><th scope="col">Reason</th></tr></thead>
-<tbody>${data.recentDead.map((r) =>
-        recordProblems(r).length > 0
-          ? malformedRow(r, 4)
-          : html`<tr><td>${taskLink(r.id)}</td><td>${r.type}</td><td>${time(r.finishedAt ?? r.updatedAt)}</td><td>${r.deadReason ?? r.lastError?.message ?? ''}</td></tr>`,
-      )}</tbody>
-</table>`
-}
+${region('recent-dead', r['recent-dead'] ?? '')}
 </section>
 <section aria-labelledby="schedules">
 <h2 id="schedules">Schedules</h2>
-${schedulesSummary(data.schedules, data.schedulesError)}
+${region('schedule-list', r['schedule-list'] ?? '')}
 </section>`;
-  return layout(ctx, { title: 'Overview', path: '/', body });
+  return layout(ctx, { title: 'Overview', path: '/', body, live: true, charts: true });
+}
+
+function recentDead(data: Overview): Html {
+  if (data.recentDead.length === 0) return html`<p class="muted">No DEAD tasks.</p>`;
+  return html`<table>
+<caption class="muted">Newest first; <a href="/dead">all DEAD tasks</a></caption>
+<thead><tr><th scope="col">Task</th><th scope="col">Type</th><th scope="col">Died</th><th scope="col">Reason</th></tr></thead>
+<tbody>${data.recentDead.map((r) =>
+    recordProblems(r).length > 0
+      ? malformedRow(r, 4)
+      : html`<tr><td>${taskLink(r.id)}</td><td>${r.type}</td><td>${time(r.finishedAt ?? r.updatedAt)}</td><td>${r.deadReason ?? r.lastError?.message ?? ''}</td></tr>`,
+  )}</tbody>
+</table>`;
 }
 
 /** Each lane's DLQ, when the executor has lanes: a busy lane's dead letters stand out. */

@@ -1,6 +1,7 @@
 /**
- * The console's one stylesheet, inlined into every page: no asset route, nothing to build.
- * System fonts, a light theme, visible focus rings, contrast of at least 4.5:1 for text.
+ * The console's one stylesheet, served as `/assets/console.css` (assets.ts): the CSP allows
+ * no inline style. System fonts, a light theme, visible focus rings, contrast of at least
+ * 4.5:1 for text.
  */
 export const STYLESHEET = `
 *{box-sizing:border-box}
@@ -57,4 +58,34 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;backgro
 dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 .pager{display:flex;gap:16px;margin:12px 0}
 progress{width:200px}
+.help{flex-basis:100%;margin:0}
+form.filters .search{display:flex;gap:10px 16px;flex-basis:100%;align-items:flex-end}
+form.filters .search input{min-width:320px}
+form.filters .field{display:flex;flex-direction:column;font-size:13px;font-weight:600;gap:2px}
+a.button{display:inline-block;padding:6px 14px;border-radius:4px;background:#0b57d0;color:#fff;font-weight:600;text-decoration:none;border:1px solid #0b57d0}
+a.button.secondary{background:#fff;color:#0b57d0}
+a.button:hover{background:#0842a0;color:#fff}
+.pager{align-items:center}
+.danger-link{color:#b3261e}
+.row-actions{white-space:nowrap}.row-actions a{margin-right:12px}
+.small{font-size:13px;font-weight:400}
+ul.firings{list-style:none;margin:0;padding:0;font-size:13px}
+ul.firings.paused{text-decoration:line-through;color:#5c6670}
+.clock{display:flex;gap:12px;align-items:center;margin-left:auto}
+.clock button{padding:2px 10px;font-size:13px}
+.live-state{margin:0;font-size:13px;color:#dfe6ee}
+.live-state::before{content:"● ";color:#81c995}
+.live-state[data-state=problem]::before{color:#f28b82}
+.notice.stale{border-color:#f29900}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:12px}
+figure.chart{margin:0;background:#fff;border:1px solid #d5d9de;padding:8px 10px;min-width:0}
+figure.chart figcaption{font-weight:600;margin-bottom:4px}
+figure.chart figcaption .muted{font-weight:400;font-size:13px}
+[data-chart]{min-height:220px}
+table.summary{margin-top:8px}
+ol.timeline li.tone-start::before{background:#0b57d0}
+ol.timeline li.tone-ok::before{background:#1e8e3e}
+ol.timeline li.tone-fail::before{background:#b3261e}
+ol.timeline li.tone-wait::before{background:#f29900}
+ol.timeline li.tone-operator::before{background:#5e35b1}
 `;

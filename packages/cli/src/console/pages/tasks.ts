@@ -4,19 +4,25 @@ import type { TaskRecord } from 'tasklane';
 import { DEFAULT_LANE, TaskStatus } from 'tasklane';
 import { STATUSES, type TaskListPage } from '../queries.js';
 import { recordProblems } from '../record-check.js';
+import { SEARCH_FIELDS, type SearchField, type SearchPage } from '../search.js';
 import {
   duration,
   type Html,
   json,
   layout,
   type PageContext,
+  region,
   statusLabel,
   taskLink,
   time,
 } from './layout.js';
+import { timeline } from './timeline.js';
 
 /** The list's query as typed by the user, echoed back into the form. */
 export interface ListQuery {
+  /** The search text (search.ts), and where to look for it. */
+  readonly q: string;
+  readonly in: SearchField;
   readonly status: string;
   readonly type: string;
   readonly key: string;
@@ -33,11 +39,19 @@ export const PAGE_SIZES = [25, 50, 100] as const;
 export function taskListPage(
   ctx: PageContext,
   query: ListQuery,
-  page: TaskListPage | undefined,
+  page: SearchPage | undefined,
   problems: readonly string[],
 ): Html {
   const body = html`
-<form class="filters" method="get" action="/tasks" role="search" aria-label="Filter tasks">
+<form class="filters" method="get" action="/tasks" role="search" aria-label="Search and filter tasks">
+<div class="search">
+<label for="f-q">Search<input id="f-q" name="q" type="search" value="${query.q}" size="34" placeholder="a task id, type, ordering key or error text" aria-describedby="search-help"></label>
+<span class="field"><label for="f-in">Search in</label><select id="f-in" name="in">${SEARCH_FIELDS.map(
+    (f) =>
+      html`<option value="${f}"${query.in === f ? ' selected' : ''}>${SEARCH_LABELS[f]}</option>`,
+  )}</select></span>
+</div>
+<p id="search-help" class="muted help">An id finds its task, and ids that start with it (a schedule's firings: <code>name@</code>); a type or an ordering key matches exactly; error text matches the last error and the dead reason, in any case.</p>
 <label for="f-status">Status
 <select id="f-status" name="status">
 <option value="">Any</option>
@@ -53,12 +67,32 @@ ${STATUSES.map((s) => html`<option value="${s}"${query.status === s ? ' selected
   )}</select></label>
 <button type="submit">Apply filters</button>
 <a href="/tasks">Clear</a>
-<p id="time-help" class="muted" style="flex-basis:100%;margin:0">Since and until: an age (30m, 2h, 7d) or an ISO time, compared with the task's last status change; newest first.</p>
+<p id="time-help" class="muted help">Since and until: an age (30m, 2h, 7d) or an ISO time, compared with the task's last status change; newest first.</p>
 </form>
 ${problems.length > 0 ? html`<div class="notice error" role="alert"><p>Invalid filters:</p><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
-${page === undefined ? '' : listBody(ctx, query, page)}
-${page === undefined ? '' : pager(query, page.cursor)}`;
-  return layout(ctx, { title: 'Tasks', path: '/tasks', body });
+${page === undefined ? '' : region('task-list', taskListRegion(ctx, query, page), selectable(ctx, query, page) ? 'notify' : 'swap')}`;
+  return layout(ctx, { title: 'Tasks', path: '/tasks', body, live: page !== undefined });
+}
+
+const SEARCH_LABELS: Readonly<Record<SearchField, string>> = {
+  any: 'Any field',
+  id: 'Id',
+  type: 'Type',
+  key: 'Ordering key',
+  error: 'Error',
+};
+
+/** The list, its search note and its pager: the region the live channel refreshes. */
+export function taskListRegion(ctx: PageContext, query: ListQuery, page: SearchPage): Html {
+  const searched =
+    page.searched === undefined
+      ? ''
+      : html`<p class="muted">Searched the ${page.searched} newest tasks matching the filters${page.cursor === undefined ? '' : '; the next page searches older ones'}.</p>`;
+  return html`${searched}${listBody(ctx, query, page)}${pager(query, page.cursor)}`;
+}
+
+function selectable(ctx: PageContext, query: ListQuery, page: TaskListPage): boolean {
+  return !ctx.readOnly && CANCELLABLE.includes(query.status as TaskStatus) && page.items.length > 0;
 }
 
 /**
@@ -66,9 +100,7 @@ ${page === undefined ? '' : pager(query, page.cursor)}`;
  * selected and cancelled (after the confirmation step).
  */
 function listBody(ctx: PageContext, query: ListQuery, page: TaskListPage): Html {
-  const cancellable =
-    !ctx.readOnly && CANCELLABLE.includes(query.status as TaskStatus) && page.items.length > 0;
-  if (!cancellable) return taskTable(page.items, 'Tasks matching the filters');
+  if (!selectable(ctx, query, page)) return taskTable(page.items, 'Tasks matching the filters');
   return html`<form method="get" action="/confirm" aria-label="Act on selected tasks">
 ${taskTable(page.items, 'Tasks matching the filters', { name: 'id' })}
 <div class="actions"><button type="submit" name="action" value="cancel" class="danger">Cancel selected…</button></div>
@@ -108,15 +140,27 @@ export function malformedRow(r: TaskRecord, columns: number): Html {
 
 function pager(query: ListQuery, cursor: string | undefined): Html {
   const params = new URLSearchParams();
-  for (const name of ['status', 'type', 'key', 'since', 'until'] as const) {
+  for (const name of ['q', 'status', 'type', 'key', 'since', 'until'] as const) {
     if (query[name] !== '') params.set(name, query[name]);
   }
+  if (query.q !== '') params.set('in', query.in);
   params.set('limit', String(query.limit));
   const first = `/tasks?${params}`;
   if (cursor !== undefined) params.set('cursor', cursor);
+  return pagerNav(
+    query.cursor === undefined ? undefined : first,
+    cursor === undefined ? undefined : `/tasks?${params}`,
+  );
+}
+
+/**
+ * The pager: "Next page" as a button-styled link, where there is one, and "First page" once
+ * past the first; "Last page" says there is no next.
+ */
+export function pagerNav(first: string | undefined, next: string | undefined): Html {
   return html`<nav class="pager" aria-label="Pages">
-${query.cursor === undefined ? '' : html`<a href="${first}">First page</a>`}
-${cursor === undefined ? html`<span class="muted">Last page</span>` : html`<a href="/tasks?${params}" rel="next">Next page</a>`}
+${first === undefined ? '' : html`<a class="button secondary" href="${first}">First page</a>`}
+${next === undefined ? html`<span class="muted">Last page</span>` : html`<a class="button" href="${next}" rel="next">Next page →</a>`}
 </nav>`;
 }
 
@@ -127,19 +171,20 @@ const CANCELLABLE: readonly TaskStatus[] = [
   TaskStatus.QUEUED,
 ];
 
-/** One task: its facts, progress, actions, history timeline, payload, result and error. */
-export function taskDetailPage(ctx: PageContext, r: TaskRecord): Html {
+/**
+ * One task's parts that the live channel keeps up to date, by region id: its status and
+ * actions, facts, progress, timeline, result and error.
+ */
+export function taskRegions(ctx: PageContext, r: TaskRecord): Record<string, Html> {
   const running = r.status === TaskStatus.RUNNING;
-  const body = html`
-<p>${statusLabel(r.status)} <span class="muted">${r.type}</span></p>
-${ctx.readOnly ? '' : taskActions(r)}
-<section aria-labelledby="facts">
-<h2 id="facts">Record</h2>
-<dl class="facts">
+  return {
+    'task-head': html`<p>${statusLabel(r.status)} <span class="muted">${r.type}</span></p>
+${ctx.readOnly ? '' : taskActions(r)}`,
+    'task-facts': html`<dl class="facts">
 <dt>Id</dt><dd><code>${r.id}</code></dd>
-<dt>Type</dt><dd>${r.type}</dd>
+<dt>Type</dt><dd><a href="/tasks?q=${encodeURIComponent(r.type)}&amp;in=type">${r.type}</a></dd>
 <dt>Lane</dt><dd>${r.lane ?? DEFAULT_LANE}</dd>
-<dt>Ordering key</dt><dd>${r.orderingKey ?? html`<span class="muted">none</span>`}</dd>
+<dt>Ordering key</dt><dd>${r.orderingKey === undefined ? html`<span class="muted">none</span>` : html`<a href="/tasks?q=${encodeURIComponent(r.orderingKey)}&amp;in=key">${r.orderingKey}</a>`}</dd>
 <dt>Created</dt><dd>${time(r.createdAt)}</dd>
 <dt>Updated</dt><dd>${time(r.updatedAt)}</dd>
 ${r.runAt === undefined ? '' : html`<dt>Runs at</dt><dd>${time(r.runAt)}</dd>`}
@@ -149,36 +194,46 @@ ${r.debounce === undefined ? '' : html`<dt>Debounce</dt><dd>key <code>${r.deboun
 ${r.deadReason === undefined ? '' : html`<dt>Dead reason</dt><dd>${r.deadReason}</dd>`}
 ${r.parents === undefined ? '' : html`<dt>Parents</dt><dd>${r.parents.map((id, n) => html`${n === 0 ? '' : ', '}${taskLink(id)}`)}${r.status === TaskStatus.WAITING ? html` <span class="muted">(waiting on ${r.waitingOn ?? 0}; onParentDead ${r.onParentDead ?? 'cancel'})</span>` : ''}</dd>`}
 ${r.dependents === undefined ? '' : html`<dt>Dependents</dt><dd>${r.dependents.map((id, n) => html`${n === 0 ? '' : ', '}${taskLink(id)}`)}</dd>`}
-</dl>
-</section>
-<section aria-labelledby="progress">
-<h2 id="progress">Progress</h2>
-<dl class="facts">
+</dl>`,
+    'task-progress': html`<dl class="facts">
 <dt><label for="attempts">Attempts</label></dt><dd><progress id="attempts" max="${r.maxAttempts}" value="${r.attempt}">${r.attempt} of ${r.maxAttempts}</progress> ${r.attempt} of ${r.maxAttempts}</dd>
 <dt>Heartbeats</dt><dd>${r.heartbeats}${r.lastHeartbeatAt === undefined ? '' : html`, last ${time(r.lastHeartbeatAt)}`}</dd>
 ${running ? html`<dt>Lease expires</dt><dd>${time(r.leaseExpiresAt)}</dd>` : ''}
 ${r.progressAt === undefined ? '' : html`<dt>Reported</dt><dd>${json(r.progress)} <span class="muted">${time(r.progressAt)}</span></dd>`}
 ${r.cancelRequested ? html`<dt>Cancel requested</dt><dd>${time(r.cancelRequestedAt)}; its worker stops it at its next heartbeat</dd>` : ''}
 ${r.finishedAt === undefined ? '' : html`<dt>Total time</dt><dd>${duration(r.finishedAt - r.createdAt)}</dd>`}
-</dl>
+</dl>`,
+    'task-history': timeline(r),
+    'task-result': json(r.result),
+    'task-error':
+      r.lastError === undefined
+        ? html`<p class="muted">None.</p>`
+        : html`<p><strong>${r.lastError.name}</strong>: ${r.lastError.message}</p>`,
+  };
+}
+
+/** One task: its facts, progress, actions, history timeline, payload, result and error. */
+export function taskDetailPage(ctx: PageContext, r: TaskRecord): Html {
+  const parts = taskRegions(ctx, r);
+  const part = (id: string) => region(id, parts[id] ?? '');
+  const body = html`
+${part('task-head')}
+<section aria-labelledby="facts">
+<h2 id="facts">Record</h2>
+${part('task-facts')}
+</section>
+<section aria-labelledby="progress">
+<h2 id="progress">Progress</h2>
+${part('task-progress')}
 </section>
 <section aria-labelledby="history">
 <h2 id="history">History</h2>
-${r.historyTruncated > 0 ? html`<p class="muted">${r.historyTruncated} earlier entries were folded away (the log keeps them all).</p>` : ''}
-<ol class="timeline">${r.history.map(
-    (h, n) => html`<li><strong>${h.event}</strong> → ${statusLabel(h.status)} ${time(h.at)}
-<span class="muted">attempt ${h.attempt}${h.workerId === undefined ? '' : `, worker ${h.workerId}`}${n === 0 ? '' : `, +${duration(h.at - (r.history[n - 1]?.at ?? h.at))}`}</span>
-${h.detail === undefined ? '' : html`<br><span>${h.detail}</span>`}</li>`,
-  )}</ol>
+${part('task-history')}
 </section>
 <section aria-labelledby="payload"><h2 id="payload">Payload</h2>${json(r.payload)}</section>
-<section aria-labelledby="result"><h2 id="result">Result</h2>${json(r.result)}</section>
-<section aria-labelledby="error"><h2 id="error">Last error</h2>${
-    r.lastError === undefined
-      ? html`<p class="muted">None.</p>`
-      : html`<p><strong>${r.lastError.name}</strong>: ${r.lastError.message}</p>`
-  }</section>`;
-  return layout(ctx, { title: `Task ${r.id}`, path: '/tasks/', body });
+<section aria-labelledby="result"><h2 id="result">Result</h2>${part('task-result')}</section>
+<section aria-labelledby="error"><h2 id="error">Last error</h2>${part('task-error')}</section>`;
+  return layout(ctx, { title: `Task ${r.id}`, path: '/tasks/', body, live: true });
 }
 
 function taskActions(r: TaskRecord): Html {

@@ -65,8 +65,13 @@ describe('console pages', () => {
     const page = text(
       schedulesPage(
         ctx,
-        [{ name: MARKUP, arn: 'arn', state: 'ENABLED', kind: 'recurring' }],
-        new Map(),
+        [
+          {
+            summary: { name: MARKUP, arn: 'arn', state: 'ENABLED', kind: 'recurring' },
+            details: undefined,
+            recent: [],
+          },
+        ],
         undefined,
       ),
     );
