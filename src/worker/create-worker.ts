@@ -65,6 +65,12 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
    * @default 120000
    */
   readonly leaseDurationMs?: number;
+  /**
+   * A run's first `ctx.progress()` report is written at once; later ones at most once per
+   * this interval (the latest details each time), whatever the lease. At least 500.
+   * @default 5000
+   */
+  readonly progressIntervalMs?: number;
   /** Message groups processed at once within a batch. @default 10 */
   readonly groupConcurrency?: number;
   /**
@@ -259,6 +265,7 @@ export function createWorker(
     clock,
     leaseGraceMs: options.leaseGraceMs ?? Defaults.LEASE_GRACE_MS,
     leaseDurationMs: options.leaseDurationMs ?? Defaults.LEASE_DURATION_MS,
+    progressIntervalMs: progressInterval(options.progressIntervalMs),
     maxResultBytes: objects.limit(options.maxResultBytes, Defaults.MAX_RESULT_BYTES),
     maxPayloadBytes: objects.limit(options.maxPayloadBytes, Defaults.MAX_PAYLOAD_BYTES),
     objects,
@@ -363,4 +370,22 @@ function horizonIssues(
     if (message !== undefined) issues.push({ path: `${type}.retry`, message });
   }
   return issues;
+}
+
+/**
+ * The progress interval a worker was given, checked.
+ *
+ * @throws ValidationError for anything but an integer of at least
+ *   `Defaults.MIN_PROGRESS_INTERVAL_MS`, up to 15 minutes.
+ */
+function progressInterval(value: number | undefined): number {
+  if (value === undefined) return Defaults.PROGRESS_INTERVAL_MS;
+  const min = Defaults.MIN_PROGRESS_INTERVAL_MS;
+  if (Number.isInteger(value) && value >= min && value <= 900_000) return value;
+  throw new ValidationError('worker options', [
+    {
+      path: 'progressIntervalMs',
+      message: `expected an integer from ${min} to 900000 (milliseconds), received ${String(value).slice(0, 40)}`,
+    },
+  ]);
 }

@@ -39,6 +39,11 @@ export interface ProcessorDeps {
    * over after at most this long instead of after its whole timeout.
    */
   readonly leaseDurationMs: number;
+  /**
+   * Progress after a run's first report is written at most once per this interval.
+   * @default Defaults.PROGRESS_INTERVAL_MS
+   */
+  readonly progressIntervalMs?: number;
   /** Largest result accepted; a larger one makes the task DEAD (ResultTooLargeError). */
   readonly maxResultBytes: number;
   /** Largest claim-checked payload read; a larger one makes the task DEAD unrun. */
