@@ -322,8 +322,9 @@ export class TaskExecutor extends Construct {
    *
    * Actions: `dynamodb:GetItem`, `dynamodb:UpdateItem` and `dynamodb:DeleteItem` (purge,
    * a parked key's item) on the table; `dynamodb:Query` on the status index (selecting DEAD
-   * tasks, listing parked keys); `sqs:SendMessage` and `sqs:ChangeMessageVisibility` (letting
-   * a parked key's held message go) on the work queue; `sqs:ReceiveMessage`, `sqs:DeleteMessage` and
+   * tasks, listing parked keys); `sqs:SendMessage`, `sqs:ChangeMessageVisibility` (letting
+   * a parked key's held message go) and `sqs:DeleteMessage` (a purged parked task's held
+   * message) on the work queue; `sqs:ReceiveMessage`, `sqs:DeleteMessage` and
    * `sqs:ChangeMessageVisibility` on the DLQ (redrive clears the dead letters of the tasks it
    * brings back); `scheduler:DeleteSchedule` on `schedule/<group>.at/task.*` and `…/task_*`
    * (cancelling a delayed task); with `encryptionKey`, `kms:Decrypt`, `kms:Encrypt` and `kms:GenerateDataKey` on

@@ -1,8 +1,9 @@
 import { hostname } from 'node:os';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { awsClientConfig, lazyClient, sqsClientConfig } from '../aws/clients.js';
+import { clientOnFirstSend, loadSqs, once } from '../aws/sdk.js';
 import { resolveObjectStore } from '../claim-check/object-store.js';
 import { Defaults } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../core/errors.js';
@@ -29,7 +30,7 @@ import type { BatchOptions, ProcessorDeps } from './deps.js';
 import { resolveFiringSenders } from './firing-trust.js';
 import { processBatch } from './processor.js';
 import { RateLimiter } from './rate-limit.js';
-import { type BatchSummary, pollQueue } from './sqs-poller.js';
+import type { BatchSummary } from './sqs-poller.js';
 import { TakeoverGate } from './takeover-gate.js';
 import { VisibilityController } from './visibility.js';
 
@@ -230,7 +231,14 @@ export function createWorker(
   const logger = options.logger ?? defaultLogger();
   const metrics = options.metrics ?? powertoolsMetrics();
   // Clients are made on first use, and metered (docs/cost.md); given ones at once.
-  const sqs = metered(options.sqs) ?? lazyClient(() => metered(new SQSClient(sqsClientConfig())));
+  // SQS's package too is loaded on first use: a batch whose tasks succeed sends nothing to SQS.
+  const givenSqs = metered(options.sqs);
+  const sqsClient = once(async () => {
+    if (givenSqs !== undefined) return givenSqs;
+    const { SQSClient } = await loadSqs();
+    return metered(new SQSClient(sqsClientConfig()));
+  });
+  const sqs = givenSqs ?? clientOnFirstSend(sqsClient);
   const dynamodb =
     metered(options.dynamodb) ?? lazyClient(() => metered(new DynamoDBClient(awsClientConfig())));
   const clock = options.clock ?? Date.now;
@@ -306,10 +314,12 @@ export function createWorker(
         poll.queueUrl !== undefined
           ? [poll.queueUrl]
           : (poll.lanes ?? lanes.names()).map((lane) => lanes.queueUrl(lane, 'poll'));
+      // The poll loop is a module of its own, loaded here: a Lambda worker never polls.
+      const [{ pollQueue }, client] = await Promise.all([import('./sqs-poller.js'), sqsClient()]);
       await Promise.all(
         urls.map((queueUrl) =>
           pollQueue({
-            sqs,
+            sqs: client,
             queueUrl,
             handler: (event) => run(event.Records),
             signal: poll.signal,

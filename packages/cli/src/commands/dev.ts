@@ -87,9 +87,12 @@ async function loadTasks(modulePath: string): Promise<TaskDefinition[]> {
     exported = (await import(url)) as Record<string, unknown>;
   } catch (err) {
     throw new CliError(
-      `Cannot import --tasks ${modulePath}: ${(err as Error).message}. Give the path of a JavaScript module (or a TypeScript one Node can run) that exports task definitions.`,
+      `Cannot import --tasks ${modulePath}: ${(err as Error).message}.`,
       ExitCode.USAGE,
-      { cause: err },
+      {
+        cause: err,
+        hint: 'Give the path of a JavaScript module (or a TypeScript one Node can run) that exports task definitions.',
+      },
     );
   }
   const found = new Map<string, TaskDefinition>();
@@ -99,10 +102,9 @@ async function loadTasks(modulePath: string): Promise<TaskDefinition[]> {
     }
   }
   if (found.size === 0) {
-    throw new CliError(
-      `--tasks ${modulePath} exports no task definitions: export the results of defineTask (named exports, or an array as the default export).`,
-      ExitCode.USAGE,
-    );
+    throw new CliError(`--tasks ${modulePath} exports no task definitions.`, ExitCode.USAGE, {
+      hint: 'Export the results of defineTask (named exports, or an array as the default export).',
+    });
   }
   return [...found.values()];
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { HistoryEntry, ObjectRef, TaskRecord } from 'tasklane';
-import { AuditEvent, DEFAULT_LANE } from 'tasklane';
+import { AuditEvent, DEFAULT_LANE, TaskNotFoundError } from 'tasklane';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { humanDuration, isoTime } from '../output.js';
@@ -23,10 +23,10 @@ export function registerShow(program: Command): void {
       // A durable task's stored steps join its timeline (docs/durable-tasks.md).
       const record = await (await client()).get(id, { fetch: false, steps: true });
       if (record === undefined) {
-        throw new CliError(
-          `No task has the id ${JSON.stringify(id)}: check the id (tasklane list shows recent ones); a finished task is removed after the retention period, a purged one at once.`,
-          ExitCode.NOT_FOUND,
-        );
+        throw new CliError(`No task has the id ${JSON.stringify(id)}.`, ExitCode.NOT_FOUND, {
+          cause: new TaskNotFoundError(id),
+          hint: 'Check the id (tasklane list shows recent ones): a finished task is removed after the retention period, a purged one at once.',
+        });
       }
       const rows = timeline(record);
       if (out.json) {
