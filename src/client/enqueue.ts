@@ -19,7 +19,7 @@ import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
-import { activeTraceparent, type TracingOption, tracingApi } from '../observability/tracing.js';
+import { activeTraceparent, type TracingOption } from '../observability/tracing.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import type { LaneQueues } from '../settings/lanes.js';
@@ -224,17 +224,6 @@ async function enqueueDebounced(
 }
 
 /**
- * The enqueuing code's active span, as a `traceparent`, when the client traces; undefined at
- * once, loading nothing, when no tracer provider is registered (docs/tracing.md).
- */
-async function producerTraceparent(option: TracingOption): Promise<string | undefined> {
-  const api = tracingApi(option);
-  if (api === undefined) return undefined;
-  const loaded = await api;
-  return loaded === undefined ? undefined : activeTraceparent(loaded);
-}
-
-/**
  * A checked task with, above the threshold, its payload stored in the payload bucket, and its
  * integrity tag over exactly what the record will hold. The object first, then the record: no
  * record ever names a missing object.
@@ -252,7 +241,8 @@ async function withStorage(deps: EnqueueDeps, checked: NewTask): Promise<NewTask
   return {
     ...stored,
     integrityTag: await deps.integrity?.tag(stored),
-    traceparent: await producerTraceparent(deps.tracing),
+    // The enqueuing code's active span; undefined, loading nothing, without a tracer provider.
+    traceparent: activeTraceparent(deps.tracing),
   };
 }
 

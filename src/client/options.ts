@@ -74,8 +74,9 @@ export interface TaskClientOptions extends ExecutorLocation {
   /**
    * Store the enqueuing code's active OpenTelemetry span with each task (its W3C
    * `traceparent`, on the record and its message), for each attempt's span to link to.
-   * `'auto'` does so once a tracer provider is registered, loading `@opentelemetry/api` (an
-   * optional peer dependency) then only; `false` never (docs/tracing.md). @default 'auto'
+   * `true` does so once the app has registered a tracer provider with `@opentelemetry/api` 1.x
+   * (an optional peer dependency, never imported by Tasklane); `false` never
+   * (docs/tracing.md). @default true
    */
   readonly tracing?: TracingOption | undefined;
   /**

@@ -15,6 +15,7 @@ import {
   text,
 } from './message-check.js';
 import type { TaskRecord } from './record.js';
+import { validTraceparent } from './traceparent.js';
 
 /** Bodies above this size cannot be ours; they are rejected before parsing. */
 const MAX_ENVELOPE_BYTES = 16 * 1024;
@@ -60,6 +61,7 @@ export const TRACEPARENT_ATTRIBUTE = 'traceparent';
 export function taskMessage(
   record: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'messageGroupId' | 'traceparent'>,
 ): TaskMessage {
+  const traceparent = validTraceparent(record.traceparent);
   const envelope: TaskEnvelope = {
     tasklane: MESSAGE_SCHEMA_VERSION,
     id: record.id,
@@ -71,11 +73,12 @@ export function taskMessage(
     MessageDeduplicationId: createHash('sha256')
       .update(`${record.id}#${record.generation}`)
       .digest('hex'),
-    ...(record.traceparent === undefined
+    // Only a valid one: a record's value is untrusted, and a bad one must never fail a send.
+    ...(traceparent === undefined
       ? {}
       : {
           MessageAttributes: {
-            [TRACEPARENT_ATTRIBUTE]: { DataType: 'String', StringValue: record.traceparent },
+            [TRACEPARENT_ATTRIBUTE]: { DataType: 'String', StringValue: traceparent },
           },
         }),
   };

@@ -91,7 +91,8 @@ export interface TaskRecord {
   readonly integrityTag: string | undefined;
   /**
    * The W3C `traceparent` of the span that enqueued the task, when the producer traced with
-   * OpenTelemetry: each attempt's span links to it (docs/tracing.md). Not covered by the
+   * OpenTelemetry: each attempt's span links to it (docs/tracing.md). As stored: a value that
+   * is not a valid `traceparent` is ignored by the worker, which logs why. Not covered by the
    * integrity tag: it decides nothing about the run.
    */
   readonly traceparent?: string;

@@ -1,26 +1,37 @@
 /**
- * OpenTelemetry tracing, through `@opentelemetry/api` as an optional peer dependency: no
- * tracer, no cost. The API keeps what an app registers (its tracer provider, context manager
- * and propagators) in one registry on `globalThis`, shared by every copy of the package, so
- * whether a tracer provider is registered can be read without loading anything. Tasklane
- * loads the API only when one is, on first use (docs/tracing.md,
+ * OpenTelemetry tracing with what the app registered: no tracer, no cost. `@opentelemetry/api`
+ * 1.x keeps what an app registers (its tracer provider and context manager) in one registry on
+ * `globalThis`, under `Symbol.for('opentelemetry.js.api.1')`, shared by every copy of the
+ * package, and keeps a context's span under `Symbol.for('OpenTelemetry Context Key SPAN')`.
+ * Tasklane reads that registry and never imports the package: a bundled worker holds none of
+ * it (the app's own copy, in the app's bundle, is the one that registered), and a process with
+ * no tracer provider does one property read per enqueue or attempt (docs/tracing.md,
  * docs/adr/0050-progress-within-a-second-and-traced-attempts.md).
  *
  * The few parts of the API used here are described by the structural types below, so no
  * type of Tasklane names the optional package.
  */
+import {
+  formatTraceparent,
+  type TraceparentContext,
+  traceparentIssue,
+} from '../core/traceparent.js';
 
 /**
- * Whether Tasklane traces: `'auto'` when the app has registered an OpenTelemetry tracer
- * provider (loading `@opentelemetry/api` then, and only then), `true` to load the API
- * whenever it is installed, `false` never.
+ * Whether Tasklane traces: `true` (the default) once the app has registered an OpenTelemetry
+ * tracer provider with `@opentelemetry/api` 1.x, `false` never.
  */
-export type TracingOption = boolean | 'auto';
+export type TracingOption = boolean;
 
-import type { TraceparentContext } from '../core/traceparent.js';
-
-/** The key of the API's global registry (`@opentelemetry/api` 1.x). */
+/** The registry's key (`@opentelemetry/api` 1.x), shared by every copy of the package. */
 const REGISTRY = Symbol.for('opentelemetry.js.api.1');
+
+/** The key under which a context holds its span (the API's `trace.setSpan`). */
+const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
+
+/** The API's `SpanKind` and `SpanStatusCode` values used here (fixed by the specification). */
+export const SpanKind = { INTERNAL: 0, CONSUMER: 4 } as const;
+export const SpanStatusCode = { ERROR: 2 } as const;
 
 /** A span's identity, as the API's `SpanContext`. */
 export type OtelSpanContext = TraceparentContext;
@@ -30,84 +41,95 @@ export type OtelAttributes = Readonly<Record<string, string | number | boolean>>
 
 /** The parts of the API's `Span` that Tasklane calls. */
 export interface OtelSpan {
+  spanContext(): OtelSpanContext;
   setAttribute(key: string, value: string | number | boolean): unknown;
   setStatus(status: { code: number; message?: string }): unknown;
   recordException(exception: { name: string; message: string } | Error): void;
   end(): void;
 }
 
-/** The parts of `@opentelemetry/api` that Tasklane calls. */
-export interface OtelApi {
-  readonly trace: {
-    getTracer(
-      name: string,
-      version?: string,
-    ): {
-      startSpan(
-        name: string,
-        options?: {
-          kind?: number;
-          links?: { context: OtelSpanContext }[];
-          attributes?: OtelAttributes;
-        },
-        context?: unknown,
-      ): OtelSpan;
-    };
-    getSpanContext(context: unknown): OtelSpanContext | undefined;
-    setSpan(context: unknown, span: OtelSpan): unknown;
-    isSpanContextValid(spanContext: OtelSpanContext): boolean;
-  };
-  readonly context: {
-    active(): unknown;
-    with<R>(context: unknown, fn: () => R): R;
-  };
-  readonly SpanKind: { readonly CONSUMER: number; readonly INTERNAL: number };
-  readonly SpanStatusCode: { readonly ERROR: number };
+/** The parts of the API's `Context` that Tasklane calls. */
+export interface OtelContext {
+  getValue(key: symbol): unknown;
+  setValue(key: symbol, value: unknown): OtelContext;
 }
 
-let loading: Promise<OtelApi | undefined> | undefined;
+/** The parts of the API's `Tracer` that Tasklane calls. */
+export interface OtelTracer {
+  startSpan(
+    name: string,
+    options?: {
+      kind?: number;
+      links?: { context: OtelSpanContext }[];
+      attributes?: OtelAttributes;
+    },
+    context?: OtelContext,
+  ): OtelSpan;
+}
+
+/** What an app registered, as the registry holds it. */
+interface Registry {
+  readonly trace?: { getTracer(name: string, version?: string): OtelTracer };
+  readonly context?: {
+    active(): OtelContext;
+    with<R>(context: OtelContext, fn: () => R): R;
+  };
+}
+
+/** The app's registered tracing, as Tasklane uses it. */
+export interface Tracing {
+  readonly tracer: OtelTracer;
+  /** Runs `fn` with `span` active, so the spans started within are its children. */
+  withSpan<R>(span: OtelSpan, fn: () => R): R;
+}
 
 /** The issue with a `tracing` option that is not a {@link TracingOption}, if it is not one. */
 export function tracingOptionIssue(
   value: unknown,
   path = 'tracing',
 ): { path: string; message: string } | undefined {
-  if (value === undefined || value === true || value === false || value === 'auto')
-    return undefined;
+  if (value === undefined || value === true || value === false) return undefined;
   const received = typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : typeof value;
-  return { path, message: `expected true, false or 'auto', received ${received}` };
+  return { path, message: `expected true or false, received ${received}` };
+}
+
+function registry(): Registry | undefined {
+  return (globalThis as Record<symbol, Registry | undefined>)[REGISTRY];
 }
 
 /**
- * The OpenTelemetry API when `option` asks for tracing: with `'auto'`, only once a tracer
- * provider is registered. Undefined, at once and without loading anything, otherwise; a
- * promise of undefined when the package is not installed.
+ * The app's tracing when `option` allows it and a tracer provider is registered; undefined,
+ * after one property read, otherwise.
  */
-export function tracingApi(
-  option: TracingOption = 'auto',
-): Promise<OtelApi | undefined> | undefined {
-  if (option === false) return undefined;
-  if (option === 'auto' && !tracerRegistered()) return undefined;
-  loading ??= import('@opentelemetry/api').then(
-    (api) => api as unknown as OtelApi,
-    () => undefined,
-  );
-  return loading;
-}
-
-/** Whether an app registered a tracer provider with `@opentelemetry/api` 1.x, any copy of it. */
-export function tracerRegistered(): boolean {
-  const registry = (globalThis as Record<symbol, { trace?: unknown } | undefined>)[REGISTRY];
-  return registry?.trace !== undefined;
+export function registeredTracing(
+  option: TracingOption = true,
+  name = 'tasklane',
+): Tracing | undefined {
+  if (!option) return undefined;
+  const registered = registry();
+  const provider = registered?.trace;
+  if (provider === undefined) return undefined;
+  const contexts = registered?.context;
+  return {
+    tracer: provider.getTracer(name),
+    // Without a context manager the app propagates no context: spans are started unparented.
+    withSpan: (span, fn) =>
+      contexts === undefined ? fn() : contexts.with(contexts.active().setValue(SPAN_KEY, span), fn),
+  };
 }
 
 /**
- * The active span's W3C `traceparent`, as the producer stores it with a task; undefined
- * without a valid active span.
+ * The active span's W3C `traceparent`, as the producer stores it with a task, when `option`
+ * allows it and the app has a valid active span; undefined otherwise.
  */
-export function activeTraceparent(api: OtelApi): string | undefined {
-  const span = api.trace.getSpanContext(api.context.active());
-  if (span === undefined || !api.trace.isSpanContextValid(span)) return undefined;
-  const flags = (span.traceFlags & 0xff).toString(16).padStart(2, '0');
-  return `00-${span.traceId}-${span.spanId}-${flags}`;
+export function activeTraceparent(option: TracingOption = true): string | undefined {
+  if (!option) return undefined;
+  const registered = registry();
+  if (registered?.trace === undefined || registered.context === undefined) return undefined;
+  const span = registered.context.active().getValue(SPAN_KEY) as OtelSpan | undefined;
+  const identity = span?.spanContext?.();
+  if (identity === undefined) return undefined;
+  const traceparent = formatTraceparent(identity);
+  // An invalid span context (a non-recording span's all-zero ids) is no producer to link to.
+  return traceparentIssue(traceparent) === undefined ? traceparent : undefined;
 }

@@ -10,7 +10,6 @@ import {
 } from '../core/constants.js';
 import { messageGroupOf } from '../core/message.js';
 import type { HistoryEntry, ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
-import { validTraceparent } from '../core/traceparent.js';
 import { payloadHash } from './canonical-json.js';
 import {
   fromStoredEntry,
@@ -102,10 +101,8 @@ export function fromItem(item: TaskItem): TaskRecord {
     heartbeats: Number(item.heartbeats ?? 0),
     lastHeartbeatAt: optionalNumber(item.lastHeartbeatAt),
     integrityTag: optionalString(item.integrityTag),
-    // Written by producers, so read as untrusted: a value that is not one is dropped.
-    ...(validTraceparent(item.traceparent) === undefined
-      ? {}
-      : { traceparent: item.traceparent as string }),
+    // Read as stored; the worker checks it where it links to it, and logs a bad one's reason.
+    ...(typeof item.traceparent === 'string' ? { traceparent: item.traceparent } : {}),
     progress: parseJson(item.progress),
     progressAt: optionalNumber(item.progressAt),
     cancelRequested:

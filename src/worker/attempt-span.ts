@@ -3,7 +3,7 @@
  * outcome is written, linked to the span that enqueued the task, with the task's id, type,
  * attempt and outcome as attributes. The handler runs in the span's context, so its own
  * spans are children of it, and so are durable steps' (`ProcessorDeps.traceStep`). Without a
- * registered tracer provider nothing here runs and `@opentelemetry/api` is never loaded
+ * registered tracer provider nothing here runs, and `@opentelemetry/api` is never imported
  * (docs/tracing.md, docs/adr/0050-progress-within-a-second-and-traced-attempts.md).
  */
 import type { SQSRecord } from 'aws-lambda';
@@ -11,12 +11,15 @@ import { AuditEvent } from '../core/constants.js';
 import { LeaseLostError } from '../core/errors.js';
 import { TRACEPARENT_ATTRIBUTE } from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
-import { parseTraceparent } from '../core/traceparent.js';
+import { parseTraceparent, traceparentIssue } from '../core/traceparent.js';
+import type { TaskLogger } from '../observability/logger.js';
 import {
-  type OtelApi,
   type OtelSpan,
   type OtelSpanContext,
-  tracingApi,
+  registeredTracing,
+  SpanKind,
+  SpanStatusCode,
+  type Tracing,
 } from '../observability/tracing.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { Outcome, ProcessorDeps } from './deps.js';
@@ -72,37 +75,38 @@ export async function executeTraced(
   message: SQSRecord,
   deps: ProcessorDeps,
 ): Promise<Outcome> {
-  const loading = tracingApi(deps.tracing);
-  const api = loading === undefined ? undefined : await loading;
-  if (api === undefined) return execute(task, deps);
-  const span = startAttemptSpan(api, task, message);
+  const tracing = registeredTracing(deps.tracing, TRACER_NAME);
+  if (tracing === undefined) return execute(task, deps);
+  const span = startAttemptSpan(tracing, task, message, deps.logger);
   const ended = { outcome: undefined as string | undefined, record: undefined as unknown };
   const traced: ProcessorDeps = {
     ...deps,
     store: observedStore(deps.store, ended),
-    traceStep: (name, fn) => stepSpan(api, name, fn),
+    traceStep: (name, fn) => stepSpan(tracing, name, fn),
   };
-  const context = api.trace.setSpan(api.context.active(), span);
   try {
-    const outcome = await api.context.with(context, () => execute(task, traced));
-    endAttemptSpan(api, span, ended.outcome ?? fallbackOutcome(outcome), ended.record);
+    const outcome = await tracing.withSpan(span, () => execute(task, traced));
+    endAttemptSpan(span, ended.outcome ?? fallbackOutcome(outcome), ended.record);
     return outcome;
   } catch (err) {
     span.recordException(err instanceof Error ? err : { name: 'Error', message: String(err) });
-    endAttemptSpan(api, span, 'error', undefined);
+    endAttemptSpan(span, 'error', undefined);
     throw err;
   }
 }
 
 /** The attempt's span, linked to the producer's: the record's traceparent, else the message's. */
-function startAttemptSpan(api: OtelApi, task: ClaimedTask, message: SQSRecord): OtelSpan {
+function startAttemptSpan(
+  tracing: Tracing,
+  task: ClaimedTask,
+  message: SQSRecord,
+  logger: TaskLogger,
+): OtelSpan {
   const { record, lease } = task;
-  const producer: OtelSpanContext | undefined =
-    parseTraceparent(record.traceparent) ??
-    parseTraceparent(message.messageAttributes?.[TRACEPARENT_ATTRIBUTE]?.stringValue);
+  const producer = producerSpan(record, message, logger);
   const queue = message.eventSourceARN.split(':').at(-1) ?? '';
-  return api.trace.getTracer(TRACER_NAME).startSpan(`process ${record.type}`, {
-    kind: api.SpanKind.CONSUMER,
+  return tracing.tracer.startSpan(`process ${record.type}`, {
+    kind: SpanKind.CONSUMER,
     ...(producer === undefined ? {} : { links: [{ context: producer }] }),
     attributes: {
       [AttemptAttribute.TASK_ID]: record.id,
@@ -116,12 +120,38 @@ function startAttemptSpan(api: OtelApi, task: ClaimedTask, message: SQSRecord): 
   });
 }
 
-function endAttemptSpan(api: OtelApi, span: OtelSpan, outcome: string, record: unknown): void {
+/**
+ * The producer's span: the record's `traceparent`, else the message's. A value that is not a
+ * valid one is ignored, and the reason logged: it only loses the link (docs/tracing.md).
+ */
+function producerSpan(
+  record: TaskRecord,
+  message: SQSRecord,
+  logger: TaskLogger,
+): OtelSpanContext | undefined {
+  const sources = [
+    ['record', record.traceparent],
+    ['message attribute', message.messageAttributes?.[TRACEPARENT_ATTRIBUTE]?.stringValue],
+  ] as const;
+  for (const [source, value] of sources) {
+    if (value === undefined) continue;
+    const parsed = parseTraceparent(value);
+    if (parsed !== undefined) return parsed;
+    logger.warn('traceparent ignored: the attempt span is not linked to it', {
+      taskId: record.id,
+      source,
+      reason: traceparentIssue(value) ?? '',
+    });
+  }
+  return undefined;
+}
+
+function endAttemptSpan(span: OtelSpan, outcome: string, record: unknown): void {
   span.setAttribute(AttemptAttribute.OUTCOME, outcome);
   if (FAILED.has(outcome)) {
     const error = (record as TaskRecord | undefined)?.lastError;
     if (error !== undefined) span.recordException({ name: error.name, message: error.message });
-    span.setStatus({ code: api.SpanStatusCode.ERROR, message: error?.message ?? outcome });
+    span.setStatus({ code: SpanStatusCode.ERROR, message: error?.message ?? outcome });
   }
   span.end();
 }
@@ -164,16 +194,16 @@ function observedStore(
 }
 
 /** A durable step's child span, around the step's own work. */
-async function stepSpan<T>(api: OtelApi, name: string, fn: () => Promise<T> | T): Promise<T> {
-  const span = api.trace.getTracer(TRACER_NAME).startSpan(`step ${name}`, {
-    kind: api.SpanKind.INTERNAL,
+async function stepSpan<T>(tracing: Tracing, name: string, fn: () => Promise<T> | T): Promise<T> {
+  const span = tracing.tracer.startSpan(`step ${name}`, {
+    kind: SpanKind.INTERNAL,
     attributes: { [AttemptAttribute.STEP_NAME]: name },
   });
   try {
-    return await api.context.with(api.trace.setSpan(api.context.active(), span), fn);
+    return await tracing.withSpan(span, fn);
   } catch (err) {
     span.recordException(err instanceof Error ? err : { name: 'Error', message: String(err) });
-    span.setStatus({ code: api.SpanStatusCode.ERROR, message: (err as Error)?.message ?? '' });
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.message ?? '' });
     throw err;
   } finally {
     span.end();

@@ -75,9 +75,9 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
   /**
    * Trace each attempt as an OpenTelemetry span linked to the span that enqueued the task,
    * with the task id, type, attempt and outcome as attributes; the handler's own spans are
-   * its children. `'auto'` traces once a tracer provider is registered, loading
-   * `@opentelemetry/api` (an optional peer dependency) then only; `false` never
-   * (docs/tracing.md). @default 'auto'
+   * its children. `true` traces once the app has registered a tracer provider with
+   * `@opentelemetry/api` 1.x (an optional peer dependency, never imported by Tasklane); `false`
+   * never (docs/tracing.md). @default true
    */
   readonly tracing?: TracingOption;
   /** Message groups processed at once within a batch. @default 10 */
@@ -386,7 +386,7 @@ function horizonIssues(
 function tracingOption(value: unknown): TracingOption {
   const issue = tracingOptionIssue(value);
   if (issue !== undefined) throw new ValidationError('worker options', [issue]);
-  return (value as TracingOption | undefined) ?? 'auto';
+  return (value as TracingOption | undefined) ?? true;
 }
 
 /**

@@ -46,7 +46,7 @@ export interface ProcessorDeps {
    */
   readonly progressIntervalMs?: number;
   /**
-   * Whether attempts are traced with OpenTelemetry (docs/tracing.md). @default 'auto'
+   * Whether attempts are traced with OpenTelemetry (docs/tracing.md). @default true
    */
   readonly tracing?: TracingOption;
   /**

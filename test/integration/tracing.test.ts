@@ -4,6 +4,8 @@
  * attempt and outcome; the handler's spans and durable steps' are its children. Spans are
  * read from the SDK's in-memory exporter.
  */
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import {
   InMemorySpanExporter,
@@ -13,8 +15,9 @@ import {
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { TableSchema } from '../../src/core/constants.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
-import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -161,5 +164,46 @@ describe('tracing', () => {
 
     expect((await executor.store.get(id))?.traceparent).toBeUndefined();
     expect(attempts(id)).toEqual([]);
+  });
+  it('runs a task whose stored or carried traceparent is invalid, unlinked, and logs why', async () => {
+    const task = defineTask('traced.bad', { schema: z.object({}), handler: () => 'ok' });
+    const stored = await enqueueTraced(task, {});
+    await executor.clients.dynamodb.send(
+      new UpdateItemCommand({
+        TableName: executor.tableName,
+        Key: marshall({ [TableSchema.PARTITION_KEY]: stored.id }),
+        UpdateExpression: 'SET traceparent = :t',
+        ExpressionAttributeValues: marshall({ ':t': 'not-a-traceparent' }),
+      }),
+    );
+    const [fromRecord] = await executor.receive({ visibilityTimeout: 0 });
+    const carried = await executor.client({ tracing: false }).enqueue(task, {});
+    const [plain] = (await executor.receive({ visibilityTimeout: 0 })).filter(
+      (m) => m.messageId !== fromRecord?.messageId,
+    );
+    if (fromRecord === undefined || plain === undefined) throw new Error('no messages received');
+    const badAttribute = `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`;
+    const forged = {
+      ...plain,
+      messageAttributes: { traceparent: { dataType: 'String', stringValue: badAttribute } },
+    };
+    const logger = recordingLogger();
+
+    // The record's invalid value is not carried: the message holds only the enqueue's valid one.
+    await executor.deliver(executor.worker([task], { logger }), [fromRecord, forged]);
+
+    expect((await executor.store.get(stored.id))?.status).toBe('SUCCEEDED');
+    expect((await executor.store.get(carried.id))?.status).toBe('SUCCEEDED');
+    const ignored = logger.lines.filter((l) => l.message.startsWith('traceparent ignored'));
+    expect(ignored.map((l) => [l.attributes.taskId, l.attributes.source])).toEqual([
+      [stored.id, 'record'],
+      [carried.id, 'message attribute'],
+    ]);
+    expect(ignored[1]?.attributes.reason).toContain('all-zero trace id');
+    // The record's is ignored; the message still carries the producer's valid one, linked.
+    expect(attempts(stored.id)[0]?.links.map((l) => l.context.spanId)).toEqual([
+      stored.producer.spanId,
+    ]);
+    expect(attempts(carried.id)[0]?.links).toEqual([]);
   });
 });

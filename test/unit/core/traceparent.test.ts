@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { taskMessage } from '../../../src/core/message.js';
-import { parseTraceparent, validTraceparent } from '../../../src/core/traceparent.js';
+import {
+  formatTraceparent,
+  parseTraceparent,
+  traceparentIssue,
+  validTraceparent,
+} from '../../../src/core/traceparent.js';
 import { fromItem } from '../../../src/store/record.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -24,9 +29,25 @@ describe('parseTraceparent', () => {
     ['a short trace id', `00-${TRACE.slice(1)}-${SPAN}-01`],
     ['trailing text', `00-${TRACE}-${SPAN}-01-extra`],
     ['a number', 42],
-  ])('refuses %s', (_, value) => {
+  ])('refuses %s, saying what was expected', (_, value) => {
     expect(parseTraceparent(value)).toBeUndefined();
     expect(validTraceparent(value)).toBeUndefined();
+    expect(traceparentIssue(value)).toMatch(/^expected a W3C traceparent, 00-<32 lower-case hex/);
+  });
+
+  it('names an all-zero id and what it received', () => {
+    expect(traceparentIssue(`00-${TRACE}-${'0'.repeat(16)}-01`)).toContain(
+      `received an all-zero span id in "00-${TRACE}-`,
+    );
+    expect(traceparentIssue(42)).toContain('received number');
+  });
+
+  it('formats a span context back to the traceparent it was read from', () => {
+    const value = `00-${TRACE}-${SPAN}-01`;
+    const parsed = parseTraceparent(value);
+
+    expect(parsed && formatTraceparent(parsed)).toBe(value);
+    expect(traceparentIssue(value)).toBeUndefined();
   });
 });
 
@@ -43,15 +64,27 @@ describe('a task message', () => {
     expect(JSON.parse(traced.MessageBody)).toEqual({ tasklane: 1, id: 't1', type: 'x' });
     expect(plain.MessageAttributes).toBeUndefined();
   });
+
+  it('carries no attribute for a record whose traceparent is not valid', () => {
+    const record = { id: 't1', type: 'x', generation: 1, messageGroupId: 't1' };
+
+    expect(taskMessage({ ...record, traceparent: 'x'.repeat(300) }).MessageAttributes).toBe(
+      undefined,
+    );
+  });
 });
 
 describe('fromItem', () => {
-  it('keeps a stored traceparent that parses, and drops one that does not', () => {
+  it('reads a stored traceparent as stored, and a record without one (an older one) as none', () => {
     const item = { pk: 't1', type: 'x', status: 'PENDING', createdAt: 1, updatedAt: 1 };
 
     expect(fromItem({ ...item, traceparent: `00-${TRACE}-${SPAN}-01` }).traceparent).toBe(
       `00-${TRACE}-${SPAN}-01`,
     );
-    expect(fromItem({ ...item, traceparent: 'not a traceparent' }).traceparent).toBeUndefined();
+    // The worker checks it where it links to it (test/integration/tracing.test.ts).
+    expect(fromItem({ ...item, traceparent: 'not a traceparent' }).traceparent).toBe(
+      'not a traceparent',
+    );
+    expect('traceparent' in fromItem(item)).toBe(false);
   });
 });
