@@ -11,10 +11,6 @@
 /** W3C Trace Context `traceparent`, version 00: trace id, parent span id, flags. */
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
-/** What a valid `traceparent` looks like, for the reasons given. */
-const EXPECTED =
-  'expected a W3C traceparent, 00-<32 lower-case hex trace id>-<16 lower-case hex span id>-<2 hex flags>, with non-zero ids';
-
 /** The span a `traceparent` names, shaped as OpenTelemetry's `SpanContext`. */
 export interface TraceparentContext {
   readonly traceId: string;
@@ -25,14 +21,10 @@ export interface TraceparentContext {
 
 /** Why `value` is not a valid version-00 `traceparent`; undefined when it is one. */
 export function traceparentIssue(value: unknown): string | undefined {
-  if (typeof value !== 'string') return `${EXPECTED}, received ${typeof value}`;
-  const match = TRACEPARENT.exec(value);
-  const received = JSON.stringify(value.slice(0, 64));
-  if (match === null) return `${EXPECTED}, received ${received}`;
-  const [, traceId = '', spanId = ''] = match;
-  if (/^0+$/.test(traceId)) return `${EXPECTED}, received an all-zero trace id in ${received}`;
-  if (/^0+$/.test(spanId)) return `${EXPECTED}, received an all-zero span id in ${received}`;
-  return undefined;
+  const ids = typeof value === 'string' ? TRACEPARENT.exec(value) : null;
+  if (ids !== null && !/^0+$/.test(ids[1] ?? '') && !/^0+$/.test(ids[2] ?? '')) return undefined;
+  const received = typeof value === 'string' ? JSON.stringify(value.slice(0, 64)) : typeof value;
+  return `expected 00-<32 hex>-<16 hex>-<2 hex> in lower case with non-zero ids, received ${received}`;
 }
 
 /**

@@ -30,8 +30,13 @@ const REGISTRY = Symbol.for('opentelemetry.js.api.1');
 const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
 
 /** The API's `SpanKind` and `SpanStatusCode` values used here (fixed by the specification). */
-export const SpanKind = { INTERNAL: 0, CONSUMER: 4 } as const;
-export const SpanStatusCode = { ERROR: 2 } as const;
+export enum SpanKind {
+  INTERNAL = 0,
+  CONSUMER = 4,
+}
+export enum SpanStatusCode {
+  ERROR = 2,
+}
 
 /** A span's identity, as the API's `SpanContext`. */
 export type OtelSpanContext = TraceparentContext;
@@ -111,7 +116,8 @@ export function registeredTracing(
   if (provider === undefined) return undefined;
   const contexts = registered?.context;
   return {
-    tracer: provider.getTracer(name),
+    // The instrumentation scope of Tasklane's spans.
+    tracer: provider.getTracer('tasklane'),
     // Without a context manager the app propagates no context: spans are started unparented.
     withSpan: (span, fn) =>
       contexts === undefined ? fn() : contexts.with(contexts.active().setValue(SPAN_KEY, span), fn),

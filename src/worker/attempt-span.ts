@@ -25,22 +25,13 @@ import type { TaskStore } from '../store/task-store.js';
 import type { Outcome, ProcessorDeps } from './deps.js';
 import { type ClaimedTask, execute } from './execution.js';
 
-/** The tracer's name: the instrumentation scope of Tasklane's spans. */
-export const TRACER_NAME = 'tasklane';
-
-/** Attributes of an attempt's span (the `messaging.*` ones follow OpenTelemetry's conventions). */
-export const AttemptAttribute = {
-  TASK_ID: 'tasklane.task.id',
-  TASK_TYPE: 'tasklane.task.type',
-  ATTEMPT: 'tasklane.task.attempt',
-  /** What the attempt ended in: an audit event's name (`succeeded`, `retry-scheduled`, …). */
-  OUTCOME: 'tasklane.task.outcome',
-  STEP_NAME: 'tasklane.step.name',
-} as const;
+// The spans' attributes are spelled out where they are set (docs/tracing.md lists them): the
+// worker's bundle has a size budget (docs/adr/0006-worker-bundle.md).
 
 /**
- * The store's writes that end an attempt, and the outcome each records. A fenced write
- * refused (LeaseLostError) ends it `stale-dropped`: the worker lost its lease.
+ * The store's writes that end an attempt, and the outcome each records; the lease holder's
+ * other fenced writes have none. A fenced write refused (LeaseLostError) ends the attempt
+ * `stale-dropped`: the worker lost its lease.
  */
 const ENDINGS = {
   complete: AuditEvent.SUCCEEDED,
@@ -50,13 +41,9 @@ const ENDINGS = {
   cancelRunning: AuditEvent.CANCELLED,
   unclaim: AuditEvent.UNCLAIMED,
   continueRun: AuditEvent.CONTINUED,
-} as const satisfies Partial<Record<keyof TaskStore, AuditEvent>>;
-
-/** The lease holder's other fenced writes: a refusal of one also ends the attempt stale. */
-const LEASE_WRITES = [
-  'extendLease',
-  'saveCheckpoint',
-] as const satisfies readonly (keyof TaskStore)[];
+  extendLease: undefined,
+  saveCheckpoint: undefined,
+} as const satisfies Partial<Record<keyof TaskStore, AuditEvent | undefined>>;
 
 /** The outcomes whose span is an error: the attempt failed. */
 const FAILED: ReadonlySet<string> = new Set([
@@ -75,7 +62,7 @@ export async function executeTraced(
   message: SQSRecord,
   deps: ProcessorDeps,
 ): Promise<Outcome> {
-  const tracing = registeredTracing(deps.tracing, TRACER_NAME);
+  const tracing = registeredTracing(deps.tracing);
   if (tracing === undefined) return execute(task, deps);
   const span = startAttemptSpan(tracing, task, message, deps.logger);
   const ended = { outcome: undefined as string | undefined, record: undefined as unknown };
@@ -86,16 +73,22 @@ export async function executeTraced(
   };
   try {
     const outcome = await tracing.withSpan(span, () => execute(task, traced));
-    endAttemptSpan(span, ended.outcome ?? fallbackOutcome(outcome), ended.record);
+    // No ending write seen (an infrastructure failure, a hold): what the message got.
+    const { kind } = outcome;
+    const got = kind === 'fail' ? 'error' : kind === 'ack' ? 'acknowledged' : 'returned';
+    endAttemptSpan(span, ended.outcome ?? got, (ended.record as TaskRecord | undefined)?.lastError);
     return outcome;
   } catch (err) {
-    span.recordException(err instanceof Error ? err : { name: 'Error', message: String(err) });
-    endAttemptSpan(span, 'error', undefined);
+    endAttemptSpan(span, 'error', asError(err));
     throw err;
   }
 }
 
-/** The attempt's span, linked to the producer's: the record's traceparent, else the message's. */
+/**
+ * The attempt's span, linked to the producer's: the record's `traceparent`, else the
+ * message's. A value that is not a valid one is ignored, and the reason logged: it only loses
+ * the link (docs/tracing.md).
+ */
 function startAttemptSpan(
   tracing: Tracing,
   task: ClaimedTask,
@@ -103,62 +96,50 @@ function startAttemptSpan(
   logger: TaskLogger,
 ): OtelSpan {
   const { record, lease } = task;
-  const producer = producerSpan(record, message, logger);
-  const queue = message.eventSourceARN.split(':').at(-1) ?? '';
-  return tracing.tracer.startSpan(`process ${record.type}`, {
-    kind: SpanKind.CONSUMER,
-    ...(producer === undefined ? {} : { links: [{ context: producer }] }),
-    attributes: {
-      [AttemptAttribute.TASK_ID]: record.id,
-      [AttemptAttribute.TASK_TYPE]: record.type,
-      [AttemptAttribute.ATTEMPT]: lease.attempt,
-      'messaging.system': 'aws_sqs',
-      'messaging.operation.type': 'process',
-      'messaging.destination.name': queue,
-      'messaging.message.id': message.messageId,
-    },
-  });
-}
-
-/**
- * The producer's span: the record's `traceparent`, else the message's. A value that is not a
- * valid one is ignored, and the reason logged: it only loses the link (docs/tracing.md).
- */
-function producerSpan(
-  record: TaskRecord,
-  message: SQSRecord,
-  logger: TaskLogger,
-): OtelSpanContext | undefined {
+  let producer: OtelSpanContext | undefined;
   const sources = [
     ['record', record.traceparent],
     ['message attribute', message.messageAttributes?.[TRACEPARENT_ATTRIBUTE]?.stringValue],
   ] as const;
   for (const [source, value] of sources) {
-    if (value === undefined) continue;
-    const parsed = parseTraceparent(value);
-    if (parsed !== undefined) return parsed;
-    logger.warn('traceparent ignored: the attempt span is not linked to it', {
-      taskId: record.id,
-      source,
-      reason: traceparentIssue(value) ?? '',
-    });
+    if (value === undefined || producer !== undefined) continue;
+    producer = parseTraceparent(value);
+    const reason = producer === undefined ? traceparentIssue(value) : undefined;
+    if (reason !== undefined)
+      logger.warn('traceparent ignored', { taskId: record.id, source, reason });
   }
-  return undefined;
+  return tracing.tracer.startSpan(`process ${record.type}`, {
+    kind: SpanKind.CONSUMER,
+    ...(producer === undefined ? {} : { links: [{ context: producer }] }),
+    attributes: {
+      'tasklane.task.id': record.id,
+      'tasklane.task.type': record.type,
+      'tasklane.task.attempt': lease.attempt,
+      'messaging.system': 'aws_sqs',
+      'messaging.destination.name': message.eventSourceARN.split(':').at(-1) ?? '',
+      'messaging.message.id': message.messageId,
+    },
+  });
 }
 
-function endAttemptSpan(span: OtelSpan, outcome: string, record: unknown): void {
-  span.setAttribute(AttemptAttribute.OUTCOME, outcome);
-  if (FAILED.has(outcome)) {
-    const error = (record as TaskRecord | undefined)?.lastError;
-    if (error !== undefined) span.recordException({ name: error.name, message: error.message });
-    span.setStatus({ code: SpanStatusCode.ERROR, message: error?.message ?? outcome });
-  }
+/** Ends the attempt's span with its outcome; a failed one with status ERROR and its error. */
+function endAttemptSpan(span: OtelSpan, outcome: string, error: Failure | undefined): void {
+  // An audit event's name (`succeeded`, `retry-scheduled`, …), or what the message got.
+  span.setAttribute('tasklane.task.outcome', outcome);
+  if (FAILED.has(outcome)) failSpan(span, error, outcome);
   span.end();
 }
 
-/** When no ending write was seen (an infrastructure failure, a hold): what the message got. */
-function fallbackOutcome(outcome: Outcome): string {
-  return outcome.kind === 'fail' ? 'error' : outcome.kind === 'ack' ? 'acknowledged' : 'returned';
+/** An error as a span records it. */
+type Failure = { readonly name: string; readonly message: string };
+
+const asError = (err: unknown): Failure =>
+  err instanceof Error ? err : { name: 'Error', message: String(err) };
+
+/** Status ERROR, with the error, when known, as an exception event. */
+function failSpan(span: OtelSpan, error: Failure | undefined, fallback: string): void {
+  if (error !== undefined) span.recordException({ name: error.name, message: error.message });
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error?.message ?? fallback });
 }
 
 /**
@@ -170,11 +151,7 @@ function observedStore(
   ended: { outcome: string | undefined; record: unknown },
 ): TaskStore {
   const observed = Object.create(store) as TaskStore;
-  const watched: [keyof TaskStore, string | undefined][] = [
-    ...(Object.entries(ENDINGS) as [keyof typeof ENDINGS, string][]),
-    ...LEASE_WRITES.map((method): [keyof TaskStore, undefined] => [method, undefined]),
-  ];
-  for (const [method, outcome] of watched) {
+  for (const [method, outcome] of Object.entries(ENDINGS) as [keyof TaskStore, string?][]) {
     const write = store[method] as (...args: unknown[]) => Promise<unknown>;
     (observed as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
       try {
@@ -197,13 +174,12 @@ function observedStore(
 async function stepSpan<T>(tracing: Tracing, name: string, fn: () => Promise<T> | T): Promise<T> {
   const span = tracing.tracer.startSpan(`step ${name}`, {
     kind: SpanKind.INTERNAL,
-    attributes: { [AttemptAttribute.STEP_NAME]: name },
+    attributes: { 'tasklane.step.name': name },
   });
   try {
     return await tracing.withSpan(span, fn);
   } catch (err) {
-    span.recordException(err instanceof Error ? err : { name: 'Error', message: String(err) });
-    span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.message ?? '' });
+    failSpan(span, asError(err), '');
     throw err;
   } finally {
     span.end();

@@ -199,7 +199,7 @@ describe('tracing', () => {
       [stored.id, 'record'],
       [carried.id, 'message attribute'],
     ]);
-    expect(ignored[1]?.attributes.reason).toContain('all-zero trace id');
+    expect(ignored[1]?.attributes.reason).toContain(`non-zero ids, received "${badAttribute}"`);
     // The record's is ignored; the message still carries the producer's valid one, linked.
     expect(attempts(stored.id)[0]?.links.map((l) => l.context.spanId)).toEqual([
       stored.producer.spanId,
