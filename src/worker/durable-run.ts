@@ -72,9 +72,13 @@ export class DurableRun {
     this.latest = checkpoint;
     this.startedAt = deps.clock();
     const { record } = task;
-    // The task's first slice ever finds no step: no earlier run can have stored one.
+    // The task's first slice ever finds no step: no earlier run can have stored one. Every
+    // later slice spent an attempt, continued, was redriven or was given back after it ran.
     const mayHaveSteps =
-      record.attempt > 1 || (record.continuations ?? 0) > 0 || record.generation > 1;
+      record.attempt > 1 ||
+      (record.continuations ?? 0) > 0 ||
+      record.generation > 1 ||
+      record.ranUnspent === true;
     this.exhausted = !mayHaveSteps;
   }
 
