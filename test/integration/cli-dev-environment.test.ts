@@ -29,61 +29,83 @@ afterEach(async () => {
   dev = undefined;
 });
 
-/** Starts `tasklane dev` and resolves with what it printed once it runs. */
+/**
+ * Starts `tasklane dev` and resolves with what it printed once it runs; rejects with its
+ * stderr if it ends first.
+ */
 async function startDev(args: readonly string[], until: (stdout: string) => boolean) {
-  dev = startCli(['dev', '--log', 'silent', ...args]);
+  const child = startCli(['dev', '--log', 'silent', ...args]);
+  dev = child;
   let stdout = '';
-  dev.stdout?.on('data', (chunk) => {
-    stdout += chunk;
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
   });
-  while (!until(stdout)) await once(dev.stdout as NodeJS.ReadableStream, 'data');
-  return stdout;
+  return new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', (chunk) => {
+      stdout += chunk;
+      if (until(stdout)) resolve(stdout);
+    });
+    child.on('close', (code) =>
+      reject(new Error(`tasklane dev ended (${code}) before it ran:\n${stdout}\n${stderr}`)),
+    );
+  });
 }
 
-/** Runs `script` then `tasklane status --json` in sh, with only PATH and HOME set. */
-async function inCleanShell(script: string): Promise<{ code: number | null; stdout: string }> {
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * Runs `script`, then `command`, in sh with only PATH and HOME set: a shell that knows
+ * nothing of the emulator but what `script` tells it.
+ */
+async function inCleanShell(
+  script: string,
+  command: readonly string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const home = await mkdtemp(path.join(tmpdir(), 'tasklane-clean-home-'));
   const setup = path.join(home, 'setup.sh');
   await writeFile(setup, script);
-  const child = spawn(
-    '/bin/sh',
-    [
-      '-c',
-      '. "$1" && exec "$2" "$3" status --json',
-      'sh',
-      setup,
-      process.execPath,
-      inject('cliEntry'),
-    ],
-    {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn('/bin/sh', ['-c', '. "$1" && shift && exec "$@"', 'sh', setup, ...command], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
+  let stderr = '';
   child.stdout?.on('data', (chunk) => {
     stdout += chunk;
   });
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
   const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout };
+  return { code, stdout, stderr };
 }
+
+/** `tasklane status --json`, as the clean shell runs it. */
+const STATUS = [process.execPath, inject('cliEntry'), 'status', '--json'];
+/** An app's producer that enqueues `greet` and waits for it, as the clean shell runs it. */
+const PRODUCER = [process.execPath, '--import', 'tsx', 'test/fixtures/cli-dev-producer.ts'];
 
 describe('tasklane dev', () => {
   it('writes an env file that a bare shell sources to use the executor', async () => {
     // Arrange
     const envFile = path.join(await mkdtemp(path.join(tmpdir(), 'tasklane-env-')), 'dev.env');
     const printed = await startDev(
-      ['--tasks', 'test/fixtures/cli-dev-tasks.ts', '--env-file', envFile, '--json'],
+      ['--tasks', 'test/fixtures/cli-dev-tasks.ts', '--write-env', envFile, '--json'],
       (out) => out.trim().endsWith('}'),
     );
 
     // Act
-    const status = await inCleanShell(await readFile(envFile, 'utf8'));
+    const produced = await inCleanShell(await readFile(envFile, 'utf8'), PRODUCER);
 
     // Assert
     expect(JSON.parse(printed)).toMatchObject({ tasks: ['greet'], envFile });
-    expect(status.code).toBe(0);
-    expect(JSON.parse(status.stdout).counts.byStatus).toBeDefined();
+    expect(produced).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(produced.stdout)).toMatchObject({
+      status: TaskStatus.SUCCEEDED,
+      result: 'hello clean shell',
+    });
   });
 
   it('prints exports that work in a bare shell: endpoint, region, credentials and location', async () => {
@@ -97,7 +119,9 @@ describe('tasklane dev', () => {
       .filter((line) => line.startsWith('export '));
 
     // Act
-    const status = await inCleanShell(`${exports.join('\n')}\n`);
+    const script = `${exports.join('\n')}\n`;
+    const produced = await inCleanShell(script, PRODUCER);
+    const status = await inCleanShell(script, STATUS);
 
     // Assert
     expect(exports.map((line) => line.split('=')[0])).toEqual(
@@ -111,7 +135,12 @@ describe('tasklane dev', () => {
         'export TASKLANE_DELAYED_SCHEDULE_GROUP',
       ]),
     );
-    expect(status.code).toBe(0);
+    expect(produced).toMatchObject({ code: 0, stderr: '' });
+    const { id } = JSON.parse(produced.stdout);
+    expect(JSON.parse(produced.stdout)).toMatchObject({ status: TaskStatus.SUCCEEDED });
+    expect(status).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(status.stdout).counts.byStatus).toMatchObject({ SUCCEEDED: 1 });
+    expect(id).toEqual(expect.any(String));
   });
 
   it('loads a task module that makes its TaskClient at load time, which enqueues on the executor', async () => {

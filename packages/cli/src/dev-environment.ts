@@ -7,9 +7,11 @@
 import { shellWord } from './shell.js';
 
 /**
- * Variables removed where the executor's environment applies: a real session token (it
- * would be sent beside the dummy keys), a profile, and anything that sends a service's
- * requests somewhere other than `AWS_ENDPOINT_URL`.
+ * Variables removed where the executor's environment applies, as `tasklane/local` clears
+ * them for its own processes: a real session token (it would be sent beside the dummy keys),
+ * profiles and web-identity or container credential settings (they could supply real
+ * credentials), and anything that sends a service's requests somewhere other than
+ * `AWS_ENDPOINT_URL`.
  */
 export const UNSET_FOR_EMULATOR: readonly string[] = [
   'AWS_SESSION_TOKEN',
@@ -17,6 +19,13 @@ export const UNSET_FOR_EMULATOR: readonly string[] = [
   'AWS_PROFILE',
   'AWS_DEFAULT_PROFILE',
   'AWS_IGNORE_CONFIGURED_ENDPOINT_URLS',
+  'AWS_WEB_IDENTITY_TOKEN_FILE',
+  'AWS_ROLE_ARN',
+  'AWS_ROLE_SESSION_NAME',
+  'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
+  'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+  'AWS_CONTAINER_AUTHORIZATION_TOKEN',
+  'AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE',
   ...[
     'SQS',
     'DYNAMODB',

@@ -13,7 +13,7 @@ import { shellWord } from '../shell.js';
 interface DevOptions {
   tasks: string;
   name?: string;
-  envFile?: string;
+  writeEnv?: string;
   log: 'file' | 'console' | 'silent';
 }
 
@@ -25,7 +25,8 @@ export function registerDev(program: Command): void {
     .requiredOption('--tasks <module>', 'a module exporting task definitions (defineTask results)')
     .option('--name <prefix>', 'resource name prefix (default: tasklane-local-<random>)')
     .option(
-      '--env-file <path>',
+      // Not --env-file: node reads that flag from anywhere in its arguments, ours included.
+      '--write-env <path>',
       'where to write the variables another shell sources to use it (default: .tasklane/<name>.env)',
     )
     .option('--log <where>', 'audit log: file (.tasklane/<name>.log), console or silent', 'file')
@@ -45,7 +46,7 @@ export function registerDev(program: Command): void {
           return loaded;
         },
       });
-      const file = resolve(opts.envFile ?? join('.tasklane', `${name}.env`));
+      const file = resolve(opts.writeEnv ?? join('.tasklane', `${name}.env`));
       await mkdir(dirname(file), { recursive: true });
       await writeFile(
         file,
