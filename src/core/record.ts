@@ -143,6 +143,12 @@ export interface TaskRecord {
   /** Slices this run of the task ended with `ctx.continue()`; a redrive starts again at 0. */
   readonly continuations?: number | undefined;
   /**
+   * A slice ran the handler and was given back without spending its attempt (an S3 outage
+   * met by a durable task's step or checkpoint): the steps it stored are read by the next
+   * slice, though that starts the same attempt (docs/adr/0047-durable-tasks.md).
+   */
+  readonly ranUnspent?: boolean | undefined;
+  /**
    * Which set of step items the task's steps are: a redrive with `restart` moves to a new
    * one, which leaves the old steps unread (docs/adr/0047-durable-tasks.md). 0 when absent.
    */
