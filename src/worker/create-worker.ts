@@ -227,6 +227,8 @@ export function createWorker(
     }
   }
   if (issues.length > 0) throw new ValidationError('worker task list', issues);
+  const tracing = tracingOptionIssue(options.tracing);
+  if (tracing !== undefined) throw new ValidationError('worker options', [tracing]);
   const location = resolveLocation(options);
   const logger = options.logger ?? defaultLogger();
   const metrics = options.metrics ?? powertoolsMetrics();
@@ -275,7 +277,7 @@ export function createWorker(
     leaseGraceMs: options.leaseGraceMs ?? Defaults.LEASE_GRACE_MS,
     leaseDurationMs: options.leaseDurationMs ?? Defaults.LEASE_DURATION_MS,
     progressIntervalMs: progressInterval(options.progressIntervalMs),
-    tracing: tracingOption(options.tracing),
+    tracing: options.tracing ?? true,
     maxResultBytes: objects.limit(options.maxResultBytes, Defaults.MAX_RESULT_BYTES),
     maxPayloadBytes: objects.limit(options.maxPayloadBytes, Defaults.MAX_PAYLOAD_BYTES),
     objects,
@@ -380,13 +382,6 @@ function horizonIssues(
     if (message !== undefined) issues.push({ path: `${type}.retry`, message });
   }
   return issues;
-}
-
-/** The tracing option a worker was given, checked. @throws ValidationError for another value. */
-function tracingOption(value: unknown): TracingOption {
-  const issue = tracingOptionIssue(value);
-  if (issue !== undefined) throw new ValidationError('worker options', [issue]);
-  return (value as TracingOption | undefined) ?? true;
 }
 
 /**
