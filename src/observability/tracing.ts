@@ -106,10 +106,7 @@ function registry(): Registry | undefined {
  * The app's tracing when `option` allows it and a tracer provider is registered; undefined,
  * after one property read, otherwise.
  */
-export function registeredTracing(
-  option: TracingOption = true,
-  name = 'tasklane',
-): Tracing | undefined {
+export function registeredTracing(option: TracingOption = true): Tracing | undefined {
   if (!option) return undefined;
   const registered = registry();
   const provider = registered?.trace;

@@ -23,7 +23,8 @@ describe('the tracing option', () => {
 
   it('accepts true, false and none', () => {
     for (const tracing of [true, false, undefined]) {
-      expect(() => createWorker([], { ...location, tracing })).not.toThrow();
+      const options = tracing === undefined ? location : { ...location, tracing };
+      expect(() => createWorker([], options)).not.toThrow();
       expect(() => checkClientOptions({ ...location, tracing })).not.toThrow();
     }
   });
