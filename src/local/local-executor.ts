@@ -204,7 +204,8 @@ async function openLog(
 
 /**
  * The task definitions, loaded now when given as a loader. Loaded ones are checked against
- * the queue's receive count, which was provisioned before they were known.
+ * the queue's receive count, which was provisioned before they were known: as definitions
+ * passed directly are, by the executor's settings.
  *
  * @throws ConfigurationError when a loaded task allows as many attempts as the queue allows
  *   receives.
@@ -219,7 +220,7 @@ async function loadTasks(
   const greedy = tasks.filter((t) => t.retry.maxAttempts >= receives);
   if (options.location === undefined && greedy.length > 0) {
     throw new ConfigurationError(
-      `Task types ${greedy.map((t) => `'${t.type}' (maxAttempts ${t.retry.maxAttempts})`).join(', ')} allow as many attempts as the provisioned queue allows receives (${receives}); give them fewer, or pass the task definitions themselves instead of a loader.`,
+      `Task types ${greedy.map((t) => `'${t.type}' (maxAttempts ${t.retry.maxAttempts})`).join(', ')} allow as many attempts as the local executor's queue allows receives (${receives}); give them fewer (a receive count must exceed every maxAttempts).`,
     );
   }
   return tasks;
