@@ -357,6 +357,11 @@ async function decide(
   if (!parsed.ok) return 'delete';
   if (!selected(parsed.envelope.id)) return 'release';
   const record = await store.get(parsed.envelope.id);
+  const { createdAt } = parsed.envelope;
+  // The dead letter of an earlier task of the id, purged since: no task of its own (ADR 0063).
+  if (record !== undefined && createdAt !== undefined && record.createdAt !== createdAt) {
+    return 'delete';
+  }
   if (record === undefined || isTerminal(record.status) || record.status === TaskStatus.RUNNING) {
     // Finished, redriven (a fresh message is sent), forged, or owned by a live attempt.
     return record?.status === TaskStatus.DEAD ? 'release' : 'delete';
