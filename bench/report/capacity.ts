@@ -309,6 +309,9 @@ export function renderCapacity(results: BenchResults): string {
         `${amount(concurrency(rate))} at ${rateHeader(rate)} (within ${num(Math.ceil(concurrency(rate) / QUOTAS.lambdaScaling.value) * 10, 0)} s)`,
     ).join(', '),
     delayedShare: delayedShare(),
+    laneRate: num(TASKLANE_LIMITS.maxMaxConcurrency / HEADROOM / lambdaSecondsPerTask(s), 0),
+    maxLanes: TASKLANE_LIMITS.maxLanes,
+    accountRate: num(QUOTAS.lambdaConcurrency.value / HEADROOM / lambdaSecondsPerTask(s), 0),
     schedulerHours: num(
       QUOTAS.schedulerSchedules.value / QUOTAS.schedulerInvocations.value / 3600,
       1,
