@@ -93,7 +93,7 @@ export function redriveParkedTask(
   restart = false,
 ): Promise<TaskRecord | undefined> {
   return letGo(task, deps, (seen, key) =>
-    deps.store.redriveParked(seen, key, reason, deps.principal, restart),
+    deps.store.parkedKeys.redrive(seen, key, reason, deps.principal, restart),
   );
 }
 
@@ -120,7 +120,7 @@ export async function releaseParkedKey(
   const released: string[] = [];
   for (const task of tasks) {
     const moved = await letGo(task, deps, (seen, key) =>
-      deps.store.releaseKey(seen, key, 'released by TaskClient.releaseKey', deps.principal),
+      deps.store.parkedKeys.release(seen, key, 'released by TaskClient.releaseKey', deps.principal),
     );
     if (moved !== undefined) released.push(task.id);
   }

@@ -1,10 +1,46 @@
-/** Shared by the durable-task integration tests: a polling worker for a few task types. */
+/**
+ * Shared by the durable-task integration tests: the file's executor, and a polling worker for
+ * a few task types that stops when the test ends.
+ *
+ * Call `useDurableExecutor()` at the top of a test file. Its beforeAll sets `executor`, which
+ * importers read as a live binding; each test file gets its own instance of this module.
+ */
+import { afterEach, beforeAll } from 'vitest';
 import type { TaskDefinition } from '../../src/tasks/task-definition.js';
 import type { WorkerOptions } from '../../src/worker/create-worker.js';
-import type { TestExecutor } from './executor.js';
+import { setupExecutor, type TestExecutor } from './executor.js';
+
+/** The file's executor, set by `useDurableExecutor`'s beforeAll. */
+export let executor: TestExecutor;
+/** Stops the worker `runWorker` started; undefined when none runs. */
+let stopRunning: (() => Promise<void>) | undefined;
+
+/** Sets up the file's executor, and stops the worker a test started when the test ends. */
+export function useDurableExecutor(): void {
+  beforeAll(async () => {
+    executor = await setupExecutor();
+  });
+
+  afterEach(stopWorker);
+}
+
+/** Polls the file's executor with a worker for `tasks` until the test ends (or `stopWorker`). */
+export function runWorker(
+  tasks: TaskDefinition | readonly TaskDefinition[],
+  options: Partial<WorkerOptions> = {},
+): void {
+  stopRunning = startWorker(executor, tasks, options);
+}
+
+/** Stops the worker `runWorker` started, if one runs. */
+export async function stopWorker(): Promise<void> {
+  const stop = stopRunning;
+  stopRunning = undefined;
+  await stop?.();
+}
 
 /** Polls the executor's queue with a worker for `tasks`; returns what stops it. */
-export function startWorker(
+function startWorker(
   executor: TestExecutor,
   tasks: TaskDefinition | readonly TaskDefinition[],
   options: Partial<WorkerOptions> = {},
