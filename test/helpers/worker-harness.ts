@@ -1,8 +1,8 @@
 /**
- * Shared by the durable-task integration tests: the file's executor, and a polling worker for
- * a few task types that stops when the test ends.
+ * Shared by the integration tests that run a polling worker: the file's executor, and a worker
+ * for a few task types that stops when the test ends.
  *
- * Call `useDurableExecutor()` at the top of a test file. Its beforeAll sets `executor`, which
+ * Call `useWorkerHarness()` at the top of a test file. Its beforeAll sets `executor`, which
  * importers read as a live binding; each test file gets its own instance of this module.
  */
 import { afterEach, beforeAll } from 'vitest';
@@ -10,13 +10,13 @@ import type { TaskDefinition } from '../../src/tasks/task-definition.js';
 import type { WorkerOptions } from '../../src/worker/create-worker.js';
 import { setupExecutor, type TestExecutor } from './executor.js';
 
-/** The file's executor, set by `useDurableExecutor`'s beforeAll. */
+/** The file's executor, set by `useWorkerHarness`'s beforeAll. */
 export let executor: TestExecutor;
 /** Stops the worker `runWorker` started; undefined when none runs. */
 let stopRunning: (() => Promise<void>) | undefined;
 
 /** Sets up the file's executor, and stops the worker a test started when the test ends. */
-export function useDurableExecutor(): void {
+export function useWorkerHarness(): void {
   beforeAll(async () => {
     executor = await setupExecutor();
   });
