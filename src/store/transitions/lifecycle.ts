@@ -125,9 +125,9 @@ const due = (now: number): Condition =>
  * conditional write over every claimable state. A waiting task must be due; a RUNNING one
  * (only outside the fresh phase) must have an expired lease; the attempt must be the one
  * the target expects and below maxAttempts; the type, message group and creation time
- * (ADR 0063) must be the message's. A fresh claim also requires `leaseLost` absent: a task requeued after a lost
- * lease is a takeover (ADR 0007), which runs alone. Refused, DynamoDB's ALL_OLD record feeds
- * the same claim decision a read used to.
+ * (ADR 0063) must be the message's. A fresh claim also requires `leaseLost` absent: a task
+ * requeued after a lost lease is a takeover (ADR 0007), which runs alone. Refused, DynamoDB's
+ * ALL_OLD record feeds the same claim decision a read used to.
  */
 export const claim: Transition<ClaimInput> = {
   kind: 'transition',
