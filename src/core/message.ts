@@ -45,6 +45,18 @@ export interface TaskEnvelope {
   readonly createdAt?: number;
 }
 
+/**
+ * Whether a message names an earlier record of its task's id than `record` (one purged, then
+ * enqueued again): it names a `createdAt`, and not the record's. A message without one (sent
+ * before messages named their record) is taken as the record's (ADR 0063).
+ */
+export function namesEarlierRecord(
+  envelope: { readonly createdAt?: number | undefined },
+  record: { readonly createdAt: number },
+): boolean {
+  return envelope.createdAt !== undefined && envelope.createdAt !== record.createdAt;
+}
+
 /** The parameters of one SendMessage(Batch) entry for a task. */
 export interface TaskMessage {
   readonly MessageBody: string;

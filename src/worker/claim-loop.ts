@@ -7,7 +7,12 @@
 import type { SQSRecord } from 'aws-lambda';
 import { AuditEvent } from '../core/constants.js';
 import { TransitionRejectedError } from '../core/errors.js';
-import { inTaskGroup, orderingKeyOfGroup, parseMessage } from '../core/message.js';
+import {
+  inTaskGroup,
+  namesEarlierRecord,
+  orderingKeyOfGroup,
+  parseMessage,
+} from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
 import { logAudit } from '../observability/audit.js';
 import { TaskOutcome } from '../observability/metrics.js';
@@ -220,7 +225,7 @@ async function decide(
 ): Promise<Step> {
   if (current === undefined)
     return done(reject(deps, message, envelope, 'no task record has this id'));
-  if (envelope.createdAt !== undefined && current.createdAt !== envelope.createdAt) {
+  if (namesEarlierRecord(envelope, current)) {
     // A message of an earlier task of this id, purged since: a crashed worker's, or a dead
     // letter moved back. It must not run the task enqueued again under the id (ADR 0063).
     const reason = `message is for an earlier task of this id (created at ${envelope.createdAt}, the record at ${current.createdAt})`;
