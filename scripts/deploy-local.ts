@@ -7,9 +7,9 @@
  * resources can be used. `--once` stops it right after the deployment instead.
  */
 import { mkdir } from 'node:fs/promises';
+import { deployToEmulator } from '../src/local/deploy.js';
 import { type EmulatorHandle, startEmulator } from '../src/local/emulator.js';
 import { applyEmulatorEnvironment } from '../src/local/emulator-env.js';
-import { deployToEmulator } from './local-deploy/deploy.js';
 
 const STACK = 'TasklaneExample';
 

@@ -6,42 +6,28 @@
  */
 
 export { awsClientConfig } from './aws/clients.js';
+export type { BatchEntryResult } from './client/batch.js';
+export type { CancelResult, CancelSelection } from './client/cancel-many.js';
 export type { CheckReport } from './client/check.js';
+export type { CountOptions, TaskCounts } from './client/counts.js';
+export type { DeadLetter, DeadLetterStats } from './client/dead-letters.js';
+export type { DebounceOptions } from './client/debounce-options.js';
+export type { Duration } from './client/duration.js';
+export { durationMs } from './client/duration.js';
+export type { BatchEntry, EnqueueResult } from './client/enqueue.js';
+export type { BatchThen, FanInOptions, FanInResult } from './client/fan-in.js';
+export type { GetOptions } from './client/get-result.js';
 export type {
-  BatchEntry,
-  BatchEntryResult,
-  BatchThen,
-  CancelResult,
-  CancelSelection,
-  CountOptions,
-  DeadLetter,
   DeadLetterClient,
-  DeadLetterStats,
-  Duration,
-  EnqueueResult,
-  FanInOptions,
-  FanInResult,
-  GetOptions,
   LaneDeadLetter,
   LaneDeadLetterStats,
-  ParkedKey,
-  PurgeOptions,
-  PurgeResult,
-  ReleaseKeyOptions,
-  ReleaseKeyResult,
-  StatusPageOptions,
-  TaskClientOptions,
-  TaskCounts,
-  TaskListFilter,
-  TaskListPage,
-  TaskTransition,
-  WaitOptions,
-  WatchOptions,
-} from './client/client-types.js';
-export type { DebounceOptions } from './client/debounce-options.js';
-export { durationMs } from './client/duration.js';
+} from './client/lane-dead-letters.js';
+export type { StatusPageOptions, TaskListFilter, TaskListPage } from './client/list-tasks.js';
 export { UNKNOWN_PRINCIPAL } from './client/operator-principal.js';
+export type { TaskClientOptions } from './client/options.js';
+export type { ParkedKey, ReleaseKeyOptions, ReleaseKeyResult } from './client/parked-keys.js';
 export type { EnqueueOptions } from './client/prepare.js';
+export type { PurgeOptions, PurgeResult } from './client/purge.js';
 export type { RedriveOptions, RedriveResult, RedriveSelection } from './client/redrive.js';
 export type { ScheduleClient } from './client/schedule-client.js';
 export type {
@@ -51,6 +37,8 @@ export type {
   ScheduleSummary,
 } from './client/schedules.js';
 export { TaskClient } from './client/task-client.js';
+export type { WaitOptions } from './client/wait.js';
+export type { TaskTransition, WatchOptions } from './client/watch.js';
 export {
   AuditEvent,
   DebounceMode,
@@ -80,9 +68,9 @@ export {
   ScheduleNotFoundError,
   SignalTokenError,
   TaskCancelledError,
-  TaskPausedError,
   TasklaneError,
   TaskNotFoundError,
+  TaskPausedError,
   TaskTimeoutError,
   TransitionRejectedError,
   UnknownTaskTypeError,
@@ -120,6 +108,7 @@ export {
   powertoolsMetrics,
   TaskOutcome,
 } from './observability/metrics.js';
+export type { TracingOption } from './observability/tracing.js';
 export type { Usage } from './observability/usage-meter.js';
 export type { ScheduleFiring } from './scheduler/firings.js';
 export type { LaneLocation, LaneLocations } from './settings/lanes.js';

@@ -4,7 +4,7 @@
  * and settle to an observer. Types, schemas, retry policies and handlers are the examples'.
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { flakyCharge, poison, resizeImage, sendEmail } from '../../examples/tasks.js';
 import { defineTask, type TaskContext, type TaskDefinition } from '../../src/index.js';
 import { type Trace, traceSchema } from './start-log.js';
@@ -16,7 +16,7 @@ export interface RunObserver {
 }
 
 /** Wraps a definition: the payload becomes `{ trace, input }`, and runs are observed. */
-export function traced<S extends z.ZodType, R>(
+export function traced<S extends z.ZodMiniType, R>(
   definition: TaskDefinition<S, R>,
   observer: RunObserver,
 ) {

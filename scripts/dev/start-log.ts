@@ -3,12 +3,12 @@
  * end here (in process, at handler level), and `verify` compares the starts of every
  * ordering key with the order in which its tasks were enqueued.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /** What a demo payload carries so its handler knows its place: key and enqueue sequence. */
 export const traceSchema = z.object({
-  key: z.string().optional(),
-  seq: z.number().int().min(0),
+  key: z.optional(z.string()),
+  seq: z.int().check(z.minimum(0)),
 });
 
 /** The trace a demo task carries in its payload. */

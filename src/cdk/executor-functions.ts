@@ -26,7 +26,8 @@ import { Construct } from 'constructs';
  * esbuild settings shared by every function. The AWS SDK v3 (`@aws-sdk/*`) is left out and
  * taken from the Lambda runtime, which ships it: the bundle holds Tasklane, the tasks and
  * their other dependencies only (docs/adr/0006-worker-bundle.md). The target is node24,
- * the Lambda runtime's major ({@link RUNTIME}); the repository's tests run Node 24 too.
+ * the oldest Lambda runtime the functions may get ({@link MIN_NODE_MAJOR}); the repository's
+ * tests run Node 24 too.
  * The sweeper's pre-bundled handler (built by the package's build) uses the same settings.
  */
 export const BUNDLING = {
@@ -45,8 +46,34 @@ export const BUNDLING = {
     "import { createRequire as __tasklaneCreateRequire } from 'node:module'; const require = __tasklaneCreateRequire(import.meta.url);",
 } as const;
 
-/** The Lambda runtime of every executor function: Node.js 24, on ARM64. */
-export const RUNTIME = Runtime.NODEJS_24_X;
+/** The oldest Node.js major the functions' bundles are built for (`BUNDLING.target`). */
+export const MIN_NODE_MAJOR = 24;
+
+/** The Node.js major of a Lambda runtime (`nodejs24.x` → 24), or undefined for another family. */
+export function nodeMajor(runtime: Runtime): number | undefined {
+  const match = /^nodejs(\d+)\.x$/.exec(runtime.name);
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
+/**
+ * The executor functions' default runtime: the newest Node.js runtime that the installed
+ * aws-cdk-lib knows, and never one older than {@link MIN_NODE_MAJOR}. An app on a newer
+ * aws-cdk-lib thus deploys the newest runtime it can, which is what cdk-nag's AwsSolutions-L1
+ * asks of every function; the bundles, built for Node.js 24, run unchanged on later majors.
+ */
+export function latestNodeRuntime(): Runtime {
+  let latest: { runtime: Runtime; major: number } = {
+    runtime: Runtime.NODEJS_24_X,
+    major: MIN_NODE_MAJOR,
+  };
+  for (const runtime of Runtime.ALL) {
+    // NODEJS_LATEST is an alias that moves with aws-cdk-lib releases; the named ones are enough.
+    if (runtime.isVariable) continue;
+    const major = nodeMajor(runtime);
+    if (major !== undefined && major > latest.major) latest = { runtime, major };
+  }
+  return latest.runtime;
+}
 
 /**
  * A function's code: a module that exports `handler`, bundled here with esbuild (the
@@ -61,6 +88,8 @@ export interface ExecutorFunctionProps {
   readonly logGroupName: string;
   readonly timeout: Duration;
   readonly memorySize: number;
+  /** A Node.js runtime, {@link MIN_NODE_MAJOR} or later. */
+  readonly runtime: Runtime;
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
   readonly logEncryptionKey?: IKey | undefined;
@@ -130,7 +159,7 @@ export class ExecutorFunction extends Construct {
     if (props.environmentKey) this.allow(['kms:Decrypt'], [props.environmentKey.keyArn]);
     const common = {
       description: props.description,
-      runtime: RUNTIME,
+      runtime: props.runtime,
       architecture: Architecture.ARM_64,
       timeout: props.timeout,
       memorySize: props.memorySize,

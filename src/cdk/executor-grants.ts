@@ -311,8 +311,8 @@ export function operateGrant(targets: GrantTargets, grantee: IGrantable): Grant 
         Grant.addToPrincipal({
           grantee,
           // A redriven task's message, and a dead letter moved back; a parked key's held
-          // message, let go by a redrive or releaseKey.
-          actions: ['sqs:SendMessage', 'sqs:ChangeMessageVisibility'],
+          // message, let go by a redrive or releaseKey, or deleted with its purged task.
+          actions: ['sqs:SendMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'],
           resourceArns: targets.workQueues.map((q) => q.queueArn),
         }),
       )

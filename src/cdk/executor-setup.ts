@@ -19,7 +19,7 @@ import { DEFAULT_LANE, type LaneLocations, laneEnvironment } from '../settings/l
 import { EnvVars } from '../settings/location.js';
 import type { Retention } from '../settings/retention.js';
 import { allowLogsToUseKey } from './encryption.js';
-import { ExecutorFunction } from './executor-functions.js';
+import { ExecutorFunction, latestNodeRuntime } from './executor-functions.js';
 import { KEY_USE_ACTIONS, WORKER_QUEUE_ACTIONS, WORKER_TABLE_ACTIONS } from './grant-actions.js';
 import {
   PREVIOUS_KEY_INTEGRITY_ACTIONS,
@@ -67,6 +67,7 @@ export function resolveExecutorSettings(stack: Stack, props: TaskExecutorProps):
     ...settingsProps,
     workerEntry,
     workerMemorySize: props.workerMemorySize,
+    lambdaRuntimeName: props.lambdaRuntime?.name,
     batchSize: props.batchSize,
     maxConcurrency,
     laneConcurrency: laneConcurrencySum(props, maxConcurrency),
@@ -165,6 +166,7 @@ export function createExecutorFunctions(
   };
   if (key && props.logEncryptionKey === undefined) allowLogsToUseKey(scope, key, name);
   const common = {
+    runtime: props.lambdaRuntime ?? latestNodeRuntime(),
     logRetention: props.logRetention ?? RetentionDays.ONE_YEAR,
     logEncryptionKey: props.logEncryptionKey ?? key,
     environmentKey: key,

@@ -5,6 +5,7 @@ import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { PriceTable } from '../observability/cost.js';
 import type { LaneProps } from '../settings/lanes.js';
@@ -35,6 +36,13 @@ export interface TaskExecutorProps {
    * @default 512; 1024 with a `payloadBucket`
    */
   readonly workerMemorySize?: number;
+  /**
+   * The Lambda runtime of the worker and the sweeper: a Node.js runtime, 24 or later (their
+   * bundles are built for Node.js 24). Pin it to keep a runtime across aws-cdk-lib upgrades.
+   * @default - the newest Node.js runtime the installed aws-cdk-lib knows, as cdk-nag's
+   * AwsSolutions-L1 expects (Node.js 24 with aws-cdk-lib 2.276)
+   */
+  readonly lambdaRuntime?: Runtime;
   /** Extra environment variables for the worker (task handlers' configuration). @default - none */
   readonly workerEnvironment?: Readonly<Record<string, string>>;
   /**

@@ -10,11 +10,14 @@ import { type ExecutorSettingsProps, settingsIssues } from '../settings/executor
 import { retentionIssue } from '../settings/retention.js';
 import { statusShardsIssue } from '../store/status-index-keys.js';
 import { retryHorizonIssue } from '../tasks/retry-horizon.js';
+import { MIN_NODE_MAJOR } from './executor-functions.js';
 
 /** The subset of TaskExecutorProps that this module checks, with Durations in seconds. */
 export interface PropsToValidate extends ExecutorSettingsProps {
   readonly workerEntry: string | undefined;
   readonly workerMemorySize?: number | undefined;
+  /** `lambdaRuntime`'s name, e.g. `nodejs24.x`. */
+  readonly lambdaRuntimeName?: string | undefined;
   readonly batchSize?: number | undefined;
   readonly maxConcurrency?: number | undefined;
   /** With lanes, every lane's maxConcurrency added up. */
@@ -67,6 +70,16 @@ const rules: readonly Rule[] = [
     },
   },
   { path: 'workerMemorySize', check: (p) => integerIn(p.workerMemorySize, 128, 10_240, ' MB') },
+  {
+    path: 'lambdaRuntime',
+    check: ({ lambdaRuntimeName }) => {
+      if (lambdaRuntimeName === undefined || Token.isUnresolved(lambdaRuntimeName))
+        return undefined;
+      const match = /^nodejs(\d+)\.x$/.exec(lambdaRuntimeName);
+      if (match !== null && Number(match[1]) >= MIN_NODE_MAJOR) return undefined;
+      return `expected a Node.js runtime, ${MIN_NODE_MAJOR} or later (the bundles are built for Node.js ${MIN_NODE_MAJOR}), received ${JSON.stringify(lambdaRuntimeName)}`;
+    },
+  },
   // A FIFO event source takes at most 10 messages per batch.
   { path: 'batchSize', check: (p) => integerIn(p.batchSize, 1, 10) },
   { path: 'maxConcurrency', check: (p) => integerIn(p.maxConcurrency, 2, 1_000) },

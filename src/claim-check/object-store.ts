@@ -3,13 +3,9 @@
  * or result, one GetObject per read, and every read checked against its reference.
  */
 import { createHash } from 'node:crypto';
-import {
-  GetObjectCommand,
-  type GetObjectCommandOutput,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import type { GetObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { s3ClientConfig } from '../aws/clients.js';
+import { loadS3, type S3Sdk } from '../aws/sdk.js';
 import { Defaults } from '../core/constants.js';
 import { ClaimCheckMismatchError, ValidationError } from '../core/errors.js';
 import type { ObjectRef } from '../core/record.js';
@@ -94,8 +90,9 @@ export class ObjectStore {
     const bucket = this.bucket;
     if (bucket === undefined) throw new Error('ObjectStore.put needs a bucket');
     const body = Buffer.from(json, 'utf8');
-    await this.s3().send(
-      new PutObjectCommand({
+    const sdk = await loadS3();
+    await this.s3(sdk).send(
+      new sdk.PutObjectCommand({
         Bucket: bucket,
         Key: key,
         Body: body,
@@ -139,9 +136,10 @@ export class ObjectStore {
     }
     let out: GetObjectCommandOutput;
     try {
-      const command = new GetObjectCommand({ Bucket: ref.bucket, Key: ref.key });
+      const sdk = await loadS3();
+      const command = new sdk.GetObjectCommand({ Bucket: ref.bucket, Key: ref.key });
       const signal = options.signal;
-      out = await this.s3().send(command, signal === undefined ? {} : { abortSignal: signal });
+      out = await this.s3(sdk).send(command, signal === undefined ? {} : { abortSignal: signal });
     } catch (err) {
       if ((err as { name?: unknown }).name !== 'NoSuchKey') throw err;
       throw new ClaimCheckMismatchError(where, 'missing', 'does not exist (deleted or expired)');
@@ -177,9 +175,10 @@ export class ObjectStore {
     return { text: bytes.toString('utf8'), payloadHash: typed?.digest('hex') };
   }
 
-  private s3(): S3Client {
+  /** The client: the injected one, else one made on first use (the SDK's package with it). */
+  private s3(sdk: S3Sdk): S3Client {
     if (this.client === undefined) {
-      this.client = new S3Client(s3ClientConfig());
+      this.client = new sdk.S3Client(s3ClientConfig());
       meterClient(this.client);
     }
     return this.client;

@@ -13,6 +13,7 @@ import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { meterClient, UsageMeter } from '../observability/usage-meter.js';
 import { createDelayedTasks, type DelayedTasks } from '../scheduler/delayed.js';
 import { Dispatcher } from '../scheduler/dispatcher.js';
+import { newSchedulerClient } from '../scheduler/scheduler-client.js';
 import { SchedulerTarget } from '../scheduler/target.js';
 import type { LaneQueues } from '../settings/lanes.js';
 import {
@@ -85,6 +86,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     queueUrl,
     lanes,
     scheduler: options.scheduler,
+    newClient: newSchedulerClient,
   });
   const dispatcher = new Dispatcher(sqs, lanes, logger);
   const delayed = createDelayedTasks({
@@ -112,6 +114,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     clock,
     lanes,
     logger,
+    tracing: options.tracing ?? true,
   };
   meterClient(sqs);
   meterClient(dynamodb);

@@ -4,7 +4,11 @@
  * steps is what keeps a racing worker's hold from hiding the message again for 12 hours
  * (see src/worker/parked.ts and docs/adr/0024-parked-keys.md).
  */
-import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { TransitionRejectedError, ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
@@ -89,7 +93,7 @@ export function redriveParkedTask(
   restart = false,
 ): Promise<TaskRecord | undefined> {
   return letGo(task, deps, (seen, key) =>
-    deps.store.redriveParked(seen, key, reason, deps.principal, restart),
+    deps.store.parkedKeys.redrive(seen, key, reason, deps.principal, restart),
   );
 }
 
@@ -116,7 +120,7 @@ export async function releaseParkedKey(
   const released: string[] = [];
   for (const task of tasks) {
     const moved = await letGo(task, deps, (seen, key) =>
-      deps.store.releaseKey(seen, key, 'released by TaskClient.releaseKey', deps.principal),
+      deps.store.parkedKeys.release(seen, key, 'released by TaskClient.releaseKey', deps.principal),
     );
     if (moved !== undefined) released.push(task.id);
   }
@@ -146,6 +150,51 @@ export async function parkedTasks(
   const byId = new Map<string, TaskRecord>();
   for (const task of found) if (task !== undefined) byId.set(task.id, task);
   return [...byId.values()];
+}
+
+/**
+ * The receipt handle of the message that holds `task`'s key, from its park item (in the
+ * task's lane; or, for a park held since before items had lanes, the default one's), if the
+ * item is still that task's.
+ */
+export async function heldReceipt(task: TaskRecord, store: TaskStore): Promise<string | undefined> {
+  const key = task.parkedKey;
+  if (key === undefined) return undefined;
+  const lane = laneOf(task);
+  let park = await store.parkedKeys.get(key, lane);
+  if (park === undefined && lane !== undefined) park = await store.parkedKeys.get(key);
+  return park?.taskId === task.id ? park.receiptHandle : undefined;
+}
+
+/**
+ * Deletes the held message of a parked task that was just purged. Left in its queue, it
+ * would come back within 12 hours and claim any task enqueued under the same id meanwhile,
+ * ahead of the key's tasks enqueued before that one (docs/adr/0044-purged-park-message.md);
+ * deleted, it also no longer holds the key's later tasks back. Best effort: a handle that is
+ * no longer valid (the message was received again since) leaves it to come back and meet
+ * no task.
+ */
+export async function deleteHeld(
+  deps: Pick<ParkDeps, 'sqs' | 'workQueueUrl' | 'lanes' | 'logger'>,
+  receiptHandle: string,
+  task: Pick<TaskRecord, 'id' | 'lane'>,
+): Promise<void> {
+  try {
+    await deps.sqs.send(
+      new DeleteMessageCommand({
+        QueueUrl: deps.lanes?.has(task.lane) ? deps.lanes.queueUrl(task.lane) : deps.workQueueUrl,
+        ReceiptHandle: receiptHandle,
+      }),
+    );
+  } catch (err) {
+    deps.logger.warn(
+      "could not delete the purged task's held message; it returns within 12 hours",
+      {
+        taskId: task.id,
+        error: (err as Error).message,
+      },
+    );
+  }
 }
 
 /** The DEAD task that parks `orderingKey` in `lane`, found through its park item. */

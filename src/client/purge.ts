@@ -3,7 +3,17 @@ import { TransitionRejectedError, ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { type ReleaseDeps, releaseDependents } from '../dependencies/release.js';
 import { type Duration, durationMs } from './duration.js';
+import { deleteHeld, heldReceipt, type ParkDeps } from './parked-keys.js';
 import { taskIdsIssues } from './task-ids.js';
+
+/**
+ * What a purge needs: the store and a release's parts, and the work queues, where a purged
+ * parked task's held message is deleted (without them it is left to come back and meet no
+ * task).
+ */
+export interface PurgeDeps extends ReleaseDeps {
+  readonly queues?: Pick<ParkDeps, 'sqs' | 'workQueueUrl' | 'lanes'> | undefined;
+}
 
 /** Options of `TaskClient.purge`. */
 export interface PurgeOptions {
@@ -45,7 +55,7 @@ export interface PurgeResult {
  *   in `ids` cannot be a task's id.
  */
 export async function purgeTasks(
-  deps: ReleaseDeps,
+  deps: PurgeDeps,
   options: PurgeOptions,
   now: number,
   principal?: string,
@@ -112,7 +122,8 @@ function releasePending(record: TaskRecord, current: TaskRecord | undefined): bo
 }
 
 /**
- * Deletes one DEAD task. A DEAD parent is deleted only once the release of its dependents is
+ * Deletes one DEAD task, and a parked one's held message after it. A DEAD parent is deleted
+ * only once the release of its dependents is
  * done, as a redrive is (docs/adr/0031-dependency-fences.md): deleting it first would leave
  * them WAITING for a parent that no longer exists. When its release is still pending (a
  * moment after its death, or until the sweeper's pass after a crash), it is finished here,
@@ -123,9 +134,12 @@ function releasePending(record: TaskRecord, current: TaskRecord | undefined): bo
  */
 export async function purgeReleased(
   record: TaskRecord,
-  deps: ReleaseDeps,
+  deps: PurgeDeps,
   principal?: string,
 ): Promise<void> {
+  // A parked task's held message goes with it, once it is deleted (read first: the delete
+  // takes the park item that names the message).
+  const held = deps.queues === undefined ? undefined : await heldReceipt(record, deps.store);
   try {
     await deps.store.purge(record, principal);
   } catch (err) {
@@ -133,5 +147,8 @@ export async function purgeReleased(
     if (current === undefined || !releasePending(record, current)) throw err;
     await releaseDependents(current, deps);
     await deps.store.purge(current, principal);
+  }
+  if (held !== undefined && deps.queues !== undefined) {
+    await deleteHeld({ ...deps.queues, logger: deps.logger }, held, record);
   }
 }

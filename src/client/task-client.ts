@@ -285,7 +285,16 @@ export class TaskClient {
     const principal = options.dryRun === true ? undefined : await this.principal();
     return onTable(this.parts.tableCall, () =>
       purgeTasks(
-        { store: this.parts.store, dispatcher: this.parts.dispatcher, logger: this.parts.logger },
+        {
+          store: this.parts.store,
+          dispatcher: this.parts.dispatcher,
+          logger: this.parts.logger,
+          queues: {
+            sqs: this.parts.sqs,
+            workQueueUrl: this.parts.queueUrl,
+            lanes: this.parts.lanes,
+          },
+        },
         options,
         this.parts.clock(),
         principal,

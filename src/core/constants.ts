@@ -222,6 +222,13 @@ export const Defaults = {
   LEASE_GRACE_MS: 75_000,
   /** Longest lease a claim takes; longer runs heartbeat automatically. */
   LEASE_DURATION_MS: 120_000,
+  /**
+   * After a run's first `ctx.progress()` report, which is written at once, later reports are
+   * written at most once per this interval, whatever the lease (docs/progress-and-cancel.md).
+   */
+  PROGRESS_INTERVAL_MS: 5_000,
+  /** The shortest progress interval a worker accepts: a write per report is what it avoids. */
+  MIN_PROGRESS_INTERVAL_MS: 500,
   /** Shards of the status index partition key (`status#shard`). */
   STATUS_SHARDS: 8,
   /** SQS's ceiling for a visibility timeout (12 hours), in seconds. */

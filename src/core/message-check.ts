@@ -34,7 +34,7 @@ export function text(
   };
 }
 
-/** An integer from `min` to `max`. */
+/** A whole number from `min` to `max`. */
 export function integer(min: number, max: number): Check {
   return (value, path, issues) => {
     if (typeof value !== 'number' || !Number.isInteger(value)) {

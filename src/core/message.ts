@@ -16,6 +16,7 @@ import {
   text,
 } from './message-check.js';
 import type { TaskRecord } from './record.js';
+import { validTraceparent } from './traceparent.js';
 
 /** Bodies above this size cannot be ours; they are rejected before parsing. */
 const MAX_ENVELOPE_BYTES = 16 * 1024;
@@ -24,6 +25,7 @@ const envelopeCheck = strictObject({
   tasklane: literal(MESSAGE_SCHEMA_VERSION),
   id: text(1, 128),
   type: text(1, 128),
+  createdAt: optional(integer(0, Number.MAX_SAFE_INTEGER)),
   wake: optional(integer(1, Number.MAX_SAFE_INTEGER)),
 });
 
@@ -36,6 +38,13 @@ export interface TaskEnvelope {
   readonly id: string;
   readonly type: string;
   /**
+   * The record's `createdAt`: which task of the id the message is for. A purge frees an id,
+   * and a message of the purged task (a crashed worker's, a dead letter moved back) must not
+   * claim a later task of the same id (docs/adr/0063-messages-name-their-task-incarnation.md).
+   * Absent from messages sent before it existed: those claim as they did.
+   */
+  readonly createdAt?: number;
+  /**
    * On a suspended task's wake sent by a one-time schedule: the generation it wakes, which
    * makes each wake's body unique, as the queue's content-based deduplication needs
    * (docs/adr/0048-durable-sleep-signals-pause.md). It names nothing the claim trusts.
@@ -43,43 +52,85 @@ export interface TaskEnvelope {
   readonly wake?: number;
 }
 
+/**
+ * Whether a message names an earlier record of its task's id than `record` (one purged, then
+ * enqueued again): it names a `createdAt`, and not the record's. A message without one (sent
+ * before messages named their record) is taken as the record's (ADR 0063).
+ */
+export function namesEarlierRecord(
+  envelope: { readonly createdAt?: number | undefined },
+  record: { readonly createdAt: number },
+): boolean {
+  return envelope.createdAt !== undefined && envelope.createdAt !== record.createdAt;
+}
+
 /** The parameters of one SendMessage(Batch) entry for a task. */
 export interface TaskMessage {
   readonly MessageBody: string;
   readonly MessageGroupId: string;
   readonly MessageDeduplicationId: string;
+  /**
+   * The producer's `traceparent`, when the record has one, as the message attribute that
+   * OpenTelemetry's SQS instrumentations read (docs/tracing.md). Scheduler deliveries carry
+   * none: the worker reads it from the record it claims.
+   */
+  readonly MessageAttributes?: {
+    readonly [TRACEPARENT_ATTRIBUTE]: { readonly DataType: 'String'; readonly StringValue: string };
+  };
 }
+
+/** The message attribute that carries a task's `traceparent`. */
+export const TRACEPARENT_ATTRIBUTE = 'traceparent';
 
 /**
  * Builds the message for a task's current generation. The deduplication id is hashed
- * because ids may be up to 128 characters and SQS allows 128 for the whole value.
+ * because ids may be up to 128 characters and SQS allows 128 for the whole value; it covers
+ * the record's `createdAt`, so a task enqueued again under a purged task's id within SQS's
+ * five minutes is not dropped as a duplicate of the purged task's message (ADR 0063).
+ * `createdAt` is left out only by tests that build a message as an older version sent it.
  */
 export function taskMessage(
-  record: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'messageGroupId'>,
+  record: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'messageGroupId' | 'traceparent'> &
+    Partial<Pick<TaskRecord, 'createdAt'>>,
 ): TaskMessage {
+  const traceparent = validTraceparent(record.traceparent);
   const envelope: TaskEnvelope = {
     tasklane: MESSAGE_SCHEMA_VERSION,
     id: record.id,
     type: record.type,
+    ...(record.createdAt === undefined ? {} : { createdAt: record.createdAt }),
   };
+  const incarnation = record.createdAt === undefined ? '' : `@${record.createdAt}`;
   return {
     MessageBody: JSON.stringify(envelope),
     MessageGroupId: record.messageGroupId,
     MessageDeduplicationId: createHash('sha256')
-      .update(`${record.id}#${record.generation}`)
+      .update(`${record.id}#${record.generation}${incarnation}`)
       .digest('hex'),
+    // Only a valid one: a record's value is untrusted, and a bad one must never fail a send.
+    ...(traceparent === undefined
+      ? {}
+      : {
+          MessageAttributes: {
+            [TRACEPARENT_ATTRIBUTE]: { DataType: 'String', StringValue: traceparent },
+          },
+        }),
   };
 }
 
 /**
  * The body of a suspended task's wake, sent by a one-time schedule (which gives no
- * deduplication id): the task's envelope and the generation it wakes, unique per wake.
+ * deduplication id): the task's envelope, with its record's `createdAt` (ADR 0063), and the
+ * generation it wakes, unique per wake.
  */
-export function wakeBody(record: Pick<TaskRecord, 'id' | 'type' | 'generation'>): string {
+export function wakeBody(
+  record: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'>,
+): string {
   const envelope: TaskEnvelope = {
     tasklane: MESSAGE_SCHEMA_VERSION,
     id: record.id,
     type: record.type,
+    createdAt: record.createdAt,
     wake: record.generation,
   };
   return JSON.stringify(envelope);
@@ -149,9 +200,17 @@ function checkEnvelope(json: unknown): ParsedEnvelope {
   if (issues.length > 0) {
     return { ok: false, reason: `body is not a Tasklane envelope (${describeIssues(issues)})` };
   }
-  const { id, type, wake } = json as TaskEnvelope;
-  const envelope: TaskEnvelope = { tasklane: MESSAGE_SCHEMA_VERSION, id, type };
-  return { ok: true, envelope: wake === undefined ? envelope : { ...envelope, wake } };
+  const { id, type, createdAt, wake } = json as TaskEnvelope;
+  return {
+    ok: true,
+    envelope: {
+      tasklane: MESSAGE_SCHEMA_VERSION,
+      id,
+      type,
+      ...(createdAt === undefined ? {} : { createdAt }),
+      ...(wake === undefined ? {} : { wake }),
+    },
+  };
 }
 
 /**

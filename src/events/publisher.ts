@@ -1,8 +1,5 @@
-import {
-  type EventBridgeClient,
-  PutEventsCommand,
-  type PutEventsRequestEntry,
-} from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { loadEventBridge } from '../aws/sdk.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { LifecycleEvent } from './lifecycle-event.js';
 
@@ -40,6 +37,7 @@ export class EventBridgePublisher implements EventPublisher {
     const accepted = new Array<boolean>(events.length).fill(false);
     for (const chunk of chunkEntries(entries)) {
       try {
+        const { PutEventsCommand } = await loadEventBridge();
         const out = await this.target.client.send(
           new PutEventsCommand({ Entries: chunk.map((i) => entries[i] as PutEventsRequestEntry) }),
         );

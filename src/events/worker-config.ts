@@ -1,5 +1,6 @@
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { awsClientConfig } from '../aws/clients.js';
+import { clientOnFirstSend, loadEventBridge } from '../aws/sdk.js';
 import { ValidationError } from '../core/errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { EnvVars } from '../settings/location.js';
@@ -46,7 +47,12 @@ export function resolveEventPublisher(
     ]);
   }
   return new EventBridgePublisher({
-    client: options.client ?? new EventBridgeClient(awsClientConfig()),
+    // Made, and its package loaded, when the first events are published.
+    client:
+      options.client ??
+      clientOnFirstSend(
+        async () => new (await loadEventBridge()).EventBridgeClient(awsClientConfig()),
+      ),
     eventBus: options.eventBus ?? envBus ?? DEFAULT_EVENT_BUS,
     source,
     logger,

@@ -2,19 +2,14 @@
  * The KMS calls the integrity tag needs (GenerateMac, VerifyMac and, for the local executor,
  * CreateKey), through the AWS SDK's KMS client. Credentials and region come from an SDK client
  * Tasklane already has (its DynamoDB client), so the KMS calls run as the same principal as the
- * table calls. The client is created on first use, so a worker without integrity never loads it.
+ * table calls. The client, and the SDK's KMS package, are loaded on first use, so a worker without
+ * integrity never loads them.
  * (docs/adr/0016-integrity-tag.md)
  */
 
-import {
-  CreateKeyCommand,
-  GenerateMacCommand,
-  KMSClient,
-  KMSInvalidMacException,
-  NotFoundException,
-  VerifyMacCommand,
-} from '@aws-sdk/client-kms';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import { awsClientConfig } from '../aws/clients.js';
+import { type KmsSdk, loadKms } from '../aws/sdk.js';
 import { ConfigurationError } from '../core/errors.js';
 import type { DynamoDBClient } from '../store/table.js';
 
@@ -47,9 +42,9 @@ export class KmsMacClient implements MacService {
   constructor(private readonly options: KmsMacClientOptions) {}
 
   async generateMac(keyId: string, message: Uint8Array): Promise<Uint8Array> {
-    const out = await this.send('GenerateMac', () =>
-      this.kms().send(
-        new GenerateMacCommand({ KeyId: keyId, MacAlgorithm: MAC_ALGORITHM, Message: message }),
+    const out = await this.send('GenerateMac', (sdk) =>
+      this.kms(sdk).send(
+        new sdk.GenerateMacCommand({ KeyId: keyId, MacAlgorithm: MAC_ALGORITHM, Message: message }),
       ),
     );
     if (out.Mac === undefined) throw new Error('KMS GenerateMac returned no Mac');
@@ -58,9 +53,9 @@ export class KmsMacClient implements MacService {
 
   async verifyMac(keyId: string, message: Uint8Array, mac: Uint8Array): Promise<boolean> {
     try {
-      const out = await this.send('VerifyMac', () =>
-        this.kms().send(
-          new VerifyMacCommand({
+      const out = await this.send('VerifyMac', (sdk) =>
+        this.kms(sdk).send(
+          new sdk.VerifyMacCommand({
             KeyId: keyId,
             MacAlgorithm: MAC_ALGORITHM,
             Message: message,
@@ -71,16 +66,16 @@ export class KmsMacClient implements MacService {
       return out.MacValid === true;
     } catch (err) {
       // KMS answers a wrong MAC with this exception rather than MacValid: false.
-      if (err instanceof KMSInvalidMacException) return false;
+      if (err instanceof Error && err.name === 'KMSInvalidMacException') return false;
       throw err;
     }
   }
 
   /** Creates an HMAC_256 GENERATE_VERIFY_MAC key and returns its id (the local executor). */
   async createHmacKey(description: string): Promise<string> {
-    const out = await this.send('CreateKey', () =>
-      this.kms().send(
-        new CreateKeyCommand({
+    const out = await this.send('CreateKey', (sdk) =>
+      this.kms(sdk).send(
+        new sdk.CreateKeyCommand({
           KeySpec: 'HMAC_256',
           KeyUsage: 'GENERATE_VERIFY_MAC',
           Description: description,
@@ -92,12 +87,12 @@ export class KmsMacClient implements MacService {
     return keyId;
   }
 
-  private kms(): KMSClient {
+  private kms(sdk: KmsSdk): KMSClient {
     if (this.client === undefined) {
       const source = this.options.credentialsFrom.config;
       const endpoint =
         this.options.endpoint ?? process.env.AWS_ENDPOINT_URL_KMS ?? process.env.AWS_ENDPOINT_URL;
-      this.client = new KMSClient({
+      this.client = new sdk.KMSClient({
         ...awsClientConfig(),
         region: source.region,
         credentials: source.credentials,
@@ -108,12 +103,13 @@ export class KmsMacClient implements MacService {
   }
 
   /** Runs one KMS call; a missing key or a refused grant is a misconfiguration (ADR 0011). */
-  private async send<T>(action: string, call: () => Promise<T>): Promise<T> {
+  private async send<T>(action: string, call: (sdk: KmsSdk) => Promise<T>): Promise<T> {
+    const sdk = await loadKms();
     try {
-      return await call();
+      return await call(sdk);
     } catch (err) {
       const name = err instanceof Error ? err.name : '';
-      if (err instanceof NotFoundException || name === 'AccessDeniedException') {
+      if (err instanceof sdk.NotFoundException || name === 'AccessDeniedException') {
         throw new ConfigurationError(
           `KMS ${action} on the integrity key failed: ${name}: ${(err as Error).message}. Check the key id (TASKLANE_INTEGRITY_KEY_ID) and the kms:${action} grant.`,
         );

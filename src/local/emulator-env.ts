@@ -4,16 +4,18 @@
  * session reaches the emulator (docs/security.md, "The dev harness").
  */
 import { ConfigurationError } from '../core/errors.js';
+import { type DescribedLocation, locationEnvironment } from '../settings/location.js';
 
 /**
- * Variables removed from an emulator process's environment:
+ * Variables removed from an emulator process's environment (besides every
+ * `AWS_ENDPOINT_URL_<SERVICE>`), and `unset` by the env file of `tasklane dev`:
  * - a session token (the SDK would sign with it beside the dummy keys and send it along);
  * - profiles and web-identity/container credential settings, which could supply real
  *   credentials;
  * - `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS`, which makes the SDK ignore `AWS_ENDPOINT_URL`
  *   and go to AWS; every `AWS_ENDPOINT_URL_<SERVICE>`, which overrides it for one service.
  */
-const CLEARED = [
+export const EMULATOR_CLEARED_VARIABLES = [
   'AWS_SESSION_TOKEN',
   'AWS_SECURITY_TOKEN',
   'AWS_PROFILE',
@@ -85,7 +87,9 @@ export function emulatorEnvironment(endpoint: string): Record<string, string> {
 
 /** The variables of `env` that {@link applyEmulatorEnvironment} deletes. */
 export function clearedVariables(env: NodeJS.ProcessEnv): string[] {
-  const names = new Set<string>(CLEARED.filter((name) => env[name] !== undefined));
+  const names = new Set<string>(
+    EMULATOR_CLEARED_VARIABLES.filter((name) => env[name] !== undefined),
+  );
   for (const name of Object.keys(env)) if (SERVICE_ENDPOINT.test(name)) names.add(name);
   return [...names].sort();
 }
@@ -124,4 +128,17 @@ export function restoreEnvironment(
     if (value === undefined) delete env[name];
     else env[name] = value;
   }
+}
+
+/**
+ * Everything another process needs to use an executor in the emulator: the emulator's
+ * variables ({@link emulatorEnvironment}) and the `TASKLANE_*` ones of its location.
+ *
+ * @throws ConfigurationError when `endpoint` is not a loopback address.
+ */
+export function executorEnvironment(
+  endpoint: string,
+  location: DescribedLocation,
+): Record<string, string> {
+  return { ...emulatorEnvironment(endpoint), ...locationEnvironment(location) };
 }

@@ -19,6 +19,7 @@ import type { TaskStore } from '../store/task-store.js';
 import { Dispatcher } from './dispatcher.js';
 import { delayedScheduleName } from './names.js';
 import { atExpression } from './occurrences.js';
+import { newSchedulerClient } from './scheduler-client.js';
 import { SchedulerTarget } from './target.js';
 
 /** How a SCHEDULED task's delivery was arranged by {@link DelayedTasks.ensureScheduled}. */
@@ -82,6 +83,7 @@ export function createDelayedTasks(options: DelayedTasksOptions): DelayedTasks {
       queueUrl,
       lanes,
       scheduler: options.scheduler,
+      newClient: newSchedulerClient,
     });
   const thresholdMs = scheduleThreshold(options.scheduleThresholdMs);
   const dispatcher = options.dispatcher ?? new Dispatcher(sqs, lanes ?? queueUrl, logger);

@@ -1,5 +1,6 @@
-import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { AwsService, toConfigurationError } from '../aws/faults.js';
+import { loadSqs } from '../aws/sdk.js';
 import { Defaults, TaskStatus } from '../core/constants.js';
 import type { ConfigurationError } from '../core/errors.js';
 import { taskMessage } from '../core/message.js';
@@ -46,6 +47,7 @@ export class Dispatcher {
   async send(record: TaskRecord): Promise<TaskRecord | undefined> {
     const queueUrl = this.queueUrlOf(record);
     try {
+      const { SendMessageCommand } = await loadSqs();
       await this.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, ...taskMessage(record) }));
     } catch (err) {
       const permanent = await this.permanentFault(err, [record], queueUrl);
@@ -71,6 +73,7 @@ export class Dispatcher {
   async sendNow(record: TaskRecord): Promise<void> {
     const queueUrl = this.queueUrlOf(record);
     try {
+      const { SendMessageCommand } = await loadSqs();
       await this.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, ...taskMessage(record) }));
     } catch (err) {
       throw (await this.permanentFault(err, [record], queueUrl)) ?? err;
@@ -224,6 +227,7 @@ export class Dispatcher {
     records: readonly TaskRecord[],
   ): Promise<Set<number> | ConfigurationError> {
     try {
+      const { SendMessageBatchCommand } = await loadSqs();
       const out = await this.sqs.send(
         new SendMessageBatchCommand({
           QueueUrl: queueUrl,

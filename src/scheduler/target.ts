@@ -1,6 +1,7 @@
-import { SchedulerClient, type Target } from '@aws-sdk/client-scheduler';
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SchedulerClient, Target } from '@aws-sdk/client-scheduler';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig } from '../aws/clients.js';
+import { clientOnFirstSend, loadScheduler, loadSqs } from '../aws/sdk.js';
 import { Defaults } from '../core/constants.js';
 import { DEFAULT_LANE, LaneQueues } from '../settings/lanes.js';
 import {
@@ -29,13 +30,19 @@ export class SchedulerTarget {
       /** Every lane's queues; without it, every schedule targets the work queue. */
       readonly lanes?: LaneQueues | undefined;
       readonly scheduler?: SchedulerClient | undefined;
+      /**
+       * Makes the client when none was injected. By default one that offers only `send` and
+       * loads the SDK on its first (a worker's cold start loads no Scheduler code,
+       * src/aws/sdk.ts); the client and the sweeper pass `newSchedulerClient`.
+       */
+      readonly newClient?: (() => SchedulerClient) | undefined;
     },
   ) {}
 
   /** The Scheduler client: the injected one, or one made from the environment. */
   get client(): SchedulerClient {
     if (this.options.scheduler !== undefined) return this.options.scheduler;
-    this.ownClient ??= new SchedulerClient(awsClientConfig());
+    this.ownClient ??= (this.options.newClient ?? lazySchedulerClient)();
     return this.ownClient;
   }
 
@@ -106,14 +113,7 @@ export class SchedulerTarget {
     if (location.queueArn !== undefined) return Promise.resolve(location.queueArn);
     let arn = this.laneArns.get(lane);
     if (arn === undefined) {
-      arn = this.options.sqs
-        .send(
-          new GetQueueAttributesCommand({
-            QueueUrl: location.queueUrl,
-            AttributeNames: ['QueueArn'],
-          }),
-        )
-        .then((out) => out.Attributes?.QueueArn ?? '');
+      arn = queueArnOf(this.options.sqs, location.queueUrl);
       this.laneArns.set(lane, arn);
       arn.catch(() => this.laneArns.delete(lane));
     }
@@ -123,18 +123,28 @@ export class SchedulerTarget {
   private workQueueArn(config: SchedulerLocation): Promise<string> {
     if (config.queueArn !== undefined) return Promise.resolve(config.queueArn);
     if (this.queueArn === undefined) {
-      this.queueArn = this.options.sqs
-        .send(
-          new GetQueueAttributesCommand({
-            QueueUrl: this.options.queueUrl,
-            AttributeNames: ['QueueArn'],
-          }),
-        )
-        .then((out) => out.Attributes?.QueueArn ?? '');
+      this.queueArn = queueArnOf(this.options.sqs, this.options.queueUrl);
       this.queueArn.catch(() => {
         this.queueArn = undefined;
       });
     }
     return this.queueArn;
   }
+}
+
+/** A queue's ARN, read from its attributes. */
+async function queueArnOf(sqs: SQSClient, queueUrl: string): Promise<string> {
+  const { GetQueueAttributesCommand } = await loadSqs();
+  const out = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  return out.Attributes?.QueueArn ?? '';
+}
+
+/** A Scheduler client made from the environment whose package loads on its first `send`. */
+function lazySchedulerClient(): SchedulerClient {
+  return clientOnFirstSend(async () => {
+    const { SchedulerClient } = await loadScheduler();
+    return new SchedulerClient(awsClientConfig());
+  });
 }

@@ -5,27 +5,30 @@
  * sends it a new one when the timer ends. Its body names the generation it wakes, so each
  * wake's body is unique, as the queue's content-based deduplication needs; its name is a hash
  * of the task and that generation, under the `task_` prefix the delayed grants are scoped to.
+ * The worker makes them, so the Scheduler SDK is loaded on first use (src/aws/sdk.ts).
  */
 import { createHash } from 'node:crypto';
-import {
-  ConflictException,
-  CreateScheduleCommand,
-  DeleteScheduleCommand,
-  ResourceNotFoundException,
-} from '@aws-sdk/client-scheduler';
+import { loadScheduler } from '../aws/sdk.js';
 import { wakeBody } from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
 import { atExpression } from './occurrences.js';
 import type { SchedulerTarget } from './target.js';
 
-/** A wake's name: `task_w` and a hash (not hex, so never a hashed delayed task's name). */
-export function wakeScheduleName(taskId: string, generation: number): string {
-  const hash = createHash('sha256').update(`${taskId}#${generation}`).digest('hex');
+/**
+ * A wake's name: `task_w` and a hash (not hex, so never a hashed delayed task's name) of the
+ * task, its record's `createdAt` (a task enqueued again under a purged id is another task,
+ * ADR 0063) and the generation it wakes.
+ */
+export function wakeScheduleName(taskId: string, createdAt: number, generation: number): string {
+  const hash = createHash('sha256').update(`${taskId}@${createdAt}#${generation}`).digest('hex');
   return `task_w${hash.slice(0, 58)}`;
 }
 
 /** The record fields a wake is made from. */
-export type WakeTask = Pick<TaskRecord, 'id' | 'type' | 'generation' | 'messageGroupId' | 'lane'>;
+export type WakeTask = Pick<
+  TaskRecord,
+  'id' | 'type' | 'generation' | 'createdAt' | 'messageGroupId' | 'lane'
+>;
 
 /** Creates and deletes suspended tasks' wake schedules. */
 export class WakeSchedules {
@@ -39,9 +42,10 @@ export class WakeSchedules {
    *   message, which wakes it as well).
    */
   async create(task: WakeTask, at: number): Promise<void> {
-    const name = wakeScheduleName(task.id, task.generation);
+    const name = wakeScheduleName(task.id, task.createdAt, task.generation);
     const expression = atExpression(at);
     const body = wakeBody(task);
+    const { ConflictException, CreateScheduleCommand } = await loadScheduler();
     try {
       await this.target.client.send(
         new CreateScheduleCommand({
@@ -66,14 +70,15 @@ export class WakeSchedules {
   }
 
   /**
-   * Deletes the wake of `taskId` at `generation`, which a signal or a resume made needless.
+   * Deletes the wake of `taskId` (the record of `createdAt`) at `generation`, which a signal or a resume made needless.
    * @returns false when there was none (it fired, or was never made).
    */
-  async delete(taskId: string, generation: number): Promise<boolean> {
+  async delete(taskId: string, createdAt: number, generation: number): Promise<boolean> {
+    const { DeleteScheduleCommand, ResourceNotFoundException } = await loadScheduler();
     try {
       await this.target.client.send(
         new DeleteScheduleCommand({
-          Name: wakeScheduleName(taskId, generation),
+          Name: wakeScheduleName(taskId, createdAt, generation),
           GroupName: this.target.delayedGroupName,
         }),
       );

@@ -1,9 +1,10 @@
 import { hostname } from 'node:os';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { awsClientConfig, lazyClient, sqsClientConfig } from '../aws/clients.js';
+import { clientOnFirstSend, loadSqs, once } from '../aws/sdk.js';
 import { resolveObjectStore } from '../claim-check/object-store.js';
 import { Defaults } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../core/errors.js';
@@ -12,6 +13,7 @@ import { type LifecycleHooks, WorkerEvents } from '../events/worker-events.js';
 import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
+import { type TracingOption, tracingOptionIssue } from '../observability/tracing.js';
 import { BATCH_USAGE, meterClient, UsageMeter } from '../observability/usage-meter.js';
 import { Dispatcher } from '../scheduler/dispatcher.js';
 import { SchedulerTarget } from '../scheduler/target.js';
@@ -33,7 +35,7 @@ import type { BatchOptions, ProcessorDeps } from './deps.js';
 import { resolveFiringSenders } from './firing-trust.js';
 import { processBatch } from './processor.js';
 import { RateLimiter } from './rate-limit.js';
-import { type BatchSummary, pollQueue } from './sqs-poller.js';
+import type { BatchSummary } from './sqs-poller.js';
 import { TakeoverGate } from './takeover-gate.js';
 import { VisibilityController } from './visibility.js';
 
@@ -69,6 +71,20 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
    * @default 120000
    */
   readonly leaseDurationMs?: number;
+  /**
+   * A run's first `ctx.progress()` report is written at once; later ones at most once per
+   * this interval (the latest details each time), whatever the lease. At least 500.
+   * @default 5000
+   */
+  readonly progressIntervalMs?: number;
+  /**
+   * Trace each attempt as an OpenTelemetry span linked to the span that enqueued the task,
+   * with the task id, type, attempt and outcome as attributes; the handler's own spans are
+   * its children. `true` traces once the app has registered a tracer provider with
+   * `@opentelemetry/api` 1.x (an optional peer dependency, never imported by Tasklane); `false`
+   * never (docs/tracing.md). @default true
+   */
+  readonly tracing?: TracingOption;
   /** Message groups processed at once within a batch. @default 10 */
   readonly groupConcurrency?: number;
   /**
@@ -227,11 +243,20 @@ export function createWorker(
     }
   }
   if (issues.length > 0) throw new ValidationError('worker task list', issues);
+  const tracing = tracingOptionIssue(options.tracing);
+  if (tracing !== undefined) throw new ValidationError('worker options', [tracing]);
   const location = resolveLocation(options);
   const logger = options.logger ?? defaultLogger();
   const metrics = options.metrics ?? powertoolsMetrics();
   // Clients are made on first use, and metered (docs/cost.md); given ones at once.
-  const sqs = metered(options.sqs) ?? lazyClient(() => metered(new SQSClient(sqsClientConfig())));
+  // SQS's package too is loaded on first use: a batch whose tasks succeed sends nothing to SQS.
+  const givenSqs = metered(options.sqs);
+  const sqsClient = once(async () => {
+    if (givenSqs !== undefined) return givenSqs;
+    const { SQSClient } = await loadSqs();
+    return metered(new SQSClient(sqsClientConfig()));
+  });
+  const sqs = givenSqs ?? clientOnFirstSend(sqsClient);
   const dynamodb =
     metered(options.dynamodb) ?? lazyClient(() => metered(new DynamoDBClient(awsClientConfig())));
   const clock = options.clock ?? Date.now;
@@ -267,6 +292,8 @@ export function createWorker(
     clock,
     leaseGraceMs: options.leaseGraceMs ?? Defaults.LEASE_GRACE_MS,
     leaseDurationMs: options.leaseDurationMs ?? Defaults.LEASE_DURATION_MS,
+    progressIntervalMs: progressInterval(options.progressIntervalMs),
+    tracing: options.tracing ?? true,
     maxResultBytes: objects.limit(options.maxResultBytes, Defaults.MAX_RESULT_BYTES),
     maxPayloadBytes: objects.limit(options.maxPayloadBytes, Defaults.MAX_PAYLOAD_BYTES),
     objects,
@@ -307,10 +334,12 @@ export function createWorker(
         poll.queueUrl !== undefined
           ? [poll.queueUrl]
           : (poll.lanes ?? lanes.names()).map((lane) => lanes.queueUrl(lane, 'poll'));
+      // The poll loop is a module of its own, loaded here: a Lambda worker never polls.
+      const [{ pollQueue }, client] = await Promise.all([import('./sqs-poller.js'), sqsClient()]);
       await Promise.all(
         urls.map((queueUrl) =>
           pollQueue({
-            sqs,
+            sqs: client,
             queueUrl,
             handler: (event) => run(event.Records),
             signal: poll.signal,
@@ -396,4 +425,22 @@ function horizonIssues(
     if (message !== undefined) issues.push({ path: `${type}.retry`, message });
   }
   return issues;
+}
+
+/**
+ * The progress interval a worker was given, checked.
+ *
+ * @throws ValidationError for anything but an integer of at least
+ *   `Defaults.MIN_PROGRESS_INTERVAL_MS`, up to 15 minutes.
+ */
+function progressInterval(value: number | undefined): number {
+  if (value === undefined) return Defaults.PROGRESS_INTERVAL_MS;
+  const min = Defaults.MIN_PROGRESS_INTERVAL_MS;
+  if (Number.isInteger(value) && value >= min && value <= 900_000) return value;
+  throw new ValidationError('worker options', [
+    {
+      path: 'progressIntervalMs',
+      message: `expected an integer from ${min} to 900000 (milliseconds), received ${String(value).slice(0, 40)}`,
+    },
+  ]);
 }

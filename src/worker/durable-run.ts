@@ -13,7 +13,6 @@
 import { keySegment, ObjectPrefix } from '../claim-check/object-ref.js';
 import { AuditEvent, Defaults } from '../core/constants.js';
 import {
-  LeaseLostError,
   NonDeterministicError,
   TaskCancelledError,
   TaskPausedError,
@@ -80,12 +79,14 @@ export class DurableRun {
     this.latest = checkpoint;
     this.startedAt = deps.clock();
     const { record } = task;
-    // The task's first slice ever finds no step: no earlier run can have stored one. A slice
-    // after a suspension does (docs/adr/0048-durable-sleep-signals-pause.md).
+    // The task's first slice ever finds no step: no earlier run can have stored one. Every
+    // later slice spent an attempt, continued, was redriven, was given back after it ran, or
+    // comes after a suspension (docs/adr/0048-durable-sleep-signals-pause.md).
     const mayHaveSteps =
       record.attempt > 1 ||
       (record.continuations ?? 0) > 0 ||
       record.generation > 1 ||
+      record.ranUnspent === true ||
       record.wait !== undefined;
     this.exhausted = !mayHaveSteps;
   }
@@ -112,16 +113,18 @@ export class DurableRun {
     return Math.max(0, Math.min(run, host));
   }
 
-  /** Throws what ended the run: a cancel or pause request seen, or the lease lost. */
+  /**
+   * Throws what ended the run: a fatal error or an S3 outage it met (it then ends DEAD, or is
+   * given back, whatever the handler did with the error), its timeout, a cancel or pause
+   * request seen, or the lease lost. A timed-out handler keeps running in the background (JavaScript cannot
+   * stop it) while its task is retried: it must start no step and save no checkpoint beside
+   * the retry.
+   */
   checkLive(): void {
-    const reason: unknown = this.controller.signal.reason;
-    if (
-      reason instanceof TaskCancelledError ||
-      reason instanceof TaskPausedError ||
-      reason instanceof LeaseLostError
-    ) {
-      throw reason;
-    }
+    if (this.fatal !== undefined) throw this.fatal;
+    if (this.outage !== undefined) throw new DurableOutage(this.outage);
+    const { signal } = this.controller;
+    if (signal.aborted) throw signal.reason;
     if (this.heartbeat.cancelled) throw new TaskCancelledError(this.task.record.id);
     if (this.heartbeat.paused) throw new TaskPausedError(this.task.record.id);
   }
@@ -189,6 +192,7 @@ export class DurableRun {
     name: string,
     kind: StoredStep['kind'],
   ): Promise<{ readonly index: number; readonly stored: StoredStep | undefined }> {
+    this.checkLive();
     const what = kind ?? 'step';
     if (typeof name !== 'string' || name.length === 0 || name.length > MAX_STEP_NAME_CHARS) {
       const received = typeof name === 'string' ? `${name.length} characters` : typeof name;
@@ -288,7 +292,8 @@ export class DurableRun {
   private async runStep<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
     const { index, stored } = await this.position(name, undefined);
     if (stored !== undefined) return this.replayed(stored);
-    const value = await fn();
+    // A child span of the attempt's when it is traced (src/worker/attempt-span.ts).
+    const value = await (this.deps.traceStep?.(name, fn) ?? fn());
     const json = value === undefined ? undefined : durableJsonOrFatal(this, name, value);
     const placed = json === undefined ? undefined : await this.placeResult(json, index, name);
     const { record, lease } = this.task;

@@ -1,3 +1,4 @@
+import { Defaults } from '../core/constants.js';
 import {
   describeError,
   LeaseLostError,
@@ -30,9 +31,12 @@ export interface HeldMessage {
  *
  * Each beat also carries the handler's latest `progress` details, and reads the record it
  * wrote back: a cancel request on it aborts the signal with a TaskCancelledError, a pause
- * request with a TaskPausedError (docs/adr/0048-durable-sleep-signals-pause.md). Progress
- * between beats is coalesced: the latest details wait for the next automatic beat, or,
- * without one, for a beat of their own at most once per interval (ADR 0022).
+ * request with a TaskPausedError (docs/adr/0048-durable-sleep-signals-pause.md). A run's
+ * first report is written at once, by a beat of its own; later reports are coalesced, the
+ * latest details written at most once per progress interval (a few seconds), by the next
+ * write that comes (an automatic beat, a checkpoint, or a beat of their own), whatever the
+ * lease (ADR 0022, and the progress interval of docs/progress-and-cancel.md). The lease's
+ * writes go out one at a time, so a later write never carries older details than an earlier one.
  */
 export class Heartbeat {
   private timer: NodeJS.Timeout | undefined;
@@ -42,12 +46,16 @@ export class Heartbeat {
   private flushTimer: NodeJS.Timeout | undefined;
   private pending: string | undefined;
   private lastWriteAt = Number.NEGATIVE_INFINITY;
-  private automatic = false;
+  /** When a write last carried progress: the interval counts from it. */
+  private lastProgressAt = Number.NEGATIVE_INFINITY;
+  /** The write under way, which the next one waits for. */
+  private writing: Promise<void> = Promise.resolve();
   private stopped = false;
   private cancelSeen = false;
   private pauseSeen = false;
   private logger: TaskLogger;
   private readonly intervalMs: number;
+  private readonly progressIntervalMs: number;
 
   constructor(
     private readonly deps: ProcessorDeps,
@@ -58,6 +66,7 @@ export class Heartbeat {
   ) {
     this.logger = deps.logger;
     this.intervalMs = leaseMs / 3;
+    this.progressIntervalMs = deps.progressIntervalMs ?? Defaults.PROGRESS_INTERVAL_MS;
     // Built as the claim returns: the claim's own latency is within the grace, as it always was.
     this.extendedAt = deps.clock();
   }
@@ -99,19 +108,48 @@ export class Heartbeat {
    *
    * @throws LeaseLostError when the lease is gone (the run is aborted too).
    */
-  async writeWith(write: (progress: string | undefined) => Promise<TaskRecord>): Promise<void> {
+  writeWith(write: (progress: string | undefined) => Promise<TaskRecord>): Promise<void> {
+    return this.serially(async () => {
+      const progress = this.takeForWrite();
+      let record: TaskRecord;
+      try {
+        record = await write(progress);
+      } catch (err) {
+        this.failedWrite(err, progress);
+        throw err;
+      }
+      this.noteCancel(record);
+    });
+  }
+
+  /** Runs `write` once the lease write under way (if any) has ended. */
+  private async serially(write: () => Promise<void>): Promise<void> {
+    const before = this.writing;
+    let done!: () => void;
+    this.writing = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    try {
+      await before;
+      await write();
+    } finally {
+      done();
+    }
+  }
+
+  /** The pending progress, taken by a write about to go out, which notes its time. */
+  private takeForWrite(): string | undefined {
     const progress = this.pending;
     this.pending = undefined;
     this.lastWriteAt = this.deps.clock();
-    let record: TaskRecord;
-    try {
-      record = await write(progress);
-    } catch (err) {
-      this.pending ??= progress;
-      if (err instanceof LeaseLostError) this.controller.abort(err);
-      throw err;
-    }
-    this.noteCancel(record);
+    if (progress !== undefined) this.lastProgressAt = this.lastWriteAt;
+    return progress;
+  }
+
+  /** After a refused or failed write: its details go with the next, unless newer replaced them. */
+  private failedWrite(err: unknown, progress: string | undefined): void {
+    this.pending ??= progress;
+    if (err instanceof LeaseLostError) this.controller.abort(err);
   }
 
   private noteCancel(record: TaskRecord): void {
@@ -137,38 +175,42 @@ export class Heartbeat {
    * A beat whose lease write is `write` (given the pending progress). The record it returns
    * is read for a cancel request, and the message's visibility follows the lease.
    */
-  private async beatWith(
-    write: (progress: string | undefined) => Promise<TaskRecord>,
-  ): Promise<void> {
-    const progress = this.pending;
-    this.pending = undefined;
-    const startedAt = this.deps.clock();
-    this.lastWriteAt = startedAt;
-    let record: TaskRecord;
-    try {
-      record = await write(progress);
-    } catch (err) {
-      // Unwritten details go with the next beat, unless newer ones replaced them.
-      this.pending ??= progress;
-      if (err instanceof LeaseLostError) this.controller.abort(err);
-      throw err;
-    }
-    this.extendedAt = startedAt;
-    this.noteCancel(record);
-    await this.deps.visibility.extend({
-      receiptHandle: this.message.receiptHandle,
-      eventSourceARN: this.message.eventSourceARN,
-      seconds: visibilitySeconds(this.leaseMs),
+  private beatWith(write: (progress: string | undefined) => Promise<TaskRecord>): Promise<void> {
+    return this.serially(async () => {
+      const progress = this.takeForWrite();
+      const startedAt = this.lastWriteAt;
+      let record: TaskRecord;
+      try {
+        record = await write(progress);
+      } catch (err) {
+        this.failedWrite(err, progress);
+        throw err;
+      }
+      this.extendedAt = startedAt;
+      this.noteCancel(record);
+      await this.deps.visibility.extend({
+        receiptHandle: this.message.receiptHandle,
+        eventSourceARN: this.message.eventSourceARN,
+        seconds: visibilitySeconds(this.leaseMs),
+      });
     });
   }
 
-  /** The handler's `progress`: checks the details, then has a beat carry them. */
+  /**
+   * The handler's `progress`: checks the details, then has a write carry them: at once for
+   * the run's first report (or one an interval after the last written), else when the
+   * interval since the last written report is up, unless another write carries them first.
+   */
   readonly progress = (details: unknown): void => {
     const json = progressJson(details);
     if (this.stopped) return;
     this.pending = json;
-    if (this.automatic || this.flushTimer !== undefined) return;
-    const delay = progressFlushDelay(this.deps.clock(), this.lastWriteAt, this.intervalMs);
+    if (this.flushTimer !== undefined) return;
+    const delay = progressFlushDelay(
+      this.deps.clock(),
+      this.lastProgressAt,
+      this.progressIntervalMs,
+    );
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
       if (this.pending !== undefined && !this.stopped) this.beatInBackground('progress write');
@@ -208,7 +250,6 @@ export class Heartbeat {
     const needed = automatic ? this.leaseMs - this.intervalMs : runMs + this.deps.leaseGraceMs / 2;
     if (this.extendedAt + this.leaseMs - this.deps.clock() < needed) await this.beat();
     if (!automatic) return;
-    this.automatic = true;
     this.timer = setInterval(() => this.beatInBackground('automatic heartbeat'), this.intervalMs);
   }
 

@@ -6,11 +6,15 @@ import type { HandlerOutcome } from './run-handler.js';
 
 /**
  * How long the latest progress waits for a write of its own, so that at most one write
- * goes out per heartbeat interval: none when the last write is an interval old (or there was
- * none), else until it is.
+ * carries progress per progress interval: none when the last one is an interval old (or
+ * there was none: a run's first report is written at once), else until it is.
  */
-export function progressFlushDelay(now: number, lastWriteAt: number, intervalMs: number): number {
-  return Math.max(0, lastWriteAt + intervalMs - now);
+export function progressFlushDelay(
+  now: number,
+  lastProgressAt: number,
+  intervalMs: number,
+): number {
+  return Math.max(0, lastProgressAt + intervalMs - now);
 }
 
 /** The detail of the CANCELLED entry, from how the handler ended after the request. */

@@ -1,11 +1,6 @@
-import {
-  DeleteMessageBatchCommand,
-  GetQueueAttributesCommand,
-  type Message,
-  ReceiveMessageCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import { loadSqs, type SqsSdk } from '../aws/sdk.js';
 import { Defaults } from '../core/constants.js';
 import type { TaskLogger } from '../observability/logger.js';
 
@@ -127,6 +122,8 @@ export function toSqsRecord(message: Message, queueArn: string, region: string):
  */
 export async function pollQueue(options: PollQueueOptions): Promise<void> {
   const { sqs, queueUrl, signal, logger } = options;
+  const sdk = await loadSqs();
+  const { GetQueueAttributesCommand, ReceiveMessageCommand } = sdk;
   const batchSize = options.batchSize ?? Defaults.SQS_BATCH_SIZE;
   const waitTimeSeconds = options.waitTimeSeconds ?? 20;
   const attrs = await sqs.send(
@@ -175,7 +172,7 @@ export async function pollQueue(options: PollQueueOptions): Promise<void> {
       continue;
     }
     idleMs = 0;
-    const batch = handleBatch(messages, queueArn, region, options).then((summary) => {
+    const batch = handleBatch(sdk, messages, queueArn, region, options).then((summary) => {
       options.onBatch?.(summary);
     });
     const tracked = batch.finally(() => inFlight.delete(tracked));
@@ -185,6 +182,7 @@ export async function pollQueue(options: PollQueueOptions): Promise<void> {
 }
 
 async function handleBatch(
+  { DeleteMessageBatchCommand }: SqsSdk,
   messages: Message[],
   queueArn: string,
   region: string,

@@ -1,9 +1,5 @@
-import {
-  ChangeMessageVisibilityBatchCommand,
-  ChangeMessageVisibilityCommand,
-  GetQueueUrlCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { loadSqs } from '../aws/sdk.js';
 import { Defaults } from '../core/constants.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { LaneQueues } from '../settings/lanes.js';
@@ -59,8 +55,12 @@ export class VisibilityController {
     let url = this.urls.get(arn);
     if (url === undefined) {
       const [, , , , account, name] = arn.split(':');
-      url = this.sqs
-        .send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account }))
+      url = loadSqs()
+        .then(({ GetQueueUrlCommand }) =>
+          this.sqs.send(
+            new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account }),
+          ),
+        )
         .then((out) => out.QueueUrl ?? '');
       url.catch(() => this.urls.delete(arn));
       this.urls.set(arn, url);
@@ -70,6 +70,7 @@ export class VisibilityController {
 
   /** Changes one message's visibility now (used by heartbeats). */
   async extend(change: VisibilityChange): Promise<void> {
+    const { ChangeMessageVisibilityCommand } = await loadSqs();
     await this.sqs.send(
       new ChangeMessageVisibilityCommand({
         QueueUrl: await this.queueUrl(change.eventSourceARN),
@@ -127,6 +128,7 @@ export class VisibilityController {
     }
     for (const [arn, list] of byArn) {
       try {
+        const { ChangeMessageVisibilityBatchCommand } = await loadSqs();
         const queueUrl = await this.queueUrl(arn);
         for (let i = 0; i < list.length; i += Defaults.SQS_BATCH_SIZE) {
           const chunk = list.slice(i, i + Defaults.SQS_BATCH_SIZE);

@@ -9,10 +9,15 @@ import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { CloudWatchClient, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { type RunningConsole, startConsole } from '../../packages/cli/src/console/index.js';
+import {
+  cloudWatchChartSource,
+  type RunningConsole,
+  startConsole,
+} from '../../packages/cli/src/console/index.js';
 import { OnDead, TaskStatus } from '../../src/core/constants.js';
 import { PermanentError } from '../../src/core/errors.js';
 import { type EmulatorHandle, startEmulator } from '../../src/local/emulator.js';
@@ -238,6 +243,91 @@ describe('the live console in Chromium', () => {
     expect(second.length).toBeGreaterThan(0);
     expect(second.filter((id) => first.includes(id))).toEqual([]);
     expect(await page.getByRole('link', { name: 'First page' }).count()).toBe(1);
+  });
+});
+
+describe('charts from CloudWatch in Chromium', () => {
+  it('draws the worker’s metrics and the queue’s depth as CloudWatch holds them', async () => {
+    // Arrange: the emulator's CloudWatch holds what a deployed worker's EMF lines would make.
+    const cloudwatch = new CloudWatchClient({
+      endpoint: emulator.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    });
+    const minuteAgo = new Date(Date.now() - 60_000);
+    const service = [{ Name: 'service', Value: 'tasklane-orders' }];
+    await cloudwatch.send(
+      new PutMetricDataCommand({
+        Namespace: 'Tasklane',
+        MetricData: [
+          {
+            MetricName: 'TasksStarted',
+            Dimensions: service,
+            Timestamp: minuteAgo,
+            Value: 12,
+            Unit: 'Count',
+          },
+          {
+            MetricName: 'TasksSucceeded',
+            Dimensions: service,
+            Timestamp: minuteAgo,
+            Value: 9,
+            Unit: 'Count',
+          },
+          {
+            MetricName: 'TasksFailed',
+            Dimensions: service,
+            Timestamp: minuteAgo,
+            Value: 3,
+            Unit: 'Count',
+          },
+          {
+            MetricName: 'TasksDead',
+            Dimensions: service,
+            Timestamp: minuteAgo,
+            Value: 1,
+            Unit: 'Count',
+          },
+        ],
+      }),
+    );
+    await cloudwatch.send(
+      new PutMetricDataCommand({
+        Namespace: 'AWS/SQS',
+        MetricData: [
+          {
+            MetricName: 'ApproximateNumberOfMessagesVisible',
+            Dimensions: [{ Name: 'QueueName', Value: 'orders-work.fifo' }],
+            Timestamp: minuteAgo,
+            Value: 7,
+          },
+        ],
+      }),
+    );
+    const deployed = await startConsole({
+      client: executor.client,
+      port: 0,
+      charts: cloudWatchChartSource({
+        cloudwatch,
+        service: 'tasklane-orders',
+        queueNames: ['orders-work.fifo'],
+      }),
+    });
+    const viewer = await context.newPage();
+
+    // Act
+    await viewer.goto(deployed.loginUrl);
+    await viewer.waitForSelector('[data-chart="throughput"][data-drawn="60"]');
+    await screenshot(viewer, 'live-overview-cloudwatch');
+    const cells = await viewer.locator('table.summary tbody td').allTextContents();
+    const notes = await viewer.locator('#chart-notes').textContent();
+    await viewer.close();
+    await deployed.close();
+
+    // Assert
+    expect(cells.slice(0, 4)).toEqual(['12', '9', '3', '1']);
+    expect(cells[6]).toBe('7');
+    expect(notes).toContain('CloudWatch metrics');
   });
 });
 

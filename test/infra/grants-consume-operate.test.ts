@@ -86,7 +86,7 @@ describe('TaskExecutor.grantOperate', () => {
           },
           {
             Effect: 'Allow',
-            Action: ['sqs:SendMessage', 'sqs:ChangeMessageVisibility'],
+            Action: ['sqs:SendMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'],
             Resource: arnOf(queue),
           },
           {

@@ -107,4 +107,49 @@ describe('tasklane console', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('chmod 600');
   });
+
+  it('draws the charts from the task records with an endpoint, and from CloudWatch when asked', async () => {
+    // Act
+    const records = await overviewOf([]);
+    const cloudwatch = await overviewOf([
+      '--charts',
+      'cloudwatch',
+      '--metrics-service',
+      'tasklane-cli-test',
+    ]);
+
+    // Assert
+    expect(records).toContain('Source: the task records.');
+    expect(cloudwatch).toContain('Source: CloudWatch metrics.');
+    expect(cloudwatch).toContain(
+      'no Tasklane metrics for service &quot;tasklane-cli-test&quot; in the hour',
+    );
+  });
 });
+
+/** Starts `tasklane console` with `args`, signs in, and returns its overview page. */
+async function overviewOf(args: readonly string[]): Promise<string> {
+  const port = await freePort();
+  const child = startCli(['console', '--port', String(port), ...args], executorEnv(executor));
+  let stdout = '';
+  child.stdout?.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  const exited = once(child, 'close');
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed: ${stdout}`)), 30_000);
+    child.stdout?.on('data', () => {
+      if (stdout.includes('Console at')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  const open = /Console at (\S+)/.exec(stdout)?.[1] ?? '';
+  const login = await fetch(open, { redirect: 'manual' });
+  const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? '';
+  const page = await (await fetch(`http://127.0.0.1:${port}/`, { headers: { cookie } })).text();
+  child.kill('SIGTERM');
+  await exited;
+  return page;
+}

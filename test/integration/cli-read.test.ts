@@ -76,7 +76,7 @@ describe('tasklane list', () => {
     expect(deadOnly.items.map((t: { id: string }) => t.id)).toEqual([dead]);
     expect(table.code).toBe(0);
     expect(table.stdout).toContain('email');
-    expect(table.stderr).toContain('More: tasklane list --cursor');
+    expect(table.stderr).toMatch(/More: tasklane list --type email --limit 2 --cursor \S+\n/);
   });
 
   it('exits 2 naming a bad status, limit or time', async () => {
@@ -208,7 +208,7 @@ describe('tasklane (configuration and usage errors)', () => {
     const run = await runCli(['show', 'missing', '--json'], env);
 
     expect(run.code).toBe(4);
-    expect(JSON.parse(run.stdout).error).toMatchObject({ code: 4 });
+    expect(JSON.parse(run.stdout).error).toMatchObject({ exitCode: 4, code: 'TASK_NOT_FOUND' });
   });
 });
 

@@ -58,7 +58,7 @@ describe('tasklane redrive', () => {
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain(`Would redrive 2 DEAD task(s)`);
     expect(unconfirmed.code).toBe(6);
-    expect(unconfirmed.stderr).toContain('pass --yes to confirm');
+    expect(unconfirmed.stderr).toContain('Pass --yes to confirm');
     expect(done.code).toBe(0);
     expect(JSON.parse(done.stdout).redriven).toEqual([first, second]);
     const client = executor.client();

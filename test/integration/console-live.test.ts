@@ -3,9 +3,17 @@
  * channel is guarded exactly as the pages are, and sends only what changed.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createConsoleApp } from '../../packages/cli/src/console/server.js';
 import type { TaskClient } from '../../src/client/task-client.js';
+import { testClients } from '../helpers/aws.js';
 import { SEEDED } from '../helpers/console.js';
-import { browse, consoleApp, countingClient, seededExecutor } from '../helpers/console-app.js';
+import {
+  browse,
+  consoleApp,
+  countingClient,
+  seededExecutor,
+  TEST_CSRF,
+} from '../helpers/console-app.js';
 import type { TestExecutor } from '../helpers/executor.js';
 
 let executor: TestExecutor;
@@ -26,8 +34,16 @@ async function events(
   const out: { event: string; data: string }[] = [];
   let text = '';
   const deadline = Date.now() + ms;
+  let pending = reader.read();
   while (!enough(out) && Date.now() < deadline) {
-    const { value, done } = await reader.read();
+    // Woken every 200 ms too: `enough` may look at more than the events.
+    const next = await Promise.race([
+      pending,
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 200)),
+    ]);
+    if (next === undefined) continue;
+    pending = reader.read();
+    const { value, done } = next;
     if (done) break;
     text += decoder.decode(value, { stream: true });
     let end = text.indexOf('\n\n');
@@ -105,6 +121,48 @@ describe('console GET /live', () => {
     expect(
       overviewEvents.some((e) => e.event === 'region' && e.data.includes('"id":"counts"')),
     ).toBe(true);
+  });
+
+  it('reads the dead-letter queue and scans the finished tasks once, not at every tick', async () => {
+    // Arrange: a client that counts the requests it sends, by command.
+    const clients = testClients();
+    const sent: string[] = [];
+    const record = { step: 'initialize', name: 'recordCommands' } as const;
+    clients.sqs.middlewareStack.add(
+      (next, context) => (args) => {
+        sent.push(String(context.commandName));
+        return next(args);
+      },
+      record,
+    );
+    clients.dynamodb.middlewareStack.add(
+      (next, context) => (args) => {
+        sent.push(String(context.commandName));
+        return next(args);
+      },
+      record,
+    );
+    const app = createConsoleApp({
+      client: executor.client({ ...clients, deadLetterQueueUrl: executor.deadLetterQueueUrl }),
+      csrfToken: TEST_CSRF,
+      readOnly: false,
+      accessToken: undefined,
+      loopbackOnly: true,
+      liveIntervalMs: 100,
+    });
+
+    // Act: several ticks of the overview (each counts the index: a Query per partition).
+    const count = (name: string) => sent.filter((n) => n === name).length;
+    const res = await browse(app, '/live?page=%2F', { site: 'same-origin' });
+    const ticks = await events(res, () => count('QueryCommand') >= 250, 20_000);
+
+    // Assert
+    expect(ticks.some((e) => e.event === 'charts')).toBe(true);
+    expect(count('QueryCommand')).toBeGreaterThanOrEqual(250);
+    expect(count('GetQueueAttributesCommand')).toBe(1);
+    // One Scan for the counts, and the charts' reads of the records.
+    const chartScans = count('ScanCommand') - 1;
+    expect(chartScans).toBeLessThanOrEqual(2);
   });
 
   it('answers 404 for an address that has no live view', async () => {

@@ -19,11 +19,15 @@ beforeEach(async () => {
   executor = await setupExecutor();
 });
 
+/** The payloads run, in order. */
+const ran: string[] = [];
+
 const posting = defineTask('ledger.entry', {
   schema: z.object({ name: z.string() }),
   retry: { maxAttempts: 1 },
   onDead: 'park',
   handler: ({ name }) => {
+    ran.push(name);
     if (name === 'broken') throw new PermanentError('rejected');
   },
 });
@@ -77,6 +81,30 @@ describe('parked keys and purge', () => {
 
     expect(await executor.store.parkedKeys.get(KEY)).toBeUndefined();
     expect(await executor.client().parkedKeys()).toEqual([]);
+  });
+
+  it("a task enqueued again under a purged parked task's id is not run by its held message", async () => {
+    const client = executor.client();
+    await client.enqueue(posting, { name: 'broken' }, { id: 'broken', orderingKey: KEY });
+    await executor.drain(executor.worker([posting]));
+    const park = await executor.store.parkedKeys.get(KEY);
+    const purge = await client.purge({ status: TaskStatus.DEAD, olderThan: '0s' });
+    ran.length = 0;
+
+    await client.enqueue(posting, { name: 'first' }, { id: 'first', orderingKey: KEY });
+    await client.enqueue(posting, { name: 'again' }, { id: 'broken', orderingKey: KEY });
+    // A held message left in the queue would come back (every 12 hours; here at once) ahead
+    // of both, and claim the new task of its id.
+    await showNow(park?.receiptHandle).catch(() => undefined);
+    await executor.drain(executor.worker([posting]));
+
+    expect(purge.purged).toEqual(['broken']);
+    // The new task runs from its own message, after 'first': its deduplication id covers its
+    // creation time, so SQS did not drop it as a duplicate of the purged task's (ADR 0063).
+    expect(ran).toEqual(['first', 'again']);
+    const again = await executor.store.get('broken');
+    expect(again?.status).toBe(TaskStatus.SUCCEEDED);
+    expect(again?.payload).toEqual({ name: 'again' });
   });
 
   it('the sweeper sends the unsent tasks of a key whose parked task was purged', async () => {

@@ -1,45 +1,97 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import type { TaskContext } from '../../src/tasks/task-definition.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
-import type { WorkerOptions } from '../../src/worker/create-worker.js';
-import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import { executor, runWorker, useWorkerHarness } from '../helpers/worker-harness.js';
 
-let executor: TestExecutor;
-let stop: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  executor = await setupExecutor();
-});
-
-afterEach(async () => {
-  await stop?.();
-  stop = undefined;
-});
+useWorkerHarness();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls the queue with a worker for `task` until the test ends. */
-function startWorker(
-  task: ReturnType<typeof defineTask>,
-  options: Partial<WorkerOptions> = {},
-): void {
-  const controller = new AbortController();
-  const done = executor.worker([task], options).poll({
-    signal: controller.signal,
-    waitTimeSeconds: 1,
-  });
-  stop = async () => {
-    controller.abort();
-    await done;
-  };
-}
 
 /** A 3 s lease: the worker beats automatically every second. */
 const SHORT_LEASE = { leaseDurationMs: 3000 };
 
 describe('ctx.progress', () => {
+  it('shows the first report within about a second, though the lease beats only every 40 s', async () => {
+    // A 60 s timeout: its lease (capped at 120 s) is shorter than the run plus the grace, so
+    // the worker beats automatically every 40 s. The handler reports at once, then works until
+    // the test has seen the report (at most 10 s): a 30 s task, without the 30 s.
+    let reportedAt = 0;
+    let seen: () => void = () => {};
+    const shown = new Promise<void>((resolve) => {
+      seen = resolve;
+    });
+    const task = defineTask('progress.long', {
+      schema: z.object({}),
+      timeout: 60_000,
+      handler: async (_payload, ctx) => {
+        reportedAt = Date.now();
+        ctx.progress({ phase: 'started' });
+        await Promise.race([shown, sleep(10_000)]);
+        return 'done';
+      },
+    });
+    // The production lease settings (the test helper's grace is 1 s).
+    runWorker(task, { leaseGraceMs: 75_000, leaseDurationMs: 120_000 });
+    const client = executor.client();
+    let shownAt = 0;
+
+    const { id } = await client.enqueue(task, {});
+    const record = await client.wait(id, {
+      timeoutMs: 30_000,
+      onProgress: (progress) => {
+        if ((progress as { phase?: string }).phase !== 'started') return;
+        shownAt = Date.now();
+        seen();
+      },
+    });
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(shownAt).toBeGreaterThan(0);
+    console.log(`[progress] first report shown by wait() ${shownAt - reportedAt} ms after it`);
+    expect(shownAt - reportedAt).toBeLessThan(2_000);
+    expect(record.history.map((h) => h.event)).toEqual([
+      AuditEvent.SUBMITTED,
+      AuditEvent.CLAIMED,
+      AuditEvent.SUCCEEDED,
+    ]);
+  });
+
+  it('writes later reports at most once per progressIntervalMs, the latest each time', async () => {
+    const task = defineTask('progress.interval', {
+      schema: z.object({}),
+      timeout: 20_000,
+      handler: async (_payload, ctx) => {
+        const end = Date.now() + 3_500;
+        for (let step = 0; Date.now() < end; step++) {
+          ctx.progress({ step });
+          await sleep(20);
+        }
+      },
+    });
+    // The lease covers the run: no automatic beat, so every write is a progress write.
+    runWorker(task, { progressIntervalMs: 1_000 });
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    // At once, then one a second for 3.5 s: 4 writes (a slow write may make it 3).
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.heartbeats).toBeGreaterThanOrEqual(3);
+    expect(record.heartbeats).toBeLessThanOrEqual(4);
+    expect((record.progress as { step: number }).step).toBeGreaterThan(0);
+  });
+
+  it('refuses a progress interval under 500 ms with a ValidationError', () => {
+    const task = defineTask('progress.fast', { schema: z.object({}), handler: () => 'done' });
+
+    const build = () => executor.worker([task], { progressIntervalMs: 10 });
+
+    expect(build).toThrow(/progressIntervalMs: expected an integer from 500 to 900000/);
+  });
+
   it('coalesces hundreds of calls into at most one write per heartbeat interval', async () => {
     let calls = 0;
     const task = defineTask('progress.many', {
@@ -53,7 +105,7 @@ describe('ctx.progress', () => {
         }
       },
     });
-    startWorker(task, SHORT_LEASE);
+    runWorker(task, SHORT_LEASE);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
@@ -84,8 +136,8 @@ describe('ctx.progress', () => {
         }
       },
     });
-    // An 11 s lease covers the run: no automatic beat; the interval is a third of it.
-    startWorker(task);
+    // An 11 s lease covers the run: no automatic beat; the 5 s progress interval outlasts it.
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
@@ -108,7 +160,7 @@ describe('ctx.progress', () => {
         return 'done';
       },
     });
-    startWorker(task, SHORT_LEASE);
+    runWorker(task, SHORT_LEASE);
     const client = executor.client();
     const seen: unknown[] = [];
 
@@ -144,7 +196,7 @@ describe('ctx.progress', () => {
         return refusals;
       },
     });
-    startWorker(task);
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});

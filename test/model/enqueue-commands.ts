@@ -171,14 +171,15 @@ export class Enqueue implements FeatureCommand {
 function ref(name: string): string {
   if (name.startsWith('@h')) return `held|t${name.slice(2)}`;
   if (name.startsWith('@p')) return `purged|k${name.slice(2)}`;
+  if (name.startsWith('@o')) return 'its own key';
   return name.replace(/^.*-/, '').replace(/^@/, '');
 }
 
 /**
  * The generated plan names keys and parents `@k<n>` and `@t<n>`, or aims them: `@h<n>` is the
  * id of the oldest enqueue waiting on its held CreateSchedule (if it is not this slot's), and
- * `@p<n>` the ordering key of the task a purge deleted last; each falls back to `<n>`. The
- * run's names replace them.
+ * `@p<n>` the ordering key of the task a purge deleted last; each falls back to `<n>`. `@o`
+ * is a key of the slot's own (k103 for t3). The run's names replace them.
  */
 function resolvePlan(plan: SlotPlan, m: FeatureModel, r: FeatureSystem, slot: number): SlotPlan {
   const name = (ref: string) => {
@@ -188,6 +189,8 @@ function resolvePlan(plan: SlotPlan, m: FeatureModel, r: FeatureSystem, slot: nu
       return held?.id ?? r.id(n);
     }
     if (ref.startsWith('@p')) return m.lastPurgedKey ?? r.key(n);
+    // A key of this slot's own, which no other command names.
+    if (ref.startsWith('@o')) return r.key(100 + slot);
     return ref.startsWith('@k') ? r.key(n) : r.id(n);
   };
   return {
@@ -223,7 +226,7 @@ async function settled(
     }
     // Created by this call, unless calls that began later found it already.
     const fresh = result.created && (!m.tasks.has(id) || m.purged.has(id) || m.rolledBack.has(id));
-    m.accept(id, plan, n, plan.fate, { created: fresh, sent: result.sent });
+    m.accept(id, plan, n, plan.fate, { created: fresh, sent: result.sent }, r.starts.length);
     m.trace.push(
       `  ${id}: created ${result.created}, sent ${result.sent}, ${result.record.status}`,
     );
@@ -270,9 +273,11 @@ export function debounceMode(dkey: number): 'last' | 'first' {
 }
 
 /**
- * A debounced enqueue of key `dkey`: folds into the key's waiting task, or creates one. Aimed
- * (`like`), it takes the key and type of the last debounced enqueue, if there was one, so that
- * it meets that task whatever happened to it since (died, redriven, parked).
+ * A debounced enqueue of key `dkey`: folds into the key's waiting task, or creates one. Aimed,
+ * it takes the key and type of the last debounced enqueue (`last`), so that it meets that
+ * task whatever happened to it since (died, redriven, parked); or of the debounced task a
+ * redrive by key just put back in place (`redriven`, only until a delivery of its lane may
+ * have rerun it), so that it meets the redriven task before it reruns.
  */
 export class Debounce implements FeatureCommand {
   constructor(
@@ -283,17 +288,25 @@ export class Debounce implements FeatureCommand {
     readonly narrow: boolean,
     readonly sendFails: boolean,
     readonly big: boolean,
-    readonly like = false,
+    readonly aim?: 'last' | 'redriven',
   ) {}
-  check = (m: Readonly<FeatureModel>): boolean => !this.like || m.lastDebounce !== undefined;
+  check = (m: Readonly<FeatureModel>): boolean =>
+    this.aim === undefined || this.target(m) !== undefined;
+
+  private target(m: Readonly<FeatureModel>) {
+    if (this.aim === 'last') return m.lastDebounce;
+    if (this.aim === 'redriven') return m.redrivenDebounce;
+    return undefined;
+  }
 
   async run(m: FeatureModel, r: FeatureSystem): Promise<void> {
-    const aim = this.like ? m.lastDebounce : undefined;
+    const aim = this.target(m);
     const dkey = aim?.dkey ?? this.dkey;
     const type = aim?.type ?? this.type;
     const mode = debounceMode(dkey);
-    if (aim !== undefined) m.trace.push(`  (like: d${dkey} ${type})`);
+    if (aim !== undefined) m.trace.push(`  (${this.aim}: d${dkey} ${type})`);
     m.lastDebounce = { dkey, type };
+    m.redrivenDebounce = undefined;
     count(`debounce ${mode}`);
     const n = m.nextToken();
     const key = r.key(dkey);
@@ -341,11 +354,12 @@ export class Debounce implements FeatureCommand {
       n,
       this.fate,
       result,
+      r.starts.length,
     );
   }
 
   toString = () =>
-    `debounce(${this.like ? `like last, else d${this.dkey}` : `d${this.dkey} ${debounceMode(this.dkey)}`}, ${this.like ? `else ${this.type}` : this.type}, ${this.fate}${this.keyed ? ', keyed' : ''}${this.big ? ', claim-checked' : ''}${this.narrow ? ', 3 shards' : ''}${this.sendFails ? ', send fails' : ''})`;
+    `debounce(${this.aim === undefined ? `d${this.dkey} ${debounceMode(this.dkey)}` : `like ${this.aim === 'last' ? 'last' : 'the redriven'}, else d${this.dkey}`}, ${this.aim === undefined ? this.type : `else ${this.type}`}, ${this.fate}${this.keyed ? ', keyed' : ''}${this.big ? ', claim-checked' : ''}${this.narrow ? ', 3 shards' : ''}${this.sendFails ? ', send fails' : ''})`;
 }
 
 /** The oldest held CreateSchedule answers (as planned), and its enqueue returns. */

@@ -1,9 +1,10 @@
 /**
- * The feature model's command generators: sequences of 30-45 commands of
+ * The feature model's command generators: sequences of 60-80 commands of
  * ./enqueue-commands.ts, ./operator-commands.ts and ./runtime-commands.ts over 3 shared ids,
- * 4 ids the aimed enqueues take in turn, 2 ordering keys and 2 debounce keys, weighted so that
- * the steps a meeting of features needs (a task enqueued, delivered, dead, redriven, purged,
- * a held schedule answered …) come often enough.
+ * 13 ids the aimed enqueues take in turn, 2 ordering keys (and a key of its own for a task
+ * aimed to park one) and 2 debounce keys, weighted so that the steps a meeting of features
+ * needs (a task enqueued, delivered, dead, redriven, purged, a held schedule answered …) come
+ * often enough.
  */
 import fc from 'fast-check';
 import {
@@ -20,11 +21,15 @@ import { FEATURE_SLOTS, LEASE_EXPIRY_MS, SHARED_SLOTS } from './feature-system.j
 import { Cancel, Purge, RedriveIds, RedriveKey, ReleaseKey } from './operator-commands.js';
 import { Deliver, Outage, PARK_HOLD_EXPIRY_MS, Pump, Sweep, Tick } from './runtime-commands.js';
 
-/** Longest command sequence generated. */
-export const FEATURE_MAX_COMMANDS = 45;
+/**
+ * Longest command sequence generated. A sequence's drain costs more than its commands (each
+ * about 60 ms on the emulator), so long sequences, with room for the several steps a
+ * meeting of features takes, find more per second than many short ones.
+ */
+export const FEATURE_MAX_COMMANDS = 80;
 /** Fewest commands in a sequence: a meeting of features takes a few steps to set up. */
-export const FEATURE_MIN_COMMANDS = 30;
-/** Explicit ids t0…t6 (./feature-system.ts); ordering keys and debounce keys k0, k1 (one namespace). */
+export const FEATURE_MIN_COMMANDS = 60;
+/** Explicit ids t0…t15 (./feature-system.ts); ordering keys and debounce keys k0, k1 (one namespace). */
 export const SLOTS = FEATURE_SLOTS;
 const KEYS = 2;
 
@@ -103,8 +108,9 @@ function plans(): fc.Arbitrary<SlotPlan> {
  * aimed at what the sequence did so far (resolved when they run, so shrinking keeps them
  * meaningful): an enqueue of the id rolled back last, a dependent of the parent whose
  * CreateSchedule is held, a key's task after a purge of that key's task, a debounced enqueue
- * of the last debounced key and type. Each is the second half of a meeting of two features
- * that a uniform choice reaches too rarely in 40 commands.
+ * of the last debounced key and type, a redrive of the key a delivery saw a task park last,
+ * and a debounced enqueue of the task that redrive put back in place, before it reruns. Each
+ * is the second half of a meeting of two features that a uniform choice reaches too rarely.
  */
 export function featureCommands(): fc.Arbitrary<Iterable<FeatureCommand>> {
   const plan = plans();
@@ -154,15 +160,18 @@ export function featureCommands(): fc.Arbitrary<Iterable<FeatureCommand>> {
   );
   const enqueueAgain = enqueueAimed('again', plan);
   // A task that parks its key: a park-type task of a key that dies (purged, redriven, released
-  // after), as a plain enqueue and as a debounced one.
+  // after), as a plain enqueue and as a debounced one. Its key is mostly one of its own (`@o`):
+  // on k0 or k1, the many other tasks of those keys would mostly park them again soon after,
+  // so what a purge or a release of its park leaves behind would rarely be seen alone.
+  const ownKey = weighted(['@o0', 2], ['@k0', 1], ['@k1', 1]);
   const parking = enqueueAimed(
     'fresh',
     fc
-      .record({ key: keyIndex, fate: weighted<Fate>(['permanent', 3], ['fail', 1]), big: rarely })
+      .record({ key: ownKey, fate: weighted<Fate>(['permanent', 3], ['fail', 1]), big: rarely })
       .map(
         ({ key, fate, big }): SlotPlan => ({
           type: 'park',
-          key: `@k${key}`,
+          key,
           fate,
           big,
           parents: [],
@@ -199,22 +208,21 @@ export function featureCommands(): fc.Arbitrary<Iterable<FeatureCommand>> {
       big: rarely,
     })
     .map((d) => new Debounce(d.dkey, d.type, d.keyed, d.fate, d.narrow, d.sendFails, d.big));
-  const debounceLike = fc
-    .record({ keyed: weighted([true, 3], [false, 1]), fate, big: rarely })
-    .map(({ keyed, fate, big }) => new Debounce(0, 'plain', keyed, fate, false, false, big, true));
+  const debounceAimed = (aim: 'last' | 'redriven') =>
+    fc
+      .record({ keyed: weighted([true, 3], [false, 1]), fate, big: rarely })
+      .map(({ keyed, fate, big }) => new Debounce(0, 'plain', keyed, fate, false, false, big, aim));
   const lane = fc.constantFrom('default', 'default', 'bulk');
-  const deliver = fc
-    .record({
-      lane,
-      max: fc.integer({ min: 1, max: 3 }),
-      dieAfter: fc.oneof(
-        { arbitrary: fc.constant(undefined), weight: 3 },
-        { arbitrary: fc.integer({ min: 0, max: 5 }), weight: 1 },
-      ),
-    })
-    .map(({ lane, max, dieAfter }) => new Deliver(lane, max, dieAfter));
+  const deliver = (dies: boolean) =>
+    fc
+      .record({
+        lane,
+        max: fc.integer({ min: 1, max: 3 }),
+        dieAfter: dies ? fc.integer({ min: 0, max: 5 }) : fc.constant(undefined),
+      })
+      .map(({ lane, max, dieAfter }) => new Deliver(lane, max, dieAfter));
   const tick = fc.oneof(
-    { arbitrary: fc.integer({ min: 1_000, max: 6_000 }), weight: 3 },
+    { arbitrary: fc.integer({ min: 1_000, max: 6_000 }), weight: 4 },
     { arbitrary: fc.constant(LEASE_EXPIRY_MS), weight: 2 },
     { arbitrary: fc.constant(PARK_HOLD_EXPIRY_MS), weight: 1 },
   );
@@ -222,30 +230,33 @@ export function featureCommands(): fc.Arbitrary<Iterable<FeatureCommand>> {
   const outage = fc
     .tuple(fc.constantFrom<'s3' | 'events'>('s3', 'events'), fc.boolean())
     .map(([service, on]) => new Outage(service, on));
-  // Weights: the aimed commands and the steps their meetings need (a held schedule's answer,
-  // a delivery, a purge, a redrive by key) come often; an aimed command whose target does not
-  // exist yet is skipped (its check), so its weight costs little when it cannot run.
+  // The weights: the aimed commands and the steps their meetings need come often; an aimed
+  // command whose target does not exist yet is skipped (its check), so a high weight costs
+  // little while it cannot run, and it runs soon once it can (a redrive of the key a task
+  // just parked, a debounce of the task that redrive put back, a dependent of a held parent).
   const weightedCommands: [fc.Arbitrary<FeatureCommand>, number][] = [
-    [enqueue, 3],
+    [enqueue, 2],
     [heldParent, 4],
-    [dependentOfHeld, 4],
-    [settle, 6],
+    [dependentOfHeld, 8],
+    [settle, 4],
     [enqueueAgain, 5],
     [parking, 4],
     [afterPurge, 6],
     [debounce, 1],
-    [parkingDebounce, 3],
-    [debounceLike, 5],
-    [deliver, 6],
-    [tick.map((ms) => new Tick(ms)), 3],
+    [parkingDebounce, 5],
+    [debounceAimed('last'), 2],
+    [debounceAimed('redriven'), 16],
+    [deliver(false), 12],
+    [deliver(true), 4],
+    [tick.map((ms) => new Tick(ms)), 8],
     [fc.constant(new Sweep()), 1],
     [fc.constant(new Pump()), 1],
     [slot.map((s) => new Cancel(s)), 1],
     [slot.map((s) => new RedriveIds(s)), 1],
     [keyIndex.map((k) => new RedriveKey(k)), 1],
-    [keyIndex.map((k) => new RedriveKey(k, true)), 5],
+    [keyIndex.map((k) => new RedriveKey(k, true)), 8],
     [keyIndex.map((k) => new ReleaseKey(k)), 1],
-    [fc.constant(new Purge()), 5],
+    [fc.constant(new Purge()), 8],
     [outage, 1],
   ];
   const command = fc.oneof(

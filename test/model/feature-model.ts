@@ -31,6 +31,11 @@ export interface ModelTask {
   redrives: number;
   /** Deliveries to a worker that died with it in its batch. */
   crashes: number;
+  /**
+   * Handler starts of the run before it was created: those of an earlier task of the same id
+   * (purged, or rolled back) are not its own.
+   */
+  readonly startsBefore: number;
 }
 
 /** An explicit-id slot's first enqueue, reused by every retry of that id. */
@@ -72,6 +77,19 @@ export class FeatureModel {
   readonly slots: number = FEATURE_SLOTS;
   lastPurgedKey: string | undefined;
   lastDebounce: { readonly dkey: number; readonly type: TypeName } | undefined;
+  /**
+   * The task a delivery saw park its key last (DEAD, holding its ordering key), until a
+   * redrive, a release or a purge of it: what an aimed redrive by key takes. Read from the
+   * system after each delivery, to aim commands only; the oracle never relies on it.
+   */
+  lastParked: { readonly id: string; readonly key: string } | undefined;
+  /**
+   * The id, debounce key (by index) and type of a debounced task a redrive by key just put
+   * back in place, until a delivery receives it (it reruns) or a debounced enqueue runs.
+   */
+  redrivenDebounce:
+    | { readonly id: string; readonly dkey: number; readonly type: TypeName }
+    | undefined;
   /** A line per command, for the report of a failure. */
   readonly trace: string[] = [];
   private created = 0;
@@ -97,6 +115,7 @@ export class FeatureModel {
     token: number,
     fate: Fate,
     outcome: { readonly created: boolean; readonly sent: boolean },
+    startsSoFar: number,
   ): ModelTask {
     this.purged.delete(id);
     this.rolledBack.delete(id);
@@ -117,6 +136,7 @@ export class FeatureModel {
         unsent: false,
         redrives: 0,
         crashes: 0,
+        startsBefore: startsSoFar,
       };
       this.tasks.set(id, task);
     }

@@ -25,7 +25,8 @@
  * 6. Outcomes: a task whose payload says `ok` ends SUCCEEDED or CANCELLED, or DEAD only if a
  *    worker died holding it (outages of S3 or EventBridge never spend an attempt); `fail` and
  *    `permanent` never end SUCCEEDED. Each run saw the payload the producers were told it has
- *    (the last fold under `'last'`, the first under `'first'`).
+ *    (the last fold under `'last'`, the first under `'first'`). A task's starts are those since
+ *    it was created: an id purged and enqueued again is a new task.
  * 7. Events: a task a worker ended SUCCEEDED or DEAD had its lifecycle event accepted by
  *    EventBridge at least once.
  */
@@ -73,6 +74,7 @@ export async function drain(m: FeatureModel, r: FeatureSystem): Promise<void> {
       [...m.tasks.keys()].map(async (id) => `${id}:${(await r.get(id))?.status}`),
     );
     const snapshot = statuses.join(' ');
+    m.trace.push(`  statuses: ${short(snapshot.replaceAll(/r\w+-(t\d+)/g, '$1'))}`);
     const allFinished = statuses.every((s) => /:(SUCCEEDED|DEAD|CANCELLED|undefined)$/.test(s));
     if (allFinished && delivered === 0) return;
     if (round >= 1 && delivered === 0 && snapshot === previous) return;
@@ -145,7 +147,8 @@ export async function judge(m: FeatureModel, r: FeatureSystem): Promise<string[]
     // 4. Bounded retries.
     if (rec.attempt > FEATURE_MAX_ATTEMPTS)
       out.push(`attempt ${rec.attempt} > maxAttempts: ${line}`);
-    const starts = r.starts.filter((s) => s.id === task.id);
+    // Only this task's starts: not those of an earlier task of the id (purged, rolled back).
+    const starts = r.starts.filter((s) => s.id === task.id && s.order >= task.startsBefore);
     for (const s of starts) {
       if (s.attempt > FEATURE_MAX_ATTEMPTS) out.push(`started attempt ${s.attempt}: ${line}`);
     }
@@ -216,15 +219,16 @@ export async function judge(m: FeatureModel, r: FeatureSystem): Promise<string[]
     const g = `${task.lane}/${task.key}`;
     groups.set(g, [...(groups.get(g) ?? []), task]);
   }
-  const firstStart = (id: string) => r.starts.find((s) => s.id === id)?.order;
+  const firstStart = (task: ModelTask) =>
+    r.starts.find((s) => s.id === task.id && s.order >= task.startsBefore)?.order;
   for (const [group, tasks] of groups) {
     const sorted = [...tasks].sort((a, b) => a.created - b.created);
     for (let i = 0; i < sorted.length; i++) {
       for (let j = i + 1; j < sorted.length; j++) {
         const a = sorted[i] as ModelTask;
         const b = sorted[j] as ModelTask;
-        const sa = firstStart(a.id);
-        const sb = firstStart(b.id);
+        const sa = firstStart(a);
+        const sb = firstStart(b);
         if (a.unsent || sb === undefined || sa === undefined) continue;
         if (sa > sb) {
           out.push(`order: in ${short(group)}, ${b.id} started before ${a.id}, enqueued earlier`);

@@ -34,10 +34,12 @@ import { VirtualQueues } from './virtual-queues.js';
 
 /**
  * Explicit ids: t0…t2 are shared by the uniform enqueues (so retries of one id are common);
- * t3…t6 are taken in turn by the aimed ones (./feature-commands.ts), so that an aimed enqueue
- * always has an id no enqueue has planned yet.
+ * t3…t15 are taken in turn by the aimed ones (./feature-commands.ts), so that an aimed enqueue
+ * has an id no enqueue has planned yet: enough of them that the first aimed enqueues of a
+ * sequence (a held parent, a parking task) leave ids for the ones that meet them later (a
+ * dependent, a key's next task after a purge).
  */
-export const FEATURE_SLOTS = 7;
+export const FEATURE_SLOTS = 16;
 /** The shared ids: t0…t2. */
 export const SHARED_SLOTS = 3;
 /** Attempts of every model type. */

@@ -9,7 +9,7 @@
  * README's guarantees (./feature-oracle.ts says precisely which). Some commands are aimed at
  * what the sequence did so far (./feature-commands.ts), so that features meet often enough.
  *
- * FAULT_SEED replays a run; MODEL_FEATURE_RUNS sets how many sequences (default 25);
+ * FAULT_SEED replays a run; MODEL_FEATURE_RUNS sets how many sequences (default 20);
  * MODEL_PATH (with FAULT_SEED) runs only the sequence at that fast-check path, e.g. a shrunk
  * counterexample's; MODEL_SHRINK_MS bounds the shrinking; MODEL_VERBOSE=1 prints a line per
  * sequence.
@@ -18,12 +18,17 @@ import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { Scenario } from '../faults/lib/scenario.js';
 import { featureTally } from './enqueue-commands.js';
-import { FEATURE_MAX_COMMANDS, featureCommands, SLOTS } from './feature-commands.js';
+import {
+  FEATURE_MAX_COMMANDS,
+  FEATURE_MIN_COMMANDS,
+  featureCommands,
+  SLOTS,
+} from './feature-commands.js';
 import { FeatureModel } from './feature-model.js';
 import { drain, judge } from './feature-oracle.js';
 import { FeatureSystem } from './feature-system.js';
 
-const RUNS = Number(process.env.MODEL_FEATURE_RUNS ?? 25);
+const RUNS = Number(process.env.MODEL_FEATURE_RUNS ?? 20);
 /** How long a failure may be shrunk for: MODEL_SHRINK_MS (default 3 minutes). */
 const SHRINK_MS = Number(process.env.MODEL_SHRINK_MS ?? 180_000);
 /**
@@ -33,18 +38,19 @@ const SHRINK_MS = Number(process.env.MODEL_SHRINK_MS ?? 180_000);
  */
 const COLLECT = process.env.MODEL_COLLECT === '1';
 const ONLY = process.env.MODEL_ONLY === undefined ? undefined : new RegExp(process.env.MODEL_ONLY);
-/** MODEL_VERBOSE=1 prints a line per sequence. */
-const VERBOSE = process.env.MODEL_VERBOSE === '1';
+/** MODEL_VERBOSE=1 prints a line per sequence; MODEL_VERBOSE=2 its trace as well. */
+const VERBOSE = process.env.MODEL_VERBOSE === '1' || process.env.MODEL_VERBOSE === '2';
+const TRACE_ALL = process.env.MODEL_VERBOSE === '2';
 
 describe('(7b) every feature against a model of the guarantees', () => {
-  // About 5 s a sequence on 2 idle cores, up to 40 s on a loaded machine, plus the shrinking budget.
-  const timeout = RUNS * 60_000 + SHRINK_MS + 120_000;
+  // About 8 s a sequence on 2 idle cores, up to 60 s on a loaded machine, plus the shrinking budget.
+  const timeout = RUNS * 90_000 + SHRINK_MS + 120_000;
   it(`keeps the guarantees over ${RUNS} random command sequences`, { timeout }, async () => {
     // Arrange
     const s = await Scenario.open({
       id: 'model-features',
       title: '(7b) Model-based test across features (fast-check commands)',
-      description: `fast-check fc.commands: up to ${FEATURE_MAX_COMMANDS} interleaved commands per sequence over ${SLOTS} ids, 2 ordering keys, 2 debounce keys and 2 lanes (enqueue by id, keyed, claim-checked, dependent, delayed with a failing or held CreateSchedule; debounce last and first; deliveries to workers that die after any write; ticks past leases and parked holds; sweep; pump; cancel; redrive by id and key; releaseKey; purge; S3 and EventBridge outages), then drained and judged against the guarantees (test/model/feature-oracle.ts).`,
+      description: `fast-check commands: ${FEATURE_MIN_COMMANDS} to ${FEATURE_MAX_COMMANDS} interleaved commands per sequence over ${SLOTS} ids, 2 ordering keys, 2 debounce keys and 2 lanes (enqueue by id, keyed, claim-checked, dependent, delayed with a failing or held CreateSchedule; debounce last and first; deliveries to workers that die after any write; ticks past leases and parked holds; sweep; pump; cancel; redrive by id, by key and of the key parked last; releaseKey; purge; S3 and EventBridge outages), some aimed at what the sequence did so far, then drained and judged against the guarantees (test/model/feature-oracle.ts).`,
       workerTimeoutSeconds: 5,
       maxAttempts: 2,
     });
@@ -70,6 +76,13 @@ describe('(7b) every feature against a model of the guarantees', () => {
       await drain(model, real);
       const t2 = Date.now();
       const violations = await judge(model, real);
+      if (TRACE_ALL) {
+        for (const id of model.tasks.keys()) {
+          const rec = await real.get(id);
+          const story = (rec?.history ?? []).map((h) => `${h.event}#${h.attempt}`).join(' > ');
+          model.trace.push(`  ${id}: ${rec?.status ?? 'ABSENT'}; ${story}`);
+        }
+      }
       timing.commands += t1 - t0;
       timing.drain += t2 - t1;
       timing.judge += Date.now() - t2;
@@ -78,7 +91,7 @@ describe('(7b) every feature against a model of the guarantees', () => {
       lastTrace = model.trace;
       if (VERBOSE) {
         console.log(
-          `[model] sequence ${sequences}: ${traced.length} commands, ${model.tasks.size} tasks, ${((Date.now() - t0) / 1000).toFixed(1)} s, ${violations.length === 0 ? 'ok' : violations[0]}`,
+          `[model] sequence ${sequences}: ${traced.length} commands, ${model.tasks.size} tasks, ${((Date.now() - t0) / 1000).toFixed(1)} s, ${violations.length === 0 ? 'ok' : violations[0]}${TRACE_ALL ? `\n${model.trace.join('\n')}` : ''}`,
         );
       }
       if (COLLECT && violations.length > 0) {

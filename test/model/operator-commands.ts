@@ -16,6 +16,12 @@ async function quietly<T>(call: () => Promise<T>): Promise<T | Error> {
   }
 }
 
+/** The index n of key `k<n>` of this sequence, or -1. */
+function keyIndex(r: FeatureSystem, key: string): number {
+  for (let n = 0; n < 2; n++) if (r.key(n) === key) return n;
+  return -1;
+}
+
 function redriven(m: FeatureModel, ids: readonly string[]): void {
   for (const id of ids) {
     const task = m.tasks.get(id);
@@ -54,28 +60,40 @@ export class RedriveIds implements FeatureCommand {
   toString = () => `redrive({ ids: [t${this.slot}] })`;
 }
 
-/** Redrives a key's DEAD tasks; aimed (`like`), the key of the last debounced enqueue. */
+/**
+ * Redrives a key's DEAD tasks; aimed (`parked`), the key a delivery saw a task park last, so
+ * that a redrive in place meets what came after the park (a fold, a dependent, a purge).
+ */
 export class RedriveKey implements FeatureCommand {
   constructor(
     readonly key: number,
-    readonly like = false,
+    readonly parked = false,
   ) {}
-  check = (m: Readonly<FeatureModel>): boolean => !this.like || m.lastDebounce !== undefined;
+  check = (m: Readonly<FeatureModel>): boolean => !this.parked || m.lastParked !== undefined;
 
   async run(m: FeatureModel, r: FeatureSystem): Promise<void> {
-    count('redrive by key');
-    const key = this.like ? (m.lastDebounce?.dkey ?? this.key) : this.key;
-    const out = await quietly(() => r.producer(false).redrive({ orderingKey: r.key(key) }));
+    count(this.parked ? 'redrive by parked key' : 'redrive by key');
+    const key = (this.parked ? m.lastParked?.key : undefined) ?? r.key(this.key);
+    if (this.parked) m.trace.push(`  (parked: ${key.replace(/^.*-/, '')})`);
+    const out = await quietly(() => r.producer(false).redrive({ orderingKey: key }));
     if (out instanceof Error) {
       m.trace.push(`  threw ${out.name}: ${out.message}`);
       return;
     }
     redriven(m, out.redriven);
+    if (m.lastParked !== undefined && out.redriven.includes(m.lastParked.id))
+      m.lastParked = undefined;
+    // A debounced task put back in place: what an aimed debounce meets before it reruns.
+    for (const id of out.redriven) {
+      const task = m.tasks.get(id);
+      const dkey = task?.debounce === undefined ? -1 : keyIndex(r, task.debounce.key);
+      if (task !== undefined && dkey >= 0) m.redrivenDebounce = { id, dkey, type: task.type };
+    }
     m.trace.push(`  redriven [${out.redriven.join(', ')}]`);
   }
 
   toString = () =>
-    `redrive({ orderingKey: ${this.like ? `the last debounced key, else k${this.key}` : `k${this.key}`} })`;
+    `redrive({ orderingKey: ${this.parked ? `the key parked last, else k${this.key}` : `k${this.key}`} })`;
 }
 
 export class ReleaseKey implements FeatureCommand {
@@ -85,6 +103,7 @@ export class ReleaseKey implements FeatureCommand {
   async run(m: FeatureModel, r: FeatureSystem): Promise<void> {
     count('releaseKey');
     const out = await quietly(() => r.producer(false).releaseKey(r.key(this.key)));
+    if (m.lastParked?.key === r.key(this.key)) m.lastParked = undefined;
     m.trace.push(
       `  ${out instanceof Error ? `threw ${out.name}: ${out.message}` : `released ${out.released} (${out.taskId})`}`,
     );
@@ -110,6 +129,7 @@ export class Purge implements FeatureCommand {
     const mine = out.purged.filter((id) => id.startsWith(`${r.prefix}-`) || m.tasks.has(id));
     for (const id of mine) {
       m.purged.add(id);
+      if (m.lastParked?.id === id) m.lastParked = undefined;
       const key = m.tasks.get(id)?.key;
       if (key !== undefined) m.lastPurgedKey = key;
     }

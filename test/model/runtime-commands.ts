@@ -23,10 +23,18 @@ export class Deliver implements FeatureCommand {
   async run(m: FeatureModel, r: FeatureSystem): Promise<void> {
     count(this.dieAfter === undefined ? 'deliver' : 'deliver, worker dies');
     const out = await r.deliver(this.lane, this.max, this.dieAfter);
+    if (m.redrivenDebounce !== undefined && out.received.includes(m.redrivenDebounce.id))
+      m.redrivenDebounce = undefined;
     if (out.died) {
       for (const id of out.received) {
         const task = m.tasks.get(id);
         if (task !== undefined) task.crashes += 1;
+      }
+    } else {
+      // Which of them parked its key: what an aimed redrive by key takes next.
+      for (const id of out.received) {
+        const parkedKey = (await r.get(id))?.parkedKey;
+        if (parkedKey !== undefined) m.lastParked = { id, key: parkedKey };
       }
     }
     m.trace.push(

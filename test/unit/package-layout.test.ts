@@ -90,9 +90,12 @@ describe('package layout', () => {
     ]);
   });
 
-  it('makes aws-cdk-lib and constructs optional peers, and types the Lambda events', () => {
-    expect(Object.keys(manifest.peerDependencies).sort()).toEqual(['aws-cdk-lib', 'constructs']);
-    for (const peer of ['aws-cdk-lib', 'constructs']) {
+  it('makes aws-cdk-lib, constructs, the Lambda client and the OpenTelemetry API optional peers, and types the Lambda events', () => {
+    // The Lambda client only for deployToEmulator (tasklane/local), which disables mappings;
+    // the OpenTelemetry API is never imported, only the registry of its 1.x read (docs/tracing.md).
+    const peers = ['@aws-sdk/client-lambda', '@opentelemetry/api', 'aws-cdk-lib', 'constructs'];
+    expect(Object.keys(manifest.peerDependencies).sort()).toEqual(peers);
+    for (const peer of peers) {
       expect(manifest.peerDependenciesMeta[peer]?.optional).toBe(true);
     }
     expect(manifest.dependencies['@types/aws-lambda']).toMatch(/^\^/);
@@ -125,6 +128,8 @@ describe('package layout', () => {
     expect(cliManifest.version).toBe(manifest.version);
     expect(cliManifest.peerDependencies).toEqual({ tasklane: `^${manifest.version}` });
     expect(cliManifest.devDependencies.tasklane).toBe('file:../..');
+    // And the SDK's optional peer its commands need: `emulator deploy` runs deployToEmulator.
+    imported.add('@aws-sdk/client-lambda');
     expect(Object.keys(cliManifest.dependencies).sort()).toEqual([...imported].sort());
     expect(cliManifest.bin).toEqual({ tasklane: './bin/tasklane.js' });
     expect(existsSync(path.join(CLI, 'bin/tasklane.js'))).toBe(true);

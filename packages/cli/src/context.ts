@@ -50,8 +50,9 @@ export function commandContext(command: Command): CommandContext {
       if (options.yes === true) return;
       if (process.stdin.isTTY !== true) {
         throw new CliError(
-          `${question} There is no terminal to ask on: pass --yes to confirm, or --dry-run to see what would change.`,
+          `${question} There is no terminal to ask on, so nothing was changed.`,
           ExitCode.NOT_CONFIRMED,
+          { hint: 'Pass --yes to confirm, or --dry-run to see what would change.' },
         );
       }
       const yes = await confirm(

@@ -30,14 +30,39 @@ export const ExitCode = {
 /** One of the {@link ExitCode} values. */
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-/** An error the CLI reports as it is: its message says what was wrong and how to fix it. */
+/** The name of each {@link ExitCode}, the `code` of a problem the CLI found itself. */
+export const EXIT_CODE_NAMES: Readonly<Record<ExitCode, string>> = {
+  [ExitCode.OK]: 'OK',
+  [ExitCode.FAILURE]: 'FAILURE',
+  [ExitCode.USAGE]: 'USAGE',
+  [ExitCode.CONFIGURATION]: 'CONFIGURATION',
+  [ExitCode.NOT_FOUND]: 'NOT_FOUND',
+  [ExitCode.PARTIAL]: 'PARTIAL',
+  [ExitCode.NOT_CONFIRMED]: 'NOT_CONFIRMED',
+};
+
+/** Options of {@link CliError}. */
+export interface CliErrorOptions extends ErrorOptions {
+  /**
+   * How to fix it, printed on the line after the message (and as `hint` with `--json`).
+   * The error that caused it goes in `cause`: `--json` reports that error's name and code.
+   */
+  readonly hint?: string;
+}
+
+/**
+ * An error the CLI reports as it is: its message says what was wrong, its hint how to fix it,
+ * and its cause, when there is one, is the error behind it (an SDK or AWS error).
+ */
 export class CliError extends Error {
   readonly exitCode: ExitCode;
+  readonly hint: string | undefined;
 
-  constructor(message: string, exitCode: ExitCode, options?: ErrorOptions) {
-    super(message, options);
+  constructor(message: string, exitCode: ExitCode, options: CliErrorOptions = {}) {
+    super(message, options.cause === undefined ? {} : { cause: options.cause });
     this.name = 'CliError';
     this.exitCode = exitCode;
+    this.hint = options.hint;
   }
 }
 
@@ -54,8 +79,12 @@ export function exitCodeOf(err: unknown): ExitCode {
   return credentialsProblem(err) ? ExitCode.CONFIGURATION : ExitCode.FAILURE;
 }
 
-/** A hint for errors the SDK raises before any call (no credentials, no region). */
+/**
+ * How to fix `err`: a CliError's own hint, else one for the errors the SDK raises before any
+ * call (no credentials, no region).
+ */
 export function hintFor(err: unknown): string | undefined {
+  if (err instanceof CliError && err.hint !== undefined) return err.hint;
   if (!(err instanceof Error)) return undefined;
   if (err.name === 'CredentialsProviderError') {
     return 'No AWS credentials were found: configure them as for the AWS CLI (AWS_PROFILE, aws sso login, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY); for an emulator, pass --endpoint.';
@@ -67,5 +96,5 @@ export function hintFor(err: unknown): string | undefined {
 }
 
 function credentialsProblem(err: unknown): boolean {
-  return hintFor(err) !== undefined;
+  return !(err instanceof CliError) && hintFor(err) !== undefined;
 }

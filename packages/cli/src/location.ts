@@ -50,11 +50,10 @@ export async function resolveClientOptions(options: LocationOptions): Promise<Ta
   try {
     return { ...locationFromStackOutputs(outputs, options.executor), ...clients };
   } catch (err) {
-    throw new CliError(
-      `${(err as Error).message} Stack ${options.stack} must hold a TaskExecutor; when it holds several, pass --executor <construct id>.`,
-      ExitCode.CONFIGURATION,
-      { cause: err },
-    );
+    throw new CliError((err as Error).message, ExitCode.CONFIGURATION, {
+      cause: err,
+      hint: `Stack ${options.stack} must hold a TaskExecutor; when it holds several, pass --executor <construct id>.`,
+    });
   }
 }
 
@@ -87,10 +86,9 @@ function assertConfigured(): void {
     (name) => (process.env[name] ?? '') === '',
   );
   if (missing.length === 0) return;
-  throw new CliError(
-    `No executor given: pass --stack <name> (a deployed TaskExecutor stack), or set ${missing.join(' and ')} (and ${EnvVars.DLQ_URL} for the dead-letter queue), e.g. as printed by \`tasklane dev\`.`,
-    ExitCode.CONFIGURATION,
-  );
+  throw new CliError('No executor given.', ExitCode.CONFIGURATION, {
+    hint: `Pass --stack <name> (a deployed TaskExecutor stack), or set ${missing.join(' and ')} (and ${EnvVars.DLQ_URL} for the dead-letter queue), e.g. by sourcing the env file \`tasklane dev\` writes.`,
+  });
 }
 
 async function stackOutputs(
@@ -103,12 +101,18 @@ async function stackOutputs(
     return out.Stacks?.[0]?.Outputs ?? [];
   } catch (err) {
     const message = (err as Error).message;
+    const missing = /does not exist/i.test(message);
     throw new CliError(
-      /does not exist/i.test(message)
-        ? `Stack ${stack} does not exist in this account and region: check --stack, --region (or AWS_REGION) and the credentials' account.`
-        : `Cannot read stack ${stack} (${(err as Error).name}: ${message}): check the credentials (cloudformation:DescribeStacks), --region and --endpoint.`,
+      missing
+        ? `Stack ${stack} does not exist in this account and region.`
+        : `Cannot read stack ${stack} (${(err as Error).name}: ${message}).`,
       ExitCode.CONFIGURATION,
-      { cause: err },
+      {
+        cause: err,
+        hint: missing
+          ? "Check --stack, --region (or AWS_REGION) and the credentials' account."
+          : 'Check the credentials (cloudformation:DescribeStacks), --region and --endpoint.',
+      },
     );
   } finally {
     cloudformation.destroy();

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { handleBrokenPipes } from './broken-pipe.js';
 import { run } from './program.js';
 
 /** The CLI package's version, from the nearest package.json above this module (src/ or dist/). */
@@ -25,6 +26,7 @@ function packageVersion(): string {
   return 'unknown';
 }
 
+handleBrokenPipes({ stdout: process.stdout, stderr: process.stderr });
 void run(process.argv, packageVersion()).then((code) => {
   process.exitCode = code;
 });

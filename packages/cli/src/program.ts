@@ -12,7 +12,8 @@ import { registerSchedules } from './commands/schedules.js';
 import { registerShow } from './commands/show.js';
 import { registerStatus } from './commands/status.js';
 import { registerTail } from './commands/tail.js';
-import { ExitCode, exitCodeOf, hintFor } from './exit-codes.js';
+import { errorReport } from './error-report.js';
+import { ExitCode } from './exit-codes.js';
 import { createOutput } from './output.js';
 
 const EXIT_CODES_HELP = `
@@ -82,15 +83,11 @@ export async function run(argv: readonly string[], version: string): Promise<num
       if (err.exitCode === 0) return ExitCode.OK;
       return ExitCode.USAGE;
     }
-    const code = exitCodeOf(err);
-    const message = err instanceof Error ? err.message : String(err);
-    const hint = hintFor(err);
-    const name = err instanceof TasklaneError ? `${err.code}: ` : '';
+    const report = errorReport(err);
+    const prefix = err instanceof TasklaneError ? `${err.code}: ` : '';
     const out = createOutput(process.argv.includes('--json'));
-    out.error(`${name}${message}`, hint);
-    if (out.json) {
-      out.jsonLine({ error: { code, name: (err as Error).name, message, hint: hint ?? null } });
-    }
-    return code;
+    out.error(`${prefix}${report.message}`, report.hint ?? undefined);
+    if (out.json) out.jsonLine({ error: report });
+    return report.exitCode;
   }
 }

@@ -73,6 +73,11 @@ export interface ClaimTarget extends SeenHistory {
   readonly attempt: number;
   /** Fenced when given: a message in another group than its task's is not the task's. */
   readonly messageGroupId?: string | undefined;
+  /**
+   * Fenced when given: a message of an earlier task of the id (purged, then enqueued again)
+   * names that task's `createdAt`, not this one's (docs/adr/0063-messages-name-their-task-incarnation.md).
+   */
+  readonly createdAt?: number | undefined;
 }
 
 type ClaimInput = {
@@ -134,10 +139,10 @@ const ready = (now: number): Condition[] => [
  * conditional write over every claimable state. A waiting task must be due, a SUSPENDED one
  * woken (its timer ended, or its signal came); a RUNNING one
  * (only outside the fresh phase) must have an expired lease; the attempt must be the one
- * the target expects and below maxAttempts; the type and message group must be the
- * message's. A fresh claim also requires `leaseLost` absent: a task requeued after a lost
- * lease is a takeover (ADR 0007), which runs alone. Refused, DynamoDB's ALL_OLD record feeds
- * the same claim decision a read used to.
+ * the target expects and below maxAttempts; the type, message group and creation time
+ * (ADR 0063) must be the message's. A fresh claim also requires `leaseLost` absent: a task
+ * requeued after a lost lease is a takeover (ADR 0007), which runs alone. Refused, DynamoDB's
+ * ALL_OLD record feeds the same claim decision a read used to.
  */
 export const claim: Transition<ClaimInput> = {
   kind: 'transition',
@@ -148,6 +153,7 @@ export const claim: Transition<ClaimInput> = {
     lessThanAttribute('attempt', 'maxAttempts'),
     equals('type', 'type', target.type),
     ...(target.messageGroupId === undefined ? [] : [inGroup(target.messageGroupId, target.id)]),
+    ...(target.createdAt === undefined ? [] : [equals('createdAt', 'createdAt', target.createdAt)]),
     // A fresh claim takes only a waiting task: never a RUNNING one.
     fresh
       ? and([or(ready(now)), notExists('leaseLost')])
@@ -273,6 +279,12 @@ type UnclaimInput = {
  * is given back and the attempt it started is not spent (docs/adr/0034-dependency-outages.md).
  * The attempt returns to the one before the claim, so the next claim starts the same attempt
  * again; a takeover's claim keeps its lost-lease mark, so its next claim is a takeover again.
+ * When the handler had run (a durable task's step or checkpoint met an S3 outage), the record
+ * says so (`ranUnspent`), so that the next slice looks for the steps it stored. Either way it
+ * is marked `unclaimed`: its attempt is back at the one before the claim, and the mark is
+ * what tells the debounce fold that the task was taken all the same, so a later enqueue of
+ * its debounce key makes a new task instead of changing this one
+ * (docs/adr/0064-a-given-back-claim-ends-the-debounce-window.md).
  * Its message, never acknowledged, keeps the task's place at the head of its group.
  */
 export const unclaim: Transition<UnclaimInput> = {
@@ -283,13 +295,16 @@ export const unclaim: Transition<UnclaimInput> = {
   to: TaskStatus.QUEUED,
   detail: ({ lease, reason, ran }) =>
     `${reason}; attempt ${lease.attempt} not spent${ran === true ? '' : ', not run'}`,
-  set: ({ lease, takeover }) => ({
+  set: ({ lease, takeover, ran }) => ({
     attempt: lease.attempt - 1,
+    unclaimed: true,
     ...(takeover ? { leaseLost: true } : {}),
+    // The next slice, at the same attempt, may find steps this one stored.
+    ...(ran === true ? { ranUnspent: true } : {}),
   }),
   remove: LEASE,
   // Due when its message is next delivered; an overdue resend counts from then.
-  writes: ['attempt', 'leaseLost', ...LEASE],
+  writes: ['attempt', 'unclaimed', 'leaseLost', 'ranUnspent', ...LEASE],
   statusAt: ({ delayMs }, now) => now + delayMs,
 };
 

@@ -1,22 +1,20 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { noopMetrics } from '../../../src/observability/metrics.js';
 import { createSweeper } from '../../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
-import { startWorker } from '../../helpers/durable.js';
-import { eventually, setupExecutor, type TestExecutor } from '../../helpers/executor.js';
+import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
+import { eventually } from '../../helpers/executor.js';
 
-let executor: TestExecutor;
-let stops: (() => Promise<void>)[] = [];
+useDurableExecutor();
 
-beforeAll(async () => {
-  executor = await setupExecutor();
-});
+/** What a test started beside the worker (a schedule pump), stopped when it ends. */
+let stops: (() => void)[] = [];
 
-afterEach(async () => {
-  await Promise.all(stops.map((stop) => stop()));
+afterEach(() => {
+  for (const stop of stops) stop();
   stops = [];
 });
 
@@ -32,7 +30,7 @@ describe('ctx.sleep', () => {
         return { attempt: ctx.attempt };
       },
     });
-    stops.push(startWorker(executor, task));
+    runWorker(task);
     const client = executor.client();
 
     const started = Date.now();
@@ -76,7 +74,7 @@ describe('ctx.sleep', () => {
         return 'done';
       },
     });
-    stops.push(startWorker(executor, task));
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
@@ -100,7 +98,7 @@ describe('ctx.sleep', () => {
         order.push(`${name} end`);
       },
     });
-    stops.push(startWorker(executor, task));
+    runWorker(task);
     const client = executor.client();
 
     const first = await client.enqueue(task, { name: 'first' }, { orderingKey: 'sleep-key' });
@@ -124,7 +122,7 @@ describe('ctx.sleep', () => {
         await ctx.sleep('nap', Number.NaN);
       },
     });
-    stops.push(startWorker(executor, task));
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
@@ -146,20 +144,18 @@ describe('ctx.sleep beyond the schedule threshold', () => {
       },
     });
     const { scheduler } = executor;
-    stops.push(
-      startWorker(executor, task, {
-        scheduleThresholdMs: 0,
-        queueArn: executor.queueArn,
-        scheduleGroup: scheduler.scheduleGroup,
-        schedulerRoleArn: scheduler.schedulerRoleArn,
-        delayedSchedulerRoleArn: scheduler.delayedSchedulerRoleArn,
-        scheduleDeadLetterArn: scheduler.scheduleDeadLetterArn,
-        scheduler: executor.clients.scheduler,
-      }),
-    );
+    runWorker(task, {
+      scheduleThresholdMs: 0,
+      queueArn: executor.queueArn,
+      scheduleGroup: scheduler.scheduleGroup,
+      schedulerRoleArn: scheduler.schedulerRoleArn,
+      delayedSchedulerRoleArn: scheduler.delayedSchedulerRoleArn,
+      scheduleDeadLetterArn: scheduler.scheduleDeadLetterArn,
+      scheduler: executor.clients.scheduler,
+    });
     const pump = executor.pump();
     const pumping = setInterval(() => void pump.tick().catch(() => undefined), 500);
-    stops.push(async () => clearInterval(pumping));
+    stops.push(() => clearInterval(pumping));
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
@@ -187,17 +183,15 @@ describe('the sweeper', () => {
     });
     const { scheduler } = executor;
     // A wake schedule is made, but no pump delivers it: the wake is lost.
-    stops.push(
-      startWorker(executor, task, {
-        scheduleThresholdMs: 0,
-        queueArn: executor.queueArn,
-        scheduleGroup: scheduler.scheduleGroup,
-        schedulerRoleArn: scheduler.schedulerRoleArn,
-        delayedSchedulerRoleArn: scheduler.delayedSchedulerRoleArn,
-        scheduleDeadLetterArn: scheduler.scheduleDeadLetterArn,
-        scheduler: executor.clients.scheduler,
-      }),
-    );
+    runWorker(task, {
+      scheduleThresholdMs: 0,
+      queueArn: executor.queueArn,
+      scheduleGroup: scheduler.scheduleGroup,
+      schedulerRoleArn: scheduler.schedulerRoleArn,
+      delayedSchedulerRoleArn: scheduler.delayedSchedulerRoleArn,
+      scheduleDeadLetterArn: scheduler.scheduleDeadLetterArn,
+      scheduler: executor.clients.scheduler,
+    });
     const client = executor.client();
     const sweeper = createSweeper({
       tableName: executor.tableName,

@@ -109,6 +109,37 @@ describe('timeline', () => {
 
     expect(rows.map((r) => r.durationMs)).toEqual([undefined, undefined, 250, undefined, 800]);
   });
+
+  it("merges a durable task's stored steps in by time and ends a slice at its continuation", () => {
+    const record = taskRecord({
+      history: [
+        { event: 'submitted', at: 0, attempt: 0, status: 'PENDING' },
+        { event: 'claimed', at: 100, attempt: 1, status: 'RUNNING' },
+        { event: 'continued', at: 400, attempt: 1, status: 'QUEUED' },
+        { event: 'claimed', at: 1000, attempt: 1, status: 'RUNNING' },
+        { event: 'succeeded', at: 1500, attempt: 1, status: 'SUCCEEDED' },
+      ],
+      steps: [
+        { index: 0, name: 'fetch', at: 200, sizeBytes: 12, attempt: 1, workerId: 'w1' },
+        { index: 1, name: 'store', at: 1200, sizeBytes: 0, attempt: 1, workerId: 'w2' },
+      ],
+    });
+
+    const rows = timeline(record);
+
+    expect(
+      rows.map((r) => `${r.event}${r.durationMs === undefined ? '' : `:${r.durationMs}`}`),
+    ).toEqual([
+      'submitted',
+      'claimed',
+      'step-stored',
+      'continued:300',
+      'claimed',
+      'step-stored',
+      'succeeded:500',
+    ]);
+    expect(rows[2]?.detail).toBe('step 0 "fetch" (12 bytes)');
+  });
 });
 
 describe('humanDuration', () => {

@@ -2,10 +2,13 @@ import type { Command } from 'commander';
 import type { TaskRecord, TaskStatus } from 'tasklane';
 import { DEFAULT_LANE } from 'tasklane';
 import { commandContext, positiveInt, statusList } from '../context.js';
+import type { LocationOptions } from '../location.js';
 import { isoTime } from '../output.js';
+import { shellCommand } from '../shell.js';
 import { instantOption } from '../time-option.js';
 
-interface ListOptions {
+/** The options of `tasklane list`, as parsed. */
+export interface ListOptions {
   status?: string[];
   type?: string;
   key?: string;
@@ -71,9 +74,35 @@ export function registerList(program: Command): void {
           ]),
         );
       }
-      if (page.cursor !== undefined)
-        out.note(`More: tasklane list --cursor ${page.cursor} (same filters)`);
+      if (page.cursor !== undefined) out.note(`More: ${nextPage(command, opts, page.cursor)}`);
     });
+}
+
+/**
+ * The command that lists the next page, ready to paste: where the executor is (the global
+ * options given), the same filters (times as the instants they stood for, so that a
+ * relative `--since 2h` does not move) and the cursor.
+ */
+export function nextPage(command: Command, opts: ListOptions, cursor: string): string {
+  const globals = command.optsWithGlobals<LocationOptions>();
+  const words = ['tasklane'];
+  const add = (flag: string, value: string | undefined) => {
+    if (value !== undefined && value !== '') words.push(flag, value);
+  };
+  add('--stack', globals.stack);
+  add('--executor', globals.executor);
+  add('--endpoint', globals.endpoint);
+  // A region from AWS_REGION is still there when the line is pasted in the same shell.
+  if (command.parent?.getOptionValueSource('region') === 'cli') add('--region', globals.region);
+  words.push('list');
+  add('--status', opts.status?.join(','));
+  add('--type', opts.type);
+  add('--key', opts.key);
+  add('--since', opts.since === undefined ? undefined : isoTime(opts.since));
+  add('--until', opts.until === undefined ? undefined : isoTime(opts.until));
+  add('--limit', String(opts.limit));
+  add('--cursor', cursor);
+  return shellCommand(words);
 }
 
 /** The fields of a task a listing shows (history and payload are for `show`). */

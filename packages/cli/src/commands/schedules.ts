@@ -94,7 +94,8 @@ export function registerSchedules(program: Command): void {
 
 function notFound(name: string): CliError {
   return new CliError(
-    `No schedule is named ${JSON.stringify(name)} in the executor's group: tasklane schedules list shows them.`,
+    `No schedule is named ${JSON.stringify(name)} in the executor's group.`,
     ExitCode.NOT_FOUND,
+    { cause: new ScheduleNotFoundError(name), hint: 'tasklane schedules list shows them.' },
   );
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { HistoryEntry, ObjectRef, TaskRecord } from 'tasklane';
-import { AuditEvent, DEFAULT_LANE } from 'tasklane';
+import { AuditEvent, DEFAULT_LANE, TaskNotFoundError } from 'tasklane';
 import { commandContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { humanDuration, isoTime } from '../output.js';
@@ -11,7 +11,7 @@ export interface TimelineRow extends HistoryEntry {
   readonly durationMs?: number;
 }
 
-/** `tasklane show <id>`: the record and its history as a timeline. */
+/** `tasklane show <id>`: the record and its history as a timeline, a durable task's steps in it. */
 export function registerShow(program: Command): void {
   program
     .command('show')
@@ -20,12 +20,13 @@ export function registerShow(program: Command): void {
     .action(async (id: string, _opts: unknown, command: Command) => {
       const { out, client } = commandContext(command);
       // A claim-checked result is shown as its S3 location, not read.
-      const record = await (await client()).get(id, { fetch: false });
+      // A durable task's stored steps join its timeline (docs/durable-tasks.md).
+      const record = await (await client()).get(id, { fetch: false, steps: true });
       if (record === undefined) {
-        throw new CliError(
-          `No task has the id ${JSON.stringify(id)}: check the id (tasklane list shows recent ones); a finished task is removed after the retention period, a purged one at once.`,
-          ExitCode.NOT_FOUND,
-        );
+        throw new CliError(`No task has the id ${JSON.stringify(id)}.`, ExitCode.NOT_FOUND, {
+          cause: new TaskNotFoundError(id),
+          hint: 'Check the id (tasklane list shows recent ones): a finished task is removed after the retention period, a purged one at once.',
+        });
       }
       const rows = timeline(record);
       if (out.json) {
@@ -78,6 +79,14 @@ function fields(r: TaskRecord): string[][] {
       r.progressAt === undefined ? '' : `${JSON.stringify(r.progress)} at ${isoTime(r.progressAt)}`,
     ],
     ['cancel requested', r.cancelRequested ? isoTime(r.cancelRequestedAt) : ''],
+    [
+      'checkpoint',
+      r.checkpointAt === undefined
+        ? ''
+        : `${r.checkpointRef ? objectRow(r.checkpointRef) : JSON.stringify(r.checkpoint)} at ${isoTime(r.checkpointAt)}`,
+    ],
+    ['continuations', r.continuations],
+    ['steps', r.steps === undefined || r.steps.length === 0 ? '' : r.steps.length],
     ['parents', r.parents?.join(', ')],
     [
       'waiting on',
@@ -104,15 +113,28 @@ function objectRow(ref: ObjectRef): string {
 
 const RUN_ENDS: readonly string[] = [
   AuditEvent.SUCCEEDED,
+  AuditEvent.CONTINUED,
   AuditEvent.RETRY_SCHEDULED,
   AuditEvent.FAILED,
   AuditEvent.DEAD,
 ];
 
-/** The history, with each run's duration on the entry that ended it. */
+/**
+ * The history, with each run's duration on the entry that ended it, and a durable task's
+ * stored steps (whose entries live in their own items) merged in by time.
+ */
 export function timeline(record: TaskRecord): TimelineRow[] {
   let claimedAt: { at: number; attempt: number } | undefined;
-  return record.history.map((entry) => {
+  const steps: HistoryEntry[] = (record.steps ?? []).map((step) => ({
+    event: AuditEvent.STEP_STORED,
+    at: step.at,
+    attempt: step.attempt,
+    status: 'RUNNING',
+    ...(step.workerId === undefined ? {} : { workerId: step.workerId }),
+    detail: `step ${step.index} ${JSON.stringify(step.name)} (${step.sizeBytes} bytes)`,
+  }));
+  const entries = [...record.history, ...steps].sort((a, b) => a.at - b.at);
+  return entries.map((entry) => {
     if (entry.event === AuditEvent.CLAIMED) claimedAt = { at: entry.at, attempt: entry.attempt };
     const ends =
       RUN_ENDS.includes(entry.event) &&

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { durationMs, type TaskTransition } from 'tasklane';
+import { outputClosed } from '../broken-pipe.js';
 import { commandContext, positiveInt, statusList, taskStatuses } from '../context.js';
 import { isoTime } from '../output.js';
 import type { Styles, Text } from '../terminal-text.js';
@@ -58,6 +59,8 @@ export function registerTail(program: Command): void {
       const stop = () => controller.abort();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      // A reader that went away (`| head`) ends the follow, as it ends `tail -f`.
+      outputClosed.addEventListener('abort', stop, { once: true });
       try {
         const transitions = (await client()).watch({
           intervalMs: opts.interval,
@@ -76,6 +79,7 @@ export function registerTail(program: Command): void {
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
+        outputClosed.removeEventListener('abort', stop);
       }
     });
 }

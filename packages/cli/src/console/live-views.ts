@@ -35,8 +35,8 @@ export interface LiveViewDeps {
 
 /**
  * The overview's finished statuses (SUCCEEDED, CANCELLED, ROLLED_BACK) are counted by a Scan
- * of the table: a live overview scans at most once a minute, and shows the last figures in
- * between.
+ * of the table, and the dead-letter queue's oldest message is found by a peek (a receive): a
+ * live overview does both at most once a minute, and shows the last figures in between.
  */
 export const SCAN_EVERY_MS = 60_000;
 
@@ -144,7 +144,10 @@ function overviewView(deps: LiveViewDeps): LiveView {
   };
 }
 
-/** `read`, with the figures of the statuses it did not count taken from `scanned`. */
+/**
+ * `read`, with the figures of the statuses it did not count, and the dead-letter queue it did
+ * not read, taken from `scanned`.
+ */
 function withScanned(read: Overview, scanned: Overview): Overview {
   const missing = read.notCounted;
   const byStatus = { ...read.byStatus };
@@ -160,6 +163,8 @@ function withScanned(read: Overview, scanned: Overview): Overview {
   }
   return {
     ...read,
+    deadLetters: scanned.deadLetters,
+    deadLettersError: scanned.deadLettersError,
     byStatus,
     notCounted: [],
     byType: [...types.entries()]

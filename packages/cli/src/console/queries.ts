@@ -62,16 +62,18 @@ export const STATUSES: readonly TaskStatus[] = Object.values(TaskStatus);
 /**
  * Counts per status and type, the DLQ, the newest DEAD tasks and the schedules, at once.
  * With `scan: false` the statuses the index does not key are not counted (no Scan of the
- * table): they are named in `notCounted`, with 0.
+ * table): they are named in `notCounted`, with 0; and the dead-letter queue is not read (its
+ * oldest message is found by a peek, which is a receive): `deadLetters` is undefined.
  */
 export async function readOverview(
   client: TaskClient,
   now: number,
   options: { readonly scan?: boolean } = {},
 ): Promise<Overview> {
+  const scan = options.scan !== false;
   const [counts, deadLetters, recent, schedules] = await Promise.all([
-    client.counts({ byType: true, scan: options.scan !== false }),
-    readDeadLetters(client, now),
+    client.counts({ byType: true, scan }),
+    scan ? readDeadLetters(client, now) : { deadLetters: undefined, deadLettersError: undefined },
     client.list({ status: TaskStatus.DEAD, limit: 10 }),
     readSchedules(client),
   ]);
