@@ -17,6 +17,7 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
 import { DEBOUNCE_ID_PREFIX, DEBOUNCE_POINTER_PREFIX } from '../core/debounce.js';
+import { WAKE_SCHEDULE_PREFIX } from '../scheduler/names.js';
 import {
   DEBOUNCED_UPDATE_ATTRIBUTES,
   PRODUCER_UPDATE_ATTRIBUTES,
@@ -121,6 +122,22 @@ export function scheduleArns(
     ),
   };
 }
+
+/**
+ * The ARN pattern of suspended tasks' wake schedules, `schedule/<group>.at/task_w*`: the one
+ * kind of schedule the worker may create (docs/adr/0048-durable-sleep-signals-pause.md).
+ */
+export function wakeSchedulesArn(stack: Stack, delayedGroupName: string): string {
+  return stack.formatArn({
+    service: 'scheduler',
+    resource: 'schedule',
+    resourceName: `${delayedGroupName}/${WAKE_SCHEDULE_PREFIX}*`,
+  });
+}
+
+/** Why `schedule/<group>.at/task_w*` is as narrow as the worker's statement gets. */
+export const WAKE_WILDCARD_REASON =
+  'A sleeping task’s wake schedule is named after a hash of its task and generation, known only at run time; the statement is scoped to the wake prefix (task_w) in the executor’s delayed-task schedule group (<group>.at), which no delayed task’s schedule (task.<id>, task_<hex>) and no recurring schedule can match.';
 
 /** Why `schedule/<group>/*` is as narrow as a statement on recurring schedules gets. */
 export const GROUP_WILDCARD_REASON =

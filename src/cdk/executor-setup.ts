@@ -297,4 +297,37 @@ export function allowSweeper(sweeper: ExecutorFunction, targets: SweeperTargets)
   for (const [variable, value] of Object.entries(schedulingEnvironment)) {
     sweeper.function.addEnvironment(variable, value);
   }
+  // A suspended task whose wake was lost is woken by showing its held message
+  // (docs/adr/0048-durable-sleep-signals-pause.md).
+  sweeper.allow(['sqs:ChangeMessageVisibility'], queueArns(targets.lanes));
+}
+
+/**
+ * Lets the worker wake its long sleepers (docs/adr/0048-durable-sleep-signals-pause.md): a
+ * suspended task without an ordering key whose timer ends past the schedule threshold gets a
+ * one-time schedule in the delayed group (names `task_w*` only), delivered as the delayed tasks'
+ * role, the one role the worker may pass (ADR 0036), with the scheduling settings that name
+ * them. It deletes no schedule: a wake fires once and deletes itself.
+ */
+export function allowWorkerWakes(
+  worker: ExecutorFunction,
+  targets: SweeperTargets,
+  wakeSchedulesArn: string,
+): void {
+  worker.allow(['scheduler:CreateSchedule'], [wakeSchedulesArn]);
+  worker.allow(['iam:PassRole'], [targets.delayedSchedulerRoleArn], {
+    StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
+  });
+  const environment = {
+    [EnvVars.SCHEDULE_GROUP]: targets.scheduleGroupName,
+    [EnvVars.DELAYED_SCHEDULE_GROUP]: targets.delayedScheduleGroupName,
+    ...(targets.key ? { [EnvVars.KMS_KEY_ARN]: targets.key.keyArn } : {}),
+    // Named so the settings resolve; the worker never passes it.
+    [EnvVars.SCHEDULER_ROLE_ARN]: targets.schedulerRoleArn,
+    [EnvVars.DELAYED_SCHEDULER_ROLE_ARN]: targets.delayedSchedulerRoleArn,
+    [EnvVars.SCHEDULE_DLQ_ARN]: targets.scheduleDeadLetterQueue.queueArn,
+  };
+  for (const [variable, value] of Object.entries(environment)) {
+    worker.function.addEnvironment(variable, value);
+  }
 }

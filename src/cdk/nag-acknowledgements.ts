@@ -7,7 +7,7 @@
 import { type CfnResource, Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import type { ExecutorFunction } from './executor-functions.js';
-import { DELAYED_WILDCARD_REASON } from './executor-grants.js';
+import { DELAYED_WILDCARD_REASON, WAKE_WILDCARD_REASON } from './executor-grants.js';
 import type { ExecutorMonitoring } from './monitoring.js';
 import { iam5Finding } from './nag-finding.js';
 import type { TaskExecutorProps } from './task-executor-props.js';
@@ -25,6 +25,8 @@ export interface NagContext {
   readonly worker: ExecutorFunction;
   readonly sweeper: ExecutorFunction;
   readonly props: TaskExecutorProps;
+  /** The worker's wake schedules (`schedule/<group>.at/task_w*`). */
+  readonly wakeSchedulesArn: string;
 }
 
 /** One acknowledged finding: the rule, the resource's construct path, and why. */
@@ -76,6 +78,9 @@ export function acknowledgeNagFindings(context: NagContext): NagAcknowledgement[
   for (const arn of executor.delayedSchedulesArns) {
     acknowledge(sweeper.policy, iam5Finding(sweeper.policy, arn), DELAYED_WILDCARD_REASON);
   }
+  // The worker creates a long sleeper's wake (docs/adr/0048-durable-sleep-signals-pause.md).
+  const wakes = context.wakeSchedulesArn;
+  acknowledge(worker.policy, iam5Finding(worker.policy, wakes), WAKE_WILDCARD_REASON);
   if (props.reservedConcurrency === undefined) {
     acknowledge(
       worker.function,

@@ -18,10 +18,12 @@ import {
   operateGrant,
   readGrant,
   scheduleArns,
+  wakeSchedulesArn,
 } from './executor-grants.js';
 import { addExecutorOutputs, outputSourcesOf } from './executor-outputs.js';
 import {
   allowSweeper,
+  allowWorkerWakes,
   createExecutorFunctions,
   laneLocations,
   resolveExecutorSettings,
@@ -188,7 +190,7 @@ export class TaskExecutor extends Construct {
       worker: worker.function,
       encryptionKey: key,
     });
-    allowSweeper(sweeper, {
+    const sweeperTargets = {
       table: this.table,
       statusIndexName: settings.table.statusIndex.name,
       workQueue: this.workQueue,
@@ -201,7 +203,10 @@ export class TaskExecutor extends Construct {
       delayedSchedulerRoleArn: this.scheduling.delayedSchedulerRole.roleArn,
       key,
       integrityKey: this.integrityKey,
-    });
+    };
+    allowSweeper(sweeper, sweeperTargets);
+    const wakes = wakeSchedulesArn(Stack.of(this), settings.scheduler.delayedGroupName);
+    allowWorkerWakes(worker, sweeperTargets, wakes);
     this.senders = props.restrictSenders
       ? new SenderRestriction(
           [...this.lanes.values()].map((l) => l.workQueue),
@@ -244,7 +249,15 @@ export class TaskExecutor extends Construct {
     });
     addExecutorOutputs(this, id, outputSourcesOf(this, statusShards, laneOutputs));
     this.nagAcknowledgements = this.acknowledged;
-    this.acknowledged.push(...acknowledgeNagFindings({ executor: this, worker, sweeper, props }));
+    this.acknowledged.push(
+      ...acknowledgeNagFindings({
+        executor: this,
+        worker,
+        sweeper,
+        props,
+        wakeSchedulesArn: wakes,
+      }),
+    );
   }
 
   /**

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { loadScheduler } from '../aws/sdk.js';
 import { wakeBody } from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
+import { WAKE_SCHEDULE_PREFIX } from './names.js';
 import { atExpression } from './occurrences.js';
 import type { SchedulerTarget } from './target.js';
 
@@ -21,7 +22,7 @@ import type { SchedulerTarget } from './target.js';
  */
 export function wakeScheduleName(taskId: string, createdAt: number, generation: number): string {
   const hash = createHash('sha256').update(`${taskId}@${createdAt}#${generation}`).digest('hex');
-  return `task_w${hash.slice(0, 58)}`;
+  return `${WAKE_SCHEDULE_PREFIX}${hash.slice(0, 64 - WAKE_SCHEDULE_PREFIX.length)}`;
 }
 
 /** The record fields a wake is made from. */

@@ -48,16 +48,18 @@ describe('cdk-nag over the example stack', () => {
     }
     const keys = acknowledgements.map(({ id, path }) => `${id} @ ${path}`);
     expect(new Set(keys).size).toBe(keys.length);
-    // No VPC, key or alarm actions: 15 NIST ones (8 of them the alarms' actions), and the
-    // sweeper's schedule-group wildcard (AwsSolutions-IAM5).
+    // No VPC, key or alarm actions: 15 NIST ones (8 of them the alarms' actions), the
+    // sweeper's schedule-group wildcards and the worker's wake wildcard (AwsSolutions-IAM5).
     const perPack = (prefix: string) => acknowledgements.filter((a) => a.id.startsWith(prefix));
     expect(perPack('NIST.800.53.R5-')).toHaveLength(15);
-    expect(perPack('AwsSolutions-').map((a) => `${a.id} @ ${a.path}`)).toEqual(
-      ['task.*', 'task_*'].map(
-        (pattern) =>
-          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/TasklaneExample.at/${pattern}] @ TasklaneExample/Executor/Sweeper/Policy/Resource`,
+    const schedules =
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/TasklaneExample.at';
+    expect(perPack('AwsSolutions-').map((a) => `${a.id} @ ${a.path}`)).toEqual([
+      ...['task.*', 'task_*'].map(
+        (pattern) => `${schedules}/${pattern}] @ TasklaneExample/Executor/Sweeper/Policy/Resource`,
       ),
-    );
+      `${schedules}/task_w*] @ TasklaneExample/Executor/Worker/Policy/Resource`,
+    ]);
   });
 
   it('with every optional prop set, stays clean with fewer acknowledgements', () => {
@@ -91,6 +93,8 @@ describe('cdk-nag over the example stack', () => {
       // The sweeper recreates overdue delayed tasks' schedules, and only those.
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Full.at/task.*]',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Full.at/task_*]',
+      // The worker creates sleeping tasks' wakes, and only those.
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Full.at/task_w*]',
       'NIST.800.53.R5-DynamoDBInBackupPlan',
       'NIST.800.53.R5-LambdaDLQ',
     ]);

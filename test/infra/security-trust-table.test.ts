@@ -74,6 +74,7 @@ function resourceName(resources: Resources, value: unknown): string {
     const text = parts.filter((x) => typeof x === 'string').join('');
     if (text.endsWith('/index/byStatus')) return 'status index';
     if (/:schedule\/Trust\.at\/task[._]\*$/.test(text)) return 'delayed schedules';
+    if (text.endsWith(':schedule/Trust.at/task_w*')) return 'wake schedules';
     if (text.endsWith(':schedule/Trust/*')) return 'recurring schedules';
   }
   return JSON.stringify(value);

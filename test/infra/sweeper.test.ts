@@ -95,6 +95,8 @@ describe('TaskExecutor sweeper', () => {
             Resource: arnOf(delayedRole),
             Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
           },
+          // A suspended task whose wake was lost is woken by showing its held message.
+          { Effect: 'Allow', Action: 'sqs:ChangeMessageVisibility', Resource: arnOf(queue) },
         ],
       }),
     });

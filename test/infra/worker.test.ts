@@ -89,6 +89,7 @@ describe('TaskExecutor worker', () => {
     const logs = idOf(template, 'AWS::Logs::LogGroup', {
       LogGroupName: '/tasklane/TasklaneExample/worker',
     });
+    const delayed = idOf(template, 'AWS::IAM::Role', { Description: 'Delivers delayed tasks' });
 
     // Assert
     template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
@@ -124,8 +125,51 @@ describe('TaskExecutor worker', () => {
             ],
             Resource: arnOf(queue),
           },
+          {
+            Effect: 'Allow',
+            // Only sleeping tasks' wakes, in the delayed group: task_w<hash>.
+            Action: 'scheduler:CreateSchedule',
+            Resource: {
+              'Fn::Join': [
+                '',
+                Match.arrayWith([
+                  Match.stringLikeRegexp(':schedule/TasklaneExample\\.at/task_w\\*$'),
+                ]),
+              ],
+            },
+          },
+          {
+            Effect: 'Allow',
+            // Only the delayed group's role: a wake is a one-time schedule, never a firing.
+            Action: 'iam:PassRole',
+            Resource: arnOf(delayed),
+            Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+          },
         ],
       }),
+    });
+  });
+
+  it('wakes long sleepers by one-time schedules in the delayed group, as the delayed role', () => {
+    const scheduleDlq = idOf(template, 'AWS::SQS::Queue', {
+      QueueName: 'TasklaneExample-schedule-dlq',
+    });
+    const recurring = idOf(template, 'AWS::IAM::Role', {
+      Description: 'Delivers recurring schedules',
+    });
+    const delayed = idOf(template, 'AWS::IAM::Role', { Description: 'Delivers delayed tasks' });
+
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'the Tasklane worker of TasklaneExample',
+      Environment: {
+        Variables: Match.objectLike({
+          TASKLANE_SCHEDULE_GROUP: 'TasklaneExample',
+          TASKLANE_DELAYED_SCHEDULE_GROUP: 'TasklaneExample.at',
+          TASKLANE_SCHEDULER_ROLE_ARN: arnOf(recurring),
+          TASKLANE_DELAYED_SCHEDULER_ROLE_ARN: arnOf(delayed),
+          TASKLANE_SCHEDULE_DLQ_ARN: arnOf(scheduleDlq),
+        }),
+      },
     });
   });
 
