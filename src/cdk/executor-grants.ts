@@ -16,8 +16,8 @@ import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
+import { WAKE_SCHEDULE_PREFIX } from '../core/constants.js';
 import { DEBOUNCE_ID_PREFIX, DEBOUNCE_POINTER_PREFIX } from '../core/debounce.js';
-import { WAKE_SCHEDULE_PREFIX } from '../scheduler/names.js';
 import {
   DEBOUNCED_UPDATE_ATTRIBUTES,
   PRODUCER_UPDATE_ATTRIBUTES,

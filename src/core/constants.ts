@@ -368,3 +368,10 @@ export const DebounceMode = {
 
 /** One of the {@link DebounceMode} values. */
 export type DebounceMode = (typeof DebounceMode)[keyof typeof DebounceMode];
+
+/**
+ * The prefix of a suspended task's wake schedule (docs/adr/0048-durable-sleep-signals-pause.md):
+ * a hashed delayed task's prefix (`task_`) and a letter that is not hex, so never a delayed
+ * task's name; the worker may create only these.
+ */
+export const WAKE_SCHEDULE_PREFIX = 'task_w';

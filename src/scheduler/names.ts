@@ -10,12 +10,6 @@ import { SCHEDULE_NAME_PATTERN } from '../core/message.js';
 const DELAYED_PREFIX = 'task.';
 const HASHED_PREFIX = 'task_';
 const RESERVED = /^task[._]/;
-/**
- * The prefix of a suspended task's wake schedule (docs/adr/0048-durable-sleep-signals-pause.md):
- * a hashed name's prefix and a letter that is not hex, so never a delayed task's name; the
- * worker may create only these.
- */
-export const WAKE_SCHEDULE_PREFIX = `${HASHED_PREFIX}w`;
 
 /**
  * The group of an executor's delayed tasks' one-time schedules: `<group>.at`. Recurring

@@ -9,9 +9,9 @@
  */
 import { createHash } from 'node:crypto';
 import { loadScheduler } from '../aws/sdk.js';
+import { WAKE_SCHEDULE_PREFIX } from '../core/constants.js';
 import { wakeBody } from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
-import { WAKE_SCHEDULE_PREFIX } from './names.js';
 import { atExpression } from './occurrences.js';
 import type { SchedulerTarget } from './target.js';
 
