@@ -5,6 +5,8 @@ import { releaseDependents } from '../dependencies/release.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
+import type { Waker } from '../scheduler/waker.js';
+import type { WakeSchedules } from '../scheduler/wakes.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** What {@link cancelTask} needs from the client. */
@@ -18,12 +20,17 @@ export interface CancelDeps {
   readonly dispatcher?: Dispatcher | undefined;
   /** Who cancels, for the history and the audit line (docs/adr/0039-operator-audit.md). */
   readonly principal?: string | undefined;
+  /** Lets a cancelled SUSPENDED or PAUSED task's held message go. */
+  readonly waker?: Waker | undefined;
+  /** Deletes a cancelled sleeper's wake schedule. */
+  readonly wakes?: WakeSchedules | undefined;
 }
 
 /**
- * The body of `TaskClient.cancel` for one task: WAITING, SCHEDULED, PENDING or QUEUED →
- * CANCELLED (a SCHEDULED task's schedule deleted too, its dependents cancelled or released
- * by their `onParentDead`); a RUNNING task is marked `cancelRequested`, and
+ * The body of `TaskClient.cancel` for one task: WAITING, SCHEDULED, PENDING, QUEUED,
+ * SUSPENDED or PAUSED → CANCELLED (a SCHEDULED task's schedule deleted too, a SUSPENDED or
+ * PAUSED one's held message let go and its wake schedule deleted, its dependents cancelled or
+ * released by their `onParentDead`); a RUNNING task is marked `cancelRequested`, and
  * its worker ends it CANCELLED at its next heartbeat. A task that changed state meanwhile (a
  * retry, a claim) is tried again from the state DynamoDB returned.
  *
@@ -45,6 +52,9 @@ export async function cancelTask(
       }
       const cancelled = await deps.store.cancel(seen, reason, deps.principal);
       if (seen.status === TaskStatus.SCHEDULED) await dropSchedule(id, deps);
+      if (seen.status === TaskStatus.SUSPENDED || seen.status === TaskStatus.PAUSED) {
+        await letWaitGo(seen, deps);
+      }
       // Its dependents follow at once; the sweeper finishes what a crash here leaves.
       await releaseDependents(cancelled, deps);
       return cancelled;
@@ -56,6 +66,26 @@ export async function cancelTask(
     }
   }
   throw new TransitionRejectedError('cancel', id, seen);
+}
+
+/**
+ * Best effort, after the cancel's write: a held message is made visible, so that a worker
+ * takes it, finds the task finished and deletes it, and the key's later tasks go on at once
+ * rather than after its hold (up to 12 hours); a wake schedule is deleted (one left behind
+ * fires into a finished task, whose message is dropped).
+ */
+async function letWaitGo(seen: TaskRecord, deps: CancelDeps): Promise<void> {
+  const held = seen.heldMessage;
+  if (held !== undefined && deps.waker !== undefined) await deps.waker.show(held, seen.id);
+  if (held !== undefined || seen.wait?.until === undefined || deps.wakes === undefined) return;
+  try {
+    await deps.wakes.delete(seen.id, seen.createdAt, seen.generation);
+  } catch (err) {
+    deps.logger.warn('wake schedule of a cancelled task not deleted; its firing will be dropped', {
+      taskId: seen.id,
+      error: (err as Error).message,
+    });
+  }
 }
 
 /** Best effort: a schedule left behind fires into a CANCELLED task, which is dropped. */

@@ -15,6 +15,8 @@ import { createDelayedTasks, type DelayedTasks } from '../scheduler/delayed.js';
 import { Dispatcher } from '../scheduler/dispatcher.js';
 import { newSchedulerClient } from '../scheduler/scheduler-client.js';
 import { SchedulerTarget } from '../scheduler/target.js';
+import { Waker } from '../scheduler/waker.js';
+import { WakeSchedules } from '../scheduler/wakes.js';
 import type { LaneQueues } from '../settings/lanes.js';
 import {
   EnvVars,
@@ -53,6 +55,10 @@ export interface ClientParts {
   readonly target: SchedulerTarget;
   readonly delayed: DelayedTasks;
   readonly recurring: RecurringSchedules;
+  /** Makes a waiting task's message come, or lets a held one go (docs/adr/0048-durable-sleep-signals-pause.md). */
+  readonly waker: Waker;
+  /** Suspended tasks' wake schedules. */
+  readonly wakes: WakeSchedules;
   readonly index: StatusIndex;
   readonly tableCall: TableCall;
   /** What enqueue and enqueueBatch need. */
@@ -134,6 +140,8 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     target,
     delayed,
     recurring: new RecurringSchedules(target, clock),
+    waker: new Waker(sqs, dispatcher, lanes, logger),
+    wakes: new WakeSchedules(target),
     index: store.statusIndex,
     tableCall,
     enqueue,

@@ -380,9 +380,9 @@ export class TaskClient {
   }
 
   private async cancelDeps(): Promise<CancelDeps & { readonly index: StatusIndex }> {
-    const { store, delayed, logger, index, dispatcher } = this.parts;
+    const { store, delayed, logger, index, dispatcher, waker, wakes } = this.parts;
     const principal = await this.principal();
     const get = (id: string) => this.get(id);
-    return { store, delayed, logger, index, dispatcher, get, principal };
+    return { store, delayed, logger, index, dispatcher, get, principal, waker, wakes };
   }
 }

@@ -22,6 +22,7 @@ export type Woken = 'shown' | 'sent' | 'none';
 /** Makes waiting tasks' messages come. */
 export class Waker {
   private readonly urls = new Map<string, Promise<string>>();
+  private readonly byName = new Map<string, string>();
 
   constructor(
     private readonly sqs: SQSClient,
@@ -31,6 +32,9 @@ export class Waker {
   ) {
     for (const [, lane] of lanes.entries()) {
       if (lane.queueArn !== undefined) this.urls.set(lane.queueArn, Promise.resolve(lane.queueUrl));
+      // A queue URL ends with its name, which an ARN ends with too: no GetQueueUrl (and no
+      // grant of it) is needed for the executor's own queues.
+      this.byName.set(lane.queueUrl.slice(lane.queueUrl.lastIndexOf('/') + 1), lane.queueUrl);
     }
   }
 
@@ -80,6 +84,8 @@ export class Waker {
     let url = this.urls.get(arn);
     if (url === undefined) {
       const [, , , , account, name] = arn.split(':');
+      const known = name === undefined ? undefined : this.byName.get(name);
+      if (known !== undefined) return Promise.resolve(known);
       url = this.sqs
         .send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account }))
         .then((out) => out.QueueUrl ?? '');

@@ -1,8 +1,10 @@
+import { GetScheduleCommand } from '@aws-sdk/client-scheduler';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { noopMetrics } from '../../../src/observability/metrics.js';
+import { wakeScheduleName } from '../../../src/scheduler/wakes.js';
 import { createSweeper } from '../../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
 import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
@@ -134,6 +136,37 @@ describe('ctx.sleep', () => {
   });
 });
 
+describe('a sleeping task', () => {
+  it('is listed and counted as SUSPENDED, and cancelled at once, its key let go', async () => {
+    const order: string[] = [];
+    const task = defineTask('durable.sleep.cancelled', {
+      schema: z.object({ name: z.string() }),
+      handler: async ({ name }, ctx) => {
+        order.push(name);
+        if (name === 'sleeper') await ctx.sleep('long', 10 * 60_000);
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const sleeper = await client.enqueue(task, { name: 'sleeper' }, { orderingKey: 'cancel-key' });
+    const next = await client.enqueue(task, { name: 'next' }, { orderingKey: 'cancel-key' });
+    await eventually(async () => (await client.get(sleeper.id))?.heldMessage !== undefined);
+    const listed = await client.listByStatus(TaskStatus.SUSPENDED);
+    const counts = await client.counts({ statuses: [TaskStatus.SUSPENDED] });
+    const cancelled = await client.cancel(sleeper.id, 'no longer needed');
+    // Its held message is let go: the key's next task runs now, not after the 10-minute hold.
+    const after = await client.wait(next.id, { timeoutMs: 20_000 });
+
+    expect(listed.items.map((t) => t.id)).toContain(sleeper.id);
+    expect(counts.byStatus[TaskStatus.SUSPENDED]).toBeGreaterThanOrEqual(1);
+    expect(cancelled.status).toBe(TaskStatus.CANCELLED);
+    expect(cancelled.attempt).toBe(0);
+    expect(after.status).toBe(TaskStatus.SUCCEEDED);
+    expect(order).toEqual(['sleeper', 'next']);
+  });
+});
+
 describe('ctx.sleep beyond the schedule threshold', () => {
   it('releases the message and wakes by a one-time schedule in the delayed group', async () => {
     const task = defineTask('durable.sleep.scheduled', {
@@ -161,11 +194,31 @@ describe('ctx.sleep beyond the schedule threshold', () => {
     const { id } = await client.enqueue(task, {});
     await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
     const sleeping = await client.get(id);
+    const schedules = executor.clients.scheduler;
+    if (schedules === undefined) throw new Error('the emulator has no Scheduler client');
+    const wake = await schedules.send(
+      new GetScheduleCommand({
+        GroupName: scheduler.delayedScheduleGroup,
+        Name: wakeScheduleName(id, sleeping?.createdAt ?? 0, sleeping?.generation ?? 0),
+      }),
+    );
     const depth = await executor.queueDepth();
     const record = await client.wait(id, { timeoutMs: 30_000 });
 
     expect(sleeping?.heldMessage).toBeUndefined();
     expect(sleeping?.generation).toBe(2);
+    // In the delayed group, delivered as the delayed tasks' role (ADR 0036).
+    expect(wake.GroupName).toBe(scheduler.delayedScheduleGroup);
+    expect(wake.Target?.RoleArn).toBe(scheduler.delayedSchedulerRoleArn);
+    expect(wake.Target?.Arn).toBe(executor.queueArn);
+    expect(wake.ScheduleExpression).toMatch(/^at\(/);
+    expect(JSON.parse(wake.Target?.Input ?? '{}')).toEqual({
+      tasklane: expect.any(Number),
+      id,
+      type: 'durable.sleep.scheduled',
+      createdAt: sleeping?.createdAt,
+      wake: 2,
+    });
     expect(depth).toBe(0);
     expect(record.status).toBe(TaskStatus.SUCCEEDED);
     expect(record.result).toBe('woken');
