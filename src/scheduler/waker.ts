@@ -59,6 +59,28 @@ export class Waker {
     }
   }
 
+  /**
+   * The sweeper's repair of a lost wake: shows the held message, if the record names one, and
+   * sends a new message as well, because SQS may accept a stale handle without a message
+   * behind it. `record` is at the generation the repair noted, so the new message is never
+   * taken for a duplicate of the lost one. A key's task keeps its place: the shown message is
+   * at the head of its group, and the new one, behind it, finds the task claimed or finished.
+   */
+  async repair(record: TaskRecord): Promise<Woken> {
+    const held = record.heldMessage;
+    const shown = held !== undefined && (await this.show(held, record.id));
+    try {
+      await this.dispatcher.sendNow(record);
+      return 'sent';
+    } catch (err) {
+      this.logger.warn('wake not sent; the next sweep tries again', {
+        taskId: record.id,
+        error: describeError(err),
+      });
+      return shown ? 'shown' : 'none';
+    }
+  }
+
   /** Makes a held message visible now. @returns false when SQS refused (a stale handle). */
   async show(held: HeldMessage, taskId: string): Promise<boolean> {
     try {

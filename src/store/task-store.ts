@@ -269,8 +269,9 @@ export class TaskStore {
   }
 
   /**
-   * Notes that the sweeper woke a SUSPENDED task whose wake was lost: due again at `nextAt`
-   * in the status index. @returns false when the task moved on.
+   * Notes that the sweeper wakes a SUSPENDED task whose wake was lost: under the next
+   * generation, due again at `nextAt` in the status index. @returns false when the task
+   * moved on.
    */
   async noteWake(seen: Pick<TaskRecord, 'id' | 'generation'>, nextAt: number): Promise<boolean> {
     return (await send(this.ctx, suspension.noteWake, { seen, nextAt })).accepted;

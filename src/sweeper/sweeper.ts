@@ -268,8 +268,13 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     await pages(TaskStatus.SUSPENDED, now - graceMs, async (record) => {
       const until = record.wait?.until;
       if (record.woken !== true && (until === undefined || until > now)) return;
-      if ((await waker.wake(record)) !== 'none') counts.woken += 1;
-      if (!(await store.noteWake(record, now + REWAKE_AFTER_MS))) counts.conflicts += 1;
+      // Noted first: the new message is of the generation the note moves to.
+      if (!(await store.noteWake(record, now + REWAKE_AFTER_MS))) {
+        counts.conflicts += 1;
+        return;
+      }
+      const next = { ...record, generation: record.generation + 1 };
+      if ((await waker.repair(next)) !== 'none') counts.woken += 1;
     });
   }
 

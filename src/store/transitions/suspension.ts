@@ -132,9 +132,10 @@ export const noteHold: Write<{
 };
 
 /**
- * SUSPENDED (due, not yet claimed) → the same, due again at `nextAt` in the status index: the
- * sweeper woke it (its wake was lost) and notes so, so that the next sweep does not wake it
- * again at once. Pinned to the generation seen.
+ * SUSPENDED (due, not yet claimed) → the same, under the next generation, due again at
+ * `nextAt` in the status index: the sweeper wakes it (its wake was lost) with a new message of
+ * that generation (so SQS never drops it as a duplicate of the lost one) and notes so, so that
+ * the next sweep does not wake it again at once. Pinned to the generation seen.
  */
 export const noteWake: Write<{
   seen: Pick<TaskRecord, 'id' | 'generation'>;
@@ -147,8 +148,11 @@ export const noteWake: Write<{
   request: ({ seen, nextAt }) => ({
     op: 'update',
     key: seen.id,
-    update: new Update().set(TableSchema.STATUS_INDEX_SORT_KEY, nextAt).build(),
+    update: new Update()
+      .set('generation', seen.generation + 1)
+      .set(TableSchema.STATUS_INDEX_SORT_KEY, nextAt)
+      .build(),
   }),
-  writes: [TableSchema.STATUS_INDEX_SORT_KEY],
+  writes: ['generation', TableSchema.STATUS_INDEX_SORT_KEY],
   returnsOld: false,
 };

@@ -1,4 +1,5 @@
 import { GetScheduleCommand } from '@aws-sdk/client-scheduler';
+import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
@@ -7,6 +8,7 @@ import { noopMetrics } from '../../../src/observability/metrics.js';
 import { wakeScheduleName } from '../../../src/scheduler/wakes.js';
 import { createSweeper } from '../../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
+import { heldScheduler } from '../../helpers/delayed-schedules.js';
 import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
 import { eventually } from '../../helpers/executor.js';
 
@@ -225,6 +227,47 @@ describe('ctx.sleep beyond the schedule threshold', () => {
   });
 });
 
+describe('ctx.sleep during an EventBridge Scheduler outage', () => {
+  it('holds the message instead of the schedule: the task wakes on time, no attempt spent', async () => {
+    const task = defineTask('durable.sleep.scheduler-outage', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await ctx.sleep('long', 3_000);
+        return 'woken';
+      },
+    });
+    const outage = heldScheduler('fail');
+    outage.open();
+    const { scheduler } = executor;
+    runWorker(task, {
+      scheduleThresholdMs: 0,
+      queueArn: executor.queueArn,
+      scheduleGroup: scheduler.scheduleGroup,
+      schedulerRoleArn: scheduler.schedulerRoleArn,
+      delayedSchedulerRoleArn: scheduler.delayedSchedulerRoleArn,
+      scheduleDeadLetterArn: scheduler.scheduleDeadLetterArn,
+      scheduler: outage.client,
+    });
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await outage.reached;
+    await eventually(async () => (await client.get(id))?.heldMessage !== undefined);
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toBe('woken');
+    expect(record.attempt).toBe(1);
+    expect(record.history.map((h) => h.event)).toEqual([
+      AuditEvent.SUBMITTED,
+      AuditEvent.CLAIMED,
+      AuditEvent.SUSPENDED,
+      AuditEvent.CLAIMED,
+      AuditEvent.SUCCEEDED,
+    ]);
+  });
+});
+
 describe('the sweeper', () => {
   it('wakes a suspended task whose wake was lost (its schedule never fired)', async () => {
     const task = defineTask('durable.sleep.lost-wake', {
@@ -264,5 +307,41 @@ describe('the sweeper', () => {
     expect(report.woken).toBe(1);
     expect(record.status).toBe(TaskStatus.SUCCEEDED);
     expect(record.result).toBe('woken');
+  });
+
+  it('sends a keyed sleeper a new message when its held one was lost', async () => {
+    const task = defineTask('durable.sleep.lost-held', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await ctx.sleep('nap', 1_500);
+        return 'woken';
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+    const sweeper = createSweeper({
+      tableName: executor.tableName,
+      queueUrl: executor.queueUrl,
+      ...executor.clients,
+      logger: silentLogger,
+      metrics: noopMetrics,
+      suspendedGraceMs: 0,
+    });
+
+    const { id } = await client.enqueue(task, {}, { orderingKey: 'lost-held-key' });
+    await eventually(async () => (await client.get(id))?.heldMessage !== undefined);
+    const held = (await client.get(id))?.heldMessage;
+    // The held message is lost (deleted behind the worker's back: as if its retention ended).
+    await executor.clients.sqs.send(
+      new DeleteMessageCommand({ QueueUrl: executor.queueUrl, ReceiptHandle: held?.receiptHandle }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const report = await sweeper.run();
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(report.woken).toBe(1);
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toBe('woken');
+    expect(record.attempt).toBe(1);
   });
 });
