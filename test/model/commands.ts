@@ -195,6 +195,15 @@ const continueRun = (n: number) =>
     await real?.batch;
   });
 
+const sleep = (n: number, ms: number) =>
+  new RunCommand(n, 'sleep', `sleep(run #${n}, ${ms} ms)`, async (m, _r, run, real) => {
+    const name = `nap-${m.steps}`;
+    M.sleep(m, run, ms);
+    // The handler's sleep never returns in this run: the run ends as it suspends.
+    void real?.ctx.sleep(name, ms);
+    await real?.batch;
+  });
+
 const crash = (n: number) =>
   new RunCommand(n, 'crash', `crash(run #${n})`, async (_m, r, run) => {
     M.crash(run);
@@ -244,6 +253,9 @@ export function commands(tasks: number): fc.Arbitrary<Iterable<Cmd>> {
   const enqueue = fc.tuple(task, fc.boolean()).map(([t, send]) => new Enqueue(t, send));
   const deliver = fc.tuple(task, worker).map(([t, w]) => new Deliver(t, w, 'deliver'));
   const finishes = fc.tuple(n, fc.boolean()).map(([i, ok]) => finish(i, ok));
+  const sleeps = fc
+    .tuple(n, fc.constantFrom(1_000, 4_000, 30_000, 120_000))
+    .map(([i, ms]) => sleep(i, ms));
   // Repeated entries weigh the choice: a run must be enqueued and delivered to be finished.
   return fc.commands(
     [
@@ -259,6 +271,8 @@ export function commands(tasks: number): fc.Arbitrary<Iterable<Cmd>> {
       n.map(heartbeat),
       n.map(checkpoint),
       n.map(continueRun),
+      sleeps,
+      sleeps,
       n.map(crash),
       fc.constant(new Tick(LEASE_MS + 1)),
       fc.integer({ min: 1, max: 5_000 }).map((ms) => new Tick(ms)),

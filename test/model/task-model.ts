@@ -9,6 +9,7 @@ export type ModelStatus =
   | 'PENDING'
   | 'QUEUED'
   | 'RUNNING'
+  | 'SUSPENDED'
   | 'SUCCEEDED'
   | 'DEAD'
   | 'CANCELLED';
@@ -28,6 +29,10 @@ export interface ModelTask {
   pendingSince: number;
   /** Slices ended with `ctx.continue()` (docs/durable-tasks.md). */
   continuations: number;
+  /** When a SUSPENDED task's sleep ends (docs/durable-tasks.md). */
+  wakeAt: number;
+  /** When the lease holder last wrote the lease (its claim, a heartbeat, a checkpoint). */
+  leaseWrittenAt: number;
 }
 
 /** A handler invocation, from its claim until it finishes, crashes or loses its lease. */
@@ -68,6 +73,8 @@ export function newModel(
       holder: undefined,
       pendingSince: 0,
       continuations: 0,
+      wakeAt: 0,
+      leaseWrittenAt: 0,
     })),
   };
 }
@@ -91,13 +98,15 @@ export function enqueue(m: Model, i: number, send: boolean): void {
 }
 
 /** What a delivered message leads to; a claim returns the new run. */
-export type DeliveryOutcome = 'rejected' | 'dropped' | 'deferred' | 'expired' | ModelRun;
+export type DeliveryOutcome = 'rejected' | 'dropped' | 'deferred' | 'expired' | 'held' | ModelRun;
 
 export function deliver(m: Model, i: number): DeliveryOutcome {
   const task = m.tasks[i] as ModelTask;
   if (task.status === 'ABSENT') return 'rejected';
   if (TERMINAL.has(task.status)) return 'dropped';
   if (task.status === 'RUNNING' && task.leaseExpiresAt > m.now) return 'deferred';
+  // A sleeping task's message is held until its sleep ends (its visibility is the timer).
+  if (task.status === 'SUSPENDED' && task.wakeAt > m.now) return 'held';
   if (task.attempt >= m.maxAttempts) {
     if (task.status !== 'RUNNING') return 'dropped';
     transition(task, 'DEAD'); // the lease ran out on the final attempt
@@ -106,6 +115,7 @@ export function deliver(m: Model, i: number): DeliveryOutcome {
   task.attempt += 1;
   transition(task, 'RUNNING');
   task.leaseExpiresAt = m.now + m.leaseMs;
+  task.leaseWrittenAt = m.now;
   const run: ModelRun = { id: m.runs.length, task: i, attempt: task.attempt, state: 'running' };
   m.runs.push(run);
   task.holder = run.id;
@@ -134,6 +144,7 @@ export function heartbeat(m: Model, run: ModelRun): boolean {
   }
   const task = m.tasks[run.task] as ModelTask;
   task.leaseExpiresAt = m.now + m.leaseMs;
+  task.leaseWrittenAt = m.now;
   task.heartbeats += 1;
   return true;
 }
@@ -151,6 +162,7 @@ export function checkpoint(m: Model, run: ModelRun): boolean {
   }
   const task = m.tasks[run.task] as ModelTask;
   task.history += 1;
+  task.leaseWrittenAt = m.now;
   return true;
 }
 
@@ -175,13 +187,35 @@ export function continueRun(m: Model, run: ModelRun): void {
   transition(task, 'QUEUED');
 }
 
+/** A step or sleep beats the lease first when its last write is older than this (ADR 0047). */
+const STEP_BEAT_MS = 10_000;
+
+/**
+ * The handler calls `ctx.sleep(name, ms)`: like a step, it first beats the lease when the
+ * lease's last write is older than 10 s; under the lease, the run ends and the task is
+ * SUSPENDED until `now + ms`, at the attempt before the claim (none spent); a stale run's
+ * suspension (or beat) is fenced off (docs/durable-tasks.md).
+ */
+export function sleep(m: Model, run: ModelRun, ms: number): void {
+  run.state = 'done';
+  if (!holds(m, run)) return;
+  const task = m.tasks[run.task] as ModelTask;
+  if (m.now - task.leaseWrittenAt > STEP_BEAT_MS) task.heartbeats += 1;
+  task.attempt -= 1;
+  task.wakeAt = m.now + ms;
+  transition(task, 'SUSPENDED');
+}
+
 export function crash(run: ModelRun): void {
   run.state = 'crashed';
 }
 
 export function cancel(m: Model, i: number): boolean {
   const task = m.tasks[i] as ModelTask;
-  if (task.status !== 'PENDING' && task.status !== 'QUEUED') return false;
+  // A sleeping task holds no worker: it is cancelled at once, as a waiting one.
+  if (task.status !== 'PENDING' && task.status !== 'QUEUED' && task.status !== 'SUSPENDED') {
+    return false;
+  }
   transition(task, 'CANCELLED');
   return true;
 }
