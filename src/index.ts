@@ -36,6 +36,7 @@ export type {
   ScheduleResult,
   ScheduleSummary,
 } from './client/schedules.js';
+export type { SignalOptions, SignalResult } from './client/signal.js';
 export { TaskClient } from './client/task-client.js';
 export type { WaitOptions } from './client/wait.js';
 export type { TaskTransition, WatchOptions } from './client/watch.js';

@@ -1,4 +1,4 @@
-import type { TaskStatus } from '../core/constants.js';
+import { Defaults, type TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
 import { stepInfo } from '../store/steps.js';
@@ -39,6 +39,7 @@ import {
   redriveDead,
 } from './redrive.js';
 import { auditedSchedules, type ScheduleClient } from './schedule-client.js';
+import { type SignalOptions, type SignalResult, sendSignal } from './signal.js';
 import { assertTaskId } from './task-ids.js';
 import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
@@ -354,6 +355,31 @@ export class TaskClient {
   async wait(id: string, options: WaitOptions = {}): Promise<TaskRecord> {
     assertTaskId(id, 'wait');
     return waitForTerminal(id, (taskId) => this.get(taskId), this.parts.clock, options);
+  }
+
+  /**
+   * Sends the task `id` the signal `name` with `data` (JSON; at most 4 KB inline, the payload
+   * bucket above that): stored with one conditional write whatever the task is doing, so a
+   * wait that comes later finds it; a task waiting for it is woken. Signals of one name are
+   * consumed in the order sent, one per `ctx.waitForSignal` (docs/durable-tasks.md). A
+   * `signalId` makes a retry of the same send store it once.
+   *
+   * @throws ValidationError for a bad name, signal id or data.
+   * @throws TaskNotFoundError when no task has this id.
+   * @throws TransitionRejectedError when the task has finished; `current` says how.
+   */
+  async signal(
+    id: string,
+    name: string,
+    data?: unknown,
+    options: SignalOptions = {},
+  ): Promise<SignalResult> {
+    assertTaskId(id, 'signal');
+    const { store, waker, objects, logger, clock, tableCall } = this.parts;
+    const maxSignalBytes = Defaults.MAX_SIGNAL_BYTES;
+    return onTable(tableCall, () =>
+      sendSignal(id, name, data, options, { store, waker, objects, maxSignalBytes, logger, clock }),
+    );
   }
 
   /**

@@ -54,7 +54,8 @@ export interface DurableTask {
 export class DurableRun {
   private latest: unknown;
   private nextIndex = 0;
-  private readonly names = new Set<string>();
+  /** The names called in this run, and as what (a step: undefined). */
+  private readonly names = new Map<string, StoredStep['kind']>();
   private readonly known = new Map<number, StoredStep>();
   /** Positions below this have been read (or cannot have been stored by an earlier run). */
   private readUpTo = 0;
@@ -202,12 +203,15 @@ export class DurableRun {
       throw this.fatal;
     }
     const index = this.nextIndex;
-    if (this.names.has(name)) {
+    // Waits for one signal repeat its name: each consumes the next signal of that name. Every
+    // other name is called once in a run; a position is checked by index, kind and name.
+    const earlier = this.names.get(name);
+    if (this.names.has(name) && !(earlier === 'signal' && kind === 'signal')) {
       this.fatal = new NonDeterministicError(
         index,
         name,
         name,
-        `${what} ${JSON.stringify(name)} was called twice in one run (at step ${index}): step, sleep and wait names must be unique within a run`,
+        `${what} ${JSON.stringify(name)} was called twice in one run (at step ${index}): step and sleep names must be unique within a run, and differ from the signals waited for (waits for one signal may repeat)`,
       );
       throw this.fatal;
     }
@@ -222,7 +226,7 @@ export class DurableRun {
     if (this.heartbeat.sinceLastWrite() > Defaults.STEP_BEAT_MS) await this.heartbeat.beat();
     this.checkLive();
     this.nextIndex += 1;
-    this.names.add(name);
+    this.names.set(name, kind);
     const stored = await this.lookup(index);
     if (stored !== undefined) this.sameCall(stored, index, name, kind);
     return { index, stored };

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
+import {
+  TaskNotFoundError,
+  TransitionRejectedError,
+  ValidationError,
+} from '../../../src/core/errors.js';
+import { defineTask } from '../../../src/tasks/task-definition.js';
+import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
+import { eventually } from '../../helpers/executor.js';
+
+useDurableExecutor();
+
+const approval = z.object({ ok: z.boolean() });
+
+describe('ctx.waitForSignal and client.signal', () => {
+  it('suspends until the signal comes, wakes on it, and returns its data', async () => {
+    const task = defineTask('durable.signal.wait', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        const outcome = await ctx.waitForSignal('approve', { timeoutMs: 60_000, schema: approval });
+        return { outcome, attempt: ctx.attempt };
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    const waiting = await client.get(id);
+    const sent = await client.signal(id, 'approve', { ok: true });
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(waiting?.wait).toMatchObject({ kind: 'signal', name: 'approve', step: 0 });
+    expect(sent).toMatchObject({ taskId: id, name: 'approve', seq: 0, woke: true });
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual({ outcome: { received: true, data: { ok: true } }, attempt: 1 });
+    expect(record.history.map((h) => h.event)).toEqual([
+      AuditEvent.SUBMITTED,
+      AuditEvent.CLAIMED,
+      AuditEvent.SUSPENDED,
+      AuditEvent.CLAIMED,
+      AuditEvent.SUCCEEDED,
+    ]);
+  });
+
+  it('keeps a signal sent before the wait, and consumes signals of one name in order, one per wait', async () => {
+    const task = defineTask('durable.signal.early', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await ctx.sleep('first', 2_000);
+        const a = await ctx.waitForSignal('n', { timeoutMs: 60_000 });
+        const b = await ctx.waitForSignal('n2', { timeoutMs: 60_000 });
+        const c = await ctx.waitForSignal('n', { timeoutMs: 60_000 });
+        return [a, b, c];
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    const first = await client.signal(id, 'n', 1);
+    const second = await client.signal(id, 'n', 2);
+    const other = await client.signal(id, 'n2', 'x');
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(record.deadReason ?? '').toBe('');
+    expect([first.woke, second.woke, other.woke]).toEqual([false, false, false]);
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual([
+      { received: true, data: 1 },
+      { received: true, data: 'x' },
+      { received: true, data: 2 },
+    ]);
+    expect(record.attempt).toBe(1);
+  });
+
+  it('returns { received: false } once the timeout has passed', async () => {
+    const task = defineTask('durable.signal.timeout', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => ctx.waitForSignal('never', { timeoutMs: 2_000 }),
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const started = Date.now();
+    const { id } = await client.enqueue(task, {});
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual({ received: false });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+    expect(record.attempt).toBe(1);
+  });
+
+  it('wakes a keyed task, whose held message keeps its key, at once', async () => {
+    const order: string[] = [];
+    const task = defineTask('durable.signal.keyed', {
+      schema: z.object({ name: z.string() }),
+      handler: async ({ name }, ctx) => {
+        order.push(`${name} start`);
+        if (name === 'waiter') await ctx.waitForSignal('go', { timeoutMs: 600_000 });
+        order.push(`${name} end`);
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const waiter = await client.enqueue(task, { name: 'waiter' }, { orderingKey: 'signal-key' });
+    const next = await client.enqueue(task, { name: 'next' }, { orderingKey: 'signal-key' });
+    await eventually(async () => (await client.get(waiter.id))?.heldMessage !== undefined);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const before = [...order];
+    await client.signal(waiter.id, 'go');
+    await client.wait(next.id, { timeoutMs: 20_000 });
+
+    expect(before).toEqual(['waiter start']);
+    expect(order).toEqual(['waiter start', 'waiter start', 'waiter end', 'next start', 'next end']);
+  });
+
+  it('refuses a signal to a finished task, an unknown id, or bad input, with typed errors', async () => {
+    const task = defineTask('durable.signal.finished', {
+      schema: z.object({}),
+      handler: async () => 'done',
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await client.wait(id, { timeoutMs: 30_000 });
+
+    await expect(client.signal(id, 'late', 1)).rejects.toBeInstanceOf(TransitionRejectedError);
+    await expect(client.signal('no-such-task-id', 'x', 1)).rejects.toBeInstanceOf(
+      TaskNotFoundError,
+    );
+    // Above 4 KB without a payload bucket, and a name that is not one: nothing is written.
+    const big = 'x'.repeat(5_000);
+    await expect(client.signal(id, 'big', big)).rejects.toThrow(
+      /expected at most 4096 bytes of JSON without a payload bucket, received 5002 bytes/,
+    );
+    await expect(client.signal(id, '', 1)).rejects.toBeInstanceOf(ValidationError);
+  });
+});
