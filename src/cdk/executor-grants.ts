@@ -21,6 +21,8 @@ import { DEBOUNCE_ID_PREFIX, DEBOUNCE_POINTER_PREFIX } from '../core/debounce.js
 import {
   DEBOUNCED_UPDATE_ATTRIBUTES,
   PRODUCER_UPDATE_ATTRIBUTES,
+  SIGNAL_ITEM_PREFIX,
+  SIGNAL_UPDATE_ATTRIBUTES,
 } from '../store/producer-writes.js';
 import {
   DELAYED_SCHEDULE_PREFIXES,
@@ -299,6 +301,49 @@ export function consumeGrant(targets: GrantTargets, grantee: IGrantable): Grant 
       }),
     )
     .combine(keyGrant(targets, grantee, KEY_USE_ACTIONS));
+}
+
+/**
+ * TaskClient.signal (docs/adr/0048-durable-sleep-signals-pause.md): read the task; count the
+ * signal on it (UpdateItem naming only the signal attributes) and put the signal's item (only
+ * `signal …` keys), in one transaction, deleting a purged task's leftover item of the same
+ * key; then wake a waiting task: show its held message or send it a new one.
+ */
+export function signalGrant(targets: GrantTargets, grantee: IGrantable): Grant {
+  const signalItems = {
+    'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SIGNAL_ITEM_PREFIX}*`] },
+  };
+  return Grant.addToPrincipal({
+    grantee,
+    actions: ['dynamodb:GetItem'],
+    resourceArns: [targets.tableArn],
+  })
+    .combine(
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['dynamodb:UpdateItem'],
+        resourceArns: [targets.tableArn],
+        conditions: {
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...SIGNAL_UPDATE_ATTRIBUTES] },
+        },
+      }),
+    )
+    .combine(
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
+        resourceArns: [targets.tableArn],
+        conditions: signalItems,
+      }),
+    )
+    .combine(
+      Grant.addToPrincipal({
+        grantee,
+        // The wake: a held message shown, or a new one sent.
+        actions: ['sqs:SendMessage', 'sqs:ChangeMessageVisibility'],
+        resourceArns: targets.workQueues.map((q) => q.queueArn),
+      }),
+    );
 }
 
 /** TaskClient.redrive, cancel and purge, with the reads they start from. */

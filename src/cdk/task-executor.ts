@@ -18,6 +18,7 @@ import {
   operateGrant,
   readGrant,
   scheduleArns,
+  signalGrant,
   wakeSchedulesArn,
 } from './executor-grants.js';
 import { addExecutorOutputs, outputSourcesOf } from './executor-outputs.js';
@@ -354,6 +355,24 @@ export class TaskExecutor extends Construct {
   grantOperate(grantee: IGrantable): Grant {
     this.senders?.allow(grantee, 'grantOperate');
     return operateGrant(this.grantTargets(), grantee);
+  }
+
+  /**
+   * Lets a webhook or an approver send signals: `TaskClient.signal`, and nothing else
+   * (docs/durable-tasks.md, docs/adr/0048-durable-sleep-signals-pause.md).
+   *
+   * Actions: `dynamodb:GetItem` on the table (the task); `dynamodb:UpdateItem` on it, only on
+   * the attributes a signal writes or tests (`dynamodb:Attributes`, see
+   * `SIGNAL_UPDATE_ATTRIBUTES`: the signal count and the wake); `dynamodb:PutItem` and
+   * `dynamodb:DeleteItem` only on signal items (`dynamodb:LeadingKeys` `signal *`);
+   * `sqs:SendMessage` and `sqs:ChangeMessageVisibility` on the work queues (waking a waiting
+   * task). With `restrictSenders`, the grantee joins the principals the work queue's policy
+   * lets send. Signal data above 4 KB (the payload bucket) and signal tokens are not covered
+   * yet.
+   */
+  grantSignal(grantee: IGrantable): Grant {
+    this.senders?.allow(grantee, 'grantSignal');
+    return signalGrant(this.grantTargets(), grantee);
   }
 
   /**

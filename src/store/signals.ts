@@ -8,11 +8,13 @@
  * `signal <task id> id <signal id>` too, so a signal sent again is stored once. A waiting run
  * reads a task's signals 100 known keys at a time, in that order.
  */
+
 import { toObjectRef } from '../claim-check/object-ref.js';
 import { Defaults, TableSchema, TaskStatus } from '../core/constants.js';
 import type { ObjectRef, TaskRecord } from '../core/record.js';
 import type { Retention } from '../settings/retention.js';
 import { getItems } from './batch-get.js';
+import { SIGNAL_ITEM_PREFIX } from './producer-writes.js';
 import type { TaskItem } from './record.js';
 import type { WriteContext } from './store-context.js';
 import { signals as rows } from './transitions/index.js';
@@ -33,7 +35,7 @@ export function signalIdKey(taskId: string, signalId: string): string {
 
 /** Every signal item of `taskId` starts so (the grant of a signal sender names `signal *`). */
 export function signalPrefix(taskId: string): string {
-  return `signal ${taskId} `;
+  return `${SIGNAL_ITEM_PREFIX}${taskId} `;
 }
 
 /** A stored signal. */

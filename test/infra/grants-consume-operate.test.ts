@@ -110,3 +110,56 @@ describe('TaskExecutor.grantOperate', () => {
     });
   });
 });
+
+describe('TaskExecutor.grantSignal', () => {
+  it('allows exactly a signal’s write: the count and wake on the task, the signal’s own item, the wake’s message', () => {
+    // Act
+    const template = granted((executor, role) => executor.grantSignal(role));
+
+    // Assert
+    const table = idOf(template, 'AWS::DynamoDB::Table', { TableName: 'Grants-tasks' });
+    const queue = idOf(template, 'AWS::SQS::Queue', { QueueName: 'Grants-work.fifo' });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: Match.objectEquals({
+        Version: '2012-10-17',
+        Statement: [
+          { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: arnOf(table) },
+          {
+            Effect: 'Allow',
+            Action: 'dynamodb:UpdateItem',
+            Resource: arnOf(table),
+            // Only the signal count and the wake: never the payload, the lease or the history.
+            Condition: {
+              'ForAllValues:StringEquals': {
+                'dynamodb:Attributes': [
+                  'pk',
+                  'statusShard',
+                  'statusAt',
+                  'status',
+                  'signals',
+                  'stepEpoch',
+                  'wait',
+                  'wokenAt',
+                  'k',
+                  'n',
+                ],
+              },
+            },
+          },
+          {
+            Effect: 'Allow',
+            Action: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
+            Resource: arnOf(table),
+            // Only signal items: `signal <task id> …`, never a task's key.
+            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['signal *'] } },
+          },
+          {
+            Effect: 'Allow',
+            Action: ['sqs:SendMessage', 'sqs:ChangeMessageVisibility'],
+            Resource: arnOf(queue),
+          },
+        ],
+      }),
+    });
+  });
+});

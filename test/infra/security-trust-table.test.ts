@@ -15,6 +15,7 @@ const GRANTEES = {
   Observer: (e: TaskExecutor, r: Role) => e.grantRead(r),
   Operator: (e: TaskExecutor, r: Role) => e.grantOperate(r),
   'Schedule manager': (e: TaskExecutor, r: Role) => e.grantManageSchedules(r),
+  Signaller: (e: TaskExecutor, r: Role) => e.grantSignal(r),
 } as const;
 
 /** The template of an executor with one role per grant. */

@@ -15,6 +15,8 @@ import { PRODUCER_HISTORY } from '../../../src/store/history.js';
 import {
   DEBOUNCED_UPDATE_ATTRIBUTES,
   PRODUCER_UPDATE_ATTRIBUTES,
+  SIGNAL_ITEM_PREFIX,
+  SIGNAL_UPDATE_ATTRIBUTES,
 } from '../../../src/store/producer-writes.js';
 import { writeContext } from '../../../src/store/store-context.js';
 import { TaskStore } from '../../../src/store/task-store.js';
@@ -329,5 +331,56 @@ describe('DEBOUNCED_UPDATE_ATTRIBUTES', () => {
 
     // Assert
     expect(granted).toEqual([]);
+  });
+});
+
+describe('the signal sender’s writes (grantSignal)', () => {
+  const cases: [string, Parameters<TaskStore['signals']['send']>[0]][] = [
+    ['to a running task', taskRecord({ status: TaskStatus.RUNNING })],
+    [
+      'to a task waiting for it (the wake)',
+      taskRecord({
+        status: TaskStatus.SUSPENDED,
+        wait: { kind: 'signal', step: 0, name: 'approve', epoch: 0 },
+      }),
+    ],
+    [
+      'to a sleeping task',
+      taskRecord({
+        status: TaskStatus.SUSPENDED,
+        wait: { kind: 'sleep', step: 0, name: 'nap', epoch: 0, until: FIXTURE_NOW + 1 },
+      }),
+    ],
+  ];
+
+  it.each(cases)('name only signal attributes and signal items, %s', async (_, seen) => {
+    // Arrange
+    const { store, sent } = offlineStore();
+
+    // Act
+    await store.signals.send(seen, { name: 'approve', dataJson: '{"ok":true}', signalId: 's-1' });
+
+    // Assert
+    const [transaction] = sent.filter((r) => r.command === 'TransactWriteItemsCommand');
+    const items =
+      (
+        (transaction?.input ?? {}) as {
+          TransactItems?: {
+            Update?: SentRequest['input'];
+            Put?: { Item?: Record<string, unknown> };
+          }[];
+        }
+      ).TransactItems ?? [];
+    const updates = items.flatMap((item) => (item.Update === undefined ? [] : [item.Update]));
+    const puts = items.flatMap((item) => (item.Put === undefined ? [] : [item.Put]));
+    expect(updates).toHaveLength(1);
+    const named = updates.flatMap((update) => attributesNamed(update));
+    expect(named).toContain('signals');
+    expect(named.filter((a) => !SIGNAL_UPDATE_ATTRIBUTES.includes(a))).toEqual([]);
+    expect(puts).toHaveLength(2);
+    for (const put of puts) {
+      const key = put.Item?.pk as string | { S?: string } | undefined;
+      expect(typeof key === 'string' ? key : key?.S).toMatch(new RegExp(`^${SIGNAL_ITEM_PREFIX}`));
+    }
   });
 });
