@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import {
+  PermanentError,
   TaskNotFoundError,
   TransitionRejectedError,
   ValidationError,
@@ -141,5 +142,31 @@ describe('ctx.waitForSignal and client.signal', () => {
       /expected at most 4096 bytes of JSON without a payload bucket, received 5002 bytes/,
     );
     await expect(client.signal(id, '', 1)).rejects.toBeInstanceOf(ValidationError);
+  });
+
+  it('goes with its task when the task is purged', async () => {
+    const task = defineTask('durable.signal.purged', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await ctx.waitForSignal('go', { timeoutMs: 60_000 });
+        throw new PermanentError('dies after the signal');
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    await client.signal(id, 'go', { n: 1 });
+    await client.signal(id, 'unused', { n: 2 });
+    const dead = await client.wait(id, { timeoutMs: 30_000 });
+    const before = await executor.store.signals.window(dead, 0, 0);
+    await client.purge({ status: TaskStatus.DEAD, olderThan: 0, ids: [id] });
+    const after = await executor.store.signals.window(dead, 0, 0);
+
+    expect(dead.status).toBe(TaskStatus.DEAD);
+    expect([...before.keys()]).toEqual([0, 1]);
+    expect(after.size).toBe(0);
+    expect(await client.get(id)).toBeUndefined();
   });
 });
