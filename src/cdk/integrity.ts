@@ -15,6 +15,8 @@ export const PRODUCER_INTEGRITY_ACTIONS = ['kms:GenerateMac'];
 export const WORKER_INTEGRITY_ACTIONS = ['kms:GenerateMac', 'kms:VerifyMac'];
 /** What the sweeper calls: VerifyMac per task it would send. */
 export const SWEEPER_INTEGRITY_ACTIONS = ['kms:VerifyMac'];
+/** What a signal sender does with the integrity key: verify a signal token's HMAC. */
+export const SIGNALLER_INTEGRITY_ACTIONS = ['kms:VerifyMac'];
 /** What the worker and the sweeper call on a previous key: VerifyMac of what it tagged. */
 export const PREVIOUS_KEY_INTEGRITY_ACTIONS = ['kms:VerifyMac'];
 

@@ -33,6 +33,7 @@ import {
   integrityGrant,
   integrityKeyOf,
   PRODUCER_INTEGRITY_ACTIONS,
+  SIGNALLER_INTEGRITY_ACTIONS,
   WORKER_INTEGRITY_ACTIONS,
 } from './integrity.js';
 import { eventGrant, lifecycleEventBus } from './lifecycle-events.js';
@@ -366,13 +367,16 @@ export class TaskExecutor extends Construct {
    * `SIGNAL_UPDATE_ATTRIBUTES`: the signal count and the wake); `dynamodb:PutItem` and
    * `dynamodb:DeleteItem` only on signal items (`dynamodb:LeadingKeys` `signal *`);
    * `sqs:SendMessage` and `sqs:ChangeMessageVisibility` on the work queues (waking a waiting
-   * task). With `restrictSenders`, the grantee joins the principals the work queue's policy
-   * lets send. Signal data above 4 KB (the payload bucket) and signal tokens are not covered
-   * yet.
+   * task); with integrity, `kms:VerifyMac` on the integrity key (a signal token's HMAC,
+   * `TaskClient.signalWithToken`). With `restrictSenders`, the grantee joins the principals
+   * the work queue's policy lets send. Signal data above 4 KB (the payload bucket) is not
+   * covered yet.
    */
   grantSignal(grantee: IGrantable): Grant {
     this.senders?.allow(grantee, 'grantSignal');
-    return signalGrant(this.grantTargets(), grantee);
+    return signalGrant(this.grantTargets(), grantee).combine(
+      integrityGrant(this.integrityKey, grantee, SIGNALLER_INTEGRITY_ACTIONS),
+    );
   }
 
   /**

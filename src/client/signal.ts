@@ -11,6 +11,7 @@ import { keySegment, ObjectPrefix } from '../claim-check/object-ref.js';
 import type { ObjectStore } from '../claim-check/object-store.js';
 import { AuditEvent, Defaults, isTerminal } from '../core/constants.js';
 import {
+  ConfigurationError,
   PayloadTooLargeError,
   SignalTokenError,
   TaskNotFoundError,
@@ -19,6 +20,8 @@ import {
   type ValidationIssue,
 } from '../core/errors.js';
 import type { ObjectRef, TaskRecord } from '../core/record.js';
+import { readSignalToken } from '../integrity/signal-token.js';
+import type { IntegrityTag } from '../integrity/tag.js';
 import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Waker } from '../scheduler/waker.js';
@@ -118,6 +121,30 @@ export async function sendSignal(
     record = sent.current ?? (await deps.store.get(taskId));
   }
   throw new TransitionRejectedError('signal', taskId, record);
+}
+
+/**
+ * `TaskClient.signalWithToken`: sends the signal a token (`ctx.signalToken(name)`) names, to
+ * the task it was made for, after its HMAC verifies under the executor's integrity key.
+ *
+ * @throws SignalTokenError when the token is malformed, does not verify, or names a task
+ *   since purged (an id enqueued again is another task).
+ * @throws ConfigurationError without an integrity key.
+ * @throws what {@link sendSignal} throws.
+ */
+export async function sendWithToken(
+  token: string,
+  data: unknown,
+  options: SignalOptions,
+  deps: SignalDeps & { readonly integrity: IntegrityTag | undefined },
+): Promise<SignalResult> {
+  if (deps.integrity === undefined) {
+    throw new ConfigurationError(
+      "signalWithToken needs the executor's integrity key: pass `integrity` to the client, or set TASKLANE_INTEGRITY_KEY_ID",
+    );
+  }
+  const target = await readSignalToken(deps.integrity, token);
+  return sendSignal(target.taskId, target.name, data, options, deps, target.createdAt);
 }
 
 function checkSignal(taskId: unknown, name: unknown, options: SignalOptions): void {

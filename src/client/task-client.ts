@@ -39,7 +39,7 @@ import {
   redriveDead,
 } from './redrive.js';
 import { auditedSchedules, type ScheduleClient } from './schedule-client.js';
-import { type SignalOptions, type SignalResult, sendSignal } from './signal.js';
+import { type SignalOptions, type SignalResult, sendSignal, sendWithToken } from './signal.js';
 import { assertTaskId } from './task-ids.js';
 import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
@@ -380,6 +380,34 @@ export class TaskClient {
     return onTable(tableCall, () =>
       sendSignal(id, name, data, options, { store, waker, objects, maxSignalBytes, logger, clock }),
     );
+  }
+
+  /**
+   * Sends the signal a token names (`ctx.signalToken(name)`, handed by the task to a webhook
+   * or an approver) to the task it was made for: as {@link TaskClient.signal}, without
+   * knowing the task's id. The token's HMAC is verified under the executor's integrity key
+   * (one KMS VerifyMac).
+   *
+   * @throws SignalTokenError when the token is malformed, altered, made by another executor,
+   *   or names a task since purged.
+   * @throws ConfigurationError when the client has no integrity key.
+   */
+  async signalWithToken(
+    token: string,
+    data?: unknown,
+    options: SignalOptions = {},
+  ): Promise<SignalResult> {
+    const { store, waker, objects, logger, clock, tableCall, enqueue } = this.parts;
+    const deps = {
+      store,
+      waker,
+      objects,
+      maxSignalBytes: Defaults.MAX_SIGNAL_BYTES,
+      logger,
+      clock,
+      integrity: enqueue.integrity,
+    };
+    return onTable(tableCall, () => sendWithToken(token, data, options, deps));
   }
 
   /**

@@ -97,6 +97,34 @@ describe('TaskExecutor integrity', () => {
     expect(producerActions(template)).not.toContain('kms:VerifyMac');
   });
 
+  it('gives a signal sender kms:VerifyMac on the key, for signal tokens, and nothing else of it', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const own = new Stack(app, 'Signalled');
+    const signalled = new TaskExecutor(own, 'Executor', {
+      workerEntry: 'functions/worker.ts',
+      integrity: true,
+    });
+    const webhook = new Role(own, 'Webhook', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    });
+    signalled.grantSignal(webhook);
+    const granted = Template.fromStack(own);
+    const hmac = idOf(granted, 'AWS::KMS::Key', { KeySpec: 'HMAC_256' });
+
+    const statements = Object.values(
+      granted.findResources('AWS::IAM::Policy', {
+        Properties: {
+          Roles: [{ Ref: idOf(granted, 'AWS::IAM::Role', { Description: Match.absent() }) }],
+        },
+      }),
+    ).flatMap(
+      (p) => p.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown }[],
+    );
+    expect(statements.filter((st) => JSON.stringify(st.Resource).includes(hmac))).toEqual([
+      { Effect: 'Allow', Action: 'kms:VerifyMac', Resource: arnOf(hmac) },
+    ]);
+  });
+
   it('publishes the key as the IntegrityKeyId output', () => {
     template.hasOutput('ExecutorIntegrityKeyId', { Value: arnOf(key) });
   });
