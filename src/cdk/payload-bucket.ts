@@ -102,7 +102,7 @@ function lifecycleRules(expiration: Duration | undefined): LifecycleRule[] {
 
 /** Why `<bucket>/payloads/*` and `<bucket>/results/*` are as narrow as object grants get. */
 export const OBJECT_PREFIX_REASON =
-  'Claim-checked objects are keyed by task id, known only at run time; each statement is scoped to one prefix of the executor’s payload bucket (payloads/* for producers writing and workers reading payloads, results/* for workers writing and readers fetching results), with the one object action that side needs.';
+  'Claim-checked objects are keyed by task id, known only at run time; each statement is scoped to one prefix of the executor’s payload bucket (payloads/* for producers writing and workers reading payloads, results/* for workers writing and readers fetching results, signals/* for signal senders writing and workers reading signal data), with the one object action that side needs.';
 
 /** Object actions on key prefixes, one statement each. */
 export type PayloadAccessList = readonly { readonly prefix: string; readonly action: string }[];
@@ -113,11 +113,14 @@ export const PayloadAccess = {
   ENQUEUE: [{ prefix: ObjectPrefix.PAYLOADS, action: 's3:PutObject' }],
   /** grantRead: `get` reads results. */
   READ: [{ prefix: ObjectPrefix.RESULTS, action: 's3:GetObject' }],
-  /** grantConsume and the worker: read payloads, write results. */
+  /** grantConsume and the worker: read payloads and signal data, write results. */
   CONSUME: [
     { prefix: ObjectPrefix.PAYLOADS, action: 's3:GetObject' },
     { prefix: ObjectPrefix.RESULTS, action: 's3:PutObject' },
+    { prefix: ObjectPrefix.SIGNALS, action: 's3:GetObject' },
   ],
+  /** grantSignal: the sender writes signal data above 4 KB. */
+  SIGNAL: [{ prefix: ObjectPrefix.SIGNALS, action: 's3:PutObject' }],
 } as const;
 
 /**

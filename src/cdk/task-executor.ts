@@ -369,14 +369,14 @@ export class TaskExecutor extends Construct {
    * `sqs:SendMessage` and `sqs:ChangeMessageVisibility` on the work queues (waking a waiting
    * task); with integrity, `kms:VerifyMac` on the integrity key (a signal token's HMAC,
    * `TaskClient.signalWithToken`). With `restrictSenders`, the grantee joins the principals
-   * the work queue's policy lets send. Signal data above 4 KB (the payload bucket) is not
-   * covered yet.
+   * the work queue's policy lets send. With `payloadBucket`, `s3:PutObject` on `signals/*`
+   * (signal data above 4 KB).
    */
   grantSignal(grantee: IGrantable): Grant {
     this.senders?.allow(grantee, 'grantSignal');
-    return signalGrant(this.grantTargets(), grantee).combine(
-      integrityGrant(this.integrityKey, grantee, SIGNALLER_INTEGRITY_ACTIONS),
-    );
+    return signalGrant(this.grantTargets(), grantee)
+      .combine(integrityGrant(this.integrityKey, grantee, SIGNALLER_INTEGRITY_ACTIONS))
+      .combine(this.payloadGrant(grantee, payloads.PayloadAccess.SIGNAL));
   }
 
   /**

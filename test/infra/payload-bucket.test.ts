@@ -60,7 +60,7 @@ describe('TaskExecutor payloadBucket', () => {
         IgnorePublicAcls: true,
         RestrictPublicBuckets: true,
       },
-      LifecycleConfiguration: { Rules: [rule('payloads'), rule('results')] },
+      LifecycleConfiguration: { Rules: [rule('payloads'), rule('results'), rule('signals')] },
     });
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
       PolicyDocument: {
@@ -112,8 +112,9 @@ describe('TaskExecutor payloadBucket', () => {
 
     const rules = Object.values(template.findResources('AWS::S3::Bucket'))[0]?.Properties
       .LifecycleConfiguration.Rules as Record<string, unknown>[];
-    expect(rules.map((r) => r.ExpirationInDays)).toEqual([undefined, undefined]);
+    expect(rules.map((r) => r.ExpirationInDays)).toEqual([undefined, undefined, undefined]);
     expect(rules.map((r) => r.AbortIncompleteMultipartUpload)).toEqual([
+      { DaysAfterInitiation: 1 },
       { DaysAfterInitiation: 1 },
       { DaysAfterInitiation: 1 },
     ]);
@@ -143,7 +144,7 @@ describe('TaskExecutor payloadBucket', () => {
 });
 
 describe('TaskExecutor payload grants', () => {
-  it('gives the worker GetObject on payloads/* and PutObject on results/*, nothing else in S3', () => {
+  it('gives the worker GetObject on payloads/* and signals/*, PutObject on results/*, nothing else in S3', () => {
     const { stack } = payloadStack();
 
     const template = Template.fromStack(stack);
@@ -152,6 +153,7 @@ describe('TaskExecutor payload grants', () => {
     expect(s3Statements(template, 'AWS::IAM::ManagedPolicy')).toEqual([
       { Effect: 'Allow', Action: 's3:GetObject', Resource: objects(bucket, 'payloads/') },
       { Effect: 'Allow', Action: 's3:PutObject', Resource: objects(bucket, 'results/') },
+      { Effect: 'Allow', Action: 's3:GetObject', Resource: objects(bucket, 'signals/') },
     ]);
   });
 
@@ -164,6 +166,18 @@ describe('TaskExecutor payload grants', () => {
     const bucket = Object.keys(template.findResources('AWS::S3::Bucket'))[0] ?? '';
     expect(s3Statements(template, 'AWS::IAM::Policy')).toEqual([
       { Effect: 'Allow', Action: 's3:PutObject', Resource: objects(bucket, 'payloads/') },
+    ]);
+  });
+
+  it('grantSignal adds PutObject on signals/* only', () => {
+    const { stack, executor, role } = payloadStack();
+
+    executor.grantSignal(role);
+
+    const template = Template.fromStack(stack);
+    const bucket = Object.keys(template.findResources('AWS::S3::Bucket'))[0] ?? '';
+    expect(s3Statements(template, 'AWS::IAM::Policy')).toEqual([
+      { Effect: 'Allow', Action: 's3:PutObject', Resource: objects(bucket, 'signals/') },
     ]);
   });
 
@@ -190,6 +204,7 @@ describe('TaskExecutor payload grants', () => {
     expect(s3Statements(template, 'AWS::IAM::Policy')).toEqual([
       { Effect: 'Allow', Action: 's3:GetObject', Resource: objects(bucket, 'payloads/') },
       { Effect: 'Allow', Action: 's3:PutObject', Resource: objects(bucket, 'results/') },
+      { Effect: 'Allow', Action: 's3:GetObject', Resource: objects(bucket, 'signals/') },
     ]);
   });
 

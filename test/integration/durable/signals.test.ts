@@ -7,7 +7,9 @@ import {
   TransitionRejectedError,
   ValidationError,
 } from '../../../src/core/errors.js';
+import { provisionPayloadBucket } from '../../../src/local/payload-bucket.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
+import { testS3, uniqueName } from '../../helpers/aws.js';
 import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
 import { eventually } from '../../helpers/executor.js';
 
@@ -168,5 +170,27 @@ describe('ctx.waitForSignal and client.signal', () => {
     expect([...before.keys()]).toEqual([0, 1]);
     expect(after.size).toBe(0);
     expect(await client.get(id)).toBeUndefined();
+  });
+
+  it('carries data above 4 KB through the payload bucket', async () => {
+    const bucket = await provisionPayloadBucket(testS3(), uniqueName('signals'), 45);
+    const task = defineTask('durable.signal.large', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => ctx.waitForSignal('doc', { timeoutMs: 60_000 }),
+    });
+    runWorker(task, { payloadBucket: bucket, s3: testS3() });
+    const client = executor.client({ payloadBucket: bucket, s3: testS3() });
+    const doc = { body: 'b'.repeat(10 * 1024) };
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    await client.signal(id, 'doc', doc);
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+    const stored = await executor.store.signals.window(record, 0, 0);
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual({ received: true, data: doc });
+    expect(stored.get(0)?.dataRef?.key).toMatch(/^signals\//);
+    expect(stored.get(0)?.dataJson).toBeUndefined();
   });
 });
