@@ -193,4 +193,29 @@ describe('ctx.waitForSignal and client.signal', () => {
     expect(stored.get(0)?.dataRef?.key).toMatch(/^signals\//);
     expect(stored.get(0)?.dataJson).toBeUndefined();
   });
+
+  it('stores a signal sent again with the same signalId once', async () => {
+    const task = defineTask('durable.signal.idempotent', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        const a = await ctx.waitForSignal('pay', { timeoutMs: 60_000 });
+        const b = await ctx.waitForSignal('pay', { timeoutMs: 1_500 });
+        return [a, b];
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    const first = await client.signal(id, 'pay', { amount: 5 }, { signalId: 'payment-77' });
+    const retried = await client.signal(id, 'pay', { amount: 5 }, { signalId: 'payment-77' });
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(first.duplicate).toBe(false);
+    expect(retried.duplicate).toBe(true);
+    expect(record.signals).toBe(1);
+    // The retry stored nothing: the second wait times out.
+    expect(record.result).toEqual([{ received: true, data: { amount: 5 } }, { received: false }]);
+  });
 });
