@@ -10,20 +10,42 @@ import { statusShard, statusShardKey } from './record.js';
 import { beginsWith, type Condition, not } from './transitions/expression.js';
 
 /**
- * The statuses whose records carry the status index's keys: every status something still
- * acts on. Operators list WAITING tasks (docs/adr/0030-dependencies.md); the sweeper repairs PENDING (unsent), QUEUED (message outlived), RUNNING (lease
- * expired with its message gone) and SCHEDULED (schedule missing) tasks; operators list,
- * redrive and purge DEAD ones. Finished tasks (SUCCEEDED, CANCELLED, ROLLED_BACK) are the
- * bulk of a table and are left out: a transition into one of them removes the keys in its
- * one write. A feature that adds a status the sweeper must find adds it here.
+ * The statuses whose records carry the status index's keys: those in which nothing else may
+ * find the task (docs/adr/0052-running-and-queued-leave-the-index.md). A status is keyed when,
+ * while a task is in it, the task may have no message in a work queue and something must still
+ * act on it: WAITING (released by its last parent, and listed by operators), SCHEDULED (its
+ * schedule may be missing), PENDING (its message may never have been sent: the outbox) and
+ * DEAD (listed, redriven and purged by operators).
+ *
+ * RUNNING and QUEUED are not keyed: a task enters them only from a message (the claim, a
+ * retry, a continuation, a redrive of a parked task whose held message resumes), which stays
+ * in the queue until the task leaves them, so the message finds it again: the claim takes
+ * over an expired lease, a retry's message comes back when due. A message that leaves the
+ * queue without its task finishing is found where it went: the sweeper reads the dead-letter
+ * queues; and `TaskClient.recoverLost` scans the table for what a purge or an expiry of the
+ * queue removed. Finished tasks (SUCCEEDED, CANCELLED, ROLLED_BACK) are the bulk of a table
+ * and are not keyed either.
+ *
+ * A new status chooses by the same question: can a task be in it with no message that will
+ * bring it back (a suspended task whose wake is a schedule or a signal's write, a paused one
+ * waiting for an operator)? Then it is keyed, with `statusAt` the time its repair is due, and
+ * the sweeper reads its partitions. If a message always carries it, it is not, and only a
+ * lost message (dead-letter queue, recovery scan) needs handling.
  */
 export const INDEXED_STATUSES: readonly TaskStatus[] = [
   TaskStatus.WAITING,
   TaskStatus.SCHEDULED,
   TaskStatus.PENDING,
-  TaskStatus.QUEUED,
-  TaskStatus.RUNNING,
   TaskStatus.DEAD,
+];
+
+/**
+ * Statuses keyed by versions before ADR 0052, whose records written then may still carry
+ * their keys: the sweeper still reads these partitions, which empty as those tasks move on.
+ */
+export const FORMERLY_INDEXED_STATUSES: readonly TaskStatus[] = [
+  TaskStatus.RUNNING,
+  TaskStatus.QUEUED,
 ];
 
 /**

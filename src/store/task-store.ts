@@ -8,12 +8,20 @@ import { checkRetention } from '../settings/retention.js';
 import { DebounceStore } from './debounce.js';
 import { DependencyStore } from './dependency-store.js';
 import { ParkedKeys } from './parked-keys.js';
-import { iterateTasks, type ListOptions, listTasks, type TaskPage } from './queries.js';
+import {
+  type IterateOptions,
+  iterateTasks,
+  type ListOptions,
+  listTasks,
+  scanTasks,
+  type TaskPage,
+} from './queries.js';
 import {
   type Confirmation,
   confirmSchedule,
   createTask,
   getTask,
+  getTasks,
   type NewTask,
   noteDuplicate,
   noteResent,
@@ -89,6 +97,14 @@ export class TaskStore {
   /** Reads one task with a strongly consistent read. */
   get(taskId: string): Promise<TaskRecord | undefined> {
     return getTask(this.ctx, taskId);
+  }
+
+  /**
+   * Reads tasks by id with strongly consistent reads, 100 per BatchGetItem; an id without a
+   * task record (or with an item that is no task's) is absent from the map.
+   */
+  getMany(taskIds: readonly string[]): Promise<Map<string, TaskRecord>> {
+    return getTasks(this.ctx, taskIds);
   }
 
   /**
@@ -299,15 +315,15 @@ export class TaskStore {
   }
 
   /**
-   * QUEUED, due before `overdueBefore` → PENDING under a new generation, so the sweeper can
-   * send a fresh message: the task's own message may be gone (it outlived the queue's
-   * retention). The attempt is kept. PENDING rather than QUEUED, as for a requeue, so that a
-   * failed send leaves the task in the outbox. Fenced by the record's status, generation and
-   * attempt, and by its due time (the status index's sort key) still being overdue, so a
-   * claim, a retry or another sweeper in between makes this write lose.
+   * QUEUED → PENDING under a new generation, so that a fresh message is sent: the task's own
+   * message may be gone (in a dead-letter queue, expired, purged; `why` says which, for the
+   * history). The attempt is kept. PENDING rather than QUEUED, as for a requeue, so that a
+   * failed send leaves the task in the outbox. Fenced by the record as read (status,
+   * generation, attempt, last write), so a claim, a retry or another repair in between makes
+   * this write lose.
    */
-  resend(seen: TaskRecord, overdueBefore: number, actor?: string): Promise<TaskRecord> {
-    return this.write(repairs.resend, { seen, overdueBefore, actor });
+  resend(seen: TaskRecord, why: string, actor?: string): Promise<TaskRecord> {
+    return this.write(repairs.resend, { seen, why, actor });
   }
 
   /**
@@ -455,9 +471,20 @@ export class TaskStore {
    */
   iterate(
     status: TaskStatus,
-    options: { readonly before?: number | undefined; readonly pageSize?: number | undefined } = {},
+    options: IterateOptions = {},
   ): AsyncGenerator<readonly TaskRecord[], void, undefined> {
     return iterateTasks(this.ctx, status, options);
+  }
+
+  /**
+   * Every task in `statuses`, a page at a time, from a Scan of the whole table: for operators
+   * only (it reads every item of the table; `TaskClient.recoverLost`).
+   */
+  scan(
+    statuses: readonly TaskStatus[],
+    pageSize?: number,
+  ): AsyncGenerator<readonly TaskRecord[], void, undefined> {
+    return scanTasks(this.ctx, statuses, pageSize);
   }
 
   /** Writes one transition of the table as its one conditional write. */

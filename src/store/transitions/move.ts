@@ -210,7 +210,7 @@ export async function writeSpec(ctx: WriteContext, spec: TransitionSpec): Promis
     const last = round >= MAX_TRANSITION_ROUNDS - 1;
     const current = recordOf(sent.current);
     const hasDependents = (current?.dependents?.length ?? 0) > 0;
-    if (!last && !isIndexed(spec.to) && hasDependents !== releaseFiling) {
+    if (!last && isReleaseFiled(spec.to) && hasDependents !== releaseFiling) {
       // Refused for the index filing alone, or for the transition's own condition too: the
       // write is sent again filed as the stored item requires, and that one decides.
       releaseFiling = hasDependents;
@@ -408,6 +408,10 @@ export function buildTransitionUpdate(write: TransitionWrite): MoveUpdate {
     parts.sets.push(shard, '#statusAt = :statusAt');
     parts.values[':statusShard'] = write.indexKeys[TableSchema.STATUS_INDEX_PARTITION_KEY];
     parts.values[':statusAt'] = write.indexKeys[TableSchema.STATUS_INDEX_SORT_KEY];
+  } else if (!isReleaseFiled(write.status as TaskStatus)) {
+    // A status the index does not key and no release waits on (RUNNING, QUEUED): the keys go,
+    // dependents or not (docs/adr/0052-running-and-queued-leave-the-index.md).
+    remove.push(TableSchema.STATUS_INDEX_PARTITION_KEY, TableSchema.STATUS_INDEX_SORT_KEY);
   } else if (write.releaseFiling === true) {
     // Finished, not keyed, with dependents: filed under the release partition instead.
     parts.sets.push(
@@ -433,6 +437,15 @@ export function buildTransitionUpdate(write: TransitionWrite): MoveUpdate {
     names: parts.names,
     values: parts.values,
   };
+}
+
+/**
+ * Whether a move into `status` is filed by whether the task has dependents: a finished status
+ * the index does not key (SUCCEEDED, CANCELLED, ROLLED_BACK), whose task stays findable under
+ * its release partition until its dependents are released (docs/adr/0030-dependencies.md).
+ */
+function isReleaseFiled(status: TaskStatus): boolean {
+  return isTerminal(status) && !isIndexed(status);
 }
 
 /**
