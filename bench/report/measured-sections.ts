@@ -161,6 +161,9 @@ export function realisticSection(results: BenchResults, h: Headline): string {
   });
 }
 
+/** The feature rows of durable tasks (ADR 0047), explained below the table when measured. */
+const DURABLE_ROWS = ['step', 'checkpoint', 'continue', 'replay'];
+
 /** Section 5: the feature costs. */
 export function featuresSection(results: BenchResults): string {
   const f = results.features;
@@ -177,7 +180,8 @@ export function featuresSection(results: BenchResults): string {
     num(x.readUnits),
     operations(x, (t) => t.requests),
   ]);
-  return measuredTemplate('features', {
+  const durable = DURABLE_ROWS.every((id) => f.runs.some((run) => run.id === id));
+  const section = measuredTemplate('features', {
     tasks: f.tasks,
     table: table(
       [
@@ -192,4 +196,5 @@ export function featuresSection(results: BenchResults): string {
       rows,
     ),
   });
+  return durable ? `${section}\n\n${measuredTemplate('features-durable')}` : section;
 }
