@@ -13,7 +13,7 @@ import { TransitionRejectedError, ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { DEFAULT_LANE, type LaneQueues } from '../settings/lanes.js';
-import { stillParks } from '../store/parked-keys.js';
+import { mayStillHold, type ParkRecord, stillParks } from '../store/parked-keys.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** A parked ordering key and the DEAD task that holds it. */

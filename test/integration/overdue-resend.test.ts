@@ -153,7 +153,7 @@ describe('TaskStore.resend', () => {
     if (seen === undefined) throw new Error('no record');
     await executor.store.claim(seen, { workerId: 'w1', leaseMs: 60_000 });
 
-    const refusal = await executor.store.resend(seen, Date.now() + LATER_MS).catch((e) => e);
+    const refusal = await executor.store.resend(seen, 'overdue').catch((e) => e);
 
     expect(refusal).toBeInstanceOf(TransitionRejectedError);
     expect((refusal as TransitionRejectedError).current).toMatchObject({
@@ -162,15 +162,16 @@ describe('TaskStore.resend', () => {
     });
   });
 
-  it('is refused while the task is not yet overdue', async () => {
+  it('is refused once the task changed since it was read', async () => {
     const client = executor.client();
     const { id } = await enqueueQueued();
     const seen = await executor.store.get(id);
     if (seen === undefined) throw new Error('no record');
+    await executor.store.resend(seen, 'first repair');
 
-    const refusal = await executor.store.resend(seen, Date.now() - 60_000).catch((e) => e);
+    const refusal = await executor.store.resend(seen, 'second repair').catch((e) => e);
 
     expect(refusal).toBeInstanceOf(TransitionRejectedError);
-    expect(await client.get(id)).toMatchObject({ status: TaskStatus.QUEUED, generation: 1 });
+    expect(await client.get(id)).toMatchObject({ status: TaskStatus.PENDING, generation: 2 });
   });
 });
