@@ -82,9 +82,11 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
   const lanes = resolveLaneQueues(options, location.queueUrl);
   // Every lane's dead-letter queue that is configured: where a lost message of a RUNNING or
   // QUEUED task is found (docs/adr/0052-running-and-queued-leave-the-index.md).
-  const deadLetterQueues = lanes.entries().flatMap(([lane, queues]) =>
-    queues.deadLetterQueueUrl === undefined ? [] : [{ url: queues.deadLetterQueueUrl, lane }],
-  );
+  const deadLetterQueues = lanes
+    .entries()
+    .flatMap(([lane, queues]) =>
+      queues.deadLetterQueueUrl === undefined ? [] : [{ url: queues.deadLetterQueueUrl, lane }],
+    );
   const dispatcher = new Dispatcher(sqs, lanes, logger);
   // Overdue delayed tasks are checked only where scheduling is configured.
   const delayed = schedulingConfigured(options)

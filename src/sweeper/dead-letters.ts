@@ -149,7 +149,8 @@ export async function repairDeadLetters(deps: DeadLetterPassDeps): Promise<DeadL
           const repaired = await repair(deps, decideDeadLetter(records.get(id), deps.clock()));
           if (repaired === 'leave') continue;
           if (repaired !== 'delete') result[repaired.kind] += 1;
-          if (repaired !== 'delete' && repaired.kind === 'killed') result.dead.push(repaired.record);
+          if (repaired !== 'delete' && repaired.kind === 'killed')
+            result.dead.push(repaired.record);
           if (repaired !== 'delete' && repaired.kind !== 'killed') {
             result.toSend.push(repaired.record);
           }

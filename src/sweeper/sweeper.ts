@@ -1,6 +1,6 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { mapConcurrently } from '../aws/clients.js';
 import { Defaults, TaskStatus } from '../core/constants.js';
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import { describeError, TransitionRejectedError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
@@ -11,8 +11,8 @@ import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
 import { mayStillHold } from '../store/parked-keys.js';
-import { FORMERLY_INDEXED_STATUSES } from '../store/status-index-keys.js';
 import { compareEnqueueOrder } from '../store/record.js';
+import { FORMERLY_INDEXED_STATUSES } from '../store/status-index-keys.js';
 import type { TaskStore } from '../store/task-store.js';
 import { type DeadLetterQueue, repairDeadLetters } from './dead-letters.js';
 import { overdueBefore, resendOverdue } from './overdue.js';
