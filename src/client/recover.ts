@@ -120,7 +120,8 @@ async function recoverOne(
     const reason = `lease of attempt ${record.attempt} expired and its message was lost (recoverLost)`;
     return { kind: 'requeued', toSend: [await deps.store.requeue(record, reason, ACTOR)] };
   }
-  const reason = 'lease expired on the final attempt and its message was lost (recoverLost)';
+  // The same reason as the worker's and the sweeper's, for whoever filters DEAD tasks by it.
+  const reason = 'lease expired on the final attempt';
   const dead = await deps.store.expire(record, reason, ACTOR);
   const released =
     (dead.dependents ?? []).length > 0

@@ -203,7 +203,8 @@ async function repair(
     }
     case 'expire': {
       const seen = decision.record;
-      const reason = 'lease expired on the final attempt; its message was in the dead-letter queue';
+      // The same reason as the worker's and the index pass's, for whoever filters DEAD tasks by it.
+      const reason = 'lease expired on the final attempt';
       return { kind: 'killed', record: await store.expire(seen, reason, actor) };
     }
     case 'resend': {
