@@ -170,6 +170,7 @@ export async function repairDeadLetters(deps: DeadLetterPassDeps): Promise<DeadL
           result.failed += 1;
           deps.logger.error('sweep could not repair the task of a dead letter', {
             taskId: id,
+            status: records.get(id)?.status,
             lane: queue.lane,
             error: describeError(err),
           });
