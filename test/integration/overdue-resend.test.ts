@@ -50,8 +50,8 @@ const noop = defineTask('noop', {
   },
 });
 
-describe('sweep of overdue QUEUED tasks', () => {
-  it('re-sends a retrying task whose message outlived the queue retention, and it succeeds', async () => {
+describe('a QUEUED task whose message outlived the queue retention', () => {
+  it('is left alone by the sweep, found by recoverLost, re-sent, and it succeeds', async () => {
     // Arrange: a queue that drops messages after a minute, and a task whose first attempt
     // fails with a retry delay of up to two minutes.
     await executor.clients.sqs.send(
@@ -77,13 +77,25 @@ describe('sweep of overdue QUEUED tasks', () => {
     await sleep(sentAt + (SHORTEST_RETENTION_SECONDS + 2) * 1000 - Date.now());
     expect(await executor.receive({ waitTimeSeconds: 1 })).toEqual([]); // The message expired.
 
-    // Act: a sweep once the retry is long overdue, then the worker takes the new message.
+    // Act: a sweep, which no longer finds it (QUEUED is not keyed, ADR 0052); then the
+    // operator's recovery scan, and the worker takes the new message.
     const report = await sweeper(() => Date.now() + LATER_MS).run();
+    const preview = await client.recoverLost({ olderThan: '30s', dryRun: true });
+    const recovered = await client.recoverLost({ olderThan: '30s' });
     const records = await executor.receive({ waitTimeSeconds: 5 });
     await executor.deliver(worker, records);
 
     // Assert
-    expect(report).toMatchObject({ resent: 1, sent: 1, unsent: 0, conflicts: 0 });
+    expect(report).toMatchObject({ resent: 0, sent: 0 });
+    expect(preview).toMatchObject({ scanned: 1, resent: [id], sent: 0, dryRun: true });
+    expect(recovered).toMatchObject({
+      scanned: 1,
+      resent: [id],
+      requeued: [],
+      killed: [],
+      sent: 1,
+      unsent: 0,
+    });
     expect(records).toHaveLength(1);
     const record = await client.get(id);
     expect(record).toMatchObject({

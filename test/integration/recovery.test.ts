@@ -1,5 +1,6 @@
 import {
   DeleteMessageCommand,
+  PurgeQueueCommand,
   type SendMessageBatchCommandInput,
   type SendMessageBatchCommandOutput,
   SendMessageCommand,
@@ -175,6 +176,37 @@ describe('sweep', () => {
       expect(record?.history.filter((h) => h.event === AuditEvent.REQUEUED)).toHaveLength(1);
       expect(record?.generation).toBe(2);
     }
+  });
+});
+
+describe('TaskClient.recoverLost', () => {
+  it('after a purge of the work queue, puts a running task whose lease ended back to work', async () => {
+    // Arrange: a worker claimed the task and died, and the work queue was purged: nothing
+    // carries the task any more, and the sweeper cannot find it (ADR 0052).
+    const client = executor.client();
+    const { id } = await client.enqueue(noop, { n: 7 });
+    const { id: fresh } = await client.enqueue(noop, { n: 8 });
+    const seen = await executor.store.get(id);
+    if (seen === undefined) throw new Error('expected the record');
+    await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
+    await executor.clients.sqs.send(new PurgeQueueCommand({ QueueUrl: executor.queueUrl }));
+    await new Promise((r) => setTimeout(r, 5));
+    const swept = await sweeper().run();
+
+    // Act
+    const recovered = await client.recoverLost({ olderThan: 0 });
+    const batch = await executor.receive({ visibilityTimeout: 30 });
+    await executor.deliver(executor.worker([noop]), batch);
+
+    // Assert: only the running one; the PENDING one is the sweeper's (the outbox).
+    expect(swept).toMatchObject({ requeued: 0, killed: 0 });
+    expect(recovered).toMatchObject({ requeued: [id], killed: [], resent: [], sent: 1 });
+    expect(await client.get(id)).toMatchObject({
+      status: TaskStatus.SUCCEEDED,
+      attempt: 2,
+      generation: 2,
+    });
+    expect((await client.get(fresh))?.status).not.toBe(TaskStatus.RUNNING);
   });
 });
 
