@@ -67,6 +67,14 @@ module.exports = {
       },
     },
     {
+      name: 'no-opentelemetry-import',
+      severity: 'error',
+      comment:
+        "@opentelemetry/api is an optional peer dependency that Tasklane never imports: src/observability/tracing.ts uses what the app registered in the API's global registry, so a bundled worker holds none of it (docs/adr/0050-progress-within-a-second-and-traced-attempts.md).",
+      from: { path: '^src/' },
+      to: { path: '(^|/)node_modules/@opentelemetry/' },
+    },
+    {
       name: 'dynamodb-only-in-store',
       severity: 'error',
       comment:

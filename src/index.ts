@@ -105,6 +105,7 @@ export {
   powertoolsMetrics,
   TaskOutcome,
 } from './observability/metrics.js';
+export type { TracingOption } from './observability/tracing.js';
 export type { Usage } from './observability/usage-meter.js';
 export type { ScheduleFiring } from './scheduler/firings.js';
 export type { LaneLocation, LaneLocations } from './settings/lanes.js';

@@ -122,11 +122,20 @@ export const continueFeatureTask = defineTask('bench.feature.continue', {
 export const REPLAY_STEPS = 100;
 
 /**
+ * How long a replay task's slice may take. The emulator serializes every request, so a batch
+ * of ten of these (1,000 step writes) can take minutes on a loaded machine, where on AWS a
+ * slice takes about a second; the default 30 s timeout made such slices time out and retry,
+ * which is not what the row measures.
+ */
+const REPLAY_TIMEOUT_SECONDS = 600;
+
+/**
  * 100 steps stored in the first slice, a checkpoint, one continuation, and the second slice
  * replays all 100: the row minus the step, checkpoint and continuation rows is the replay.
  */
 export const replayFeatureTask = defineTask('bench.feature.replay', {
   schema,
+  timeout: REPLAY_TIMEOUT_SECONDS * 1000,
   handler: async ({ i }, ctx) => {
     for (let n = 0; n < REPLAY_STEPS; n++) await ctx.step(`s${n}`, () => (i + n) % 97);
     if (ctx.checkpoint !== undefined) return 'replayed';
@@ -148,6 +157,10 @@ function replayTasks(): FeatureScenario {
   return {
     ...keyed,
     enqueue: (client, n) => keyed.enqueue(client, Math.max(1, Math.ceil(n / 10))),
+    // The stand-in Lambda's timeout bounds the handler's: both as long as the slice may take.
+    workerTimeoutSeconds: REPLAY_TIMEOUT_SECONDS + 60,
+    invocationTimeoutSeconds: REPLAY_TIMEOUT_SECONDS + 60,
+    drainMsPerTask: 2 * REPLAY_STEPS * 200,
   };
 }
 

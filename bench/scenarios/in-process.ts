@@ -15,6 +15,7 @@ import {
   TaskClient,
   type TaskDefinition,
   type TaskMetrics,
+  type TaskOutcome,
 } from '../../src/index.js';
 import { runEventSourceMapping, type SqsLambdaHandler } from '../../src/local/testing/index.js';
 import { addUsage, emptyUsage, type Usage } from '../../src/observability/usage-meter.js';
@@ -98,7 +99,13 @@ export async function drain(
   queueUrl: string,
   n: number,
   handler: SqsLambdaHandler,
-  options: { batchSize: number; concurrency: number; timeoutMs: number },
+  options: {
+    batchSize: number;
+    concurrency: number;
+    timeoutMs: number;
+    /** The stand-in Lambda's timeout: a slower invocation fails its batch. @default 60 */
+    invocationTimeoutSeconds?: number;
+  },
 ): Promise<Drained> {
   const controller = new AbortController();
   let deleted = 0;
@@ -119,6 +126,9 @@ export async function drain(
       batchSize: options.batchSize,
       maximumConcurrency: options.concurrency,
       waitTimeSeconds: 1,
+      ...(options.invocationTimeoutSeconds === undefined
+        ? {}
+        : { timeoutSeconds: options.invocationTimeoutSeconds }),
       onBatch: (s) => {
         invocations += 1;
         deleted += s.deleted;
@@ -135,16 +145,23 @@ export async function drain(
 export interface UsageRecorder extends TaskMetrics {
   readonly total: Usage;
   readonly tasks: number;
+  /** The outcomes the worker counted: how many runs succeeded, failed, were retried. */
+  readonly outcomes: Readonly<Partial<Record<TaskOutcome, number>>>;
 }
 
 export function usageRecorder(): UsageRecorder {
   const total = emptyUsage();
+  const outcomes: Partial<Record<TaskOutcome, number>> = {};
   let tasks = 0;
   return {
     ...noopMetrics,
     total,
+    outcomes,
     get tasks() {
       return tasks;
+    },
+    count: (outcome: TaskOutcome, count = 1) => {
+      outcomes[outcome] = (outcomes[outcome] ?? 0) + count;
     },
     usage: (_type: string, usage: Usage, count: number) => {
       addUsage(total, usage);

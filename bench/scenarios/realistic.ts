@@ -17,11 +17,17 @@ export interface RealisticResults {
 }
 
 /** Enqueues `n` realistic tasks of `task` in one enqueueBatch. */
-export function realisticSpec(label: string, task: TaskDefinition, timeout = 60): TaskSpec {
+export function realisticSpec(
+  label: string,
+  task: TaskDefinition,
+  timeout = 60,
+  failuresPerTask = 0,
+): TaskSpec {
   return {
     label,
     tasks: [task],
     workerTimeoutSeconds: timeout,
+    failuresPerTask,
     enqueue: async (client, n) => {
       const results = await client.enqueueBatch(
         Array.from({ length: n }, (_, i) => ({ task, payload: realisticPayload(i) })),
@@ -38,7 +44,7 @@ export async function runRealistic(ctx: BenchContext): Promise<RealisticResults>
   ctx.log(`realistic: ${n} successful tasks counted`);
   const retried = await measureTasks(
     ctx,
-    realisticSpec('realistic-retried', realisticFailOnceTask, 1),
+    realisticSpec('realistic-retried', realisticFailOnceTask, 1, 1),
     n,
   );
   ctx.log(`realistic: ${n} retried tasks counted`);

@@ -112,6 +112,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     clock,
     lanes,
     logger,
+    tracing: options.tracing ?? true,
   };
   meterClient(sqs);
   meterClient(dynamodb);

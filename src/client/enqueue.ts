@@ -19,6 +19,7 @@ import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
 import type { IntegrityTag } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { activeTraceparent, type TracingOption } from '../observability/tracing.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import type { LaneQueues } from '../settings/lanes.js';
@@ -74,6 +75,8 @@ export interface EnqueueDeps {
   /** The executor's lanes: a task's lane must be one of them. */
   readonly lanes: LaneQueues;
   readonly logger: TaskLogger;
+  /** Whether the producer's active span is stored with each task (docs/tracing.md). */
+  readonly tracing: TracingOption;
 }
 
 /** What an enqueue wrote: the record, whether it created it, and (debounced) whether it folded. */
@@ -234,7 +237,13 @@ async function withStorage(deps: EnqueueDeps, checked: NewTask): Promise<NewTask
     : undefined;
   const stored = { ...checked, payloadRef };
   // The tag covers the reference too, so it is made once the object is stored (ADR 0035).
-  return { ...stored, integrityTag: await deps.integrity?.tag(stored) };
+  // The trace context is not covered: it decides nothing about the run.
+  return {
+    ...stored,
+    integrityTag: await deps.integrity?.tag(stored),
+    // The enqueuing code's active span; undefined, loading nothing, without a tracer provider.
+    traceparent: activeTraceparent(deps.tracing),
+  };
 }
 
 /**

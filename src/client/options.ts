@@ -5,6 +5,7 @@ import type { STSClient } from '@aws-sdk/client-sts';
 import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import type { IntegrityOptions } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { type TracingOption, tracingOptionIssue } from '../observability/tracing.js';
 import type { ExecutorLocation } from '../settings/location.js';
 import type { Retention } from '../settings/retention.js';
 import type { DynamoDBClient } from '../store/table.js';
@@ -71,6 +72,14 @@ export interface TaskClientOptions extends ExecutorLocation {
    */
   readonly sts?: STSClient | undefined;
   /**
+   * Store the enqueuing code's active OpenTelemetry span with each task (its W3C
+   * `traceparent`, on the record and its message), for each attempt's span to link to.
+   * `true` does so once the app has registered a tracer provider with `@opentelemetry/api` 1.x
+   * (an optional peer dependency, never imported by Tasklane); `false` never
+   * (docs/tracing.md). @default true
+   */
+  readonly tracing?: TracingOption | undefined;
+  /**
    * The principal operator actions are recorded as, instead of asking STS: a name the caller
    * vouches for, e.g. a service's own. @default the STS caller identity's ARN
    */
@@ -109,6 +118,7 @@ const OPTION_KEYS: Readonly<Record<keyof TaskClientOptions, true>> = {
   integrity: true,
   sts: true,
   principal: true,
+  tracing: true,
 };
 
 /**
@@ -155,6 +165,11 @@ const SDK_SETTING_HINTS: Readonly<Record<string, string>> = {
 export function checkClientOptions(options: unknown): void {
   const issues: ValidationIssue[] = [];
   checkOptionKeys(issues, options, TASK_CLIENT_OPTION_KEYS);
+  const tracing = tracingOptionIssue(
+    (options as { tracing?: unknown } | undefined)?.tracing,
+    'options.tracing',
+  );
+  if (tracing !== undefined) issues.push(tracing);
   if (issues.length === 0) return;
   throw new ValidationError(
     'TaskClient options',

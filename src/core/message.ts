@@ -15,6 +15,7 @@ import {
   text,
 } from './message-check.js';
 import type { TaskRecord } from './record.js';
+import { validTraceparent } from './traceparent.js';
 
 /** Bodies above this size cannot be ours; they are rejected before parsing. */
 const MAX_ENVELOPE_BYTES = 16 * 1024;
@@ -40,15 +41,27 @@ export interface TaskMessage {
   readonly MessageBody: string;
   readonly MessageGroupId: string;
   readonly MessageDeduplicationId: string;
+  /**
+   * The producer's `traceparent`, when the record has one, as the message attribute that
+   * OpenTelemetry's SQS instrumentations read (docs/tracing.md). Scheduler deliveries carry
+   * none: the worker reads it from the record it claims.
+   */
+  readonly MessageAttributes?: {
+    readonly [TRACEPARENT_ATTRIBUTE]: { readonly DataType: 'String'; readonly StringValue: string };
+  };
 }
+
+/** The message attribute that carries a task's `traceparent`. */
+export const TRACEPARENT_ATTRIBUTE = 'traceparent';
 
 /**
  * Builds the message for a task's current generation. The deduplication id is hashed
  * because ids may be up to 128 characters and SQS allows 128 for the whole value.
  */
 export function taskMessage(
-  record: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'messageGroupId'>,
+  record: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'messageGroupId' | 'traceparent'>,
 ): TaskMessage {
+  const traceparent = validTraceparent(record.traceparent);
   const envelope: TaskEnvelope = {
     tasklane: MESSAGE_SCHEMA_VERSION,
     id: record.id,
@@ -60,6 +73,14 @@ export function taskMessage(
     MessageDeduplicationId: createHash('sha256')
       .update(`${record.id}#${record.generation}`)
       .digest('hex'),
+    // Only a valid one: a record's value is untrusted, and a bad one must never fail a send.
+    ...(traceparent === undefined
+      ? {}
+      : {
+          MessageAttributes: {
+            [TRACEPARENT_ATTRIBUTE]: { DataType: 'String', StringValue: traceparent },
+          },
+        }),
   };
 }
 

@@ -90,6 +90,13 @@ export interface TaskRecord {
    */
   readonly integrityTag: string | undefined;
   /**
+   * The W3C `traceparent` of the span that enqueued the task, when the producer traced with
+   * OpenTelemetry: each attempt's span links to it (docs/tracing.md). As stored: a value that
+   * is not a valid `traceparent` is ignored by the worker, which logs why. Not covered by the
+   * integrity tag: it decides nothing about the run.
+   */
+  readonly traceparent?: string;
+  /**
    * The latest details a handler reported with `ctx.progress()` (JSON, at most 4 KB), as
    * written by its lease's heartbeat; undefined before any. Never part of the history.
    */
@@ -142,6 +149,12 @@ export interface TaskRecord {
   readonly checkpointAt?: number | undefined;
   /** Slices this run of the task ended with `ctx.continue()`; a redrive starts again at 0. */
   readonly continuations?: number | undefined;
+  /**
+   * A slice ran the handler and was given back without spending its attempt (an S3 outage
+   * met by a durable task's step or checkpoint): the steps it stored are read by the next
+   * slice, though that starts the same attempt (docs/adr/0047-durable-tasks.md).
+   */
+  readonly ranUnspent?: boolean | undefined;
   /**
    * Which set of step items the task's steps are: a redrive with `restart` moves to a new
    * one, which leaves the old steps unread (docs/adr/0047-durable-tasks.md). 0 when absent.

@@ -29,7 +29,11 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { ConfigurationError } from '../core/errors.js';
 import { type ExecutorOutputs, locationFromStackOutputs } from '../settings/stack-outputs.js';
 import { onEmulator } from './emulator.js';
-import { applyEmulatorEnvironment, EMULATOR_ACCESS_KEY_ID } from './emulator-env.js';
+import {
+  applyEmulatorEnvironment,
+  EMULATOR_ACCESS_KEY_ID,
+  executorEnvironment,
+} from './emulator-env.js';
 import { provisionScheduleGroup } from './provision.js';
 
 /** Options of {@link deployToEmulator}. */
@@ -66,6 +70,12 @@ export interface EmulatorDeployment {
    * as it is, and so does a `TaskClient`.
    */
   readonly executor: ExecutorOutputs;
+  /**
+   * Every variable another process (a shell, your app, `tasklane`) needs to use the deployed
+   * executor: the emulator's endpoint, region and dummy credentials, and the `TASKLANE_*`
+   * location.
+   */
+  readonly environment: Readonly<Record<string, string>>;
   /** The schedule groups created because the emulator's CloudFormation skipped them. */
   readonly createdScheduleGroups: readonly string[];
   /**
@@ -172,6 +182,7 @@ export async function deployToEmulator(
     stack: options.stack,
     outputs,
     executor,
+    environment: executorEnvironment(options.endpoint, executor),
     ...completed,
     outdir,
     timings: { synth, bootstrap, deploy },

@@ -4,6 +4,7 @@
  * session reaches the emulator (docs/security.md, "The dev harness").
  */
 import { ConfigurationError } from '../core/errors.js';
+import { type DescribedLocation, locationEnvironment } from '../settings/location.js';
 
 /**
  * Variables removed from an emulator process's environment:
@@ -124,4 +125,17 @@ export function restoreEnvironment(
     if (value === undefined) delete env[name];
     else env[name] = value;
   }
+}
+
+/**
+ * Everything another process needs to use an executor in the emulator: the emulator's
+ * variables ({@link emulatorEnvironment}) and the `TASKLANE_*` ones of its location.
+ *
+ * @throws ConfigurationError when `endpoint` is not a loopback address.
+ */
+export function executorEnvironment(
+  endpoint: string,
+  location: DescribedLocation,
+): Record<string, string> {
+  return { ...emulatorEnvironment(endpoint), ...locationEnvironment(location) };
 }

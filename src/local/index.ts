@@ -16,5 +16,6 @@ export type {
   LocalExecutor,
   LocalExecutorLocation,
   LocalExecutorOptions,
+  LocalTasksLoader,
 } from './local-executor.js';
 export { startLocalExecutor } from './local-executor.js';

@@ -9,31 +9,30 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { TaskClientOptions } from '../client/options.js';
 import { TaskClient } from '../client/task-client.js';
 import { ConfigurationError } from '../core/errors.js';
 import { defaultLogger, silentLogger, type TaskLogger } from '../observability/logger.js';
 import { noopMetrics } from '../observability/metrics.js';
 import { delayedScheduleGroupName } from '../scheduler/names.js';
 import { executorSettings } from '../settings/executor.js';
-import type { LaneProps } from '../settings/lanes.js';
-import { type ExecutorLocation, resolveLaneQueues } from '../settings/location.js';
+import { resolveLaneQueues } from '../settings/location.js';
 import { createSweeper } from '../sweeper/create-sweeper.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import { createWorker, type WorkerOptions } from '../worker/create-worker.js';
-import type { BatchSummary } from '../worker/sqs-poller.js';
 import { type EmulatorHandle, startEmulator } from './emulator.js';
 import { type Clients, emulatorClients, emulatorConfig } from './emulator-clients.js';
-import {
-  type EmulatorEngine,
-  MINISTACK_FIRING_SENDER_ID,
-  resolveEngine,
-} from './emulator-engine.js';
-import { assertLoopbackEndpoint } from './emulator-env.js';
+import { MINISTACK_FIRING_SENDER_ID, resolveEngine } from './emulator-engine.js';
+import { assertLoopbackEndpoint, executorEnvironment } from './emulator-env.js';
 import { STATE_DIR } from './emulator-runtime.js';
 import { runLaneMappings } from './event-source-mapping.js';
 import { type FileLogger, jsonLinesLogger } from './file-logger.js';
-import { type LocalEventsOption, localEventBus, workerEventOptions } from './local-events.js';
+import { localEventBus, workerEventOptions } from './local-events.js';
+import type {
+  LocalExecutor,
+  LocalExecutorLocation,
+  LocalExecutorOptions,
+  LocalTasksLoader,
+} from './local-executor-options.js';
 import { integrityOptions, withIntegrityKey } from './local-integrity.js';
 import { pause } from './pause.js';
 import { withPayloadBucket } from './payload-bucket.js';
@@ -44,123 +43,12 @@ import {
   LOCAL_SCHEDULER_SENDER_ID,
 } from './schedule-pump.js';
 
-/** Where a local executor's resources are: enough for a TaskClient, a worker or a sweeper. */
-export interface LocalExecutorLocation extends ExecutorLocation {
-  readonly tableName: string;
-  readonly queueUrl: string;
-  /** The dead-letter queue, when known (always, when provisioned). */
-  readonly deadLetterQueueUrl?: string | undefined;
-  /** The integrity tag's HMAC key, when integrity is on (see `integrity`). */
-  readonly integrity?: { readonly keyId: string } | undefined;
-  /** The EventBridge bus lifecycle events go to, when `events` is on. */
-  readonly eventBus?: string | undefined;
-}
-
-/** Options of {@link startLocalExecutor}. */
-export interface LocalExecutorOptions {
-  /** The task definitions the worker runs. */
-  readonly tasks: readonly TaskDefinition[];
-  /**
-   * The emulator to use. @default `AWS_ENDPOINT_URL`, else a `moto_server` started for this
-   * executor (installed into `.tasklane/venv` first when missing) and stopped by `stop()`
-   */
-  readonly endpoint?: string;
-  /**
-   * The engine to start when no `endpoint` is given: moto behind the correcting harness, or
-   * MiniStack (docs/emulator.md compares them). @default `TASKLANE_EMULATOR`, else 'moto'
-   */
-  readonly engine?: EmulatorEngine;
-  /**
-   * Who fires EventBridge Scheduler schedules: `'pump'`, the local stand-in, which signs each
-   * schedule group's deliveries with its own sender id; or `'engine'`, MiniStack's own firing
-   * (every 10 s), which stamps every firing `AROAEXAMPLE` and does not substitute
-   * `<aws.scheduler.scheduled-time>`, so recurring firings are refused by the worker
-   * (docs/emulator.md, "What only a firing engine shows"). `'engine'` needs MiniStack.
-   * @default 'pump'
-   */
-  readonly scheduleFiring?: 'pump' | 'engine';
-  /** Resource name prefix when provisioning. @default `tasklane-local-<random>` */
-  readonly name?: string;
-  /**
-   * Existing resources to attach to instead of provisioning, e.g.
-   * `locationFromStackOutputs(outputs)` of a stack deployed into the emulator. Attaching
-   * changes nothing it did not create: its schedule groups are created only when missing
-   * (moto's CloudFormation skips Scheduler resources), and an existing group keeps its
-   * schedules.
-   */
-  readonly location?: LocalExecutorLocation;
-  /**
-   * Where the audit log goes: `'file'` writes JSON lines to `.tasklane/<name>.log`, `'console'`
-   * is the default Powertools logger on stdout (about five lines per task), `'silent'` drops
-   * it, or any TaskLogger. @default 'file'
-   */
-  readonly log?: 'file' | 'console' | 'silent' | TaskLogger;
-  /** Directory of the log files and the emulator's virtual environment. @default '.tasklane' */
-  readonly stateDir?: string;
-  /** The worker's timeout, as the construct's `workerTimeoutSeconds`. @default 30 */
-  readonly workerTimeoutSeconds?: number;
-  /** Messages per invocation. @default 10 */
-  readonly batchSize?: number;
-  /** Concurrent invocations, as the mapping's maximum concurrency. @default 2 */
-  readonly maximumConcurrency?: number;
-  /**
-   * Lanes, as the construct's `lanes` (docs/lanes.md): each gets its own queue and DLQ and
-   * its own poller (the stand-in for its event source mapping), honouring its
-   * `maxConcurrency` (default `maximumConcurrency`) and `batchSize` (default `batchSize`).
-   * With `location`, only the lanes' settings are taken from here, by lane name.
-   * @default no lanes
-   */
-  readonly lanes?: Readonly<Record<string, LaneProps>>;
-  /** How often the schedule pump delivers due schedules. @default 500 */
-  readonly pumpIntervalMs?: number;
-  /** How often the sweeper runs (every minute in AWS). @default 5000 */
-  readonly sweepIntervalMs?: number;
-  /** A PENDING task this old is sent by the sweeper. @default 10000 */
-  readonly pendingAgeMs?: number;
-  /** More TaskClient options, e.g. `scheduleThresholdMs`. */
-  readonly client?: Partial<TaskClientOptions>;
-  /** More worker options, e.g. `leaseGraceMs`. */
-  readonly worker?: Partial<WorkerOptions>;
-  /**
-   * Tag tasks and verify the tags (docs/security.md): creates an HMAC_256 key in the
-   * emulator's KMS, unless `location.integrity` names one. @default false
-   */
-  readonly integrity?: boolean;
-  /**
-   * Create the claim-check bucket in the emulator (`<name>-payloads`, with the construct's
-   * lifecycle rules), unless `location.payloadBucket` names one: large payloads and results
-   * then go to S3 (docs/large-payloads.md). @default false
-   */
-  readonly payloadBucket?: boolean;
-  /**
-   * Publish lifecycle events (docs/events.md) to the emulator's EventBridge: `true` uses a
-   * bus named after the executor, `{ eventBus }` that bus; either is created when missing.
-   * The source is `tasklane.<name>`. @default false
-   */
-  readonly events?: LocalEventsOption;
-  /** Called after every invocation of the worker. */
-  readonly onBatch?: (summary: BatchSummary) => void;
-}
-
-/** A running local executor; see {@link startLocalExecutor}. */
-export interface LocalExecutor {
-  /** A ready client for the executor, scheduling included. */
-  readonly client: TaskClient;
-  readonly location: LocalExecutorLocation;
-  /** The emulator's URL. */
-  readonly endpoint: string;
-  /** The emulator started for this executor; undefined when it used one already running. */
-  readonly emulator: EmulatorHandle | undefined;
-  /** The audit log file, when `log` is `'file'`. */
-  readonly logFile: string | undefined;
-  /** Aborts, with the reason, if the worker's event source mapping dies. */
-  readonly failed: AbortSignal;
-  /**
-   * Stops the worker (batches in progress finish), the pump and the sweeper, closes the
-   * clients and the log, and stops the emulator it started. Safe to call more than once.
-   */
-  stop(): Promise<void>;
-}
+export type {
+  LocalExecutor,
+  LocalExecutorLocation,
+  LocalExecutorOptions,
+  LocalTasksLoader,
+} from './local-executor-options.js';
 
 /**
  * Starts a local executor: emulator, resources, worker, schedule pump and sweeper. Returns
@@ -240,8 +128,10 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
     });
     // Attached resources may be wrong; say so now, not as a worker that polls in vain.
     if (options.location !== undefined) await client.assertReady();
+    const environment = executorEnvironment(endpoint, location);
+    const tasks = await loadTasks(options, { location, endpoint, environment });
     const background = runInBackground(
-      options,
+      { ...options, tasks },
       location,
       clients,
       engineFires ? undefined : pumpSqs,
@@ -256,6 +146,7 @@ export async function startLocalExecutor(options: LocalExecutorOptions): Promise
       client,
       location,
       endpoint,
+      environment,
       emulator,
       logFile: file?.path,
       failed: background.failed,
@@ -282,7 +173,9 @@ async function locate(
   const settings = executorSettings({
     name,
     workerTimeoutSeconds: options.workerTimeoutSeconds ?? 30,
-    maxAttempts: Math.max(1, ...options.tasks.map((t) => t.retry.maxAttempts)),
+    ...(typeof options.tasks === 'function'
+      ? {}
+      : { maxAttempts: Math.max(1, ...options.tasks.map((t) => t.retry.maxAttempts)) }),
     ...(options.lanes === undefined ? {} : { lanes: options.lanes }),
   });
   const provisioned = await provision(settings, clients);
@@ -309,9 +202,33 @@ async function openLog(
   return { logger: file, file };
 }
 
+/**
+ * The task definitions, loaded now when given as a loader. Loaded ones are checked against
+ * the queue's receive count, which was provisioned before they were known: as definitions
+ * passed directly are, by the executor's settings.
+ *
+ * @throws ConfigurationError when a loaded task allows as many attempts as the queue allows
+ *   receives.
+ */
+async function loadTasks(
+  options: LocalExecutorOptions,
+  executor: Parameters<LocalTasksLoader>[0],
+): Promise<readonly TaskDefinition[]> {
+  if (typeof options.tasks !== 'function') return options.tasks;
+  const tasks = await options.tasks(executor);
+  const receives = executorSettings({ name: 'check' }).maxReceiveCount;
+  const greedy = tasks.filter((t) => t.retry.maxAttempts >= receives);
+  if (options.location === undefined && greedy.length > 0) {
+    throw new ConfigurationError(
+      `Task types ${greedy.map((t) => `'${t.type}' (maxAttempts ${t.retry.maxAttempts})`).join(', ')} allow as many attempts as the local executor's queue allows receives (${receives}); give them fewer (a receive count must exceed every maxAttempts).`,
+    );
+  }
+  return tasks;
+}
+
 /** The worker behind the event source mapping, the schedule pump and the sweeper loop. */
 function runInBackground(
-  options: LocalExecutorOptions,
+  options: LocalExecutorOptions & { readonly tasks: readonly TaskDefinition[] },
   location: LocalExecutorLocation,
   clients: Clients,
   pumpSqs: { readonly recurring: SQSClient; readonly delayed: SQSClient } | undefined,

@@ -1,7 +1,7 @@
 import { Defaults } from '../core/constants.js';
 import { ConfigurationError, ValidationError } from '../core/errors.js';
 import { delayedScheduleGroupName } from '../scheduler/names.js';
-import { type LaneLocations, LaneQueues, lanesFromEnvironment } from './lanes.js';
+import { type LaneLocations, LaneQueues, laneEnvironment, lanesFromEnvironment } from './lanes.js';
 
 /** Where an executor's resources are. Every field can also come from the environment. */
 export interface ExecutorLocation {
@@ -86,6 +86,49 @@ export const EnvVars = {
   /** The lifecycle events' source, `tasklane.<executor name>`. */
   EVENT_SOURCE: 'TASKLANE_EVENT_SOURCE',
 } as const;
+
+/** A location with the other settings a process reads from its environment. */
+export interface DescribedLocation extends ExecutorLocation {
+  readonly deadLetterQueueUrl?: string | undefined;
+  /** The integrity tag's key, when integrity is on. */
+  readonly integrity?: { readonly keyId: string } | undefined;
+  readonly statusShards?: number | undefined;
+  /** The bus of lifecycle events, when they are on. */
+  readonly eventBus?: string | undefined;
+}
+
+/**
+ * The `TASKLANE_*` variables that describe `location` to another process: the inverse of
+ * {@link resolveLocation} and {@link resolveSchedulerLocation}, so that a `new TaskClient()`,
+ * a worker, a sweeper or the `tasklane` command there finds the same executor. Only what the
+ * location names is set.
+ */
+export function locationEnvironment(location: DescribedLocation): Record<string, string> {
+  const variables: [string, string | number | undefined][] = [
+    [EnvVars.TABLE_NAME, location.tableName],
+    [EnvVars.QUEUE_URL, location.queueUrl],
+    [EnvVars.QUEUE_ARN, location.queueArn],
+    [EnvVars.DLQ_URL, location.deadLetterQueueUrl],
+    [EnvVars.SCHEDULE_GROUP, location.scheduleGroup],
+    [EnvVars.DELAYED_SCHEDULE_GROUP, location.delayedScheduleGroup],
+    [EnvVars.KMS_KEY_ARN, location.scheduleKmsKeyArn],
+    [EnvVars.SCHEDULER_ROLE_ARN, location.schedulerRoleArn],
+    [EnvVars.DELAYED_SCHEDULER_ROLE_ARN, location.delayedSchedulerRoleArn],
+    [EnvVars.SCHEDULE_DLQ_ARN, location.scheduleDeadLetterArn],
+    [EnvVars.PAYLOAD_BUCKET, location.payloadBucket],
+    [EnvVars.INTEGRITY_KEY_ID, location.integrity?.keyId],
+    [EnvVars.STATUS_SHARDS, location.statusShards],
+    [EnvVars.EVENT_BUS, location.eventBus],
+  ];
+  return {
+    ...Object.fromEntries(
+      variables.flatMap(([name, value]) =>
+        value === undefined || value === '' ? [] : [[name, String(value)]],
+      ),
+    ),
+    ...(location.lanes === undefined ? {} : laneEnvironment(location.lanes)),
+  };
+}
 
 /**
  * Fills an executor's location from explicit options, then the environment.

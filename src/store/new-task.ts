@@ -40,6 +40,8 @@ export interface NewTask {
   readonly sequence?: string | undefined;
   /** The integrity tag (src/integrity/tag.ts), when integrity is on. */
   readonly integrityTag?: string | undefined;
+  /** The producer's active span, when it traces (docs/tracing.md). */
+  readonly traceparent?: string | undefined;
   /** `'park'` when the type parks its ordering key on death (see {@link TaskRecord.onDead}). */
   readonly onDead?: 'park' | undefined;
   /** The task's lane, absent for the default lane (see {@link TaskRecord.lane}). */
@@ -110,6 +112,7 @@ export function newTaskItem(
     // Enqueue order matters only among the tasks of one ordering key.
     sequence: task.orderingKey === undefined ? undefined : task.sequence,
     integrityTag: task.integrityTag,
+    traceparent: task.traceparent,
     onDead: task.onDead,
     lane: task.lane,
     debounceKey: task.debounce?.key,

@@ -9,7 +9,7 @@ import {
   type TaskStatus,
 } from '../core/constants.js';
 import { messageGroupOf } from '../core/message.js';
-import type { HistoryEntry, ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
+import type { TaskErrorInfo, TaskRecord } from '../core/record.js';
 import { payloadHash } from './canonical-json.js';
 import {
   fromStoredEntry,
@@ -101,6 +101,8 @@ export function fromItem(item: TaskItem): TaskRecord {
     heartbeats: Number(item.heartbeats ?? 0),
     lastHeartbeatAt: optionalNumber(item.lastHeartbeatAt),
     integrityTag: optionalString(item.integrityTag),
+    // Read as stored; the worker checks it where it links to it, and logs a bad one's reason.
+    ...(typeof item.traceparent === 'string' ? { traceparent: item.traceparent } : {}),
     progress: parseJson(item.progress),
     progressAt: optionalNumber(item.progressAt),
     cancelRequested:
@@ -125,12 +127,14 @@ export function fromItem(item: TaskItem): TaskRecord {
 
 /** The durable-task attributes of an item, present only on tasks that have them. */
 function durableFields(item: TaskItem): Partial<TaskRecord> {
-  const checkpointRef = toObjectRef(item.checkpointRef);
+  // One attribute holds either: the JSON text, or the payload bucket's reference.
+  const checkpointRef = toObjectRef(item.checkpoint);
   return {
     ...(typeof item.checkpoint === 'string' ? { checkpoint: parseJson(item.checkpoint) } : {}),
     ...(checkpointRef === undefined ? {} : { checkpointRef }),
     ...(typeof item.checkpointAt === 'number' ? { checkpointAt: item.checkpointAt } : {}),
     ...(typeof item.continuations === 'number' ? { continuations: item.continuations } : {}),
+    ...(item.ranUnspent === true ? { ranUnspent: true } : {}),
     ...(typeof item.stepEpoch === 'number' ? { stepEpoch: item.stepEpoch } : {}),
   };
 }

@@ -12,6 +12,7 @@ import type { TaskRecord } from '../core/record.js';
 import { logAudit } from '../observability/audit.js';
 import { TaskOutcome } from '../observability/metrics.js';
 import type { ClaimTarget } from '../store/task-store.js';
+import { executeTraced } from './attempt-span.js';
 import { decideClaim, isLeaseTakeover } from './claim-decision.js';
 import { releaseAfter } from './dependents.js';
 import {
@@ -22,7 +23,7 @@ import {
   type Outcome,
   type ProcessorDeps,
 } from './deps.js';
-import { type ClaimedTask, execute } from './execution.js';
+import type { ClaimedTask } from './execution.js';
 import { admitFiring } from './firing.js';
 import { holdParkedKey } from './parked.js';
 
@@ -79,7 +80,7 @@ export async function processRecord(
       lostRace,
     );
     if (step.kind === 'done') return step.outcome;
-    if (step.kind === 'run') return execute(step.task, deps);
+    if (step.kind === 'run') return executeTraced(step.task, message, deps);
     if (step.current === undefined) {
       return reject(deps, message, envelope, 'no task record has this id');
     }

@@ -12,6 +12,7 @@ import { type LifecycleHooks, WorkerEvents } from '../events/worker-events.js';
 import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
+import { type TracingOption, tracingOptionIssue } from '../observability/tracing.js';
 import { BATCH_USAGE, meterClient, UsageMeter } from '../observability/usage-meter.js';
 import { Dispatcher } from '../scheduler/dispatcher.js';
 import {
@@ -71,6 +72,14 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
    * @default 5000
    */
   readonly progressIntervalMs?: number;
+  /**
+   * Trace each attempt as an OpenTelemetry span linked to the span that enqueued the task,
+   * with the task id, type, attempt and outcome as attributes; the handler's own spans are
+   * its children. `true` traces once the app has registered a tracer provider with
+   * `@opentelemetry/api` 1.x (an optional peer dependency, never imported by Tasklane); `false`
+   * never (docs/tracing.md). @default true
+   */
+  readonly tracing?: TracingOption;
   /** Message groups processed at once within a batch. @default 10 */
   readonly groupConcurrency?: number;
   /**
@@ -218,6 +227,8 @@ export function createWorker(
     }
   }
   if (issues.length > 0) throw new ValidationError('worker task list', issues);
+  const tracing = tracingOptionIssue(options.tracing);
+  if (tracing !== undefined) throw new ValidationError('worker options', [tracing]);
   const location = resolveLocation(options);
   const logger = options.logger ?? defaultLogger();
   const metrics = options.metrics ?? powertoolsMetrics();
@@ -266,6 +277,7 @@ export function createWorker(
     leaseGraceMs: options.leaseGraceMs ?? Defaults.LEASE_GRACE_MS,
     leaseDurationMs: options.leaseDurationMs ?? Defaults.LEASE_DURATION_MS,
     progressIntervalMs: progressInterval(options.progressIntervalMs),
+    tracing: options.tracing ?? true,
     maxResultBytes: objects.limit(options.maxResultBytes, Defaults.MAX_RESULT_BYTES),
     maxPayloadBytes: objects.limit(options.maxPayloadBytes, Defaults.MAX_PAYLOAD_BYTES),
     objects,

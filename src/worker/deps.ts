@@ -11,6 +11,7 @@ import type { IntegrityTag } from '../integrity/tag.js';
 import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskMetrics } from '../observability/metrics.js';
+import type { TracingOption } from '../observability/tracing.js';
 import type { UsageMeter } from '../observability/usage-meter.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -44,6 +45,16 @@ export interface ProcessorDeps {
    * @default Defaults.PROGRESS_INTERVAL_MS
    */
   readonly progressIntervalMs?: number;
+  /**
+   * Whether attempts are traced with OpenTelemetry (docs/tracing.md). @default true
+   */
+  readonly tracing?: TracingOption;
+  /**
+   * The hook for durable steps' spans: runs a step's own work in a child span of the
+   * attempt's span. Set by `executeTraced` for a traced attempt only; a step calls `fn` as it
+   * is without it.
+   */
+  readonly traceStep?: <T>(name: string, fn: () => Promise<T> | T) => Promise<T>;
   /** Largest result accepted; a larger one makes the task DEAD (ResultTooLargeError). */
   readonly maxResultBytes: number;
   /** Largest claim-checked payload read; a larger one makes the task DEAD unrun. */

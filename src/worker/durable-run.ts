@@ -12,12 +12,7 @@
  */
 import { keySegment, ObjectPrefix } from '../claim-check/object-ref.js';
 import { AuditEvent, Defaults } from '../core/constants.js';
-import {
-  LeaseLostError,
-  NonDeterministicError,
-  TaskCancelledError,
-  ValidationError,
-} from '../core/errors.js';
+import { NonDeterministicError, TaskCancelledError, ValidationError } from '../core/errors.js';
 import type { ObjectRef, StepInfo, TaskRecord } from '../core/record.js';
 import { canonicalJson } from '../store/record.js';
 import { STEP_WINDOW, type StoredStep, stepInfo } from '../store/steps.js';
@@ -77,9 +72,13 @@ export class DurableRun {
     this.latest = checkpoint;
     this.startedAt = deps.clock();
     const { record } = task;
-    // The task's first slice ever finds no step: no earlier run can have stored one.
+    // The task's first slice ever finds no step: no earlier run can have stored one. Every
+    // later slice spent an attempt, continued, was redriven or was given back after it ran.
     const mayHaveSteps =
-      record.attempt > 1 || (record.continuations ?? 0) > 0 || record.generation > 1;
+      record.attempt > 1 ||
+      (record.continuations ?? 0) > 0 ||
+      record.generation > 1 ||
+      record.ranUnspent === true;
     this.exhausted = !mayHaveSteps;
   }
 
@@ -105,10 +104,18 @@ export class DurableRun {
     return Math.max(0, Math.min(run, host));
   }
 
-  /** Throws what ended the run: a cancel request seen, or the lease lost. */
+  /**
+   * Throws what ended the run: a fatal error or an S3 outage it met (it then ends DEAD, or is
+   * given back, whatever the handler did with the error), its timeout, a cancel request seen,
+   * or the lease lost. A timed-out handler keeps running in the background (JavaScript cannot
+   * stop it) while its task is retried: it must start no step and save no checkpoint beside
+   * the retry.
+   */
   private checkLive(): void {
-    const reason: unknown = this.controller.signal.reason;
-    if (reason instanceof TaskCancelledError || reason instanceof LeaseLostError) throw reason;
+    if (this.fatal !== undefined) throw this.fatal;
+    if (this.outage !== undefined) throw new DurableOutage(this.outage);
+    const { signal } = this.controller;
+    if (signal.aborted) throw signal.reason;
     if (this.heartbeat.cancelled) throw new TaskCancelledError(this.task.record.id);
   }
 
@@ -153,6 +160,7 @@ export class DurableRun {
   }
 
   private async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+    this.checkLive();
     if (typeof name !== 'string' || name.length === 0 || name.length > MAX_STEP_NAME_CHARS) {
       const received = typeof name === 'string' ? `${name.length} characters` : typeof name;
       this.fatal = new ValidationError('step name', [
@@ -184,7 +192,8 @@ export class DurableRun {
     this.names.add(name);
     const stored = await this.lookup(index);
     if (stored !== undefined) return this.replayed(stored, index, name);
-    const value = await fn();
+    // A child span of the attempt's when it is traced (src/worker/attempt-span.ts).
+    const value = await (this.deps.traceStep?.(name, fn) ?? fn());
     const json = value === undefined ? undefined : durableJsonOrFatal(this, name, value);
     const placed = json === undefined ? undefined : await this.placeResult(json, index, name);
     const { record, lease } = this.task;

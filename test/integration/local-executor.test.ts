@@ -179,6 +179,45 @@ describe('startLocalExecutor', () => {
     ]);
   });
 
+  it('loads its tasks once the resources exist, handing the loader their environment', async () => {
+    let handed: Readonly<Record<string, string>> | undefined;
+    running = await startLocalExecutor({
+      log: 'silent',
+      tasks: async ({ environment }) => {
+        handed = environment;
+        return [greet];
+      },
+    });
+
+    const { id } = await running.client.enqueue(greet, { name: 'loader' });
+    const record = await running.client.wait(id, { timeoutMs: 30_000 });
+
+    expect(handed).toEqual(running.environment);
+    expect(running.environment).toMatchObject({
+      AWS_ENDPOINT_URL: running.endpoint,
+      AWS_REGION: 'us-east-1',
+      TASKLANE_TABLE_NAME: running.location.tableName,
+      TASKLANE_QUEUE_URL: running.location.queueUrl,
+    });
+    expect(record).toMatchObject({ status: TaskStatus.SUCCEEDED, result: 'hello loader' });
+  });
+
+  it('refuses loaded tasks with as many attempts as its queue allows receives, naming them', async () => {
+    const greedy = defineTask('greedy', {
+      schema: z.object({}),
+      retry: { maxAttempts: 60 },
+      handler: () => null,
+    });
+
+    const error = await startLocalExecutor({
+      log: 'silent',
+      tasks: async () => [greet, greedy],
+    }).catch((err: unknown) => err);
+
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toContain("'greedy' (maxAttempts 60)");
+  });
+
   it('runs the sweeper periodically, so a task whose send failed still runs', async () => {
     // Arrange
     running = await startLocalExecutor({

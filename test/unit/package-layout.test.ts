@@ -90,9 +90,10 @@ describe('package layout', () => {
     ]);
   });
 
-  it('makes aws-cdk-lib, constructs and the Lambda client optional peers, and types the Lambda events', () => {
-    // The Lambda client only for deployToEmulator (tasklane/local), which disables mappings.
-    const peers = ['@aws-sdk/client-lambda', 'aws-cdk-lib', 'constructs'];
+  it('makes aws-cdk-lib, constructs, the Lambda client and the OpenTelemetry API optional peers, and types the Lambda events', () => {
+    // The Lambda client only for deployToEmulator (tasklane/local), which disables mappings;
+    // the OpenTelemetry API is never imported, only the registry of its 1.x read (docs/tracing.md).
+    const peers = ['@aws-sdk/client-lambda', '@opentelemetry/api', 'aws-cdk-lib', 'constructs'];
     expect(Object.keys(manifest.peerDependencies).sort()).toEqual(peers);
     for (const peer of peers) {
       expect(manifest.peerDependenciesMeta[peer]?.optional).toBe(true);

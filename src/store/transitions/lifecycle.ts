@@ -248,6 +248,8 @@ type UnclaimInput = {
  * is given back and the attempt it started is not spent (docs/adr/0034-dependency-outages.md).
  * The attempt returns to the one before the claim, so the next claim starts the same attempt
  * again; a takeover's claim keeps its lost-lease mark, so its next claim is a takeover again.
+ * When the handler had run (a durable task's step or checkpoint met an S3 outage), the record
+ * says so (`ranUnspent`), so that the next slice looks for the steps it stored.
  * Its message, never acknowledged, keeps the task's place at the head of its group.
  */
 export const unclaim: Transition<UnclaimInput> = {
@@ -258,13 +260,15 @@ export const unclaim: Transition<UnclaimInput> = {
   to: TaskStatus.QUEUED,
   detail: ({ lease, reason, ran }) =>
     `${reason}; attempt ${lease.attempt} not spent${ran === true ? '' : ', not run'}`,
-  set: ({ lease, takeover }) => ({
+  set: ({ lease, takeover, ran }) => ({
     attempt: lease.attempt - 1,
     ...(takeover ? { leaseLost: true } : {}),
+    // The next slice, at the same attempt, may find steps this one stored.
+    ...(ran === true ? { ranUnspent: true } : {}),
   }),
   remove: LEASE,
   // Due when its message is next delivered; an overdue resend counts from then.
-  writes: ['attempt', 'leaseLost', ...LEASE],
+  writes: ['attempt', 'leaseLost', 'ranUnspent', ...LEASE],
   statusAt: ({ delayMs }, now) => now + delayMs,
 };
 

@@ -1,6 +1,8 @@
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
+import { AuditEvent, TableSchema, TaskStatus } from '../../../src/core/constants.js';
 import { PermanentError } from '../../../src/core/errors.js';
 import { stepKey } from '../../../src/store/steps.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
@@ -160,6 +162,49 @@ describe('ctx.step', () => {
     );
     expect(stepKey(id, 0, 0)).toBe(`step ${id} 0 0`);
     expect(record.history.map((h) => h.event)).not.toContain(AuditEvent.STEP_STORED);
+  });
+
+  it("expires a step item at its write time plus the retention plus 21 days, never with 'forever'", async () => {
+    const retention = 60_000;
+    // The longest a task may still run after a step: its retries and continuations (ADR 0047).
+    const horizon = 21 * 24 * 60 * 60 * 1000;
+    const kept = defineTask('durable.steps.ttl', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => ctx.step('only', () => 1),
+    });
+    const forever = defineTask('durable.steps.forever', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => ctx.step('only', () => 1),
+    });
+    const rawStep = async (id: string) => {
+      const { Item } = await executor.clients.dynamodb.send(
+        new GetItemCommand({
+          TableName: executor.tableName,
+          Key: { [TableSchema.PARTITION_KEY]: { S: stepKey(id, 0, 0) } },
+          ConsistentRead: true,
+        }),
+      );
+      if (Item === undefined) throw new Error(`no step item for ${id}`);
+      return unmarshall(Item);
+    };
+    const client = executor.client();
+
+    stop = startWorker(executor, kept, { retention });
+    const before = Date.now();
+    const { id } = await client.enqueue(kept, {});
+    expect((await client.wait(id, { timeoutMs: 30_000 })).status).toBe(TaskStatus.SUCCEEDED);
+    const after = Date.now();
+    await stop();
+    stop = startWorker(executor, forever, { retention: 'forever' });
+    const { id: foreverId } = await client.enqueue(forever, {});
+    expect((await client.wait(foreverId, { timeoutMs: 30_000 })).status).toBe(TaskStatus.SUCCEEDED);
+
+    const item = await rawStep(id);
+    expect(item.at).toBeGreaterThanOrEqual(before);
+    expect(item.at).toBeLessThanOrEqual(after);
+    // DynamoDB's TTL is in seconds: the instant rounded up, so the step never expires early.
+    expect(item[TableSchema.TTL_ATTRIBUTE]).toBe(Math.ceil((item.at + retention + horizon) / 1000));
+    expect(await rawStep(foreverId)).not.toHaveProperty(TableSchema.TTL_ATTRIBUTE);
   });
 
   it('lets a PermanentError from a step end the task DEAD without storing it', async () => {

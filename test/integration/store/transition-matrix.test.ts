@@ -92,7 +92,14 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
     input: (record) => ({ lease: lease(record), reason: 'permanent', parkedKey: 'key-m' }),
   },
   unclaim: {
-    input: (record) => ({ lease: lease(record), reason: 'S3 down', takeover: false, delayMs: 0 }),
+    // After the handler ran (a durable step met the outage), so `ranUnspent` is written too.
+    input: (record) => ({
+      lease: lease(record),
+      reason: 'S3 down',
+      takeover: false,
+      delayMs: 0,
+      ran: true,
+    }),
   },
   expire: { input: (record) => ({ seen: record, reason: 'lease ran out', actor: 'sweeper' }) },
   'expire and park': {

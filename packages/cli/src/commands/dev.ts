@@ -1,15 +1,19 @@
-import { resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import type { TaskDefinition } from 'tasklane';
-import { EnvVars } from 'tasklane';
 import { startLocalExecutor } from 'tasklane/local';
 import { commandContext } from '../context.js';
+import { applyToProcess, envFile, exportLines } from '../dev-environment.js';
 import { CliError, ExitCode } from '../exit-codes.js';
+import { shellWord } from '../shell.js';
 
 interface DevOptions {
   tasks: string;
   name?: string;
+  writeEnv?: string;
   log: 'file' | 'console' | 'silent';
 }
 
@@ -20,34 +24,49 @@ export function registerDev(program: Command): void {
     .description('run a local executor (emulator, worker, scheduler pump, sweeper) with your tasks')
     .requiredOption('--tasks <module>', 'a module exporting task definitions (defineTask results)')
     .option('--name <prefix>', 'resource name prefix (default: tasklane-local-<random>)')
+    .option(
+      // Not --env-file: node reads that flag from anywhere in its arguments, ours included.
+      '--write-env <path>',
+      'where to write the variables another shell sources to use it (default: .tasklane/<name>.env)',
+    )
     .option('--log <where>', 'audit log: file (.tasklane/<name>.log), console or silent', 'file')
     .action(async (opts: DevOptions, command: Command) => {
       const { out, options } = commandContext(command);
-      const tasks = await loadTasks(opts.tasks);
+      const name = opts.name ?? `tasklane-local-${randomBytes(4).toString('hex')}`;
+      let loaded: readonly TaskDefinition[] = [];
       const executor = await startLocalExecutor({
-        tasks,
+        name,
         log: opts.log,
         ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
-        ...(opts.name === undefined ? {} : { name: opts.name }),
+        // Loaded once the resources exist, in their environment: a module that makes a
+        // TaskClient when it loads gets one for this executor.
+        tasks: async ({ environment }) => {
+          applyToProcess(environment);
+          loaded = await loadTasks(opts.tasks);
+          return loaded;
+        },
       });
-      const { location, endpoint } = executor;
-      const env: Record<string, string | undefined> = {
-        AWS_ENDPOINT_URL: endpoint,
-        [EnvVars.TABLE_NAME]: location.tableName,
-        [EnvVars.QUEUE_URL]: location.queueUrl,
-        [EnvVars.DLQ_URL]: location.deadLetterQueueUrl,
-        [EnvVars.SCHEDULE_GROUP]: location.scheduleGroup,
-        [EnvVars.SCHEDULER_ROLE_ARN]: location.schedulerRoleArn,
-        [EnvVars.DELAYED_SCHEDULER_ROLE_ARN]: location.delayedSchedulerRoleArn,
-        [EnvVars.SCHEDULE_DLQ_ARN]: location.scheduleDeadLetterArn,
-      };
-      if (out.json)
-        out.data({ tasks: tasks.map((t) => t.type), env, logFile: executor.logFile ?? null });
-      else {
-        out.line(`Local executor running ${tasks.map((t) => t.type).join(', ')}.`);
+      const file = resolve(opts.writeEnv ?? join('.tasklane', `${name}.env`));
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(
+        file,
+        envFile(executor.environment, `tasklane dev: the local executor ${name}`),
+        { mode: 0o600 },
+      );
+      const types = loaded.map((t) => t.type);
+      if (out.json) {
+        out.data({
+          tasks: types,
+          env: executor.environment,
+          envFile: file,
+          logFile: executor.logFile ?? null,
+        });
+      } else {
+        out.line(`Local executor running ${types.join(', ')}.`);
         out.line('In another shell, point the CLI or your app at it:');
-        for (const [k, v] of Object.entries(env))
-          if (v !== undefined) out.line(`  export ${k}=${v}`);
+        out.line(`  . ${shellWord(file)}`);
+        out.line('or set these:');
+        for (const line of exportLines(executor.environment)) out.line(`  ${line}`);
         if (executor.logFile !== undefined) out.line(`Audit log: ${executor.logFile}`);
         out.line('Ctrl-C stops it.');
       }
