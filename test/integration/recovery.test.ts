@@ -433,6 +433,33 @@ describe('TaskClient.redrive dead-letter drain', () => {
     expect(response.batchItemFailures).toEqual([]);
     expect((await client.get(waiting))?.status).toBe(TaskStatus.SUCCEEDED);
   });
+
+  it('moves a RUNNING task’s dead letter back, its only message, and the takeover runs it', async () => {
+    // Arrange: a worker claimed the task and died; its message went to the DLQ.
+    const client = executor.client({ deadLetterQueueUrl: executor.deadLetterQueueUrl });
+    const { id } = await client.enqueue(noop, { n: 4 });
+    const [message] = await executor.receive({ visibilityTimeout: 600 });
+    if (message === undefined) throw new Error('expected a message');
+    await moveToDeadLetterQueue(
+      executor.clients.sqs,
+      executor.deadLetterQueueUrl,
+      message,
+      executor.queueUrl,
+    );
+    const seen = await executor.store.get(id);
+    if (seen === undefined) throw new Error('expected the record');
+    await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
+    await new Promise((r) => setTimeout(r, 5));
+
+    // Act
+    const result = await client.redrive({ all: true });
+    const response = await executor.deliver(executor.worker([noop]), await executor.receive());
+
+    // Assert: nothing else would have found it (the index does not key RUNNING, ADR 0052).
+    expect(result.dlq).toEqual({ deleted: 0, movedBack: 1, released: 0 });
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await client.get(id)).toMatchObject({ status: TaskStatus.SUCCEEDED, attempt: 2 });
+  });
 });
 
 describe('TaskClient.purge', () => {
