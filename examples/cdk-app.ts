@@ -6,7 +6,6 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { TaskExecutor } from '../src/cdk/index.js';
@@ -31,7 +30,7 @@ export function ordersApp(): App {
   // TASKLANE_* variable its `new TaskClient()` reads is set, and the grants given.
   const api = new NodejsFunction(stack, 'Api', {
     entry: 'src/api.ts',
-    runtime: Runtime.NODEJS_LATEST,
+    runtime: executor.runtime,
   });
   executor.connectProducer(api, { read: true });
   return app;

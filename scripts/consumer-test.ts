@@ -16,7 +16,10 @@
  * 5. `node require.cjs`: the CommonJS build, through require(); then the CLI package's
  *    `tasklane` bin: `npx tasklane status --stack <the deployed stack>`, whose counts must be
  *    the 50 tasks of step 4.
- * 6. `node quickstart.ts`: the README's quick start (startLocalExecutor provisions its own
+ * 6. `node produce.ts`: the producer function's handler, run with only the environment
+ *    `connectProducer` gave the deployed function (read back from the emulator) plus region
+ *    and credentials: an immediate and a delayed enqueue, read back (the delayed one SCHEDULED).
+ * 7. `node quickstart.ts`: the README's quick start (startLocalExecutor provisions its own
  *    executor on the same emulator).
  *
  * Uses the emulator at AWS_ENDPOINT_URL (a http://localhost:PORT address) when set, else
@@ -26,6 +29,7 @@ import { spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { GetFunctionConfigurationCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { deployToEmulator } from '../src/local/deploy.js';
 import { type EmulatorHandle, startEmulator } from '../src/local/index.js';
 import { emulatorEnvironment } from '../src/local/testing/index.js';
@@ -36,6 +40,8 @@ const APP_FILES = [
   'worker.ts',
   'app.ts',
   'run.ts',
+  'producer.ts',
+  'produce.ts',
   'quickstart.ts',
   'require.cjs',
   'cdk.json',
@@ -207,6 +213,11 @@ async function main(): Promise<void> {
     });
     assertStatus(status);
     step('tasklane status: 49 SUCCEEDED, 1 DEAD, total 50, the DLQ and the schedules read');
+    const producer = await producerEnvironment(endpoint, deployment.outputs);
+    step(
+      `node produce.ts: the producer's handler, with only the ${producer.count} variables connectProducer set`,
+    );
+    await run('node', ['produce.ts'], { cwd: app, env: producer.env, echo: true });
     step("node quickstart.ts: the README's quick start, on an executor of its own");
     await run('node', ['quickstart.ts'], { cwd: app, env: emulated, echo: true });
     step(`passed in ${elapsed()}`);
@@ -215,6 +226,43 @@ async function main(): Promise<void> {
     if (keep) console.log(`kept ${work}`);
     else await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The environment of the deployed producer function, as Lambda would run it: the variables
+ * `connectProducer` set, read back from the emulator, plus what Lambda's runtime provides
+ * (region and credentials, here the emulator's) and nothing else of this process.
+ */
+async function producerEnvironment(
+  endpoint: string,
+  outputs: Readonly<Record<string, string>>,
+): Promise<{ env: NodeJS.ProcessEnv; count: number }> {
+  const name = outputs.ProducerFunctionName;
+  if (name === undefined) throw new Error('the stack has no ProducerFunctionName output');
+  const emulator = emulatorEnvironment(endpoint);
+  const lambda = new LambdaClient({
+    endpoint,
+    region: emulator.AWS_REGION ?? 'us-east-1',
+    credentials: {
+      accessKeyId: emulator.AWS_ACCESS_KEY_ID ?? '',
+      secretAccessKey: emulator.AWS_SECRET_ACCESS_KEY ?? '',
+    },
+  });
+  const config = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: name }));
+  const variables = config.Environment?.Variables ?? {};
+  const delayed = Object.keys(variables).filter((v) => v.startsWith('TASKLANE_DELAYED_'));
+  if (delayed.length === 0) {
+    throw new Error(
+      `the producer's environment names no delayed schedule group: ${Object.keys(variables).join(', ')}`,
+    );
+  }
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    ...emulator,
+    ...variables,
+  };
+  return { env, count: Object.keys(variables).length };
 }
 
 main().catch((err: unknown) => {

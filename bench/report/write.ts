@@ -1,9 +1,10 @@
-/** Assembles BENCHMARKS.md, the scaling chart and the raw results, and writes them. */
+/** Assembles BENCHMARKS.md, docs/capacity.md, the scaling chart and the raw results, and writes them. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { chartSvg, type Panel, type Series, svgToPng } from '../lib/chart.js';
 import type { Summary } from '../lib/stats.js';
 import { scaling } from './analysis.js';
+import { renderCapacity } from './capacity.js';
 import { costSection } from './cost-section.js';
 import { glanceSection } from './glance-section.js';
 import { awsShapedSection, featuresSection, realisticSection } from './measured-sections.js';
@@ -137,8 +138,27 @@ export function renderReport(results: BenchResults, chart: string | undefined): 
 }
 
 /**
- * Writes the report to `output`, and (for the default and full profiles) the chart and the
- * raw results under docs/benchmarks/ next to it.
+ * Where docs/capacity.md goes for a report written to `output`: docs/ beside it, or (quick
+ * profile) a prefixed file next to it, like the quick run's other files.
+ */
+export function capacityPath(output: string, results: BenchResults): string {
+  const root = path.dirname(output);
+  return results.profile.name === 'quick'
+    ? path.join(root, 'bench-quick-capacity.md')
+    : path.join(root, 'docs', 'capacity.md');
+}
+
+/** Writes docs/capacity.md for a report written to `output`. */
+export async function writeCapacity(output: string, results: BenchResults): Promise<string> {
+  const file = capacityPath(output, results);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, renderCapacity(results));
+  return file;
+}
+
+/**
+ * Writes the report to `output`, the capacity model beside it, and (for the default and full
+ * profiles) the chart and the raw results under docs/benchmarks/ next to it.
  */
 export async function writeReport(output: string, results: BenchResults): Promise<void> {
   const root = path.dirname(output);
@@ -158,4 +178,5 @@ export async function writeReport(output: string, results: BenchResults): Promis
     `${JSON.stringify(results, null, 2)}\n`,
   );
   await writeFile(output, renderReport(results, chart));
+  await writeCapacity(output, results);
 }

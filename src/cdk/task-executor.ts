@@ -4,7 +4,7 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { Grant, IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -81,6 +81,12 @@ export class TaskExecutor extends Construct {
    */
   readonly workerPrincipal: IPrincipal;
   readonly sweeper: IFunction;
+  /**
+   * The Node.js runtime of the executor's functions: `lambdaRuntime`, else the newest the
+   * app's aws-cdk-lib knows, never below 24. Give your producer functions the same, and
+   * cdk-nag's AwsSolutions-L1 passes for them too.
+   */
+  readonly runtime: Runtime;
   readonly scheduling: ExecutorScheduling;
   readonly monitoring: ExecutorMonitoring;
   /** Every recurring schedule: `arn:…:scheduler:…:schedule/<group>/*`. */
@@ -169,6 +175,7 @@ export class TaskExecutor extends Construct {
       statusShards,
     });
     this.worker = worker.function;
+    this.runtime = worker.function.runtime;
     this.workerPrincipal = worker.grantee;
     this.sweeper = sweeper.function;
 

@@ -99,7 +99,7 @@ export async function redriveParkedTask(
   const record = await letGo(
     task,
     deps,
-    (seen, key) => deps.store.redriveParked(seen, key, reason, deps.principal, restart),
+    (seen, key) => deps.store.parkedKeys.redrive(seen, key, reason, deps.principal, restart),
     (park) => {
       held = park !== undefined && mayStillHold(park, Date.now());
     },
@@ -130,7 +130,7 @@ export async function releaseParkedKey(
   const released: string[] = [];
   for (const task of tasks) {
     const moved = await letGo(task, deps, (seen, key) =>
-      deps.store.releaseKey(seen, key, 'released by TaskClient.releaseKey', deps.principal),
+      deps.store.parkedKeys.release(seen, key, 'released by TaskClient.releaseKey', deps.principal),
     );
     if (moved !== undefined) released.push(task.id);
   }

@@ -10,7 +10,7 @@ import {
 import { mapConcurrently } from '../aws/clients.js';
 import { AuditEvent, isTerminal, TaskStatus } from '../core/constants.js';
 import { ConfigurationError, TransitionRejectedError, ValidationError } from '../core/errors.js';
-import { parseEnvelope } from '../core/message.js';
+import { namesEarlierRecord, parseEnvelope } from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
 import type { TaskLogger } from '../observability/logger.js';
@@ -361,6 +361,10 @@ async function decide(
   if (!parsed.ok) return 'delete';
   if (!selected(parsed.envelope.id)) return 'release';
   const record = await store.get(parsed.envelope.id);
+  // The dead letter of an earlier task of the id, purged since: no task of its own (ADR 0063).
+  if (record !== undefined && namesEarlierRecord(parsed.envelope, record)) {
+    return 'delete';
+  }
   if (record === undefined || isTerminal(record.status)) {
     // Finished, redriven (a fresh message is sent), or forged.
     return record?.status === TaskStatus.DEAD ? 'release' : 'delete';

@@ -34,6 +34,16 @@ export function text(
   };
 }
 
+/** A whole number from `min` to `max`. */
+export function integer(min: number, max: number): Check {
+  return (value, path, issues) => {
+    if (typeof value !== 'number' || !Number.isInteger(value)) {
+      issues.push({ path, code: 'invalid_type' });
+    } else if (value < min) issues.push({ path, code: 'too_small' });
+    else if (value > max) issues.push({ path, code: 'too_big' });
+  };
+}
+
 /** Exactly `expected`. */
 export function literal(expected: string | number): Check {
   return (value, path, issues) => {

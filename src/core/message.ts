@@ -8,6 +8,7 @@ import { MESSAGE_SCHEMA_VERSION } from './constants.js';
 import {
   anything,
   type CheckIssue,
+  integer,
   issuesOf,
   literal,
   optional,
@@ -24,6 +25,7 @@ const envelopeCheck = strictObject({
   tasklane: literal(MESSAGE_SCHEMA_VERSION),
   id: text(1, 128),
   type: text(1, 128),
+  createdAt: optional(integer(0, Number.MAX_SAFE_INTEGER)),
 });
 
 /**
@@ -34,6 +36,25 @@ export interface TaskEnvelope {
   readonly tasklane: typeof MESSAGE_SCHEMA_VERSION;
   readonly id: string;
   readonly type: string;
+  /**
+   * The record's `createdAt`: which task of the id the message is for. A purge frees an id,
+   * and a message of the purged task (a crashed worker's, a dead letter moved back) must not
+   * claim a later task of the same id (docs/adr/0063-messages-name-their-task-incarnation.md).
+   * Absent from messages sent before it existed: those claim as they did.
+   */
+  readonly createdAt?: number;
+}
+
+/**
+ * Whether a message names an earlier record of its task's id than `record` (one purged, then
+ * enqueued again): it names a `createdAt`, and not the record's. A message without one (sent
+ * before messages named their record) is taken as the record's (ADR 0063).
+ */
+export function namesEarlierRecord(
+  envelope: { readonly createdAt?: number | undefined },
+  record: { readonly createdAt: number },
+): boolean {
+  return envelope.createdAt !== undefined && envelope.createdAt !== record.createdAt;
 }
 
 /** The parameters of one SendMessage(Batch) entry for a task. */
@@ -56,22 +77,28 @@ export const TRACEPARENT_ATTRIBUTE = 'traceparent';
 
 /**
  * Builds the message for a task's current generation. The deduplication id is hashed
- * because ids may be up to 128 characters and SQS allows 128 for the whole value.
+ * because ids may be up to 128 characters and SQS allows 128 for the whole value; it covers
+ * the record's `createdAt`, so a task enqueued again under a purged task's id within SQS's
+ * five minutes is not dropped as a duplicate of the purged task's message (ADR 0063).
+ * `createdAt` is left out only by tests that build a message as an older version sent it.
  */
 export function taskMessage(
-  record: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'messageGroupId' | 'traceparent'>,
+  record: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'messageGroupId' | 'traceparent'> &
+    Partial<Pick<TaskRecord, 'createdAt'>>,
 ): TaskMessage {
   const traceparent = validTraceparent(record.traceparent);
   const envelope: TaskEnvelope = {
     tasklane: MESSAGE_SCHEMA_VERSION,
     id: record.id,
     type: record.type,
+    ...(record.createdAt === undefined ? {} : { createdAt: record.createdAt }),
   };
+  const incarnation = record.createdAt === undefined ? '' : `@${record.createdAt}`;
   return {
     MessageBody: JSON.stringify(envelope),
     MessageGroupId: record.messageGroupId,
     MessageDeduplicationId: createHash('sha256')
-      .update(`${record.id}#${record.generation}`)
+      .update(`${record.id}#${record.generation}${incarnation}`)
       .digest('hex'),
     // Only a valid one: a record's value is untrusted, and a bad one must never fail a send.
     ...(traceparent === undefined
@@ -148,8 +175,16 @@ function checkEnvelope(json: unknown): ParsedEnvelope {
   if (issues.length > 0) {
     return { ok: false, reason: `body is not a Tasklane envelope (${describeIssues(issues)})` };
   }
-  const { id, type } = json as TaskEnvelope;
-  return { ok: true, envelope: { tasklane: MESSAGE_SCHEMA_VERSION, id, type } };
+  const { id, type, createdAt } = json as TaskEnvelope;
+  return {
+    ok: true,
+    envelope: {
+      tasklane: MESSAGE_SCHEMA_VERSION,
+      id,
+      type,
+      ...(createdAt === undefined ? {} : { createdAt }),
+    },
+  };
 }
 
 /**

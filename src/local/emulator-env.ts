@@ -7,14 +7,15 @@ import { ConfigurationError } from '../core/errors.js';
 import { type DescribedLocation, locationEnvironment } from '../settings/location.js';
 
 /**
- * Variables removed from an emulator process's environment:
+ * Variables removed from an emulator process's environment (besides every
+ * `AWS_ENDPOINT_URL_<SERVICE>`), and `unset` by the env file of `tasklane dev`:
  * - a session token (the SDK would sign with it beside the dummy keys and send it along);
  * - profiles and web-identity/container credential settings, which could supply real
  *   credentials;
  * - `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS`, which makes the SDK ignore `AWS_ENDPOINT_URL`
  *   and go to AWS; every `AWS_ENDPOINT_URL_<SERVICE>`, which overrides it for one service.
  */
-const CLEARED = [
+export const EMULATOR_CLEARED_VARIABLES = [
   'AWS_SESSION_TOKEN',
   'AWS_SECURITY_TOKEN',
   'AWS_PROFILE',
@@ -86,7 +87,9 @@ export function emulatorEnvironment(endpoint: string): Record<string, string> {
 
 /** The variables of `env` that {@link applyEmulatorEnvironment} deletes. */
 export function clearedVariables(env: NodeJS.ProcessEnv): string[] {
-  const names = new Set<string>(CLEARED.filter((name) => env[name] !== undefined));
+  const names = new Set<string>(
+    EMULATOR_CLEARED_VARIABLES.filter((name) => env[name] !== undefined),
+  );
   for (const name of Object.keys(env)) if (SERVICE_ENDPOINT.test(name)) names.add(name);
   return [...names].sort();
 }

@@ -11,6 +11,7 @@ export type { EmulatorDeployment, EmulatorDeployOptions } from './deploy.js';
 export { deployToEmulator } from './deploy.js';
 export type { EmulatorHandle, EmulatorOptions } from './emulator.js';
 export { EmulatorUnavailableError, startEmulator } from './emulator.js';
+export { EMULATOR_CLEARED_VARIABLES } from './emulator-env.js';
 export type { LocalEventsOption } from './local-events.js';
 export type {
   LocalExecutor,

@@ -14,7 +14,8 @@ import { getItems } from './batch-get.js';
 import { fromItem } from './record.js';
 import { entryId, partitionPages } from './status-index.js';
 import type { WriteContext } from './store-context.js';
-import { parking } from './transitions/index.js';
+import { durable, parking, type Seen } from './transitions/index.js';
+import { writeTransition } from './transitions/move.js';
 import { part, send, transact } from './transitions/writer.js';
 
 /** A parked ordering key, as its park item records it. */
@@ -78,7 +79,10 @@ export interface HeldParkMessage {
   readonly sentAt: number | undefined;
 }
 
-/** Reads and writes the park items. */
+/**
+ * Reads and writes the park items, and frees a parked key: the in-place redrive of its dead
+ * task, or its release.
+ */
 export class ParkedKeys {
   constructor(private readonly ctx: WriteContext) {}
 
@@ -115,6 +119,36 @@ export class ParkedKeys {
     if (sent.accepted) return true;
     if (sent.items[0]?.refused === true) return false;
     throw sent.error;
+  }
+
+  /**
+   * DEAD with `parkedKey` → QUEUED with a fresh attempt budget, in place: no message is
+   * sent, since the task's held message, at the head of its key's group, runs it before the
+   * key's later tasks (docs/adr/0024-parked-keys.md); the generation moves past the dead
+   * run's, so no debounce fold can rewrite it (docs/adr/0033-debounce-fences.md).
+   */
+  redrive(
+    seen: Seen & Pick<TaskRecord, 'stepEpoch'>,
+    parkedKey: string,
+    reason?: string,
+    principal?: string,
+    restart = false,
+  ): Promise<TaskRecord> {
+    const input = { seen, parkedKey, reason, principal };
+    return restart
+      ? writeTransition(this.ctx, durable.redriveParkedAfresh, {
+          ...input,
+          stepEpoch: (seen.stepEpoch ?? 0) + 1,
+        })
+      : writeTransition(this.ctx, parking.redriveParked, input);
+  }
+
+  /**
+   * DEAD with `parkedKey` → DEAD without it: the task is given up on, its held message is
+   * acknowledged when next received, and the key's later tasks proceed.
+   */
+  release(seen: Seen, parkedKey: string, reason?: string, principal?: string): Promise<TaskRecord> {
+    return writeTransition(this.ctx, parking.releaseKey, { seen, parkedKey, reason, principal });
   }
 
   /**

@@ -343,38 +343,6 @@ export class TaskStore {
   }
 
   /**
-   * DEAD with `parkedKey` → QUEUED with a fresh attempt budget, in place: no message is
-   * sent, since the task's held message, at the head of its key's group, runs it before the
-   * key's later tasks (docs/adr/0024-parked-keys.md); the generation moves past the dead
-   * run's, so no debounce fold can rewrite it (docs/adr/0033-debounce-fences.md).
-   */
-  redriveParked(
-    seen: Seen & Pick<TaskRecord, 'stepEpoch'>,
-    parkedKey: string,
-    reason?: string,
-    principal?: string,
-    restart = false,
-  ): Promise<TaskRecord> {
-    const input = { seen, parkedKey, reason, principal };
-    return restart
-      ? this.write(durable.redriveParkedAfresh, { ...input, stepEpoch: (seen.stepEpoch ?? 0) + 1 })
-      : this.write(parking.redriveParked, input);
-  }
-
-  /**
-   * DEAD with `parkedKey` → DEAD without it: the task is given up on, its held message is
-   * acknowledged when next received, and the key's later tasks proceed.
-   */
-  releaseKey(
-    seen: Seen,
-    parkedKey: string,
-    reason?: string,
-    principal?: string,
-  ): Promise<TaskRecord> {
-    return this.write(parking.releaseKey, { seen, parkedKey, reason, principal });
-  }
-
-  /**
    * Deletes a DEAD task for good. Conditional on it still being the DEAD record the caller
    * saw, so a concurrent redrive wins. Logged as a `purged` audit event, with `principal`,
    * before the delete, so a crash in between leaves a trace (a refused delete then logs

@@ -10,15 +10,16 @@
  * - QUEUED: given a new generation (PENDING) to be sent again;
  * and then deletes the dead letter, which its task no longer needs: a repaired task is in the
  * outbox (PENDING), whose send the sweep makes and the PENDING pass repeats if it fails.
- * Dead letters of finished tasks, of no task, and of PENDING tasks (the outbox re-sends them)
- * are deleted too. DEAD, WAITING and SCHEDULED tasks' dead letters, and bodies that are no
+ * Dead letters of finished tasks, of no task, of PENDING tasks (the outbox re-sends them),
+ * and of an earlier record of the id (purged and enqueued again since, ADR 0063: such a
+ * letter is never used to repair the current record) are deleted too. DEAD, WAITING and SCHEDULED tasks' dead letters, and bodies that are no
  * Tasklane message, are left for the operator's drain (docs/runbook.md).
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { loadSqs } from '../aws/sdk.js';
 import { TaskStatus } from '../core/constants.js';
 import { describeError, TransitionRejectedError } from '../core/errors.js';
-import { parseMessage } from '../core/message.js';
+import { namesEarlierRecord, parseMessage } from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { firingTaskId } from '../scheduler/names.js';
@@ -80,9 +81,21 @@ type Decision =
   | { readonly kind: 'delete' }
   | { readonly kind: 'requeue' | 'expire' | 'resend'; readonly record: TaskRecord };
 
-/** What to do with a dead letter of `record` (undefined: no such task) at `now`. */
-export function decideDeadLetter(record: TaskRecord | undefined, now: number): Decision {
+/**
+ * What to do with a dead letter of `record` (undefined: no such task) at `now`. `letter` is
+ * the record the letter names (its `createdAt`; none for a firing, or a message sent before
+ * messages named their record).
+ */
+export function decideDeadLetter(
+  record: TaskRecord | undefined,
+  now: number,
+  letter: { readonly createdAt?: number | undefined } = {},
+): Decision {
   if (record === undefined) return { kind: 'delete' };
+  // A letter of an earlier record of the id: that task was purged, and the current record,
+  // enqueued since, has its own message (docs/adr/0063-messages-name-their-task-incarnation.md).
+  // It repairs nothing.
+  if (namesEarlierRecord(letter, record)) return { kind: 'delete' };
   switch (record.status) {
     case TaskStatus.RUNNING:
       if ((record.leaseExpiresAt ?? 0) > now) return { kind: 'leave' };
@@ -102,13 +115,19 @@ export function decideDeadLetter(record: TaskRecord | undefined, now: number): D
   }
 }
 
-/** The task a dead letter names, or undefined for a body that is no Tasklane message. */
-function taskIdOf(body: string | undefined): string | undefined {
+/** The task a dead letter names and the record it was sent for (`createdAt`, if it says). */
+interface Letter {
+  readonly id: string;
+  readonly createdAt?: number | undefined;
+}
+
+/** What a dead letter names, or undefined for a body that is no Tasklane message. */
+function letterOf(body: string | undefined): Letter | undefined {
   const parsed = parseMessage(body ?? '');
   if (!parsed.ok) return undefined;
   return parsed.kind === 'task'
-    ? parsed.envelope.id
-    : firingTaskId(parsed.firing.schedule, parsed.firing.scheduledTime);
+    ? { id: parsed.envelope.id, createdAt: parsed.envelope.createdAt }
+    : { id: firingTaskId(parsed.firing.schedule, parsed.firing.scheduledTime) };
 }
 
 /** Reads every dead-letter queue and repairs the tasks of its messages (module comment). */
@@ -140,13 +159,17 @@ export async function repairDeadLetters(deps: DeadLetterPassDeps): Promise<DeadL
       if (messages.length === 0) break;
       read += messages.length;
       result.examined += messages.length;
-      const ids = messages.map((m) => taskIdOf(m.Body));
-      const records = await deps.store.getMany(ids.filter((id) => id !== undefined));
+      const letters = messages.map((m) => letterOf(m.Body));
+      const records = await deps.store.getMany(
+        letters.flatMap((letter) => (letter === undefined ? [] : [letter.id])),
+      );
       for (const [n, message] of messages.entries()) {
-        const id = ids[n];
-        if (id === undefined) continue;
+        const letter = letters[n];
+        if (letter === undefined) continue;
+        const id = letter.id;
         try {
-          const repaired = await repair(deps, decideDeadLetter(records.get(id), deps.clock()));
+          const decision = decideDeadLetter(records.get(id), deps.clock(), letter);
+          const repaired = await repair(deps, decision);
           if (repaired === 'leave') continue;
           if (repaired !== 'delete') result[repaired.kind] += 1;
           if (repaired !== 'delete' && repaired.kind === 'killed')

@@ -7,7 +7,12 @@
 import type { SQSRecord } from 'aws-lambda';
 import { AuditEvent } from '../core/constants.js';
 import { TransitionRejectedError } from '../core/errors.js';
-import { inTaskGroup, orderingKeyOfGroup, parseMessage } from '../core/message.js';
+import {
+  inTaskGroup,
+  namesEarlierRecord,
+  orderingKeyOfGroup,
+  parseMessage,
+} from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
 import { logAudit } from '../observability/audit.js';
 import { TaskOutcome } from '../observability/metrics.js';
@@ -38,6 +43,8 @@ interface Envelope {
   readonly group?: string | undefined;
   /** The task's ordering key, as far as the message tells it (a rate limit's `perKey`). */
   readonly orderingKey?: string | undefined;
+  /** The `createdAt` of the task the message was sent for, when it names one (ADR 0063). */
+  readonly createdAt?: number | undefined;
 }
 
 /** One round of the claim loop: done, a task to run, or a lost race to decide again. */
@@ -143,6 +150,7 @@ async function findTarget(
     type: envelope.type,
     attempt: expectedAttempt(message),
     messageGroupId: group,
+    createdAt: envelope.createdAt,
   };
   return { kind: 'found', envelope, target };
 }
@@ -217,6 +225,12 @@ async function decide(
 ): Promise<Step> {
   if (current === undefined)
     return done(reject(deps, message, envelope, 'no task record has this id'));
+  if (namesEarlierRecord(envelope, current)) {
+    // A message of an earlier task of this id, purged since: a crashed worker's, or a dead
+    // letter moved back. It must not run the task enqueued again under the id (ADR 0063).
+    const reason = `message is for an earlier task of this id (created at ${envelope.createdAt}, the record at ${current.createdAt})`;
+    return done(reject(deps, message, envelope, reason));
+  }
   if (current.type !== envelope.type) {
     const reason = `message type '${envelope.type}' does not match the record's '${current.type}'`;
     return done(reject(deps, message, envelope, reason));

@@ -227,10 +227,11 @@ describe('tasks through the deployed executor', () => {
   // zod/mini (about 20 KB; zod itself was about 95 KB). The budget came down from 275 KB with
   // zod/mini and the unused modules left out (docs/adr/0006-worker-bundle.md, update of
   // issue 29); issue 29's target of 150 KB needs the worker's features split into chunks.
-  it('ships a worker bundle under 215 KB that needs only the runtime’s @aws-sdk/*', () => {
+  // It was 215 KB until the claim's check of the message's `createdAt` (ADR 0063, 0.7 KB).
+  it('ships a worker bundle under 216 KB that needs only the runtime’s @aws-sdk/*', () => {
     const asset = workerAsset();
 
-    expect(asset.bytes).toBeLessThanOrEqual(215_000);
+    expect(asset.bytes).toBeLessThanOrEqual(216_000);
     expect(asset.externals.length).toBeGreaterThan(0);
     for (const external of asset.externals) expect(external).toMatch(/^@aws-sdk\//);
   });

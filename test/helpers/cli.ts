@@ -49,22 +49,22 @@ export function executorEnv(executor: TestExecutor): Record<string, string> {
   };
 }
 
-/** Starts `tasklane <args>`; the environment is the test's (emulator) plus `env`. */
-export function startCli(args: readonly string[], env: Record<string, string> = {}): ChildProcess {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('TASKLANE_')),
-  );
-  return spawn(process.execPath, [...entryArgs(args), ...args], {
-    cwd: ROOT,
-    // Operator actions are logged; a test's go to a scratch file, not the home directory.
-    env: { ...clean, NO_COLOR: '1', TASKLANE_AUDIT_LOG: TEST_AUDIT_LOG, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/**
+ * The command line of `tasklane <args>`: node and what it runs (the run's bundle, or the
+ * sources), then the CLI's arguments.
+ */
+export function cliCommand(args: readonly string[]): string[] {
+  return [process.execPath, ...entryArgs(args), ...args];
 }
 
-/** Runs `tasklane <args>` to its end. */
-export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
-  const child = startCli(args, env);
+/** Starts `command` from the repository root with exactly `env`, stdin not a terminal. */
+function spawnFromRoot(command: readonly string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const [file, ...args] = command;
+  return spawn(file as string, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Collects what `child` prints until it closes. */
+function outputOf(child: ChildProcess): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk) => {
@@ -77,4 +77,34 @@ export function runCli(args: readonly string[], env: Record<string, string> = {}
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Starts `tasklane <args>`; the environment is the test's (emulator) plus `env`. */
+export function startCli(args: readonly string[], env: Record<string, string> = {}): ChildProcess {
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('TASKLANE_')),
+  );
+  // Operator actions are logged; a test's go to a scratch file, not the home directory.
+  return spawnFromRoot(cliCommand(args), {
+    ...clean,
+    NO_COLOR: '1',
+    TASKLANE_AUDIT_LOG: TEST_AUDIT_LOG,
+    ...env,
+  });
+}
+
+/** Runs `tasklane <args>` to its end. */
+export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return outputOf(startCli(args, env));
+}
+
+/**
+ * Runs `command` (`cliCommand(...)`, or an app's script) to its end with exactly `env` and
+ * nothing of the test's environment: as a shell that knows only `env` would run it.
+ */
+export function runWithEnvOnly(
+  command: readonly string[],
+  env: Record<string, string>,
+): Promise<CliRun> {
+  return outputOf(spawnFromRoot(command, env));
 }

@@ -43,6 +43,24 @@ describe('TaskExecutor lambdaRuntime', () => {
     });
   });
 
+  it('tells the app the runtime it chose, for the app’s own functions', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Runtime');
+    const other = new Stack(app, 'Pinned');
+
+    const chosen = new TaskExecutor(stack, 'Executor', { workerEntry: 'functions/worker.ts' });
+    const pinned = new TaskExecutor(other, 'Executor', {
+      workerEntry: 'functions/worker.ts',
+      lambdaRuntime: Runtime.NODEJS_24_X,
+    });
+
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::Function', {
+      ...worker,
+      Runtime: chosen.runtime.name,
+    });
+    expect(pinned.runtime).toBe(Runtime.NODEJS_24_X);
+  });
+
   it('refuses a runtime older than the bundles, or not Node.js, naming what it received', () => {
     const attempt = (lambdaRuntime: Runtime) => () => template({ lambdaRuntime });
 

@@ -3,18 +3,17 @@
  * and the exports it prints work in a shell with nothing else set, and a task module that makes
  * its TaskClient when it loads gets one for the local executor.
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskClient } from '../../src/client/task-client.js';
 import { TaskStatus } from '../../src/core/constants.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
-import { startCli } from '../helpers/cli.js';
+import { type CliRun, cliCommand, runWithEnvOnly, startCli } from '../helpers/cli.js';
 
 /** The fixture's `chain`, as a producer that does not load the module knows it. */
 const chain = defineTask('chain', { schema: z.object({ n: z.number() }), handler: () => {} });
@@ -52,38 +51,25 @@ async function startDev(args: readonly string[], until: (stdout: string) => bool
   });
 }
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-
 /**
  * Runs `script`, then `command`, in sh with only PATH and HOME set: a shell that knows
  * nothing of the emulator but what `script` tells it.
  */
-async function inCleanShell(
-  script: string,
-  command: readonly string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function inCleanShell(script: string, command: readonly string[]): Promise<CliRun> {
   const home = await mkdtemp(path.join(tmpdir(), 'tasklane-clean-home-'));
   const setup = path.join(home, 'setup.sh');
   await writeFile(setup, script);
-  const child = spawn('/bin/sh', ['-c', '. "$1" && shift && exec "$@"', 'sh', setup, ...command], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
+  return runWithEnvOnly(
+    ['/bin/sh', '-c', '. "$1" && shift && exec "$@"', 'sh', setup, ...command],
+    {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: home,
+    },
+  );
 }
 
 /** `tasklane status --json`, as the clean shell runs it. */
-const STATUS = [process.execPath, inject('cliEntry'), 'status', '--json'];
+const STATUS = cliCommand(['status', '--json']);
 /** An app's producer that enqueues `greet` and waits for it, as the clean shell runs it. */
 const PRODUCER = [process.execPath, '--import', 'tsx', 'test/fixtures/cli-dev-producer.ts'];
 

@@ -107,10 +107,12 @@ describe('TaskClient.enqueue with runAt', () => {
         RetryPolicy: { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 },
       },
     });
+    // The task's envelope, naming the record it is for (ADR 0063).
     expect(JSON.parse(schedule.Target?.Input ?? '')).toEqual({
       tasklane: 1,
       id: 'later-1',
       type: 'remind',
+      createdAt: result.record.createdAt,
     });
     expect(await executor.queueDepth()).toBe(0);
   });

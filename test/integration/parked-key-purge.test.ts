@@ -99,11 +99,11 @@ describe('parked keys and purge', () => {
     await executor.drain(executor.worker([posting]));
 
     expect(purge.purged).toEqual(['broken']);
-    expect(ran).toEqual(['first']);
-    // Its own message: SQS dropped it as a duplicate of the purged task's (one id and
-    // generation within 5 minutes), so the sweeper sends it, after 'first'.
+    // The new task runs from its own message, after 'first': its deduplication id covers its
+    // creation time, so SQS did not drop it as a duplicate of the purged task's (ADR 0063).
+    expect(ran).toEqual(['first', 'again']);
     const again = await executor.store.get('broken');
-    expect(again?.status).toBe(TaskStatus.PENDING);
+    expect(again?.status).toBe(TaskStatus.SUCCEEDED);
     expect(again?.payload).toEqual({ name: 'again' });
   });
 

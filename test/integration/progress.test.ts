@@ -1,40 +1,13 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import type { TaskContext } from '../../src/tasks/task-definition.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
-import type { WorkerOptions } from '../../src/worker/create-worker.js';
-import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import { executor, runWorker, useWorkerHarness } from '../helpers/worker-harness.js';
 
-let executor: TestExecutor;
-let stop: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  executor = await setupExecutor();
-});
-
-afterEach(async () => {
-  await stop?.();
-  stop = undefined;
-});
+useWorkerHarness();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls the queue with a worker for `task` until the test ends. */
-function startWorker(
-  task: ReturnType<typeof defineTask>,
-  options: Partial<WorkerOptions> = {},
-): void {
-  const controller = new AbortController();
-  const done = executor.worker([task], options).poll({
-    signal: controller.signal,
-    waitTimeSeconds: 1,
-  });
-  stop = async () => {
-    controller.abort();
-    await done;
-  };
-}
 
 /** A 3 s lease: the worker beats automatically every second. */
 const SHORT_LEASE = { leaseDurationMs: 3000 };
@@ -60,7 +33,7 @@ describe('ctx.progress', () => {
       },
     });
     // The production lease settings (the test helper's grace is 1 s).
-    startWorker(task, { leaseGraceMs: 75_000, leaseDurationMs: 120_000 });
+    runWorker(task, { leaseGraceMs: 75_000, leaseDurationMs: 120_000 });
     const client = executor.client();
     let shownAt = 0;
 
@@ -98,7 +71,7 @@ describe('ctx.progress', () => {
       },
     });
     // The lease covers the run: no automatic beat, so every write is a progress write.
-    startWorker(task, { progressIntervalMs: 1_000 });
+    runWorker(task, { progressIntervalMs: 1_000 });
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
@@ -132,7 +105,7 @@ describe('ctx.progress', () => {
         }
       },
     });
-    startWorker(task, SHORT_LEASE);
+    runWorker(task, SHORT_LEASE);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
@@ -164,7 +137,7 @@ describe('ctx.progress', () => {
       },
     });
     // An 11 s lease covers the run: no automatic beat; the 5 s progress interval outlasts it.
-    startWorker(task);
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
@@ -187,7 +160,7 @@ describe('ctx.progress', () => {
         return 'done';
       },
     });
-    startWorker(task, SHORT_LEASE);
+    runWorker(task, SHORT_LEASE);
     const client = executor.client();
     const seen: unknown[] = [];
 
@@ -223,7 +196,7 @@ describe('ctx.progress', () => {
         return refusals;
       },
     });
-    startWorker(task);
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});

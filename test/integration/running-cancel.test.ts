@@ -1,39 +1,23 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { TaskCancelledError, TransitionRejectedError } from '../../src/core/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
-import { eventually, setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import { eventually } from '../helpers/executor.js';
+import { executor, runWorker, useWorkerHarness } from '../helpers/worker-harness.js';
 
-let executor: TestExecutor;
-let stop: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  executor = await setupExecutor();
-});
-
-afterEach(async () => {
-  await stop?.();
-  stop = undefined;
-});
+useWorkerHarness();
 
 /** Ids the worker's onCancelled hook was called for. */
 let cancelledEvents: string[] = [];
 
 /** Polls with a worker whose lease is `leaseDurationMs`: it beats every third of it. */
 function startWorker(task: ReturnType<typeof defineTask>, leaseDurationMs: number): void {
-  const controller = new AbortController();
   cancelledEvents = [];
   const onCancelled = (detail: { taskId: string }) => {
     cancelledEvents.push(detail.taskId);
   };
-  const done = executor
-    .worker([task], { leaseDurationMs, onCancelled })
-    .poll({ signal: controller.signal, waitTimeSeconds: 1 });
-  stop = async () => {
-    controller.abort();
-    await done;
-  };
+  runWorker(task, { leaseDurationMs, onCancelled });
 }
 
 describe('TaskClient.cancel (a RUNNING task)', () => {

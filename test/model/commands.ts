@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { AuditEvent } from '../../src/core/constants.js';
 import { LeaseLostError } from '../../src/core/errors.js';
-import { LEASE_MS, MAX_ATTEMPTS, type RealSystem } from './real-system.js';
+import { LEASE_MS, MAX_ATTEMPTS, type RealRun, type RealSystem } from './real-system.js';
 import * as M from './task-model.js';
 
 type Cmd = fc.AsyncCommand<M.Model, RealSystem>;
@@ -103,102 +103,103 @@ const pick = (m: M.Model, n: number) => {
   return active.length === 0 ? undefined : active[n % active.length];
 };
 
-class Finish implements Cmd {
+/** What a run command does to the model and the system for the active run it picked. */
+type RunStep = (
+  m: M.Model,
+  r: RealSystem,
+  run: M.ModelRun,
+  real: RealRun | undefined,
+) => Promise<void>;
+
+/**
+ * A command on the n-th active run (modulo): it runs only while a run is active, tallies as
+ * `kind`, prints as `label`, and compares the run's task once `step` is done.
+ */
+class RunCommand implements Cmd {
   constructor(
     readonly n: number,
-    readonly ok: boolean,
+    readonly kind: string,
+    readonly label: string,
+    readonly step: RunStep,
   ) {}
   check = (m: Readonly<M.Model>) => M.activeRuns(m as M.Model).length > 0;
   async run(m: M.Model, r: RealSystem) {
-    count(this.ok ? 'finish ok' : 'finish failing');
+    count(this.kind);
     const run = pick(m, this.n) as M.ModelRun;
-    const real = r.runs.get(run.id);
-    M.finish(m, run, this.ok);
-    if (this.ok) real?.resolve('done');
-    else real?.reject(new Error('handler failed'));
+    await this.step(m, r, run, r.runs.get(run.id));
+    await compare(m, r, [run.task]);
+  }
+  toString = () => this.label;
+}
+
+/**
+ * Awaits a fenced write of the run's handler: it succeeds when the model says the lease is
+ * `held`, and otherwise fails with LeaseLostError, which ends the run (its outcome dropped).
+ */
+async function fencedWrite(
+  write: Promise<unknown> | undefined,
+  held: boolean,
+  message: string,
+  real: RealRun | undefined,
+): Promise<void> {
+  const error = await write?.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(error === undefined, message).toBe(held);
+  if (!held) {
+    expect(error).toBeInstanceOf(LeaseLostError);
     await real?.batch;
-    await compare(m, r, [run.task]);
   }
-  toString = () => `finish(run #${this.n}, ${this.ok ? 'ok' : 'throws'})`;
 }
 
-class Heartbeat implements Cmd {
-  constructor(readonly n: number) {}
-  check = (m: Readonly<M.Model>) => M.activeRuns(m as M.Model).length > 0;
-  async run(m: M.Model, r: RealSystem) {
-    count('heartbeat');
-    const run = pick(m, this.n) as M.ModelRun;
-    const real = r.runs.get(run.id);
-    const held = M.heartbeat(m, run);
-    const error = await real?.ctx.heartbeat().then(
-      () => undefined,
-      (err: unknown) => err,
-    );
-    expect(
-      error === undefined,
-      `heartbeat of run #${run.id} should ${held ? 'extend' : 'lose'} the lease`,
-    ).toBe(held);
-    if (!held) {
-      expect(error).toBeInstanceOf(LeaseLostError);
-      await real?.batch; // the run was aborted and its outcome dropped
-    }
-    await compare(m, r, [run.task]);
-  }
-  toString = () => `heartbeat(run #${this.n})`;
-}
-
-class Checkpoint implements Cmd {
-  constructor(readonly n: number) {}
-  check = (m: Readonly<M.Model>) => M.activeRuns(m as M.Model).length > 0;
-  async run(m: M.Model, r: RealSystem) {
-    count('checkpoint');
-    const run = pick(m, this.n) as M.ModelRun;
-    const real = r.runs.get(run.id);
-    const held = M.checkpoint(m, run);
-    const error = await real?.ctx.saveCheckpoint({ step: m.steps }).then(
-      () => undefined,
-      (err: unknown) => err,
-    );
-    expect(
-      error === undefined,
-      `checkpoint of run #${run.id} should ${held ? 'be stored' : 'lose the lease'}`,
-    ).toBe(held);
-    if (!held) {
-      expect(error).toBeInstanceOf(LeaseLostError);
+const finish = (n: number, ok: boolean) =>
+  new RunCommand(
+    n,
+    ok ? 'finish ok' : 'finish failing',
+    `finish(run #${n}, ${ok ? 'ok' : 'throws'})`,
+    async (m, _r, run, real) => {
+      M.finish(m, run, ok);
+      if (ok) real?.resolve('done');
+      else real?.reject(new Error('handler failed'));
       await real?.batch;
-    }
-    await compare(m, r, [run.task]);
-  }
-  toString = () => `checkpoint(run #${this.n})`;
-}
+    },
+  );
 
-class Continue implements Cmd {
-  constructor(readonly n: number) {}
-  check = (m: Readonly<M.Model>) => M.activeRuns(m as M.Model).length > 0;
-  async run(m: M.Model, r: RealSystem) {
-    count('continue');
-    const run = pick(m, this.n) as M.ModelRun;
-    const real = r.runs.get(run.id);
+const heartbeat = (n: number) =>
+  new RunCommand(n, 'heartbeat', `heartbeat(run #${n})`, async (m, _r, run, real) => {
+    const held = M.heartbeat(m, run);
+    await fencedWrite(
+      real?.ctx.heartbeat(),
+      held,
+      `heartbeat of run #${run.id} should ${held ? 'extend' : 'lose'} the lease`,
+      real,
+    );
+  });
+
+const checkpoint = (n: number) =>
+  new RunCommand(n, 'checkpoint', `checkpoint(run #${n})`, async (m, _r, run, real) => {
+    const held = M.checkpoint(m, run);
+    await fencedWrite(
+      real?.ctx.saveCheckpoint({ step: m.steps }),
+      held,
+      `checkpoint of run #${run.id} should ${held ? 'be stored' : 'lose the lease'}`,
+      real,
+    );
+  });
+
+const continueRun = (n: number) =>
+  new RunCommand(n, 'continue', `continue(run #${n})`, async (m, _r, run, real) => {
     M.continueRun(m, run);
     if (real !== undefined) real.resolve(real.ctx.continue());
     await real?.batch;
-    await compare(m, r, [run.task]);
-  }
-  toString = () => `continue(run #${this.n})`;
-}
+  });
 
-class Crash implements Cmd {
-  constructor(readonly n: number) {}
-  check = (m: Readonly<M.Model>) => M.activeRuns(m as M.Model).length > 0;
-  async run(m: M.Model, r: RealSystem) {
-    count('crash');
-    const run = pick(m, this.n) as M.ModelRun;
+const crash = (n: number) =>
+  new RunCommand(n, 'crash', `crash(run #${n})`, async (_m, r, run) => {
     M.crash(run);
     r.runs.delete(run.id); // its handler never returns; its lease stays until it expires
-    await compare(m, r, [run.task]);
-  }
-  toString = () => `crash(run #${this.n})`;
-}
+  });
 
 class Tick implements Cmd {
   constructor(readonly ms: number) {}
@@ -242,7 +243,7 @@ export function commands(tasks: number): fc.Arbitrary<Iterable<Cmd>> {
   const n = fc.nat({ max: 7 });
   const enqueue = fc.tuple(task, fc.boolean()).map(([t, send]) => new Enqueue(t, send));
   const deliver = fc.tuple(task, worker).map(([t, w]) => new Deliver(t, w, 'deliver'));
-  const finish = fc.tuple(n, fc.boolean()).map(([i, ok]) => new Finish(i, ok));
+  const finishes = fc.tuple(n, fc.boolean()).map(([i, ok]) => finish(i, ok));
   // Repeated entries weigh the choice: a run must be enqueued and delivered to be finished.
   return fc.commands(
     [
@@ -252,13 +253,13 @@ export function commands(tasks: number): fc.Arbitrary<Iterable<Cmd>> {
       deliver,
       deliver,
       fc.tuple(task, worker).map(([t, w]) => new Deliver(t, w, 'duplicate')),
-      finish,
-      finish,
-      finish,
-      n.map((i) => new Heartbeat(i)),
-      n.map((i) => new Checkpoint(i)),
-      n.map((i) => new Continue(i)),
-      n.map((i) => new Crash(i)),
+      finishes,
+      finishes,
+      finishes,
+      n.map(heartbeat),
+      n.map(checkpoint),
+      n.map(continueRun),
+      n.map(crash),
       fc.constant(new Tick(LEASE_MS + 1)),
       fc.integer({ min: 1, max: 5_000 }).map((ms) => new Tick(ms)),
       fc.constant(new Sweep()),

@@ -73,6 +73,28 @@ describe('taskMessage', () => {
     );
   });
 
+  it('names the task it was sent for by its record’s creation time, and parses it back', () => {
+    const body = taskMessage({ ...task, createdAt: 1_700_000_000_123 }).MessageBody;
+
+    expect(parseEnvelope(body)).toEqual({
+      ok: true,
+      envelope: {
+        tasklane: MESSAGE_SCHEMA_VERSION,
+        id: 'task-1',
+        type: 'email.send',
+        createdAt: 1_700_000_000_123,
+      },
+    });
+  });
+
+  it('gives a task enqueued again under a purged id another deduplication id than the purged one', () => {
+    const purged = taskMessage({ ...task, createdAt: 1_000 }).MessageDeduplicationId;
+    const again = taskMessage({ ...task, createdAt: 2_000 }).MessageDeduplicationId;
+
+    expect(again).not.toBe(purged);
+    expect(again).toMatch(/^[0-9a-f]{64}$/);
+  });
+
   it('does not confuse id and generation boundaries (a#1 vs a#11 style collisions)', () => {
     const a = taskMessage({ ...task, id: 'a', generation: 11 }).MessageDeduplicationId;
     const b = taskMessage({ ...task, id: 'a#1', generation: 1 }).MessageDeduplicationId;
@@ -87,6 +109,17 @@ describe('parseEnvelope', () => {
       ok: true,
       envelope: { tasklane: MESSAGE_SCHEMA_VERSION, id: 'task-1', type: 'x' },
     });
+  });
+
+  it.each([
+    ['a string', '"1700000000000"'],
+    ['a fraction', '1.5'],
+    ['a negative number', '-1'],
+    ['null', 'null'],
+  ])('refuses a createdAt that is %s', (_name, value) => {
+    const body = `{"tasklane":${MESSAGE_SCHEMA_VERSION},"id":"t","type":"x","createdAt":${value}}`;
+
+    expect(expectRejected(body)).toContain('createdAt');
   });
 
   it('accepts ids and types of 128 characters', () => {

@@ -4,28 +4,19 @@
  * (endpoint, region, dummy credentials, the `TASKLANE_*` location), and the removal of those
  * that would undo them or carry a real AWS session along.
  */
+import { EMULATOR_CLEARED_VARIABLES } from 'tasklane/local';
 import { shellWord } from './shell.js';
 
 /**
- * Variables removed where the executor's environment applies, as `tasklane/local` clears
- * them for its own processes: a real session token (it would be sent beside the dummy keys),
- * profiles and web-identity or container credential settings (they could supply real
- * credentials), and anything that sends a service's requests somewhere other than
- * `AWS_ENDPOINT_URL`.
+ * Variables removed where the executor's environment applies: those `tasklane/local` clears
+ * for its own processes (a real session token, profiles, web-identity or container
+ * credential settings), and the per-service endpoint overrides of the services Tasklane
+ * calls, which would send a service's requests somewhere other than `AWS_ENDPOINT_URL`
+ * (`tasklane/local` removes every `AWS_ENDPOINT_URL_*` it finds; a file sourced in another
+ * shell cannot look, so it names them).
  */
 export const UNSET_FOR_EMULATOR: readonly string[] = [
-  'AWS_SESSION_TOKEN',
-  'AWS_SECURITY_TOKEN',
-  'AWS_PROFILE',
-  'AWS_DEFAULT_PROFILE',
-  'AWS_IGNORE_CONFIGURED_ENDPOINT_URLS',
-  'AWS_WEB_IDENTITY_TOKEN_FILE',
-  'AWS_ROLE_ARN',
-  'AWS_ROLE_SESSION_NAME',
-  'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
-  'AWS_CONTAINER_CREDENTIALS_FULL_URI',
-  'AWS_CONTAINER_AUTHORIZATION_TOKEN',
-  'AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE',
+  ...EMULATOR_CLEARED_VARIABLES,
   ...[
     'SQS',
     'DYNAMODB',

@@ -73,6 +73,11 @@ export interface ClaimTarget extends SeenHistory {
   readonly attempt: number;
   /** Fenced when given: a message in another group than its task's is not the task's. */
   readonly messageGroupId?: string | undefined;
+  /**
+   * Fenced when given: a message of an earlier task of the id (purged, then enqueued again)
+   * names that task's `createdAt`, not this one's (docs/adr/0063-messages-name-their-task-incarnation.md).
+   */
+  readonly createdAt?: number | undefined;
 }
 
 type ClaimInput = {
@@ -119,10 +124,10 @@ const due = (now: number): Condition =>
  * The claim, without a read before it (docs/adr/0020-claim-without-pre-read.md): one
  * conditional write over every claimable state. A waiting task must be due; a RUNNING one
  * (only outside the fresh phase) must have an expired lease; the attempt must be the one
- * the target expects and below maxAttempts; the type and message group must be the
- * message's. A fresh claim also requires `leaseLost` absent: a task requeued after a lost
- * lease is a takeover (ADR 0007), which runs alone. Refused, DynamoDB's ALL_OLD record feeds
- * the same claim decision a read used to.
+ * the target expects and below maxAttempts; the type, message group and creation time
+ * (ADR 0063) must be the message's. A fresh claim also requires `leaseLost` absent: a task
+ * requeued after a lost lease is a takeover (ADR 0007), which runs alone. Refused, DynamoDB's
+ * ALL_OLD record feeds the same claim decision a read used to.
  */
 export const claim: Transition<ClaimInput> = {
   kind: 'transition',
@@ -133,6 +138,7 @@ export const claim: Transition<ClaimInput> = {
     lessThanAttribute('attempt', 'maxAttempts'),
     equals('type', 'type', target.type),
     ...(target.messageGroupId === undefined ? [] : [inGroup(target.messageGroupId, target.id)]),
+    ...(target.createdAt === undefined ? [] : [equals('createdAt', 'createdAt', target.createdAt)]),
     // A fresh claim takes only a waiting task: never a RUNNING one.
     fresh
       ? and([oneOf('status', waitingKeys), due(now), notExists('leaseLost')])

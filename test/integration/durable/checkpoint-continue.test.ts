@@ -1,22 +1,11 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { LeaseLostError, ValidationError } from '../../../src/core/errors.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
-import { startWorker } from '../../helpers/durable.js';
-import { setupExecutor, type TestExecutor } from '../../helpers/executor.js';
+import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
 
-let executor: TestExecutor;
-let stop: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  executor = await setupExecutor();
-});
-
-afterEach(async () => {
-  await stop?.();
-  stop = undefined;
-});
+useDurableExecutor();
 
 describe('ctx.saveCheckpoint', () => {
   it('is seen by the retry, with pending progress written by the same write', async () => {
@@ -34,7 +23,7 @@ describe('ctx.saveCheckpoint', () => {
         return ctx.checkpoint;
       },
     });
-    stop = startWorker(executor, task);
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
@@ -66,7 +55,7 @@ describe('ctx.saveCheckpoint', () => {
         return 'done';
       },
     });
-    stop = startWorker(executor, task);
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
@@ -121,7 +110,7 @@ describe('ctx.continue', () => {
         return { done: next };
       },
     });
-    stop = startWorker(executor, task);
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, { total: 4 });
@@ -143,7 +132,7 @@ describe('ctx.continue', () => {
       maxContinuations: 2,
       handler: async (_payload, ctx) => ctx.continue(),
     });
-    stop = startWorker(executor, task);
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
@@ -171,7 +160,7 @@ describe('ctx.continue', () => {
     const client = executor.client();
     const first = await client.enqueue(task, { name: 'a', slices: 3 }, { orderingKey: 'k1' });
     const second = await client.enqueue(task, { name: 'b', slices: 1 }, { orderingKey: 'k1' });
-    stop = startWorker(executor, task);
+    runWorker(task);
 
     await client.wait(first.id, { timeoutMs: 60_000 });
     await client.wait(second.id, { timeoutMs: 60_000 });

@@ -1,21 +1,10 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
-import { startWorker } from '../../helpers/durable.js';
-import { setupExecutor, type TestExecutor } from '../../helpers/executor.js';
+import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
 
-let executor: TestExecutor;
-let stop: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  executor = await setupExecutor();
-});
-
-afterEach(async () => {
-  await stop?.();
-  stop = undefined;
-});
+useDurableExecutor();
 
 describe('a continuation whose worker dies after the continue write', () => {
   it('runs the next slice from the kept message, before the key’s next task', async () => {
@@ -41,7 +30,7 @@ describe('a continuation whose worker dies after the continue write', () => {
     await executor.store.saveCheckpoint(lease, Date.now() + 60_000, { json: '1' });
     await executor.store.continueRun(lease, 0, 10);
 
-    stop = startWorker(executor, task);
+    runWorker(task);
     const a = await client.wait(first.id, { timeoutMs: 60_000 });
     const b = await client.wait(second.id, { timeoutMs: 60_000 });
 

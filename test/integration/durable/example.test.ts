@@ -1,20 +1,9 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { importTask, type Warehouse } from '../../../examples/durable-tasks.js';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
-import { startWorker } from '../../helpers/durable.js';
-import { setupExecutor, type TestExecutor } from '../../helpers/executor.js';
+import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
 
-let executor: TestExecutor;
-let stop: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  executor = await setupExecutor();
-});
-
-afterEach(async () => {
-  await stop?.();
-  stop = undefined;
-});
+useDurableExecutor();
 
 describe('the durable-tasks guide example', () => {
   it('imports in slices: every row once, one job, one announcement', async () => {
@@ -33,7 +22,7 @@ describe('the durable-tasks guide example', () => {
     // 4 s slices, handing over with 3 s left (a margin for a loaded machine): a few 150 ms
     // batches per slice.
     const task = importTask(warehouse, { sliceMs: 4000, batchRows: 10, handOverMs: 3000 });
-    stop = startWorker(executor, task);
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, { file: 'customers.csv', rows: 200 });

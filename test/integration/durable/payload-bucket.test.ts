@@ -9,15 +9,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { provisionPayloadBucket } from '../../../src/local/payload-bucket.js';
-import { defineTask } from '../../../src/tasks/task-definition.js';
+import { defineTask, type TaskDefinition } from '../../../src/tasks/task-definition.js';
 import { testS3, uniqueName } from '../../helpers/aws.js';
-import { setupExecutor, type TestExecutor } from '../../helpers/executor.js';
+import { executor, useDurableExecutor } from '../../helpers/durable.js';
 
-let executor: TestExecutor;
+useDurableExecutor();
+
 let bucket: string;
 
 beforeAll(async () => {
-  executor = await setupExecutor();
   bucket = await provisionPayloadBucket(testS3(), uniqueName('durable'), 45);
 });
 
@@ -56,6 +56,34 @@ async function messageOf(id: string): Promise<SQSRecord> {
     if (found !== undefined) return found;
   }
   throw new Error(`no message for ${id}`);
+}
+
+/**
+ * Runs `task` through an S3 outage of `command`: enqueues it, delivers its message `before`
+ * times with S3 up, once while `command` fails (`failed`, and the record it left, `returned`),
+ * and once after S3 is back (`final`), each time as SQS delivers it again.
+ */
+async function throughOutage(
+  task: TaskDefinition,
+  command: 'PutObjectCommand' | 'GetObjectCommand',
+  before: number,
+) {
+  const outage = switchableS3();
+  const worker = executor.worker([task], { payloadBucket: bucket, s3: outage.s3 });
+  const { id } = await executor.client().enqueue(task, {});
+  const message = await messageOf(id);
+  const delivery = (receive: number) => (receive === 1 ? message : again(message, receive));
+  for (let receive = 1; receive <= before; receive++) {
+    await executor.deliver(worker, [delivery(receive)]);
+  }
+
+  outage.start(command);
+  const failed = await executor.deliver(worker, [delivery(before + 1)]);
+  const returned = await executor.store.get(id);
+  outage.end();
+  await executor.deliver(worker, [delivery(before + 2)]);
+  const final = await executor.store.get(id);
+  return { id, message, failed, returned, final };
 }
 
 async function readObject(key: string): Promise<string> {
@@ -157,19 +185,10 @@ describe('an S3 outage while a large durable value is stored', () => {
       checkpoint: true,
       b: false,
     });
-    const outage = switchableS3();
-    const worker = executor.worker([task], { payloadBucket: bucket, s3: outage.s3 });
-    const { id } = await executor.client().enqueue(task, {});
-    const message = await messageOf(id);
 
-    outage.start('PutObjectCommand');
-    const first = await executor.deliver(worker, [message]);
-    const returned = await executor.store.get(id);
-    outage.end();
-    await executor.deliver(worker, [again(message, 2)]);
-    const final = await executor.store.get(id);
+    const { message, failed, returned, final } = await throughOutage(task, 'PutObjectCommand', 0);
 
-    expect(first.batchItemFailures).toEqual([{ itemIdentifier: message.messageId }]);
+    expect(failed.batchItemFailures).toEqual([{ itemIdentifier: message.messageId }]);
     expect(returned).toMatchObject({ status: TaskStatus.QUEUED, attempt: 0 });
     expect(returned?.checkpointRef).toBeUndefined();
     expect(returned?.history.at(-1)).toMatchObject({
@@ -185,20 +204,15 @@ describe('an S3 outage while a large durable value is stored', () => {
   it('gives the claim back unspent when a step result cannot be stored; the step runs once more', async () => {
     const effects: string[] = [];
     const task = resumable('durable.outage.step-put', effects, { checkpoint: false, b: true });
-    const outage = switchableS3();
-    const worker = executor.worker([task], { payloadBucket: bucket, s3: outage.s3 });
-    const { id } = await executor.client().enqueue(task, {});
-    const message = await messageOf(id);
 
-    outage.start('PutObjectCommand');
-    const first = await executor.deliver(worker, [message]);
-    const returned = await executor.store.get(id);
-    outage.end();
-    await executor.deliver(worker, [again(message, 2)]);
-    const final = await executor.store.get(id);
+    const { id, message, failed, returned, final } = await throughOutage(
+      task,
+      'PutObjectCommand',
+      0,
+    );
     const steps = await executor.store.steps.window(id, 0, 0);
 
-    expect(first.batchItemFailures).toEqual([{ itemIdentifier: message.messageId }]);
+    expect(failed.batchItemFailures).toEqual([{ itemIdentifier: message.messageId }]);
     expect(returned).toMatchObject({ status: TaskStatus.QUEUED, attempt: 0 });
     expect(returned?.history.at(-1)?.event).toBe(AuditEvent.UNCLAIMED);
     expect(final).toMatchObject({ status: TaskStatus.SUCCEEDED, attempt: 1, result: 'b' });
@@ -240,20 +254,10 @@ describe('an S3 outage while a large durable value is read by a later slice', ()
       checkpoint: true,
       a: false,
     });
-    const outage = switchableS3();
-    const worker = executor.worker([task], { payloadBucket: bucket, s3: outage.s3 });
-    const { id } = await executor.client().enqueue(task, {});
-    const message = await messageOf(id);
-    await executor.deliver(worker, [message]);
 
-    outage.start('GetObjectCommand');
-    const second = await executor.deliver(worker, [again(message, 2)]);
-    const returned = await executor.store.get(id);
-    outage.end();
-    await executor.deliver(worker, [again(message, 3)]);
-    const final = await executor.store.get(id);
+    const { message, failed, returned, final } = await throughOutage(task, 'GetObjectCommand', 1);
 
-    expect(second.batchItemFailures).toEqual([{ itemIdentifier: message.messageId }]);
+    expect(failed.batchItemFailures).toEqual([{ itemIdentifier: message.messageId }]);
     expect(returned).toMatchObject({ status: TaskStatus.QUEUED, attempt: 0, continuations: 1 });
     expect(returned?.history.at(-1)).toMatchObject({
       event: AuditEvent.UNCLAIMED,
@@ -267,20 +271,10 @@ describe('an S3 outage while a large durable value is read by a later slice', ()
   it('gives the claim back unspent when a stored step result cannot be read, and replays it after', async () => {
     const effects: string[] = [];
     const task = continuing('durable.outage.step-get', effects, { checkpoint: false, a: true });
-    const outage = switchableS3();
-    const worker = executor.worker([task], { payloadBucket: bucket, s3: outage.s3 });
-    const { id } = await executor.client().enqueue(task, {});
-    const message = await messageOf(id);
-    await executor.deliver(worker, [message]);
 
-    outage.start('GetObjectCommand');
-    const second = await executor.deliver(worker, [again(message, 2)]);
-    const returned = await executor.store.get(id);
-    outage.end();
-    await executor.deliver(worker, [again(message, 3)]);
-    const final = await executor.store.get(id);
+    const { message, failed, returned, final } = await throughOutage(task, 'GetObjectCommand', 1);
 
-    expect(second.batchItemFailures).toEqual([{ itemIdentifier: message.messageId }]);
+    expect(failed.batchItemFailures).toEqual([{ itemIdentifier: message.messageId }]);
     expect(returned).toMatchObject({ status: TaskStatus.QUEUED, attempt: 0, continuations: 1 });
     expect(returned?.history.at(-1)).toMatchObject({
       event: AuditEvent.UNCLAIMED,

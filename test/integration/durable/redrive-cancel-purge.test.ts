@@ -1,22 +1,11 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskStatus } from '../../../src/core/constants.js';
 import { PermanentError } from '../../../src/core/errors.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
-import { startWorker } from '../../helpers/durable.js';
-import { setupExecutor, type TestExecutor } from '../../helpers/executor.js';
+import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
 
-let executor: TestExecutor;
-let stop: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  executor = await setupExecutor();
-});
-
-afterEach(async () => {
-  await stop?.();
-  stop = undefined;
-});
+useDurableExecutor();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -45,7 +34,7 @@ describe('durable tasks and redrive', () => {
     const effects: string[] = [];
     const state = { failing: true };
     const task = twoSteps('durable.redrive.resume', effects, state);
-    stop = startWorker(executor, task);
+    runWorker(task);
     const client = executor.client();
     const { id } = await client.enqueue(task, {});
     expect((await client.wait(id, { timeoutMs: 30_000 })).status).toBe(TaskStatus.DEAD);
@@ -63,7 +52,7 @@ describe('durable tasks and redrive', () => {
     const effects: string[] = [];
     const state = { failing: true };
     const task = twoSteps('durable.redrive.restart', effects, state);
-    stop = startWorker(executor, task);
+    runWorker(task);
     const client = executor.client();
     const { id } = await client.enqueue(task, {});
     expect((await client.wait(id, { timeoutMs: 30_000 })).status).toBe(TaskStatus.DEAD);
@@ -82,7 +71,7 @@ describe('durable tasks and redrive', () => {
   it('deletes the step items with a purge', async () => {
     const effects: string[] = [];
     const task = twoSteps('durable.purge', effects, { failing: true });
-    stop = startWorker(executor, task);
+    runWorker(task);
     const client = executor.client();
     const { id } = await client.enqueue(task, {});
     await client.wait(id, { timeoutMs: 30_000 });
@@ -110,7 +99,7 @@ describe('durable tasks and cancel', () => {
         }
       },
     });
-    stop = startWorker(executor, task, { leaseDurationMs: 3000 });
+    runWorker(task, { leaseDurationMs: 3000 });
     const client = executor.client();
     const { id } = await client.enqueue(task, {});
     while (ran.length < 3) await sleep(100);

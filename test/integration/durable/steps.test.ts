@@ -1,25 +1,14 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TableSchema, TaskStatus } from '../../../src/core/constants.js';
 import { PermanentError } from '../../../src/core/errors.js';
 import { stepKey } from '../../../src/store/steps.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
-import { startWorker } from '../../helpers/durable.js';
-import { setupExecutor, type TestExecutor } from '../../helpers/executor.js';
+import { executor, runWorker, stopWorker, useDurableExecutor } from '../../helpers/durable.js';
 
-let executor: TestExecutor;
-let stop: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  executor = await setupExecutor();
-});
-
-afterEach(async () => {
-  await stop?.();
-  stop = undefined;
-});
+useDurableExecutor();
 
 describe('ctx.step', () => {
   it('runs each step once across retries and replays stored results', async () => {
@@ -46,7 +35,7 @@ describe('ctx.step', () => {
         return { c, steps: (await ctx.steps()).map((s) => s.name) };
       },
     });
-    stop = startWorker(executor, task);
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
@@ -77,7 +66,7 @@ describe('ctx.step', () => {
           return 'ok';
         }),
     });
-    stop = startWorker(executor, task);
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
@@ -100,7 +89,7 @@ describe('ctx.step', () => {
         return 'done';
       },
     });
-    stop = startWorker(executor, task);
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
@@ -122,7 +111,7 @@ describe('ctx.step', () => {
         return 'swallowed';
       },
     });
-    stop = startWorker(executor, task);
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
@@ -137,7 +126,7 @@ describe('ctx.step', () => {
       schema: z.object({}),
       handler: async (_payload, ctx) => ctx.step('only', () => ({ big: 'x'.repeat(100) })),
     });
-    stop = startWorker(executor, task, { retention: 60_000 });
+    runWorker(task, { retention: 60_000 });
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
@@ -189,13 +178,13 @@ describe('ctx.step', () => {
     };
     const client = executor.client();
 
-    stop = startWorker(executor, kept, { retention });
+    runWorker(kept, { retention });
     const before = Date.now();
     const { id } = await client.enqueue(kept, {});
     expect((await client.wait(id, { timeoutMs: 30_000 })).status).toBe(TaskStatus.SUCCEEDED);
     const after = Date.now();
-    await stop();
-    stop = startWorker(executor, forever, { retention: 'forever' });
+    await stopWorker();
+    runWorker(forever, { retention: 'forever' });
     const { id: foreverId } = await client.enqueue(forever, {});
     expect((await client.wait(foreverId, { timeoutMs: 30_000 })).status).toBe(TaskStatus.SUCCEEDED);
 
@@ -215,7 +204,7 @@ describe('ctx.step', () => {
           throw new PermanentError('no');
         }),
     });
-    stop = startWorker(executor, task);
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});

@@ -4,25 +4,14 @@
  * replay row (issue 25): on a loaded emulator, 100 steps outran the 30 s timeout, and the
  * timed-out slice kept starting steps beside its retry.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskStatus } from '../../../src/core/constants.js';
 import { TaskTimeoutError } from '../../../src/core/errors.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
-import { startWorker } from '../../helpers/durable.js';
-import { setupExecutor, type TestExecutor } from '../../helpers/executor.js';
+import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
 
-let executor: TestExecutor;
-let stop: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  executor = await setupExecutor();
-});
-
-afterEach(async () => {
-  await stop?.();
-  stop = undefined;
-});
+useDurableExecutor();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -55,7 +44,7 @@ describe('ctx.step after the slice timed out', () => {
         return 'done';
       },
     });
-    stop = startWorker(executor, task);
+    runWorker(task);
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});

@@ -1,5 +1,5 @@
 /**
- * TaskStore's parking transitions: kill with a parked key, redriveParked and releaseKey, and
+ * TaskStore's parking transitions: kill with a parked key, ParkedKeys' redrive and release, and
  * the park items beside them (docs/adr/0024-parked-keys.md).
  */
 import { describe, expect, it } from 'vitest';
@@ -39,13 +39,13 @@ describe('TaskStore.kill with a parked key', () => {
   });
 });
 
-describe('TaskStore.redriveParked', () => {
+describe('ParkedKeys.redrive', () => {
   it('moves only a DEAD task that parked this key; every other status loses', async () => {
     const selection = await seedSelection('redrive-parked');
     const before = await snapshot(selection);
 
     const outcomes = await attemptOnEach(selection, ({ record }) =>
-      store.redriveParked(record, 'k'),
+      store.parkedKeys.redrive(record, 'k'),
     );
 
     // The seeded DEAD task died without parking: it is refused too.
@@ -57,7 +57,7 @@ describe('TaskStore.redriveParked', () => {
     const dead = await parkedTask('park-redrive', 'k2');
     clock.now += 1_000;
 
-    const queued = await store.redriveParked(dead, 'k2', 'fixed');
+    const queued = await store.parkedKeys.redrive(dead, 'k2', 'fixed');
 
     expect(queued).toMatchObject({
       status: TaskStatus.QUEUED,
@@ -68,7 +68,7 @@ describe('TaskStore.redriveParked', () => {
     });
     expect(queued.parkedKey).toBeUndefined();
     expect(queued.history.at(-1)).toMatchObject({ event: AuditEvent.REDRIVEN, attempt: 0 });
-    expect((await rejection(store.redriveParked(dead, 'k2'))).code).toBe(
+    expect((await rejection(store.parkedKeys.redrive(dead, 'k2'))).code).toBe(
       ErrorCode.TRANSITION_REJECTED,
     );
   });
@@ -82,19 +82,19 @@ describe('TaskStore.redriveParked', () => {
     await store.requestCancel(record, 'stop');
     const dead = await store.kill(lease, 'permanent error: closed', { parkedKey: 'k3' });
 
-    const queued = await store.redriveParked(dead, 'k3');
+    const queued = await store.parkedKeys.redrive(dead, 'k3');
 
     expect(dead.cancelRequestedAt).toBeDefined();
     expect(queued).toMatchObject({ cancelRequested: false, cancelRequestedAt: undefined });
   });
 });
 
-describe('TaskStore.releaseKey', () => {
+describe('ParkedKeys.release', () => {
   it('keeps the task DEAD without parkedKey, refuses another key, and records key-released', async () => {
     const dead = await parkedTask('park-release', 'k3');
 
-    const wrongKey = await rejection(store.releaseKey(dead, 'other'));
-    const released = await store.releaseKey(dead, 'k3', 'gave up');
+    const wrongKey = await rejection(store.parkedKeys.release(dead, 'other'));
+    const released = await store.parkedKeys.release(dead, 'k3', 'gave up');
 
     expect(wrongKey.code).toBe(ErrorCode.TRANSITION_REJECTED);
     expect(released).toMatchObject({ status: TaskStatus.DEAD, deadReason: dead.deadReason });
@@ -114,7 +114,7 @@ describe('ParkedKeys', () => {
     const recorded = await store.parkedKeys.record(dead, message);
     const listed = await store.parkedKeys.list();
     const wrongTask = await store.parkedKeys.delete('k4', 'someone-else');
-    await store.releaseKey(dead, 'k4');
+    await store.parkedKeys.release(dead, 'k4');
     const afterRelease = await store.parkedKeys.record(dead, message);
     const deleted = await store.parkedKeys.delete('k4', dead.id);
 

@@ -57,4 +57,25 @@ describe('decideDeadLetter', () => {
       expect(decideDeadLetter(record({ status }), NOW)).toEqual({ kind: 'leave' });
     },
   );
+
+  it.each([TaskStatus.RUNNING, TaskStatus.QUEUED, TaskStatus.DEAD])(
+    'deletes a letter of an earlier record of the id, never repairing the %s record of now',
+    (status) => {
+      const task = record({ status, attempt: 1, leaseExpiresAt: NOW - 1 });
+
+      expect(decideDeadLetter(task, NOW, { createdAt: task.createdAt - 1 })).toEqual({
+        kind: 'delete',
+      });
+    },
+  );
+
+  it('repairs from a letter that names the current record, or names none (an older sender)', () => {
+    const task = record({ status: TaskStatus.QUEUED, attempt: 1 });
+
+    expect(decideDeadLetter(task, NOW, { createdAt: task.createdAt })).toEqual({
+      kind: 'resend',
+      record: task,
+    });
+    expect(decideDeadLetter(task, NOW, {})).toEqual({ kind: 'resend', record: task });
+  });
 });
