@@ -40,13 +40,35 @@ export const INDEXED_STATUSES: readonly TaskStatus[] = [
 ];
 
 /**
- * Statuses keyed by versions before ADR 0052, whose records written then may still carry
- * their keys: the sweeper still reads these partitions, which empty as those tasks move on.
+ * Statuses whose records carry the index's keys only sometimes, so the sweeper still reads
+ * their partitions: RUNNING and QUEUED records an older version keyed (before ADR 0052),
+ * which empty as those tasks move on, and a QUEUED task whose message may not last until it
+ * is due ({@link mayOutliveItsMessage}), keyed by its due time for the overdue pass.
  */
 export const FORMERLY_INDEXED_STATUSES: readonly TaskStatus[] = [
   TaskStatus.RUNNING,
   TaskStatus.QUEUED,
 ];
+
+/**
+ * SQS's shortest message retention (`MessageRetentionPeriod` of 60 s). A message lasts at
+ * least this long after its first send whatever the queue's setting, which the worker may
+ * not know (a queue the user made, or changed since).
+ */
+export const SHORTEST_RETENTION_MS = 60_000;
+
+/**
+ * Whether a task moving into QUEUED, due at `dueAt` (its retry delay's end, or now), keeps
+ * a QUEUED index entry sorted by `dueAt`: when the message it keeps was first sent at
+ * `messageSentAt` more than {@link SHORTEST_RETENTION_MS} before `dueAt`, or when that send
+ * time is unknown. Such a message may be gone by then on some queue, and the entry lets the
+ * sweeper's overdue pass send the task again, as it did before ADR 0052; a task due sooner
+ * is carried by its message alone and pays no index unit
+ * (docs/adr/0052-running-and-queued-leave-the-index.md).
+ */
+export function mayOutliveItsMessage(dueAt: number, messageSentAt: number | undefined): boolean {
+  return messageSentAt === undefined || dueAt > messageSentAt + SHORTEST_RETENTION_MS;
+}
 
 /**
  * The index partition (`RELEASE#<shard>`) of finished parents whose dependents are not all
@@ -76,14 +98,19 @@ export const STATUS_INDEX_KEYS: readonly string[] = [
   TableSchema.STATUS_INDEX_SORT_KEY,
 ];
 
-/** The index keys of a record of `taskId` entering `status` at `statusAt`, or undefined. */
+/**
+ * The index keys of a record of `taskId` entering `status` at `statusAt`, or undefined. With
+ * `keyed`, a status the index does not key gets them too (a QUEUED task whose message may
+ * not last until it is due, {@link mayOutliveItsMessage}).
+ */
 export function statusIndexKeys(
   taskId: string,
   status: TaskStatus,
   statusAt: number,
   shards: number,
+  keyed = false,
 ): Record<string, string | number> | undefined {
-  if (!isIndexed(status)) return undefined;
+  if (!keyed && !isIndexed(status)) return undefined;
   return {
     [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(status, statusShard(taskId, shards)),
     [TableSchema.STATUS_INDEX_SORT_KEY]: statusAt,

@@ -205,21 +205,34 @@ export class TaskStore {
   /**
    * RUNNING → QUEUED by a handler's `ctx.continue()`: no attempt spent, one more
    * continuation counted. Fenced by the lease. The caller keeps the message, which runs the
-   * next slice from the head of its group.
+   * next slice from the head of its group. `messageSentAt` is that message's first send
+   * (SentTimestamp): when over SQS's shortest retention ago, or unknown, the task also keeps
+   * a QUEUED index entry (`mayOutliveItsMessage`).
    */
   continueRun(
     lease: Lease,
     continuations: number,
     maxContinuations: number,
     progressJson?: string,
+    messageSentAt?: number,
   ): Promise<TaskRecord> {
-    const input = { lease, continuations, maxContinuations, progressJson };
+    const input = { lease, continuations, maxContinuations, progressJson, messageSentAt };
     return this.write(durable.continueRun, input);
   }
 
-  /** RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease. */
-  retry(lease: Lease, error: TaskErrorInfo, delayMs: number): Promise<TaskRecord> {
-    return this.write(lifecycle.retry, { lease, error, delayMs });
+  /**
+   * RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease.
+   * `messageSentAt` is the first send of the message the retry keeps (SentTimestamp): a retry
+   * due more than SQS's shortest retention after it, or with it unknown, also keeps a QUEUED
+   * index entry sorted by its due time (`mayOutliveItsMessage`).
+   */
+  retry(
+    lease: Lease,
+    error: TaskErrorInfo,
+    delayMs: number,
+    messageSentAt?: number,
+  ): Promise<TaskRecord> {
+    return this.write(lifecycle.retry, { lease, error, delayMs, messageSentAt });
   }
 
   /**
@@ -242,7 +255,8 @@ export class TaskStore {
    * RUNNING → QUEUED, the claim given back unspent: a dependency the start needs failed before
    * the handler ran (an S3 or KMS outage). The attempt returns to the one before the claim and
    * the lease is removed; `takeover` restores the lost-lease mark a takeover's claim removed.
-   * `delayMs` is when the message comes back. Fenced by the lease.
+   * `delayMs` is when the message comes back; `messageSentAt` its first send, as for a retry.
+   * Fenced by the lease.
    */
   unclaim(
     lease: Lease,
@@ -251,6 +265,7 @@ export class TaskStore {
       readonly takeover: boolean;
       readonly delayMs: number;
       readonly ran?: boolean | undefined;
+      readonly messageSentAt?: number | undefined;
     },
   ): Promise<TaskRecord> {
     return this.write(lifecycle.unclaim, { lease, reason, ...options });

@@ -57,6 +57,8 @@ export interface TransitionSpec {
   readonly remove?: readonly string[] | undefined;
   /** Sort key of the status index in the new state (unused when that state is not keyed). */
   readonly statusAt: number;
+  /** Keyed in the index though `to` is not a keyed status (see `Transition.keyed`). */
+  readonly keyed?: boolean | undefined;
   /** Worker writes raise LeaseLostError instead of TransitionRejectedError. */
   readonly fenced?: boolean | undefined;
   /** The history the caller read, if it holds one: lets the write fold it. */
@@ -95,6 +97,7 @@ export function transitionSpec<I>(
     set: transition.set?.(input, now, ctx.retention),
     remove: transition.remove,
     statusAt: transition.statusAt(input, now),
+    keyed: transition.keyed?.(input, now) === true,
     fenced: transition.leased === true,
     seen: 'history' in task && task.history !== undefined ? seenOf(task) : undefined,
     heartbeat: transition.heartbeat === true,
@@ -173,7 +176,13 @@ export async function writeSpec(ctx: WriteContext, spec: TransitionSpec): Promis
       set: dropResult ? { ...spec.set, result: undefined } : spec.set,
       remove: dropResult ? [...(spec.remove ?? []), 'result'] : spec.remove,
       status: spec.to,
-      indexKeys: statusIndexKeys(spec.taskId, spec.to, spec.statusAt, ctx.statusShards),
+      indexKeys: statusIndexKeys(
+        spec.taskId,
+        spec.to,
+        spec.statusAt,
+        ctx.statusShards,
+        spec.keyed === true,
+      ),
       releaseFiling,
       now,
       entry,
@@ -400,8 +409,9 @@ export function buildTransitionUpdate(write: TransitionWrite): MoveUpdate {
   const remove = [...(write.remove ?? [])];
   let guard = '';
   if (write.indexKeys !== undefined) {
-    // A keyed status. A finished one (DEAD) with dependents goes to the release partition its
-    // first dependent gave it, until their releases are done (docs/adr/0030-dependencies.md).
+    // A keyed status, or a QUEUED task whose message may not last until it is due. A finished
+    // one (DEAD) with dependents goes to the release partition its first dependent gave it,
+    // until their releases are done (docs/adr/0030-dependencies.md).
     const shard = isTerminal(write.status as TaskStatus)
       ? parts.clause('#statusShard = if_not_exists(#releaseShard, :statusShard)', ['releaseShard'])
       : '#statusShard = :statusShard';
