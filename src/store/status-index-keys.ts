@@ -58,16 +58,24 @@ export const FORMERLY_INDEXED_STATUSES: readonly TaskStatus[] = [
 export const SHORTEST_RETENTION_MS = 60_000;
 
 /**
+ * How long after its message's first send a task moving into QUEUED may be due and still be
+ * carried by that message alone: half of {@link SHORTEST_RETENTION_MS}. The other half is
+ * for the time between the task being due and its message being received (a busy worker, a
+ * backlog), the same share ADR 0010 leaves a retry horizon within a queue's retention.
+ */
+export const CARRIED_BY_MESSAGE_MS = SHORTEST_RETENTION_MS * Defaults.RETRY_HORIZON_SHARE;
+
+/**
  * Whether a task moving into QUEUED, due at `dueAt` (its retry delay's end, or now), keeps
  * a QUEUED index entry sorted by `dueAt`: when the message it keeps was first sent at
- * `messageSentAt` more than {@link SHORTEST_RETENTION_MS} before `dueAt`, or when that send
- * time is unknown. Such a message may be gone by then on some queue, and the entry lets the
- * sweeper's overdue pass send the task again, as it did before ADR 0052; a task due sooner
- * is carried by its message alone and pays no index unit
- * (docs/adr/0052-running-and-queued-leave-the-index.md).
+ * `messageSentAt` more than {@link CARRIED_BY_MESSAGE_MS} before `dueAt`, or when that send
+ * time is unknown. Such a message may be gone by the time it is received, on a queue whose
+ * retention is shorter than the worker was told; the entry lets the sweeper's overdue pass
+ * send the task again, as it did before ADR 0052. A task due sooner is carried by its
+ * message alone and pays no index unit (docs/adr/0052-running-and-queued-leave-the-index.md).
  */
 export function mayOutliveItsMessage(dueAt: number, messageSentAt: number | undefined): boolean {
-  return messageSentAt === undefined || dueAt > messageSentAt + SHORTEST_RETENTION_MS;
+  return messageSentAt === undefined || dueAt > messageSentAt + CARRIED_BY_MESSAGE_MS;
 }
 
 /**

@@ -206,8 +206,8 @@ export class TaskStore {
    * RUNNING → QUEUED by a handler's `ctx.continue()`: no attempt spent, one more
    * continuation counted. Fenced by the lease. The caller keeps the message, which runs the
    * next slice from the head of its group. `messageSentAt` is that message's first send
-   * (SentTimestamp): when over SQS's shortest retention ago, or unknown, the task also keeps
-   * a QUEUED index entry (`mayOutliveItsMessage`).
+   * (SentTimestamp): when over 30 s ago (half SQS's shortest retention), or unknown, the
+   * task also keeps a QUEUED index entry (`mayOutliveItsMessage`).
    */
   continueRun(
     lease: Lease,
@@ -223,8 +223,8 @@ export class TaskStore {
   /**
    * RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease.
    * `messageSentAt` is the first send of the message the retry keeps (SentTimestamp): a retry
-   * due more than SQS's shortest retention after it, or with it unknown, also keeps a QUEUED
-   * index entry sorted by its due time (`mayOutliveItsMessage`).
+   * due more than 30 s after it (half SQS's shortest retention), or with it unknown, also
+   * keeps a QUEUED index entry sorted by its due time (`mayOutliveItsMessage`).
    */
   retry(
     lease: Lease,

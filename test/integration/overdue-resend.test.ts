@@ -77,7 +77,7 @@ describe('sweep of overdue QUEUED tasks', () => {
     await executor.deliver(worker, await executor.receive({ waitTimeSeconds: 5 }));
     draw.mockRestore();
     expect(await client.get(id)).toMatchObject({ status: TaskStatus.QUEUED, attempt: 1 });
-    // Due over a minute after its message's first send: the retry kept a QUEUED entry
+    // Due over 30 s after its message's first send: the retry kept a QUEUED entry
     // sorted by its due time (ADR 0052), which the overdue pass reads.
     const queued = await executor.store.iterate(TaskStatus.QUEUED, { fromIndex: true }).next();
     expect(queued.value?.map((r) => r.id)).toEqual([id]);

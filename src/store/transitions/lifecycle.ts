@@ -222,10 +222,10 @@ type RetryInput = {
 };
 /**
  * RUNNING → QUEUED after a failed attempt with attempts left. The message is kept, hidden
- * until the retry is due, and carries the task; a retry due more than SQS's shortest
- * retention after that message's first send also keeps a QUEUED index entry sorted by its
- * due time, for the sweeper's overdue pass to find if the message is gone by then
- * (docs/adr/0052-running-and-queued-leave-the-index.md).
+ * until the retry is due, and carries the task; a retry due more than 30 s (half SQS's
+ * shortest retention) after that message's first send also keeps a QUEUED index entry
+ * sorted by its due time, for the sweeper's overdue pass to find if the message is gone
+ * by then (docs/adr/0052-running-and-queued-leave-the-index.md).
  */
 export const retry: Transition<RetryInput> = {
   kind: 'transition',

@@ -81,7 +81,7 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
   'extend the lease of': { input: (record) => ({ lease: lease(record), leaseMs: 60_000 }) },
   complete: { input: (record) => ({ lease: lease(record), resultJson: '{"ok":true}' }) },
   retry: {
-    // Due 71 s after its message's first send: it keeps a QUEUED entry (ADR 0052).
+    // Due 71 s after its message's first send, past 30 s: it keeps a QUEUED entry (ADR 0052).
     input: (record) => ({
       lease: lease(record),
       error: { name: 'Error', message: 'boom' },
@@ -181,7 +181,7 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
     }),
   },
   continue: {
-    // Its message was first sent 61 s ago: it keeps a QUEUED entry (ADR 0052).
+    // Its message was first sent 61 s ago, over 30 s: it keeps a QUEUED entry (ADR 0052).
     input: (record) => ({
       lease: lease(record),
       continuations: 0,
@@ -361,15 +361,16 @@ ALL_TRANSITIONS.forEach((row, n) => {
   });
 });
 
-describe('a move into QUEUED keeps a QUEUED entry only when its message may be gone when due', () => {
+describe('a move into QUEUED keeps a QUEUED entry only when due over 30 s after its message was sent', () => {
   const cases = [
     ['retry', { delayMs: 5_000, messageSentAt: T0 - 10_000 }, false],
-    ['retry', { delayMs: 5_000, messageSentAt: T0 - 56_000 }, true],
+    ['retry', { delayMs: 5_000, messageSentAt: T0 - 25_000 }, false],
+    ['retry', { delayMs: 5_000, messageSentAt: T0 - 25_001 }, true],
     ['retry', { delayMs: 5_000 }, true],
-    ['unclaim', { delayMs: 30_000, messageSentAt: T0 - 30_000 }, false],
-    ['unclaim', { delayMs: 30_000, messageSentAt: T0 - 31_000 }, true],
-    ['continue', { messageSentAt: T0 - 60_000 }, false],
-    ['continue', { messageSentAt: T0 - 60_001 }, true],
+    ['unclaim', { delayMs: 20_000, messageSentAt: T0 - 10_000 }, false],
+    ['unclaim', { delayMs: 20_000, messageSentAt: T0 - 10_001 }, true],
+    ['continue', { messageSentAt: T0 - 30_000 }, false],
+    ['continue', { messageSentAt: T0 - 30_001 }, true],
   ] as const;
   it.each(cases)('%s with %j: keyed %s', async (name, timing, keyed) => {
     const row = ALL_TRANSITIONS.find((r) => r.name === name) as Row;
