@@ -46,7 +46,11 @@ describe('TaskStore history and status index', () => {
         return out.record;
       },
     ]);
-    steps.push(['retry', () => store.retry(held(), { name: 'E', message: 'm' }, 0)]);
+    // Due at once, a second after its message's first send: carried by its message (ADR 0052).
+    steps.push([
+      'retry',
+      () => store.retry(held(), { name: 'E', message: 'm' }, 0, clock.now - 1_000),
+    ]);
     steps.push([
       'claim again',
       async () => {
