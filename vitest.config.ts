@@ -10,8 +10,6 @@
  *   AWS_ENDPOINT_URL names (moto through the harness by default); same setup as integration.
  * - contract-ministack: the same files on MiniStack (TASKLANE_EMULATOR=ministack), installed
  *   into .tasklane/venv-ministack on first use.
- * - ministack: MiniStack firing schedules and expiring items itself (test/ministack); each
- *   file starts its own engine.
  * - browser: the web console in Debian's Chromium (playwright-core), against a local executor
  *   on an emulator of its own, so the other projects' resets cannot touch it.
  * - deploy: the example stack deployed into the emulator with the CDK CLI and used (about 40 s);
@@ -22,7 +20,8 @@
  * most of an emulator test's time is moto's, in a process of its own.
  * CI (.ci/run) runs the projects in two steps, `npm run test:fast` (unit, bench, infra) and
  * `npm run test:emulator` (integration, contract, deploy, browser): a new project belongs in one
- * of them.
+ * of them. MiniStack's own schedule firing and TTL (test/ministack), which wait on the engine's
+ * clocks, are a suite of their own: vitest.engines.config.ts, `npm run test:engines`.
  */
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -102,19 +101,6 @@ export default defineConfig({
           fileParallelism: !sharedEndpoint,
           testTimeout: 60_000,
           hookTimeout: 60_000,
-        },
-      },
-      {
-        extends: true,
-        test: {
-          // What only an engine that fires schedules and runs TTL shows: MiniStack with its
-          // own Scheduler firing on (each file starts its own).
-          name: 'ministack',
-          include: ['test/ministack/**/*.test.ts'],
-          environment: 'node',
-          env: { TASKLANE_EMULATOR: 'ministack' },
-          testTimeout: 150_000,
-          hookTimeout: 90_000,
         },
       },
       {

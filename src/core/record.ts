@@ -156,6 +156,13 @@ export interface TaskRecord {
    */
   readonly ranUnspent?: boolean | undefined;
   /**
+   * A claim of this task was given back without spending its attempt (a dependency outage
+   * at the start, docs/adr/0034-dependency-outages.md): the attempt is back where it was, but
+   * the task was taken, so a debounce fold no longer changes it
+   * (docs/adr/0064-a-given-back-claim-ends-the-debounce-window.md).
+   */
+  readonly unclaimed?: boolean | undefined;
+  /**
    * Which set of step items the task's steps are: a redrive with `restart` moves to a new
    * one, which leaves the old steps unread (docs/adr/0047-durable-tasks.md). 0 when absent.
    */

@@ -93,6 +93,7 @@ export class DebounceStore {
     return (
       debounce.NOT_STARTED.includes(record.status) &&
       record.attempt === 0 &&
+      record.unclaimed !== true &&
       record.generation === 1 &&
       record.debounce?.key === spec.key &&
       (spec.mode !== DebounceMode.LAST ||

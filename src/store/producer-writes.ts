@@ -69,4 +69,6 @@ export const DEBOUNCED_UPDATE_ATTRIBUTES: readonly string[] = [
   'lane',
   'onDead',
   'orderingKey',
+  // Only tested: a claim given back ends the window (docs/adr/0064-a-given-back-claim-ends-the-debounce-window.md).
+  'unclaimed',
 ];

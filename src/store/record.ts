@@ -135,6 +135,7 @@ function durableFields(item: TaskItem): Partial<TaskRecord> {
     ...(typeof item.checkpointAt === 'number' ? { checkpointAt: item.checkpointAt } : {}),
     ...(typeof item.continuations === 'number' ? { continuations: item.continuations } : {}),
     ...(item.ranUnspent === true ? { ranUnspent: true } : {}),
+    ...(item.unclaimed === true ? { unclaimed: true } : {}),
     ...(typeof item.stepEpoch === 'number' ? { stepEpoch: item.stepEpoch } : {}),
   };
 }

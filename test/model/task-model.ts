@@ -139,8 +139,10 @@ export function heartbeat(m: Model, run: ModelRun): boolean {
 }
 
 /**
- * `ctx.saveCheckpoint`: a fenced write that appends an entry and extends the lease when the
- * run still holds it; a stale run's save is refused and the run aborted.
+ * `ctx.saveCheckpoint`: a fenced write that appends an entry when the run still holds the
+ * lease; a stale run's save is refused and the run aborted. It leaves the lease as it is
+ * (docs/adr/0047-durable-tasks.md: only a heartbeat extends it), so a run that checkpoints
+ * past its lease's end, before anyone took the task over, still holds an expired lease.
  */
 export function checkpoint(m: Model, run: ModelRun): boolean {
   if (!holds(m, run)) {
@@ -149,7 +151,6 @@ export function checkpoint(m: Model, run: ModelRun): boolean {
   }
   const task = m.tasks[run.task] as ModelTask;
   task.history += 1;
-  task.leaseExpiresAt = m.now + m.leaseMs;
   return true;
 }
 

@@ -272,7 +272,11 @@ type UnclaimInput = {
  * The attempt returns to the one before the claim, so the next claim starts the same attempt
  * again; a takeover's claim keeps its lost-lease mark, so its next claim is a takeover again.
  * When the handler had run (a durable task's step or checkpoint met an S3 outage), the record
- * says so (`ranUnspent`), so that the next slice looks for the steps it stored.
+ * says so (`ranUnspent`), so that the next slice looks for the steps it stored. Either way it
+ * is marked `unclaimed`: its attempt is back at the one before the claim, and the mark is
+ * what tells the debounce fold that the task was taken all the same, so a later enqueue of
+ * its debounce key makes a new task instead of changing this one
+ * (docs/adr/0064-a-given-back-claim-ends-the-debounce-window.md).
  * Its message, never acknowledged, keeps the task's place at the head of its group.
  */
 export const unclaim: Transition<UnclaimInput> = {
@@ -285,13 +289,14 @@ export const unclaim: Transition<UnclaimInput> = {
     `${reason}; attempt ${lease.attempt} not spent${ran === true ? '' : ', not run'}`,
   set: ({ lease, takeover, ran }) => ({
     attempt: lease.attempt - 1,
+    unclaimed: true,
     ...(takeover ? { leaseLost: true } : {}),
     // The next slice, at the same attempt, may find steps this one stored.
     ...(ran === true ? { ranUnspent: true } : {}),
   }),
   remove: LEASE,
   // Due when its message is next delivered; an overdue resend counts from then.
-  writes: ['attempt', 'leaseLost', 'ranUnspent', ...LEASE],
+  writes: ['attempt', 'unclaimed', 'leaseLost', 'ranUnspent', ...LEASE],
   statusAt: ({ delayMs }, now) => now + delayMs,
   // Keyed, as a retry, when the message may be gone by then.
   keyed: ({ delayMs, messageSentAt }, now) => mayOutliveItsMessage(now + delayMs, messageSentAt),
