@@ -15,6 +15,7 @@ import type { TaskRecord } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
 import { type NewTask, newTaskItem } from './new-task.js';
 import { fromItem } from './record.js';
+import { createdAfter } from './record-writes.js';
 import { entryId, partitionPages } from './status-index.js';
 import { RELEASE_PARTITION } from './status-index-keys.js';
 import type { WriteContext } from './store-context.js';
@@ -46,9 +47,11 @@ export class DependencyStore {
    */
   async create(task: NewTask): Promise<{ record: TaskRecord; created: boolean }> {
     const finished: string[] = [];
+    // Past a rolled-back record of the id created at or after this producer's clock.
+    let floor = 0;
     for (let round = 0; ; round++) {
       const unfinished = (task.parents ?? []).filter((id) => !finished.includes(id));
-      const now = this.ctx.clock();
+      const now = Math.max(this.ctx.clock(), floor);
       const waiting = { waitingOn: unfinished.length, releasedBy: finished };
       const { item, entry } = newTaskItem(this.ctx, task, now, waiting);
       const sent = await transact(this.ctx, [
@@ -60,6 +63,11 @@ export class DependencyStore {
       if (!sent.accepted) {
         if (round + 1 >= CREATE_ROUNDS) throw sent.error;
         const existing = recordOf(sent.items[0]?.current);
+        const later = existing === undefined ? undefined : createdAfter(existing, now);
+        if (later !== undefined) {
+          floor = later;
+          continue;
+        }
         if (existing !== undefined) return { record: existing, created: false };
         unfinished.forEach((parentId, n) => {
           const refusal = sent.items[n + 1];

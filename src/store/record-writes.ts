@@ -52,17 +52,35 @@ export async function createTask(
   ctx: WriteContext,
   task: NewTask,
 ): Promise<{ record: TaskRecord; created: boolean }> {
-  const { item, entry } = newTaskItem(ctx, task, ctx.clock());
-  const sent = await send(ctx, records.create, { item });
-  if (!sent.accepted) {
+  let now = ctx.clock();
+  for (;;) {
+    const { item, entry } = newTaskItem(ctx, task, now);
+    const sent = await send(ctx, records.create, { item });
+    if (sent.accepted) {
+      const record = fromItem(item);
+      auditEntry(ctx.logger, record, entry);
+      return { record, created: true };
+    }
     const existing = recordOf(sent.current);
-    if (existing !== undefined) return { record: existing, created: false };
     // Only an existing item refuses a create, and comes back with it: this is a guard.
-    throw new TransitionRejectedError('create', task.id, undefined);
+    if (existing === undefined) throw new TransitionRejectedError('create', task.id, undefined);
+    const later = createdAfter(existing, now);
+    if (later === undefined) return { record: existing, created: false };
+    now = later;
   }
-  const record = fromItem(item);
-  auditEntry(ctx.logger, record, entry);
-  return { record, created: true };
+}
+
+/**
+ * When `existing`, refused to a create at `now`, is a rolled-back record created at `now` or
+ * after it: the time one millisecond after it, at which the create is written again, so that
+ * the new record is created strictly after the one it replaces (the `create` row's condition,
+ * docs/adr/0065-a-revived-id-is-created-later.md). Otherwise undefined: the create was refused
+ * for another reason (the id is taken, or the rolled-back record's release is not done).
+ */
+export function createdAfter(existing: TaskRecord, now: number): number | undefined {
+  return existing.status === TaskStatus.ROLLED_BACK && existing.createdAt >= now
+    ? existing.createdAt + 1
+    : undefined;
 }
 
 /**

@@ -21,6 +21,12 @@ export const ANY_STATUS: readonly TaskStatus[] = Object.values(TaskStatus);
  * for the new task that reuses the id (docs/adr/0031-dependency-fences.md). Anything else is
  * kept and returned (ALL_OLD) for the caller to compare, or, rolled back, to finish that
  * release first (docs/adr/0015-rollback-moves-instead-of-deleting.md).
+ *
+ * The new record is created strictly after the rolled-back one (`createdAt` below the new
+ * one's): `createdAt` names a record of the id (a message's, a confirmation's, a give-up's),
+ * so two records of one id never share it. A producer whose clock gives the same millisecond,
+ * or an earlier one, writes again one millisecond after the rolled-back record
+ * (docs/adr/0065-a-revived-id-is-created-later.md).
  */
 export const create: Write<{ item: TaskItem }> = {
   kind: 'create',
@@ -28,7 +34,7 @@ export const create: Write<{ item: TaskItem }> = {
   from: [TaskStatus.ROLLED_BACK],
   orAbsent: true,
   creates: [TaskStatus.WAITING, TaskStatus.SCHEDULED, TaskStatus.PENDING],
-  fence: () => [releaseDone()],
+  fence: ({ item }) => [releaseDone(), compare('createdAt', '<', 'newCreatedAt', item.createdAt)],
   request: ({ item }) => ({ op: 'put', item }),
   writes: ['*'],
 };

@@ -69,4 +69,61 @@ describe('TaskStore.create', () => {
     expect(again.record.status).toBe(TaskStatus.RUNNING);
     expect(again.record.leaseToken).toBe(record.leaseToken);
   });
+
+  describe('over a rolled-back record of the id (docs/adr/0065-a-revived-id-is-created-later.md)', () => {
+    /** A delayed task whose enqueue could not create its schedule: ROLLED_BACK. */
+    async function rolledBack(id: string) {
+      const scheduled = newTask(id, { scheduled: true, runAt: clock.now + 3_600_000 });
+      const { record } = await store.create(scheduled);
+      const { discarded } = await store.discard(record, 'schedule not created (test)');
+      expect(discarded).toBe(true);
+      return record;
+    }
+
+    it('creates the new record one millisecond after a rolled-back one of the same millisecond', async () => {
+      const old = await rolledBack('create-revive-1');
+
+      const { record, created } = await store.create(newTask('create-revive-1'));
+
+      expect(created).toBe(true);
+      expect(record).toMatchObject({ status: TaskStatus.PENDING, createdAt: old.createdAt + 1 });
+      expect(await current('create-revive-1')).toEqual(record);
+    });
+
+    it('so the old record is no longer there to be rolled back or confirmed', async () => {
+      const old = await rolledBack('create-revive-2');
+      await store.create(newTask('create-revive-2'));
+
+      const giveUp = await store.discard(old, 'schedule not created (the first enqueue, late)');
+      const confirmation = await store.confirmSchedule(old);
+
+      expect(giveUp.discarded).toBe(false);
+      expect(giveUp.current?.createdAt).not.toBe(old.createdAt);
+      expect(confirmation.outcome).toBe('gone');
+      expect(await current('create-revive-2')).toMatchObject({ status: TaskStatus.PENDING });
+    });
+
+    it('creates later than a rolled-back record a producer with a faster clock wrote', async () => {
+      clock.now += 10_000;
+      const old = await rolledBack('create-revive-3');
+      clock.now -= 10_000;
+
+      const { record, created } = await store.create(newTask('create-revive-3'));
+
+      expect(created).toBe(true);
+      expect(record.createdAt).toBe(old.createdAt + 1);
+    });
+
+    it('creates a task with parents later too', async () => {
+      await store.create(newTask('create-revive-parent'));
+      const old = await rolledBack('create-revive-4');
+
+      const { record, created } = await store.dependencies.create(
+        newTask('create-revive-4', { parents: ['create-revive-parent'] }),
+      );
+
+      expect(created).toBe(true);
+      expect(record).toMatchObject({ status: TaskStatus.WAITING, createdAt: old.createdAt + 1 });
+    });
+  });
 });
