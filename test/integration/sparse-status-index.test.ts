@@ -94,6 +94,8 @@ describe('the sparse status index', () => {
       PENDING: 1,
       QUEUED: 0,
       RUNNING: 0,
+      SUSPENDED: 0,
+      PAUSED: 0,
       SUCCEEDED: 1,
       DEAD: 1,
       CANCELLED: 1,
@@ -105,6 +107,9 @@ describe('the sparse status index', () => {
       WAITING: 0,
       SCHEDULED: 0,
       PENDING: 1,
+      // Keyed: a suspended task's message may be released or lost (ADR 0048).
+      SUSPENDED: 0,
+      PAUSED: 0,
       DEAD: 1,
     });
     expect(indexedOnly.notCounted).toEqual([
