@@ -30,6 +30,7 @@ import {
   type ReleaseKeyResult,
   releaseParkedKey,
 } from './parked-keys.js';
+import { type PauseDeps, pauseTask, resumeTask } from './pause.js';
 import type { EnqueueOptions } from './prepare.js';
 import { type PurgeOptions, type PurgeResult, purgeTasks } from './purge.js';
 import { type RecoverOptions, type RecoverResult, recoverLostTasks } from './recover.js';
@@ -424,6 +425,41 @@ export class TaskClient {
       integrity: enqueue.integrity,
     };
     return onTable(tableCall, () => sendWithToken(token, data, options, deps));
+  }
+
+  /**
+   * Pauses a task: SCHEDULED, PENDING, QUEUED or SUSPENDED → PAUSED at once (it does not run,
+   * and a task with an ordering key keeps its key); a RUNNING task is asked to pause, and its
+   * run ends PAUSED at its next step, checkpoint or heartbeat, without spending an attempt.
+   * A PAUSED task is returned as it is.
+   *
+   * @throws ValidationError when `id` cannot be a task's id.
+   * @throws TaskNotFoundError when no task has this id.
+   * @throws TransitionRejectedError when the task has finished or waits for its parents.
+   */
+  async pause(id: string, reason?: string): Promise<TaskRecord> {
+    assertTaskId(id, 'pause');
+    return onTable(this.parts.tableCall, async () => pauseTask(id, reason, await this.pauseDeps()));
+  }
+
+  /**
+   * Resumes a paused task where it was: due, scheduled, or still sleeping or waiting for its
+   * signal (due at once if the signal came meanwhile); or takes back a pause request its run
+   * has not honoured yet.
+   *
+   * @throws ValidationError when `id` cannot be a task's id.
+   * @throws TaskNotFoundError when no task has this id.
+   * @throws TransitionRejectedError when the task is neither paused nor asked to pause.
+   */
+  async resume(id: string): Promise<TaskRecord> {
+    assertTaskId(id, 'resume');
+    return onTable(this.parts.tableCall, async () => resumeTask(id, await this.pauseDeps()));
+  }
+
+  private async pauseDeps(): Promise<PauseDeps> {
+    const { store, waker, wakes, delayed, logger, clock } = this.parts;
+    const principal = await this.principal();
+    return { store, waker, wakes, delayed, logger, clock, principal, get: (id) => this.get(id) };
   }
 
   /**

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
+import { TransitionRejectedError } from '../../../src/core/errors.js';
+import { defineTask } from '../../../src/tasks/task-definition.js';
+import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
+import { eventually } from '../../helpers/executor.js';
+
+useDurableExecutor();
+
+describe('client.pause and client.resume', () => {
+  it('keeps a PENDING task from running until it is resumed', async () => {
+    const runs: string[] = [];
+    const task = defineTask('durable.pause.pending', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        runs.push(ctx.taskId);
+        return 'ran';
+      },
+    });
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    const paused = await client.pause(id, 'hold on');
+    runWorker(task);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const still = await client.get(id);
+    const resumed = await client.resume(id);
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(paused.status).toBe(TaskStatus.PAUSED);
+    expect(still?.status).toBe(TaskStatus.PAUSED);
+    expect(resumed.status).toBe(TaskStatus.PENDING);
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(runs).toEqual([id]);
+    expect(record.attempt).toBe(1);
+    expect(record.history.map((h) => h.event)).toEqual([
+      AuditEvent.SUBMITTED,
+      AuditEvent.PAUSED,
+      AuditEvent.RESUMED,
+      AuditEvent.CLAIMED,
+      AuditEvent.SUCCEEDED,
+    ]);
+  });
+
+  it('pauses a sleeping task, and resumes it still sleeping, to wake on time', async () => {
+    const task = defineTask('durable.pause.sleeping', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await ctx.sleep('nap', 3_000);
+        return 'woken';
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    const paused = await client.pause(id);
+    const resumed = await client.resume(id);
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(paused.status).toBe(TaskStatus.PAUSED);
+    expect(resumed.status).toBe(TaskStatus.SUSPENDED);
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toBe('woken');
+    expect(record.attempt).toBe(1);
+  });
+
+  it('ends a RUNNING task PAUSED at its next step, no attempt spent, and resumes past its steps', async () => {
+    const effects: string[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const task = defineTask('durable.pause.running', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await ctx.step('first', () => effects.push('first'));
+        await gate;
+        await ctx.heartbeat();
+        await ctx.step('second', () => effects.push('second'));
+        return 'done';
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => effects.length === 1);
+    const requested = await client.pause(id);
+    release();
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.PAUSED);
+    const paused = await client.get(id);
+    await client.resume(id);
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(requested.status).toBe(TaskStatus.RUNNING);
+    expect(requested.pauseRequested).toBe(true);
+    expect(paused?.attempt).toBe(0);
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(effects).toEqual(['first', 'second']);
+    expect(record.attempt).toBe(1);
+  });
+
+  it('refuses to pause a finished task, and to resume one that is not paused', async () => {
+    const task = defineTask('durable.pause.finished', {
+      schema: z.object({}),
+      handler: async () => 'done',
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await client.wait(id, { timeoutMs: 30_000 });
+
+    await expect(client.pause(id)).rejects.toBeInstanceOf(TransitionRejectedError);
+    await expect(client.resume(id)).rejects.toBeInstanceOf(TransitionRejectedError);
+  });
+});
