@@ -43,6 +43,31 @@ describe('client.pause and client.resume', () => {
     ]);
   });
 
+  it('holds a paused keyed task’s key: the key’s later task waits until the resume', async () => {
+    const order: string[] = [];
+    const task = defineTask('durable.pause.keyed', {
+      schema: z.object({ name: z.string() }),
+      handler: async ({ name }) => {
+        order.push(name);
+      },
+    });
+    const client = executor.client();
+
+    const first = await client.enqueue(task, { name: 'first' }, { orderingKey: 'pause-key' });
+    const second = await client.enqueue(task, { name: 'second' }, { orderingKey: 'pause-key' });
+    await client.pause(first.id);
+    runWorker(task);
+    await eventually(async () => (await client.get(first.id))?.heldMessage !== undefined);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const before = [...order];
+    await client.resume(first.id);
+    await client.wait(second.id, { timeoutMs: 30_000 });
+
+    expect(before).toEqual([]);
+    expect(order).toEqual(['first', 'second']);
+    expect((await client.get(first.id))?.status).toBe(TaskStatus.SUCCEEDED);
+  });
+
   it('pauses a sleeping task, and resumes it still sleeping, to wake on time', async () => {
     const task = defineTask('durable.pause.sleeping', {
       schema: z.object({}),
