@@ -63,19 +63,23 @@ describe('sweep of overdue QUEUED tasks', () => {
       },
     });
     const client = executor.client();
-    const worker = executor.worker([flaky]);
     const { id } = await client.enqueue(flaky, {});
     const [first] = await executor.receive({ waitTimeSeconds: 5 });
     if (first === undefined) throw new Error('no message');
-    // The full jitter's draw: the retry waits 114 s of its 120 s ceiling.
+    // The full jitter's draw: the retry waits 114 s of its 120 s ceiling. The worker takes
+    // `Math.random` when it is created, so it is created under the spy.
     const draw = vi.spyOn(Math, 'random').mockReturnValue(0.95);
+    const worker = executor.worker([flaky]);
     await executor.deliver(worker, [first]);
     draw.mockRestore();
     expect(await client.get(id)).toMatchObject({ status: TaskStatus.QUEUED, attempt: 1 });
     // Due over 30 s after its message's first send: the retry kept a QUEUED entry sorted by
     // its due time (ADR 0052), which the overdue pass reads.
-    const queued = await executor.store.iterate(TaskStatus.QUEUED, { fromIndex: true }).next();
-    expect(queued.value?.map((r) => r.id)).toEqual([id]);
+    const queued: string[] = [];
+    for await (const page of executor.store.iterate(TaskStatus.QUEUED, { fromIndex: true })) {
+      queued.push(...page.map((r) => r.id));
+    }
+    expect(queued).toEqual([id]);
     await executor.clients.sqs.send(
       new DeleteMessageCommand({ QueueUrl: executor.queueUrl, ReceiptHandle: first.receiptHandle }),
     );
