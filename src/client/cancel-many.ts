@@ -38,6 +38,9 @@ const UNFINISHED: readonly TaskStatus[] = [
   TaskStatus.PENDING,
   TaskStatus.QUEUED,
   TaskStatus.RUNNING,
+  // A sleeping, waiting or paused task of the key (docs/adr/0048-durable-sleep-signals-pause.md).
+  TaskStatus.SUSPENDED,
+  TaskStatus.PAUSED,
 ];
 
 /**

@@ -169,6 +169,26 @@ describe('a sleeping task', () => {
   });
 });
 
+describe('cancelMany of an ordering key', () => {
+  it('cancels the key’s sleeping task too, and lets its key go', async () => {
+    const task = defineTask('durable.sleep.cancel-key', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await ctx.sleep('long', 10 * 60_000);
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {}, { orderingKey: 'cancel-many-key' });
+    await eventually(async () => (await client.get(id))?.heldMessage !== undefined);
+    const result = await client.cancelMany({ orderingKey: 'cancel-many-key' });
+
+    expect(result.cancelled).toEqual([id]);
+    expect((await client.get(id))?.status).toBe(TaskStatus.CANCELLED);
+  });
+});
+
 describe('ctx.sleep beyond the schedule threshold', () => {
   it('releases the message and wakes by a one-time schedule in the delayed group', async () => {
     const task = defineTask('durable.sleep.scheduled', {
