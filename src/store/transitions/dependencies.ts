@@ -81,6 +81,9 @@ export const UNFINISHED: readonly TaskStatus[] = [
   TaskStatus.PENDING,
   TaskStatus.QUEUED,
   TaskStatus.RUNNING,
+  // Sleeping, waiting for a signal, or paused: still to finish (ADR 0048).
+  TaskStatus.SUSPENDED,
+  TaskStatus.PAUSED,
 ];
 
 /** The finished statuses, which a release files back or out of the index. */
