@@ -15,6 +15,9 @@ const WAITING: readonly string[] = [
   TaskStatus.SCHEDULED,
   TaskStatus.PENDING,
   TaskStatus.QUEUED,
+  // Sleeping, waiting for a signal, or paused: cancelled at once too.
+  TaskStatus.SUSPENDED,
+  TaskStatus.PAUSED,
 ];
 
 /** `tasklane cancel <id...>` or `tasklane cancel --key <key>`: tasks that have not finished. */

@@ -169,6 +169,9 @@ const CANCELLABLE: readonly TaskStatus[] = [
   TaskStatus.SCHEDULED,
   TaskStatus.PENDING,
   TaskStatus.QUEUED,
+  // Sleeping, waiting for a signal, or paused: cancelled at once too.
+  TaskStatus.SUSPENDED,
+  TaskStatus.PAUSED,
 ];
 
 /**
