@@ -26,6 +26,7 @@ export type { StatusPageOptions, TaskListFilter, TaskListPage } from './client/l
 export { UNKNOWN_PRINCIPAL } from './client/operator-principal.js';
 export type { TaskClientOptions } from './client/options.js';
 export type { ParkedKey, ReleaseKeyOptions, ReleaseKeyResult } from './client/parked-keys.js';
+export type { KeyPauseResult } from './client/pause.js';
 export type { EnqueueOptions } from './client/prepare.js';
 export type { PurgeOptions, PurgeResult } from './client/purge.js';
 export type { RecoverOptions, RecoverResult } from './client/recover.js';

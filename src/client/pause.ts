@@ -8,13 +8,15 @@
  * schedule or wake made again.
  */
 import { isTerminal, TaskStatus } from '../core/constants.js';
-import { TaskNotFoundError, TransitionRejectedError } from '../core/errors.js';
+import { TaskNotFoundError, TransitionRejectedError, ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { Waker } from '../scheduler/waker.js';
 import type { WakeSchedules } from '../scheduler/wakes.js';
-import type { TaskStore } from '../store/task-store.js';
+import { compareEnqueueOrder } from '../store/record.js';
+import type { StatusIndex, TaskStore } from '../store/task-store.js';
+import { listTasks } from './list-tasks.js';
 
 /** What a pause or a resume needs from the client. */
 export interface PauseDeps {
@@ -29,12 +31,13 @@ export interface PauseDeps {
   readonly principal?: string | undefined;
 }
 
-const PAUSABLE: ReadonlySet<TaskStatus> = new Set([
+const PAUSABLE_STATUSES: readonly TaskStatus[] = [
   TaskStatus.SCHEDULED,
   TaskStatus.PENDING,
   TaskStatus.QUEUED,
   TaskStatus.SUSPENDED,
-]);
+];
+const PAUSABLE: ReadonlySet<TaskStatus> = new Set(PAUSABLE_STATUSES);
 
 /** Tries of a write when the task moves between its read and its write. */
 const ROUNDS = 3;
@@ -135,4 +138,75 @@ async function letGo(paused: TaskRecord, resumed: TaskRecord, deps: PauseDeps): 
       error: (err as Error).message,
     });
   }
+}
+
+/** What a pause or resume of an ordering key did, task by task. */
+export interface KeyPauseResult {
+  /** Tasks now PAUSED, or (on a resume) back where they were. */
+  readonly done: readonly string[];
+  /** RUNNING tasks asked to pause: their runs end PAUSED at their next step or heartbeat. */
+  readonly requested: readonly string[];
+  /** Tasks that had finished or moved on meanwhile, left as they are. */
+  readonly skipped: readonly string[];
+}
+
+/** The statuses a key's pause reaches, and a key's resume. */
+const KEY_PAUSABLE: readonly TaskStatus[] = [...PAUSABLE_STATUSES, TaskStatus.RUNNING];
+
+/**
+ * Pauses every unfinished task of `orderingKey` (waiting ones first, then the running ones,
+ * so no waiting task of the key starts in between), or resumes every PAUSED one (in enqueue
+ * order). Each task is paused or resumed on its own, so one refusal never stops the others.
+ *
+ * @throws ValidationError for an empty key.
+ */
+export async function pauseKey(
+  orderingKey: string,
+  action: 'pause' | 'resume',
+  reason: string | undefined,
+  deps: PauseDeps & { readonly index: StatusIndex },
+): Promise<KeyPauseResult> {
+  if (typeof orderingKey !== 'string' || orderingKey === '') {
+    throw new ValidationError(`${action} selection`, [
+      {
+        path: 'orderingKey',
+        message: `expected a non-empty ordering key, received ${JSON.stringify(orderingKey) ?? typeof orderingKey}`,
+      },
+    ]);
+  }
+  const statuses = action === 'pause' ? KEY_PAUSABLE : [TaskStatus.PAUSED];
+  const found: TaskRecord[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await listTasks(deps.index, {
+      status: [...statuses],
+      orderingKey,
+      limit: 1000,
+      cursor,
+    });
+    found.push(...page.items);
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  found.sort(compareEnqueueOrder);
+  const ordered = [
+    ...found.filter((r) => r.status !== TaskStatus.RUNNING),
+    ...found.filter((r) => r.status === TaskStatus.RUNNING),
+  ];
+  const done: string[] = [];
+  const requested: string[] = [];
+  const skipped: string[] = [];
+  for (const task of ordered) {
+    try {
+      const record =
+        action === 'pause'
+          ? await pauseTask(task.id, reason, deps)
+          : await resumeTask(task.id, deps);
+      (record.status === TaskStatus.RUNNING ? requested : done).push(task.id);
+    } catch (err) {
+      if (!(err instanceof TransitionRejectedError) && !(err instanceof TaskNotFoundError))
+        throw err;
+      skipped.push(task.id);
+    }
+  }
+  return { done, requested, skipped };
 }

@@ -30,7 +30,7 @@ import {
   type ReleaseKeyResult,
   releaseParkedKey,
 } from './parked-keys.js';
-import { type PauseDeps, pauseTask, resumeTask } from './pause.js';
+import { type KeyPauseResult, type PauseDeps, pauseKey, pauseTask, resumeTask } from './pause.js';
 import type { EnqueueOptions } from './prepare.js';
 import { type PurgeOptions, type PurgeResult, purgeTasks } from './purge.js';
 import { type RecoverOptions, type RecoverResult, recoverLostTasks } from './recover.js';
@@ -431,29 +431,54 @@ export class TaskClient {
    * Pauses a task: SCHEDULED, PENDING, QUEUED or SUSPENDED → PAUSED at once (it does not run,
    * and a task with an ordering key keeps its key); a RUNNING task is asked to pause, and its
    * run ends PAUSED at its next step, checkpoint or heartbeat, without spending an attempt.
-   * A PAUSED task is returned as it is.
+   * A PAUSED task is returned as it is. With `{ orderingKey }`, every unfinished task of the
+   * key (the waiting ones first), reported task by task.
    *
-   * @throws ValidationError when `id` cannot be a task's id.
+   * @throws ValidationError when `id` cannot be a task's id, or the key is empty.
    * @throws TaskNotFoundError when no task has this id.
    * @throws TransitionRejectedError when the task has finished or waits for its parents.
    */
-  async pause(id: string, reason?: string): Promise<TaskRecord> {
-    assertTaskId(id, 'pause');
-    return onTable(this.parts.tableCall, async () => pauseTask(id, reason, await this.pauseDeps()));
+  pause(id: string, reason?: string): Promise<TaskRecord>;
+  pause(selection: { readonly orderingKey: string }, reason?: string): Promise<KeyPauseResult>;
+  async pause(
+    target: string | { readonly orderingKey: string },
+    reason?: string,
+  ): Promise<TaskRecord | KeyPauseResult> {
+    if (typeof target === 'object' && target !== null) {
+      const deps = { ...(await this.pauseDeps()), index: this.parts.index };
+      return onTable(this.parts.tableCall, () =>
+        pauseKey(target.orderingKey, 'pause', reason, deps),
+      );
+    }
+    assertTaskId(target, 'pause');
+    const deps = await this.pauseDeps();
+    return onTable(this.parts.tableCall, () => pauseTask(target, reason, deps));
   }
 
   /**
    * Resumes a paused task where it was: due, scheduled, or still sleeping or waiting for its
    * signal (due at once if the signal came meanwhile); or takes back a pause request its run
-   * has not honoured yet.
+   * has not honoured yet. With `{ orderingKey }`, every PAUSED task of the key, in enqueue
+   * order.
    *
-   * @throws ValidationError when `id` cannot be a task's id.
+   * @throws ValidationError when `id` cannot be a task's id, or the key is empty.
    * @throws TaskNotFoundError when no task has this id.
    * @throws TransitionRejectedError when the task is neither paused nor asked to pause.
    */
-  async resume(id: string): Promise<TaskRecord> {
-    assertTaskId(id, 'resume');
-    return onTable(this.parts.tableCall, async () => resumeTask(id, await this.pauseDeps()));
+  resume(id: string): Promise<TaskRecord>;
+  resume(selection: { readonly orderingKey: string }): Promise<KeyPauseResult>;
+  async resume(
+    target: string | { readonly orderingKey: string },
+  ): Promise<TaskRecord | KeyPauseResult> {
+    if (typeof target === 'object' && target !== null) {
+      const deps = { ...(await this.pauseDeps()), index: this.parts.index };
+      return onTable(this.parts.tableCall, () =>
+        pauseKey(target.orderingKey, 'resume', undefined, deps),
+      );
+    }
+    assertTaskId(target, 'resume');
+    const deps = await this.pauseDeps();
+    return onTable(this.parts.tableCall, () => resumeTask(target, deps));
   }
 
   private async pauseDeps(): Promise<PauseDeps> {

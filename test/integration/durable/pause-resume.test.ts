@@ -68,6 +68,34 @@ describe('client.pause and client.resume', () => {
     expect((await client.get(first.id))?.status).toBe(TaskStatus.SUCCEEDED);
   });
 
+  it('pauses and resumes a whole ordering key, its tasks then running in order', async () => {
+    const order: string[] = [];
+    const task = defineTask('durable.pause.key', {
+      schema: z.object({ n: z.number() }),
+      handler: async ({ n }) => {
+        order.push(`t${n}`);
+      },
+    });
+    const client = executor.client();
+
+    const tasks = [];
+    for (const n of [1, 2, 3]) {
+      tasks.push(await client.enqueue(task, { n }, { orderingKey: 'whole-key' }));
+    }
+    const paused = await client.pause({ orderingKey: 'whole-key' }, 'maintenance');
+    runWorker(task);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const before = [...order];
+    const resumed = await client.resume({ orderingKey: 'whole-key' });
+    await client.wait(tasks[2]?.id ?? '', { timeoutMs: 30_000 });
+
+    expect(paused.done).toEqual(tasks.map((t) => t.id));
+    expect(before).toEqual([]);
+    expect(resumed.done).toEqual(tasks.map((t) => t.id));
+    expect(order).toEqual(['t1', 't2', 't3']);
+    await expect(client.pause({ orderingKey: '' })).rejects.toThrow(/non-empty ordering key/);
+  });
+
   it('pauses a sleeping task, and resumes it still sleeping, to wake on time', async () => {
     const task = defineTask('durable.pause.sleeping', {
       schema: z.object({}),
