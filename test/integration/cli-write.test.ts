@@ -145,6 +145,33 @@ describe('tasklane cancel', () => {
   });
 });
 
+describe('tasklane pause and resume', () => {
+  it('pauses a task by id and a key, resumes them, and exits 4 for an unknown id', async () => {
+    const client = executor.client();
+    const { id: single } = await client.enqueue(email, { n: 1 });
+    const { id: keyed } = await client.enqueue(email, { n: 2 }, { orderingKey: 'pause-cli' });
+
+    const paused = await runCli(['pause', single, '--yes', '--json'], env);
+    const pausedKey = await runCli(['pause', '--key', 'pause-cli', '--yes'], env);
+    const missing = await runCli(['pause', 'nope', '--yes'], env);
+    const between = [(await client.get(single))?.status, (await client.get(keyed))?.status];
+    const resumed = await runCli(['resume', single, '--yes', '--json'], env);
+    const resumedKey = await runCli(['resume', '--key', 'pause-cli', '--yes'], env);
+
+    expect(JSON.parse(paused.stdout)).toEqual([
+      { id: single, outcome: 'paused', detail: 'PAUSED' },
+    ]);
+    expect(pausedKey.stdout).toMatch(new RegExp(`${keyed}\\s*│\\s*paused`));
+    expect(missing.code).toBe(4);
+    expect(between).toEqual([TaskStatus.PAUSED, TaskStatus.PAUSED]);
+    expect(JSON.parse(resumed.stdout)).toEqual([
+      { id: single, outcome: 'resumed', detail: 'PENDING' },
+    ]);
+    expect(resumedKey.stdout).toMatch(new RegExp(`${keyed}\\s*│\\s*resumed`));
+    expect((await client.get(keyed))?.status).toBe(TaskStatus.PENDING);
+  });
+});
+
 describe('tasklane purge', () => {
   it('lists with --dry-run, then deletes with --yes', async () => {
     const [dead] = await seedDead(1);

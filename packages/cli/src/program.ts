@@ -6,6 +6,7 @@ import { registerDev } from './commands/dev.js';
 import { registerDlq } from './commands/dlq.js';
 import { registerKeys } from './commands/keys.js';
 import { registerList } from './commands/list.js';
+import { registerPause } from './commands/pause.js';
 import { registerPurge } from './commands/purge.js';
 import { registerRecover } from './commands/recover.js';
 import { registerRedrive } from './commands/redrive.js';
@@ -54,6 +55,7 @@ export function buildProgram(version: string): Command {
     registerRedrive,
     registerKeys,
     registerCancel,
+    registerPause,
     registerPurge,
     registerRecover,
     registerSchedules,
