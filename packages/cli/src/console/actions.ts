@@ -4,6 +4,7 @@
  */
 import type { TaskClient } from 'tasklane';
 import { TasklaneError, TaskStatus } from 'tasklane';
+import { describePause, type PauseAction, performPause } from './pause-actions.js';
 
 /** One action the console can take, as the confirmation page is asked for it. */
 export type ConsoleAction =
@@ -14,7 +15,8 @@ export type ConsoleAction =
   | { readonly kind: 'resume'; readonly name: string }
   | { readonly kind: 'delete'; readonly name: string }
   | { readonly kind: 'redrive-key'; readonly key: string }
-  | { readonly kind: 'release'; readonly key: string; readonly lane: string | undefined };
+  | { readonly kind: 'release'; readonly key: string; readonly lane: string | undefined }
+  | PauseAction;
 
 /**
  * The tasks a purge's confirmation page listed, and when it listed them: the purge deletes
@@ -43,9 +45,13 @@ export const ACTION_KINDS = [
   'delete',
   'redrive-key',
   'release',
+  'pause-task',
+  'resume-task',
+  'pause-key',
+  'resume-key',
 ] as const;
 
-/** At most this many tasks per redrive, cancel or purge. */
+/** At most this many tasks per redrive, cancel, purge, pause or resume. */
 export const MAX_SELECTED = 100;
 
 /** A purge confirmation older than this is refused: reload it to see what matches now. */
@@ -61,7 +67,9 @@ export function parseAction(
   const problems: string[] = [];
   switch (kind) {
     case 'redrive':
-    case 'cancel': {
+    case 'cancel':
+    case 'pause-task':
+    case 'resume-task': {
       const ids = [
         ...new Set(
           field('id')
@@ -95,12 +103,16 @@ export function parseAction(
       return { action: { kind, name } };
     }
     case 'redrive-key':
-    case 'release': {
+    case 'release':
+    case 'pause-key':
+    case 'resume-key': {
       // A key is taken as it is: ordering keys may hold spaces at either end.
       const key = field('key')[0] ?? '';
-      if (key === '')
-        return { problems: ['name the parked ordering key (field "key"); none was given'] };
-      if (kind === 'redrive-key') return { action: { kind, key } };
+      if (key === '') {
+        const which = kind === 'pause-key' || kind === 'resume-key' ? '' : ' parked';
+        return { problems: [`name the${which} ordering key (field "key"); none was given`] };
+      }
+      if (kind !== 'release') return { action: { kind, key } };
       const lane = (field('lane')[0] ?? '').trim();
       return { action: { kind, key, lane: lane === '' ? undefined : lane } };
     }
@@ -304,6 +316,11 @@ async function run(
         failed: !out.released,
       };
     }
+    case 'pause-task':
+    case 'resume-task':
+    case 'pause-key':
+    case 'resume-key':
+      return performPause(client, action);
   }
 }
 
@@ -326,5 +343,10 @@ export function describe(action: ConsoleAction): string {
       return `Redrive the DEAD tasks of the ordering key "${action.key}": the task that parked it runs first, in place, then the key's later tasks in their order.`;
     case 'release':
       return `Release the parked key "${action.key}"${action.lane === undefined ? '' : ` in lane ${action.lane}`}: give up on the DEAD task that holds it (it stays DEAD, and can still be redriven by id), and let the key's later tasks run.`;
+    case 'pause-task':
+    case 'resume-task':
+    case 'pause-key':
+    case 'resume-key':
+      return describePause(action);
   }
 }

@@ -22,32 +22,31 @@ export function confirmPage(
 </div>`;
     return layout(ctx, { title: 'Confirm purge', path: '/confirm', body });
   }
-  const hidden =
-    action.kind === 'redrive' || action.kind === 'cancel'
-      ? action.ids.map((id) => html`<input type="hidden" name="id" value="${id}">`)
-      : action.kind === 'purge'
-        ? html`<input type="hidden" name="olderThanDays" value="${action.olderThanDays}">${
-            preview === undefined
-              ? ''
-              : html`<input type="hidden" name="asOf" value="${preview.asOf}">${preview.ids.map(
-                  (id) => html`<input type="hidden" name="id" value="${id}">`,
-                )}`
-          }`
-        : action.kind === 'redrive-key'
+  const byIds = 'ids' in action;
+  const hidden = byIds
+    ? action.ids.map((id) => html`<input type="hidden" name="id" value="${id}">`)
+    : action.kind === 'purge'
+      ? html`<input type="hidden" name="olderThanDays" value="${action.olderThanDays}">${
+          preview === undefined
+            ? ''
+            : html`<input type="hidden" name="asOf" value="${preview.asOf}">${preview.ids.map(
+                (id) => html`<input type="hidden" name="id" value="${id}">`,
+              )}`
+        }`
+      : action.kind === 'release'
+        ? html`<input type="hidden" name="key" value="${action.key}">${action.lane === undefined ? '' : html`<input type="hidden" name="lane" value="${action.lane}">`}`
+        : 'key' in action
           ? html`<input type="hidden" name="key" value="${action.key}">`
-          : action.kind === 'release'
-            ? html`<input type="hidden" name="key" value="${action.key}">${action.lane === undefined ? '' : html`<input type="hidden" name="lane" value="${action.lane}">`}`
-            : html`<input type="hidden" name="name" value="${action.name}">`;
-  const listed =
-    action.kind === 'redrive' || action.kind === 'cancel'
-      ? html`<ul>${action.ids.map((id) => html`<li>${taskLink(id)}</li>`)}</ul>`
-      : preview === undefined
-        ? ''
-        : html`<p>${
-            preview.total > preview.ids.length
-              ? `${preview.total} tasks match; this purge deletes the ${preview.ids.length} listed (purge again for the rest):`
-              : `${preview.total} task(s) match:`
-          }</p>
+          : html`<input type="hidden" name="name" value="${action.name}">`;
+  const listed = byIds
+    ? html`<ul>${action.ids.map((id) => html`<li>${taskLink(id)}</li>`)}</ul>`
+    : preview === undefined
+      ? ''
+      : html`<p>${
+          preview.total > preview.ids.length
+            ? `${preview.total} tasks match; this purge deletes the ${preview.ids.length} listed (purge again for the rest):`
+            : `${preview.total} task(s) match:`
+        }</p>
 <ul>${preview.ids.map((id) => html`<li>${taskLink(id)}</li>`)}</ul>`;
   const typed =
     action.kind === 'purge' && preview !== undefined
