@@ -234,7 +234,7 @@ describe('(8) audit coverage', () => {
     );
     s.check(
       'side-events',
-      'stale-dropped, 3 × duplicate-dropped (the requeue's copy of the task, a repeat, a cancelled task) and message-rejected each audited once',
+      'stale-dropped, 3 × duplicate-dropped (the copy the requeue sent, a repeat, a cancelled task) and message-rejected each audited once',
       sideEvents['stale-dropped'] === 1 &&
         sideEvents['duplicate-dropped'] === 3 &&
         sideEvents['message-rejected'] === 1,
