@@ -13,6 +13,7 @@ import { AuditEvent, MESSAGE_SCHEMA_VERSION } from '../../src/core/constants.js'
 import type { HistoryEntry } from '../../src/core/record.js';
 import type { LogAttributes } from '../../src/observability/logger.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
+import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import type { TaskContext } from '../../src/tasks/task-definition.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import type { Worker } from '../../src/worker/create-worker.js';
@@ -112,6 +113,14 @@ describe('(8) audit coverage', () => {
       workerId: 'audit-stale-worker',
       clock: () => Date.now() - 600_000,
     });
+    const sweeper = createSweeper({
+      tableName,
+      queueUrl,
+      ...clients,
+      metrics: noopMetrics,
+      logger,
+      pendingAgeMs: 60_000,
+    });
     const client = s.client({ logger });
     // What the event source mapping does around the handler: delete what succeeded.
     const handle = async (w: Worker, records: readonly SQSRecord[]) => {
@@ -142,12 +151,10 @@ describe('(8) audit coverage', () => {
     await handle(worker, await next()); // claimed, heartbeat-extended (counted), retry-scheduled
     const staleRun = handle(stale, await next()); // claimed#2 under an expired lease
     await eventuallyTrue(async () => (await client.get(id))?.attempt === 2, 10_000);
-    // requeued, sent: the sweeper no longer finds a RUNNING task by the index, and this one's
-    // message is held by the stale worker, so the operator's repair requeues it (ADR 0052).
-    await client.recoverLost({ olderThan: 0 });
+    await sweeper.run(); // requeued, sent
     release();
     await staleRun; // stale-dropped, its message handed back
-    // claimed#3 from the handed-back message, dead; the requeue's copy behind it in the
+    // claimed#3 from the handed-back message, dead; the sweeper's copy behind it in the
     // group is then a duplicate (duplicate-dropped), here or in a later batch.
     await handle(worker, await next());
     await client.redrive({ ids: [id] }); // redriven, sent
@@ -234,7 +241,7 @@ describe('(8) audit coverage', () => {
     );
     s.check(
       'side-events',
-      'stale-dropped, 3 × duplicate-dropped (the copy the requeue sent, a repeat, a cancelled task) and message-rejected each audited once',
+      'stale-dropped, 3 × duplicate-dropped (the sweeper copy of the requeued task, a repeat, a cancelled task) and message-rejected each audited once',
       sideEvents['stale-dropped'] === 1 &&
         sideEvents['duplicate-dropped'] === 3 &&
         sideEvents['message-rejected'] === 1,

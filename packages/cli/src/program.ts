@@ -7,7 +7,6 @@ import { registerDlq } from './commands/dlq.js';
 import { registerKeys } from './commands/keys.js';
 import { registerList } from './commands/list.js';
 import { registerPurge } from './commands/purge.js';
-import { registerRecover } from './commands/recover.js';
 import { registerRedrive } from './commands/redrive.js';
 import { registerSchedules } from './commands/schedules.js';
 import { registerShow } from './commands/show.js';
@@ -55,7 +54,6 @@ export function buildProgram(version: string): Command {
     registerKeys,
     registerCancel,
     registerPurge,
-    registerRecover,
     registerSchedules,
     registerTail,
     registerDev,
