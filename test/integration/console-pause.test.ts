@@ -81,6 +81,8 @@ describe('console pause and resume of a task', () => {
     const paused = await confirm(pauseConfirm.body);
     const pausedPage = await get('/tasks/to-pause');
     const pausedRecord = await client.get('to-pause');
+    const pausedList = await get('/tasks?status=PAUSED');
+    const overview = await get('/');
     const resumeConfirm = await get('/confirm?action=resume-task&id=to-pause');
     const resumed = await confirm(resumeConfirm.body);
 
@@ -97,6 +99,12 @@ describe('console pause and resume of a task', () => {
     expect(text(pausedPage.body)).toContain('Pausedresumes to PENDING');
     expect(pausedPage.body).toContain('href="/confirm?action=resume-task&amp;id=to-pause"');
     expect(pausedPage.body).not.toContain('action=pause-task');
+    expect(pausedList.body).toContain('aria-label="Select to-pause"');
+    expect(pausedList.body).toContain('value="resume-task">Resume selected…');
+    expect(pausedList.body).toContain('<option value="SUSPENDED">SUSPENDED</option>');
+    expect(overview.body).toMatch(
+      /<a href="\/tasks\?status=PAUSED"><span class="n">[1-9]\d*<\/span><span class="status status-paused">PAUSED<\/span>/,
+    );
     expect(resumed.status).toBe(200);
     expect(text(resumed.body)).toContain('to-pause: resumed, now PENDING');
     expect((await client.get('to-pause'))?.status).toBe(TaskStatus.PENDING);
