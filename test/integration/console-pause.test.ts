@@ -210,12 +210,11 @@ describe('console pause and resume of an ordering key', () => {
       (await client.get('key-first'))?.status,
       (await client.get('key-second'))?.status,
     ];
-    const resumed = await confirm(
-      (await get(`/confirm?action=resume-key&key=${encodeURIComponent(key)}`)).body,
-    );
-    const again = await confirm(
-      (await get(`/confirm?action=resume-key&key=${encodeURIComponent(key)}`)).body,
-    );
+    const resumeKeyForm = (await get(`/confirm?action=resume-key&key=${encodeURIComponent(key)}`))
+      .body;
+    const resumed = await confirm(resumeKeyForm);
+    const nothingLeft = await get(`/confirm?action=resume-key&key=${encodeURIComponent(key)}`);
+    const postedAnyway = await confirm(resumeKeyForm);
 
     // Assert
     expect(list.body).toContain('href="/confirm?action=pause-key&amp;key=account-42"');
@@ -229,8 +228,16 @@ describe('console pause and resume of an ordering key', () => {
     expect(text(resumed.body)).toContain('Resumed 2 of 2 tasks of key account-42');
     expect((await client.get('key-first'))?.status).toBe(TaskStatus.PENDING);
     expect((await client.get('key-second'))?.status).toBe(TaskStatus.PENDING);
-    expect(again.status).toBe(409);
-    expect(text(again.body)).toContain('The key "account-42" has no PAUSED task.');
+    expect(text(pauseConfirm.body)).toContain("The key's tasks it reaches now");
+    expect(text(pauseConfirm.body)).toMatch(/key-first\s*PENDING/);
+    expect(text(pauseConfirm.body)).toMatch(/key-second\s*PENDING/);
+    expect(text(resumeKeyForm)).toMatch(/key-first\s*PAUSED/);
+    expect(text(nothingLeft.body)).toContain(
+      'The ordering key "account-42" has no PAUSED task: nothing would be resumed.',
+    );
+    expect(nothingLeft.body).not.toContain('<form method="post"');
+    expect(postedAnyway.status).toBe(409);
+    expect(text(postedAnyway.body)).toContain('The key "account-42" has no PAUSED task.');
   });
 
   it('refuses a key action without a key, naming the field', async () => {

@@ -148,3 +148,33 @@ function byKey(verb: 'pause' | 'resume', key: string, out: KeyPauseResult): Paus
     failed: acted === 0,
   };
 }
+
+/** At most this many of a key's tasks are listed on its confirmation page. */
+export const KEY_PREVIEW_LIMIT = 100;
+
+/** The tasks of a key that a pause or resume would reach now, for its confirmation page. */
+export interface KeyPreview {
+  readonly tasks: readonly { readonly id: string; readonly status: TaskStatus }[];
+  /** True when the key has more such tasks than are listed. */
+  readonly more: boolean;
+}
+
+/**
+ * Reads the tasks of the key in the statuses its pause (or resume) reaches, as the client's
+ * own selection does: the confirmation page lists them. The action reads them again when it
+ * is confirmed, so a task that moved on in between is reported as left as it is.
+ */
+export async function keyPreviewOf(
+  client: TaskClient,
+  action: { readonly kind: 'pause-key' | 'resume-key'; readonly key: string },
+): Promise<KeyPreview> {
+  const page = await client.list({
+    status: action.kind === 'pause-key' ? [...PAUSABLE, TaskStatus.RUNNING] : TaskStatus.PAUSED,
+    orderingKey: action.key,
+    limit: KEY_PREVIEW_LIMIT,
+  });
+  return {
+    tasks: page.items.map((r) => ({ id: r.id, status: r.status })),
+    more: page.cursor !== undefined,
+  };
+}

@@ -23,6 +23,7 @@ import { overviewPage } from './pages/overview.js';
 import { parkedPage } from './pages/parked.js';
 import { schedulesPage } from './pages/schedules.js';
 import { malformedTaskPage, taskDetailPage, taskListPage, taskMissingPage } from './pages/tasks.js';
+import { keyPreviewOf } from './pause-actions.js';
 import { listTasks, readOverview, readParkedKeys, readScheduleViews } from './queries.js';
 import { recordProblems } from './record-check.js';
 import { sameOriginPath } from './safety.js';
@@ -196,8 +197,13 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
     if ('problems' in parsed)
       return c.html(problemPage(page(), 'Nothing to confirm', parsed.problems), 400);
     const back = sameOriginPath(c.req.header('referer'), new URL(c.req.url).origin);
-    const preview = await previewOf(client, parsed.action, clock);
-    return c.html(confirmPage(page(), parsed.action, back, preview));
+    const { action } = parsed;
+    const preview = await previewOf(client, action, clock);
+    const keyTasks =
+      action.kind === 'pause-key' || action.kind === 'resume-key'
+        ? await keyPreviewOf(client, action)
+        : undefined;
+    return c.html(confirmPage(page(), action, back, preview, keyTasks));
   });
 
   app.post('/actions/:kind', async (c) => {

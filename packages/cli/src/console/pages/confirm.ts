@@ -1,7 +1,8 @@
 /** The confirmation step before every action, and the pages after it. */
 import { html } from 'hono/html';
 import { type ActionOutcome, type ConsoleAction, describe, type PurgePreview } from '../actions.js';
-import { csrfField, type Html, layout, type PageContext, taskLink } from './layout.js';
+import type { KeyPreview } from '../pause-actions.js';
+import { csrfField, type Html, layout, type PageContext, statusLabel, taskLink } from './layout.js';
 
 /**
  * Asks to confirm an action; the form POSTs the same fields with the CSRF token. No button
@@ -14,7 +15,25 @@ export function confirmPage(
   action: ConsoleAction,
   back: string,
   preview?: PurgePreview,
+  keyTasks?: KeyPreview,
 ): Html {
+  if ((action.kind === 'pause-key' || action.kind === 'resume-key') && keyTasks !== undefined) {
+    if (keyTasks.tasks.length === 0) {
+      const none =
+        action.kind === 'pause-key'
+          ? `The ordering key "${action.key}" has no SCHEDULED, PENDING, QUEUED, SUSPENDED or RUNNING task: nothing would be paused.`
+          : `The ordering key "${action.key}" has no PAUSED task: nothing would be resumed.`;
+      const body = html`<div class="confirm" role="region" aria-labelledby="confirm-what">
+<p id="confirm-what">${none}</p>
+<p><a href="${back}">Go back</a></p>
+</div>`;
+      return layout(ctx, {
+        title: `Confirm ${action.kind.replace('-', ' ')}`,
+        path: '/confirm',
+        body,
+      });
+    }
+  }
   if (action.kind === 'purge' && preview !== undefined && preview.ids.length === 0) {
     const body = html`<div class="confirm" role="region" aria-labelledby="confirm-what">
 <p id="confirm-what">No DEAD task died more than ${action.olderThanDays} days ago: nothing would be deleted.</p>
@@ -40,13 +59,16 @@ export function confirmPage(
           : html`<input type="hidden" name="name" value="${action.name}">`;
   const listed = byIds
     ? html`<ul>${action.ids.map((id) => html`<li>${taskLink(id)}</li>`)}</ul>`
-    : preview === undefined
-      ? ''
-      : html`<p>${
-          preview.total > preview.ids.length
-            ? `${preview.total} tasks match; this purge deletes the ${preview.ids.length} listed (purge again for the rest):`
-            : `${preview.total} task(s) match:`
-        }</p>
+    : keyTasks !== undefined
+      ? html`<p>The key's tasks it reaches now${keyTasks.more ? ` (the first ${keyTasks.tasks.length}; it reaches the rest too)` : ''}, in the status each has:</p>
+<ul>${keyTasks.tasks.map((t) => html`<li>${taskLink(t.id)} ${statusLabel(t.status)}</li>`)}</ul>`
+      : preview === undefined
+        ? ''
+        : html`<p>${
+            preview.total > preview.ids.length
+              ? `${preview.total} tasks match; this purge deletes the ${preview.ids.length} listed (purge again for the rest):`
+              : `${preview.total} task(s) match:`
+          }</p>
 <ul>${preview.ids.map((id) => html`<li>${taskLink(id)}</li>`)}</ul>`;
   const typed =
     action.kind === 'purge' && preview !== undefined
