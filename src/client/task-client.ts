@@ -1,6 +1,7 @@
 import { Defaults, type TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
+import { PauseStore } from '../store/pauses.js';
 import { stepInfo } from '../store/steps.js';
 import { openTableStream } from '../store/table-stream.js';
 import type { StatusIndex } from '../store/task-store.js';
@@ -468,7 +469,9 @@ export class TaskClient {
   private async pauseDeps(): Promise<PauseDeps> {
     const { store, waker, wakes, delayed, logger, clock } = this.parts;
     const principal = await this.principal();
-    return { store, waker, wakes, delayed, logger, clock, principal, get: (id) => this.get(id) };
+    const pauses = store.part((ctx) => new PauseStore(ctx));
+    const get = (id: string) => this.get(id);
+    return { store, pauses, waker, wakes, delayed, logger, clock, principal, get };
   }
 
   /**
