@@ -13,6 +13,7 @@ import { DEFAULT_LANE } from '../settings/lanes.js';
 import { checkRetention, type Retention } from '../settings/retention.js';
 import { DebounceStore } from './debounce.js';
 import { DependencyStore } from './dependency-store.js';
+import { LaneControls } from './lane-controls.js';
 import { ParkedKeys } from './parked-keys.js';
 import { PauseStore } from './pauses.js';
 import {
@@ -99,6 +100,8 @@ export class TaskStore {
   readonly signals: SignalStore;
   /** The operator's pauses and resumes (docs/adr/0048-durable-sleep-signals-pause.md). */
   readonly pauses: PauseStore;
+  /** The lanes' control items: paused lanes (docs/adr/0048-durable-sleep-signals-pause.md). */
+  readonly laneControls: LaneControls;
   private readonly ctx: WriteContext;
 
   constructor(options: TaskStoreOptions) {
@@ -115,6 +118,7 @@ export class TaskStore {
     this.steps = new StepStore(this.ctx);
     this.signals = new SignalStore(this.ctx);
     this.pauses = new PauseStore(this.ctx);
+    this.laneControls = new LaneControls(this.ctx);
   }
 
   /** Reads one task with a strongly consistent read. */
