@@ -1,6 +1,7 @@
 import { Defaults, type TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
+import { PauseStore } from '../store/pauses.js';
 import { stepInfo } from '../store/steps.js';
 import { openTableStream } from '../store/table-stream.js';
 import type { StatusIndex } from '../store/task-store.js';
@@ -43,7 +44,6 @@ import {
 import { type KeyPauseResult, type PauseDeps, pauseKey, pauseTask, resumeTask } from './pause.js';
 import type { EnqueueOptions } from './prepare.js';
 import { type PurgeOptions, type PurgeResult, purgeTasks } from './purge.js';
-import { type RecoverOptions, type RecoverResult, recoverLostTasks } from './recover.js';
 import {
   type RedriveOptions,
   type RedriveResult,
@@ -289,21 +289,6 @@ export class TaskClient {
   }
 
   /**
-   * Finds, with one Scan of the table, the RUNNING and QUEUED tasks quiet for longer than
-   * `olderThan` (15 minutes by default) and puts them back to work: for after a purge of the
-   * work queue, or after its messages may have expired while no worker received them
-   * (docs/runbook.md). The Scan reads every item of the table; `dryRun` lists without moving.
-   *
-   * @throws ValidationError when `olderThan` is not a duration.
-   */
-  async recoverLost(options: RecoverOptions = {}): Promise<RecoverResult> {
-    const { store, dispatcher, logger } = this.parts;
-    return onTable(this.parts.tableCall, () =>
-      recoverLostTasks({ store, dispatcher, logger }, options, this.parts.clock()),
-    );
-  }
-
-  /**
    * Deletes the DEAD tasks that died more than `olderThan` ago (with `dryRun`, only lists
    * them; with `ids`, only those of them). A task redriven meanwhile is kept.
    *
@@ -533,7 +518,9 @@ export class TaskClient {
   private async pauseDeps(): Promise<PauseDeps> {
     const { store, waker, wakes, delayed, logger, clock } = this.parts;
     const principal = await this.principal();
-    return { store, waker, wakes, delayed, logger, clock, principal, get: (id) => this.get(id) };
+    const pauses = store.part((ctx) => new PauseStore(ctx));
+    const get = (id: string) => this.get(id);
+    return { store, pauses, waker, wakes, delayed, logger, clock, principal, get };
   }
 
   /**

@@ -220,16 +220,20 @@ export function cancel(m: Model, i: number): boolean {
   return true;
 }
 
-/**
- * One sweep. A RUNNING task under an expired lease is left to its message, which comes back
- * when its visibility ends: the next delivery takes the lease over, or declares the task DEAD
- * on its final attempt (docs/adr/0052-running-and-queued-leave-the-index.md). The sweeper
- * requeues one only when its message reached a dead-letter queue, which no command here
- * does. An old PENDING task is sent again; the send is no transition (ADR 0020).
- */
+/** One sweep: expired leases are requeued (and resent) or killed; old PENDING is resent. */
 export function sweep(m: Model, pendingAgeMs: number): void {
-  void m;
-  void pendingAgeMs;
+  for (const task of m.tasks) {
+    if (task.status === 'RUNNING' && task.leaseExpiresAt <= m.now) {
+      if (task.attempt >= m.maxAttempts) {
+        transition(task, 'DEAD');
+      } else {
+        transition(task, 'PENDING'); // requeued under a new generation, and sent
+        task.pendingSince = m.now;
+      }
+    }
+    // An old PENDING task is sent again; the send is no transition (ADR 0020).
+    void pendingAgeMs;
+  }
 }
 
 export function activeRuns(m: Model): ModelRun[] {

@@ -92,7 +92,7 @@ export const ALL_TRANSITIONS: readonly Row[] = [
   pausing.pause,
   pausing.requestPause,
   pausing.withdrawPause,
-  pausing.pauseRunning,
+  suspension.pauseRunning,
   pausing.resume,
   pausing.resumeScheduled,
   pausing.resumeSuspended,
