@@ -10,7 +10,7 @@ import { AuditEvent } from '../core/constants.js';
 import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { LaneQueues } from '../settings/lanes.js';
-import type { LaneControl } from '../store/lane-controls.js';
+import { type LaneControl, LaneControls } from '../store/lane-controls.js';
 import type { TaskStore } from '../store/task-store.js';
 import { isPolling, type LaneMappings } from './lane-mappings.js';
 
@@ -78,7 +78,7 @@ export async function laneStates(
 ): Promise<LaneState[]> {
   const asked = names ?? deps.lanes.names();
   for (const lane of asked) deps.lanes.get(lane, 'laneStates');
-  return (await deps.store.laneControls.read(asked, true)).map(stateOf);
+  return (await controls(deps.store).read(asked, true)).map(stateOf);
 }
 
 /**
@@ -102,7 +102,7 @@ export async function pauseLane(
           .mappings()
           .find(location.queueArn ?? (await queueArn(deps.sqs, location.queueUrl)));
   const polling = mappings.filter((m) => isPolling(m.state)).map((m) => m.uuid);
-  const written = await deps.store.laneControls.pause(lane, options.reason, principal, polling);
+  const written = await controls(deps.store).pause(lane, options.reason, principal, polling);
   const toDisable = written.changed
     ? polling
     : polling.filter((uuid) => written.control.mappings.includes(uuid));
@@ -125,19 +125,24 @@ export async function resumeLane(
 ): Promise<LanePauseResult> {
   deps.lanes.get(lane, 'resumeLane');
   const principal = await deps.principal();
-  const [seen] = await deps.store.laneControls.read([lane], true);
+  const [seen] = await controls(deps.store).read([lane], true);
   if (seen === undefined || !seen.paused) {
     return { ...stateOf(seen ?? unpaused(lane)), changed: false, switchedMappings: [] };
   }
   const toEnable = options.mappings === false ? [] : seen.mappings;
   for (const uuid of toEnable) await deps.mappings().setEnabled(uuid, true);
-  const written = await deps.store.laneControls.resume(lane, principal);
+  const written = await controls(deps.store).resume(lane, principal);
   if (written.changed) audit(deps, AuditEvent.LANE_RESUMED, written.control, principal);
   return {
     ...stateOf(written.control),
     changed: written.changed,
     switchedMappings: written.changed ? toEnable : [],
   };
+}
+
+/** The store's lane control items (a part of its own: the worker's bundle leaves it out). */
+function controls(store: TaskStore): LaneControls {
+  return store.part((ctx) => new LaneControls(ctx));
 }
 
 function stateOf(control: LaneControl): LaneState {

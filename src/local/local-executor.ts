@@ -16,6 +16,7 @@ import { noopMetrics } from '../observability/metrics.js';
 import { delayedScheduleGroupName } from '../scheduler/names.js';
 import { executorSettings } from '../settings/executor.js';
 import { resolveLaneQueues } from '../settings/location.js';
+import { LaneControls } from '../store/lane-controls.js';
 import { TaskStore } from '../store/task-store.js';
 import { createSweeper } from '../sweeper/create-sweeper.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
@@ -264,7 +265,7 @@ function runInBackground(
     tableName: location.tableName,
     dynamodb: clients.dynamodb,
     logger,
-  }).laneControls;
+  }).part((ctx) => new LaneControls(ctx));
   const gate = watchLanePauses({
     read: (names) => laneControls.read(names),
     lanes: queues.names(),

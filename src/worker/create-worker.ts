@@ -346,17 +346,19 @@ export function createWorker(
               queueUrl: lanes.queueUrl(lane, 'poll'),
             }));
       // The poll loop is a module of its own, loaded here: a Lambda worker never polls.
-      const [{ pollQueue }, { watchLanePauses }, client] = await Promise.all([
+      const [{ pollQueue }, { watchLanePauses }, { LaneControls }, client] = await Promise.all([
         import('./sqs-poller.js'),
         import('./lane-gate.js'),
+        import('../store/lane-controls.js'),
         sqsClient(),
       ]);
+      const laneControls = store.part((ctx) => new LaneControls(ctx));
       const gated = polled.flatMap(({ lane }) => (lane === undefined ? [] : [lane]));
       const gate =
         poll.laneControlPeriodMs === false || gated.length === 0
           ? undefined
           : watchLanePauses({
-              read: (names) => store.laneControls.read(names),
+              read: (names) => laneControls.read(names),
               lanes: gated,
               signal: poll.signal,
               logger,
