@@ -6,18 +6,12 @@
  * is paused.
  */
 import { getItems } from './batch-get.js';
+import { laneControlKey } from './lane-control-key.js';
 import type { WriteContext } from './store-context.js';
 import { lanes } from './transitions/index.js';
 import { send } from './transitions/writer.js';
 
-/**
- * The partition key prefix of lane control items. It ends with a space, which no task id can
- * hold, so a control item never collides with a task.
- */
-const PREFIX = 'lane-control ';
-
-/** The control item's key of `lane`. */
-export const laneControlKey = (lane: string): string => `${PREFIX}${lane}`;
+export { laneControlKey };
 
 /** A lane's control state, as its item records it; an absent item is an unpaused lane. */
 export interface LaneControl {

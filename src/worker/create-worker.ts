@@ -346,19 +346,18 @@ export function createWorker(
               queueUrl: lanes.queueUrl(lane, 'poll'),
             }));
       // The poll loop is a module of its own, loaded here: a Lambda worker never polls.
-      const [{ pollQueue }, { watchLanePauses }, { LaneControls }, client] = await Promise.all([
+      const [{ pollQueue }, { readLanePauses, watchLanePauses }, client] = await Promise.all([
         import('./sqs-poller.js'),
         import('./lane-gate.js'),
-        import('../store/lane-controls.js'),
         sqsClient(),
       ]);
-      const laneControls = store.part((ctx) => new LaneControls(ctx));
+      const doc = store.part((ctx) => ctx.doc);
       const gated = polled.flatMap(({ lane }) => (lane === undefined ? [] : [lane]));
       const gate =
         poll.laneControlPeriodMs === false || gated.length === 0
           ? undefined
           : watchLanePauses({
-              read: (names) => laneControls.read(names),
+              read: (names) => readLanePauses(doc, store.tableName, names),
               lanes: gated,
               signal: poll.signal,
               logger,

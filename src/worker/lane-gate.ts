@@ -7,7 +7,8 @@
  * polls, eventually consistent: a pause takes effect within about one period.
  */
 import type { TaskLogger } from '../observability/logger.js';
-import type { LaneControl } from '../store/lane-controls.js';
+import type { LanePauseRead } from '../store/lane-control-key.js';
+import { sleep } from './sqs-poller.js';
 
 /** How often a poller reads its lanes' control items by default. */
 export const DEFAULT_LANE_CONTROL_PERIOD_MS = 10_000;
@@ -15,7 +16,7 @@ export const DEFAULT_LANE_CONTROL_PERIOD_MS = 10_000;
 /** Options of {@link watchLanePauses}. */
 export interface LaneGateOptions {
   /** Reads the control items of the lanes named. */
-  readonly read: (lanes: readonly string[]) => Promise<readonly LaneControl[]>;
+  readonly read: (lanes: readonly string[]) => Promise<readonly LanePauseRead[]>;
   readonly lanes: readonly string[];
   /** @default DEFAULT_LANE_CONTROL_PERIOD_MS */
   readonly periodMs?: number;
@@ -50,37 +51,23 @@ export function watchLanePauses(options: LaneGateOptions): LaneGate {
         if (control.paused === was) continue;
         if (control.paused) paused.add(control.lane);
         else paused.delete(control.lane);
-        options.logger.info(control.paused ? 'lane paused: not receiving' : 'lane resumed', {
+        options.logger.info(control.paused ? 'lane paused' : 'lane resumed', {
           lane: control.lane,
-          principal: control.principal,
-          reason: control.reason,
         });
       }
     } catch (err) {
-      options.logger.warn('cannot read the lanes’ control items; keeping the last state', {
-        error: (err as Error).message,
-      });
+      options.logger.warn('lane read failed', { error: (err as Error).message });
     }
   };
   const ready = readOnce();
   const stopped = ready.then(async () => {
     while (!options.signal.aborted) {
-      await wait(periodMs, options.signal);
+      await sleep(periodMs, options.signal);
       if (!options.signal.aborted) await readOnce();
     }
   });
   return { ready, paused: (lane) => paused.has(lane), stopped };
 }
 
-/** Waits `ms`, or less when `signal` aborts; never rejects. */
-function wait(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
+export { readLanePauses } from '../store/lane-control-key.js';
+export type { LanePauseRead };

@@ -244,7 +244,8 @@ async function handleBatch(
   return { received: records.length, deleted, failed: verdict.failedIds.size };
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or less when `signal` aborts; never rejects. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
