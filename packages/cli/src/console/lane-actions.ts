@@ -5,7 +5,7 @@
  * changed or not, with the event source mappings switched or why none was.
  */
 import type { LanePauseResult, LaneState, TaskClient } from 'tasklane';
-import { ConfigurationError, UnknownLaneError } from 'tasklane';
+import { ConfigurationError, TasklaneError, UnknownLaneError } from 'tasklane';
 
 /** A pause or resume of a whole lane. */
 export interface LaneAction {
@@ -67,7 +67,8 @@ function iso(ms: number): string {
  * disabled; where the client cannot load `@aws-sdk/client-lambda` (the console embedded in an
  * app without it) it records the pause only, and the outcome says that a Lambda worker keeps
  * receiving. A resume never falls back: enabling the mappings a pause disabled is its job, and
- * recording a resume without them would leave the lane stopped while shown running.
+ * recording a resume without them would leave the lane stopped while shown running. A failed
+ * call is a failed outcome saying whether repeating it is safe, never a throw.
  */
 export async function performLane(client: LaneClient, action: LaneAction): Promise<LaneOutcome> {
   try {
@@ -80,7 +81,7 @@ export async function performLane(client: LaneClient, action: LaneAction): Promi
       return paused(await client.pauseLane(action.lane, { reason, mappings: false }), false);
     }
   } catch (err) {
-    if (!(err instanceof UnknownLaneError)) throw err;
+    if (!(err instanceof UnknownLaneError)) return failedLane(action, err);
     return {
       title: `No lane is named "${action.lane}"`,
       lines: [
@@ -90,6 +91,30 @@ export async function performLane(client: LaneClient, action: LaneAction): Promi
       failed: true,
     };
   }
+}
+
+/**
+ * A lane call that failed (Lambda or the table refused, say): what was wrong, and that
+ * repeating it is safe, which the client's order of writes makes true: a pause records the
+ * mappings before disabling them and a repeat disables what is left; a resume enables them
+ * before recording itself, so the lane stays paused until it has.
+ */
+function failedLane(action: LaneAction, err: unknown): LaneOutcome {
+  const message =
+    err instanceof TasklaneError
+      ? `${err.code}: ${err.message}`
+      : `${(err as Error).name}: ${(err as Error).message}`;
+  return {
+    title: `The ${action.kind === 'pause-lane' ? 'pause' : 'resume'} of lane ${action.lane} failed`,
+    lines: [
+      message,
+      action.kind === 'pause-lane'
+        ? 'The pause may be recorded with some of its mappings still polling: pausing the lane again disables those it recorded.'
+        : 'The lane stays paused until its mappings are enabled and the resume recorded: resuming it again is safe.',
+    ],
+    ids: [],
+    failed: true,
+  };
 }
 
 /** True for the client's refusal to switch mappings without `@aws-sdk/client-lambda`. */
