@@ -103,7 +103,7 @@ describe('console pause and resume of a lane', () => {
     expect(text(overview.body)).toMatch(/default\s*PAUSED.+deploy of the billing service/);
     expect(overview.body).toContain(pausedState?.principal ?? 'no principal');
     expect(overview.body).toContain('href="/confirm?action=resume-lane&amp;lane=default"');
-    expect(text(againConfirm.body)).toContain('The lane "default" is paused at ');
+    expect(text(againConfirm.body)).toContain('The lane "default" has been paused since ');
     expect(text(againConfirm.body)).toContain('Confirming changes nothing: it stays paused.');
     expect(again.status).toBe(200);
     expect(text(again.body)).toContain('Lane default was already paused');

@@ -46,15 +46,15 @@ export function laneStateLine(state: LaneState): string {
       state.mappings.length === 0
         ? 'no Lambda event source mapping was disabled by it'
         : `it disabled the event source mapping(s) ${state.mappings.join(', ')}`;
-    return `The lane "${state.lane}" is paused${by(state)}${state.reason === undefined ? '' : `: ${state.reason}`} (${mappings}).`;
+    return `The lane "${state.lane}" has been paused${by(state, 'since')}${state.reason === undefined ? '' : `: ${state.reason}`} (${mappings}).`;
   }
   return state.changedAt === undefined
     ? `The lane "${state.lane}" is running: it has never been paused.`
-    : `The lane "${state.lane}" is running (resumed${by(state)}).`;
+    : `The lane "${state.lane}" is running (resumed${by(state, 'at')}).`;
 }
 
-function by(state: LaneState): string {
-  const when = state.changedAt === undefined ? '' : ` at ${iso(state.changedAt)}`;
+function by(state: LaneState, word: 'at' | 'since'): string {
+  const when = state.changedAt === undefined ? '' : ` ${word} ${iso(state.changedAt)}`;
   return `${when}${state.principal === undefined ? '' : ` by ${state.principal}`}`;
 }
 
@@ -128,7 +128,7 @@ function paused(out: LanePauseResult, withMappings: boolean): LaneOutcome {
   const lines: string[] = [];
   if (!out.changed) {
     lines.push(
-      `It was already paused${by(out)}${out.reason === undefined ? '' : `: ${out.reason}`}. Nothing was written.`,
+      `It has been paused${by(out, 'since')}${out.reason === undefined ? '' : `: ${out.reason}`}. Nothing was written.`,
     );
     if (out.switchedMappings.length > 0) {
       lines.push(
