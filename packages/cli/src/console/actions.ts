@@ -4,6 +4,7 @@
  */
 import type { TaskClient } from 'tasklane';
 import { TasklaneError, TaskStatus } from 'tasklane';
+import { describeLane, type LaneAction, MAX_LANE_REASON, performLane } from './lane-actions.js';
 import { describePause, type PauseAction, performPause } from './pause-actions.js';
 
 /** One action the console can take, as the confirmation page is asked for it. */
@@ -16,7 +17,8 @@ export type ConsoleAction =
   | { readonly kind: 'delete'; readonly name: string }
   | { readonly kind: 'redrive-key'; readonly key: string }
   | { readonly kind: 'release'; readonly key: string; readonly lane: string | undefined }
-  | PauseAction;
+  | PauseAction
+  | LaneAction;
 
 /**
  * The tasks a purge's confirmation page listed, and when it listed them: the purge deletes
@@ -49,6 +51,8 @@ export const ACTION_KINDS = [
   'resume-task',
   'pause-key',
   'resume-key',
+  'pause-lane',
+  'resume-lane',
 ] as const;
 
 /** At most this many tasks per redrive, cancel, purge, pause or resume. */
@@ -115,6 +119,21 @@ export function parseAction(
       if (kind !== 'release') return { action: { kind, key } };
       const lane = (field('lane')[0] ?? '').trim();
       return { action: { kind, key, lane: lane === '' ? undefined : lane } };
+    }
+    case 'pause-lane':
+    case 'resume-lane': {
+      const lane = (field('lane')[0] ?? '').trim();
+      if (lane === '') problems.push('name the lane (field "lane"); none was given');
+      const reason = (field('reason')[0] ?? '').trim();
+      if (reason.length > MAX_LANE_REASON) {
+        problems.push(
+          `a reason of at most ${MAX_LANE_REASON} characters is accepted; received ${reason.length}`,
+        );
+      }
+      if (problems.length > 0) return { problems };
+      return {
+        action: kind === 'pause-lane' && reason !== '' ? { kind, lane, reason } : { kind, lane },
+      };
     }
     default:
       return {
@@ -321,6 +340,9 @@ async function run(
     case 'pause-key':
     case 'resume-key':
       return performPause(client, action);
+    case 'pause-lane':
+    case 'resume-lane':
+      return performLane(client, action);
   }
 }
 
@@ -348,5 +370,8 @@ export function describe(action: ConsoleAction): string {
     case 'pause-key':
     case 'resume-key':
       return describePause(action);
+    case 'pause-lane':
+    case 'resume-lane':
+      return describeLane(action);
   }
 }

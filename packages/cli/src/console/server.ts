@@ -5,8 +5,8 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
-import type { TaskClient, TaskRecord } from 'tasklane';
-import { TasklaneError, TaskStatus, ValidationError } from 'tasklane';
+import type { LaneState, TaskClient, TaskRecord } from 'tasklane';
+import { TasklaneError, TaskStatus, UnknownLaneError, ValidationError } from 'tasklane';
 import { parseAction, parseConfirmed, perform, previewOf } from './actions.js';
 import { serveAsset } from './assets.js';
 import type { ChartSource } from './charts/chart-data.js';
@@ -203,7 +203,21 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
       action.kind === 'pause-key' || action.kind === 'resume-key'
         ? await keyPreviewOf(client, action)
         : undefined;
-    return c.html(confirmPage(page(), action, back, preview, keyTasks));
+    let laneState: LaneState | undefined;
+    if (action.kind === 'pause-lane' || action.kind === 'resume-lane') {
+      try {
+        [laneState] = await client.laneStates([action.lane]);
+      } catch (err) {
+        if (!(err instanceof UnknownLaneError)) throw err;
+        return c.html(
+          problemPage(page(), 'Unknown lane', [
+            `no lane is named "${action.lane}": the executor's lanes are ${err.known.join(', ')}`,
+          ]),
+          404,
+        );
+      }
+    }
+    return c.html(confirmPage(page(), action, back, preview, keyTasks, laneState));
   });
 
   app.post('/actions/:kind', async (c) => {

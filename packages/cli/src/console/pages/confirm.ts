@@ -1,6 +1,8 @@
 /** The confirmation step before every action, and the pages after it. */
 import { html } from 'hono/html';
+import type { LaneState } from 'tasklane';
 import { type ActionOutcome, type ConsoleAction, describe, type PurgePreview } from '../actions.js';
+import { laneStateLine, MAX_LANE_REASON } from '../lane-actions.js';
 import type { KeyPreview } from '../pause-actions.js';
 import { csrfField, type Html, layout, type PageContext, statusLabel, taskLink } from './layout.js';
 
@@ -16,6 +18,7 @@ export function confirmPage(
   back: string,
   preview?: PurgePreview,
   keyTasks?: KeyPreview,
+  laneState?: LaneState,
 ): Html {
   if ((action.kind === 'pause-key' || action.kind === 'resume-key') && keyTasks !== undefined) {
     if (keyTasks.tasks.length === 0) {
@@ -52,28 +55,36 @@ export function confirmPage(
                 (id) => html`<input type="hidden" name="id" value="${id}">`,
               )}`
         }`
-      : action.kind === 'release'
-        ? html`<input type="hidden" name="key" value="${action.key}">${action.lane === undefined ? '' : html`<input type="hidden" name="lane" value="${action.lane}">`}`
-        : 'key' in action
-          ? html`<input type="hidden" name="key" value="${action.key}">`
-          : html`<input type="hidden" name="name" value="${action.name}">`;
+      : action.kind === 'pause-lane' || action.kind === 'resume-lane'
+        ? html`<input type="hidden" name="lane" value="${action.lane}">`
+        : action.kind === 'release'
+          ? html`<input type="hidden" name="key" value="${action.key}">${action.lane === undefined ? '' : html`<input type="hidden" name="lane" value="${action.lane}">`}`
+          : 'key' in action
+            ? html`<input type="hidden" name="key" value="${action.key}">`
+            : 'name' in action
+              ? html`<input type="hidden" name="name" value="${action.name}">`
+              : '';
   const listed = byIds
     ? html`<ul>${action.ids.map((id) => html`<li>${taskLink(id)}</li>`)}</ul>`
-    : keyTasks !== undefined
-      ? html`<p>The key's tasks it reaches now${keyTasks.more ? ` (the first ${keyTasks.tasks.length}; it reaches the rest too)` : ''}, in the status each has:</p>
+    : laneState !== undefined
+      ? html`<p id="lane-state">${laneStateLine(laneState)}${laneUnchanged(action.kind, laneState)}</p>`
+      : keyTasks !== undefined
+        ? html`<p>The key's tasks it reaches now${keyTasks.more ? ` (the first ${keyTasks.tasks.length}; it reaches the rest too)` : ''}, in the status each has:</p>
 <ul>${keyTasks.tasks.map((t) => html`<li>${taskLink(t.id)} ${statusLabel(t.status)}</li>`)}</ul>`
-      : preview === undefined
-        ? ''
-        : html`<p>${
-            preview.total > preview.ids.length
-              ? `${preview.total} tasks match; this purge deletes the ${preview.ids.length} listed (purge again for the rest):`
-              : `${preview.total} task(s) match:`
-          }</p>
+        : preview === undefined
+          ? ''
+          : html`<p>${
+              preview.total > preview.ids.length
+                ? `${preview.total} tasks match; this purge deletes the ${preview.ids.length} listed (purge again for the rest):`
+                : `${preview.total} task(s) match:`
+            }</p>
 <ul>${preview.ids.map((id) => html`<li>${taskLink(id)}</li>`)}</ul>`;
   const typed =
     action.kind === 'purge' && preview !== undefined
       ? html`<label for="confirm-count">Type ${preview.ids.length}, the number of tasks to delete<input id="confirm-count" name="count" inputmode="numeric" autocomplete="off" required size="6"></label>`
-      : '';
+      : action.kind === 'pause-lane'
+        ? html`<label for="confirm-reason">Reason, shown with the lane's state (optional)<input id="confirm-reason" name="reason" maxlength="${MAX_LANE_REASON}" autocomplete="off" size="40"></label>`
+        : '';
   const body = html`<div class="confirm" role="region" aria-labelledby="confirm-what">
 <p id="confirm-what">${describe(action)}</p>
 ${listed}
@@ -87,6 +98,15 @@ ${typed}
 </form>
 </div>`;
   return layout(ctx, { title: `Confirm ${action.kind.replace('-', ' ')}`, path: '/confirm', body });
+}
+
+/** What confirming changes on a lane already in the asked state: nothing. */
+function laneUnchanged(kind: string, state: LaneState): string {
+  if (kind === 'pause-lane' && state.paused) return ' Confirming changes nothing: it stays paused.';
+  if (kind === 'resume-lane' && !state.paused) {
+    return ' Confirming changes nothing: it is not paused.';
+  }
+  return '';
 }
 
 /** Actions whose Confirm button is red: they cannot be undone. */
