@@ -39,11 +39,13 @@ export class SignalReader {
 
   /**
    * The signal at `seq`, reading it when not read yet (or read before it was counted): with
-   * the positions after it that can exist, those below the count ({@link signalRead}).
+   * the positions after it that can exist, those below the count ({@link signalRead}), up to
+   * the first already read.
    */
   async get(seq: number): Promise<StoredSignal | undefined> {
     if (this.known.has(seq) || this.settled.has(seq)) return this.known.get(seq);
-    const count = signalRead(seq, this.count);
+    let count = 1;
+    while (count < signalRead(seq, this.count) && !this.settled.has(seq + count)) count += 1;
     const window = await this.store.window(this.record, this.epoch, seq, count);
     for (const [at, signal] of window) this.known.set(at, signal);
     for (let at = seq; at < seq + count && at < this.count; at++) this.settled.add(at);
