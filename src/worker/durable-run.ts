@@ -369,9 +369,9 @@ export class DurableRun {
    * The step stored at `index` by an earlier slice, reading its window when not yet read. A
    * full window (100 positions) with a gap has no step after it: steps are stored in order. A
    * smaller first read (a woken slice's, {@link firstStepRead}) ends the steps only when its
-   * last position, the one after the wait's, is empty; else reading goes on from there, so a
-   * step stored past the wait (by a stale slice, or beside a wait not awaited) is read, never
-   * assumed absent.
+   * last two positions, the wait's memo and the one after it, are both empty; else reading
+   * goes on from there in full windows, so a step stored past the wait (by a slice that
+   * passed it, a stale one, or beside a wait not awaited) is read, never assumed absent.
    */
   private async lookup(index: number): Promise<StoredStep | undefined> {
     while (index >= this.readUpTo && !this.exhausted) {
@@ -385,7 +385,15 @@ export class DurableRun {
       );
       for (const [at, step] of window) this.known.set(at, step);
       this.readUpTo += count;
-      const ended = count < STEP_WINDOW ? !window.has(from + count - 1) : window.size < count;
+      // A sized first read (count < 100) ends the steps only when neither the wait's memo nor
+      // the position after it holds one: every slice that passed the wait stored its memo
+      // first, so a stored memo means a later slice ran steps after it, whose stored
+      // positions may have gaps (a step that threw is not stored); those are read on in full
+      // windows, as before the sizing.
+      const ended =
+        count < STEP_WINDOW
+          ? !window.has(from + count - 1) && !window.has(from + count - 2)
+          : window.size < count;
       if (ended) this.exhausted = true;
     }
     return this.known.get(index);
