@@ -37,7 +37,6 @@ import {
   type Lease,
   lifecycle,
   parking,
-  pausing,
   repairs,
   type Seen,
   type SeenHistory,
