@@ -232,13 +232,14 @@ describe('tasks through the deployed executor', () => {
   // loads (the waits, the suspension and wake rows, wake schedules, signal reads, the hold of
   // a suspended task's message), measured at 239.1 KB once the operator's pause rows and the
   // signal sender's writes were left to the client; 240 KB until a poller's check of its
-  // lane's pause (0.8 KB that a Lambda worker carries without running it, since esbuild
-  // inlines what the poller imports on first use). Loading them only in workers that use
-  // them is issue 29's splitting work (branch bundle29), which brings this budget down.
-  it('ships a worker bundle under 241 KB that needs only the runtime’s @aws-sdk/*', () => {
+  // lane's pause (1.7 KB that a Lambda worker carries without running it, since esbuild
+  // inlines what the poller imports on first use) and the sizing of a woken slice's reads
+  // (0.3 KB; measured 241,125 bytes). Loading them only in workers that use them is issue
+  // 29's splitting work (branch bundle29), which brings this budget down.
+  it('ships a worker bundle under 242 KB that needs only the runtime’s @aws-sdk/*', () => {
     const asset = workerAsset();
 
-    expect(asset.bytes).toBeLessThanOrEqual(241_000);
+    expect(asset.bytes).toBeLessThanOrEqual(242_000);
     expect(asset.externals.length).toBeGreaterThan(0);
     for (const external of asset.externals) expect(external).toMatch(/^@aws-sdk\//);
   });
