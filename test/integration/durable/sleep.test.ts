@@ -80,35 +80,12 @@ describe('ctx.sleep', () => {
     runWorker(task);
     const client = executor.client();
 
-    const { id } = await client.enqueue(task, {});
-    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
-    expect((await client.get(id))?.wait).toMatchObject({ step: 1 });
     // A stale slice (its lease lost unnoticed) got past the sleep: its memo and two steps,
     // the last beyond the woken slice's first read (positions 0 to 2).
-    const stale = { taskId: id, epoch: 0, attempt: 1, workerId: 'stale-worker' };
-    const until = JSON.stringify({ until: Date.now() });
-    await executor.store.steps.store({
-      ...stale,
-      index: 1,
-      name: 'nap',
-      kind: 'sleep',
-      resultJson: until,
-      sizeBytes: until.length,
-    });
-    await executor.store.steps.store({
-      ...stale,
-      index: 2,
-      name: 'after1',
-      resultJson: '"stale-1"',
-      sizeBytes: 9,
-    });
-    await executor.store.steps.store({
-      ...stale,
-      index: 3,
-      name: 'after2',
-      resultJson: '"stale-2"',
-      sizeBytes: 9,
-    });
+    const id = await sleepingWithStepsPastIt(task, [
+      [2, 'after1', '"stale-1"'],
+      [3, 'after2', '"stale-2"'],
+    ]);
     const record = await client.wait(id, { timeoutMs: 30_000 });
 
     expect(record.status).toBe(TaskStatus.SUCCEEDED);
@@ -138,28 +115,9 @@ describe('ctx.sleep', () => {
     runWorker(task);
     const client = executor.client();
 
-    const { id } = await client.enqueue(task, {});
-    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
-    expect((await client.get(id))?.wait).toMatchObject({ step: 1 });
     // A slice that passed the sleep stored its memo, its step at position 2 threw (a gap),
     // and it stored position 3: the woken slice's first read (0 to 2) ends on the gap.
-    const earlier = { taskId: id, epoch: 0, attempt: 1, workerId: 'earlier-worker' };
-    const until = JSON.stringify({ until: Date.now() });
-    await executor.store.steps.store({
-      ...earlier,
-      index: 1,
-      name: 'nap',
-      kind: 'sleep',
-      resultJson: until,
-      sizeBytes: until.length,
-    });
-    await executor.store.steps.store({
-      ...earlier,
-      index: 3,
-      name: 'after',
-      resultJson: '"stored"',
-      sizeBytes: 8,
-    });
+    const id = await sleepingWithStepsPastIt(task, [[3, 'after', '"stored"']]);
     const record = await client.wait(id, { timeoutMs: 30_000 });
 
     expect(record.status).toBe(TaskStatus.SUCCEEDED);
@@ -467,3 +425,28 @@ describe('the sweeper', () => {
     expect(record.attempt).toBe(1);
   });
 });
+
+/**
+ * Enqueues `task` (a step, then a sleep named `nap`), waits until it sleeps at position 1,
+ * then stores what an earlier slice that got past the sleep would have: the sleep's memo and
+ * `steps` (position, name, result JSON). Returns the task's id.
+ */
+async function sleepingWithStepsPastIt(
+  task: Parameters<ReturnType<typeof executor.client>['enqueue']>[0],
+  steps: readonly (readonly [index: number, name: string, resultJson: string])[],
+): Promise<string> {
+  const client = executor.client();
+  const { id } = await client.enqueue(task, {});
+  await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+  expect((await client.get(id))?.wait).toMatchObject({ step: 1 });
+  const earlier = { taskId: id, epoch: 0, attempt: 1, workerId: 'earlier-worker' };
+  const until = JSON.stringify({ until: Date.now() });
+  const memo = { index: 1, name: 'nap', kind: 'sleep' as const, resultJson: until };
+  for (const step of [
+    memo,
+    ...steps.map(([index, name, resultJson]) => ({ index, name, resultJson })),
+  ]) {
+    await executor.store.steps.store({ ...earlier, ...step, sizeBytes: step.resultJson.length });
+  }
+  return id;
+}
