@@ -271,7 +271,8 @@ export function heartbeat(m: Model, run: ModelRun): 'ok' | 'lost' | 'paused' {
  * lease; a stale run's save is refused and the run aborted. It leaves the lease as it is
  * (docs/adr/0047-durable-tasks.md: only a heartbeat extends it), so a run that checkpoints
  * past its lease's end, before anyone took the task over, still holds an expired lease.
- * A checkpoint that finds a pause request ends the run PAUSED after it is stored.
+ * A checkpoint that finds a pause request is stored, then fails with the pause, and the run
+ * ends PAUSED.
  */
 export function checkpoint(m: Model, run: ModelRun): 'ok' | 'lost' | 'paused' {
   if (!holds(m, run)) {
@@ -407,14 +408,15 @@ export function signal(m: Model, i: number, name: string): 'not found' | 'reject
 
 /**
  * `client.pause(id)`: a waiting or sleeping task is PAUSED at once; a RUNNING one is asked to
- * pause (once: asking again is refused); a PAUSED one is left as it is.
+ * pause (once: asking again writes nothing); a PAUSED one is left as it is.
  */
 export function pause(m: Model, i: number): 'not found' | 'rejected' | 'paused' | 'requested' {
   const task = m.tasks[i] as ModelTask;
   if (task.status === 'ABSENT') return 'not found';
   if (task.status === 'PAUSED') return 'paused';
   if (task.status === 'RUNNING') {
-    if (task.pauseRequested) return 'rejected';
+    // Asking again is no error, and writes nothing.
+    if (task.pauseRequested) return 'requested';
     task.pauseRequested = true;
     task.history += 1;
     return 'requested';
