@@ -29,7 +29,6 @@ export type { ParkedKey, ReleaseKeyOptions, ReleaseKeyResult } from './client/pa
 export type { KeyPauseResult } from './client/pause.js';
 export type { EnqueueOptions } from './client/prepare.js';
 export type { PurgeOptions, PurgeResult } from './client/purge.js';
-export type { RecoverOptions, RecoverResult } from './client/recover.js';
 export type { RedriveOptions, RedriveResult, RedriveSelection } from './client/redrive.js';
 export type { ScheduleClient } from './client/schedule-client.js';
 export type {

@@ -15,12 +15,7 @@ import type { Construct } from 'constructs';
 import { Defaults } from '../core/constants.js';
 import { type ExecutorSettings, executorSettings } from '../settings/executor.js';
 import type { LaneProps } from '../settings/lanes.js';
-import {
-  DEFAULT_LANE,
-  LaneEnvVars,
-  type LaneLocations,
-  laneEnvironment,
-} from '../settings/lanes.js';
+import { DEFAULT_LANE, type LaneLocations, laneEnvironment } from '../settings/lanes.js';
 import { EnvVars } from '../settings/location.js';
 import type { Retention } from '../settings/retention.js';
 import { allowLogsToUseKey } from './encryption.js';
@@ -283,13 +278,6 @@ export function allowSweeper(sweeper: ExecutorFunction, targets: SweeperTargets)
   sweeper.allow(['dynamodb:Query'], [statusIndexArn]);
   sweeper.allow(['dynamodb:UpdateItem', 'dynamodb:BatchGetItem'], [table.tableArn]);
   sweeper.allow(['sqs:SendMessage'], queueArns(targets.lanes));
-  // Each sweep reads the dead-letter queues: a RUNNING or QUEUED task whose message went there
-  // is found nowhere else, as the status index does not key those statuses (ADR 0052). It
-  // receives, and deletes the dead letters of the tasks it repaired.
-  sweeper.allow(
-    ['sqs:ReceiveMessage', 'sqs:DeleteMessage'],
-    [...targets.lanes.values()].map((l) => l.deadLetterQueue.queueArn),
-  );
   sweeper.allow(['scheduler:CreateSchedule'], [...targets.delayedSchedulesArns]);
   sweeper.allow(['iam:PassRole'], [targets.delayedSchedulerRoleArn], {
     StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
@@ -305,9 +293,6 @@ export function allowSweeper(sweeper: ExecutorFunction, targets: SweeperTargets)
     // What the sweeper's recreated one-time schedules deliver with (ADR 0036).
     [EnvVars.DELAYED_SCHEDULER_ROLE_ARN]: targets.delayedSchedulerRoleArn,
     [EnvVars.SCHEDULE_DLQ_ARN]: targets.scheduleDeadLetterQueue.queueArn,
-    // The dead-letter queues it reads (ADR 0052): the default lane's, and with lanes, each
-    // lane's. The worker's environment does not carry them (it reads no DLQ).
-    ...deadLetterEnvironment(targets.lanes),
   };
   for (const [variable, value] of Object.entries(schedulingEnvironment)) {
     sweeper.function.addEnvironment(variable, value);
@@ -345,17 +330,4 @@ export function allowWorkerWakes(
   for (const [variable, value] of Object.entries(environment)) {
     worker.function.addEnvironment(variable, value);
   }
-}
-
-/** The sweeper's dead-letter queue variables: the default lane's, and every lane's by name. */
-function deadLetterEnvironment(lanes: ReadonlyMap<string, LaneQueuePair>): Record<string, string> {
-  const defaultLane = lanes.get(DEFAULT_LANE);
-  return {
-    ...(defaultLane && { [EnvVars.DLQ_URL]: defaultLane.deadLetterQueue.queueUrl }),
-    ...(lanes.size > 1 && {
-      [LaneEnvVars.DLQ_URLS]: JSON.stringify(
-        Object.fromEntries([...lanes].map(([lane, q]) => [lane, q.deadLetterQueue.queueUrl])),
-      ),
-    }),
-  };
 }

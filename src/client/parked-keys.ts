@@ -13,7 +13,7 @@ import { TransitionRejectedError, ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { DEFAULT_LANE, type LaneQueues } from '../settings/lanes.js';
-import { mayStillHold, type ParkRecord, stillParks } from '../store/parked-keys.js';
+import { stillParks } from '../store/parked-keys.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** A parked ordering key and the DEAD task that holds it. */
@@ -84,27 +84,17 @@ const laneOf = (task: Pick<TaskRecord, 'lane'>): string | undefined =>
  * Redrives a parked task in place (DEAD → QUEUED, no new message) and lets its held message
  * go: it runs first, then the key's later tasks, in order.
  *
- * @returns the redriven record, and whether its held message may still be in its queue (when
- *   not, the caller sends a new one: nothing else would, as the status index does not key
- *   QUEUED, docs/adr/0052-running-and-queued-leave-the-index.md); undefined when another
- *   caller moved the task first.
+ * @returns the redriven record; undefined when another caller moved the task first.
  */
-export async function redriveParkedTask(
+export function redriveParkedTask(
   task: TaskRecord,
   deps: ParkDeps,
   reason: string,
   restart = false,
-): Promise<{ readonly record: TaskRecord; readonly held: boolean } | undefined> {
-  let held = false;
-  const record = await letGo(
-    task,
-    deps,
-    (seen, key) => deps.store.parkedKeys.redrive(seen, key, reason, deps.principal, restart),
-    (park) => {
-      held = park !== undefined && mayStillHold(park, Date.now());
-    },
+): Promise<TaskRecord | undefined> {
+  return letGo(task, deps, (seen, key) =>
+    deps.store.parkedKeys.redrive(seen, key, reason, deps.principal, restart),
   );
-  return record === undefined ? undefined : { record, held };
 }
 
 /**
@@ -231,7 +221,6 @@ async function letGo(
   task: TaskRecord,
   deps: ParkDeps,
   move: (seen: TaskRecord, key: string) => Promise<TaskRecord>,
-  found?: (park: ParkRecord | undefined) => void,
 ): Promise<TaskRecord | undefined> {
   const key = task.parkedKey;
   if (key === undefined) return undefined;
@@ -250,11 +239,9 @@ async function letGo(
     park = await deps.store.parkedKeys.get(key);
     itemLane = undefined;
   }
-  const own = park?.taskId === task.id ? park : undefined;
-  found?.(own?.receiptHandle === undefined ? undefined : own);
-  if (own !== undefined) {
+  if (park?.taskId === task.id) {
     await deps.store.parkedKeys.delete(key, task.id, itemLane);
-    if (own.receiptHandle !== undefined) await show(deps, own.receiptHandle, task);
+    if (park.receiptHandle !== undefined) await show(deps, park.receiptHandle, task);
   }
   return moved;
 }

@@ -95,9 +95,6 @@ export async function redriveDead(
     const moved = await redriveParkedTask(record, deps, reason, options.restart === true);
     if (moved === undefined) skipped.push({ id: record.id, reason: 'no longer parked' });
     else inPlace.push(record.id);
-    // Its held message may be gone (moved to the dead-letter queue, expired): a new one, so
-    // that the redriven task does not wait QUEUED for a message that will not come.
-    if (moved !== undefined && !moved.held) await resendRedriven(moved.record, deps);
     if (moved !== undefined && options.restart === true) await clearSteps(record, deps);
     step();
   }
@@ -281,8 +278,7 @@ function deadLetterPairs(deps: RedriveDeps): DeadLetterPair[] {
  * Drains the dead-letter queue by hand (receive, then send and delete): emulators lack
  * StartMessageMoveTask, and each message needs a decision from its task's record anyway.
  * - selected task redriven or finished, or no record at all: the message is deleted;
- * - selected task still waiting (PENDING/QUEUED/SCHEDULED) or RUNNING: moved back to the
- *   work queue;
+ * - selected task still waiting (PENDING/QUEUED/SCHEDULED): moved back to the work queue;
  * - anything else: released untouched for another time.
  */
 async function drainDeadLetters(
@@ -366,32 +362,13 @@ async function decide(
   if (record !== undefined && namesEarlierRecord(parsed.envelope, record)) {
     return 'delete';
   }
-  if (record === undefined || isTerminal(record.status)) {
-    // Finished, redriven (a fresh message is sent), or forged.
+  if (record === undefined || isTerminal(record.status) || record.status === TaskStatus.RUNNING) {
+    // Finished, redriven (a fresh message is sent), forged, or owned by a live attempt.
     return record?.status === TaskStatus.DEAD ? 'release' : 'delete';
   }
-  // A RUNNING task's dead letter is its only message: the status index does not key RUNNING
-  // (docs/adr/0052-running-and-queued-leave-the-index.md), so it goes back to be claimed,
-  // which takes over an expired lease and waits for a live one.
   // PENDING covers the tasks this redrive just moved: their fresh message is sent next.
   return record.status === TaskStatus.PENDING &&
     record.history.at(-1)?.event === AuditEvent.REDRIVEN
     ? 'delete'
     : 'move';
-}
-
-/**
- * Sends a new message for a parked task redriven in place whose held message may be gone: a
- * new generation (QUEUED → PENDING, so the outbox covers a failed send), then the send. A
- * task claimed meanwhile (its held message was there after all) keeps its run.
- */
-async function resendRedriven(record: TaskRecord, deps: RedriveDeps): Promise<void> {
-  let pending: TaskRecord;
-  try {
-    pending = await deps.store.resend(record, 'its held message may be gone', deps.principal);
-  } catch (err) {
-    if (err instanceof TransitionRejectedError) return;
-    throw err;
-  }
-  await deps.dispatcher.send(pending);
 }

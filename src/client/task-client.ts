@@ -33,7 +33,6 @@ import {
 import { type KeyPauseResult, type PauseDeps, pauseKey, pauseTask, resumeTask } from './pause.js';
 import type { EnqueueOptions } from './prepare.js';
 import { type PurgeOptions, type PurgeResult, purgeTasks } from './purge.js';
-import { type RecoverOptions, type RecoverResult, recoverLostTasks } from './recover.js';
 import {
   type RedriveOptions,
   type RedriveResult,
@@ -276,21 +275,6 @@ export class TaskClient {
    */
   counts(options: CountOptions = {}): Promise<TaskCounts> {
     return onTable(this.parts.tableCall, () => countTasks(this.parts.index, options));
-  }
-
-  /**
-   * Finds, with one Scan of the table, the RUNNING and QUEUED tasks quiet for longer than
-   * `olderThan` (15 minutes by default) and puts them back to work: for after a purge of the
-   * work queue, or after its messages may have expired while no worker received them
-   * (docs/runbook.md). The Scan reads every item of the table; `dryRun` lists without moving.
-   *
-   * @throws ValidationError when `olderThan` is not a duration.
-   */
-  async recoverLost(options: RecoverOptions = {}): Promise<RecoverResult> {
-    const { store, dispatcher, logger } = this.parts;
-    return onTable(this.parts.tableCall, () =>
-      recoverLostTasks({ store, dispatcher, logger }, options, this.parts.clock()),
-    );
   }
 
   /**

@@ -94,6 +94,7 @@ export class DebounceStore {
       debounce.NOT_STARTED.includes(record.status) &&
       record.attempt === 0 &&
       record.unclaimed !== true &&
+      record.continuations === undefined &&
       record.generation === 1 &&
       record.debounce?.key === spec.key &&
       (spec.mode !== DebounceMode.LAST ||

@@ -71,6 +71,7 @@ export const DEBOUNCED_UPDATE_ATTRIBUTES: readonly string[] = [
   'orderingKey',
   // Only tested: a claim given back ends the window (docs/adr/0064-a-given-back-claim-ends-the-debounce-window.md).
   'unclaimed',
+  'continuations',
 ];
 
 /**

@@ -29,12 +29,6 @@ export interface ListOptions {
   readonly cursor?: string | undefined;
   /** Only entries whose `statusAt` is earlier. */
   readonly before?: number | undefined;
-  /**
-   * Read the status's index partitions even though the index no longer keys it: the records
-   * an older version keyed (RUNNING and QUEUED before ADR 0052), which the sweeper still
-   * repairs. @default false: a status the index does not key is listed by a Scan
-   */
-  readonly fromIndex?: boolean | undefined;
 }
 
 /**
@@ -59,9 +53,7 @@ export async function listTasks(
       { path: 'limit', message: `expected an integer from 1 to 1000, received ${limit}` },
     ]);
   }
-  if (!isIndexed(status) && options.fromIndex !== true) {
-    return scanPage(ctx, status, limit, options.cursor);
-  }
+  if (!isIndexed(status)) return scanPage(ctx, status, limit, options.cursor);
   let { shard, startKey } = decodeCursor(options.cursor, ctx.statusShards);
   const entries: Record<string, unknown>[] = [];
   while (shard < ctx.statusShards && entries.length < limit) {
@@ -111,14 +103,6 @@ async function scanPage(
   return { items, cursor: nextKey === undefined ? undefined : encodeScanCursor(nextKey) };
 }
 
-/** Options of {@link iterateTasks}. */
-export interface IterateOptions {
-  readonly before?: number | undefined;
-  readonly pageSize?: number | undefined;
-  /** As for {@link ListOptions.fromIndex}. */
-  readonly fromIndex?: boolean | undefined;
-}
-
 /**
  * Every task in one status (before `before`, as for {@link listTasks}), a page at a time:
  * the next page is read only when the caller asks for it, so a caller with a time budget
@@ -127,32 +111,16 @@ export interface IterateOptions {
 export async function* iterateTasks(
   ctx: QueryContext,
   status: TaskStatus,
-  options: IterateOptions = {},
+  options: { readonly before?: number | undefined; readonly pageSize?: number | undefined } = {},
 ): AsyncGenerator<readonly TaskRecord[], void, undefined> {
   let cursor: string | undefined;
   do {
     const page = await listTasks(ctx, status, {
       before: options.before,
       limit: options.pageSize,
-      fromIndex: options.fromIndex,
       cursor,
     });
     yield page.items;
     cursor = page.cursor;
   } while (cursor !== undefined);
-}
-
-/**
- * Every task in `statuses`, from one paginated Scan of the table (which reads, and is charged
- * for, every item whatever it returns), a page at a time.
- */
-export async function* scanTasks(
-  ctx: QueryContext,
-  statuses: readonly TaskStatus[],
-  pageSize?: number,
-): AsyncGenerator<readonly TaskRecord[], void, undefined> {
-  const scan = scanStatuses(ctx.doc, ctx.tableName, statuses, {
-    ...(pageSize === undefined ? {} : { pageSize }),
-  });
-  for await (const page of scan) yield page.items.map(fromItem);
 }

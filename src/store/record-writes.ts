@@ -10,7 +10,6 @@ import { TransitionRejectedError } from '../core/errors.js';
 import type { HistoryEntry, TaskRecord } from '../core/record.js';
 import { truncate } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
-import { getItems } from './batch-get.js';
 import { MAX_DETAIL_CHARS, MAX_PRODUCER_ENTRIES, producerEntryCount } from './history.js';
 import { type NewTask, newTaskItem } from './new-task.js';
 import { fromItem } from './record.js';
@@ -31,17 +30,6 @@ export async function getTask(ctx: WriteContext, taskId: string): Promise<TaskRe
   );
   // An item without a status is no task: a rate limit's bucket (ADR 0026).
   return out.Item?.status === undefined ? undefined : fromItem(out.Item);
-}
-
-/** Reads tasks by id with strongly consistent reads, 100 per BatchGetItem; see getMany. */
-export async function getTasks(
-  ctx: WriteContext,
-  taskIds: readonly string[],
-): Promise<Map<string, TaskRecord>> {
-  const found = await getItems(ctx.doc, ctx.tableName, taskIds, { consistent: true });
-  const tasks = new Map<string, TaskRecord>();
-  for (const [id, item] of found) if (item.status !== undefined) tasks.set(id, fromItem(item));
-  return tasks;
 }
 
 /**

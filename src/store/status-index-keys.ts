@@ -10,75 +10,25 @@ import { statusShard, statusShardKey } from './record.js';
 import { beginsWith, type Condition, not } from './transitions/expression.js';
 
 /**
- * The statuses whose records carry the status index's keys: those in which nothing else may
- * find the task (docs/adr/0052-running-and-queued-leave-the-index.md). A status is keyed when,
- * while a task is in it, the task may have no message in a work queue and something must still
- * act on it: WAITING (released by its last parent, and listed by operators), SCHEDULED (its
- * schedule may be missing), PENDING (its message may never have been sent: the outbox) and
- * DEAD (listed, redriven and purged by operators).
- *
- * RUNNING and QUEUED are not keyed: a task enters them only from a message (the claim, a
- * retry, a continuation, a redrive of a parked task whose held message resumes), which stays
- * in the queue until the task leaves them, so the message finds it again: the claim takes
- * over an expired lease, a retry's message comes back when due. A message that leaves the
- * queue without its task finishing is found where it went: the sweeper reads the dead-letter
- * queues; and `TaskClient.recoverLost` scans the table for what a purge or an expiry of the
- * queue removed. Finished tasks (SUCCEEDED, CANCELLED, ROLLED_BACK) are the bulk of a table
- * and are not keyed either.
- *
- * A new status chooses by the same question: can a task be in it with no message that will
- * bring it back (a suspended task whose wake is a schedule or a signal's write, a paused one
- * waiting for an operator)? Then it is keyed, with `statusAt` the time its repair is due, and
- * the sweeper reads its partitions. If a message always carries it, it is not, and only a
- * lost message (dead-letter queue, recovery scan) needs handling.
+ * The statuses whose records carry the status index's keys: every status something still
+ * acts on. Operators list WAITING tasks (docs/adr/0030-dependencies.md); the sweeper repairs PENDING (unsent), QUEUED (message outlived), RUNNING (lease
+ * expired with its message gone) and SCHEDULED (schedule missing) tasks, and wakes again a
+ * SUSPENDED task whose wake was lost (docs/adr/0048-durable-sleep-signals-pause.md); operators
+ * list PAUSED tasks and resume them, and list, redrive and purge DEAD ones. Finished tasks
+ * (SUCCEEDED, CANCELLED, ROLLED_BACK) are the bulk of a table and are left out: a transition
+ * into one of them removes the keys in its one write. A feature that adds a status the sweeper
+ * must find adds it here.
  */
 export const INDEXED_STATUSES: readonly TaskStatus[] = [
   TaskStatus.WAITING,
   TaskStatus.SCHEDULED,
   TaskStatus.PENDING,
+  TaskStatus.QUEUED,
+  TaskStatus.RUNNING,
   TaskStatus.SUSPENDED,
   TaskStatus.PAUSED,
   TaskStatus.DEAD,
 ];
-
-/**
- * Statuses whose records carry the index's keys only sometimes, so the sweeper still reads
- * their partitions: RUNNING and QUEUED records an older version keyed (before ADR 0052),
- * which empty as those tasks move on, and a QUEUED task whose message may not last until it
- * is due ({@link mayOutliveItsMessage}), keyed by its due time for the overdue pass.
- */
-export const FORMERLY_INDEXED_STATUSES: readonly TaskStatus[] = [
-  TaskStatus.RUNNING,
-  TaskStatus.QUEUED,
-];
-
-/**
- * SQS's shortest message retention (`MessageRetentionPeriod` of 60 s). A message lasts at
- * least this long after its first send whatever the queue's setting, which the worker may
- * not know (a queue the user made, or changed since).
- */
-export const SHORTEST_RETENTION_MS = 60_000;
-
-/**
- * How long after its message's first send a task moving into QUEUED may be due and still be
- * carried by that message alone: half of {@link SHORTEST_RETENTION_MS}. The other half is
- * for the time between the task being due and its message being received (a busy worker, a
- * backlog), the same share ADR 0010 leaves a retry horizon within a queue's retention.
- */
-export const CARRIED_BY_MESSAGE_MS = SHORTEST_RETENTION_MS * Defaults.RETRY_HORIZON_SHARE;
-
-/**
- * Whether a task moving into QUEUED, due at `dueAt` (its retry delay's end, or now), keeps
- * a QUEUED index entry sorted by `dueAt`: when the message it keeps was first sent at
- * `messageSentAt` more than {@link CARRIED_BY_MESSAGE_MS} before `dueAt`, or when that send
- * time is unknown. Such a message may be gone by the time it is received, on a queue whose
- * retention is shorter than the worker was told; the entry lets the sweeper's overdue pass
- * send the task again, as it did before ADR 0052. A task due sooner is carried by its
- * message alone and pays no index unit (docs/adr/0052-running-and-queued-leave-the-index.md).
- */
-export function mayOutliveItsMessage(dueAt: number, messageSentAt: number | undefined): boolean {
-  return messageSentAt === undefined || dueAt > messageSentAt + CARRIED_BY_MESSAGE_MS;
-}
 
 /**
  * The index partition (`RELEASE#<shard>`) of finished parents whose dependents are not all
@@ -108,19 +58,14 @@ export const STATUS_INDEX_KEYS: readonly string[] = [
   TableSchema.STATUS_INDEX_SORT_KEY,
 ];
 
-/**
- * The index keys of a record of `taskId` entering `status` at `statusAt`, or undefined. With
- * `keyed`, a status the index does not key gets them too (a QUEUED task whose message may
- * not last until it is due, {@link mayOutliveItsMessage}).
- */
+/** The index keys of a record of `taskId` entering `status` at `statusAt`, or undefined. */
 export function statusIndexKeys(
   taskId: string,
   status: TaskStatus,
   statusAt: number,
   shards: number,
-  keyed = false,
 ): Record<string, string | number> | undefined {
-  if (!keyed && !isIndexed(status)) return undefined;
+  if (!isIndexed(status)) return undefined;
   return {
     [TableSchema.STATUS_INDEX_PARTITION_KEY]: statusShardKey(status, statusShard(taskId, shards)),
     [TableSchema.STATUS_INDEX_SORT_KEY]: statusAt,

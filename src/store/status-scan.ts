@@ -1,10 +1,8 @@
 /**
  * The one Scan of the table: how operators count and list tasks in the statuses the sparse
- * status index leaves out (RUNNING, QUEUED, SUCCEEDED, CANCELLED, ROLLED_BACK), and how
- * `TaskClient.recoverLost` finds the RUNNING and QUEUED tasks whose messages a purge or an
- * expiry of the queue removed. It reads every item of the table, whatever it returns, so only
- * operators use it, never the sweeper or a worker (docs/adr/0021-sparse-status-index.md,
- * docs/adr/0052-running-and-queued-leave-the-index.md, docs/status-index.md).
+ * status index leaves out (SUCCEEDED, CANCELLED, ROLLED_BACK). It reads every item of the
+ * table, whatever it returns, so only operator reads use it, never the sweeper or a worker
+ * (docs/adr/0021-sparse-status-index.md, docs/status-index.md).
  */
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { TaskStatus } from '../core/constants.js';

@@ -15,20 +15,12 @@ import { DebounceStore } from './debounce.js';
 import { DependencyStore } from './dependency-store.js';
 import { ParkedKeys } from './parked-keys.js';
 import { PauseStore } from './pauses.js';
-import {
-  type IterateOptions,
-  iterateTasks,
-  type ListOptions,
-  listTasks,
-  scanTasks,
-  type TaskPage,
-} from './queries.js';
+import { iterateTasks, type ListOptions, listTasks, type TaskPage } from './queries.js';
 import {
   type Confirmation,
   confirmSchedule,
   createTask,
   getTask,
-  getTasks,
   type NewTask,
   noteDuplicate,
   noteResent,
@@ -120,14 +112,6 @@ export class TaskStore {
   /** Reads one task with a strongly consistent read. */
   get(taskId: string): Promise<TaskRecord | undefined> {
     return getTask(this.ctx, taskId);
-  }
-
-  /**
-   * Reads tasks by id with strongly consistent reads, 100 per BatchGetItem; an id without a
-   * task record (or with an item that is no task's) is absent from the map.
-   */
-  getMany(taskIds: readonly string[]): Promise<Map<string, TaskRecord>> {
-    return getTasks(this.ctx, taskIds);
   }
 
   /**
@@ -228,19 +212,21 @@ export class TaskStore {
   /**
    * RUNNING → QUEUED by a handler's `ctx.continue()`: no attempt spent, one more
    * continuation counted. Fenced by the lease. The caller keeps the message, which runs the
-   * next slice from the head of its group. `messageSentAt` is that message's first send
-   * (SentTimestamp): when over 30 s ago (half SQS's shortest retention), or unknown, the
-   * task also keeps a QUEUED index entry (`mayOutliveItsMessage`).
+   * next slice from the head of its group.
    */
   continueRun(
     lease: Lease,
     continuations: number,
     maxContinuations: number,
     progressJson?: string,
-    messageSentAt?: number,
   ): Promise<TaskRecord> {
-    const input = { lease, continuations, maxContinuations, progressJson, messageSentAt };
+    const input = { lease, continuations, maxContinuations, progressJson };
     return this.write(durable.continueRun, input);
+  }
+
+  /** RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease. */
+  retry(lease: Lease, error: TaskErrorInfo, delayMs: number): Promise<TaskRecord> {
+    return this.write(lifecycle.retry, { lease, error, delayMs });
   }
 
   /**
@@ -297,21 +283,6 @@ export class TaskStore {
   }
 
   /**
-   * RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease.
-   * `messageSentAt` is the first send of the message the retry keeps (SentTimestamp): a retry
-   * due more than 30 s after it (half SQS's shortest retention), or with it unknown, also
-   * keeps a QUEUED index entry sorted by its due time (`mayOutliveItsMessage`).
-   */
-  retry(
-    lease: Lease,
-    error: TaskErrorInfo,
-    delayMs: number,
-    messageSentAt?: number,
-  ): Promise<TaskRecord> {
-    return this.write(lifecycle.retry, { lease, error, delayMs, messageSentAt });
-  }
-
-  /**
    * RUNNING → DEAD: last attempt failed, a permanent error, an unknown type or an invalid
    * payload. Fenced by the lease. DEAD tasks keep no TTL: they wait for a redrive or a purge.
    * With `parkedKey`, the task also parks its ordering key (records `parkedKey`).
@@ -331,8 +302,7 @@ export class TaskStore {
    * RUNNING → QUEUED, the claim given back unspent: a dependency the start needs failed before
    * the handler ran (an S3 or KMS outage). The attempt returns to the one before the claim and
    * the lease is removed; `takeover` restores the lost-lease mark a takeover's claim removed.
-   * `delayMs` is when the message comes back; `messageSentAt` its first send, as for a retry.
-   * Fenced by the lease.
+   * `delayMs` is when the message comes back. Fenced by the lease.
    */
   unclaim(
     lease: Lease,
@@ -341,7 +311,6 @@ export class TaskStore {
       readonly takeover: boolean;
       readonly delayMs: number;
       readonly ran?: boolean | undefined;
-      readonly messageSentAt?: number | undefined;
     },
   ): Promise<TaskRecord> {
     return this.write(lifecycle.unclaim, { lease, reason, ...options });
@@ -406,15 +375,15 @@ export class TaskStore {
   }
 
   /**
-   * QUEUED → PENDING under a new generation, so that a fresh message is sent: the task's own
-   * message may be gone (in a dead-letter queue, expired, purged; `why` says which, for the
-   * history). The attempt is kept. PENDING rather than QUEUED, as for a requeue, so that a
-   * failed send leaves the task in the outbox. Fenced by the record as read (status,
-   * generation, attempt, last write), so a claim, a retry or another repair in between makes
-   * this write lose.
+   * QUEUED, due before `overdueBefore` → PENDING under a new generation, so the sweeper can
+   * send a fresh message: the task's own message may be gone (it outlived the queue's
+   * retention). The attempt is kept. PENDING rather than QUEUED, as for a requeue, so that a
+   * failed send leaves the task in the outbox. Fenced by the record's status, generation and
+   * attempt, and by its due time (the status index's sort key) still being overdue, so a
+   * claim, a retry or another sweeper in between makes this write lose.
    */
-  resend(seen: TaskRecord, why: string, actor?: string): Promise<TaskRecord> {
-    return this.write(repairs.resend, { seen, why, actor });
+  resend(seen: TaskRecord, overdueBefore: number, actor?: string): Promise<TaskRecord> {
+    return this.write(repairs.resend, { seen, overdueBefore, actor });
   }
 
   /**
@@ -531,20 +500,9 @@ export class TaskStore {
    */
   iterate(
     status: TaskStatus,
-    options: IterateOptions = {},
+    options: { readonly before?: number | undefined; readonly pageSize?: number | undefined } = {},
   ): AsyncGenerator<readonly TaskRecord[], void, undefined> {
     return iterateTasks(this.ctx, status, options);
-  }
-
-  /**
-   * Every task in `statuses`, a page at a time, from a Scan of the whole table: for operators
-   * only (it reads every item of the table; `TaskClient.recoverLost`).
-   */
-  scan(
-    statuses: readonly TaskStatus[],
-    pageSize?: number,
-  ): AsyncGenerator<readonly TaskRecord[], void, undefined> {
-    return scanTasks(this.ctx, statuses, pageSize);
   }
 
   /** Writes one transition of the table as its one conditional write. */

@@ -37,12 +37,6 @@ export interface SweeperOptions
     > {
   readonly dynamodb?: DynamoDBClient;
   readonly sqs?: SQSClient;
-  /**
-   * The work queue's dead-letter queue, read each sweep for the messages of RUNNING and
-   * QUEUED tasks that went there (each lane's, from `lanes`, likewise).
-   * @default `TASKLANE_DLQ_URL`; without one, that dead-letter queue is not read
-   */
-  readonly deadLetterQueueUrl?: string | undefined;
   /** Used to check overdue delayed tasks' schedules. @default a client from the environment */
   readonly scheduler?: SchedulerClient;
   readonly logger?: TaskLogger;
@@ -87,13 +81,6 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
   });
   // Every lane's queue: the sweeper re-sends each task to its own lane (docs/lanes.md).
   const lanes = resolveLaneQueues(options, location.queueUrl);
-  // Every lane's dead-letter queue that is configured: where a lost message of a RUNNING or
-  // QUEUED task is found (docs/adr/0052-running-and-queued-leave-the-index.md).
-  const deadLetterQueues = lanes
-    .entries()
-    .flatMap(([lane, queues]) =>
-      queues.deadLetterQueueUrl === undefined ? [] : [{ url: queues.deadLetterQueueUrl, lane }],
-    );
   const dispatcher = new Dispatcher(sqs, lanes, logger);
   // Suspended tasks whose wake was lost are woken again (docs/adr/0048-durable-sleep-signals-pause.md).
   const waker = new Waker(sqs, dispatcher, lanes, logger);
@@ -132,7 +119,6 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
       ...(delayed === undefined
         ? {}
         : { ensureScheduled: (record) => delayed.ensureScheduled(record) }),
-      deadLetters: { sqs, queues: deadLetterQueues },
     });
   return {
     run: async () => {

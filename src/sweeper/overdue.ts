@@ -32,17 +32,16 @@ export function overdueBefore(now: number, overdueMs = Defaults.QUEUED_OVERDUE_M
  * tasks waiting behind their ordering key keep the first message, whose retention runs
  * from its first send. A duplicate is harmless, since the claim decides who runs the task,
  * and the new message joins the tail of its group (docs/adr/0010-retention-and-overdue-resend.md).
- * Only records keyed by an older version reach it: QUEUED is no longer keyed
- * (docs/adr/0052-running-and-queued-leave-the-index.md).
  *
  * @throws TransitionRejectedError when a worker or another sweeper moved the task first.
  */
 export async function resendOverdue(
   store: TaskStore,
   record: TaskRecord,
+  before: number,
   logger: TaskLogger,
 ): Promise<TaskRecord> {
-  const pending = await store.resend(record, 'overdue', SWEEPER_ACTOR);
+  const pending = await store.resend(record, before, SWEEPER_ACTOR);
   logger.warn('queued task overdue: sending it again', {
     taskId: record.id,
     taskType: record.type,

@@ -1,4 +1,3 @@
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import { mapConcurrently } from '../aws/clients.js';
 import { Defaults, TaskStatus } from '../core/constants.js';
 import { describeError, TransitionRejectedError } from '../core/errors.js';
@@ -13,9 +12,7 @@ import type { Waker } from '../scheduler/waker.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
 import { mayStillHold } from '../store/parked-keys.js';
 import { compareEnqueueOrder } from '../store/record.js';
-import { FORMERLY_INDEXED_STATUSES } from '../store/status-index-keys.js';
 import type { TaskStore } from '../store/task-store.js';
-import { type DeadLetterQueue, repairDeadLetters } from './dead-letters.js';
 import { overdueBefore, resendOverdue } from './overdue.js';
 
 /** The worker id the sweeper's transitions are recorded under. */
@@ -68,14 +65,6 @@ export interface SweepOptions {
    */
   readonly suspendedGraceMs?: number;
   /**
-   * The dead-letter queues to read, and the client to read them with: a RUNNING or QUEUED
-   * task whose message is there is repaired (src/sweeper/dead-letters.ts). Without them, no
-   * dead-letter queue is read.
-   */
-  readonly deadLetters?:
-    | { readonly sqs: Pick<SQSClient, 'send'>; readonly queues: readonly DeadLetterQueue[] }
-    | undefined;
-  /**
    * A finished task whose dependents are still unreleased this long after its terminal write
    * (its writer crashed) has them released by the sweep. @default Defaults.RELEASE_GRACE_MS
    */
@@ -110,32 +99,26 @@ export interface SweepReport {
   readonly released: number;
   /** SUSPENDED tasks woken again: due, and not claimed within the grace (their wake was lost). */
   readonly woken: number;
-  /** Messages read from the dead-letter queues. */
-  readonly deadLettersExamined: number;
-  /** Of those, deleted: their task was repaired, finished, PENDING or absent. */
-  readonly deadLettersDeleted: number;
   /** True when the time budget ended the sweep early. */
   readonly budgetExhausted: boolean;
 }
 
 /**
- * One sweep: repairs what crashes leave behind, through the status index and the
- * dead-letter queues (never a Scan).
- * - RUNNING or QUEUED tasks whose message is in a dead-letter queue: requeued, sent again or
- *   declared DEAD (src/sweeper/dead-letters.ts). A RUNNING task whose worker died is taken
- *   over when its message comes back, and a retry's message comes back when due, so these
- *   statuses need no index (docs/adr/0052-running-and-queued-leave-the-index.md).
- * - RUNNING tasks keyed by an older version whose lease expired: requeued with a fresh
- *   message while attempts are left (the next claim is a new attempt), else declared DEAD.
+ * One sweep: repairs what crashes leave behind, through the status index (never a Scan).
+ * - RUNNING tasks whose lease expired: requeued with a fresh message while attempts are
+ *   left (the next claim is a new attempt), else declared DEAD.
  * - PENDING tasks older than `pendingAgeMs`: no write records a send, so the sweep cannot
  *   tell a task whose producer crashed before sending from one waiting in a backlog; it sends
  *   both, and notes each re-send, which doubles the task's wait before the next one
  *   (docs/adr/0020-claim-without-pre-read.md).
  * - SCHEDULED tasks overdue by `scheduledGraceMs` (with `ensureScheduled`): the schedule is
  *   checked and recreated, or the task is sent when due.
- * - QUEUED tasks keyed by an older version, overdue by `queuedOverdueMs`: their message may
- *   have outlived the queue's retention, so they are sent again under a new generation;
- *   except the waiting tasks of a parked key, which are held on purpose.
+ * - QUEUED tasks overdue by `queuedOverdueMs`: their message may have outlived the queue's
+ *   retention, so they are sent again under a new generation; except the waiting tasks of a
+ *   parked key, which are held on purpose.
+ * - SUSPENDED tasks due (timer ended, or signal come) and unclaimed for `suspendedGraceMs`
+ *   (with `waker`): their wake was lost (a held message gone, a schedule missing), so they
+ *   are woken again under the next generation (docs/adr/0048-durable-sleep-signals-pause.md).
  *
  * Every change is a conditional transition, so the sweep is idempotent and two sweeps can
  * run at once: the loser of each race sees a rejected transition and moves on. One task
@@ -188,10 +171,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     before: number,
     each: (r: TaskRecord) => Promise<void>,
   ) => {
-    // RUNNING and QUEUED are read from their old partitions: only records an older version
-    // keyed are there, and they empty as those tasks move on.
-    const fromIndex = FORMERLY_INDEXED_STATUSES.includes(status);
-    const reader = store.iterate(status, { before, pageSize, fromIndex });
+    const reader = store.iterate(status, { before, pageSize });
     while (true) {
       if (clock() >= deadline) {
         budgetExhausted = true;
@@ -264,7 +244,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   });
   await pages(TaskStatus.QUEUED, queuedBefore, async (record) => {
     if (await isParked(record)) return;
-    toSend.push(await resendOverdue(store, record, logger));
+    toSend.push(await resendOverdue(store, record, queuedBefore, logger));
     counts.resent += 1;
   });
 
@@ -299,28 +279,6 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
       const next = { ...record, generation: record.generation + 1 };
       if ((await waker.repair(next)) !== 'none') counts.woken += 1;
     });
-  }
-
-  // Tasks whose message went to a dead-letter queue: repaired, and their dead letters deleted.
-  const letters = await repairDeadLetters({
-    store,
-    sqs: options.deadLetters?.sqs ?? { send: () => Promise.reject(new Error('no SQS client')) },
-    queues: options.deadLetters?.queues ?? [],
-    logger,
-    actor: SWEEPER_ACTOR,
-    clock,
-    deadline,
-  });
-  counts.requeued += letters.requeued;
-  counts.killed += letters.killed;
-  counts.resent += letters.resent;
-  counts.conflicts += letters.conflicts;
-  counts.failed += letters.failed;
-  toSend.push(...letters.toSend);
-  for (const dead of letters.dead) {
-    if ((dead.dependents ?? []).length > 0) {
-      toSend.push(...(await releaseDependents(dead, { store, logger })).released);
-    }
   }
 
   // Releases a crash interrupted: the released tasks join the sends below.
@@ -361,13 +319,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
       }
     },
   );
-  const report = {
-    ...counts,
-    released: releases.released.length,
-    deadLettersExamined: letters.examined,
-    deadLettersDeleted: letters.deleted,
-    budgetExhausted,
-  };
+  const report = { ...counts, released: releases.released.length, budgetExhausted };
   logger.info('sweep finished', { ...report });
   return report;
 }

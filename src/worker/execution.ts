@@ -31,7 +31,7 @@ import { DurableRun } from './durable-run.js';
 import { DurableWaits } from './durable-waits.js';
 import { Heartbeat } from './heartbeat.js';
 import { Dependency, unclaimAfterOutage } from './outage.js';
-import { holdParkedKey, type ParkMessage, sentAtOf } from './parked.js';
+import { holdParkedKey, type ParkMessage } from './parked.js';
 import { keepResult } from './result-upload.js';
 import { cancelledDetail, pausedDetail } from './run-decisions.js';
 import { type HandlerOutcome, runHandler } from './run-handler.js';
@@ -255,8 +255,7 @@ async function endDurable(
     return kill(task, deps, reason, { name: 'ContinuationLimit', message: reason });
   }
   try {
-    const sentAt = sentAtOf(task.message);
-    await deps.store.continueRun(task.lease, done, max, heartbeat.takePending(), sentAt);
+    await deps.store.continueRun(task.lease, done, max, heartbeat.takePending());
   } catch (err) {
     if (!(err instanceof LeaseLostError)) throw err;
     return dropStale(task, deps);
@@ -313,10 +312,7 @@ async function settleFailure(
     return kill(task, deps, reason, error);
   }
   const delayMs = retryDelayMs(lease.attempt, definition.retry, deps.random);
-  const sentAt = sentAtOf(task.message);
-  const written = await fencedWrite(deps, record, () =>
-    deps.store.retry(lease, error, delayMs, sentAt),
-  );
+  const written = await fencedWrite(deps, record, () => deps.store.retry(lease, error, delayMs));
   if (!written) return LEASE_LOST;
   deps.metrics.count(TaskOutcome.RETRIED);
   return { kind: 'retry', delayMs };

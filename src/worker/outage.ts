@@ -10,7 +10,6 @@ import { describeError, LeaseLostError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import type { Lease } from '../store/task-store.js';
 import { auditTask, LEASE_LOST, type Outcome, type ProcessorDeps } from './deps.js';
-import { type ParkMessage, sentAtOf } from './parked.js';
 
 /** The dependency whose failure stopped a start. */
 export const Dependency = {
@@ -51,8 +50,6 @@ export async function unclaimAfterOutage(
     /** The claim took over a lost lease: the record keeps saying so. */
     readonly takeover: boolean;
     readonly receiveCount: number;
-    /** The message kept: when it was first sent decides whether the task stays keyed. */
-    readonly message: ParkMessage;
   },
   deps: ProcessorDeps,
   dependency: Dependency,
@@ -73,9 +70,7 @@ export async function unclaimAfterOutage(
   const delayMs = outageHoldMs(task.receiveCount);
   const reason = `${dependency} unavailable (${error})`;
   try {
-    const messageSentAt = sentAtOf(task.message);
-    const options = { takeover: task.takeover, delayMs, ran, messageSentAt };
-    await deps.store.unclaim(lease, reason, options);
+    await deps.store.unclaim(lease, reason, { takeover: task.takeover, delayMs, ran });
   } catch (failure) {
     if (!(failure instanceof LeaseLostError)) throw failure;
     auditTask(deps, failure.current ?? record, AuditEvent.STALE_DROPPED, failure.message);

@@ -15,15 +15,6 @@ export interface ParkMessage extends HeldMessage {
   readonly attributes?: { readonly SentTimestamp?: string } | undefined;
 }
 
-/**
- * When `message` was first sent (its SentTimestamp), or undefined when SQS did not say: SQS
- * counts a message's retention from then.
- */
-export function sentAtOf(message: ParkMessage): number | undefined {
-  const sent = Number(message.attributes?.SentTimestamp);
-  return Number.isFinite(sent) && sent > 0 ? sent : undefined;
-}
-
 /** Report failed and leave the visibility alone: the hold has already set it. */
 const HELD: Outcome = { kind: 'fail' };
 /** The task moved on (redriven or released) meanwhile: decide its message again at once. */
@@ -44,10 +35,11 @@ export async function holdParkedKey(
   message: ParkMessage,
   deps: ProcessorDeps,
 ): Promise<Outcome> {
+  const sent = Number(message.attributes?.SentTimestamp);
   const recorded = await deps.store.parkedKeys.record(dead, {
     receiptHandle: message.receiptHandle,
     queueArn: message.eventSourceARN,
-    sentAt: sentAtOf(message),
+    sentAt: Number.isFinite(sent) && sent > 0 ? sent : undefined,
   });
   if (!recorded) return AGAIN;
   await deps.visibility.extend({

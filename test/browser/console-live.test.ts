@@ -96,8 +96,7 @@ beforeAll(async () => {
     async () => (await client.get('batch-report-29'))?.status === TaskStatus.SUCCEEDED,
     30_000,
   );
-  // RUNNING is counted by the overview's Scan (ADR 0052): every 2 s here, every minute by default.
-  running = await startConsole({ client, port: 0, liveIntervalMs: 500, liveScanEveryMs: 2_000 });
+  running = await startConsole({ client, port: 0, liveIntervalMs: 500 });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   // A zone far from UTC, so a local time cannot pass for a UTC one.
   context = await browser.newContext({

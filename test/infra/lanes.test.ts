@@ -118,7 +118,7 @@ describe('TaskExecutor lanes', () => {
     );
   });
 
-  it('publishes the lanes’ queues as outputs and in the functions’ environment (DLQs in the sweeper’s only: 4 KB)', () => {
+  it('publishes the lanes’ queues as outputs and in the functions’ environment (no DLQs there: 4 KB)', () => {
     const { template } = laneStack({ lanes: LANES });
 
     for (const suffix of ['LaneQueueUrls', 'LaneQueueArns', 'LaneDeadLetterQueueUrls']) {
@@ -132,12 +132,8 @@ describe('TaskExecutor lanes', () => {
         }),
       },
     });
-    // The sweeper reads every lane's dead-letter queue (ADR 0052); no other function does.
-    const withDlqs = Object.entries(template.findResources('AWS::Lambda::Function'))
-      .filter(([, f]) => JSON.stringify(f.Properties?.Environment ?? {}).includes('DLQ_URL'))
-      .map(([id]) => id);
-    expect(withDlqs).toHaveLength(1);
-    expect(withDlqs[0]).toMatch(/Sweeper/);
+    const env = JSON.stringify(template.findResources('AWS::Lambda::Function'));
+    expect(env).not.toContain('TASKLANE_LANE_DLQ_URLS');
   });
 
   it('denies other senders on every lane’s queue with restrictSenders', () => {

@@ -7,7 +7,6 @@ describe('TaskExecutor sweeper', () => {
   const ids = () => ({
     table: idOf(template, 'AWS::DynamoDB::Table', { TableName: 'TasklaneExample-tasks' }),
     queue: idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-work.fifo' }),
-    dlq: idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-dlq.fifo' }),
     scheduleDlq: idOf(template, 'AWS::SQS::Queue', {
       QueueName: 'TasklaneExample-schedule-dlq',
     }),
@@ -30,7 +29,7 @@ describe('TaskExecutor sweeper', () => {
   });
 
   it('finds the table, the queue and the scheduling settings in its environment', () => {
-    const { table, queue, dlq, scheduleDlq, schedulerRole, delayedRole } = ids();
+    const { table, queue, scheduleDlq, schedulerRole, delayedRole } = ids();
 
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'the Tasklane sweeper of TasklaneExample',
@@ -43,8 +42,6 @@ describe('TaskExecutor sweeper', () => {
           TASKLANE_SCHEDULER_ROLE_ARN: arnOf(schedulerRole),
           TASKLANE_DELAYED_SCHEDULER_ROLE_ARN: arnOf(delayedRole),
           TASKLANE_SCHEDULE_DLQ_ARN: arnOf(scheduleDlq),
-          // The dead-letter queue each sweep reads (ADR 0052).
-          TASKLANE_DLQ_URL: { Ref: dlq },
         }),
       },
     });
@@ -52,7 +49,7 @@ describe('TaskExecutor sweeper', () => {
 
   it('may do exactly what a sweep calls, through its own managed policy', () => {
     // Arrange
-    const { table, queue, dlq, scheduleDlq, delayedRole, logs } = ids();
+    const { table, queue, scheduleDlq, delayedRole, logs } = ids();
 
     // Assert: no GetItem, DeleteItem or Scan; Query only on the status index.
     template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
@@ -78,13 +75,6 @@ describe('TaskExecutor sweeper', () => {
             Resource: arnOf(table),
           },
           { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf(queue) },
-          {
-            Effect: 'Allow',
-            // The dead letters of RUNNING and QUEUED tasks: read, and deleted once repaired
-            // (ADR 0052). Never sent to.
-            Action: ['sqs:ReceiveMessage', 'sqs:DeleteMessage'],
-            Resource: arnOf(dlq),
-          },
           {
             Effect: 'Allow',
             // Only delayed tasks' schedules, in their group: task.<id> and task_<hash>.

@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import {
   DeleteMessageCommand,
-  PurgeQueueCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
@@ -194,40 +193,6 @@ describe('tasklane purge', () => {
     expect(noDead.stderr).toContain('purge needs --dead and --older-than');
     expect(badAge.code).toBe(2);
     expect(badAge.stderr).toContain('expected a duration such as 90s');
-  });
-});
-
-describe('tasklane recover-lost', () => {
-  it('after a purge of the work queue, shows with --dry-run, then puts the task back to work with --yes', async () => {
-    // A worker claimed the task and died, and the work queue was purged: nothing carries it.
-    const client = executor.client();
-    const { id } = await client.enqueue(email, { n: 1 });
-    const seen = await executor.store.get(id);
-    if (seen === undefined) throw new Error('expected the record');
-    await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
-    await executor.clients.sqs.send(new PurgeQueueCommand({ QueueUrl: executor.queueUrl }));
-    await new Promise((resolve) => setTimeout(resolve, 5));
-
-    const young = await runCli(['recover-lost', '--older-than', '1h', '--dry-run'], env);
-    const dry = await runCli(['recover-lost', '--older-than', '0s', '--dry-run'], env);
-    const unconfirmed = await runCli(['recover-lost', '--older-than', '0s'], env);
-    const done = await runCli(['recover-lost', '--older-than', '0s', '--yes', '--json'], env);
-    await executor.drain(executor.worker([email]));
-
-    expect(young.stdout).toContain('No RUNNING or QUEUED task has been quiet for more than 1h');
-    expect(dry.stdout).toContain('Would put 1 task(s) back to work:');
-    expect(dry.stdout).toContain(`requeued (RUNNING, lease ended): ${id}`);
-    expect(unconfirmed.code).toBe(6);
-    expect(done.code).toBe(0);
-    expect(JSON.parse(done.stdout)).toMatchObject({ requeued: [id], sent: 1, dryRun: false });
-    expect(await client.get(id)).toMatchObject({ status: TaskStatus.SUCCEEDED, attempt: 2 });
-  });
-
-  it('exits 2 for a malformed duration', async () => {
-    const bad = await runCli(['recover-lost', '--older-than', 'a while', '--dry-run'], env);
-
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('expected a duration such as 90s');
   });
 });
 

@@ -4,12 +4,12 @@
  * new task instead of folding into it
  * (docs/adr/0064-a-given-back-claim-ends-the-debounce-window.md).
  */
-import type { SQSRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { KmsMacClient } from '../../src/integrity/kms-mac.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
+import { deliverOnceAfterWindow } from '../helpers/debounce.js';
 import { eventually, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 let executor: TestExecutor;
@@ -61,16 +61,7 @@ describe('TaskClient.enqueue with debounce, after the task was claimed and given
       debounce: { key: 'site-9', windowMs: 200, mode: 'last' },
     } as const;
     const first = await client.enqueue(publish, { rev: 1 }, options);
-    // Its window ends; the message is then due.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    let message: SQSRecord | undefined;
-    await eventually(async () => {
-      [message] = await executor.receive();
-      return message !== undefined;
-    });
-    if (message === undefined) throw new Error('no message');
-
-    await worker.processBatch([message]);
+    await deliverOnceAfterWindow(executor, worker, options.debounce.windowMs);
     const given = await client.get(first.id);
     const next = await client.enqueue(publish, { rev: 2 }, options);
 

@@ -6,7 +6,6 @@ import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import type { Worker } from '../../src/worker/create-worker.js';
-import { createDeadLetterQueue, moveToDeadLetterQueue } from '../helpers/dead-letters.js';
 import { setupExecutor, silentLogger, type TestExecutor } from '../helpers/executor.js';
 
 const KEY = 'ledger-7';
@@ -57,15 +56,11 @@ function tracedStep(stallName: string, stall: ReturnType<typeof gate>, afterStal
   return { task, trace };
 }
 
-/**
- * The sweeper run by a Lambda whose clock is ten minutes ahead: every live lease has expired.
- * It finds a running task through its message in the dead-letter queue (ADR 0052).
- */
-function lateSweeper(deadLetterQueueUrl: string) {
+/** The sweeper run by a Lambda whose clock is ten minutes ahead: every live lease has expired. */
+function lateSweeper() {
   return createSweeper({
     tableName: executor.tableName,
     queueUrl: executor.queueUrl,
-    deadLetterQueueUrl,
     ...executor.clients,
     logger: silentLogger,
     metrics: noopMetrics,
@@ -110,15 +105,9 @@ describe.each<AfterStall>(['succeeds', 'fails'])(
       const stale = executor.worker([task], { workerId: 'w1' });
       const running = executor.deliver(stale, batch);
       await stall.reached;
-      // A copy of A's message reached the dead-letter queue, where the sweep finds A under
-      // its expired lease. A's new message, and B's copy: B is PENDING until claimed (no write
-      // records a send, ADR 0020), so the sweep sends it again; SQS drops the copy (same
-      // deduplication id).
-      const deadLetterQueueUrl = await createDeadLetterQueue(executor.clients.sqs, executor.name);
-      const [first] = batch;
-      if (first === undefined) throw new Error('expected A’s message');
-      await moveToDeadLetterQueue(executor.clients.sqs, deadLetterQueueUrl, first);
-      expect(await lateSweeper(deadLetterQueueUrl).run()).toMatchObject({ requeued: 1, sent: 2 });
+      // A's new message, and B's copy: B is PENDING until claimed (no write records a send,
+      // ADR 0020), so the sweep sends it again; SQS drops the copy (same deduplication id).
+      expect(await lateSweeper().run()).toMatchObject({ requeued: 1, sent: 2 });
 
       // Act: w1 resumes; then another worker carries on with whatever the queue delivers.
       stall.open();

@@ -198,10 +198,8 @@ describe("onDead: 'release' (the default)", () => {
 });
 
 describe('onDead: park, after a crash', () => {
-  it('parks the key when the final attempt’s lease expired, once the message returns', async () => {
+  it('parks the key when the sweeper expires the final attempt, once the message returns', async () => {
     // Arrange: A's worker claimed its last attempt and vanished; its message comes back soon.
-    // No sweep is needed: the status index does not key RUNNING, and the returning message
-    // finds the expired lease (docs/adr/0052-running-and-queued-leave-the-index.md).
     const { trace, parking } = tracedTypes();
     const client = executor.client();
     await client.enqueue(parking, { name: 'A' }, { id: 'A', orderingKey: KEY });
@@ -210,15 +208,23 @@ describe('onDead: park, after a crash', () => {
     const seen = await executor.store.get('A');
     if (seen === undefined) throw new Error('A was not written');
     await executor.store.claim({ ...seen }, { workerId: 'crashed', leaseMs: 1 });
+    const sweeper = createSweeper({
+      tableName: executor.tableName,
+      queueUrl: executor.queueUrl,
+      ...executor.clients,
+      logger: silentLogger,
+      metrics: noopMetrics,
+      clock: () => Date.now() + 60_000,
+    });
 
     // Act
+    const swept = await sweeper.run();
     await eventually(async () => (await executor.drain(executor.worker([parking]))).processed > 0);
 
     // Assert
+    expect(swept).toMatchObject({ killed: 1 });
     expect(trace).toEqual([]);
-    const a = await client.get('A');
-    expect(a).toMatchObject({ status: TaskStatus.DEAD, parkedKey: KEY });
-    expect(a?.deadReason).toBe('lease expired on the final attempt');
+    expect(await client.get('A')).toMatchObject({ status: TaskStatus.DEAD, parkedKey: KEY });
     expect(await client.get('B')).toMatchObject({ status: TaskStatus.PENDING, attempt: 0 });
     expect((await client.parkedKeys()).map((p) => p.task.id)).toEqual(['A']);
   });

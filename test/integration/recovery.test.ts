@@ -1,6 +1,5 @@
 import {
   DeleteMessageCommand,
-  PurgeQueueCommand,
   type SendMessageBatchCommandInput,
   type SendMessageBatchCommandOutput,
   SendMessageCommand,
@@ -15,11 +14,6 @@ import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { testClients } from '../helpers/aws.js';
 import {
-  createDeadLetterQueue,
-  moveToDeadLetterQueue,
-  queueSize,
-} from '../helpers/dead-letters.js';
-import {
   recordingLogger,
   setupExecutor,
   silentLogger,
@@ -27,40 +21,15 @@ import {
 } from '../helpers/executor.js';
 
 let executor: TestExecutor;
-/** The work queue's dead-letter queue, which the sweeper reads (ADR 0052). */
-let deadLetterQueueUrl: string;
 
 beforeEach(async () => {
   executor = await setupExecutor();
-  deadLetterQueueUrl = await createDeadLetterQueue(executor.clients.sqs, executor.name);
 });
-
-/**
- * Receives every message of the work queue and moves it to the dead-letter queue, as SQS
- * does after `maxReceiveCount` receives: the tasks' messages are then there only.
- */
-async function moveAllToDeadLetterQueue(): Promise<number> {
-  let moved = 0;
-  for (;;) {
-    const batch = await executor.receive({ visibilityTimeout: 600 });
-    if (batch.length === 0) return moved;
-    for (const message of batch) {
-      await moveToDeadLetterQueue(
-        executor.clients.sqs,
-        deadLetterQueueUrl,
-        message,
-        executor.queueUrl,
-      );
-      moved += 1;
-    }
-  }
-}
 
 function sweeper(clock: () => number = Date.now, metrics: TaskMetrics = noopMetrics) {
   return createSweeper({
     tableName: executor.tableName,
     queueUrl: executor.queueUrl,
-    deadLetterQueueUrl,
     ...executor.clients,
     logger: silentLogger,
     metrics,
@@ -88,11 +57,18 @@ describe('sweep', () => {
   });
 
   it('requeues a task whose lease expired, under a new generation, and the next claim is a new attempt', async () => {
-    // Arrange: a worker claims the task and dies, and its message is moved to the DLQ after
-    // too many receives: only the sweeper's pass over the DLQ can bring the task back.
+    // Arrange: a worker claims the task and dies, and its message is gone (moved to the DLQ
+    // after too many receives): only the sweeper can bring the task back.
     const client = executor.client();
     const { id } = await client.enqueue(noop, { n: 2 });
-    expect(await moveAllToDeadLetterQueue()).toBe(1);
+    const [message] = await executor.receive({ visibilityTimeout: 600 });
+    if (message === undefined) throw new Error('expected a message');
+    await executor.clients.sqs.send(
+      new DeleteMessageCommand({
+        QueueUrl: executor.queueUrl,
+        ReceiptHandle: message.receiptHandle,
+      }),
+    );
     const seen = await executor.store.get(id);
     if (seen === undefined) throw new Error('expected the record');
     await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
@@ -104,14 +80,7 @@ describe('sweep', () => {
     const response = await executor.worker([noop]).processBatch(redelivered);
 
     // Assert
-    expect(report).toMatchObject({
-      requeued: 1,
-      sent: 1,
-      killed: 0,
-      deadLettersExamined: 1,
-      deadLettersDeleted: 1,
-    });
-    expect(await queueSize(executor.clients.sqs, deadLetterQueueUrl)).toBe(0);
+    expect(report).toMatchObject({ requeued: 1, sent: 1, killed: 0 });
     expect(response.batchItemFailures).toEqual([]);
     const record = await client.get(id);
     expect(record).toMatchObject({
@@ -137,7 +106,6 @@ describe('sweep', () => {
     });
     const client = executor.client();
     const { id } = await client.enqueue(once, {});
-    await moveAllToDeadLetterQueue();
     const seen = await executor.store.get(id);
     if (seen === undefined) throw new Error('expected the record');
     await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
@@ -147,7 +115,7 @@ describe('sweep', () => {
 
     const report = await sweeper(Date.now, metrics).run();
 
-    expect(report).toMatchObject({ killed: 1, requeued: 0, deadLettersDeleted: 1 });
+    expect(report).toMatchObject({ killed: 1, requeued: 0 });
     // The DEAD alarm counts the sweeper's kills as well as the worker's.
     expect(counted).toEqual([['dead', 1]]);
     const record = await client.get(id);
@@ -165,7 +133,6 @@ describe('sweep', () => {
       await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
       ids.push(id);
     }
-    await moveAllToDeadLetterQueue();
     await new Promise((r) => setTimeout(r, 5));
 
     const [a, b] = await Promise.all([sweeper().run(), sweeper().run()]);
@@ -176,37 +143,6 @@ describe('sweep', () => {
       expect(record?.history.filter((h) => h.event === AuditEvent.REQUEUED)).toHaveLength(1);
       expect(record?.generation).toBe(2);
     }
-  });
-});
-
-describe('TaskClient.recoverLost', () => {
-  it('after a purge of the work queue, puts a running task whose lease ended back to work', async () => {
-    // Arrange: a worker claimed the task and died, and the work queue was purged: nothing
-    // carries the task any more, and the sweeper cannot find it (ADR 0052).
-    const client = executor.client();
-    const { id } = await client.enqueue(noop, { n: 7 });
-    const { id: fresh } = await client.enqueue(noop, { n: 8 });
-    const seen = await executor.store.get(id);
-    if (seen === undefined) throw new Error('expected the record');
-    await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
-    await executor.clients.sqs.send(new PurgeQueueCommand({ QueueUrl: executor.queueUrl }));
-    await new Promise((r) => setTimeout(r, 5));
-    const swept = await sweeper().run();
-
-    // Act
-    const recovered = await client.recoverLost({ olderThan: 0 });
-    const batch = await executor.receive({ visibilityTimeout: 30 });
-    await executor.deliver(executor.worker([noop]), batch);
-
-    // Assert: only the running one; the PENDING one is the sweeper's (the outbox).
-    expect(swept).toMatchObject({ requeued: 0, killed: 0 });
-    expect(recovered).toMatchObject({ requeued: [id], killed: [], resent: [], sent: 1 });
-    expect(await client.get(id)).toMatchObject({
-      status: TaskStatus.SUCCEEDED,
-      attempt: 2,
-      generation: 2,
-    });
-    expect((await client.get(fresh))?.status).not.toBe(TaskStatus.RUNNING);
   });
 });
 
@@ -433,33 +369,6 @@ describe('TaskClient.redrive dead-letter drain', () => {
     expect(response.batchItemFailures).toEqual([]);
     expect((await client.get(waiting))?.status).toBe(TaskStatus.SUCCEEDED);
   });
-
-  it('moves a RUNNING task’s dead letter back, its only message, and the takeover runs it', async () => {
-    // Arrange: a worker claimed the task and died; its message went to the DLQ.
-    const client = executor.client({ deadLetterQueueUrl: executor.deadLetterQueueUrl });
-    const { id } = await client.enqueue(noop, { n: 4 });
-    const [message] = await executor.receive({ visibilityTimeout: 600 });
-    if (message === undefined) throw new Error('expected a message');
-    await moveToDeadLetterQueue(
-      executor.clients.sqs,
-      executor.deadLetterQueueUrl,
-      message,
-      executor.queueUrl,
-    );
-    const seen = await executor.store.get(id);
-    if (seen === undefined) throw new Error('expected the record');
-    await executor.store.claim(seen, { workerId: 'crashed', leaseMs: 1 });
-    await new Promise((r) => setTimeout(r, 5));
-
-    // Act
-    const result = await client.redrive({ all: true });
-    const response = await executor.deliver(executor.worker([noop]), await executor.receive());
-
-    // Assert: nothing else would have found it (the index does not key RUNNING, ADR 0052).
-    expect(result.dlq).toEqual({ deleted: 0, movedBack: 1, released: 0 });
-    expect(response.batchItemFailures).toEqual([]);
-    expect(await client.get(id)).toMatchObject({ status: TaskStatus.SUCCEEDED, attempt: 2 });
-  });
 });
 
 describe('TaskClient.purge', () => {
@@ -648,7 +557,6 @@ describe('lease takeovers', () => {
     // fresh third task.
     const { task, trace } = tracedTask();
     const ids = await enqueueTraced(task, 2, [1, 2]);
-    await moveAllToDeadLetterQueue();
     const report = await sweeper().run();
     expect(report).toMatchObject({ requeued: 2, sent: 2 });
     for (const id of ids)
@@ -674,10 +582,6 @@ describe('lease takeovers', () => {
     const client = executor.client();
     const { id, record } = await client.enqueue(once, {});
     await loseLease(record);
-    // A copy of its message in the DLQ, where the sweeper finds it (a duplicate send).
-    const [message] = await executor.receive({ visibilityTimeout: 0 });
-    if (message === undefined) throw new Error('expected a message');
-    await moveToDeadLetterQueue(executor.clients.sqs, deadLetterQueueUrl, message);
     const { dynamodb } = testClients();
     let raced = false;
     dynamodb.middlewareStack.add(

@@ -477,17 +477,24 @@ export const SUSPENDED_GRACE_MS = 30_000;
 const REWAKE_AFTER_MS = 5 * 60_000;
 
 /**
- * One sweep. A RUNNING task under an expired lease is left to its message, which comes back
- * when its visibility ends: the next delivery takes the lease over, or declares the task DEAD
- * on its final attempt. An old PENDING task is sent again; the send is no transition
- * (ADR 0020). A SUSPENDED task due (its timer ended, or its signal woke it) more than 30 s ago
- * and still not claimed has lost its wake: the sweeper notes a new one (the next generation,
- * no transition) and sends it a message, then leaves it five minutes. Returns the tasks it
- * woke so.
+ * One sweep. A RUNNING task under an expired lease is requeued (PENDING under a new
+ * generation, and sent; a pause request stays, for the next claim to honour) or, on its final
+ * attempt, killed. An old PENDING task is sent again; the send is no transition (ADR 0020).
+ * A SUSPENDED task due (its timer ended, or its signal woke it) more than 30 s ago and still
+ * not claimed has lost its wake: the sweeper notes a new one (the next generation, no
+ * transition) and sends it a message, then leaves it five minutes. Returns the tasks it woke so.
  */
 export function sweep(m: Model): number[] {
   const woken: number[] = [];
   m.tasks.forEach((task, i) => {
+    if (task.status === 'RUNNING' && task.leaseExpiresAt <= m.now) {
+      if (task.attempt >= m.maxAttempts) {
+        transition(task, 'DEAD');
+      } else {
+        transition(task, 'PENDING'); // requeued under a new generation, and sent
+        task.pendingSince = m.now;
+      }
+    }
     if (task.status !== 'SUSPENDED' || task.dueAt > m.now - SUSPENDED_GRACE_MS) return;
     if (!task.woken && task.wakeAt > m.now) return;
     task.dueAt = m.now + REWAKE_AFTER_MS;

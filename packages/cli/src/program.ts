@@ -8,7 +8,6 @@ import { registerKeys } from './commands/keys.js';
 import { registerList } from './commands/list.js';
 import { registerPause } from './commands/pause.js';
 import { registerPurge } from './commands/purge.js';
-import { registerRecover } from './commands/recover.js';
 import { registerRedrive } from './commands/redrive.js';
 import { registerSchedules } from './commands/schedules.js';
 import { registerShow } from './commands/show.js';
@@ -57,7 +56,6 @@ export function buildProgram(version: string): Command {
     registerCancel,
     registerPause,
     registerPurge,
-    registerRecover,
     registerSchedules,
     registerTail,
     registerDev,

@@ -62,7 +62,8 @@ export type FoldInput = {
 /**
  * SCHEDULED | PENDING | QUEUED, never attempted, first generation, this key's → the same,
  * the enqueue folded in. The condition: the task waits, was never attempted (attempt 0, and no
- * claim of it was given back: docs/adr/0064-a-given-back-claim-ends-the-debounce-window.md) and is in its
+ * claim of it was given back and no slice of it continued:
+ * docs/adr/0064-a-given-back-claim-ends-the-debounce-window.md) and is in its
  * first generation (`generationIs(1)`: a redrive moves it, and a claim moves the status and
  * attempt in its own single write, so the two writes are ordered and exactly one of them sees
  * the other); for 'last', young enough (at most {@link MAX_WAIT_WINDOWS} windows old), of
@@ -83,8 +84,10 @@ export const fold: Write<FoldInput> = {
   fence: ({ spec, replacement, runAt }, now) => {
     const conditions: Condition[] = [
       equals('attempt', 'zero', 0),
-      // A claim given back (ADR 0064) returned the attempt to 0 but ended the window.
+      // A claim given back or a continuation (ADR 0064) returned the attempt to 0, but the
+      // task was taken: its window has ended.
       notExists('unclaimed'),
+      notExists('continuations'),
       generationIs('one', 1),
       equals('debounceKey', 'key', spec.key),
     ];

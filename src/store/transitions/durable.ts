@@ -7,7 +7,6 @@
 import { AuditEvent, TableSchema, TaskStatus } from '../../core/constants.js';
 import type { ObjectRef } from '../../core/record.js';
 import type { TaskItem } from '../record.js';
-import { mayOutliveItsMessage } from '../status-index-keys.js';
 import { equals, notExists } from './expression.js';
 import { redriveParked } from './parking.js';
 import { redrive } from './repairs.js';
@@ -83,8 +82,6 @@ type ContinueInput = {
   continuations: number;
   maxContinuations: number;
   progressJson?: string | undefined;
-  /** When the message kept was first sent, as for a retry; unknown: keyed. */
-  messageSentAt?: number | undefined;
 };
 
 /**
@@ -111,8 +108,6 @@ export const continueRun: Transition<ContinueInput> = {
   remove: LEASE,
   writes: ['attempt', 'continuations', 'progress', 'progressAt', ...LEASE],
   statusAt: (_input, now) => now,
-  // Due at once, but a long run's message may already be past a short retention: keyed then.
-  keyed: ({ messageSentAt }, now) => mayOutliveItsMessage(now, messageSentAt),
 };
 
 /**

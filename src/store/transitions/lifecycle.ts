@@ -13,7 +13,6 @@ import type { ObjectRef, TaskErrorInfo, TaskRecord } from '../../core/record.js'
 import { truncate } from '../../core/record.js';
 import type { LogAttributes } from '../../observability/logger.js';
 import { expiresAtSeconds } from '../../settings/retention.js';
-import { mayOutliveItsMessage } from '../status-index-keys.js';
 import {
   and,
   type Condition,
@@ -238,20 +237,7 @@ export const complete: Transition<CompleteInput> = {
   statusAt: at,
 };
 
-type RetryInput = {
-  lease: Lease;
-  error: TaskErrorInfo;
-  delayMs: number;
-  /** When the message the retry keeps was first sent (SQS's SentTimestamp); unknown: keyed. */
-  messageSentAt?: number | undefined;
-};
-/**
- * RUNNING → QUEUED after a failed attempt with attempts left. The message is kept, hidden
- * until the retry is due, and carries the task; a retry due more than 30 s (half SQS's
- * shortest retention) after that message's first send also keeps a QUEUED index entry
- * sorted by its due time, for the sweeper's overdue pass to find if the message is gone
- * by then (docs/adr/0052-running-and-queued-leave-the-index.md).
- */
+type RetryInput = { lease: Lease; error: TaskErrorInfo; delayMs: number };
 export const retry: Transition<RetryInput> = {
   kind: 'transition',
   ...byLease<RetryInput>(),
@@ -263,7 +249,6 @@ export const retry: Transition<RetryInput> = {
   remove: LEASE,
   writes: ['lastError', ...LEASE],
   statusAt: ({ delayMs }, now) => now + delayMs,
-  keyed: ({ delayMs, messageSentAt }, now) => mayOutliveItsMessage(now + delayMs, messageSentAt),
 };
 
 type KillInput = { lease: Lease; reason: string; error?: TaskErrorInfo | undefined };
@@ -287,8 +272,6 @@ type UnclaimInput = {
   delayMs: number;
   /** The handler had run (a durable task's step or checkpoint met the outage). */
   ran?: boolean | undefined;
-  /** When the message kept was first sent, as for a retry; unknown: keyed. */
-  messageSentAt?: number | undefined;
 };
 /**
  * RUNNING → QUEUED by the lease holder before the handler started, because a dependency
@@ -323,8 +306,6 @@ export const unclaim: Transition<UnclaimInput> = {
   // Due when its message is next delivered; an overdue resend counts from then.
   writes: ['attempt', 'unclaimed', 'leaseLost', 'ranUnspent', ...LEASE],
   statusAt: ({ delayMs }, now) => now + delayMs,
-  // Keyed, as a retry, when the message may be gone by then.
-  keyed: ({ delayMs, messageSentAt }, now) => mayOutliveItsMessage(now + delayMs, messageSentAt),
 };
 
 type ExpireInput = { seen: TaskRecord; reason: string; actor: string };

@@ -57,8 +57,6 @@ export interface TransitionSpec {
   readonly remove?: readonly string[] | undefined;
   /** Sort key of the status index in the new state (unused when that state is not keyed). */
   readonly statusAt: number;
-  /** Keyed in the index though `to` is not a keyed status (see `Transition.keyed`). */
-  readonly keyed?: boolean | undefined;
   /** Worker writes raise LeaseLostError instead of TransitionRejectedError. */
   readonly fenced?: boolean | undefined;
   /** The history the caller read, if it holds one: lets the write fold it. */
@@ -100,7 +98,6 @@ export function transitionSpec<I>(
         ? transition.remove
         : [...(transition.remove ?? []), ...transition.drop(input)],
     statusAt: transition.statusAt(input, now),
-    keyed: transition.keyed?.(input, now) === true,
     fenced: transition.leased === true,
     seen: 'history' in task && task.history !== undefined ? seenOf(task) : undefined,
     heartbeat: transition.heartbeat === true,
@@ -179,13 +176,7 @@ export async function writeSpec(ctx: WriteContext, spec: TransitionSpec): Promis
       set: dropResult ? { ...spec.set, result: undefined } : spec.set,
       remove: dropResult ? [...(spec.remove ?? []), 'result'] : spec.remove,
       status: spec.to,
-      indexKeys: statusIndexKeys(
-        spec.taskId,
-        spec.to,
-        spec.statusAt,
-        ctx.statusShards,
-        spec.keyed === true,
-      ),
+      indexKeys: statusIndexKeys(spec.taskId, spec.to, spec.statusAt, ctx.statusShards),
       releaseFiling,
       now,
       entry,
@@ -222,7 +213,7 @@ export async function writeSpec(ctx: WriteContext, spec: TransitionSpec): Promis
     const last = round >= MAX_TRANSITION_ROUNDS - 1;
     const current = recordOf(sent.current);
     const hasDependents = (current?.dependents?.length ?? 0) > 0;
-    if (!last && isReleaseFiled(spec.to) && hasDependents !== releaseFiling) {
+    if (!last && !isIndexed(spec.to) && hasDependents !== releaseFiling) {
       // Refused for the index filing alone, or for the transition's own condition too: the
       // write is sent again filed as the stored item requires, and that one decides.
       releaseFiling = hasDependents;
@@ -412,19 +403,14 @@ export function buildTransitionUpdate(write: TransitionWrite): MoveUpdate {
   const remove = [...(write.remove ?? [])];
   let guard = '';
   if (write.indexKeys !== undefined) {
-    // A keyed status, or a QUEUED task whose message may not last until it is due. A finished
-    // one (DEAD) with dependents goes to the release partition its first dependent gave it,
-    // until their releases are done (docs/adr/0030-dependencies.md).
+    // A keyed status. A finished one (DEAD) with dependents goes to the release partition its
+    // first dependent gave it, until their releases are done (docs/adr/0030-dependencies.md).
     const shard = isTerminal(write.status as TaskStatus)
       ? parts.clause('#statusShard = if_not_exists(#releaseShard, :statusShard)', ['releaseShard'])
       : '#statusShard = :statusShard';
     parts.sets.push(shard, '#statusAt = :statusAt');
     parts.values[':statusShard'] = write.indexKeys[TableSchema.STATUS_INDEX_PARTITION_KEY];
     parts.values[':statusAt'] = write.indexKeys[TableSchema.STATUS_INDEX_SORT_KEY];
-  } else if (!isReleaseFiled(write.status as TaskStatus)) {
-    // A status the index does not key and no release waits on (RUNNING, QUEUED): the keys go,
-    // dependents or not (docs/adr/0052-running-and-queued-leave-the-index.md).
-    remove.push(TableSchema.STATUS_INDEX_PARTITION_KEY, TableSchema.STATUS_INDEX_SORT_KEY);
   } else if (write.releaseFiling === true) {
     // Finished, not keyed, with dependents: filed under the release partition instead.
     parts.sets.push(
@@ -450,15 +436,6 @@ export function buildTransitionUpdate(write: TransitionWrite): MoveUpdate {
     names: parts.names,
     values: parts.values,
   };
-}
-
-/**
- * Whether a move into `status` is filed by whether the task has dependents: a finished status
- * the index does not key (SUCCEEDED, CANCELLED, ROLLED_BACK), whose task stays findable under
- * its release partition until its dependents are released (docs/adr/0030-dependencies.md).
- */
-function isReleaseFiled(status: TaskStatus): boolean {
-  return isTerminal(status) && !isIndexed(status);
 }
 
 /**

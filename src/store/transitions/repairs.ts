@@ -8,7 +8,7 @@ import { AuditEvent, TableSchema, TaskStatus } from '../../core/constants.js';
 import type { TaskRecord } from '../../core/record.js';
 import { expiresAtSeconds } from '../../settings/retention.js';
 import { releaseDone } from '../status-index-keys.js';
-import { equals, generationIs, notExists } from './expression.js';
+import { compare, equals, generationIs, notExists } from './expression.js';
 import {
   at,
   expiredLease,
@@ -68,33 +68,22 @@ export const requeue: Transition<RequeueInput> = {
   statusAt: at,
 };
 
-type ResendInput = {
-  seen: TaskRecord;
-  /** Why its message may be gone: said in the history entry. */
-  why: string;
-  actor?: string | undefined;
-};
-/**
- * QUEUED → PENDING under a new generation, for its caller to send a fresh message: the task's
- * own message may be gone (moved to a dead-letter queue, expired, purged). Fenced by the
- * record as the caller read it (generation, attempt and the time of its last write), so a
- * claim, a retry or another repair in between makes this write lose.
- */
+type ResendInput = { seen: TaskRecord; overdueBefore: number; actor?: string | undefined };
 export const resend: Transition<ResendInput> = {
   kind: 'transition',
   name: 'resend',
   from: [TaskStatus.QUEUED],
-  fence: ({ seen }) => [
+  fence: ({ seen, overdueBefore }) => [
     generationIs('seenGeneration', seen.generation),
     equals('attempt', 'seenAttempt', seen.attempt),
-    equals('updatedAt', 'seenUpdatedAt', seen.updatedAt),
+    compare('statusAt', '<', 'overdueBefore', overdueBefore),
   ],
   event: AuditEvent.RESENT,
   to: TaskStatus.PENDING,
   task: ({ seen }) => seen,
   by: ({ seen, actor }) => ({ attempt: seen.attempt, workerId: actor }),
-  detail: ({ seen, why }) =>
-    `queued since ${new Date(seen.updatedAt).toISOString()} and not claimed (${why}); sent again as generation ${seen.generation + 1}`,
+  detail: ({ seen }) =>
+    `queued since ${new Date(seen.updatedAt).toISOString()} and never claimed; sent again as generation ${seen.generation + 1}`,
   set: ({ seen }) => ({ generation: seen.generation + 1 }),
   writes: ['generation'],
   statusAt: at,

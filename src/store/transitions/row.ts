@@ -77,12 +77,6 @@ export interface Transition<I> {
   readonly writes: readonly string[];
   /** The status index's sort key in the new state. */
   readonly statusAt: (input: I, now: number) => number;
-  /**
-   * Whether the new state keeps the status index's keys though the index does not key its
-   * status (`mayOutliveItsMessage`: a QUEUED task whose message may be gone when it is due).
-   * @default false: keyed only if the status is
-   */
-  readonly keyed?: (input: I, now: number) => boolean;
   /** Fenced by the worker's lease: a refusal is a LeaseLostError. */
   readonly leased?: boolean;
   /** Counted on the record instead of added to the history. */

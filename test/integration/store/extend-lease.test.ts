@@ -36,7 +36,7 @@ describe('TaskStore.extendLease', () => {
     expect(await changedSince(before)).toEqual([selection.RUNNING.record.id]);
   });
 
-  it('moves the lease expiry forward, staying RUNNING and out of the index', async () => {
+  it('moves the lease expiry and the status sort key forward, staying RUNNING', async () => {
     const { record: claimed, lease } = await createRunning('extend-ok', 'worker-a');
     clock.now += 50_000;
 
@@ -51,8 +51,7 @@ describe('TaskStore.extendLease', () => {
       lastHeartbeatAt: clock.now,
     });
     expect(record.history).toEqual(claimed.history);
-    // RUNNING is not keyed (ADR 0052): a heartbeat writes no index entry.
-    expect(await rawItem('extend-ok')).not.toHaveProperty('statusAt');
+    expect((await rawItem('extend-ok')).statusAt).toBe(clock.now + LEASE_MS);
   });
 
   it('keeps a live, extended lease from being taken over', async () => {

@@ -46,11 +46,7 @@ describe('TaskStore history and status index', () => {
         return out.record;
       },
     ]);
-    // Due at once, a second after its message's first send: carried by its message (ADR 0052).
-    steps.push([
-      'retry',
-      () => store.retry(held(), { name: 'E', message: 'm' }, 0, clock.now - 1_000),
-    ]);
+    steps.push(['retry', () => store.retry(held(), { name: 'E', message: 'm' }, 0)]);
     steps.push([
       'claim again',
       async () => {
@@ -84,11 +80,9 @@ describe('TaskStore history and status index', () => {
       expect(record.history.at(-1)?.at, name).toBe(clock.now);
       expect(record.history.at(-1)?.attempt, name).toBe(record.attempt);
       const item = await rawItem(id);
-      // Only the statuses no message carries are keyed (ADR 0021, ADR 0052); an older
-      // version's markSent keyed QUEUED, which this version's next write un-keys.
-      const legacy = name === 'markSent (an older version)';
+      // Only the statuses the sweeper and operators act on are keyed (ADR 0021).
       expect(item.statusShard, name).toBe(
-        isIndexed(record.status) || legacy ? `${record.status}#${shard}` : undefined,
+        isIndexed(record.status) ? `${record.status}#${shard}` : undefined,
       );
       expect(item.updatedAt, name).toBe(clock.now);
       previous = record.history;
@@ -113,8 +107,7 @@ describe('TaskStore history and status index', () => {
       const item = await rawItem(id);
 
       expect(item.status).toBe(status);
-      // The QUEUED seed is marked sent as an older version did, which keyed it (ADR 0052).
-      if (isIndexed(status) || status === TaskStatus.QUEUED) {
+      if (isIndexed(status)) {
         expect(item.statusShard).toBe(`${status}#${statusShard(id, SHARDS)}`);
         expect(typeof item.statusAt).toBe('number');
       } else {

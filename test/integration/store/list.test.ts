@@ -1,6 +1,6 @@
 /**
- * TaskStore.list: the status index, paged across its shards, and the Scan for the statuses it
- * does not key. The file's table holds only the 32 tasks seeded below.
+ * TaskStore.list: the status index, paged across its shards. The file's table holds only the
+ * 32 tasks seeded below.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TaskStatus } from '../../../src/core/constants.js';
@@ -100,16 +100,13 @@ describe('TaskStore.list', () => {
     }
   });
 
-  it('spreads the seeded keyed tasks over all 8 shards, and keys no RUNNING one', async () => {
+  it('spreads the seeded tasks over all 8 shards', async () => {
     const shards = new Set<string>();
-    for (const id of [...byStatus.PENDING, ...byStatus.QUEUED]) {
+    for (const id of [...byStatus.PENDING, ...byStatus.QUEUED, ...byStatus.RUNNING]) {
       shards.add(String((await rawItem(id)).statusShard).split('#')[1] ?? '');
     }
-    const running = await Promise.all(byStatus.RUNNING.map((id) => rawItem(id)));
 
     expect([...shards].sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7']);
-    // The claim takes a task out of the index (docs/adr/0052-running-and-queued-leave-the-index.md).
-    expect(running.filter((item) => item.statusShard !== undefined)).toEqual([]);
   });
 
   it.each([TaskStatus.PENDING, TaskStatus.QUEUED, TaskStatus.RUNNING] as const)(
@@ -156,42 +153,27 @@ describe('TaskStore.list', () => {
     expect(ids.sort()).toEqual(expected.sort());
   });
 
-  it('reads the partitions an older version keyed with `fromIndex`, `before` included', async () => {
-    // The QUEUED tasks were marked sent as older versions did, which keyed them by the time of
-    // the send; this version keys neither QUEUED nor RUNNING (ADR 0052).
-    const fromIndex = async (status: TaskStatus, before?: number) => {
-      const ids: string[] = [];
-      for await (const page of store.iterate(status, { fromIndex: true, before })) {
-        ids.push(...page.map((r) => r.id));
-      }
-      return ids.sort();
-    };
+  it('finds expired leases with `before: now` (RUNNING is keyed by lease expiry)', async () => {
+    const lastExpiry = T0 + 32 * 1_000 + LEASE_MS;
 
-    expect(await fromIndex(TaskStatus.QUEUED)).toEqual([...byStatus.QUEUED].sort());
-    expect(await fromIndex(TaskStatus.QUEUED, T0)).toEqual([]);
-    expect(await fromIndex(TaskStatus.RUNNING)).toEqual([]);
+    const noneYet = await listAll(TaskStatus.RUNNING, { before: T0 + LEASE_MS });
+    const all = await listAll(TaskStatus.RUNNING, { before: lastExpiry + 1 });
+
+    expect(noneYet.ids).toEqual([]);
+    expect(all.ids.sort()).toEqual([...byStatus.RUNNING].sort());
   });
 
-  it('queries the status index for a keyed status, reads the listed items by key, and never scans', async () => {
+  it('queries the status index, reads the listed items by key, and never scans', async () => {
     sentCommands.length = 0;
 
     await listAll(TaskStatus.PENDING);
-    await listAll(TaskStatus.PENDING, { limit: 3 });
-    await listAll(TaskStatus.PENDING, { before: T0 + 10_000 });
+    await listAll(TaskStatus.QUEUED, { limit: 3 });
+    await listAll(TaskStatus.RUNNING, { before: T0 + LEASE_MS * 2 });
     await listAll(TaskStatus.DEAD);
 
     expect(sentCommands.length).toBeGreaterThanOrEqual(4 * SHARDS);
     expect(new Set(sentCommands)).toEqual(new Set(['QueryCommand', 'BatchGetItemCommand']));
     expect(sentCommands).not.toContain('ScanCommand');
-  });
-
-  it('lists RUNNING and QUEUED, which the index does not key, with a Scan', async () => {
-    sentCommands.length = 0;
-
-    await listAll(TaskStatus.RUNNING);
-    await listAll(TaskStatus.QUEUED);
-
-    expect(new Set(sentCommands)).toEqual(new Set(['ScanCommand']));
   });
 
   it.each([0, -1, 1.5, 1_001, Number.NaN])(

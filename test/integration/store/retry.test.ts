@@ -41,12 +41,11 @@ describe('TaskStore.retry', () => {
     const { lease } = await createRunning('retry-ok', 'worker-a');
     clock.now += 3_000;
 
-    // Act: its message was first sent 10 s ago, so the retry is due within 30 s of that.
+    // Act
     const record = await store.retry(
       lease,
       { name: 'TimeoutError', message: 'upstream slow' },
       5_000,
-      clock.now - 10_000,
     );
 
     // Assert
@@ -68,38 +67,8 @@ describe('TaskStore.retry', () => {
     });
     const item = await rawItem('retry-ok');
     expect(item).not.toHaveProperty('leaseToken');
-    // QUEUED is not keyed (ADR 0052): the retry's message comes back when due.
-    expect(item).not.toHaveProperty('statusShard');
-    expect(item).not.toHaveProperty('statusAt');
+    expect(item.statusAt).toBe(clock.now + 5_000);
     expect(item).not.toHaveProperty('expiresAt');
-  });
-
-  it.each([
-    ['due over 30 s after its message was first sent', 20_000, 15_000],
-    ['whose message’s send time is unknown', undefined, 5_000],
-  ])(
-    'keeps a QUEUED index entry, sorted by its due time, for a retry %s',
-    async (_, ago, delayMs) => {
-      const id = `retry-keyed-${delayMs}`;
-      const { lease } = await createRunning(id, 'worker-a');
-      const sentAt = ago === undefined ? undefined : clock.now - ago;
-
-      await store.retry(lease, { name: 'E', message: 'm' }, delayMs, sentAt);
-
-      // Its message may be gone when it is due (ADR 0052): the overdue pass finds it there.
-      const item = await rawItem(id);
-      expect(item.statusShard).toMatch(/^QUEUED#\d+$/);
-      expect(item.statusAt).toBe(clock.now + delayMs);
-    },
-  );
-
-  it('pays no index unit for a retry due exactly 30 s after its message was first sent', async () => {
-    const { lease } = await createRunning('retry-edge', 'worker-a');
-
-    await store.retry(lease, { name: 'E', message: 'm' }, 10_000, clock.now - 20_000);
-
-    // Half of SQS's shortest retention: the other half is left for its message's receive.
-    expect(await rawItem('retry-edge')).not.toHaveProperty('statusShard');
   });
 
   it('lets the next claim start the following attempt', async () => {

@@ -83,12 +83,10 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
   'extend the lease of': { input: (record) => ({ lease: lease(record), leaseMs: 60_000 }) },
   complete: { input: (record) => ({ lease: lease(record), resultJson: '{"ok":true}' }) },
   retry: {
-    // Due 71 s after its message's first send, past 30 s: it keeps a QUEUED entry (ADR 0052).
     input: (record) => ({
       lease: lease(record),
       error: { name: 'Error', message: 'boom' },
       delayMs: 1000,
-      messageSentAt: T0 - 70_000,
     }),
   },
   kill: { input: (record) => ({ lease: lease(record), reason: 'permanent' }) },
@@ -103,7 +101,6 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
       takeover: false,
       delayMs: 0,
       ran: true,
-      messageSentAt: T0 - 1000,
     }),
   },
   expire: { input: (record) => ({ seen: record, reason: 'lease ran out', actor: 'sweeper' }) },
@@ -183,13 +180,7 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
     }),
   },
   continue: {
-    // Its message was first sent 61 s ago, over 30 s: it keeps a QUEUED entry (ADR 0052).
-    input: (record) => ({
-      lease: lease(record),
-      continuations: 0,
-      maxContinuations: 10,
-      messageSentAt: T0 - 61_000,
-    }),
+    input: (record) => ({ lease: lease(record), continuations: 0, maxContinuations: 10 }),
   },
   'redrive afresh': { input: (record) => ({ seen: record, reason: 'fixed', stepEpoch: 1 }) },
   'redrive parked afresh': {
@@ -401,44 +392,6 @@ ALL_TRANSITIONS.forEach((row, n) => {
         unmarshall((after ?? {}) as never),
       );
       expect(moved.filter((name) => !declared.includes(name))).toEqual([]);
-      if (row.kind === 'transition') {
-        // Keyed in its new status exactly when the status is, or the row keeps the keys
-        // (a QUEUED task whose message may not last until it is due, ADR 0052).
-        const keyed = isIndexed(row.to) || row.keyed?.(input as never, T0) === true;
-        const item = unmarshall((after ?? {}) as never);
-        expect(item[TableSchema.STATUS_INDEX_PARTITION_KEY] !== undefined).toBe(keyed);
-      }
     });
-  });
-});
-
-describe('a move into QUEUED keeps a QUEUED entry only when due over 30 s after its message was sent', () => {
-  const cases = [
-    ['retry', { delayMs: 5_000, messageSentAt: T0 - 10_000 }, false],
-    ['retry', { delayMs: 5_000, messageSentAt: T0 - 25_000 }, false],
-    ['retry', { delayMs: 5_000, messageSentAt: T0 - 25_001 }, true],
-    ['retry', { delayMs: 5_000 }, true],
-    ['unclaim', { delayMs: 20_000, messageSentAt: T0 - 10_000 }, false],
-    ['unclaim', { delayMs: 20_000, messageSentAt: T0 - 10_001 }, true],
-    ['continue', { messageSentAt: T0 - 30_000 }, false],
-    ['continue', { messageSentAt: T0 - 30_001 }, true],
-  ] as const;
-  it.each(cases)('%s with %j: keyed %s', async (name, timing, keyed) => {
-    const row = ALL_TRANSITIONS.find((r) => r.name === name) as Row;
-    const id = `matrix-queued-${name}-${JSON.stringify(timing).replace(/\W/g, '')}`;
-    await put(seedItem(id, TaskStatus.RUNNING));
-    const record = fromItem(seedItem(id, TaskStatus.RUNNING));
-    const input = { ...(FIXTURES[name]?.input(record) as object), ...timing };
-
-    expect(await apply(ctx, row, input)).toBe(true);
-
-    const item = unmarshall((await stored(id)) as never);
-    const dueAt = T0 + ('delayMs' in timing ? timing.delayMs : 0);
-    expect(item).toMatchObject(
-      keyed ? { [TableSchema.STATUS_INDEX_SORT_KEY]: dueAt } : { status: TaskStatus.QUEUED },
-    );
-    expect(item[TableSchema.STATUS_INDEX_PARTITION_KEY]).toBe(
-      keyed ? statusShardKey(TaskStatus.QUEUED, statusShard(id, store.statusShards)) : undefined,
-    );
   });
 });

@@ -45,10 +45,7 @@ describe('TaskStore.unclaim', () => {
     const { lease } = await createRunning('unclaim-ok', 'worker-a');
     clock.now += 2_000;
 
-    const record = await store.unclaim(lease, 'S3 unavailable (SlowDown: reduce)', {
-      ...outage,
-      messageSentAt: clock.now - 2_000,
-    });
+    const record = await store.unclaim(lease, 'S3 unavailable (SlowDown: reduce)', outage);
 
     expect(record).toMatchObject({
       status: TaskStatus.QUEUED,
@@ -67,21 +64,8 @@ describe('TaskStore.unclaim', () => {
       detail: 'S3 unavailable (SlowDown: reduce); attempt 1 not spent, not run',
     });
     const item = await rawItem('unclaim-ok');
-    // QUEUED is not keyed (ADR 0052): the message, hidden 10 s, brings the task back.
-    expect(item).not.toHaveProperty('statusShard');
-    expect(item).not.toHaveProperty('statusAt');
-    expect(item).not.toHaveProperty('leaseLost');
-  });
-
-  it('keeps a QUEUED index entry when the message comes back over 30 s after its first send', async () => {
-    const { lease } = await createRunning('unclaim-keyed', 'worker-a');
-
-    await store.unclaim(lease, 'S3 unavailable', { ...outage, messageSentAt: clock.now - 25_000 });
-
-    // Due 10 s from now, 35 s after the send: past half of SQS's shortest retention (ADR 0052).
-    const item = await rawItem('unclaim-keyed');
-    expect(item.statusShard).toMatch(/^QUEUED#\d+$/);
     expect(item.statusAt).toBe(clock.now + 10_000);
+    expect(item).not.toHaveProperty('leaseLost');
   });
 
   it('lets the next claim start the same attempt again', async () => {

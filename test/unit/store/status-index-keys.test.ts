@@ -5,23 +5,22 @@ import { statusShard } from '../../../src/store/record.js';
 import {
   INDEXED_STATUSES,
   isIndexed,
-  mayOutliveItsMessage,
   resolveStatusShards,
   statusIndexKeys,
 } from '../../../src/store/status-index-keys.js';
 
 describe('statusIndexKeys', () => {
-  it('keys the statuses that no message carries, and no finished one', () => {
+  it('keys the statuses the sweeper and operators act on, and no finished one', () => {
     expect([...INDEXED_STATUSES].sort()).toEqual([
       'DEAD',
       'PAUSED',
       'PENDING',
+      'QUEUED',
+      'RUNNING',
       'SCHEDULED',
       'SUSPENDED',
       'WAITING',
     ]);
-    expect(isIndexed(TaskStatus.RUNNING)).toBe(false);
-    expect(isIndexed(TaskStatus.QUEUED)).toBe(false);
     expect(isIndexed(TaskStatus.SUCCEEDED)).toBe(false);
     expect(isIndexed(TaskStatus.CANCELLED)).toBe(false);
     expect(isIndexed(TaskStatus.ROLLED_BACK)).toBe(false);
@@ -35,28 +34,6 @@ describe('statusIndexKeys', () => {
       statusAt: 7,
     });
     expect(statusIndexKeys('task-1', TaskStatus.SUCCEEDED, 7, 32)).toBeUndefined();
-  });
-
-  it('keys a QUEUED task when asked to, sorted by its due time', () => {
-    const shard = statusShard('task-1', 32);
-
-    expect(statusIndexKeys('task-1', TaskStatus.QUEUED, 9, 32)).toBeUndefined();
-    expect(statusIndexKeys('task-1', TaskStatus.QUEUED, 9, 32, true)).toEqual({
-      statusShard: `QUEUED#${shard}`,
-      statusAt: 9,
-    });
-  });
-});
-
-describe('mayOutliveItsMessage', () => {
-  it('is true when due over 30 s after the first send (half SQS’s shortest retention)', () => {
-    expect(mayOutliveItsMessage(30_000, 0)).toBe(false);
-    expect(mayOutliveItsMessage(30_001, 0)).toBe(true);
-    expect(mayOutliveItsMessage(5_000, 1_000)).toBe(false);
-  });
-
-  it('is true when the send time is unknown', () => {
-    expect(mayOutliveItsMessage(0, undefined)).toBe(true);
   });
 });
 

@@ -57,11 +57,6 @@ export interface ConsoleOptions {
   readonly charts?: ChartSource;
   /** How often a live page reads its data again, in ms. @default 3000 */
   readonly liveIntervalMs?: number;
-  /**
-   * How often a live overview counts the statuses the status index does not key (RUNNING,
-   * QUEUED and the finished ones) with a Scan of the table, in ms. @default 60000
-   */
-  readonly liveScanEveryMs?: number;
 }
 
 /** A running console. */
@@ -101,7 +96,6 @@ export async function startConsole(options: ConsoleOptions = {}): Promise<Runnin
     loopbackOnly: isLoopbackHost(host),
     ...(options.charts === undefined ? {} : { charts: options.charts }),
     ...(options.liveIntervalMs === undefined ? {} : { liveIntervalMs: options.liveIntervalMs }),
-    ...(options.liveScanEveryMs === undefined ? {} : { liveScanEveryMs: options.liveScanEveryMs }),
   });
   const server = createAdaptorServer({ fetch: app.fetch });
   const wanted = options.port ?? DEFAULT_CONSOLE_PORT;

@@ -31,17 +31,12 @@ export interface LiveViewDeps {
   readonly page: () => PageContext;
   /** The base interval, in ms; slower pages use a multiple of it. */
   readonly intervalMs: number;
-  /** How often the overview Scans for the statuses the index does not key. @default SCAN_EVERY_MS */
-  readonly scanEveryMs?: number;
 }
 
 /**
- * The overview's statuses that the status index does not key (RUNNING and QUEUED, carried by
- * their messages, docs/adr/0052-running-and-queued-leave-the-index.md; and the finished
- * SUCCEEDED, CANCELLED, ROLLED_BACK) are counted by a Scan of the table, and the dead-letter
- * queue's oldest message is found by a peek (a receive): a live overview does both at most
- * once a minute by default (`liveScanEveryMs`), and shows the last figures in between. The
- * keyed statuses (WAITING, SCHEDULED, PENDING, DEAD) are counted at every refresh.
+ * The overview's finished statuses (SUCCEEDED, CANCELLED, ROLLED_BACK) are counted by a Scan
+ * of the table, and the dead-letter queue's oldest message is found by a peek (a receive): a
+ * live overview does both at most once a minute, and shows the last figures in between.
  */
 export const SCAN_EVERY_MS = 60_000;
 
@@ -122,7 +117,7 @@ function overviewView(deps: LiveViewDeps): LiveView {
     everyMs: deps.intervalMs,
     regions: async () => {
       const now = clock();
-      const scan = scanned === undefined || now - scanned.at >= (deps.scanEveryMs ?? SCAN_EVERY_MS);
+      const scan = scanned === undefined || now - scanned.at >= SCAN_EVERY_MS;
       const read = await readOverview(client, now, { scan });
       if (scan) scanned = { at: now, overview: read };
       const overview = scan || scanned === undefined ? read : withScanned(read, scanned.overview);

@@ -15,7 +15,7 @@ import { refuseCrossSite } from './cross-site.js';
 import { guardActions, loopbackHostOnly } from './guards.js';
 import { findTasks, readListQuery } from './list-query.js';
 import { liveHandler } from './live.js';
-import { liveViews, SCAN_EVERY_MS } from './live-views.js';
+import { liveViews } from './live-views.js';
 import { confirmPage, outcomePage, problemPage } from './pages/confirm.js';
 import { deadPage } from './pages/dead.js';
 import type { PageContext } from './pages/layout.js';
@@ -57,13 +57,6 @@ export interface ConsoleAppOptions {
    * few times this). @default 3000
    */
   readonly liveIntervalMs?: number;
-  /**
-   * How often a live overview counts, with a Scan of the table, the statuses the status
-   * index does not key (RUNNING, QUEUED and the finished ones: ADR 0052), and peeks at the
-   * dead-letter queue, in ms. Between two Scans it shows the last figures. A Scan reads every
-   * item, so keep it slow on a large table. @default 60000
-   */
-  readonly liveScanEveryMs?: number;
 }
 
 /** Builds the console's Hono app; `startConsole` serves it. */
@@ -134,14 +127,7 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
   app.get(
     '/live',
     liveHandler(
-      liveViews({
-        client,
-        charts,
-        clock,
-        page,
-        intervalMs: options.liveIntervalMs ?? 3000,
-        scanEveryMs: options.liveScanEveryMs ?? SCAN_EVERY_MS,
-      }),
+      liveViews({ client, charts, clock, page, intervalMs: options.liveIntervalMs ?? 3000 }),
     ),
   );
 
