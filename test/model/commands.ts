@@ -204,7 +204,11 @@ async function leaseWrite(
   );
   if (want === 'ok') expect(error, message).toBeUndefined();
   else expect(error, message).toBeInstanceOf(TaskPausedError);
-  if (want === 'paused') await real?.batch;
+  if (want === 'paused') {
+    // The handler lets the pause propagate, as handler code does: the run ends PAUSED.
+    real?.reject(error as Error);
+    await real?.batch;
+  }
 }
 
 const heartbeat = (n: number) =>
@@ -243,9 +247,17 @@ const sleep = (n: number, ms: number) =>
     M.sleep(m, run, name, ms);
     // Only a call the task made (its lease holder's) is replayed by later runs.
     if (held) scriptOf(r, run.task).push({ kind: 'sleep', name, ms });
-    // The handler's sleep never returns in this run: the run ends as it suspends.
-    void real?.ctx.sleep(name, ms).catch(() => undefined);
-    await real?.batch;
+    // The handler's sleep never returns in this run: the run ends as it suspends. A sleep that
+    // returned instead fails here rather than waiting for a run that never ends.
+    const call = real?.ctx.sleep(name, ms).then(
+      () => 'returned' as const,
+      () => 'threw' as const,
+    );
+    if (call !== undefined && real !== undefined) {
+      const got = await Promise.race([call, real.batch.then(() => 'the run ended' as const)]);
+      expect(got, `sleep of run #${run.id} ends the run`).not.toBe('returned');
+      await real.batch;
+    }
   });
 
 const scriptOf = (r: RealSystem, task: number) => {
@@ -283,11 +295,25 @@ class WaitForSignal implements Cmd {
       scriptOf(r, run.task).push({ kind: 'signal', name: this.name, ms: this.timeoutMs });
     }
     const call = real?.ctx.waitForSignal(this.name, { timeoutMs: this.timeoutMs });
-    if (typeof want === 'object') {
-      expect(await call, `${this.toString()} returns at once`).toEqual(want);
-    } else {
-      void call?.catch(() => undefined);
-      await real?.batch;
+    if (call !== undefined && real !== undefined) {
+      // Whichever comes first: the wait's return, or the run's end (it suspended or paused).
+      // Awaiting only the one the model expects would hang when the system did the other.
+      const got = await Promise.race([
+        call.then(
+          (value) => ({ returned: value as unknown }),
+          (err: unknown) => ({ threw: err }),
+        ),
+        real.batch.then(() => 'the run ended' as const),
+      ]);
+      if (typeof want === 'object') {
+        expect(got, `${this.toString()} returns at once`).toEqual({ returned: want });
+      } else {
+        expect(got, `${this.toString()} ends the run (${want})`).toSatisfy(
+          (g: unknown) =>
+            g === 'the run ended' || (typeof g === 'object' && g !== null && 'threw' in g),
+        );
+        await real.batch;
+      }
     }
     await compare(m, r, [run.task]);
   }
@@ -380,11 +406,12 @@ class Sweep implements Cmd {
   async run(m: M.Model, r: RealSystem) {
     count('sweep');
     const before = await Promise.all(all(m).map(async (i) => (await r.get(i))?.generation));
+    const suspended = all(m).filter((i) => m.tasks[i]?.status === 'SUSPENDED');
     const woken = M.sweep(m);
     await r.sweep();
     // A lost wake is repaired by a new generation's message: the timeout fires through the
     // sweeper when no message came (held for the timer, here never delivered by itself).
-    for (const i of all(m)) {
+    for (const i of suspended) {
       const after = (await r.get(i))?.generation;
       const moved = after !== undefined && before[i] !== undefined && after > (before[i] ?? 0);
       expect(moved, `sweep should ${woken.includes(i) ? '' : 'not '}wake t${i} again`).toBe(
