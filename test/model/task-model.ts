@@ -37,7 +37,10 @@ export interface ModelTask {
   /** What a SUSPENDED task (or a PAUSED one that was) waits for: its sleep or its signal. */
   waitKind: 'sleep' | 'signal' | undefined;
   waitName: string;
-  /** For a signal wait: the signals the task had been sent when it began waiting. */
+  /**
+   * For a signal wait: the signals its run had looked at when it began waiting (all the task
+   * had been sent, when it suspended; maybe fewer, when it ended PAUSED there).
+   */
   waitSeen: number;
   /**
    * When a SUSPENDED task is due, as the status index sorts it: its timer's end, or when a
@@ -54,13 +57,22 @@ export interface ModelTask {
   signalsSent: number;
   /** Signals sent per name: the next one's number in its name's order. */
   sentByName: Map<string, number>;
-  /** Signals not consumed yet, per name, in the order sent. */
-  unconsumed: Map<string, number[]>;
+  /**
+   * Signals not consumed yet, per name, in the order sent: each its number in its name's order
+   * (`n`, its data) and its position among all the task's signals (`seq`).
+   */
+  unconsumed: Map<string, UnconsumedSignal[]>;
   /**
    * The handler's durable calls so far, in order: every later run replays them (a real handler
    * is deterministic), and each replayed wait must give the outcome it gave first.
    */
   script: DurableCall[];
+}
+
+/** A signal sent and not consumed yet. */
+export interface UnconsumedSignal {
+  readonly n: number;
+  readonly seq: number;
 }
 
 /** What a wait returned: the signal of its name it consumed (by number), or its timeout. */
@@ -81,6 +93,11 @@ export interface ModelRun {
   readonly task: number;
   readonly attempt: number;
   state: 'running' | 'crashed' | 'done';
+  /**
+   * The signals the run knows the task was sent: those counted when it was claimed, and those
+   * a refused suspension showed it since. A wait reads only these before it tries to suspend.
+   */
+  signalsKnown: number;
 }
 
 export interface Model {
@@ -124,7 +141,7 @@ export function newModel(
       pausedFrom: undefined,
       signalsSent: 0,
       sentByName: new Map<string, number>(),
-      unconsumed: new Map<string, number[]>(),
+      unconsumed: new Map<string, UnconsumedSignal[]>(),
       script: [],
     })),
   };
@@ -190,7 +207,8 @@ export function deliver(m: Model, i: number): DeliveryOutcome {
     if (call.kind === 'signal') {
       const outcome = consume(task, call.name, task.wakeAt <= m.now);
       if (outcome === undefined) {
-        // Woken by a resume for another name's signal: it waits again, until the same time.
+        // Woken by a resume for a signal of another name (sent while it was paused, or before
+        // its paused run read it): it waits again, until the same time.
         task.attempt -= 1;
         suspend(task, 'signal', call.name, task.wakeAt);
         return 'suspended again';
@@ -199,17 +217,34 @@ export function deliver(m: Model, i: number): DeliveryOutcome {
     }
     task.waitKind = undefined;
   }
-  const run: ModelRun = { id: m.runs.length, task: i, attempt: task.attempt, state: 'running' };
+  const run: ModelRun = {
+    id: m.runs.length,
+    task: i,
+    attempt: task.attempt,
+    state: 'running',
+    signalsKnown: task.signalsSent,
+  };
   m.runs.push(run);
   task.holder = run.id;
   return run;
 }
 
-/** A wait for `name` ends: the first unconsumed signal of the name, else its timeout if due. */
-function consume(task: ModelTask, name: string, timedOut: boolean): WaitOutcome | undefined {
+/**
+ * A wait for `name` ends: the first unconsumed signal of the name among the first `known` the
+ * task was sent (all, unless told), else its timeout if due.
+ */
+function consume(
+  task: ModelTask,
+  name: string,
+  timedOut: boolean,
+  known = Number.POSITIVE_INFINITY,
+): WaitOutcome | undefined {
   const queue = task.unconsumed.get(name) ?? [];
-  const n = queue.shift();
-  if (n !== undefined) return { received: true, data: { n } };
+  const first = queue[0];
+  if (first !== undefined && first.seq < known) {
+    queue.shift();
+    return { received: true, data: { n: first.n } };
+  }
   return timedOut ? { received: false } : undefined;
 }
 
@@ -357,6 +392,13 @@ export function sleep(m: Model, run: ModelRun, name: string, ms: number): void {
  * command). It beats first as a sleep does; then it takes the first signal of `name` not
  * consumed (the run goes on), or suspends until its signal or its timeout, or (a pause
  * request pending) ends PAUSED, to resume to the wait. Returns the outcome when it returned.
+ *
+ * The run looks first only at the signals it knows of (see {@link ModelRun.signalsKnown}).
+ * A suspension is refused while the task has more (its condition counts them): the run then
+ * reads those too and looks again. A pause request refuses it first: the run ends PAUSED
+ * without reading them, and the wait keeps the count the run looked at, so a resume wakes
+ * the task for a signal the run never read, which may be the one awaited
+ * (docs/adr/0048-durable-sleep-signals-pause.md).
  */
 export function waitForSignal(
   m: Model,
@@ -368,7 +410,11 @@ export function waitForSignal(
   if (!beatBeforeWait(m, run, task)) return 'paused';
   const call: DurableCall = { kind: 'signal', name, ms: timeoutMs };
   task.script.push(call);
-  const outcome = consume(task, name, false);
+  let outcome = consume(task, name, false, run.signalsKnown);
+  if (outcome === undefined && !task.pauseRequested) {
+    run.signalsKnown = task.signalsSent;
+    outcome = consume(task, name, false, run.signalsKnown);
+  }
   if (outcome !== undefined) {
     call.outcome = outcome;
     return outcome;
@@ -378,7 +424,7 @@ export function waitForSignal(
     task.wakeAt = m.now + timeoutMs;
     task.waitKind = 'signal';
     task.waitName = name;
-    task.waitSeen = task.signalsSent;
+    task.waitSeen = run.signalsKnown;
     endPaused(task, 'waiting');
     return 'paused';
   }
@@ -397,7 +443,8 @@ export function signal(m: Model, i: number, name: string): 'not found' | 'reject
   if (TERMINAL.has(task.status)) return 'rejected';
   const n = task.sentByName.get(name) ?? 0;
   task.sentByName.set(name, n + 1);
-  task.unconsumed.set(name, [...(task.unconsumed.get(name) ?? []), n]);
+  const seq = task.signalsSent;
+  task.unconsumed.set(name, [...(task.unconsumed.get(name) ?? []), { n, seq }]);
   task.signalsSent += 1;
   if (task.status === 'SUSPENDED' && task.waitKind === 'signal' && task.waitName === name) {
     task.woken = true;
@@ -432,8 +479,9 @@ export function pause(m: Model, i: number): 'not found' | 'rejected' | 'paused' 
 
 /**
  * `client.resume(id)`: a PAUSED task goes back where it was (due again; or still waiting,
- * woken if any signal came since it began waiting); a pause request not yet honoured is taken
- * back; anything else is refused.
+ * woken if the task has signals its wait did not look at: any name's, as the count is all the
+ * record keeps, and also one that came before the run ended PAUSED at the wait but after it
+ * last read them); a pause request not yet honoured is taken back; anything else is refused.
  */
 export function resume(m: Model, i: number): 'not found' | 'rejected' | 'resumed' | 'withdrawn' {
   const task = m.tasks[i] as ModelTask;
