@@ -243,22 +243,35 @@ const continueRun = (n: number) =>
 const sleep = (n: number, ms: number) =>
   new RunCommand(n, 'sleep', `sleep(run #${n}, ${ms} ms)`, async (m, r, run, real) => {
     const name = `nap-${m.steps}`;
-    const held = (m.tasks[run.task] as M.ModelTask).holder === run.id;
+    const script = (m.tasks[run.task] as M.ModelTask).script;
+    const calls = script.length;
     M.sleep(m, run, name, ms);
-    // Only a call the task made (its lease holder's) is replayed by later runs.
-    if (held) scriptOf(r, run.task).push({ kind: 'sleep', name, ms });
+    // Only a call the task made (its lease holder's, past the beat before it) is replayed by
+    // later runs: a sleep whose beat found a pause request took no position.
+    if (script.length > calls) scriptOf(r, run.task).push({ kind: 'sleep', name, ms });
     // The handler's sleep never returns in this run: the run ends as it suspends. A sleep that
     // returned instead fails here rather than waiting for a run that never ends.
     const call = real?.ctx.sleep(name, ms).then(
       () => 'returned' as const,
-      () => 'threw' as const,
+      (err: unknown) => ({ threw: err }),
     );
     if (call !== undefined && real !== undefined) {
       const got = await Promise.race([call, real.batch.then(() => 'the run ended' as const)]);
       expect(got, `sleep of run #${run.id} ends the run`).not.toBe('returned');
+      propagatePause(got, real);
       await real.batch;
     }
   });
+
+/**
+ * A sleep or wait whose beat found a pause request throws TaskPausedError before it waits:
+ * the handler lets it propagate, as handler code does, and the run ends PAUSED (the executor
+ * waits for the handler to stop by itself).
+ */
+function propagatePause(got: unknown, real: RealRun): void {
+  if (typeof got !== 'object' || got === null || !('threw' in got)) return;
+  if (got.threw instanceof TaskPausedError) real.reject(got.threw);
+}
 
 const scriptOf = (r: RealSystem, task: number) => {
   const script = r.scripts.get(task) ?? [];
@@ -312,6 +325,7 @@ class WaitForSignal implements Cmd {
           (g: unknown) =>
             g === 'the run ended' || (typeof g === 'object' && g !== null && 'threw' in g),
         );
+        propagatePause(got, real);
         await real.batch;
       }
     }
