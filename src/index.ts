@@ -22,6 +22,12 @@ export type {
   LaneDeadLetter,
   LaneDeadLetterStats,
 } from './client/lane-dead-letters.js';
+export type {
+  LanePauseResult,
+  LaneState,
+  PauseLaneOptions,
+  ResumeLaneOptions,
+} from './client/lane-pause.js';
 export type { StatusPageOptions, TaskListFilter, TaskListPage } from './client/list-tasks.js';
 export { UNKNOWN_PRINCIPAL } from './client/operator-principal.js';
 export type { TaskClientOptions } from './client/options.js';
@@ -143,4 +149,5 @@ export { defineTask } from './tasks/task-definition.js';
 export type { PollOptions, Worker, WorkerOptions } from './worker/create-worker.js';
 export { createWorker } from './worker/create-worker.js';
 export type { BatchOptions as ProcessBatchOptions } from './worker/deps.js';
+export { DEFAULT_LANE_CONTROL_PERIOD_MS } from './worker/lane-gate.js';
 export type { BatchSummary } from './worker/sqs-poller.js';

@@ -17,9 +17,14 @@ import {
   type DynamoDBClient,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { DeleteQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { startEmulator } from '../../src/local/index.js';
-import { emulatorEnvironment, provision } from '../../src/local/testing/index.js';
+import {
+  emulatorEnvironment,
+  type ProvisionedScheduler,
+  provision,
+} from '../../src/local/testing/index.js';
 import { executorSettings } from '../../src/settings/executor.js';
 
 const PATCH_DIR = fileURLToPath(new URL('../emulator', import.meta.url));
@@ -72,12 +77,17 @@ export interface BenchExecutor {
   readonly tableName: string;
   readonly queueUrl: string;
   readonly queueArn: string;
+  /** The schedule groups and roles, when provisioned with a Scheduler client. */
+  readonly scheduler: ProvisionedScheduler | undefined;
   destroy(): Promise<void>;
 }
 
-/** Provisions a fresh executor from the same settings the CDK construct uses. */
+/**
+ * Provisions a fresh executor from the same settings the CDK construct uses; with a
+ * Scheduler client, its schedule groups too (left to the emulator's end: nothing reads them).
+ */
 export async function createExecutor(
-  clients: { sqs: SQSClient; dynamodb: DynamoDBClient },
+  clients: { sqs: SQSClient; dynamodb: DynamoDBClient; scheduler?: SchedulerClient },
   label: string,
   workerTimeoutSeconds = 60,
 ): Promise<BenchExecutor> {
@@ -90,6 +100,7 @@ export async function createExecutor(
     tableName: location.tableName,
     queueUrl: location.queueUrl,
     queueArn: attrs.Attributes?.QueueArn ?? '',
+    scheduler: location.scheduler,
     destroy: async () => {
       await clients.sqs.send(new DeleteQueueCommand({ QueueUrl: location.queueUrl }));
       await clients.sqs.send(new DeleteQueueCommand({ QueueUrl: location.deadLetterQueueUrl }));

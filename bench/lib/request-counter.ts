@@ -8,6 +8,8 @@
  * middleware, so a retried call counts once per attempt, as AWS bills it.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { TableSchema } from '../../src/core/constants.js';
 import { itemSize, readUnits, writeUnits } from './item-size.js';
@@ -64,8 +66,11 @@ export class RequestCounter {
     private readonly projectedAttributes: readonly string[] = TableSchema.STATUS_INDEX_PROJECTION,
   ) {}
 
-  /** Starts counting the client's requests. Attach before the first request. */
-  attach(client: SQSClient | DynamoDBClient): void {
+  /**
+   * Starts counting the client's requests. Attach before the first request. Scheduler and S3
+   * requests are counted one each, with no units.
+   */
+  attach(client: SQSClient | DynamoDBClient | SchedulerClient | S3Client): void {
     const middleware: Middleware = (next, context) => async (args) => {
       const service = (context.clientName ?? 'Unknown').replace(/Client$/, '');
       const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
@@ -274,4 +279,21 @@ export function filterTally(tally: Tally, keep: (key: string) => boolean): Tally
 /** The sum of one figure over all operations. */
 export function totalOf(tally: Tally, field: keyof OperationTally): number {
   return Object.values(tally).reduce((sum, value) => sum + value[field], 0);
+}
+
+/** What `after` counted beyond `before` (two snapshots of one counter), operations with none left out. */
+export function subtractTally(after: Tally, before: Tally): Tally {
+  const diff: Tally = {};
+  for (const [key, value] of Object.entries(after)) {
+    const was = before[key] ?? emptyTally();
+    const entry: OperationTally = {
+      requests: value.requests - was.requests,
+      billedRequests: value.billedRequests - was.billedRequests,
+      writeUnits: value.writeUnits - was.writeUnits,
+      indexWriteUnits: value.indexWriteUnits - was.indexWriteUnits,
+      readUnits: value.readUnits - was.readUnits,
+    };
+    if (entry.requests !== 0) diff[key] = entry;
+  }
+  return diff;
 }

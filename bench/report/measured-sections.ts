@@ -7,6 +7,7 @@ import { statusOfPartition } from '../lib/index-writes.js';
 import { totalOf } from '../lib/request-counter.js';
 import { pairedRatio, summarize } from '../lib/stats.js';
 import type { TaskCost } from './analysis.js';
+import { operationCosts, operationsTable, waitSummary } from './durable-operations.js';
 import { med, num, ratio, table, usd } from './markdown.js';
 import { type TaskFigures, taskFigures } from './measured-figures.js';
 import type { BenchResults } from './results.js';
@@ -196,5 +197,41 @@ export function featuresSection(results: BenchResults): string {
       rows,
     ),
   });
-  return durable ? `${section}\n\n${measuredTemplate('features-durable')}` : section;
+  const parts = [section];
+  if (f.partial !== undefined) {
+    parts.push(
+      measuredTemplate('features-partial', {
+        ids: f.partial.ids.map((id) => `\`${id}\``).join(', '),
+        date: f.partial.date,
+        fullDate: results.date,
+      }).trim(),
+    );
+  }
+  if (durable) parts.push(measuredTemplate('features-durable'));
+  const waits = waitsBlock(f.runs);
+  if (waits !== undefined) parts.push(waits);
+  return parts.join('\n\n');
+}
+
+/** The durable operations on their own, when a run measured the waits (ADR 0048). */
+function waitsBlock(runs: NonNullable<BenchResults['features']>['runs']): string | undefined {
+  const wait = waitSummary(runs);
+  if (wait === undefined) return undefined;
+  const proof = measuredTemplate(
+    wait.requests === 0 && wait.invocations === 0
+      ? 'features-waits-proof'
+      : 'features-waits-proof-failed',
+    {
+      scenarios: wait.scenarios,
+      tasks: wait.tasks,
+      windowSeconds: num(wait.windowMs / 1000, 1),
+      requests: wait.requests,
+      invocations: wait.invocations,
+      idleReceives: wait.idleReceives,
+    },
+  );
+  return measuredTemplate('features-waits', {
+    table: operationsTable(operationCosts(runs)),
+    waitProof: proof.trim(),
+  });
 }

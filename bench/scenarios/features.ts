@@ -18,6 +18,7 @@ import { noop } from '../fixtures/noop.js';
 import { realisticPayload } from '../fixtures/realistic.js';
 import type { BenchContext } from './context.js';
 import { type MeasuredTasks, measureTasks, type TaskSpec } from './measure-tasks.js';
+import { waitFeatureScenarios } from './wait-features.js';
 
 /** One feature's scenario. */
 export interface FeatureScenario extends TaskSpec {
@@ -210,6 +211,7 @@ export const FEATURE_SCENARIOS: readonly FeatureScenario[] = [
     continueFeatureTask,
   ),
   replayTasks(),
+  ...waitFeatureScenarios(),
 ];
 /** One measured feature. */
 export interface FeatureRun {
@@ -222,6 +224,11 @@ export interface FeatureRun {
 export interface FeatureResults {
   readonly tasks: number;
   readonly runs: readonly FeatureRun[];
+  /**
+   * Rows measured by a later partial run (`bench/cost-scenario.ts --features … --write-results`)
+   * and merged into the full run's results: when, and which rows. `npm run bench` drops it.
+   */
+  readonly partial?: { readonly date: string; readonly ids: readonly string[] };
 }
 
 /** Measures every scenario of `scenarios` at the profile's size. */

@@ -6,6 +6,7 @@
  * (bench/lib/latency.ts) and metered from item images (bench/lib/image-meter.ts).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig, sqsClientConfig } from '../../src/aws/clients.js';
 import {
@@ -16,6 +17,7 @@ import {
   type TaskDefinition,
   type TaskMetrics,
   type TaskOutcome,
+  type WorkerOptions,
 } from '../../src/index.js';
 import { runEventSourceMapping, type SqsLambdaHandler } from '../../src/local/testing/index.js';
 import { addUsage, emptyUsage, type Usage } from '../../src/observability/usage-meter.js';
@@ -34,6 +36,8 @@ export interface CountedClients {
   readonly images: ImageMeter | undefined;
   readonly sqs: SQSClient;
   readonly dynamodb: DynamoDBClient;
+  /** Counted too; only a worker given scheduling settings sends through it (wake schedules). */
+  readonly scheduler: SchedulerClient;
   readonly client: TaskClient;
   destroy(): void;
 }
@@ -56,6 +60,8 @@ export async function countedClients(
   const counter = new RequestCounter(INDEX_KEY_ATTRIBUTES);
   const sqs = new SQSClient(sqsClientConfig());
   const dynamodb = new DynamoDBClient(awsClientConfig());
+  const scheduler = new SchedulerClient(awsClientConfig());
+  counter.attach(scheduler);
   const images =
     reader === undefined
       ? undefined
@@ -77,10 +83,12 @@ export async function countedClients(
     images,
     sqs,
     dynamodb,
+    scheduler,
     client,
     destroy: () => {
       sqs.destroy();
       dynamodb.destroy();
+      scheduler.destroy();
     },
   };
 }
@@ -170,15 +178,21 @@ export function usageRecorder(): UsageRecorder {
   };
 }
 
-/** A worker for `tasks` on the counted clients, with a Lambda-length worker id. */
+/**
+ * A worker for `tasks` on the counted clients, with a Lambda-length worker id; `extra` adds
+ * settings (a feature's scheduling settings).
+ */
 export function benchWorker(
   tasks: readonly TaskDefinition[],
   location: Location,
   clients: Pick<CountedClients, 'sqs' | 'dynamodb'>,
   metrics: TaskMetrics = noopMetrics,
+  extra: Partial<WorkerOptions> = {},
 ): SqsLambdaHandler {
   const worker = createWorker([...tasks], {
-    ...location,
+    ...extra,
+    tableName: location.tableName,
+    queueUrl: location.queueUrl,
     sqs: clients.sqs,
     dynamodb: clients.dynamodb,
     logger: silentLogger,

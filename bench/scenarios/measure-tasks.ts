@@ -6,13 +6,15 @@
  * metrics), so the two can be compared.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { awsClientConfig } from '../../src/aws/clients.js';
 import type { TaskClient, TaskDefinition } from '../../src/index.js';
 import { createExecutor } from '../lib/environment.js';
 import { withImageUnits } from '../lib/image-meter.js';
-import type { Tally } from '../lib/request-counter.js';
+import { EMPTY_SUFFIX, type Tally } from '../lib/request-counter.js';
 import type { BenchContext } from './context.js';
 import { benchWorker, countedClients, drain, usageRecorder } from './in-process.js';
+import { observeWait, runSchedulePump, type WaitWindow } from './waits.js';
 
 /** What a scenario enqueues and which task types the worker needs for it. */
 export interface TaskSpec {
@@ -37,6 +39,26 @@ export interface TaskSpec {
   readonly drainMsPerTask?: number;
   /** Failed runs per task the scenario means to cause (each then retried). @default 0 */
   readonly failuresPerTask?: number;
+  /**
+   * Messages deleted per task by the time it finishes: 2 when its first message is
+   * acknowledged before it ends (a sleep released to a wake schedule) or a second one is sent
+   * (a resume). The drain ends when this many are deleted. @default 1
+   */
+  readonly messagesPerTask?: number;
+  /**
+   * Gives the worker scheduling settings (and runs the schedule pump that stands in for
+   * Scheduler's delivery), with wake schedules for timers beyond `thresholdMs` (ADR 0048).
+   */
+  readonly scheduling?: { readonly thresholdMs: number };
+  /**
+   * A durable wait to observe (ADR 0048): once all the scenario's tasks are SUSPENDED, the
+   * requests and invocations of the next `windowMs` are counted, then `after` runs on the
+   * counted client (a signal to each, say), its requests counted with the worker's.
+   */
+  readonly wait?: {
+    readonly windowMs: number;
+    after?(client: TaskClient): Promise<void>;
+  };
 }
 
 /** What Tasklane's own run-time meter reported for the same tasks. */
@@ -65,6 +87,8 @@ export interface MeasuredTasks {
   readonly indexUnitsByPartition: Record<string, number>;
   readonly indexWritesByPartition: Record<string, number>;
   readonly metered: Metered;
+  /** With a `wait`: what was sent while every task waited. */
+  readonly waitWindow?: WaitWindow;
 }
 
 const TIMEOUT_BASE_MS = 60_000;
@@ -80,7 +104,12 @@ export async function measureTasks(
   spec: TaskSpec,
   n: number,
 ): Promise<MeasuredTasks> {
-  const executor = await createExecutor(ctx.admin, spec.label, spec.workerTimeoutSeconds ?? 60);
+  const scheduling = spec.scheduling === undefined ? {} : { scheduler: new SchedulerClient({}) };
+  const executor = await createExecutor(
+    { ...ctx.admin, ...scheduling },
+    spec.label,
+    spec.workerTimeoutSeconds ?? 60,
+  );
   // A client of its own for the images: one that a TaskClient ever used carries Tasklane's
   // meter, which would count these reads as the producer's or the worker's.
   const reader = new DynamoDBClient(awsClientConfig());
@@ -94,21 +123,92 @@ export async function measureTasks(
     c.counter.reset();
     c.images?.reset();
     const metrics = usageRecorder();
-    const handler = benchWorker(spec.tasks, executor, c, metrics);
-    const run = await drain(c.sqs, executor.queueUrl, tasks, handler, {
-      batchSize: ctx.profile.batchSize,
-      concurrency: ctx.profile.concurrency,
-      timeoutMs: TIMEOUT_BASE_MS + tasks * (spec.drainMsPerTask ?? TIMEOUT_PER_TASK_MS),
-      ...(spec.invocationTimeoutSeconds === undefined
+    const { scheduler } = executor;
+    const worker = benchWorker(
+      spec.tasks,
+      executor,
+      c,
+      metrics,
+      spec.scheduling === undefined || scheduler === undefined
         ? {}
-        : { invocationTimeoutSeconds: spec.invocationTimeoutSeconds }),
+        : {
+            queueArn: executor.queueArn,
+            scheduleGroup: scheduler.scheduleGroup,
+            schedulerRoleArn: scheduler.schedulerRoleArn,
+            delayedSchedulerRoleArn: scheduler.delayedSchedulerRoleArn,
+            scheduleDeadLetterArn: scheduler.scheduleDeadLetterArn,
+            schedulerSenderId: scheduler.schedulerSenderId,
+            delayedSchedulerSenderId: scheduler.delayedSchedulerSenderId,
+            scheduler: c.scheduler,
+            scheduleThresholdMs: spec.scheduling.thresholdMs,
+          },
+    );
+    let invoked = 0;
+    const handler: typeof worker = (event, context) => {
+      invoked += 1;
+      return worker(event, context);
+    };
+    const stopPump = scheduler === undefined ? () => undefined : runSchedulePump(scheduler);
+    const drainMs = TIMEOUT_BASE_MS + tasks * (spec.drainMsPerTask ?? TIMEOUT_PER_TASK_MS);
+    const { wait } = spec;
+    const watching =
+      wait === undefined
+        ? undefined
+        : observeWait(
+            { location: executor, counter: c.counter, invocations: () => invoked },
+            tasks,
+            wait.windowMs,
+            drainMs,
+          ).then(async (window) => {
+            await wait.after?.(c.client);
+            return window;
+          });
+    // A failed observation must not leave the drain waiting for wakes that never come.
+    watching?.catch(() => undefined);
+    const run = await drain(
+      c.sqs,
+      executor.queueUrl,
+      tasks * (spec.messagesPerTask ?? 1),
+      handler,
+      {
+        batchSize: ctx.profile.batchSize,
+        concurrency: ctx.profile.concurrency,
+        timeoutMs: drainMs,
+        ...(spec.invocationTimeoutSeconds === undefined
+          ? {}
+          : { invocationTimeoutSeconds: spec.invocationTimeoutSeconds }),
+      },
+    ).finally(stopPump);
+    const waitWindow = await watching?.catch((err: unknown) => {
+      ctx.log(`${spec.label}: the wait was not observed: ${String(err)}`);
+      return undefined;
     });
+    if (wait !== undefined)
+      ctx.checks.equal(`${spec.label}: wait observed`, waitWindow !== undefined, true);
     const images = c.images?.snapshot() ?? emptyImages();
     add(indexUnits, images.indexUnitsByPartition);
     add(indexWrites, images.indexWritesByPartition);
     ctx.checks.equal(`${spec.label}: tasks created`, tasks > 0, true);
     ctx.checks.equal(`${spec.label}: finished in time`, run.timedOut, false);
-    ctx.checks.equal(`${spec.label}: messages deleted`, run.deleted, tasks);
+    ctx.checks.equal(
+      `${spec.label}: messages deleted`,
+      run.deleted,
+      tasks * (spec.messagesPerTask ?? 1),
+    );
+    if (waitWindow !== undefined) {
+      // A valid window: every task waited throughout it, and nothing ran or polled for them.
+      ctx.checks.equal(
+        `${spec.label}: all waiting at the window's end`,
+        waitWindow.suspendedAtEnd,
+        tasks,
+      );
+      ctx.checks.equal(`${spec.label}: invocations while waiting`, waitWindow.invocations, 0);
+      ctx.checks.equal(
+        `${spec.label}: requests while waiting (idle receives aside)`,
+        requestsWhileWaiting(waitWindow),
+        0,
+      );
+    }
     // The figures are of the runs the scenario means: a run that timed out or failed
     // otherwise adds a retry's requests (and a slow emulator can cause one).
     ctx.checks.equal(`${spec.label}: runs succeeded`, metrics.outcomes.succeeded ?? 0, tasks);
@@ -131,12 +231,21 @@ export async function measureTasks(
         workerReadUnits: metrics.total.readUnits,
         workerTasks: metrics.tasks,
       },
+      ...(waitWindow === undefined ? {} : { waitWindow }),
     };
   } finally {
     c.destroy();
     reader.destroy();
+    scheduling.scheduler?.destroy();
     await executor.destroy();
   }
+}
+
+/** Requests in a wait's window other than the event source mapping's idle receives. */
+export function requestsWhileWaiting(window: WaitWindow): number {
+  return Object.entries(window.tally)
+    .filter(([key]) => !key.endsWith(EMPTY_SUFFIX))
+    .reduce((sum, [, t]) => sum + t.requests, 0);
 }
 
 function emptyImages() {

@@ -30,6 +30,7 @@ import type { DynamoDBStreamsClient } from '../store/table-stream.js';
 import { type StatusIndex, TaskStore } from '../store/task-store.js';
 import type { EnqueueDeps } from './enqueue.js';
 import type { TableCall } from './guarded-calls.js';
+import { type LaneMappings, lambdaLaneMappings } from './lane-mappings.js';
 import { fixedPrincipal, type PrincipalSource, stsPrincipal } from './operator-principal.js';
 import type { TaskClientOptions } from './options.js';
 import { RecurringSchedules } from './schedules.js';
@@ -67,6 +68,8 @@ export interface ClientParts {
   readonly usage: UsageMeter;
   /** Who operator actions are recorded as (docs/adr/0039-operator-audit.md). */
   readonly principal: PrincipalSource;
+  /** The lanes' Lambda event source mappings, for pauseLane and resumeLane. */
+  readonly laneMappings: LaneMappings;
 }
 
 /** Wires a client's parts from its options, making the clients it is not given. */
@@ -150,5 +153,6 @@ export function clientParts(options: TaskClientOptions): ClientParts {
       options.principal === undefined
         ? stsPrincipal({ sts: options.sts, logger })
         : fixedPrincipal(options.principal),
+    laneMappings: lambdaLaneMappings(dynamodb, options.workerFunctionName),
   };
 }

@@ -84,6 +84,12 @@ export interface TaskClientOptions extends ExecutorLocation {
    * vouches for, e.g. a service's own. @default the STS caller identity's ARN
    */
   readonly principal?: string | undefined;
+  /**
+   * The worker function (the stack output `WorkerFunctionName`): `pauseLane` and `resumeLane`
+   * switch only the event source mappings from the lane's queue to it. @default any mapping
+   * from the lane's queue
+   */
+  readonly workerFunctionName?: string | undefined;
 }
 
 /**
@@ -119,16 +125,15 @@ const OPTION_KEYS: Readonly<Record<keyof TaskClientOptions, true>> = {
   sts: true,
   principal: true,
   tracing: true,
+  workerFunctionName: true,
 };
 
 /**
  * Fields of the locations Tasklane hands out to be passed to a TaskClient, a worker or a
- * sweeper as they are, which the client does not use: `workerFunctionName` of
- * `locationFromStackOutputs`; `eventBus`, the schedules' dead-letter queue URL and the
+ * sweeper as they are, which the client does not use: `eventBus`, the schedules' dead-letter queue URL and the
  * schedule pump's sender ids of a local executor's `location` and of `provision`.
  */
 const LOCATION_ONLY_KEYS = [
-  'workerFunctionName',
   'eventBus',
   'scheduleDeadLetterQueueUrl',
   'schedulerSenderId',

@@ -14,6 +14,7 @@ import type { TaskLogger } from '../observability/logger.js';
 import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { Waker } from '../scheduler/waker.js';
 import type { WakeSchedules } from '../scheduler/wakes.js';
+import type { PauseStore } from '../store/pauses.js';
 import { compareEnqueueOrder } from '../store/record.js';
 import type { StatusIndex, TaskStore } from '../store/task-store.js';
 import { listTasks } from './list-tasks.js';
@@ -21,6 +22,8 @@ import { listTasks } from './list-tasks.js';
 /** What a pause or a resume needs from the client. */
 export interface PauseDeps {
   readonly store: TaskStore;
+  /** The pause and resume writes (made by the client: the worker never loads them). */
+  readonly pauses: PauseStore;
   readonly get: (id: string) => Promise<TaskRecord | undefined>;
   readonly waker: Waker;
   readonly wakes: WakeSchedules;
@@ -60,10 +63,10 @@ export async function pauseTask(
     if (seen.status === TaskStatus.PAUSED) return seen;
     try {
       if (seen.status === TaskStatus.RUNNING) {
-        return (await deps.store.pauses.requestPause(seen, reason, deps.principal)).record;
+        return (await deps.pauses.requestPause(seen, reason, deps.principal)).record;
       }
       if (!PAUSABLE.has(seen.status)) throw new TransitionRejectedError('pause', id, seen);
-      return await deps.store.pauses.pause(seen, reason, deps.principal);
+      return await deps.pauses.pause(seen, reason, deps.principal);
     } catch (err) {
       if (!(err instanceof TransitionRejectedError)) throw err;
       const current = err.current;
@@ -89,13 +92,13 @@ export async function resumeTask(id: string, deps: PauseDeps): Promise<TaskRecor
     try {
       if (seen.status !== TaskStatus.PAUSED) {
         if (seen.pauseRequested !== true) throw new TransitionRejectedError('resume', id, seen);
-        const withdrawn = await deps.store.pauses.withdrawPause(seen, deps.principal);
+        const withdrawn = await deps.pauses.withdrawPause(seen, deps.principal);
         if (withdrawn !== undefined) return withdrawn;
         seen = await deps.get(id);
         continue;
       }
       const from = seen.pausedFrom ?? TaskStatus.PENDING;
-      const resumed = await deps.store.pauses.resume(seen, from, deps.principal);
+      const resumed = await deps.pauses.resume(seen, from, deps.principal);
       await letGo(seen, resumed, deps);
       return resumed;
     } catch (err) {

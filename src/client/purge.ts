@@ -2,6 +2,7 @@ import { TaskStatus } from '../core/constants.js';
 import { TransitionRejectedError, ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { type ReleaseDeps, releaseDependents } from '../dependencies/release.js';
+import { signalWrites } from '../store/signal-writes.js';
 import { type Duration, durationMs } from './duration.js';
 import { deleteHeld, heldReceipt, type ParkDeps } from './parked-keys.js';
 import { taskIdsIssues } from './task-ids.js';
@@ -140,6 +141,7 @@ export async function purgeReleased(
   // A parked task's held message goes with it, once it is deleted (read first: the delete
   // takes the park item that names the message).
   const held = deps.queues === undefined ? undefined : await heldReceipt(record, deps.store);
+  let purged = record;
   try {
     await deps.store.purge(record, principal);
   } catch (err) {
@@ -147,7 +149,10 @@ export async function purgeReleased(
     if (current === undefined || !releasePending(record, current)) throw err;
     await releaseDependents(current, deps);
     await deps.store.purge(current, principal);
+    purged = current;
   }
+  // Its signals go after it, as its steps do: a refused purge keeps them (ADR 0048).
+  await signalWrites(deps.store).deleteAll(purged, purged.stepEpoch ?? 0, purged.signals ?? 0);
   if (held !== undefined && deps.queues !== undefined) {
     await deleteHeld({ ...deps.queues, logger: deps.logger }, held, record);
   }

@@ -17,6 +17,7 @@ import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import { DEFAULT_LANE, type LaneQueues } from '../settings/lanes.js';
 import { compareEnqueueOrder } from '../store/record.js';
+import { signalWrites } from '../store/signal-writes.js';
 import type { TaskStore } from '../store/task-store.js';
 import { laneNames, parkedTasks, redriveParkedTask } from './parked-keys.js';
 import { taskIdsIssues } from './task-ids.js';
@@ -173,7 +174,7 @@ async function redriveReleased(
 async function clearSteps(record: TaskRecord, deps: RedriveDeps): Promise<void> {
   try {
     await deps.store.steps.deleteAll(record.id, record.stepEpoch ?? 0);
-    await deps.store.signals.deleteAll(record, record.stepEpoch ?? 0, record.signals ?? 0);
+    await signalWrites(deps.store).deleteAll(record, record.stepEpoch ?? 0, record.signals ?? 0);
   } catch (err) {
     deps.logger.warn('old steps and signals not deleted after a restart; their TTL removes them', {
       taskId: record.id,

@@ -26,6 +26,7 @@ import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Waker } from '../scheduler/waker.js';
 import { canonicalJson } from '../store/record.js';
+import { signalWrites } from '../store/signal-writes.js';
 import type { TaskStore } from '../store/task-store.js';
 import { taskIdIssue } from './task-ids.js';
 
@@ -104,7 +105,7 @@ export async function sendSignal(
       ]);
     }
     const seen = record;
-    const sent = await deps.store.signals.send(seen, {
+    const sent = await signalWrites(deps.store).send(seen, {
       name,
       ...placed,
       ...(options.signalId === undefined ? {} : { signalId: options.signalId }),

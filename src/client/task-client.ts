@@ -1,6 +1,7 @@
 import { Defaults, type TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
+import { PauseStore } from '../store/pauses.js';
 import { stepInfo } from '../store/steps.js';
 import { openTableStream } from '../store/table-stream.js';
 import type { StatusIndex } from '../store/task-store.js';
@@ -16,6 +17,16 @@ import { enqueueFanIn, type FanInOptions, type FanInResult } from './fan-in.js';
 import { type GetOptions, withResult } from './get-result.js';
 import { onTable } from './guarded-calls.js';
 import { type DeadLetterClient, deadLetterClient } from './lane-dead-letters.js';
+import {
+  type LanePauseDeps,
+  type LanePauseResult,
+  type LaneState,
+  laneStates,
+  type PauseLaneOptions,
+  pauseLane,
+  type ResumeLaneOptions,
+  resumeLane,
+} from './lane-pause.js';
 import {
   listTasks,
   type StatusPageOptions,
@@ -465,10 +476,51 @@ export class TaskClient {
     return onTable(this.parts.tableCall, () => resumeTask(target, deps));
   }
 
+  /**
+   * Pauses a whole lane: its tasks stay QUEUED, their messages waiting in its queue, and
+   * running ones finish. One conditional write of the lane's control item (read by pollers
+   * outside Lambda), then its Lambda event source mappings disabled (docs/durable-tasks.md,
+   * "Pausing a lane"). A paused lane is returned as it is.
+   *
+   * @throws UnknownLaneError for a lane the client does not know.
+   * @throws ConfigurationError when `@aws-sdk/client-lambda` is missing (see `mappings`).
+   */
+  pauseLane(lane: string, options: PauseLaneOptions = {}): Promise<LanePauseResult> {
+    return onTable(this.parts.tableCall, () => pauseLane(lane, options, this.laneDeps()));
+  }
+
+  /**
+   * Resumes a paused lane: enables the mappings its pause disabled, then records the resume.
+   * A lane that is not paused is returned as it is.
+   *
+   * @throws UnknownLaneError for a lane the client does not know.
+   */
+  resumeLane(lane: string, options: ResumeLaneOptions = {}): Promise<LanePauseResult> {
+    return onTable(this.parts.tableCall, () => resumeLane(lane, options, this.laneDeps()));
+  }
+
+  /**
+   * Whether each lane (`lanes`, else every lane of the client) is paused, by whom and since
+   * when. One BatchGetItem.
+   *
+   * @throws UnknownLaneError for a lane the client does not know.
+   */
+  laneStates(lanes?: readonly string[]): Promise<LaneState[]> {
+    return onTable(this.parts.tableCall, () => laneStates(lanes, this.parts));
+  }
+
+  private laneDeps(): LanePauseDeps {
+    const { store, lanes, sqs, laneMappings, logger, clock } = this.parts;
+    const principal = () => this.principal();
+    return { store, lanes, sqs, mappings: () => laneMappings, logger, clock, principal };
+  }
+
   private async pauseDeps(): Promise<PauseDeps> {
     const { store, waker, wakes, delayed, logger, clock } = this.parts;
     const principal = await this.principal();
-    return { store, waker, wakes, delayed, logger, clock, principal, get: (id) => this.get(id) };
+    const pauses = store.part((ctx) => new PauseStore(ctx));
+    const get = (id: string) => this.get(id);
+    return { store, pauses, waker, wakes, delayed, logger, clock, principal, get };
   }
 
   /**

@@ -125,6 +125,12 @@ export const AuditEvent = {
   SCHEDULE_RESUMED: 'schedule-resumed',
   SCHEDULE_DELETED: 'schedule-deleted',
   /**
+   * An operator paused or resumed a whole lane: logged only, with the operator's principal
+   * (docs/adr/0048-durable-sleep-signals-pause.md, "Pausing a lane").
+   */
+  LANE_PAUSED: 'lane-paused',
+  LANE_RESUMED: 'lane-resumed',
+  /**
    * A durable task's handler saved a checkpoint: one fenced write of the record, which also
    * extends the lease and carries pending progress (docs/adr/0047-durable-tasks.md).
    */

@@ -26,6 +26,11 @@ export interface EventSourceMappingOptions {
   /** Long-poll wait. Lambda uses 20 s; shorter makes shutdown snappier. @default 1 */
   readonly waitTimeSeconds?: number;
   readonly onBatch?: (summary: BatchSummary) => void;
+  /**
+   * Whether the mapping is disabled, as a paused lane's is in AWS: nothing is received while
+   * it says so, and what was received finishes. @default never
+   */
+  readonly paused?: () => boolean;
 }
 
 /**
@@ -62,6 +67,7 @@ export function runEventSourceMapping(options: EventSourceMappingOptions): Promi
     batchSize: options.batchSize ?? 10,
     waitTimeSeconds: options.waitTimeSeconds ?? 1,
     concurrency: options.maximumConcurrency ?? 2,
+    ...(options.paused === undefined ? {} : { paused: options.paused }),
     ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
   });
 }
@@ -69,15 +75,18 @@ export function runEventSourceMapping(options: EventSourceMappingOptions): Promi
 /**
  * One {@link runEventSourceMapping} per lane, as the construct has one mapping per lane, each
  * with the lane's `maxConcurrency` and `batchSize` (else the options'): a busy lane cannot
- * take another lane's pollers. Resolves once all stop; rejects when one dies.
+ * take another lane's pollers. A lane `lanePaused` names is not polled while it is paused, as
+ * a paused lane's mapping is disabled in AWS. Resolves once all stop; rejects when one dies.
  */
 export function runLaneMappings(
   queues: LaneQueues,
-  options: Omit<EventSourceMappingOptions, 'queueUrl'> & {
+  options: Omit<EventSourceMappingOptions, 'queueUrl' | 'paused'> & {
     readonly lanes: Readonly<Record<string, LaneProps>>;
+    /** Whether a lane is paused (worker/lane-gate.ts). @default never */
+    readonly lanePaused?: (lane: string) => boolean;
   },
 ): Promise<void> {
-  const { lanes, ...common } = options;
+  const { lanes, lanePaused, ...common } = options;
   return Promise.all(
     queues.entries().map(([lane, location]) =>
       runEventSourceMapping({
@@ -85,6 +94,7 @@ export function runLaneMappings(
         queueUrl: location.queueUrl,
         batchSize: lanes[lane]?.batchSize ?? common.batchSize ?? 10,
         maximumConcurrency: lanes[lane]?.maxConcurrency ?? common.maximumConcurrency ?? 2,
+        ...(lanePaused === undefined ? {} : { paused: () => lanePaused(lane) }),
       }),
     ),
   ).then(() => undefined);

@@ -95,6 +95,12 @@ export interface LocalExecutorOptions {
    * @default no lanes
    */
   readonly lanes?: Readonly<Record<string, LaneProps>>;
+  /**
+   * How often the lanes' pollers read the lanes' control items, to stop receiving while a
+   * lane is paused (`tasklane pause --lane`, `TaskClient.pauseLane`), as a paused lane's
+   * event source mapping is disabled in AWS. @default 1000
+   */
+  readonly laneControlPeriodMs?: number;
   /** How often the schedule pump delivers due schedules. @default 500 */
   readonly pumpIntervalMs?: number;
   /** How often the sweeper runs (every minute in AWS). @default 5000 */

@@ -16,9 +16,12 @@ import { noopMetrics } from '../observability/metrics.js';
 import { delayedScheduleGroupName } from '../scheduler/names.js';
 import { executorSettings } from '../settings/executor.js';
 import { resolveLaneQueues } from '../settings/location.js';
+import { LaneControls } from '../store/lane-controls.js';
+import { TaskStore } from '../store/task-store.js';
 import { createSweeper } from '../sweeper/create-sweeper.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import { createWorker, type WorkerOptions } from '../worker/create-worker.js';
+import { watchLanePauses } from '../worker/lane-gate.js';
 import { type EmulatorHandle, startEmulator } from './emulator.js';
 import { type Clients, emulatorClients, emulatorConfig } from './emulator-clients.js';
 import { MINISTACK_FIRING_SENDER_ID, resolveEngine } from './emulator-engine.js';
@@ -255,20 +258,40 @@ function runInBackground(
     metrics: noopMetrics,
     ...options.worker,
   });
-  const mapping = runLaneMappings(resolveLaneQueues(location, location.queueUrl, {}), {
-    handler: worker.lambdaHandler,
-    sqs: clients.sqs,
+  const queues = resolveLaneQueues(location, location.queueUrl, {});
+  // The emulator's mappings are disabled (deploy.ts), and `tasklane dev` has none: a paused
+  // lane is seen through its control item instead (worker/lane-gate.ts).
+  const laneControls = new TaskStore({
+    tableName: location.tableName,
+    dynamodb: clients.dynamodb,
+    logger,
+  }).part((ctx) => new LaneControls(ctx));
+  const gate = watchLanePauses({
+    read: (names) => laneControls.read(names),
+    lanes: queues.names(),
+    periodMs: options.laneControlPeriodMs ?? 1_000,
     signal: stopping.signal,
     logger,
-    timeoutSeconds: options.workerTimeoutSeconds ?? 30,
-    batchSize: options.batchSize ?? 10,
-    maximumConcurrency: options.maximumConcurrency ?? 2,
-    ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
-    lanes: options.lanes ?? {},
-  }).catch((err: unknown) => {
-    logger.error('event source mapping stopped', { error: (err as Error).message });
-    failed.abort(err);
   });
+  const mapping = gate.ready
+    .then(() =>
+      runLaneMappings(queues, {
+        lanePaused: (lane) => gate.paused(lane),
+        handler: worker.lambdaHandler,
+        sqs: clients.sqs,
+        signal: stopping.signal,
+        logger,
+        timeoutSeconds: options.workerTimeoutSeconds ?? 30,
+        batchSize: options.batchSize ?? 10,
+        maximumConcurrency: options.maximumConcurrency ?? 2,
+        ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
+        lanes: options.lanes ?? {},
+      }),
+    )
+    .catch((err: unknown) => {
+      logger.error('event source mapping stopped', { error: (err as Error).message });
+      failed.abort(err);
+    });
   const pump =
     location.scheduleGroup === undefined || pumpSqs === undefined
       ? Promise.resolve()
@@ -316,7 +339,7 @@ function runInBackground(
     failed: failed.signal,
     async stop() {
       stopping.abort();
-      await Promise.all([mapping, pump, sweeps]);
+      await Promise.all([mapping, pump, sweeps, gate.stopped]);
     },
   };
 }

@@ -77,9 +77,10 @@ export const DEBOUNCED_UPDATE_ATTRIBUTES: readonly string[] = [
 /**
  * Every signal item's key starts so: `signal <task id> …` (a task id holds no space, so no
  * task's key does). `grantSignal` may put and delete only these items
- * (docs/adr/0048-durable-sleep-signals-pause.md).
+ * (docs/adr/0048-durable-sleep-signals-pause.md). Defined beside the signals' reads, which a
+ * worker loads without this module.
  */
-export const SIGNAL_ITEM_PREFIX = 'signal ';
+export { SIGNAL_ITEM_PREFIX } from './signals.js';
 
 /**
  * Every attribute a signal sender's UpdateItem names: the count of the task's signals and,

@@ -14,7 +14,6 @@ import { checkRetention, type Retention } from '../settings/retention.js';
 import { DebounceStore } from './debounce.js';
 import { DependencyStore } from './dependency-store.js';
 import { ParkedKeys } from './parked-keys.js';
-import { PauseStore } from './pauses.js';
 import { iterateTasks, type ListOptions, listTasks, type TaskPage } from './queries.js';
 import {
   type Confirmation,
@@ -38,7 +37,6 @@ import {
   type Lease,
   lifecycle,
   parking,
-  pausing,
   repairs,
   type Seen,
   type SeenHistory,
@@ -89,8 +87,6 @@ export class TaskStore {
   readonly steps: StepStore;
   /** Durable tasks' signals (docs/adr/0048-durable-sleep-signals-pause.md). */
   readonly signals: SignalStore;
-  /** The operator's pauses and resumes (docs/adr/0048-durable-sleep-signals-pause.md). */
-  readonly pauses: PauseStore;
   private readonly ctx: WriteContext;
 
   constructor(options: TaskStoreOptions) {
@@ -106,7 +102,16 @@ export class TaskStore {
     this.statusIndex = new StatusIndex(this.ctx);
     this.steps = new StepStore(this.ctx);
     this.signals = new SignalStore(this.ctx);
-    this.pauses = new PauseStore(this.ctx);
+  }
+
+  /**
+   * A store of one concern made on this table's write context by `make`, for a concern only
+   * some callers need (the operator's pauses, src/store/pauses.ts): the store does not import
+   * it, so a bundle that never calls it (the worker's) leaves its code out
+   * (docs/adr/0006-worker-bundle.md).
+   */
+  part<T>(make: (ctx: WriteContext) => T): T {
+    return make(this.ctx);
   }
 
   /** Reads one task with a strongly consistent read. */
@@ -258,7 +263,7 @@ export class TaskStore {
     },
   ): Promise<TaskRecord> {
     const { wait, keeping, progressJson } = options;
-    return this.write(pausing.pauseRunning, { lease, detail, wait, progressJson, ...keeping });
+    return this.write(suspension.pauseRunning, { lease, detail, wait, progressJson, ...keeping });
   }
 
   /**
@@ -414,9 +419,9 @@ export class TaskStore {
    */
   async purge(seen: TaskRecord, principal?: string): Promise<void> {
     await purgeTask(this.ctx, seen, principal);
-    // Its steps and signals go after it: a purge refused (the task redriven meanwhile) keeps them.
+    // Its steps go after it: a purge refused (the task redriven meanwhile) keeps them. Its
+    // signals go next, by the client (src/client/purge.ts), whose code a worker does not load.
     await this.steps.deleteAll(seen.id, seen.stepEpoch ?? 0);
-    await this.signals.deleteAll(seen, seen.stepEpoch ?? 0, seen.signals ?? 0);
     if (seen.parkedKey !== undefined) {
       const lane = seen.lane === DEFAULT_LANE ? undefined : seen.lane;
       await this.parkedKeys.delete(seen.parkedKey, seen.id, lane);

@@ -192,6 +192,14 @@ export interface PollOptions {
    */
   readonly concurrency?: number;
   readonly onBatch?: (summary: BatchSummary) => void;
+  /**
+   * How often the poller reads its lanes' control items, to stop receiving while an operator
+   * has paused a lane (`tasklane pause --lane`, `TaskClient.pauseLane`): one eventually
+   * consistent read per lane per period, 360 an hour per lane at the default. `false` never
+   * reads them: lane pauses are then not honoured by this poller.
+   * @default 10 000 (DEFAULT_LANE_CONTROL_PERIOD_MS)
+   */
+  readonly laneControlPeriodMs?: number | false;
 }
 
 /** A worker: one processing core behind a Lambda handler and a standalone poll loop. */
@@ -330,20 +338,45 @@ export function createWorker(
       ),
     processBatch: run,
     poll: async (poll) => {
-      const urls =
+      const polled =
         poll.queueUrl !== undefined
-          ? [poll.queueUrl]
-          : (poll.lanes ?? lanes.names()).map((lane) => lanes.queueUrl(lane, 'poll'));
+          ? [{ lane: laneOfQueue(lanes, poll.queueUrl), queueUrl: poll.queueUrl }]
+          : (poll.lanes ?? lanes.names()).map((lane) => ({
+              lane,
+              queueUrl: lanes.queueUrl(lane, 'poll'),
+            }));
       // The poll loop is a module of its own, loaded here: a Lambda worker never polls.
-      const [{ pollQueue }, client] = await Promise.all([import('./sqs-poller.js'), sqsClient()]);
-      await Promise.all(
-        urls.map((queueUrl) =>
+      const [{ pollQueue }, { readLanePauses, watchLanePauses }, client] = await Promise.all([
+        import('./sqs-poller.js'),
+        import('./lane-gate.js'),
+        sqsClient(),
+      ]);
+      const doc = store.part((ctx) => ctx.doc);
+      const gated = polled.flatMap(({ lane }) => (lane === undefined ? [] : [lane]));
+      const gate =
+        poll.laneControlPeriodMs === false || gated.length === 0
+          ? undefined
+          : watchLanePauses({
+              read: (names) => readLanePauses(doc, store.tableName, names),
+              lanes: gated,
+              signal: poll.signal,
+              logger,
+              ...(poll.laneControlPeriodMs === undefined
+                ? {}
+                : { periodMs: poll.laneControlPeriodMs }),
+            });
+      await gate?.ready;
+      await Promise.all([
+        ...polled.map(({ lane, queueUrl }) =>
           pollQueue({
             sqs: client,
             queueUrl,
             handler: (event) => run(event.Records),
             signal: poll.signal,
             logger,
+            ...(gate === undefined || lane === undefined
+              ? {}
+              : { paused: () => gate.paused(lane) }),
             ...(poll.batchSize === undefined ? {} : { batchSize: poll.batchSize }),
             ...(poll.waitTimeSeconds === undefined
               ? {}
@@ -352,9 +385,18 @@ export function createWorker(
             ...(poll.onBatch === undefined ? {} : { onBatch: poll.onBatch }),
           }),
         ),
-      );
+        gate?.stopped,
+      ]);
     },
   };
+}
+
+/** The lane whose work queue is `queueUrl`, if the worker's configuration names it. */
+function laneOfQueue(
+  lanes: ReturnType<typeof resolveLaneQueues>,
+  queueUrl: string,
+): string | undefined {
+  return lanes.entries().find(([, location]) => location.queueUrl === queueUrl)?.[0];
 }
 
 /**

@@ -7,7 +7,8 @@
  * - A step's result is stored in an item of its own, written once, conditioned on its own
  *   absence: a step costs one write and no read on its first run. A slice that may find
  *   stored steps (not the task's very first) reads them 100 positions per BatchGetItem, on
- *   its first step call.
+ *   its first step call; one that resumes a wait reads first only the positions up to just
+ *   past the wait's ({@link firstStepRead}).
  * - `continue()` is a value the handler returns; the run's end writes it.
  */
 import { keySegment, ObjectPrefix } from '../claim-check/object-ref.js';
@@ -61,6 +62,8 @@ export class DurableRun {
   private readUpTo = 0;
   /** No stored step lies at or beyond {@link readUpTo}. */
   private exhausted: boolean;
+  /** How many positions the run's first read covers (see {@link firstStepRead}). */
+  private readonly firstRead: number;
   private saves = 0;
   /** Steps called and not yet settled: a suspension waits for them (durable-waits.ts). */
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -90,6 +93,7 @@ export class DurableRun {
       record.ranUnspent === true ||
       record.wait !== undefined;
     this.exhausted = !mayHaveSteps;
+    this.firstRead = firstStepRead(record);
   }
 
   /** The context's durable members but the waits' (durable-waits.ts). */
@@ -361,18 +365,36 @@ export class DurableRun {
     }
   }
 
-  /** The step stored at `index` by an earlier slice, reading its window when not yet read. */
+  /**
+   * The step stored at `index` by an earlier slice, reading its window when not yet read. A
+   * full window (100 positions) with a gap has no step after it: steps are stored in order. A
+   * smaller first read (a woken slice's, {@link firstStepRead}) ends the steps only when its
+   * last two positions, the wait's memo and the one after it, are both empty; else reading
+   * goes on from there in full windows, so a step stored past the wait (by a slice that
+   * passed it, a stale one, or beside a wait not awaited) is read, never assumed absent.
+   */
   private async lookup(index: number): Promise<StoredStep | undefined> {
     while (index >= this.readUpTo && !this.exhausted) {
+      const from = this.readUpTo;
+      const count = from === 0 ? this.firstRead : STEP_WINDOW;
       const window = await this.deps.store.steps.window(
         this.task.record.id,
         this.epoch,
-        this.readUpTo,
+        from,
+        count,
       );
       for (const [at, step] of window) this.known.set(at, step);
-      this.readUpTo += STEP_WINDOW;
-      // Steps are stored in order: a window with a gap has none after it.
-      if (window.size < STEP_WINDOW) this.exhausted = true;
+      this.readUpTo += count;
+      // A sized first read (count < 100) ends the steps only when neither the wait's memo nor
+      // the position after it holds one: every slice that passed the wait stored its memo
+      // first, so a stored memo means a later slice ran steps after it, whose stored
+      // positions may have gaps (a step that threw is not stored); those are read on in full
+      // windows, as before the sizing.
+      const ended =
+        count < STEP_WINDOW
+          ? !window.has(from + count - 1) && !window.has(from + count - 2)
+          : window.size < count;
+      if (ended) this.exhausted = true;
     }
     return this.known.get(index);
   }
@@ -382,6 +404,20 @@ export class DurableRun {
     await this.lookup(Number.MAX_SAFE_INTEGER);
     return [...this.known.values()].sort((a, b) => a.index - b.index).map(stepInfo);
   }
+}
+
+/**
+ * How many positions a slice's first read of its steps covers. A slice that resumes a wait
+ * (its record keeps the wait, in the current step epoch) replays the positions before it,
+ * which were stored, and the wait's own, whose memo may be (a sleep or a wait that ended is
+ * memoized as it returns); one more, after it, shows whether any run stored a step past the
+ * wait. Every other slice reads a full window of 100, as the record bounds nothing.
+ */
+export function firstStepRead(record: Pick<TaskRecord, 'wait' | 'stepEpoch'>): number {
+  const { wait } = record;
+  if (wait === undefined || wait.epoch !== (record.stepEpoch ?? 0)) return STEP_WINDOW;
+  if (!Number.isInteger(wait.step) || wait.step < 0) return STEP_WINDOW;
+  return Math.min(STEP_WINDOW, wait.step + 2);
 }
 
 /** The JSON of a durable value. @throws ValidationError when it is not JSON. */

@@ -1,7 +1,8 @@
 /**
  * A run's view of its task's signals (docs/adr/0048-durable-sleep-signals-pause.md): how many
  * the task has been sent (from the claimed record, then from any refusal that showed more),
- * and their items, read 100 known keys per BatchGetItem and only once per run.
+ * and their items, read once per run, from the first a wait has not consumed and only
+ * below the count (at most 100 keys per BatchGetItem).
  */
 import type { ObjectRef, TaskRecord } from '../core/record.js';
 import { SIGNAL_WINDOW, type SignalStore, type StoredSignal } from '../store/signals.js';
@@ -11,8 +12,11 @@ export class SignalReader {
   /** Signals the task has been sent, as far as the run knows. */
   count: number;
   private readonly known = new Map<number, StoredSignal>();
-  /** Windows (by first position) already read. */
-  private readonly read = new Set<number>();
+  /**
+   * Positions read while below the count: a signal's item is written with the mark that
+   * counts it, so one of them found empty is gone (expired or purged), not yet to come.
+   */
+  private readonly settled = new Set<number>();
 
   constructor(
     private readonly record: Pick<TaskRecord, 'id' | 'createdAt' | 'signals'>,
@@ -33,15 +37,18 @@ export class SignalReader {
     return undefined;
   }
 
-  /** The signal at `seq`, reading its window when not read yet (or read before it was there). */
+  /**
+   * The signal at `seq`, reading it when not read yet (or read before it was counted): with
+   * the positions after it that can exist, those below the count ({@link signalRead}), up to
+   * the first already read.
+   */
   async get(seq: number): Promise<StoredSignal | undefined> {
-    const from = seq - (seq % SIGNAL_WINDOW);
-    if (!this.known.has(seq) && (!this.read.has(from) || seq >= this.readCount(from))) {
-      const window = await this.store.window(this.record, this.epoch, from);
-      for (const [at, signal] of window) this.known.set(at, signal);
-      this.read.add(from);
-      this.windowCounts.set(from, this.count);
-    }
+    if (this.known.has(seq) || this.settled.has(seq)) return this.known.get(seq);
+    let count = 1;
+    while (count < signalRead(seq, this.count) && !this.settled.has(seq + count)) count += 1;
+    const window = await this.store.window(this.record, this.epoch, seq, count);
+    for (const [at, signal] of window) this.known.set(at, signal);
+    for (let at = seq; at < seq + count && at < this.count; at++) this.settled.add(at);
     return this.known.get(seq);
   }
 
@@ -50,11 +57,12 @@ export class SignalReader {
     if (signal.dataRef !== undefined) return JSON.parse(await this.fetch(signal.dataRef));
     return signal.dataJson === undefined ? undefined : JSON.parse(signal.dataJson);
   }
+}
 
-  /** The count known when a window was read: positions from it on were not there yet. */
-  private readonly windowCounts = new Map<number, number>();
-
-  private readCount(from: number): number {
-    return this.windowCounts.get(from) ?? 0;
-  }
+/**
+ * How many signal positions to read from `seq` when the task has been sent `count`: those
+ * that can exist (below the count), at most one BatchGetItem's 100, and at least `seq`'s own.
+ */
+export function signalRead(seq: number, count: number): number {
+  return Math.max(1, Math.min(SIGNAL_WINDOW, count - seq));
 }

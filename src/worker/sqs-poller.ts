@@ -26,7 +26,15 @@ export interface PollQueueOptions {
   readonly concurrency?: number;
   /** Called after each batch with what was deleted and what was left for a retry. */
   readonly onBatch?: (summary: BatchSummary) => void;
+  /**
+   * Whether the queue's lane is paused (worker/lane-gate.ts): while it says so, nothing is
+   * received; batches already received finish. Asked before each receive. @default never
+   */
+  readonly paused?: () => boolean;
 }
+
+/** How often a paused poller asks again whether its lane is still paused. */
+const PAUSED_RECHECK_MS = 250;
 
 /** What happened to one received batch. */
 export interface BatchSummary {
@@ -145,6 +153,12 @@ export async function pollQueue(options: PollQueueOptions): Promise<void> {
       await Promise.race(inFlight);
       continue;
     }
+    if (options.paused?.() === true) {
+      // The lane is paused: receive nothing (its messages wait in the queue), and ask again
+      // soon; the gate's own period bounds how soon a resume is seen.
+      await sleep(PAUSED_RECHECK_MS, signal);
+      continue;
+    }
     const longPoll = inFlight.size === 0 && idleMs > 0;
     let messages: Message[];
     try {
@@ -230,7 +244,8 @@ async function handleBatch(
   return { received: records.length, deleted, failed: verdict.failedIds.size };
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or less when `signal` aborts; never rejects. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);

@@ -225,6 +225,40 @@ describe('console in Chromium', () => {
   });
 });
 
+describe('console in Chromium: pause and resume', () => {
+  it('pauses a scheduled task from its page after confirming, then resumes it', async () => {
+    // Arrange: an hour out, so it stays SCHEDULED while the worker runs.
+    const { client } = executor;
+    await client.enqueue(
+      reportTask,
+      { month: 'later' },
+      { id: 'paused-in-browser', delay: 3_600_000 },
+    );
+    await page.goto(`${running.url}tasks/paused-in-browser`);
+
+    // Act
+    await page.getByRole('link', { name: 'Pause this task…' }).click();
+    const pauseQuestion = await page.locator('#confirm-what').textContent();
+    await page.getByRole('button', { name: 'Confirm pause task' }).click();
+    const paused = await page.getByRole('heading', { level: 1 }).textContent();
+    await page.getByRole('link', { name: 'paused-in-browser' }).click();
+    const pausedStatus = await page.locator('[data-region="task-head"] .status').textContent();
+    const resumesTo = await page.locator('[data-region="task-facts"]').textContent();
+    await shot('task-paused');
+    await page.getByRole('link', { name: 'Resume this task…' }).click();
+    await page.getByRole('button', { name: 'Confirm resume task' }).click();
+    const resumed = await page.getByRole('heading', { level: 1 }).textContent();
+
+    // Assert
+    expect(pauseQuestion).toContain('Pause 1 task(s)');
+    expect(paused).toBe('Paused 1 of 1 tasks');
+    expect(pausedStatus).toBe('PAUSED');
+    expect(resumesTo).toContain('resumes to SCHEDULED');
+    expect(resumed).toBe('Resumed 1 of 1 tasks');
+    expect((await client.get('paused-in-browser'))?.status).toBe(TaskStatus.SCHEDULED);
+  });
+});
+
 describe('console in Chromium, against other sites', () => {
   it('refuses a purge confirmation another site opens: no form, and Enter purges nothing', async () => {
     // Arrange

@@ -227,11 +227,18 @@ describe('tasks through the deployed executor', () => {
   // zod/mini (about 20 KB; zod itself was about 95 KB). The budget came down from 275 KB with
   // zod/mini and the unused modules left out (docs/adr/0006-worker-bundle.md, update of
   // issue 29); issue 29's target of 150 KB needs the worker's features split into chunks.
-  // It was 215 KB until the claim's check of the message's `createdAt` (ADR 0063, 0.7 KB).
-  it('ships a worker bundle under 216 KB that needs only the runtime’s @aws-sdk/*', () => {
+  // It was 215 KB until the claim's check of the message's `createdAt` (ADR 0063, 0.7 KB),
+  // 216 KB until durable sleep, signals and pause (ADR 0048): about 23 KB that every worker
+  // loads (the waits, the suspension and wake rows, wake schedules, signal reads, the hold of
+  // a suspended task's message), measured at 239.1 KB once the operator's pause rows and the
+  // signal sender's writes were left to the client; 240 KB until a poller's check of its
+  // lane's pause (0.8 KB that a Lambda worker carries without running it, since esbuild
+  // inlines what the poller imports on first use). Loading them only in workers that use
+  // them is issue 29's splitting work (branch bundle29), which brings this budget down.
+  it('ships a worker bundle under 241 KB that needs only the runtime’s @aws-sdk/*', () => {
     const asset = workerAsset();
 
-    expect(asset.bytes).toBeLessThanOrEqual(216_000);
+    expect(asset.bytes).toBeLessThanOrEqual(241_000);
     expect(asset.externals.length).toBeGreaterThan(0);
     for (const external of asset.externals) expect(external).toMatch(/^@aws-sdk\//);
   });

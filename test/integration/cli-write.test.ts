@@ -1,4 +1,7 @@
 import { once } from 'node:events';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import {
   DeleteMessageCommand,
   ReceiveMessageCommand,
@@ -168,6 +171,55 @@ describe('tasklane pause and resume', () => {
     ]);
     expect(resumedKey.stdout).toMatch(new RegExp(`${keyed}\\s*│\\s*resumed`));
     expect((await client.get(keyed))?.status).toBe(TaskStatus.PENDING);
+  });
+});
+
+describe('tasklane pause --lane and resume --lane', () => {
+  it('pauses and resumes a lane behind the confirmation, shows it in status, audits it, and exits 4 for an unknown lane', async () => {
+    const audit = path.join(await mkdtemp(path.join(tmpdir(), 'tasklane-lane-audit-')), 'a.log');
+    const withAudit = { ...env, TASKLANE_AUDIT_LOG: audit };
+
+    const unconfirmed = await runCli(['pause', '--lane', 'default'], withAudit);
+    const paused = await runCli(
+      ['pause', '--lane', 'default', '--reason', 'deploy', '--yes', '--json'],
+      withAudit,
+    );
+    const again = await runCli(['pause', '--lane', 'default', '--yes'], withAudit);
+    const status = await runCli(['status'], withAudit);
+    const statusJson = await runCli(['status', '--json'], withAudit);
+    const unknown = await runCli(['pause', '--lane', 'nope', '--yes'], withAudit);
+    const both = await runCli(['pause', '--lane', 'default', '--key', 'k', '--yes'], withAudit);
+    const resumed = await runCli(['resume', '--lane', 'default', '--yes', '--json'], withAudit);
+    const lines = (await readFile(audit, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+    expect(unconfirmed.code).toBe(6);
+    expect(paused.code).toBe(0);
+    expect(JSON.parse(paused.stdout)).toMatchObject({
+      lane: 'default',
+      paused: true,
+      changed: true,
+      reason: 'deploy',
+      switchedMappings: [],
+    });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('already paused');
+    expect(status.stdout).toMatch(/paused lane[\s\S]*default[\s\S]*deploy/);
+    expect(JSON.parse(statusJson.stdout).lanes).toEqual([
+      expect.objectContaining({ lane: 'default', paused: true, reason: 'deploy' }),
+    ]);
+    expect(unknown.code).toBe(4);
+    expect(unknown.stderr).toContain('No lane is named "nope"');
+    expect(both.code).toBe(2);
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ paused: false, changed: true });
+    expect(lines.filter((l) => l.audit === true).map((l) => [l.event, l.lane])).toEqual([
+      ['lane-paused', 'default'],
+      ['lane-resumed', 'default'],
+    ]);
+    expect(lines.find((l) => l.event === 'lane-paused')?.principal).toEqual(expect.any(String));
   });
 });
 

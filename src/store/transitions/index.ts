@@ -9,6 +9,7 @@
 import * as debounce from './debounce.js';
 import * as dependencies from './dependencies.js';
 import * as durable from './durable.js';
+import * as lanes from './lanes.js';
 import * as lifecycle from './lifecycle.js';
 import * as parking from './parking.js';
 import * as pausing from './pausing.js';
@@ -24,6 +25,7 @@ export {
   debounce,
   dependencies,
   durable,
+  lanes,
   lifecycle,
   parking,
   pausing,
@@ -90,8 +92,10 @@ export const ALL_TRANSITIONS: readonly Row[] = [
   pausing.pause,
   pausing.requestPause,
   pausing.withdrawPause,
-  pausing.pauseRunning,
+  suspension.pauseRunning,
   pausing.resume,
   pausing.resumeScheduled,
   pausing.resumeSuspended,
+  lanes.pauseLane,
+  lanes.resumeLane,
 ] as Row[];

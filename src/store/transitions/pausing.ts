@@ -3,15 +3,16 @@
  * (docs/adr/0048-durable-sleep-signals-pause.md). An operator pauses a task that waits (to
  * start, for its schedule, or suspended) in one write; a RUNNING task is asked, and its lease
  * holder ends the run PAUSED at its next step, checkpoint or heartbeat, without spending an
- * attempt. A resume puts the task back where it was: due, scheduled, or suspended.
+ * attempt (that end is the lease holder's row, in suspension.ts, so that a worker loads none
+ * of the operator's rows). A resume puts the task back where it was: due, scheduled, or
+ * suspended.
  */
 import { AuditEvent, TaskStatus } from '../../core/constants.js';
 import type { HistoryEntry, TaskRecord, TaskWait } from '../../core/record.js';
 import { toStoredEntry } from '../history.js';
 import { equals, exists, generationIs, notExists, oneOf, Update } from './expression.js';
-import { byLease } from './lifecycle.js';
-import { at, LEASE, type Lease, type SeenHistory, type Transition, type Write } from './row.js';
-import { type MessageKeeping, WAIT_WRITES, waitSet, wakeDue } from './suspension.js';
+import { at, type SeenHistory, type Transition, type Write } from './row.js';
+import { wakeDue } from './suspension.js';
 import { keyedStates } from './writer.js';
 
 /** The statuses `client.pause` moves to PAUSED in one write. */
@@ -54,51 +55,6 @@ export const pause: Transition<OperatorInput> = {
   set: ({ seen }) => ({ pausedFrom: seen.status }),
   remove: ['pauseRequestedAt'],
   writes: ['pausedFrom', 'pauseRequestedAt'],
-  statusAt: at,
-};
-
-type PauseRunningInput = MessageKeeping & {
-  lease: Lease;
-  /** What the run was about to wait for when it ended: it resumes SUSPENDED. */
-  wait?: TaskWait | undefined;
-  detail: string;
-  progressJson?: string | undefined;
-};
-
-/**
- * RUNNING with a pause request → PAUSED, by the lease holder that saw it: the run ends as a
- * continuation does (no attempt spent), and the task resumes QUEUED, or SUSPENDED with `wait`
- * when the run was about to sleep or wait.
- */
-export const pauseRunning: Transition<PauseRunningInput> = {
-  kind: 'transition',
-  ...byLease<PauseRunningInput>(),
-  fence: (input) => [
-    ...byLease<PauseRunningInput>().fence(input),
-    exists('pauseRequestedAt', 'pauseRequestedAt'),
-  ],
-  name: 'end as paused',
-  event: AuditEvent.PAUSED,
-  to: TaskStatus.PAUSED,
-  detail: ({ detail, lease }) => `${detail}; attempt ${lease.attempt} not spent`,
-  set: ({ lease, wait, progressJson, ...keeping }, now) => ({
-    attempt: lease.attempt - 1,
-    pausedFrom: wait === undefined ? TaskStatus.QUEUED : TaskStatus.SUSPENDED,
-    ...waitSet(wait, keeping),
-    progress: progressJson,
-    progressAt: progressJson === undefined ? undefined : now,
-  }),
-  remove: [...LEASE, 'pauseRequestedAt'],
-  drop: ({ wait }) => (wait !== undefined && wait.until === undefined ? ['wakeAt'] : []),
-  writes: [
-    'attempt',
-    'pausedFrom',
-    ...WAIT_WRITES,
-    'progress',
-    'progressAt',
-    'pauseRequestedAt',
-    ...LEASE,
-  ],
   statusAt: at,
 };
 

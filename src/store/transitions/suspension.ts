@@ -2,15 +2,16 @@
  * The rows of the transition table that suspend a durable task and keep it suspended
  * (docs/adr/0048-durable-sleep-signals-pause.md): the lease holder's suspension, when its
  * handler sleeps or waits for a signal; the note of the message a worker keeps in flight for a
- * SUSPENDED or PAUSED task (its place at the head of its group); and the sweeper's note of a
- * wake it repaired.
+ * SUSPENDED or PAUSED task (its place at the head of its group); the sweeper's note of a
+ * wake it repaired; and the lease holder's end of a run it was asked to pause (the operator's
+ * pause and resume rows are in pausing.ts, which a worker does not load).
  */
 import { AuditEvent, TableSchema, TaskStatus } from '../../core/constants.js';
 import type { HeldMessage, TaskRecord, TaskWait } from '../../core/record.js';
 import { heldItem, waitItem } from '../record.js';
-import { counterIs, equals, generationIs, notExists, Update } from './expression.js';
+import { counterIs, equals, exists, generationIs, notExists, Update } from './expression.js';
 import { byLease } from './lifecycle.js';
-import { LEASE, type Lease, type Transition, type Write } from './row.js';
+import { at, LEASE, type Lease, type Transition, type Write } from './row.js';
 
 /**
  * The status index's sort key of a SUSPENDED task whose wait has no timer: the latest time a
@@ -155,4 +156,49 @@ export const noteWake: Write<{
   }),
   writes: ['generation', TableSchema.STATUS_INDEX_SORT_KEY],
   returnsOld: false,
+};
+
+type PauseRunningInput = MessageKeeping & {
+  lease: Lease;
+  /** What the run was about to wait for when it ended: it resumes SUSPENDED. */
+  wait?: TaskWait | undefined;
+  detail: string;
+  progressJson?: string | undefined;
+};
+
+/**
+ * RUNNING with a pause request → PAUSED, by the lease holder that saw it: the run ends as a
+ * continuation does (no attempt spent), and the task resumes QUEUED, or SUSPENDED with `wait`
+ * when the run was about to sleep or wait.
+ */
+export const pauseRunning: Transition<PauseRunningInput> = {
+  kind: 'transition',
+  ...byLease<PauseRunningInput>(),
+  fence: (input) => [
+    ...byLease<PauseRunningInput>().fence(input),
+    exists('pauseRequestedAt', 'pauseRequestedAt'),
+  ],
+  name: 'end as paused',
+  event: AuditEvent.PAUSED,
+  to: TaskStatus.PAUSED,
+  detail: ({ detail, lease }) => `${detail}; attempt ${lease.attempt} not spent`,
+  set: ({ lease, wait, progressJson, ...keeping }, now) => ({
+    attempt: lease.attempt - 1,
+    pausedFrom: wait === undefined ? TaskStatus.QUEUED : TaskStatus.SUSPENDED,
+    ...waitSet(wait, keeping),
+    progress: progressJson,
+    progressAt: progressJson === undefined ? undefined : now,
+  }),
+  remove: [...LEASE, 'pauseRequestedAt'],
+  drop: ({ wait }) => (wait !== undefined && wait.until === undefined ? ['wakeAt'] : []),
+  writes: [
+    'attempt',
+    'pausedFrom',
+    ...WAIT_WRITES,
+    'progress',
+    'progressAt',
+    'pauseRequestedAt',
+    ...LEASE,
+  ],
+  statusAt: at,
 };

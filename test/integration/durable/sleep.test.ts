@@ -65,6 +65,108 @@ describe('ctx.sleep', () => {
     ]);
   });
 
+  it('finds the steps a stale slice stored past the wait, though it reads only up to it first', async () => {
+    const effects: string[] = [];
+    const task = defineTask('durable.sleep.stale-steps', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await ctx.step('before', () => effects.push('before'));
+        await ctx.sleep('nap', 1_500);
+        const one = await ctx.step('after1', () => effects.push('after1'));
+        const two = await ctx.step('after2', () => effects.push('after2'));
+        return { one, two };
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    expect((await client.get(id))?.wait).toMatchObject({ step: 1 });
+    // A stale slice (its lease lost unnoticed) got past the sleep: its memo and two steps,
+    // the last beyond the woken slice's first read (positions 0 to 2).
+    const stale = { taskId: id, epoch: 0, attempt: 1, workerId: 'stale-worker' };
+    const until = JSON.stringify({ until: Date.now() });
+    await executor.store.steps.store({
+      ...stale,
+      index: 1,
+      name: 'nap',
+      kind: 'sleep',
+      resultJson: until,
+      sizeBytes: until.length,
+    });
+    await executor.store.steps.store({
+      ...stale,
+      index: 2,
+      name: 'after1',
+      resultJson: '"stale-1"',
+      sizeBytes: 9,
+    });
+    await executor.store.steps.store({
+      ...stale,
+      index: 3,
+      name: 'after2',
+      resultJson: '"stale-2"',
+      sizeBytes: 9,
+    });
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual({ one: 'stale-1', two: 'stale-2' });
+    expect(effects).toEqual(['before']);
+  });
+
+  it('reads on past a gap after the wait when a slice already passed it (a step that threw is not stored)', async () => {
+    const effects: string[] = [];
+    const task = defineTask('durable.sleep.gap-after-wait', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await ctx.step('before', () => effects.push('before'));
+        await ctx.sleep('nap', 1_500);
+        try {
+          await ctx.step('flaky', () => {
+            effects.push('flaky');
+            throw new Error('flaky failed');
+          });
+        } catch {
+          // the handler goes on without it: nothing is stored at this position
+        }
+        const two = await ctx.step('after', () => effects.push('after'));
+        return { two };
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    expect((await client.get(id))?.wait).toMatchObject({ step: 1 });
+    // A slice that passed the sleep stored its memo, its step at position 2 threw (a gap),
+    // and it stored position 3: the woken slice's first read (0 to 2) ends on the gap.
+    const earlier = { taskId: id, epoch: 0, attempt: 1, workerId: 'earlier-worker' };
+    const until = JSON.stringify({ until: Date.now() });
+    await executor.store.steps.store({
+      ...earlier,
+      index: 1,
+      name: 'nap',
+      kind: 'sleep',
+      resultJson: until,
+      sizeBytes: until.length,
+    });
+    await executor.store.steps.store({
+      ...earlier,
+      index: 3,
+      name: 'after',
+      resultJson: '"stored"',
+      sizeBytes: 8,
+    });
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual({ two: 'stored' });
+    expect(effects).toEqual(['before', 'flaky']);
+  });
+
   it('never sleeps twice for the same name: a retry after the wake replays the sleep', async () => {
     const sleeps: number[] = [];
     const task = defineTask('durable.sleep.memo', {

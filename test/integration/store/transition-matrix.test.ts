@@ -243,6 +243,19 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
       woken: false,
     }),
   },
+  'pause the lane': {
+    input: (record) => ({
+      key: `lane-control ${record.id}`,
+      lane: 'bulk',
+      reason: 'matrix',
+      principal: 'arn:aws:iam::000000000000:user/op',
+      mappings: ['uuid-1'],
+    }),
+  },
+  'resume the lane': {
+    extra: (id) => [{ pk: `lane-control ${id}`, paused: true, version: 1 }],
+    input: (record) => ({ key: `lane-control ${record.id}`, principal: 'op' }),
+  },
   'take an idle rate bucket': {
     input: (record) => ({ key: `rate-limit ${record.id}`, now: T0, emissionMs: 1000, count: 3 }),
   },

@@ -18,6 +18,8 @@ import {
   SIGNAL_ITEM_PREFIX,
   SIGNAL_UPDATE_ATTRIBUTES,
 } from '../../../src/store/producer-writes.js';
+import { signalWrites } from '../../../src/store/signal-writes.js';
+import type { SignalSeen } from '../../../src/store/signals.js';
 import { writeContext } from '../../../src/store/store-context.js';
 import { TaskStore } from '../../../src/store/task-store.js';
 import { FIXTURE_NOW, taskRecord } from '../../helpers/task-record.js';
@@ -335,7 +337,7 @@ describe('DEBOUNCED_UPDATE_ATTRIBUTES', () => {
 });
 
 describe('the signal sender’s writes (grantSignal)', () => {
-  const cases: [string, Parameters<TaskStore['signals']['send']>[0]][] = [
+  const cases: [string, SignalSeen][] = [
     ['to a running task', taskRecord({ status: TaskStatus.RUNNING })],
     [
       'to a task waiting for it (the wake)',
@@ -358,7 +360,11 @@ describe('the signal sender’s writes (grantSignal)', () => {
     const { store, sent } = offlineStore();
 
     // Act
-    await store.signals.send(seen, { name: 'approve', dataJson: '{"ok":true}', signalId: 's-1' });
+    await signalWrites(store).send(seen, {
+      name: 'approve',
+      dataJson: '{"ok":true}',
+      signalId: 's-1',
+    });
 
     // Assert
     const [transaction] = sent.filter((r) => r.command === 'TransactWriteItemsCommand');

@@ -4,7 +4,7 @@ import { ConfigurationError } from 'tasklane';
 import { commandContext } from '../context.js';
 import { humanDuration } from '../output.js';
 
-/** `tasklane status`: counts per status (and type), the DLQ, the schedules. */
+/** `tasklane status`: counts per status (and type), paused lanes, the DLQ, the schedules. */
 export function registerStatus(program: Command): void {
   program
     .command('status')
@@ -26,6 +26,8 @@ export function registerStatus(program: Command): void {
         .finally(() => bar.stop());
       const deadLetters = await optional(() => client.deadLetters.stats());
       const schedules = await optional(() => client.schedules.list());
+      const lanes = await client.laneStates();
+      const paused = lanes.filter((l) => l.paused);
       const now = Date.now();
       if (out.json) {
         out.data({
@@ -41,11 +43,25 @@ export function registerStatus(program: Command): void {
                       : now - deadLetters.value.oldestSentAt,
                 },
           schedules: schedules.value ?? null,
+          lanes,
           notConfigured: [deadLetters.missing, schedules.missing].filter((m) => m !== undefined),
         });
         return;
       }
       printCounts(out, counts);
+      if (paused.length > 0) {
+        // Only paused lanes are listed: a running lane is the normal case.
+        out.line();
+        out.table(
+          ['paused lane', 'since', 'by', 'reason'],
+          paused.map((l) => [
+            out.color.yellow(l.lane),
+            l.changedAt === undefined ? '' : `${humanDuration(now - l.changedAt)} ago`,
+            l.principal ?? '',
+            l.reason ?? '',
+          ]),
+        );
+      }
       out.line();
       if (deadLetters.value === undefined) {
         out.line(`Dead-letter queue: not configured (${deadLetters.missing})`);

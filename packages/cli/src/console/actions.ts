@@ -4,6 +4,8 @@
  */
 import type { TaskClient } from 'tasklane';
 import { TasklaneError, TaskStatus } from 'tasklane';
+import { describeLane, type LaneAction, MAX_LANE_REASON, performLane } from './lane-actions.js';
+import { describePause, type PauseAction, performPause } from './pause-actions.js';
 
 /** One action the console can take, as the confirmation page is asked for it. */
 export type ConsoleAction =
@@ -14,7 +16,9 @@ export type ConsoleAction =
   | { readonly kind: 'resume'; readonly name: string }
   | { readonly kind: 'delete'; readonly name: string }
   | { readonly kind: 'redrive-key'; readonly key: string }
-  | { readonly kind: 'release'; readonly key: string; readonly lane: string | undefined };
+  | { readonly kind: 'release'; readonly key: string; readonly lane: string | undefined }
+  | PauseAction
+  | LaneAction;
 
 /**
  * The tasks a purge's confirmation page listed, and when it listed them: the purge deletes
@@ -43,9 +47,15 @@ export const ACTION_KINDS = [
   'delete',
   'redrive-key',
   'release',
+  'pause-task',
+  'resume-task',
+  'pause-key',
+  'resume-key',
+  'pause-lane',
+  'resume-lane',
 ] as const;
 
-/** At most this many tasks per redrive, cancel or purge. */
+/** At most this many tasks per redrive, cancel, purge, pause or resume. */
 export const MAX_SELECTED = 100;
 
 /** A purge confirmation older than this is refused: reload it to see what matches now. */
@@ -61,7 +71,9 @@ export function parseAction(
   const problems: string[] = [];
   switch (kind) {
     case 'redrive':
-    case 'cancel': {
+    case 'cancel':
+    case 'pause-task':
+    case 'resume-task': {
       const ids = [
         ...new Set(
           field('id')
@@ -95,14 +107,33 @@ export function parseAction(
       return { action: { kind, name } };
     }
     case 'redrive-key':
-    case 'release': {
+    case 'release':
+    case 'pause-key':
+    case 'resume-key': {
       // A key is taken as it is: ordering keys may hold spaces at either end.
       const key = field('key')[0] ?? '';
-      if (key === '')
-        return { problems: ['name the parked ordering key (field "key"); none was given'] };
-      if (kind === 'redrive-key') return { action: { kind, key } };
+      if (key === '') {
+        const which = kind === 'pause-key' || kind === 'resume-key' ? '' : ' parked';
+        return { problems: [`name the${which} ordering key (field "key"); none was given`] };
+      }
+      if (kind !== 'release') return { action: { kind, key } };
       const lane = (field('lane')[0] ?? '').trim();
       return { action: { kind, key, lane: lane === '' ? undefined : lane } };
+    }
+    case 'pause-lane':
+    case 'resume-lane': {
+      const lane = (field('lane')[0] ?? '').trim();
+      if (lane === '') problems.push('name the lane (field "lane"); none was given');
+      const reason = (field('reason')[0] ?? '').trim();
+      if (reason.length > MAX_LANE_REASON) {
+        problems.push(
+          `a reason of at most ${MAX_LANE_REASON} characters is accepted; received ${reason.length}`,
+        );
+      }
+      if (problems.length > 0) return { problems };
+      return {
+        action: kind === 'pause-lane' && reason !== '' ? { kind, lane, reason } : { kind, lane },
+      };
     }
     default:
       return {
@@ -304,6 +335,14 @@ async function run(
         failed: !out.released,
       };
     }
+    case 'pause-task':
+    case 'resume-task':
+    case 'pause-key':
+    case 'resume-key':
+      return performPause(client, action);
+    case 'pause-lane':
+    case 'resume-lane':
+      return performLane(client, action);
   }
 }
 
@@ -326,5 +365,13 @@ export function describe(action: ConsoleAction): string {
       return `Redrive the DEAD tasks of the ordering key "${action.key}": the task that parked it runs first, in place, then the key's later tasks in their order.`;
     case 'release':
       return `Release the parked key "${action.key}"${action.lane === undefined ? '' : ` in lane ${action.lane}`}: give up on the DEAD task that holds it (it stays DEAD, and can still be redriven by id), and let the key's later tasks run.`;
+    case 'pause-task':
+    case 'resume-task':
+    case 'pause-key':
+    case 'resume-key':
+      return describePause(action);
+    case 'pause-lane':
+    case 'resume-lane':
+      return describeLane(action);
   }
 }

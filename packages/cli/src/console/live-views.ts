@@ -122,7 +122,7 @@ function overviewView(deps: LiveViewDeps): LiveView {
       if (scan) scanned = { at: now, overview: read };
       const overview = scan || scanned === undefined ? read : withScanned(read, scanned.overview);
       return {
-        ...overviewRegions(overview),
+        ...overviewRegions(deps.page(), overview),
         ...(charts === undefined && chartsProblem === undefined
           ? {}
           : { 'chart-summary': chartSummary(charts, chartsProblem) }),

@@ -4,6 +4,7 @@
  */
 
 import type {
+  LaneState,
   ParkedKey,
   ScheduleDetails,
   ScheduleFiring,
@@ -40,6 +41,9 @@ export interface Overview {
   readonly schedules: readonly ScheduleSummary[] | undefined;
   /** Why schedules could not be read (e.g. scheduling not configured). */
   readonly schedulesError: string | undefined;
+  /** Each lane's pause state, the default lane first; undefined when it could not be read. */
+  readonly lanes: readonly LaneState[] | undefined;
+  readonly lanesError: string | undefined;
 }
 
 /** The dead-letter queue at a glance. */
@@ -71,11 +75,12 @@ export async function readOverview(
   options: { readonly scan?: boolean } = {},
 ): Promise<Overview> {
   const scan = options.scan !== false;
-  const [counts, deadLetters, recent, schedules] = await Promise.all([
+  const [counts, deadLetters, recent, schedules, lanes] = await Promise.all([
     client.counts({ byType: true, scan }),
     scan ? readDeadLetters(client, now) : { deadLetters: undefined, deadLettersError: undefined },
     client.list({ status: TaskStatus.DEAD, limit: 10 }),
     readSchedules(client),
+    readLaneStates(client),
   ]);
   return {
     byStatus: counts.byStatus,
@@ -86,7 +91,21 @@ export async function readOverview(
     ...deadLetters,
     recentDead: recent.items,
     ...schedules,
+    ...lanes,
   };
+}
+
+/** The lanes' pause states (one read of their control items), or why they could not be read. */
+export async function readLaneStates(client: TaskClient): Promise<{
+  lanes: readonly LaneState[] | undefined;
+  lanesError: string | undefined;
+}> {
+  try {
+    return { lanes: await client.laneStates(), lanesError: undefined };
+  } catch (err) {
+    if (!(err instanceof TasklaneError)) throw err;
+    return { lanes: undefined, lanesError: err.message };
+  }
 }
 
 async function readDeadLetters(

@@ -5,8 +5,8 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
-import type { TaskClient, TaskRecord } from 'tasklane';
-import { TasklaneError, TaskStatus, ValidationError } from 'tasklane';
+import type { LaneState, TaskClient, TaskRecord } from 'tasklane';
+import { TasklaneError, TaskStatus, UnknownLaneError, ValidationError } from 'tasklane';
 import { parseAction, parseConfirmed, perform, previewOf } from './actions.js';
 import { serveAsset } from './assets.js';
 import type { ChartSource } from './charts/chart-data.js';
@@ -23,6 +23,7 @@ import { overviewPage } from './pages/overview.js';
 import { parkedPage } from './pages/parked.js';
 import { schedulesPage } from './pages/schedules.js';
 import { malformedTaskPage, taskDetailPage, taskListPage, taskMissingPage } from './pages/tasks.js';
+import { keyPreviewOf } from './pause-actions.js';
 import { listTasks, readOverview, readParkedKeys, readScheduleViews } from './queries.js';
 import { recordProblems } from './record-check.js';
 import { sameOriginPath } from './safety.js';
@@ -196,8 +197,27 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono {
     if ('problems' in parsed)
       return c.html(problemPage(page(), 'Nothing to confirm', parsed.problems), 400);
     const back = sameOriginPath(c.req.header('referer'), new URL(c.req.url).origin);
-    const preview = await previewOf(client, parsed.action, clock);
-    return c.html(confirmPage(page(), parsed.action, back, preview));
+    const { action } = parsed;
+    const preview = await previewOf(client, action, clock);
+    const keyTasks =
+      action.kind === 'pause-key' || action.kind === 'resume-key'
+        ? await keyPreviewOf(client, action)
+        : undefined;
+    let laneState: LaneState | undefined;
+    if (action.kind === 'pause-lane' || action.kind === 'resume-lane') {
+      try {
+        [laneState] = await client.laneStates([action.lane]);
+      } catch (err) {
+        if (!(err instanceof UnknownLaneError)) throw err;
+        return c.html(
+          problemPage(page(), 'Unknown lane', [
+            `no lane is named "${action.lane}": the executor's lanes are ${err.known.join(', ')}`,
+          ]),
+          404,
+        );
+      }
+    }
+    return c.html(confirmPage(page(), action, back, preview, keyTasks, laneState));
   });
 
   app.post('/actions/:kind', async (c) => {

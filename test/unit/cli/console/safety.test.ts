@@ -209,7 +209,7 @@ describe('parseAction', () => {
   it('names what is wrong with a bad action', () => {
     expect(parseAction('explode', () => [])).toEqual({
       problems: [
-        'unknown action "explode"; expected one of redrive, cancel, purge, pause, resume, delete, redrive-key, release',
+        'unknown action "explode"; expected one of redrive, cancel, purge, pause, resume, delete, redrive-key, release, pause-task, resume-task, pause-key, resume-key, pause-lane, resume-lane',
       ],
     });
     expect(parseAction('purge', () => ['-1'])).toMatchObject({

@@ -1,6 +1,6 @@
 /** The overview: counts by status and type, the dead-letter queue, recent DEAD tasks, schedules. */
 import { html } from 'hono/html';
-import type { ScheduleSummary } from 'tasklane';
+import type { LaneState, ScheduleSummary } from 'tasklane';
 import type { ChartData } from '../charts/chart-data.js';
 import { type Overview, STATUSES } from '../queries.js';
 import { recordProblems } from '../record-check.js';
@@ -18,7 +18,7 @@ import {
 import { malformedRow } from './tasks.js';
 
 /** The overview's parts that the live channel keeps up to date, by region id. */
-export function overviewRegions(data: Overview): Record<string, Html> {
+export function overviewRegions(ctx: PageContext, data: Overview): Record<string, Html> {
   const total = STATUSES.reduce((sum, s) => sum + data.byStatus[s], 0);
   return {
     counts: html`<h2 id="by-status">Tasks by status <span class="muted">(${total} in all)</span></h2>
@@ -36,6 +36,7 @@ export function overviewRegions(data: Overview): Record<string, Html> {
     'by-type': byTypeTable(data),
     'recent-dead': recentDead(data),
     'schedule-list': schedulesSummary(data.schedules, data.schedulesError),
+    lanes: laneTable(ctx, data.lanes, data.lanesError),
   };
 }
 
@@ -45,10 +46,14 @@ export function overviewPage(
   data: Overview,
   charts: { readonly data: ChartData | undefined; readonly problem: string | undefined },
 ): Html {
-  const r = overviewRegions(data);
+  const r = overviewRegions(ctx, data);
   const body = html`
 <section aria-labelledby="by-status">${region('counts', r.counts ?? '')}</section>
 ${chartsSection(charts.data, charts.problem)}
+<section aria-labelledby="lanes">
+<h2 id="lanes">Lanes</h2>
+${region('lanes', r.lanes ?? '')}
+</section>
 <section aria-labelledby="dlq">
 <h2 id="dlq">Dead-letter queue</h2>
 ${region('dlq', r.dlq ?? '')}
@@ -66,6 +71,30 @@ ${region('recent-dead', r['recent-dead'] ?? '')}
 ${region('schedule-list', r['schedule-list'] ?? '')}
 </section>`;
   return layout(ctx, { title: 'Overview', path: '/', body, live: true, charts: true });
+}
+
+/**
+ * Each lane, paused or running, who changed it last, when and why, with its pause or resume
+ * (through the confirmation page; none in read-only mode).
+ */
+function laneTable(
+  ctx: PageContext,
+  lanes: readonly LaneState[] | undefined,
+  error: string | undefined,
+): Html {
+  if (lanes === undefined)
+    return html`<p class="muted">Lane states unavailable: ${error ?? ''}</p>`;
+  return html`<table>
+<thead><tr><th scope="col">Lane</th><th scope="col">State</th><th scope="col">Since</th><th scope="col">By</th><th scope="col">Reason</th>${ctx.readOnly ? '' : html`<th scope="col">Actions</th>`}</tr></thead>
+<tbody>${lanes.map(
+    (l) =>
+      html`<tr><th scope="row">${l.lane}</th><td>${statusLabel(l.paused ? 'PAUSED' : 'RUNNING')}</td><td>${time(l.changedAt)}</td><td>${l.principal ?? ''}</td><td>${l.paused ? (l.reason ?? '') : ''}</td>${
+        ctx.readOnly
+          ? ''
+          : html`<td class="row-actions"><a href="/confirm?action=${l.paused ? 'resume' : 'pause'}-lane&amp;lane=${encodeURIComponent(l.lane)}" aria-label="${l.paused ? 'Resume' : 'Pause'} lane ${l.lane}">${l.paused ? 'Resume lane…' : 'Pause lane…'}</a></td>`
+      }</tr>`,
+  )}</tbody>
+</table>`;
 }
 
 function recentDead(data: Overview): Html {

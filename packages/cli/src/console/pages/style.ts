@@ -39,6 +39,8 @@ pre.json{background:#fff;border:1px solid #d5d9de;padding:10px;overflow:auto;max
 .status-running{background:#d6e4ff;color:#0b3a8c}
 .status-queued,.status-pending,.status-scheduled,.status-waiting{background:#fff0c2;color:#5a4300}
 .status-cancelled,.status-disabled{background:#e4e7eb;color:#39424c}
+.status-suspended{background:#e6dcfa;color:#3f1f7a}
+.status-paused{background:#fde2c8;color:#6b3200}
 .muted{color:#5c6670}
 form.filters{display:flex;flex-wrap:wrap;gap:10px 16px;align-items:flex-end;background:#fff;border:1px solid #d5d9de;padding:12px;margin-bottom:12px}
 form.filters label,form.inline label{display:flex;flex-direction:column;font-size:13px;font-weight:600;gap:2px}

@@ -2,6 +2,7 @@
 import { html } from 'hono/html';
 import type { TaskRecord } from 'tasklane';
 import { DEFAULT_LANE, TaskStatus } from 'tasklane';
+import { PAUSABLE } from '../pause-actions.js';
 import { STATUSES, type TaskListPage } from '../queries.js';
 import { recordProblems } from '../record-check.js';
 import { SEARCH_FIELDS, type SearchField, type SearchPage } from '../search.js';
@@ -69,9 +70,16 @@ ${STATUSES.map((s) => html`<option value="${s}"${query.status === s ? ' selected
 <a href="/tasks">Clear</a>
 <p id="time-help" class="muted help">Since and until: an age (30m, 2h, 7d) or an ISO time, compared with the task's last status change; newest first.</p>
 </form>
+${listedKey(query) === undefined || ctx.readOnly ? '' : html`<p class="actions">Ordering key <code>${listedKey(query)}</code>: ${keyActions(ctx, listedKey(query) ?? '')}</p>`}
 ${problems.length > 0 ? html`<div class="notice error" role="alert"><p>Invalid filters:</p><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
 ${page === undefined ? '' : region('task-list', taskListRegion(ctx, query, page), selectable(ctx, query, page) ? 'notify' : 'swap')}`;
   return layout(ctx, { title: 'Tasks', path: '/tasks', body, live: page !== undefined });
+}
+
+/** The ordering key the list is narrowed to (its filter, or a search in keys), if any. */
+function listedKey(query: ListQuery): string | undefined {
+  if (query.key !== '') return query.key;
+  return query.in === 'key' && query.q !== '' ? query.q : undefined;
 }
 
 const SEARCH_LABELS: Readonly<Record<SearchField, string>> = {
@@ -103,7 +111,13 @@ function listBody(ctx: PageContext, query: ListQuery, page: TaskListPage): Html 
   if (!selectable(ctx, query, page)) return taskTable(page.items, 'Tasks matching the filters');
   return html`<form method="get" action="/confirm" aria-label="Act on selected tasks">
 ${taskTable(page.items, 'Tasks matching the filters', { name: 'id' })}
-<div class="actions"><button type="submit" name="action" value="cancel" class="danger">Cancel selected…</button></div>
+<div class="actions">${
+    PAUSABLE.includes(query.status as TaskStatus)
+      ? html`<button type="submit" name="action" value="pause-task">Pause selected…</button> `
+      : query.status === TaskStatus.PAUSED
+        ? html`<button type="submit" name="action" value="resume-task">Resume selected…</button> `
+        : ''
+  }<button type="submit" name="action" value="cancel" class="danger">Cancel selected…</button></div>
 </form>`;
 }
 
@@ -187,10 +201,11 @@ ${ctx.readOnly ? '' : taskActions(r)}`,
 <dt>Id</dt><dd><code>${r.id}</code></dd>
 <dt>Type</dt><dd><a href="/tasks?q=${encodeURIComponent(r.type)}&amp;in=type">${r.type}</a></dd>
 <dt>Lane</dt><dd>${r.lane ?? DEFAULT_LANE}</dd>
-<dt>Ordering key</dt><dd>${r.orderingKey === undefined ? html`<span class="muted">none</span>` : html`<a href="/tasks?q=${encodeURIComponent(r.orderingKey)}&amp;in=key">${r.orderingKey}</a>`}</dd>
+<dt>Ordering key</dt><dd>${r.orderingKey === undefined ? html`<span class="muted">none</span>` : html`<a href="/tasks?q=${encodeURIComponent(r.orderingKey)}&amp;in=key">${r.orderingKey}</a> ${keyActions(ctx, r.orderingKey)}`}</dd>
 <dt>Created</dt><dd>${time(r.createdAt)}</dd>
 <dt>Updated</dt><dd>${time(r.updatedAt)}</dd>
 ${r.runAt === undefined ? '' : html`<dt>Runs at</dt><dd>${time(r.runAt)}</dd>`}
+${waitFacts(r)}
 ${r.debounce === undefined ? '' : html`<dt>Debounce</dt><dd>key <code>${r.debounce.key}</code> (${r.debounce.mode}), ${r.debounce.absorbed} enqueue(s) absorbed; the window ends at its run time</dd>`}
 <dt>Finished</dt><dd>${time(r.finishedAt)}</dd>
 <dt>Worker</dt><dd>${r.workerId ?? html`<span class="muted">none</span>`}</dd>
@@ -244,10 +259,66 @@ function taskActions(r: TaskRecord): Html {
   if (r.status === TaskStatus.DEAD) {
     return html`<p class="actions"><a href="/confirm?action=redrive&amp;id=${id}">Redrive this task…</a></p>`;
   }
-  if (CANCELLABLE.includes(r.status) || (r.status === TaskStatus.RUNNING && !r.cancelRequested)) {
-    return html`<p class="actions"><a href="/confirm?action=cancel&amp;id=${id}">Cancel this task…</a></p>`;
+  const running = r.status === TaskStatus.RUNNING;
+  const links: Html[] = [];
+  // Pause and resume (docs/adr/0048-durable-sleep-signals-pause.md): on a RUNNING task a
+  // pause is a request its run honours; a pause request not honoured yet can be taken back.
+  if (PAUSABLE.includes(r.status)) {
+    links.push(html`<a href="/confirm?action=pause-task&amp;id=${id}">Pause this task…</a>`);
+  } else if (running && !r.pauseRequested && !r.cancelRequested) {
+    links.push(
+      html`<a href="/confirm?action=pause-task&amp;id=${id}">Ask this task to pause…</a> <span class="muted">(it is running: it pauses at its next step, checkpoint or heartbeat)</span>`,
+    );
   }
-  return html``;
+  if (r.status === TaskStatus.PAUSED || (running && r.pauseRequested === true)) {
+    links.push(
+      html`<a href="/confirm?action=resume-task&amp;id=${id}">${running ? 'Take back the pause request…' : 'Resume this task…'}</a>`,
+    );
+  }
+  if (CANCELLABLE.includes(r.status) || (running && !r.cancelRequested)) {
+    links.push(html`<a href="/confirm?action=cancel&amp;id=${id}">Cancel this task…</a>`);
+  }
+  if (links.length === 0) return html``;
+  return html`<p class="actions">${links.map((l, n) => html`${n === 0 ? '' : ' · '}${l}`)}</p>`;
+}
+
+/**
+ * What a SUSPENDED or PAUSED task waits for, as facts: a sleep's wake time, a signal wait's
+ * name and timeout, the status a resume puts a paused task back to, a pending pause request.
+ */
+function waitFacts(r: TaskRecord): Html {
+  const wait = r.wait;
+  const parts: Html[] = [];
+  if (
+    wait !== undefined &&
+    (r.status === TaskStatus.SUSPENDED || r.pausedFrom === TaskStatus.SUSPENDED)
+  ) {
+    parts.push(
+      wait.kind === 'sleep'
+        ? html`<dt>Sleeping</dt><dd><code>${wait.name}</code>, wakes ${time(wait.until)}</dd>`
+        : html`<dt>Waiting for signal</dt><dd><code>${wait.name}</code>${
+            wait.until === undefined ? html`, no timeout` : html`, times out ${time(wait.until)}`
+          }${r.woken === true ? html` <span class="muted">(the signal has come: it is due)</span>` : ''}</dd>`,
+    );
+  }
+  if (r.status === TaskStatus.PAUSED) {
+    parts.push(
+      html`<dt>Paused</dt><dd>resumes to ${statusLabel(r.pausedFrom ?? TaskStatus.PENDING)}</dd>`,
+    );
+  }
+  if (r.pauseRequested === true) {
+    parts.push(
+      html`<dt>Pause requested</dt><dd>${time(r.pauseRequestedAt)}; its run ends PAUSED at its next step, checkpoint or heartbeat</dd>`,
+    );
+  }
+  return html`${parts}`;
+}
+
+/** Pause and resume of the task's ordering key, after the confirmation step. */
+export function keyActions(ctx: PageContext, key: string): Html {
+  if (ctx.readOnly) return html``;
+  const k = encodeURIComponent(key);
+  return html`<span class="key-actions"><a href="/confirm?action=pause-key&amp;key=${k}">Pause key…</a> · <a href="/confirm?action=resume-key&amp;key=${k}">Resume key…</a></span>`;
 }
 
 /**

@@ -129,3 +129,35 @@ describe('confirmPage', () => {
     expect(page).not.toContain('<form');
   });
 });
+
+describe('confirmPage of a lane', () => {
+  const paused = {
+    lane: 'bulk',
+    paused: true,
+    changedAt: FIXTURE_NOW - 60_000,
+    principal: 'arn:aws:iam::1:user/alice',
+    reason: 'vendor outage',
+    mappings: ['m-1'],
+  };
+
+  it('shows the lane’s state now, carries the lane, and says when confirming changes nothing', () => {
+    // Act
+    const resume = String(
+      confirmPage(ctx, { kind: 'resume-lane', lane: 'bulk' }, '/', undefined, undefined, paused),
+    );
+    const pauseAgain = String(
+      confirmPage(ctx, { kind: 'pause-lane', lane: 'bulk' }, '/', undefined, undefined, paused),
+    );
+
+    // Assert
+    expect(resume).toContain('Resume the lane &quot;bulk&quot;');
+    expect(resume).toContain(
+      'The lane &quot;bulk&quot; has been paused since 2023-11-14 22:12:20 UTC by arn:aws:iam::1:user/alice: vendor outage (it disabled the event source mapping(s) m-1).',
+    );
+    expect(resume).toContain('<input type="hidden" name="lane" value="bulk">');
+    expect(resume).not.toContain('name="reason"');
+    expect(pauseAgain).toContain('nothing new is received from its queue until it is resumed');
+    expect(pauseAgain).toContain('Confirming changes nothing: it stays paused.');
+    expect(pauseAgain).toContain('name="reason"');
+  });
+});

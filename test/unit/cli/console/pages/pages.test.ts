@@ -110,3 +110,80 @@ describe('console task page', () => {
     expect(page).toContain('key <code>&lt;b&gt;doc&lt;/b&gt;</code> (last), 4 enqueue(s) absorbed');
   });
 });
+
+describe('console task page: pause and resume', () => {
+  it('shows a sleeping task’s wake time and offers to pause it', () => {
+    // Arrange
+    const record = taskRecord({
+      id: 'sleeper',
+      status: TaskStatus.SUSPENDED,
+      wait: { kind: 'sleep', step: 1, name: 'nap', epoch: 0, until: Date.UTC(2026, 0, 31, 9) },
+    });
+
+    // Act
+    const page = text(taskDetailPage(ctx, record));
+
+    // Assert
+    expect(page).toContain('<dt>Sleeping</dt><dd><code>nap</code>, wakes <time');
+    expect(page).toContain('2026-01-31 09:00:00 UTC');
+    expect(page).toContain('/confirm?action=pause-task&amp;id=sleeper');
+    expect(page).not.toContain('action=resume-task');
+  });
+
+  it('shows a paused signal wait: its signal, its timeout and the status it resumes to', () => {
+    // Arrange
+    const record = taskRecord({
+      id: 'held',
+      status: TaskStatus.PAUSED,
+      pausedFrom: TaskStatus.SUSPENDED,
+      wait: { kind: 'signal', step: 0, name: '<b>ok</b>', epoch: 0, until: FIXTURE_NOW + 60_000 },
+    });
+
+    // Act
+    const page = text(taskDetailPage(ctx, record));
+
+    // Assert
+    expect(page).toContain(
+      '<dt>Waiting for signal</dt><dd><code>&lt;b&gt;ok&lt;/b&gt;</code>, times out <time',
+    );
+    expect(page).toContain('resumes to <span class="status status-suspended">SUSPENDED</span>');
+    expect(page).toContain('/confirm?action=resume-task&amp;id=held');
+    expect(page).not.toContain('action=pause-task');
+  });
+
+  it('says a pause of a RUNNING task is a request, and offers to take a pending one back', () => {
+    // Arrange
+    const runningTask = taskRecord({ id: 'busy', status: TaskStatus.RUNNING });
+    const asked = taskRecord({
+      id: 'busy',
+      status: TaskStatus.RUNNING,
+      pauseRequested: true,
+      pauseRequestedAt: FIXTURE_NOW,
+    });
+
+    // Act
+    const before = text(taskDetailPage(ctx, runningTask));
+    const after = text(taskDetailPage(ctx, asked));
+
+    // Assert
+    expect(before).toContain('Ask this task to pause…');
+    expect(before).toContain('it pauses at its next step, checkpoint or heartbeat');
+    expect(after).not.toContain('action=pause-task');
+    expect(after).toContain('Take back the pause request…');
+    expect(after).toContain('<dt>Pause requested</dt>');
+  });
+
+  it('offers to pause and resume the task’s ordering key, encoded, and nothing in read-only mode', () => {
+    // Arrange
+    const record = taskRecord({ status: TaskStatus.PENDING, orderingKey: 'acct/7&x' });
+
+    // Act
+    const page = text(taskDetailPage(ctx, record));
+    const readOnly = text(taskDetailPage({ ...ctx, readOnly: true }, record));
+
+    // Assert
+    expect(page).toContain('/confirm?action=pause-key&amp;key=acct%2F7%26x');
+    expect(page).toContain('/confirm?action=resume-key&amp;key=acct%2F7%26x');
+    expect(readOnly).not.toContain('/confirm');
+  });
+});

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import type { TaskWait } from '../../../src/core/record.js';
+import type { SignalStore, StoredSignal } from '../../../src/store/signals.js';
+import { STEP_WINDOW } from '../../../src/store/steps.js';
+import { firstStepRead } from '../../../src/worker/durable-run.js';
+import { SignalReader, signalRead } from '../../../src/worker/durable-signals.js';
+
+const sleep = (step: number, epoch = 0): TaskWait => ({ kind: 'sleep', step, name: 'nap', epoch });
+
+describe('firstStepRead', () => {
+  it('reads a full window when the record names no wait', () => {
+    expect(firstStepRead({})).toBe(STEP_WINDOW);
+    expect(firstStepRead({ stepEpoch: 2 })).toBe(STEP_WINDOW);
+  });
+
+  it("reads the positions before the wait, the wait's own and one after it", () => {
+    expect(firstStepRead({ wait: sleep(0) })).toBe(2);
+    expect(firstStepRead({ wait: sleep(1) })).toBe(3);
+    expect(firstStepRead({ wait: sleep(7, 3), stepEpoch: 3 })).toBe(9);
+  });
+
+  it('never reads more than one BatchGetItem holds', () => {
+    expect(firstStepRead({ wait: sleep(98) })).toBe(100);
+    expect(firstStepRead({ wait: sleep(250) })).toBe(STEP_WINDOW);
+  });
+
+  it('keeps the full window for a wait of another step epoch, or a position that is none', () => {
+    expect(firstStepRead({ wait: sleep(1, 0), stepEpoch: 1 })).toBe(STEP_WINDOW);
+    expect(firstStepRead({ wait: sleep(-1) })).toBe(STEP_WINDOW);
+    expect(firstStepRead({ wait: sleep(1.5) })).toBe(STEP_WINDOW);
+  });
+});
+
+describe('signalRead', () => {
+  it('reads only the positions below the count, from the one asked', () => {
+    expect(signalRead(0, 1)).toBe(1);
+    expect(signalRead(0, 3)).toBe(3);
+    expect(signalRead(2, 5)).toBe(3);
+  });
+
+  it('reads at least the position asked, and at most 100', () => {
+    expect(signalRead(0, 0)).toBe(1);
+    expect(signalRead(4, 2)).toBe(1);
+    expect(signalRead(0, 1_000)).toBe(100);
+    expect(signalRead(950, 1_000)).toBe(50);
+  });
+});
+
+describe('SignalReader', () => {
+  /** A signal store that records the reads asked of it, over the signals given. */
+  function store(names: string[]) {
+    const reads: [number, number][] = [];
+    const fake = {
+      async window(_record: unknown, _epoch: number, from: number, count: number) {
+        reads.push([from, count]);
+        const found = new Map<number, StoredSignal>();
+        for (let seq = from; seq < from + count && seq < names.length; seq++) {
+          found.set(seq, { seq, name: names[seq] as string, at: 0 });
+        }
+        return found;
+      },
+    };
+    return { reads, fake: fake as unknown as SignalStore };
+  }
+  const record = (signals: number) => ({ id: 't', createdAt: 0, signals });
+  const noFetch = async () => '';
+
+  it('reads from the first signal not consumed, only those counted, once', async () => {
+    const { reads, fake } = store(['a', 'b', 'a']);
+    const reader = new SignalReader(record(3), 0, fake, noFetch);
+
+    expect((await reader.first('a', new Set([0])))?.seq).toBe(2);
+    expect((await reader.first('b', new Set()))?.seq).toBe(1);
+    expect(reads).toEqual([
+      [1, 2],
+      [0, 1],
+    ]);
+  });
+
+  it('reads nothing when the task was sent no signal, and reads again once one is counted', async () => {
+    const names = ['go'];
+    const { reads, fake } = store(names);
+    const reader = new SignalReader(record(0), 0, fake, noFetch);
+
+    expect(await reader.first('go', new Set())).toBeUndefined();
+    expect(reads).toEqual([]);
+    reader.count = 1;
+    expect((await reader.first('go', new Set()))?.seq).toBe(0);
+    expect(reads).toEqual([[0, 1]]);
+  });
+});
