@@ -150,7 +150,12 @@ export function newModel(
 function transition(task: ModelTask, status: ModelStatus): void {
   task.status = status;
   task.history += 1;
-  if (TERMINAL.has(status)) task.terminalWrites += 1;
+  if (TERMINAL.has(status)) {
+    task.terminalWrites += 1;
+    // A pause request its run did not honour (the handler returned first, or the run died)
+    // is moot once the task finished: the record reports none.
+    task.pauseRequested = false;
+  }
   if (status !== 'RUNNING') task.holder = undefined;
 }
 
