@@ -5,7 +5,12 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { AuditEvent } from '../../src/core/constants.js';
-import { LeaseLostError } from '../../src/core/errors.js';
+import {
+  LeaseLostError,
+  TaskNotFoundError,
+  TaskPausedError,
+  TransitionRejectedError,
+} from '../../src/core/errors.js';
 import { LEASE_MS, MAX_ATTEMPTS, type RealRun, type RealSystem } from './real-system.js';
 import * as M from './task-model.js';
 
@@ -43,6 +48,10 @@ export async function compare(m: M.Model, r: RealSystem, tasks: readonly number[
         history: got.history.length,
         heartbeats: got.heartbeats,
         terminalWrites: terminal,
+        pauseRequested: got.pauseRequested === true,
+        pausedFrom: got.status === 'PAUSED' ? got.pausedFrom : undefined,
+        signals: got.signals ?? 0,
+        waitsFor: got.status === 'SUSPENDED' ? `${got.wait?.kind} ${got.wait?.name}` : undefined,
       },
       `t${i} after ${m.steps} step(s); history ${got.history.map((h) => `${h.event}#${h.attempt}`).join(' > ')}`,
     ).toEqual({
@@ -51,6 +60,10 @@ export async function compare(m: M.Model, r: RealSystem, tasks: readonly number[
       history: want.history,
       heartbeats: want.heartbeats,
       terminalWrites: want.terminalWrites,
+      pauseRequested: want.pauseRequested,
+      pausedFrom: want.status === 'PAUSED' ? want.pausedFrom : undefined,
+      signals: want.signalsSent,
+      waitsFor: want.status === 'SUSPENDED' ? `${want.waitKind} ${want.waitName}` : undefined,
     });
     expect(got.attempt).toBeLessThanOrEqual(MAX_ATTEMPTS);
     expect(terminal).toBeLessThanOrEqual(1);
@@ -84,14 +97,25 @@ class Deliver implements Cmd {
   check = (m: Readonly<M.Model>) =>
     this.name === 'deliver' || M.activeRuns(m as M.Model).some((run) => run.task === this.task);
   async run(m: M.Model, r: RealSystem) {
-    count(this.name);
     const outcome = M.deliver(m, this.task);
+    count(`${this.name}: ${typeof outcome === 'object' ? 'claim' : outcome}`);
     const run = await r.deliver(this.task, this.worker);
     expect(
       run !== undefined,
       `${this.toString()} should ${typeof outcome === 'object' ? '' : 'not '}start a run (${typeof outcome === 'object' ? 'claim' : outcome})`,
     ).toBe(typeof outcome === 'object');
-    if (typeof outcome === 'object' && run !== undefined) r.runs.set(outcome.id, run);
+    if (typeof outcome === 'object' && run !== undefined) {
+      r.runs.set(outcome.id, run);
+      // Each signal is consumed exactly once, in order per name: the replay of every earlier
+      // wait gives what it gave first (or, for the wait it was woken for, the model's choice).
+      const script = (m.tasks[this.task] as M.ModelTask).script;
+      expect(run.replayed, `replay of t${this.task}'s waits`).toEqual(
+        script.map((call) => call.outcome),
+      );
+    } else if (run !== undefined) {
+      // Deliver started a run the model did not: end it so that it holds nothing.
+      run.reject(new Error('unexpected run'));
+    }
     await compare(m, r, [this.task]);
   }
   toString = () => `${this.name}(t${this.task} → w${this.worker})`;
@@ -166,24 +190,45 @@ const finish = (n: number, ok: boolean) =>
     },
   );
 
+/** Awaits a handler's lease write that the model says resolves, loses the lease, or pauses. */
+async function leaseWrite(
+  write: Promise<unknown> | undefined,
+  want: 'ok' | 'lost' | 'paused',
+  message: string,
+  real: RealRun | undefined,
+): Promise<void> {
+  if (want === 'lost') return fencedWrite(write, false, message, real);
+  const error = await write?.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (want === 'ok') expect(error, message).toBeUndefined();
+  else expect(error, message).toBeInstanceOf(TaskPausedError);
+  if (want === 'paused') {
+    // The handler lets the pause propagate, as handler code does: the run ends PAUSED.
+    real?.reject(error as Error);
+    await real?.batch;
+  }
+}
+
 const heartbeat = (n: number) =>
   new RunCommand(n, 'heartbeat', `heartbeat(run #${n})`, async (m, _r, run, real) => {
-    const held = M.heartbeat(m, run);
-    await fencedWrite(
+    const want = M.heartbeat(m, run);
+    await leaseWrite(
       real?.ctx.heartbeat(),
-      held,
-      `heartbeat of run #${run.id} should ${held ? 'extend' : 'lose'} the lease`,
+      want,
+      `heartbeat of run #${run.id} should ${want === 'ok' ? 'extend' : want === 'lost' ? 'lose' : 'pause at'} the lease`,
       real,
     );
   });
 
 const checkpoint = (n: number) =>
   new RunCommand(n, 'checkpoint', `checkpoint(run #${n})`, async (m, _r, run, real) => {
-    const held = M.checkpoint(m, run);
-    await fencedWrite(
+    const want = M.checkpoint(m, run);
+    await leaseWrite(
       real?.ctx.saveCheckpoint({ step: m.steps }),
-      held,
-      `checkpoint of run #${run.id} should ${held ? 'be stored' : 'lose the lease'}`,
+      want,
+      `checkpoint of run #${run.id} should ${want === 'lost' ? 'lose the lease' : 'be stored'}`,
       real,
     );
   });
@@ -196,13 +241,161 @@ const continueRun = (n: number) =>
   });
 
 const sleep = (n: number, ms: number) =>
-  new RunCommand(n, 'sleep', `sleep(run #${n}, ${ms} ms)`, async (m, _r, run, real) => {
+  new RunCommand(n, 'sleep', `sleep(run #${n}, ${ms} ms)`, async (m, r, run, real) => {
     const name = `nap-${m.steps}`;
-    M.sleep(m, run, ms);
-    // The handler's sleep never returns in this run: the run ends as it suspends.
-    void real?.ctx.sleep(name, ms);
-    await real?.batch;
+    const script = (m.tasks[run.task] as M.ModelTask).script;
+    const calls = script.length;
+    M.sleep(m, run, name, ms);
+    // Only a call the task made (its lease holder's, past the beat before it) is replayed by
+    // later runs: a sleep whose beat found a pause request took no position.
+    if (script.length > calls) scriptOf(r, run.task).push({ kind: 'sleep', name, ms });
+    // The handler's sleep never returns in this run: the run ends as it suspends. A sleep that
+    // returned instead fails here rather than waiting for a run that never ends.
+    const call = real?.ctx.sleep(name, ms).then(
+      () => 'returned' as const,
+      (err: unknown) => ({ threw: err }),
+    );
+    if (call !== undefined && real !== undefined) {
+      const got = await Promise.race([call, real.batch.then(() => 'the run ended' as const)]);
+      expect(got, `sleep of run #${run.id} ends the run`).not.toBe('returned');
+      propagatePause(got, real);
+      await real.batch;
+    }
   });
+
+/**
+ * A sleep or wait whose beat found a pause request throws TaskPausedError before it waits:
+ * the handler lets it propagate, as handler code does, and the run ends PAUSED (the executor
+ * waits for the handler to stop by itself).
+ */
+function propagatePause(got: unknown, real: RealRun): void {
+  if (typeof got !== 'object' || got === null || !('threw' in got)) return;
+  if (got.threw instanceof TaskPausedError) real.reject(got.threw);
+}
+
+const scriptOf = (r: RealSystem, task: number) => {
+  const script = r.scripts.get(task) ?? [];
+  r.scripts.set(task, script);
+  return script;
+};
+
+/** Signal names: two, so that waits and signals of different names interleave. */
+const SIGNAL_NAMES = ['approve', 'nudge'] as const;
+
+/**
+ * The lease holder's handler waits for a signal (a stale run's wait is not generated: a real
+ * handler is deterministic, so a stale run would wait where the holder does, and the model's
+ * handler is not). It returns the first unconsumed signal of its name at once, or suspends.
+ */
+class WaitForSignal implements Cmd {
+  constructor(
+    readonly n: number,
+    readonly name: string,
+    readonly timeoutMs: number,
+  ) {}
+  check = (m: Readonly<M.Model>) => holders(m as M.Model).length > 0;
+  async run(m: M.Model, r: RealSystem) {
+    const active = holders(m);
+    const run = active[this.n % active.length] as M.ModelRun;
+    const real = r.runs.get(run.id);
+    const want = M.waitForSignal(m, run, this.name, this.timeoutMs);
+    count(
+      `waitForSignal: ${typeof want === 'object' ? (want.received ? 'received' : 'timed out') : want}`,
+    );
+    if (want !== 'paused')
+      scriptOf(r, run.task).push({ kind: 'signal', name: this.name, ms: this.timeoutMs });
+    else if ((m.tasks[run.task] as M.ModelTask).pausedFrom === 'SUSPENDED') {
+      scriptOf(r, run.task).push({ kind: 'signal', name: this.name, ms: this.timeoutMs });
+    }
+    const call = real?.ctx.waitForSignal(this.name, { timeoutMs: this.timeoutMs });
+    if (call !== undefined && real !== undefined) {
+      // Whichever comes first: the wait's return, or the run's end (it suspended or paused).
+      // Awaiting only the one the model expects would hang when the system did the other.
+      const got = await Promise.race([
+        call.then(
+          (value) => ({ returned: value as unknown }),
+          (err: unknown) => ({ threw: err }),
+        ),
+        real.batch.then(() => 'the run ended' as const),
+      ]);
+      if (typeof want === 'object') {
+        expect(got, `${this.toString()} returns at once`).toEqual({ returned: want });
+      } else {
+        expect(got, `${this.toString()} ends the run (${want})`).toSatisfy(
+          (g: unknown) =>
+            g === 'the run ended' || (typeof g === 'object' && g !== null && 'threw' in g),
+        );
+        propagatePause(got, real);
+        await real.batch;
+      }
+    }
+    await compare(m, r, [run.task]);
+  }
+  toString = () => `waitForSignal(holder #${this.n}, ${this.name}, ${this.timeoutMs} ms)`;
+}
+
+/** Runs that hold their task's lease. */
+const holders = (m: M.Model) =>
+  M.activeRuns(m).filter((run) => (m.tasks[run.task] as M.ModelTask).holder === run.id);
+
+class Signal implements Cmd {
+  constructor(
+    readonly task: number,
+    readonly name: string,
+  ) {}
+  check = () => true;
+  async run(m: M.Model, r: RealSystem) {
+    count(this.task < m.tasks.length ? 'signal' : 'signal to an unknown id');
+    const want = M.signal(m, this.task, this.name);
+    const got = await r.client
+      .signal(r.id(this.task), this.name, { n: typeof want === 'number' ? want : -1 })
+      .then(
+        (result) => result.seq,
+        (err: unknown) => err,
+      );
+    if (want === 'not found') expect(got).toBeInstanceOf(TaskNotFoundError);
+    else if (want === 'rejected') expect(got).toBeInstanceOf(TransitionRejectedError);
+    else expect(got, `${this.toString()} is stored`).toBeTypeOf('number');
+    await compare(m, r, this.task < m.tasks.length ? [this.task] : []);
+  }
+  toString = () => `signal(t${this.task}, ${this.name})`;
+}
+
+class Pause implements Cmd {
+  constructor(readonly task: number) {}
+  check = () => true;
+  async run(m: M.Model, r: RealSystem) {
+    const want = M.pause(m, this.task);
+    count(`pause: ${want}`);
+    const got = await r.client.pause(r.id(this.task)).then(
+      (record) => (record.status === 'RUNNING' ? 'requested' : record.status),
+      (err: unknown) => err,
+    );
+    if (want === 'not found') expect(got).toBeInstanceOf(TaskNotFoundError);
+    else if (want === 'rejected') expect(got).toBeInstanceOf(TransitionRejectedError);
+    else expect(got, this.toString()).toBe(want === 'paused' ? 'PAUSED' : 'requested');
+    await compare(m, r, [this.task]);
+  }
+  toString = () => `pause(t${this.task})`;
+}
+
+class Resume implements Cmd {
+  constructor(readonly task: number) {}
+  check = () => true;
+  async run(m: M.Model, r: RealSystem) {
+    const want = M.resume(m, this.task);
+    count(`resume: ${want}`);
+    const got = await r.client.resume(r.id(this.task)).then(
+      () => 'done',
+      (err: unknown) => err,
+    );
+    if (want === 'not found') expect(got).toBeInstanceOf(TaskNotFoundError);
+    else if (want === 'rejected') expect(got).toBeInstanceOf(TransitionRejectedError);
+    else expect(got, this.toString()).toBe('done');
+    await compare(m, r, [this.task]);
+  }
+  toString = () => `resume(t${this.task})`;
+}
 
 const crash = (n: number) =>
   new RunCommand(n, 'crash', `crash(run #${n})`, async (_m, r, run) => {
@@ -226,8 +419,20 @@ class Sweep implements Cmd {
   check = () => true;
   async run(m: M.Model, r: RealSystem) {
     count('sweep');
-    M.sweep(m, 0);
+    const before = await Promise.all(all(m).map(async (i) => (await r.get(i))?.generation));
+    const suspended = all(m).filter((i) => m.tasks[i]?.status === 'SUSPENDED');
+    const woken = M.sweep(m);
     await r.sweep();
+    // A lost wake is repaired by a new generation's message: the timeout fires through the
+    // sweeper when no message came (held for the timer, here never delivered by itself).
+    for (const i of suspended) {
+      const after = (await r.get(i))?.generation;
+      const moved = after !== undefined && before[i] !== undefined && after > (before[i] ?? 0);
+      expect(moved, `sweep should ${woken.includes(i) ? '' : 'not '}wake t${i} again`).toBe(
+        woken.includes(i),
+      );
+    }
+    if (woken.length > 0) count('sweep: wakes a suspended task');
     await compare(m, r, all(m));
   }
   toString = () => 'sweep';
@@ -247,6 +452,30 @@ class Cancel implements Cmd {
 
 /** The command generators over `tasks` tasks. */
 export function commands(tasks: number): fc.Arbitrary<Iterable<Cmd>> {
+  // Half the sequences start with every task enqueued, so that more of their commands reach
+  // runs, waits and pauses; the other half still meet tasks that do not exist yet.
+  return fc
+    .tuple(fc.boolean(), sequences(tasks))
+    .map(([enqueued, cmds]) =>
+      enqueued
+        ? withToString(
+            [...Array.from({ length: tasks }, (_, t) => new Enqueue(t, true)), ...cmds],
+            cmds,
+          )
+        : cmds,
+    );
+}
+
+/** A prefixed sequence that prints as fast-check prints the sequence (with its replay path). */
+function withToString(list: Cmd[], cmds: Iterable<Cmd>): Iterable<Cmd> {
+  const prefix = list
+    .slice(0, list.length - [...cmds].length)
+    .map(String)
+    .join(',');
+  return Object.assign(list, { toString: () => `${prefix} + ${String(cmds)}` });
+}
+
+function sequences(tasks: number): fc.Arbitrary<Iterable<Cmd>> {
   const task = fc.integer({ min: 0, max: tasks - 1 });
   const worker = fc.integer({ min: 0, max: 1 });
   const n = fc.nat({ max: 7 });
@@ -256,16 +485,27 @@ export function commands(tasks: number): fc.Arbitrary<Iterable<Cmd>> {
   const sleeps = fc
     .tuple(n, fc.constantFrom(1_000, 4_000, 30_000, 120_000))
     .map(([i, ms]) => sleep(i, ms));
-  // Repeated entries weigh the choice: a run must be enqueued and delivered to be finished.
+  const signalName = fc.constantFrom(...SIGNAL_NAMES);
+  const waits = fc
+    .tuple(n, signalName, fc.constantFrom(2_000, 30_000, 120_000))
+    .map(([i, s, ms]) => new WaitForSignal(i, s, ms));
+  const signals = fc.tuple(task, signalName).map(([t, s]) => new Signal(t, s));
+  const pauses = task.map((t) => new Pause(t));
+  const resumes = task.map((t) => new Resume(t));
+  const ticks = fc.integer({ min: 1, max: 5_000 }).map((ms) => new Tick(ms));
+  // Repeated entries weigh the choice: a run must be enqueued and delivered to be finished,
+  // and must be running to sleep or wait.
   return fc.commands(
     [
       enqueue,
       enqueue,
+      enqueue,
+      deliver,
+      deliver,
       deliver,
       deliver,
       deliver,
       fc.tuple(task, worker).map(([t, w]) => new Deliver(t, w, 'duplicate')),
-      finishes,
       finishes,
       finishes,
       n.map(heartbeat),
@@ -275,9 +515,21 @@ export function commands(tasks: number): fc.Arbitrary<Iterable<Cmd>> {
       sleeps,
       n.map(crash),
       fc.constant(new Tick(LEASE_MS + 1)),
-      fc.integer({ min: 1, max: 5_000 }).map((ms) => new Tick(ms)),
+      ticks,
+      ticks,
       fc.constant(new Sweep()),
       task.map((t) => new Cancel(t)),
+      // Signals, waits, pause and resume (issue 26); t2 is never enqueued: an unknown id.
+      fc.tuple(fc.integer({ min: 0, max: tasks }), signalName).map(([t, s]) => new Signal(t, s)),
+      signals,
+      signals,
+      waits,
+      waits,
+      waits,
+      pauses,
+      pauses,
+      resumes,
+      resumes,
     ],
     { maxCommands: MAX_COMMANDS, size: 'max' },
   );

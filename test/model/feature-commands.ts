@@ -18,7 +18,15 @@ import {
 import type { SlotPlan } from './feature-model.js';
 import type { Fate, TypeName } from './feature-system.js';
 import { FEATURE_SLOTS, LEASE_EXPIRY_MS, SHARED_SLOTS } from './feature-system.js';
-import { Cancel, Purge, RedriveIds, RedriveKey, ReleaseKey } from './operator-commands.js';
+import {
+  Cancel,
+  PauseKey,
+  Purge,
+  RedriveIds,
+  RedriveKey,
+  ReleaseKey,
+  ResumeKey,
+} from './operator-commands.js';
 import { Deliver, Outage, PARK_HOLD_EXPIRY_MS, Pump, Sweep, Tick } from './runtime-commands.js';
 
 /**
@@ -256,6 +264,8 @@ export function featureCommands(): fc.Arbitrary<Iterable<FeatureCommand>> {
     [keyIndex.map((k) => new RedriveKey(k)), 1],
     [keyIndex.map((k) => new RedriveKey(k, true)), 8],
     [keyIndex.map((k) => new ReleaseKey(k)), 1],
+    [keyIndex.map((k) => new PauseKey(k)), 2],
+    [keyIndex.map((k) => new ResumeKey(k)), 2],
     [fc.constant(new Purge()), 8],
     [outage, 1],
   ];

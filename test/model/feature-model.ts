@@ -90,6 +90,11 @@ export class FeatureModel {
   redrivenDebounce:
     | { readonly id: string; readonly dkey: number; readonly type: TypeName }
     | undefined;
+  /**
+   * Tasks a pause by key made PAUSED, not resumed since, with the count of handler starts when
+   * they were paused: none of them may start before its resume.
+   */
+  readonly paused = new Map<string, number>();
   /** A line per command, for the report of a failure. */
   readonly trace: string[] = [];
   private created = 0;

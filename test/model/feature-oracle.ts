@@ -38,6 +38,7 @@ import {
   finished,
   type TaskRecord,
 } from './feature-system.js';
+import { resumeKey } from './operator-commands.js';
 import { PARK_HOLD_EXPIRY_MS } from './runtime-commands.js';
 
 const ROUND_MS = 5 * 60_000 + 1_000;
@@ -56,6 +57,11 @@ export async function drain(m: FeatureModel, r: FeatureSystem): Promise<void> {
   r.scheduler.disarm();
   let previous = '';
   for (let round = 0; round < MAX_ROUNDS; round++) {
+    // The operator resumes every paused key (a run asked to pause may have ended PAUSED since).
+    for (const key of keysOf(m, r)) {
+      const line = await resumeKey(m, r, key);
+      if (!line.startsWith('resumed []')) m.trace.push(`drain round ${round}: ${key}: ${line}`);
+    }
     // The second round passes a parked key's 12-hour hold: its held message comes back.
     await r.tick(round === 1 ? PARK_HOLD_EXPIRY_MS : ROUND_MS);
     await r.pumpTick();
@@ -80,6 +86,13 @@ export async function drain(m: FeatureModel, r: FeatureSystem): Promise<void> {
     if (round >= 1 && delivered === 0 && snapshot === previous) return;
     previous = snapshot;
   }
+}
+
+/** The ordering keys of the sequence: its two, and any other its tasks have. */
+function keysOf(m: FeatureModel, r: FeatureSystem): Set<string> {
+  const keys = new Set([r.key(0), r.key(1)]);
+  for (const task of m.tasks.values()) if (task.key !== undefined) keys.add(task.key);
+  return keys;
 }
 
 /** The guarantees, over every task the sequence accepted; returns the violations. */

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
+import { TaskClient } from '../../src/client/task-client.js';
 import { MESSAGE_SCHEMA_VERSION } from '../../src/core/constants.js';
 import type { TaskRecord } from '../../src/core/record.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -32,11 +33,24 @@ export interface RealRun {
   readonly reject: (error: Error) => void;
   /** The processBatch call that started it; settles after the outcome is written. */
   batch: Promise<unknown>;
+  /** What the run's replay of the task's earlier waits returned, in order. */
+  readonly replayed: readonly unknown[];
+}
+
+/** A durable call the handler makes, replayed by every later run of the task. */
+export interface ScriptedCall {
+  readonly kind: 'sleep' | 'signal';
+  readonly name: string;
+  readonly ms: number;
 }
 
 export class RealSystem {
   readonly clock = { now: Date.now() };
   readonly store: TaskStore;
+  /** The operator's and producers' client: signal, pause and resume. */
+  readonly client: TaskClient;
+  /** Per task, the handler's durable calls so far: each new run replays them first. */
+  readonly scripts = new Map<number, ScriptedCall[]>();
   private readonly newWorker: (n: number) => Worker;
   private readonly sweeper: { run(): Promise<unknown> };
   private onRun: ((run: RealRun) => void) | undefined;
@@ -68,10 +82,22 @@ export class RealSystem {
       schema: z.object({ i: z.number() }),
       timeout: TIMEOUT_MS,
       retry: { maxAttempts: MAX_ATTEMPTS, baseDelayMs: 0, maxDelayMs: 0 },
-      handler: (_payload, ctx) =>
-        new Promise((resolve, reject) => {
-          this.onRun?.({ ctx, resolve, reject, batch: Promise.resolve() });
-        }),
+      handler: async (payload, ctx) => {
+        // A real handler is deterministic: each run makes the earlier runs' sleeps and waits
+        // again, in order, and gets their memos (or, for the one it was woken for, its end).
+        const replayed: unknown[] = [];
+        for (const call of [...(this.scripts.get(payload.i) ?? [])]) {
+          if (call.kind === 'sleep') {
+            await ctx.sleep(call.name, call.ms);
+            replayed.push(undefined);
+          } else {
+            replayed.push(await ctx.waitForSignal(call.name, { timeoutMs: call.ms }));
+          }
+        }
+        return new Promise((resolve, reject) => {
+          this.onRun?.({ ctx, resolve, reject, batch: Promise.resolve(), replayed });
+        });
+      },
     });
     // A worker per delivery, as each Lambda invocation is its own process: the takeover gate
     // is shared by one process's batches (ADR 0007), and a run the model has not finished yet
@@ -84,12 +110,15 @@ export class RealSystem {
         leaseDurationMs: LEASE_MS + 1,
       });
     this.sweeper = createSweeper({ ...common, pendingAgeMs: 0 });
+    const { metrics: _metrics, ...clientOptions } = common;
+    this.client = new TaskClient(clientOptions);
   }
 
   /** Starts a new model run: fresh task ids, no runs. */
   reset(runNumber: number): void {
     this.prefix = `m${runNumber}-${randomUUID().slice(0, 8)}`;
     this.runs.clear();
+    this.scripts.clear();
   }
 
   id(task: number): string {

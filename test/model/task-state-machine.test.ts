@@ -15,6 +15,8 @@ import { newModel } from './task-model.js';
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 100);
 const TASKS = 2;
+/** A sequence that runs longer than this has hung. */
+const HANG_MS = 60_000;
 
 describe('(7) task state machine against a reference model', () => {
   it(`agrees with the model over ${RUNS} random command sequences`, async () => {
@@ -42,10 +44,21 @@ describe('(7) task state machine against a reference model', () => {
           maxAttempts: MAX_ATTEMPTS,
           leaseMs: LEASE_MS,
         });
-        await fc.asyncModelRun(() => ({ model, real }), cmds);
+        // A command that waits for what the system never does would hang the whole run: it
+        // fails the sequence instead, after HANG_MS, so fast-check reports it.
+        let timer: NodeJS.Timeout | undefined;
+        const hung = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`sequence hung for ${HANG_MS} ms`)), HANG_MS);
+        });
+        try {
+          await Promise.race([fc.asyncModelRun(() => ({ model, real }), cmds), hung]);
+        } finally {
+          clearTimeout(timer);
+        }
         steps += model.steps;
       }),
-      { seed: s.seed, numRuns: RUNS },
+      // MODEL_SHRINK_MS=0: report the first failure as it is, without shrinking it.
+      { seed: s.seed, numRuns: RUNS, endOnFailure: process.env.MODEL_SHRINK_MS === '0' },
     );
 
     // Assert

@@ -408,3 +408,46 @@ ALL_TRANSITIONS.forEach((row, n) => {
     });
   });
 });
+/**
+ * The fences of issue 26's rows beyond the status (docs/adr/0048-durable-sleep-signals-pause.md):
+ * the matrix above satisfies them all, so that the status alone decides; here each is broken
+ * on its own, in the status the row accepts, and the row must be refused and leave the item.
+ */
+describe("issue 26's rows refuse when a fence other than the status fails", () => {
+  const signalWait = (name: string) => ({ k: 'signal', p: 0, n: name, e: 0 });
+  const cases: readonly (readonly [string, TaskStatus, Item, boolean])[] = [
+    // A SUSPENDED task is claimed when its timer ended or a signal woke it, never before.
+    ['claim', TaskStatus.SUSPENDED, { wakeAt: T0 + 60_000 }, false],
+    ['claim', TaskStatus.SUSPENDED, { wakeAt: T0 + 60_000, wokenAt: T0 - 10 }, true],
+    // A run asked to pause or cancel ends as asked rather than suspending.
+    ['suspend', TaskStatus.RUNNING, { pauseRequestedAt: T0 - 1000 }, false],
+    ['suspend', TaskStatus.RUNNING, { cancelRequestedAt: T0 - 1000 }, false],
+    // Only a run asked to pause ends PAUSED; a request is made once and withdrawn once.
+    ['end as paused', TaskStatus.RUNNING, { pauseRequestedAt: undefined }, false],
+    ['request the pause of', TaskStatus.RUNNING, { pauseRequestedAt: T0 - 1000 }, false],
+    ['withdraw the pause request of', TaskStatus.QUEUED, { pauseRequestedAt: undefined }, false],
+    // A resume goes back to where the task was paused from, and nowhere else.
+    ['resume', TaskStatus.PAUSED, { pausedFrom: 'SUSPENDED' }, false],
+    ['resume', TaskStatus.PAUSED, { pausedFrom: 'SCHEDULED' }, false],
+    ['resume suspended', TaskStatus.PAUSED, { pausedFrom: 'QUEUED' }, false],
+    ['resume scheduled', TaskStatus.PAUSED, { pausedFrom: 'PENDING' }, false],
+    // A signal wakes a task that waits for its name only; one that waits for it is woken.
+    ['count a signal of, and wake,', TaskStatus.SUSPENDED, { wait: signalWait('other') }, false],
+    ['count a signal of a sleeping', TaskStatus.SUSPENDED, { wait: signalWait('approve') }, false],
+  ];
+  let n = 0;
+  it.each(cases)('%s on a %s task with %j lands: %s', async (name, status, changes, lands) => {
+    const row = ALL_TRANSITIONS.find((r) => r.name === name) as Row;
+    const fixture = FIXTURES[name] as Fixture;
+    n += 1;
+    const id = `matrix-fence-${n}`;
+    const seed = { ...fixture.seed, ...changes };
+    await put(seedItem(id, status, seed));
+    const before = await stored(id);
+
+    const landed = await apply(ctx, row, fixture.input(fromItem(seedItem(id, status, seed))));
+
+    expect(landed).toBe(lands);
+    if (!lands) expect(await stored(id)).toEqual(before);
+  });
+});
