@@ -30,6 +30,7 @@ import { noopMetrics } from '../../src/observability/metrics.js';
 import { createDelayedTasks, type DelayedTasks } from '../../src/scheduler/delayed.js';
 import { executorSettings } from '../../src/settings/executor.js';
 import { TaskStore } from '../../src/store/task-store.js';
+import { createSweeper, type SweeperOptions } from '../../src/sweeper/create-sweeper.js';
 import type { TaskDefinition } from '../../src/tasks/task-definition.js';
 import { createWorker, type Worker, type WorkerOptions } from '../../src/worker/create-worker.js';
 import { toSqsRecord } from '../../src/worker/sqs-poller.js';
@@ -71,6 +72,8 @@ export interface TestExecutor extends EmulatorExecutor {
   readonly scheduler: ProvisionedScheduler;
   /** Delayed-task scheduling on the executor, as the client and the sweeper build it. */
   delayed(options?: { store?: TaskStore; clock?: () => number }): DelayedTasks;
+  /** A sweeper of the executor's table and queue, silent, with `options` on top. */
+  sweeper(options?: SweeperOptions): ReturnType<typeof createSweeper>;
 }
 
 export interface EmulatorExecutorOptions {
@@ -114,7 +117,16 @@ export async function setupExecutor(
       logger: silentLogger,
       clock: options.clock ?? Date.now,
     });
-  return { ...executor, clients, scheduler, delayed };
+  const sweeper = (options: SweeperOptions = {}) =>
+    createSweeper({
+      tableName: executor.tableName,
+      queueUrl: executor.queueUrl,
+      ...clients,
+      logger: silentLogger,
+      metrics: noopMetrics,
+      ...options,
+    });
+  return { ...executor, clients, scheduler, delayed, sweeper };
 }
 
 /** Provisions a fresh executor in the emulator from the same settings the construct uses. */

@@ -2,10 +2,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { PermanentError } from '../../src/core/errors.js';
-import { noopMetrics } from '../../src/observability/metrics.js';
-import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
-import { eventually, setupExecutor, silentLogger, type TestExecutor } from '../helpers/executor.js';
+import { eventually, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 const KEY = 'account-42';
 
@@ -208,14 +206,7 @@ describe('onDead: park, after a crash', () => {
     const seen = await executor.store.get('A');
     if (seen === undefined) throw new Error('A was not written');
     await executor.store.claim({ ...seen }, { workerId: 'crashed', leaseMs: 1 });
-    const sweeper = createSweeper({
-      tableName: executor.tableName,
-      queueUrl: executor.queueUrl,
-      ...executor.clients,
-      logger: silentLogger,
-      metrics: noopMetrics,
-      clock: () => Date.now() + 60_000,
-    });
+    const sweeper = executor.sweeper({ clock: () => Date.now() + 60_000 });
 
     // Act
     const swept = await sweeper.run();
@@ -240,15 +231,7 @@ describe('sweep, with a parked key', () => {
     await client.enqueue(parking, { name: 'B' }, { id: 'B', orderingKey: KEY });
     await executor.drain(executor.worker([parking]));
     await client.enqueue(plain, { name: 'C' }, { id: 'C', orderingKey: 'not-parked' });
-    const sweeper = createSweeper({
-      tableName: executor.tableName,
-      queueUrl: executor.queueUrl,
-      ...executor.clients,
-      logger: silentLogger,
-      metrics: noopMetrics,
-      queuedOverdueMs: 1,
-      clock: () => Date.now() + 60_000,
-    });
+    const sweeper = executor.sweeper({ queuedOverdueMs: 1, clock: () => Date.now() + 60_000 });
 
     // Act
     const swept = await sweeper.run();

@@ -8,11 +8,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { provisionPayloadBucket } from '../../src/local/payload-bucket.js';
-import { noopMetrics } from '../../src/observability/metrics.js';
-import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { testS3, uniqueName } from '../helpers/aws.js';
-import { setupExecutor, silentLogger, type TestExecutor } from '../helpers/executor.js';
+import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 let executor: TestExecutor;
 let bucket: string;
@@ -54,13 +52,7 @@ describe('worker: the lease while a claim-checked payload downloads', () => {
     const { id } = await client.enqueue(transcode, { frames: 'f'.repeat(200 * 1024) });
     // The lease is the timeout (1 s) plus the grace (1 s); the download takes 3 s.
     const worker = executor.worker([transcode], { payloadBucket: bucket, s3: slowReads(3_000) });
-    const sweeper = createSweeper({
-      tableName: executor.tableName,
-      queueUrl: executor.queueUrl,
-      ...executor.clients,
-      logger: silentLogger,
-      metrics: noopMetrics,
-    });
+    const sweeper = executor.sweeper();
     const [message] = await executor.receive();
     if (message === undefined) throw new Error('no message');
 
