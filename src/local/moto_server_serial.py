@@ -18,6 +18,10 @@ Further deviations of moto 5.2.1 are corrected by patching its backend objects a
   expired one at a time, while it is already judging which groups are blocked, so a group's
   messages come back out of order or not at all. Every expired message of the queue is now
   released before moto looks at the queue, so group blocking is judged on the complete state.
+  The whole receive also reads the clock once: moto asks it again for every message, so a
+  message whose visibility ended between the release and moto's own pass was released one at
+  a time after all, and its group's later message could be handed out first (a key-order
+  break our fault scenarios caught). SQS judges a receive at one instant.
 - In-flight after a visibility change: a ChangeMessageVisibility on a message whose visibility
   had expired (and that nobody has received since) makes it invisible again, but moto does not
   count it as in flight, so the next messages of its FIFO group are handed out while it is
@@ -102,6 +106,7 @@ def install_fidelity_fixes():
     """Patches moto's SQS and DynamoDB backends (see the module docstring)."""
     from moto.dynamodb.models import DynamoDBBackend
     from moto.dynamodb.models.dynamo_type import DynamoType
+    from moto.sqs import models as sqs_models
     from moto.sqs.models import Message, Queue, SQSBackend
 
     probe_queue = Queue("probe.fifo", region="us-east-1", account_id="123456789012", FifoQueue="true")
@@ -113,7 +118,7 @@ def install_fidelity_fixes():
         Message("probe", "probe"),
         ["visible", "sent_timestamp", "sender_id", "deduplication_id", "group_id", "receipt_handle"],
     )
-    fix_fifo_receive(SQSBackend)
+    fix_fifo_receive(SQSBackend, sqs_models)
     fix_change_visibility(SQSBackend)
     fix_stale_delete(Queue)
     fix_deduplication(Queue)
@@ -122,10 +127,12 @@ def install_fidelity_fixes():
     fix_refused_transaction_streams(DynamoDBBackend)
 
 
-def fix_fifo_receive(SQSBackend):
-    """Judges FIFO group blocking on the queue's complete state, and drops expired messages."""
+def fix_fifo_receive(SQSBackend, sqs_models):
+    """Judges FIFO group blocking on the queue's complete state at one instant, and drops
+    expired messages."""
     receive_message = require(SQSBackend, "receive_message", ["queue_name"])
     require(SQSBackend, "get_queue")
+    clock = require(sqs_models, "unix_time_millis")
 
     def drop_past_retention(queue):
         retain_from = time.time() * 1000 - int(queue.message_retention_period) * 1000
@@ -140,10 +147,16 @@ def fix_fifo_receive(SQSBackend):
             queue.pending_messages.discard(message)
 
     def receive_in_group_order(self, queue_name, *args, **kwargs):
-        queue = self.get_queue(queue_name)
-        drop_past_retention(queue)
-        release_expired(queue)
-        return receive_message(self, queue_name, *args, **kwargs)
+        # Requests run one at a time under LOCK, so swapping the module's clock is safe.
+        instant = clock()
+        sqs_models.unix_time_millis = lambda: instant
+        try:
+            queue = self.get_queue(queue_name)
+            drop_past_retention(queue)
+            release_expired(queue)
+            return receive_message(self, queue_name, *args, **kwargs)
+        finally:
+            sqs_models.unix_time_millis = clock
 
     SQSBackend.receive_message = receive_in_group_order
 
