@@ -45,6 +45,22 @@ export async function processBatch(
   deps: ProcessorDeps,
   options: BatchOptions = {},
 ): Promise<SQSBatchResponse> {
+  // The batch's start stands for its receive: every hold of its messages is cut to that
+  // receive's 12 hours (./hold-budget.ts; a poller calls at once, Lambda's mapping received
+  // them shortly before the invocation, which the budget's margin covers).
+  deps.visibility.received(records, deps.clock());
+  try {
+    return await runBatch(records, deps, options);
+  } finally {
+    deps.visibility.forget(records);
+  }
+}
+
+async function runBatch(
+  records: readonly SQSRecord[],
+  deps: ProcessorDeps,
+  options: BatchOptions,
+): Promise<SQSBatchResponse> {
   const messages = records.map((record) => ({
     messageId: record.messageId,
     groupId: record.attributes.MessageGroupId,
