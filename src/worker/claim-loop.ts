@@ -187,7 +187,7 @@ async function claimOrDecide(
       deps.logger.debug('message deferred', { taskId: envelope.id, reason: admission.reason });
       // Handed back at once, not when the batch ends: its return time is its place in the
       // bucket's line, which the batch's sleeping starts and running handlers must not push.
-      return done({ kind: 'retry', delayMs: admission.delayMs, early: true });
+      return done({ kind: 'retry', delayMs: admission.delayMs });
     }
     start.admitted = true;
   }

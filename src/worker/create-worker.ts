@@ -290,7 +290,7 @@ export function createWorker(
     definitions,
     store: events === undefined ? store : events.observe(store),
     events,
-    visibility: new VisibilityController(sqs, logger, location.queueUrl, queueArn, lanes),
+    visibility: new VisibilityController(sqs, logger, location.queueUrl, queueArn, lanes, clock),
     // Sends the tasks a finished parent releases, each to its own lane's queue.
     dispatcher: new Dispatcher(sqs, lanes, logger),
     logger,

@@ -97,11 +97,11 @@ export interface BatchOptions {
 export type Outcome =
   | { readonly kind: 'ack' }
   /**
-   * Report failed and make the message visible again after `delayMs`; with `early`, as soon
-   * as it is decided rather than when the batch ends (where nothing of its group follows it
-   * in the batch), so its return time does not wait for the batch's other tasks.
+   * Report failed and make the message visible again `delayMs` after this decision: the
+   * change is sent as soon as it is decided where nothing of its group follows it in the
+   * batch, so its return time does not wait for the batch's other tasks.
    */
-  | { readonly kind: 'retry'; readonly delayMs: number; readonly early?: boolean }
+  | { readonly kind: 'retry'; readonly delayMs: number }
   /** Report failed and leave the visibility timeout alone (an infrastructure error). */
   | { readonly kind: 'fail' }
   /** Not touched yet: a lease takeover, which waits until the batch's other tasks finish. */

@@ -45,6 +45,22 @@ export async function processBatch(
   deps: ProcessorDeps,
   options: BatchOptions = {},
 ): Promise<SQSBatchResponse> {
+  // The batch's start stands for its receive: every hold of its messages is cut to that
+  // receive's 12 hours (./hold-budget.ts; a poller calls at once, Lambda's mapping received
+  // them shortly before the invocation, which the budget's margin covers).
+  deps.visibility.received(records, deps.clock());
+  try {
+    return await runBatch(records, deps, options);
+  } finally {
+    deps.visibility.forget(records);
+  }
+}
+
+async function runBatch(
+  records: readonly SQSRecord[],
+  deps: ProcessorDeps,
+  options: BatchOptions,
+): Promise<SQSBatchResponse> {
   const messages = records.map((record) => ({
     messageId: record.messageId,
     groupId: record.attributes.MessageGroupId,
@@ -148,25 +164,37 @@ async function runGroup(
     });
     if (outcome.kind === 'ack') continue;
     if (outcome.kind === 'takeover') return { failures, parked: group.slice(index) };
-    const change = returned(record, outcome);
-    if (change !== undefined && outcome.kind === 'retry' && outcome.early === true) {
-      if (index === group.length - 1) {
-        // Nothing of its group follows it in the batch: it can go back now.
-        deps.visibility.handBack(change);
-        failures.push({ messageId: record.messageId, change: undefined });
-        continue;
-      }
+    const change = returned(record, outcome, deps.clock());
+    if (change !== undefined && index === group.length - 1) {
+      // Nothing of its group follows it in the batch: its hold, deferral or retry delay is
+      // sent now, not when the batch ends, so a sleeper batched with a slow task wakes on
+      // time, and a worker that dies before the batch's end has sent it all the same.
+      deps.visibility.handBack(change);
+      failures.push({ messageId: record.messageId, change: undefined });
+      continue;
     }
     failures.push({ messageId: record.messageId, change });
   }
   return { failures, parked: undefined };
 }
 
-/** The visibility of a message whose task failed: after its retry delay, or left alone. */
-function returned(record: SQSRecord, outcome: Outcome): VisibilityChange | undefined {
+/**
+ * The visibility of a message whose task failed: after its retry delay, counted from
+ * `decidedAt` (a change sent at the batch's end is shortened by the time since), or left alone.
+ */
+function returned(
+  record: SQSRecord,
+  outcome: Outcome,
+  decidedAt: number,
+): VisibilityChange | undefined {
   if (outcome.kind !== 'retry') return undefined;
   const seconds = Math.max(MIN_RETRY_VISIBILITY_SECONDS, visibilitySeconds(outcome.delayMs));
-  return { receiptHandle: record.receiptHandle, eventSourceARN: record.eventSourceARN, seconds };
+  return {
+    receiptHandle: record.receiptHandle,
+    eventSourceARN: record.eventSourceARN,
+    seconds,
+    decidedAt,
+  };
 }
 
 /**

@@ -3,12 +3,36 @@ import { loadSqs } from '../aws/sdk.js';
 import { Defaults } from '../core/constants.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { LaneQueues } from '../settings/lanes.js';
+import {
+  fallbackSeconds,
+  isVisibilityLimitRefusal,
+  type ReceiveTiming,
+  recordTiming,
+  withinBudget,
+} from './hold-budget.js';
 
-/** A message whose visibility should change, and to how many seconds from now. */
+/**
+ * A message whose visibility should change, and to how many seconds from now (from
+ * `decidedAt`, when given). Its receive's time, when not given here, is the one its batch
+ * noted ({@link VisibilityController.received}): the change is cut to the receive's 12 hours
+ * (./hold-budget.ts).
+ */
 export interface VisibilityChange {
   readonly receiptHandle: string;
   readonly eventSourceARN: string;
   readonly seconds: number;
+  /** When the message was received (ms since the epoch). */
+  readonly receivedAt?: number | undefined;
+  /** When the message was first sent (SQS's SentTimestamp), for the fallback. */
+  readonly sentAt?: number | undefined;
+  /** When the change was decided: the seconds count from then, not from the sending. */
+  readonly decidedAt?: number | undefined;
+}
+
+/** The part of a received SQS record whose receive time is noted. */
+export interface ReceivedMessage {
+  readonly receiptHandle: string;
+  readonly attributes?: { readonly SentTimestamp?: string } | undefined;
 }
 
 /** How long an early hand-back waits for others to share its request. */
@@ -31,6 +55,8 @@ export class VisibilityController {
   private earlyTimer: NodeJS.Timeout | undefined;
   /** The early batches being sent: a batch's end waits for them. */
   private readonly sending = new Set<Promise<void>>();
+  /** The receive times of the messages in hand, by receipt handle. */
+  private readonly timings = new Map<string, ReceiveTiming>();
 
   constructor(
     private readonly sqs: SQSClient,
@@ -38,6 +64,7 @@ export class VisibilityController {
     queueUrl?: string,
     queueArn?: string,
     lanes?: LaneQueues,
+    private readonly clock: () => number = Date.now,
   ) {
     if (queueUrl !== undefined && queueArn !== undefined) {
       this.urls.set(queueArn, Promise.resolve(queueUrl));
@@ -68,16 +95,89 @@ export class VisibilityController {
     return url;
   }
 
-  /** Changes one message's visibility now (used by heartbeats). */
+  /**
+   * Notes that `messages` were received at `receivedAt`: their changes are cut to that
+   * receive's 12 hours until {@link forget}.
+   */
+  received(messages: readonly ReceivedMessage[], receivedAt: number): void {
+    for (const message of messages) {
+      this.timings.set(message.receiptHandle, recordTiming(message, receivedAt));
+    }
+  }
+
+  /** Forgets the receive times of `messages` (their batch has ended). */
+  forget(messages: readonly ReceivedMessage[]): void {
+    for (const message of messages) this.timings.delete(message.receiptHandle);
+  }
+
+  /**
+   * Changes one message's visibility now (heartbeats, holds), cut to its receive's budget. A
+   * refusal for asking too long falls back ({@link fallbackSeconds}); other errors throw.
+   */
   async extend(change: VisibilityChange): Promise<void> {
     const { ChangeMessageVisibilityCommand } = await loadSqs();
-    await this.sqs.send(
-      new ChangeMessageVisibilityCommand({
-        QueueUrl: await this.queueUrl(change.eventSourceARN),
-        ReceiptHandle: change.receiptHandle,
-        VisibilityTimeout: change.seconds,
-      }),
-    );
+    const queueUrl = await this.queueUrl(change.eventSourceARN);
+    const send = (seconds: number) =>
+      this.sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: queueUrl,
+          ReceiptHandle: change.receiptHandle,
+          VisibilityTimeout: seconds,
+        }),
+      );
+    const seconds = this.secondsFor(change);
+    try {
+      await send(seconds);
+    } catch (err) {
+      if (!isRefusal(err)) throw err;
+      await this.fallBack(change, seconds, queueUrl, (err as Error).message, send);
+    }
+  }
+
+  /** The seconds to ask for `change` now: from its decision, within its receive's budget. */
+  private secondsFor(change: VisibilityChange): number {
+    const now = this.clock();
+    const elapsed =
+      change.decidedAt === undefined ? 0 : Math.floor(Math.max(0, now - change.decidedAt) / 1000);
+    const seconds = change.seconds > 0 ? Math.max(1, change.seconds - elapsed) : change.seconds;
+    return withinBudget(seconds, this.timing(change), now);
+  }
+
+  private timing(change: VisibilityChange): ReceiveTiming | undefined {
+    if (change.receivedAt !== undefined) {
+      return { receivedAt: change.receivedAt, sentAt: change.sentAt };
+    }
+    return this.timings.get(change.receiptHandle);
+  }
+
+  /**
+   * After a refusal of `asked` seconds: asks for what a count from the send allows, then for
+   * one second, with one warning. Never throws: the message comes back after the visibility
+   * it has (never failed, no attempt spent).
+   */
+  private async fallBack(
+    change: VisibilityChange,
+    asked: number,
+    queueUrl: string,
+    reason: string | undefined,
+    send: (seconds: number) => Promise<unknown>,
+  ): Promise<void> {
+    const timing = this.timing(change);
+    const first = fallbackSeconds(asked, timing, this.clock());
+    this.logger.warn('visibility refused as too long; holding for less', {
+      queueUrl,
+      asked,
+      seconds: first,
+      reason,
+    });
+    for (const seconds of first > 1 ? [first, 1] : [1]) {
+      try {
+        await send(seconds);
+        return;
+      } catch (err) {
+        if (!isRefusal(err)) return;
+      }
+    }
   }
 
   /**
@@ -132,17 +232,38 @@ export class VisibilityController {
         const queueUrl = await this.queueUrl(arn);
         for (let i = 0; i < list.length; i += Defaults.SQS_BATCH_SIZE) {
           const chunk = list.slice(i, i + Defaults.SQS_BATCH_SIZE);
-          const out = await this.sqs.send(
-            new ChangeMessageVisibilityBatchCommand({
-              QueueUrl: queueUrl,
-              Entries: chunk.map((c, n) => ({
-                Id: String(n),
-                ReceiptHandle: c.receiptHandle,
-                VisibilityTimeout: c.seconds,
-              })),
-            }),
-          );
+          let out: {
+            Failed?:
+              | {
+                  Id?: string | undefined;
+                  Code?: string | undefined;
+                  Message?: string | undefined;
+                }[]
+              | undefined;
+          };
+          try {
+            out = await this.sqs.send(
+              new ChangeMessageVisibilityBatchCommand({
+                QueueUrl: queueUrl,
+                Entries: chunk.map((c, n) => ({
+                  Id: String(n),
+                  ReceiptHandle: c.receiptHandle,
+                  VisibilityTimeout: this.secondsFor(c),
+                })),
+              }),
+            );
+          } catch (err) {
+            // moto refuses the whole batch when one entry asks too long: each goes singly.
+            if (!isRefusal(err)) throw err;
+            await this.eachAlone(chunk);
+            continue;
+          }
           for (const failure of out.Failed ?? []) {
+            const change = chunk[Number(failure.Id)];
+            if (change !== undefined && isVisibilityLimitRefusal(failure.Code, failure.Message)) {
+              await this.eachAlone([change]);
+              continue;
+            }
             this.logger.warn('visibility change failed', {
               queueUrl,
               code: failure.Code,
@@ -155,4 +276,22 @@ export class VisibilityController {
       }
     }
   }
+
+  /** Sends each change on its own, best effort, each with its fallback. */
+  private async eachAlone(changes: readonly VisibilityChange[]): Promise<void> {
+    for (const change of changes) {
+      await this.extend(change).catch((err: unknown) => {
+        this.logger.warn('visibility change failed', {
+          arn: change.eventSourceARN,
+          error: (err as Error).message,
+        });
+      });
+    }
+  }
+}
+
+/** Whether a thrown SQS error is the refusal of a visibility past the 12-hour limit. */
+function isRefusal(err: unknown): boolean {
+  const e = err as { name?: string; Code?: string; message?: string } | undefined;
+  return isVisibilityLimitRefusal(e?.Code ?? e?.name, e?.message);
 }

@@ -14,8 +14,13 @@ import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-
 
 /** SQS FIFO's deduplication interval. */
 const DEDUP_WINDOW_MS = 5 * 60_000;
-/** Hidden for real until advance() lets it go: longer than any test runs. */
-const FAR_SECONDS = 43_200;
+/**
+ * Hidden for real until advance() lets it go: longer than any test runs. 11 hours, not SQS's
+ * 12: a change must end within 12 hours of the receive (moto: of the send), or it is refused
+ * (docs/adr/0067-holds-within-the-receive-budget.md), and the worker's fallback would then
+ * hide the message for 1 s, making it come back on the wall clock in a loop.
+ */
+const FAR_CHANGE_SECONDS = 11 * 3600;
 
 interface Hidden {
   readonly queueUrl: string;
@@ -54,7 +59,7 @@ export class VirtualQueues {
             const seconds = Number(input.VisibilityTimeout ?? this.defaultVisibilitySeconds);
             const out = await next({
               ...args,
-              input: { ...input, VisibilityTimeout: FAR_SECONDS },
+              input: { ...input, VisibilityTimeout: FAR_CHANGE_SECONDS },
             });
             const messages = (out.output.Messages ?? []) as { ReceiptHandle?: string }[];
             for (const m of messages) this.hide(String(input.QueueUrl), m.ReceiptHandle, seconds);
@@ -142,5 +147,5 @@ export class VirtualQueues {
 }
 
 function real(seconds: number): number {
-  return seconds <= 0 ? 0 : FAR_SECONDS;
+  return seconds <= 0 ? 0 : FAR_CHANGE_SECONDS;
 }
