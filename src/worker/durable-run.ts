@@ -9,6 +9,8 @@
  *   stored steps (not the task's very first) reads them 100 positions per BatchGetItem, on
  *   its first step call; one that resumes a wait reads first only the positions up to just
  *   past the wait's (step-reads.ts).
+ * - A call takes its position at once, in call order, before anything is awaited: the steps
+ *   of one `Promise.all` never share one, even when a beat of the lease comes first.
  * - `continue()` is a value the handler returns; the run's end writes it.
  */
 import { keySegment, ObjectPrefix } from '../claim-check/object-ref.js';
@@ -224,12 +226,13 @@ export class DurableRun {
       ]);
       throw this.fatal;
     }
-    this.checkLive();
+    // The position is taken now, before anything is awaited, so calls made together (one
+    // Promise.all) take theirs in call order even when the beat below is due.
+    this.nextIndex += 1;
+    this.names.set(name, kind);
     // A step sees a cancel or pause request at most STEP_BEAT_MS after it was made.
     if (this.heartbeat.sinceLastWrite() > Defaults.STEP_BEAT_MS) await this.heartbeat.beat();
     this.checkLive();
-    this.nextIndex += 1;
-    this.names.set(name, kind);
     const stored = await this.reads.lookup(index);
     if (stored !== undefined) this.sameCall(stored, index, name, kind);
     return { index, stored };
