@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { Defaults } from '../../../src/core/constants.js';
 import type { TaskWait } from '../../../src/core/record.js';
-import type { SignalStore, StoredSignal } from '../../../src/store/signals.js';
+import {
+  readableSignals,
+  type SignalStore,
+  type StoredSignal,
+} from '../../../src/store/signals.js';
 import { STEP_WINDOW, windowMayContinue } from '../../../src/store/steps.js';
 import { SignalReader, signalRead } from '../../../src/worker/durable-signals.js';
 import { firstStepRead } from '../../../src/worker/step-reads.js';
@@ -107,5 +112,23 @@ describe('SignalReader', () => {
     reader.count = 1;
     expect((await reader.first('go', new Set()))?.seq).toBe(0);
     expect(reads).toEqual([[0, 1]]);
+  });
+  it('stops reading at MAX_SIGNALS, whatever count the record or a refusal shows', async () => {
+    const { reads, fake } = store([]);
+    const reader = new SignalReader(record(Defaults.MAX_SIGNALS + 500), 0, fake, noFetch);
+
+    expect(await reader.first('never', new Set())).toBeUndefined();
+    reader.count = 10 * Defaults.MAX_SIGNALS;
+    expect(await reader.first('never', new Set())).toBeUndefined();
+    const read = reads.reduce((sum, [, count]) => sum + count, 0);
+    expect(read).toBe(Defaults.MAX_SIGNALS);
+    expect(Math.max(...reads.map(([from, count]) => from + count))).toBe(Defaults.MAX_SIGNALS);
+  });
+
+  it('caps the positions a count allows at MAX_SIGNALS, and a count below 0 at none', () => {
+    expect(readableSignals(3)).toBe(3);
+    expect(readableSignals(Defaults.MAX_SIGNALS)).toBe(Defaults.MAX_SIGNALS);
+    expect(readableSignals(Defaults.MAX_SIGNALS + 1)).toBe(Defaults.MAX_SIGNALS);
+    expect(readableSignals(-2)).toBe(0);
   });
 });
