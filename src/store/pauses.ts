@@ -114,12 +114,14 @@ export class PauseStore {
       });
     }
     if (pausedFrom === TaskStatus.SUSPENDED && seen.wait !== undefined) {
-      const woken =
-        seen.wait.kind === 'signal' && (seen.signals ?? 0) > (seen.wait.signalsSeen ?? 0);
+      // `woken` is decided from the count read; the write is fenced by that count.
+      const signals = seen.signals ?? 0;
+      const woken = seen.wait.kind === 'signal' && signals > (seen.wait.signalsSeen ?? 0);
       return writeTransition(this.ctx, pausing.resumeSuspended, {
         ...input,
         wait: seen.wait,
         woken,
+        signals,
       });
     }
     return writeTransition(this.ctx, pausing.resume, input);

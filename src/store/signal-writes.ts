@@ -10,6 +10,7 @@ import type { Retention } from '../settings/retention.js';
 import type { TaskItem } from './record.js';
 import {
   type NewSignal,
+  readableSignals,
   SIGNAL_WINDOW,
   type SignalSeen,
   SignalStore,
@@ -132,7 +133,7 @@ export class SignalWrites {
   ): Promise<number> {
     let deleted = 0;
     for (let epoch = firstEpoch; epoch <= lastEpoch; epoch++) {
-      const limit = epoch === lastEpoch ? count : Defaults.MAX_SIGNALS;
+      const limit = epoch === lastEpoch ? readableSignals(count) : Defaults.MAX_SIGNALS;
       for (let from = 0; from < limit; from += SIGNAL_WINDOW) {
         const window = await this.reads.window(record, epoch, from);
         for (const signal of window.values()) {

@@ -11,6 +11,7 @@
  */
 
 import { toObjectRef } from '../claim-check/object-ref.js';
+import { Defaults } from '../core/constants.js';
 import type { ObjectRef, TaskRecord } from '../core/record.js';
 import { getItems } from './batch-get.js';
 import type { TaskItem } from './record.js';
@@ -24,6 +25,15 @@ export const SIGNAL_ITEM_PREFIX = 'signal ';
 
 /** Positions read with one BatchGetItem: its limit of keys. */
 export const SIGNAL_WINDOW = 100;
+
+/**
+ * How many of a task's signal positions may be read when it counts `count`: never more than
+ * {@link Defaults.MAX_SIGNALS}, the most a task is sent, whatever count a record (or a
+ * refusal) shows, so a count out of bounds never makes a read unbounded.
+ */
+export function readableSignals(count: number): number {
+  return Math.max(0, Math.min(count, Defaults.MAX_SIGNALS));
+}
 
 /** The key of a task's `n`-th signal (from 0) in step epoch `epoch`. */
 export function signalKey(taskId: string, epoch: number, n: number): string {
@@ -126,12 +136,12 @@ export class SignalStore {
     return signals;
   }
 
-  /** Every signal of the task's current epoch, in the order it was sent them. */
+  /** Every signal of the task's current epoch (at most MAX_SIGNALS), in the order sent. */
   async list(
     record: Pick<TaskRecord, 'id' | 'createdAt' | 'signals' | 'stepEpoch'>,
   ): Promise<StoredSignal[]> {
     const found: StoredSignal[] = [];
-    const count = record.signals ?? 0;
+    const count = readableSignals(record.signals ?? 0);
     for (let from = 0; from < count; from += SIGNAL_WINDOW) {
       const window = await this.window(record, record.stepEpoch ?? 0, from, count - from);
       found.push(...[...window.values()].sort((a, b) => a.seq - b.seq));

@@ -20,6 +20,23 @@ import { send } from './transitions/writer.js';
 /** Positions read with one BatchGetItem: its limit of keys. */
 export const STEP_WINDOW = 100;
 
+/**
+ * Whether steps may be stored past the window of `count` positions from `from` that read
+ * `window`: when either of its last two positions holds one. Steps are stored in call order,
+ * but a step that threw (and was caught) is not stored, so one empty position, even at the
+ * window's end, may sit between stored steps; two empty positions in a row at its end are
+ * taken as the end of the steps (a residual: two caught throws in a row there hide the steps
+ * after them, which then run again; docs/adr/0047-durable-tasks.md).
+ */
+export function windowMayContinue(
+  window: ReadonlyMap<number, unknown>,
+  from: number,
+  count: number,
+): boolean {
+  const last = from + count - 1;
+  return window.has(last) || (count > 1 && window.has(last - 1));
+}
+
 /** A stored step: what {@link StepInfo} lists, and its result. */
 export interface StoredStep extends StepInfo {
   /** The result's JSON when kept inline; undefined for a step that returned nothing. */
@@ -137,8 +154,8 @@ export class StepStore {
 
   /**
    * Every stored step of `record`'s current epoch (or of `epoch`), in call order: windows of
-   * 100 read until one is not full. Steps are stored in order, each after the one before
-   * it, so the first gap ends them.
+   * 100 read until one shows no step can follow it ({@link windowMayContinue}); a gap (a
+   * step that threw) does not end them.
    */
   async list(
     record: Pick<TaskRecord, 'id' | 'stepEpoch'>,
@@ -149,7 +166,7 @@ export class StepStore {
       const found = await this.window(record.id, epoch, from);
       const ordered = [...found.values()].sort((a, b) => a.index - b.index);
       steps.push(...ordered);
-      if (found.size < STEP_WINDOW) break;
+      if (!windowMayContinue(found, from, STEP_WINDOW)) break;
     }
     return steps;
   }

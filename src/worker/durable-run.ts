@@ -8,7 +8,9 @@
  *   absence: a step costs one write and no read on its first run. A slice that may find
  *   stored steps (not the task's very first) reads them 100 positions per BatchGetItem, on
  *   its first step call; one that resumes a wait reads first only the positions up to just
- *   past the wait's ({@link firstStepRead}).
+ *   past the wait's (step-reads.ts).
+ * - A call takes its position at once, in call order, before anything is awaited: the steps
+ *   of one `Promise.all` never share one, even when a beat of the lease comes first.
  * - `continue()` is a value the handler returns; the run's end writes it.
  */
 import { keySegment, ObjectPrefix } from '../claim-check/object-ref.js';
@@ -21,11 +23,12 @@ import {
 } from '../core/errors.js';
 import type { ObjectRef, StepInfo, TaskRecord } from '../core/record.js';
 import { canonicalJson } from '../store/record.js';
-import { STEP_WINDOW, type StoredStep, stepInfo } from '../store/steps.js';
+import { type StoredStep, stepInfo } from '../store/steps.js';
 import type { Lease, StoredCheckpoint } from '../store/task-store.js';
 import { type Continuation, continuation, type DurableContext } from '../tasks/durable.js';
 import { auditTask, type ProcessorDeps } from './deps.js';
 import type { Heartbeat } from './heartbeat.js';
+import { firstStepRead, StepReads } from './step-reads.js';
 
 /** Longest step name accepted. */
 const MAX_STEP_NAME_CHARS = 200;
@@ -57,13 +60,8 @@ export class DurableRun {
   private nextIndex = 0;
   /** The names called in this run, and as what (a step: undefined). */
   private readonly names = new Map<string, StoredStep['kind']>();
-  private readonly known = new Map<number, StoredStep>();
-  /** Positions below this have been read (or cannot have been stored by an earlier run). */
-  private readUpTo = 0;
-  /** No stored step lies at or beyond {@link readUpTo}. */
-  private exhausted: boolean;
-  /** How many positions the run's first read covers (see {@link firstStepRead}). */
-  private readonly firstRead: number;
+  /** The steps stored by earlier slices (read in windows) and by this one. */
+  private readonly reads: StepReads;
   private saves = 0;
   /** Steps called and not yet settled: a suspension waits for them (durable-waits.ts). */
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -92,8 +90,11 @@ export class DurableRun {
       record.generation > 1 ||
       record.ranUnspent === true ||
       record.wait !== undefined;
-    this.exhausted = !mayHaveSteps;
-    this.firstRead = firstStepRead(record);
+    this.reads = new StepReads(
+      (from, count) => deps.store.steps.window(record.id, this.epoch, from, count),
+      mayHaveSteps,
+      firstStepRead(record),
+    );
   }
 
   /** The context's durable members but the waits' (durable-waits.ts). */
@@ -225,13 +226,14 @@ export class DurableRun {
       ]);
       throw this.fatal;
     }
-    this.checkLive();
+    // The position is taken now, before anything is awaited, so calls made together (one
+    // Promise.all) take theirs in call order even when the beat below is due.
+    this.nextIndex += 1;
+    this.names.set(name, kind);
     // A step sees a cancel or pause request at most STEP_BEAT_MS after it was made.
     if (this.heartbeat.sinceLastWrite() > Defaults.STEP_BEAT_MS) await this.heartbeat.beat();
     this.checkLive();
-    this.nextIndex += 1;
-    this.names.set(name, kind);
-    const stored = await this.lookup(index);
+    const stored = await this.reads.lookup(index);
     if (stored !== undefined) this.sameCall(stored, index, name, kind);
     return { index, stored };
   }
@@ -276,10 +278,10 @@ export class DurableRun {
     if (!written.stored) {
       if (written.existing === undefined) throw new Error(`step ${index} refused without its item`);
       this.sameCall(written.existing, index, name, kind);
-      this.known.set(index, written.existing);
+      this.reads.set(index, written.existing);
       return written.existing;
     }
-    this.known.set(index, written.step);
+    this.reads.set(index, written.step);
     auditTask(
       this.deps,
       record,
@@ -292,9 +294,7 @@ export class DurableRun {
 
   /** The memos of `kind` stored (or read) at positions below `index`, in order. */
   memosBefore(index: number, kind: 'sleep' | 'signal'): StoredStep[] {
-    return [...this.known.values()]
-      .filter((step) => step.index < index && step.kind === kind)
-      .sort((a, b) => a.index - b.index);
+    return this.reads.all().filter((step) => step.index < index && step.kind === kind);
   }
 
   private async runStep<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
@@ -322,7 +322,7 @@ export class DurableRun {
       this.sameCall(written.existing, index, name, undefined);
       return this.replayed(written.existing);
     }
-    this.known.set(index, written.step);
+    this.reads.set(index, written.step);
     auditTask(
       this.deps,
       record,
@@ -365,59 +365,11 @@ export class DurableRun {
     }
   }
 
-  /**
-   * The step stored at `index` by an earlier slice, reading its window when not yet read. A
-   * full window (100 positions) with a gap has no step after it: steps are stored in order. A
-   * smaller first read (a woken slice's, {@link firstStepRead}) ends the steps only when its
-   * last two positions, the wait's memo and the one after it, are both empty; else reading
-   * goes on from there in full windows, so a step stored past the wait (by a slice that
-   * passed it, a stale one, or beside a wait not awaited) is read, never assumed absent.
-   */
-  private async lookup(index: number): Promise<StoredStep | undefined> {
-    while (index >= this.readUpTo && !this.exhausted) {
-      const from = this.readUpTo;
-      const count = from === 0 ? this.firstRead : STEP_WINDOW;
-      const window = await this.deps.store.steps.window(
-        this.task.record.id,
-        this.epoch,
-        from,
-        count,
-      );
-      for (const [at, step] of window) this.known.set(at, step);
-      this.readUpTo += count;
-      // A sized first read (count < 100) ends the steps only when neither the wait's memo nor
-      // the position after it holds one: every slice that passed the wait stored its memo
-      // first, so a stored memo means a later slice ran steps after it, whose stored
-      // positions may have gaps (a step that threw is not stored); those are read on in full
-      // windows, as before the sizing.
-      const ended =
-        count < STEP_WINDOW
-          ? !window.has(from + count - 1) && !window.has(from + count - 2)
-          : window.size < count;
-      if (ended) this.exhausted = true;
-    }
-    return this.known.get(index);
-  }
-
   /** Every stored step: those read or stored, after reading what is left. */
   private async steps(): Promise<readonly StepInfo[]> {
-    await this.lookup(Number.MAX_SAFE_INTEGER);
-    return [...this.known.values()].sort((a, b) => a.index - b.index).map(stepInfo);
+    await this.reads.lookup(Number.MAX_SAFE_INTEGER);
+    return this.reads.all().map(stepInfo);
   }
-}
-
-/**
- * How many positions a slice's first read of its steps covers. A slice that resumes a wait
- * (its record keeps the wait, in the current step epoch) replays the positions before it,
- * which were stored, and the wait's own, whose memo may be (a sleep or a wait that ended is
- * memoized as it returns); one more, after it, shows whether any run stored a step past the
- * wait. Every other slice reads a full window of 100, as the record bounds nothing.
- */
-export function firstStepRead(record: Pick<TaskRecord, 'wait' | 'stepEpoch'>): number {
-  const { wait } = record;
-  if (wait === undefined || wait.epoch !== (record.stepEpoch ?? 0)) return STEP_WINDOW;
-  if (!Number.isInteger(wait.step) || wait.step < 0) return STEP_WINDOW;
-  return Math.min(STEP_WINDOW, wait.step + 2);
 }
 
 /** The JSON of a durable value. @throws ValidationError when it is not JSON. */

@@ -5,7 +5,12 @@
  * below the count (at most 100 keys per BatchGetItem).
  */
 import type { ObjectRef, TaskRecord } from '../core/record.js';
-import { SIGNAL_WINDOW, type SignalStore, type StoredSignal } from '../store/signals.js';
+import {
+  readableSignals,
+  SIGNAL_WINDOW,
+  type SignalStore,
+  type StoredSignal,
+} from '../store/signals.js';
 
 /** The signals a run has read, and reads the rest of on demand. */
 export class SignalReader {
@@ -27,9 +32,13 @@ export class SignalReader {
     this.count = record.signals ?? 0;
   }
 
-  /** The first signal named `name`, in the order sent, that no earlier wait consumed. */
+  /**
+   * The first signal named `name`, in the order sent, that no earlier wait consumed: among the
+   * first MAX_SIGNALS, the most a task is sent ({@link readableSignals}).
+   */
   async first(name: string, consumed: ReadonlySet<number>): Promise<StoredSignal | undefined> {
-    for (let seq = 0; seq < this.count; seq++) {
+    const readable = readableSignals(this.count);
+    for (let seq = 0; seq < readable; seq++) {
       if (consumed.has(seq)) continue;
       const signal = await this.get(seq);
       if (signal?.name === name) return signal;
@@ -45,7 +54,8 @@ export class SignalReader {
   async get(seq: number): Promise<StoredSignal | undefined> {
     if (this.known.has(seq) || this.settled.has(seq)) return this.known.get(seq);
     let count = 1;
-    while (count < signalRead(seq, this.count) && !this.settled.has(seq + count)) count += 1;
+    const readable = readableSignals(this.count);
+    while (count < signalRead(seq, readable) && !this.settled.has(seq + count)) count += 1;
     const window = await this.store.window(this.record, this.epoch, seq, count);
     for (const [at, signal] of window) this.known.set(at, signal);
     for (let at = seq; at < seq + count && at < this.count; at++) this.settled.add(at);

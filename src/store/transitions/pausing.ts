@@ -10,7 +10,7 @@
 import { AuditEvent, TaskStatus } from '../../core/constants.js';
 import type { HistoryEntry, TaskRecord, TaskWait } from '../../core/record.js';
 import { toStoredEntry } from '../history.js';
-import { equals, exists, generationIs, notExists, oneOf, Update } from './expression.js';
+import { counterIs, equals, exists, generationIs, notExists, oneOf, Update } from './expression.js';
 import { at, type SeenHistory, type Transition, type Write } from './row.js';
 import { wakeDue } from './suspension.js';
 import { keyedStates } from './writer.js';
@@ -158,11 +158,19 @@ export const resumeScheduled: Transition<OperatorInput & { runAt: number }> = {
  * PAUSED (from SUSPENDED) → SUSPENDED under a new generation, still waiting for what it waited
  * for; `woken` when a signal came while it was paused (it may be the one awaited), so it is
  * due at once. The caller then wakes it, or lets its held message (or a new one) wait.
+ * Fenced by the task's signal count as the resume read it (`signals`), from which `woken` was
+ * decided: a signal stored between that read and this write (not waking a PAUSED task)
+ * refuses the resume, which reads again and wakes the task for it.
  */
-export const resumeSuspended: Transition<OperatorInput & { wait: TaskWait; woken: boolean }> = {
+export const resumeSuspended: Transition<
+  OperatorInput & { wait: TaskWait; woken: boolean; signals: number }
+> = {
   ...resumeColumns,
   name: 'resume suspended',
-  fence: resumedFrom([TaskStatus.SUSPENDED]),
+  fence: (input) => [
+    ...resumedFrom([TaskStatus.SUSPENDED])(input),
+    counterIs('signals', 'seenSignals', input.signals),
+  ],
   to: TaskStatus.SUSPENDED,
   set: ({ seen, woken }, now) => ({
     generation: seen.generation + 1,

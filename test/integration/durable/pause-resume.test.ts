@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { type PauseDeps, resumeTask } from '../../../src/client/pause.js';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { TransitionRejectedError } from '../../../src/core/errors.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
@@ -118,6 +119,36 @@ describe('client.pause and client.resume', () => {
     expect(record.status).toBe(TaskStatus.SUCCEEDED);
     expect(record.result).toBe('woken');
     expect(record.attempt).toBe(1);
+  });
+
+  it('wakes a task paused at a signal wait when the signal came between the resume’s read and its write', async () => {
+    const task = defineTask('durable.pause.signal-race', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => ctx.waitForSignal('approve', { timeoutMs: 600_000 }),
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    await client.pause(id);
+    // The resume reads the PAUSED task; the signal lands (stored, no wake: it is paused) before
+    // the resume writes. The resume must not put it back to sleep past the signal.
+    const deps = await (client as unknown as { pauseDeps(): Promise<PauseDeps> }).pauseDeps();
+    let reads = 0;
+    const get = async (taskId: string) => {
+      const seen = await deps.get(taskId);
+      reads += 1;
+      if (reads === 1) await client.signal(id, 'approve', { ok: true });
+      return seen;
+    };
+    const resumed = await resumeTask(id, { ...deps, get });
+    const record = await client.wait(id, { timeoutMs: 20_000 });
+
+    expect(resumed.status).toBe(TaskStatus.SUSPENDED);
+    expect(resumed.woken).toBe(true);
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual({ received: true, data: { ok: true } });
   });
 
   it('ends a RUNNING task PAUSED at its next step, no attempt spent, and resumes past its steps', async () => {

@@ -213,4 +213,84 @@ describe('ctx.step', () => {
     expect(record.status).toBe(TaskStatus.DEAD);
     expect((await client.get(id, { steps: true }))?.steps).toEqual([]);
   });
+
+  it('runs each step once on a replay when a caught throw left a gap in the first window', async () => {
+    // 105 positions: step 5 throws and is caught (no stored result there), so the first
+    // window of 100 holds 99 steps; the steps stored at 100 and on must be read, not run again.
+    const calls = new Map<string, number>();
+    let runs = 0;
+    const task = defineTask('durable.steps.gap-window', {
+      schema: z.object({}),
+      retry: { maxAttempts: 3, baseDelayMs: 0 },
+      handler: async (_payload, ctx) => {
+        runs += 1;
+        let sum = 0;
+        for (let n = 0; n < 105; n++) {
+          const name = `s${n}`;
+          try {
+            sum += await ctx.step(name, () => {
+              calls.set(name, (calls.get(name) ?? 0) + 1);
+              if (n === 5) throw new Error('caught');
+              return n;
+            });
+          } catch {
+            // the handler goes on without it
+          }
+        }
+        if (runs === 1) throw new Error('transient: replay every step');
+        return sum;
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    const record = await client.wait(id, { timeoutMs: 60_000 });
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(runs).toBe(2);
+    expect(record.result).toBe((104 * 105) / 2 - 5);
+    const ranTwice = [...calls].filter(([name, n]) => name !== 's5' && n !== 1);
+    expect(ranTwice).toEqual([]);
+    expect(calls.get('s5')).toBe(2);
+    expect((await client.get(id, { steps: true }))?.steps).toHaveLength(104);
+  }, 90_000);
+
+  it('gives the steps of one Promise.all their positions in call order when a beat is due', async () => {
+    let skew = 0;
+    let runs = 0;
+    const task = defineTask('durable.steps.all-beat', {
+      schema: z.object({}),
+      retry: { maxAttempts: 3, baseDelayMs: 0 },
+      handler: async (_payload, ctx) => {
+        runs += 1;
+        await ctx.step('first', () => 0);
+        // The lease's last write now looks older than STEP_BEAT_MS: each step beats first.
+        skew += 11_000;
+        const all = await Promise.all([
+          ctx.step('a', () => 'a'),
+          ctx.step('b', () => 'b'),
+          ctx.step('c', () => 'c'),
+        ]);
+        if (runs === 1) throw new Error('transient: replay them');
+        return all;
+      },
+    });
+    runWorker(task, { clock: () => Date.now() + skew });
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(runs).toBe(2);
+    expect(record.result).toEqual(['a', 'b', 'c']);
+    const steps = (await client.get(id, { steps: true }))?.steps;
+    expect(steps?.map((s) => [s.index, s.name])).toEqual([
+      [0, 'first'],
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'c'],
+    ]);
+  });
 });

@@ -241,6 +241,7 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
       seen: record,
       wait: { kind: 'sleep', step: 0, name: 'nap', epoch: 0, until: T0 + 60_000 },
       woken: false,
+      signals: 0,
     }),
   },
   'pause the lane': {
@@ -431,6 +432,10 @@ describe("issue 26's rows refuse when a fence other than the status fails", () =
     ['resume', TaskStatus.PAUSED, { pausedFrom: 'SCHEDULED' }, false],
     ['resume suspended', TaskStatus.PAUSED, { pausedFrom: 'QUEUED' }, false],
     ['resume scheduled', TaskStatus.PAUSED, { pausedFrom: 'PENDING' }, false],
+    // A resume to SUSPENDED is fenced by the signal count it read: a signal stored meanwhile
+    // refuses it (it reads again and wakes the task), else the task sleeps past that signal.
+    ['resume suspended', TaskStatus.PAUSED, { signals: 1 }, false],
+    ['resume suspended', TaskStatus.PAUSED, { signals: 0 }, true],
     // A signal wakes a task that waits for its name only; one that waits for it is woken.
     ['count a signal of, and wake,', TaskStatus.SUSPENDED, { wait: signalWait('other') }, false],
     ['count a signal of a sleeping', TaskStatus.SUSPENDED, { wait: signalWait('approve') }, false],

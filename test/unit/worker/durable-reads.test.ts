@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { Defaults } from '../../../src/core/constants.js';
 import type { TaskWait } from '../../../src/core/record.js';
-import type { SignalStore, StoredSignal } from '../../../src/store/signals.js';
-import { STEP_WINDOW } from '../../../src/store/steps.js';
-import { firstStepRead } from '../../../src/worker/durable-run.js';
+import {
+  readableSignals,
+  type SignalStore,
+  type StoredSignal,
+} from '../../../src/store/signals.js';
+import { STEP_WINDOW, windowMayContinue } from '../../../src/store/steps.js';
 import { SignalReader, signalRead } from '../../../src/worker/durable-signals.js';
+import { firstStepRead } from '../../../src/worker/step-reads.js';
 
 const sleep = (step: number, epoch = 0): TaskWait => ({ kind: 'sleep', step, name: 'nap', epoch });
 
@@ -28,6 +33,26 @@ describe('firstStepRead', () => {
     expect(firstStepRead({ wait: sleep(1, 0), stepEpoch: 1 })).toBe(STEP_WINDOW);
     expect(firstStepRead({ wait: sleep(-1) })).toBe(STEP_WINDOW);
     expect(firstStepRead({ wait: sleep(1.5) })).toBe(STEP_WINDOW);
+  });
+});
+
+describe('windowMayContinue', () => {
+  const window = (...at: number[]) => new Map(at.map((n) => [n, n]));
+
+  it('goes on past a full window, and past one whose last or next-to-last position holds a step', () => {
+    const full = window(...Array.from({ length: 100 }, (_, n) => n));
+    expect(windowMayContinue(full, 0, 100)).toBe(true);
+    // A gap (a step that threw, caught) early: 99 steps, the window may still continue.
+    full.delete(5);
+    expect(windowMayContinue(full, 0, 100)).toBe(true);
+    expect(windowMayContinue(window(98), 0, 100)).toBe(true);
+    expect(windowMayContinue(window(199), 100, 100)).toBe(true);
+  });
+
+  it('ends the steps when the last two positions are empty', () => {
+    expect(windowMayContinue(window(), 0, 100)).toBe(false);
+    expect(windowMayContinue(window(0, 1, 97), 0, 100)).toBe(false);
+    expect(windowMayContinue(window(0), 0, 3)).toBe(false);
   });
 });
 
@@ -87,5 +112,23 @@ describe('SignalReader', () => {
     reader.count = 1;
     expect((await reader.first('go', new Set()))?.seq).toBe(0);
     expect(reads).toEqual([[0, 1]]);
+  });
+  it('stops reading at MAX_SIGNALS, whatever count the record or a refusal shows', async () => {
+    const { reads, fake } = store([]);
+    const reader = new SignalReader(record(Defaults.MAX_SIGNALS + 500), 0, fake, noFetch);
+
+    expect(await reader.first('never', new Set())).toBeUndefined();
+    reader.count = 10 * Defaults.MAX_SIGNALS;
+    expect(await reader.first('never', new Set())).toBeUndefined();
+    const read = reads.reduce((sum, [, count]) => sum + count, 0);
+    expect(read).toBe(Defaults.MAX_SIGNALS);
+    expect(Math.max(...reads.map(([from, count]) => from + count))).toBe(Defaults.MAX_SIGNALS);
+  });
+
+  it('caps the positions a count allows at MAX_SIGNALS, and a count below 0 at none', () => {
+    expect(readableSignals(3)).toBe(3);
+    expect(readableSignals(Defaults.MAX_SIGNALS)).toBe(Defaults.MAX_SIGNALS);
+    expect(readableSignals(Defaults.MAX_SIGNALS + 1)).toBe(Defaults.MAX_SIGNALS);
+    expect(readableSignals(-2)).toBe(0);
   });
 });
