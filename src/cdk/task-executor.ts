@@ -44,6 +44,7 @@ import {
   acknowledgeNagFindings,
   type NagAcknowledgement,
 } from './nag-acknowledgements.js';
+import { pauseLanesGrant } from './pause-lanes-grant.js';
 import * as payloads from './payload-bucket.js';
 import {
   type ConnectProducerOptions,
@@ -78,11 +79,7 @@ export class TaskExecutor extends Construct {
    * updates, so that nothing is granted to it implicitly): grant to {@link workerPrincipal}.
    */
   readonly worker: IFunction;
-  /**
-   * The worker's role as a grantee, for what your handlers call:
-   * `bucket.grantRead(executor.workerPrincipal)`. The statements go into the worker's
-   * managed policy.
-   */
+  /** The worker's role as a grantee (into its managed policy): `bucket.grantRead(executor.workerPrincipal)`. */
   readonly workerPrincipal: IPrincipal;
   readonly sweeper: IFunction;
   /**
@@ -120,10 +117,7 @@ export class TaskExecutor extends Construct {
    * function and grants it in one call.
    */
   readonly producerEnvironment: Readonly<Record<string, string>>;
-  /**
-   * The cdk-nag findings acknowledged on this executor's resources, and on the policies its
-   * grants wrote, with their reasons.
-   */
+  /** The cdk-nag findings acknowledged on the executor's resources and its grants' policies. */
   readonly nagAcknowledgements: readonly NagAcknowledgement[];
   private readonly acknowledged: NagAcknowledgement[] = [];
   /** With `restrictSenders`, each work queue's deny statement and the principals it spares. */
@@ -395,6 +389,14 @@ export class TaskExecutor extends Construct {
    */
   grantManageSchedules(grantee: IGrantable): Grant {
     return manageSchedulesGrant(this.grantTargets(), grantee);
+  }
+
+  /**
+   * Lets an operator pause and resume lanes (`TaskClient.pauseLane`, `resumeLane`, `laneStates`,
+   * `tasklane pause --lane`): exactly the actions listed in pause-lanes-grant.ts.
+   */
+  grantPauseLanes(grantee: IGrantable): Grant {
+    return pauseLanesGrant(this.grantTargets(), this, grantee);
   }
 
   /** Messages in the work queue's DLQ (maximum over the period). */

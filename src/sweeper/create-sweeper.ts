@@ -105,6 +105,7 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
       logger,
       integrity,
       waker,
+      lanes: lanes.names(),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs }),
       ...(options.pendingAgeMs === undefined ? {} : { pendingAgeMs: options.pendingAgeMs }),

@@ -11,6 +11,7 @@ import type { Dispatcher } from '../scheduler/dispatcher.js';
 import type { Waker } from '../scheduler/waker.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
 import { mayStillHold } from '../store/parked-keys.js';
+import { PausedLanes } from '../store/paused-lanes.js';
 import { compareEnqueueOrder } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import { overdueBefore, resendOverdue } from './overdue.js';
@@ -69,6 +70,12 @@ export interface SweepOptions {
    * (its writer crashed) has them released by the sweep. @default Defaults.RELEASE_GRACE_MS
    */
   readonly releaseGraceMs?: number;
+  /**
+   * The executor's lanes: the old PENDING and overdue QUEUED tasks of a paused one are left
+   * alone (docs/adr/0048-durable-sleep-signals-pause.md, "Pausing a lane").
+   * @default the default lane only
+   */
+  readonly lanes?: readonly string[];
 }
 
 /** What one sweep did. */
@@ -99,6 +106,11 @@ export interface SweepReport {
   readonly released: number;
   /** SUSPENDED tasks woken again: due, and not claimed within the grace (their wake was lost). */
   readonly woken: number;
+  /**
+   * Old PENDING and overdue QUEUED tasks left unsent because their lane is paused: their
+   * messages would wait in its queue for nobody. The first sweep after the resume sends them.
+   */
+  readonly lanePaused: number;
   /** True when the time budget ended the sweep early. */
   readonly budgetExhausted: boolean;
 }
@@ -116,6 +128,8 @@ export interface SweepReport {
  * - QUEUED tasks overdue by `queuedOverdueMs`: their message may have outlived the queue's
  *   retention, so they are sent again under a new generation; except the waiting tasks of a
  *   parked key, which are held on purpose.
+ * - Neither of those two is sent while its lane is paused: nobody receives its queue, so the
+ *   message would only add to it. The first sweep after the resume sends what still needs it.
  * - SUSPENDED tasks due (timer ended, or signal come) and unclaimed for `suspendedGraceMs`
  *   (with `waker`): their wake was lost (a held message gone, a schedule missing), so they
  *   are woken again under the next generation (docs/adr/0048-durable-sleep-signals-pause.md).
@@ -162,6 +176,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     failed: 0,
     integrityFailed: 0,
     woken: 0,
+    lanePaused: 0,
   };
   let budgetExhausted = false;
   const toSend: TaskRecord[] = [];
@@ -238,12 +253,24 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     held ??= heldGroups(store, now);
     return (await held).has(groupOf(record.lane, record.orderingKey));
   };
+  // A paused lane's queue is received by nobody: its old tasks are not sent again, nor its
+  // overdue ones given a new generation, until the first sweep after the resume. The lanes'
+  // control items are read in one BatchGetItem, once an old task shows up
+  // (docs/adr/0048-durable-sleep-signals-pause.md, "Pausing a lane").
+  const paused = store.part((ctx) => new PausedLanes(ctx, options.lanes ?? []));
+  const isLanePaused = async (record: TaskRecord) => {
+    if (!(await paused.isPaused(record.lane))) return false;
+    counts.lanePaused += 1;
+    return true;
+  };
   await pages(TaskStatus.PENDING, now - (options.pendingAgeMs ?? 60_000), async (record) => {
     if (await isParked(record)) return;
+    if (await isLanePaused(record)) return;
     toSend.push(record);
   });
   await pages(TaskStatus.QUEUED, queuedBefore, async (record) => {
     if (await isParked(record)) return;
+    if (await isLanePaused(record)) return;
     toSend.push(await resendOverdue(store, record, queuedBefore, logger));
     counts.resent += 1;
   });

@@ -16,6 +16,7 @@ const GRANTEES = {
   Operator: (e: TaskExecutor, r: Role) => e.grantOperate(r),
   'Schedule manager': (e: TaskExecutor, r: Role) => e.grantManageSchedules(r),
   Signaller: (e: TaskExecutor, r: Role) => e.grantSignal(r),
+  'Lane operator': (e: TaskExecutor, r: Role) => e.grantPauseLanes(r),
 } as const;
 
 /** The template of an executor with one role per grant. */
@@ -77,6 +78,7 @@ function resourceName(resources: Resources, value: unknown): string {
     if (/:schedule\/Trust\.at\/task[._]\*$/.test(text)) return 'delayed schedules';
     if (text.endsWith(':schedule/Trust.at/task_w*')) return 'wake schedules';
     if (text.endsWith(':schedule/Trust/*')) return 'recurring schedules';
+    if (text.endsWith(':event-source-mapping:*')) return 'event source mappings';
   }
   return JSON.stringify(value);
 }

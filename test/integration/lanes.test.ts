@@ -47,6 +47,19 @@ const doomed = defineTask('bulk-doomed', {
     throw new Error('always fails');
   },
 });
+/** Runs of the urgent lane's tasks, by payload; n = 1 fails its first attempt. */
+const urgentRuns = new Map<number, number>();
+const urgentJob = defineTask('urgent-job', {
+  schema,
+  lane: 'urgent',
+  retry: { maxAttempts: 3, baseDelayMs: 1 },
+  handler: ({ n }) => {
+    const run = (urgentRuns.get(n) ?? 0) + 1;
+    urgentRuns.set(n, run);
+    if (n === 1 && run === 1) throw new Error('first attempt fails');
+    return n;
+  },
+});
 const astray = defineTask('astray', { schema, handler: ({ n }) => n, lane: 'nowhere' });
 
 const clients = testClients();
@@ -89,13 +102,21 @@ async function depths(): Promise<Record<string, number>> {
 
 /** Runs the worker over the bulk lane's visible messages once, deleting what succeeded. */
 async function runBulkOnce(): Promise<void> {
-  const worker = createWorker([doomed], {
+  await runLaneOnce('bulk', [doomed]);
+}
+
+/** Runs a worker of `tasks` over `name`'s visible messages once; the count of messages. */
+async function runLaneOnce(
+  name: string,
+  tasks: Parameters<typeof createWorker>[0],
+): Promise<number> {
+  const worker = createWorker(tasks, {
     ...location,
     ...clients,
     logger: silentLogger,
     metrics: noopMetrics,
   });
-  const { queueUrl, queueArn } = lane('bulk');
+  const { queueUrl, queueArn } = lane(name);
   const out = await clients.sqs.send(
     new ReceiveMessageCommand({
       QueueUrl: queueUrl,
@@ -105,7 +126,8 @@ async function runBulkOnce(): Promise<void> {
     }),
   );
   const records = (out.Messages ?? []).map((m) => toSqsRecord(m, queueArn ?? '', REGION));
-  await worker.processBatch(records);
+  if (records.length > 0) await worker.processBatch(records);
+  return records.length;
 }
 
 beforeAll(async () => {
@@ -266,5 +288,57 @@ describe('tasklane status with lanes', () => {
     expect(parsed.deadLetters.byLane.urgent.visible).toBe(1);
     expect(parsed.deadLetters.byLane.bulk.visible).toBe(0);
     expect(text.stdout).toMatch(/urgent\s*│\s*1/);
+  });
+});
+
+describe('createSweeper with a paused lane', () => {
+  it('sends none of a paused lane’s old PENDING or overdue QUEUED tasks; the first sweep after the resume does, and each runs once', async () => {
+    // Task 1 fails its first attempt before the pause: QUEUED, its message held for the retry.
+    const retrying = await client.enqueue(urgentJob, { n: 1 }, { id: 'urgent-retrying' });
+    await runLaneOnce('urgent', [urgentJob]);
+    const queued = await client.get(retrying.id);
+    expect(queued?.status).toBe(TaskStatus.QUEUED);
+    await client.pauseLane('urgent', { mappings: false, reason: 'sweeper test' });
+    // Task 2 is enqueued to the paused lane: PENDING, its message waiting in the queue.
+    const fresh = await client.enqueue(urgentJob, { n: 2 }, { id: 'urgent-fresh' });
+    const held = await depth(lane('urgent').queueUrl);
+    // Seven hours on: task 2 is long past the PENDING grace, task 1 past the QUEUED overdue (6 h).
+    const later = () => Date.now() + 7 * 3_600_000;
+    const sweeper = createSweeper({
+      ...location,
+      ...clients,
+      logger: silentLogger,
+      metrics: noopMetrics,
+      clock: later,
+    });
+
+    const whilePaused = [await sweeper.run(), await sweeper.run()];
+
+    expect(await depth(lane('urgent').queueUrl)).toBe(held);
+    expect(await client.get(retrying.id)).toMatchObject({
+      status: TaskStatus.QUEUED,
+      generation: queued?.generation,
+    });
+    expect(await client.get(fresh.id)).toMatchObject({ status: TaskStatus.PENDING, resends: 0 });
+    expect(whilePaused.map((r) => r.lanePaused)).toEqual([2, 2]);
+
+    await client.resumeLane('urgent', { mappings: false });
+    const afterResume = await sweeper.run();
+
+    expect(afterResume.lanePaused).toBe(0);
+    expect(await depth(lane('urgent').queueUrl)).toBe(held + 1);
+    expect((await client.get(retrying.id))?.generation).toBe((queued?.generation ?? 0) + 1);
+    expect((await client.get(fresh.id))?.resends).toBe(1);
+    // The worker takes the lane's messages: each task runs once more, the stale one is ignored.
+    const done = async () =>
+      (await client.get(retrying.id))?.status === TaskStatus.SUCCEEDED &&
+      (await client.get(fresh.id))?.status === TaskStatus.SUCCEEDED;
+    for (let round = 0; round < 10 && !(await done()); round++) {
+      await runLaneOnce('urgent', [urgentJob]);
+    }
+    await runLaneOnce('urgent', [urgentJob]);
+    expect((await client.get(retrying.id))?.status).toBe(TaskStatus.SUCCEEDED);
+    expect((await client.get(fresh.id))?.status).toBe(TaskStatus.SUCCEEDED);
+    expect(Object.fromEntries(urgentRuns)).toEqual({ 1: 2, 2: 1 });
   });
 });
