@@ -1,15 +1,13 @@
-import { Defaults, type TaskStatus } from '../core/constants.js';
+import type { TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
-import { PauseStore } from '../store/pauses.js';
 import { stepInfo } from '../store/steps.js';
-import { openTableStream } from '../store/table-stream.js';
-import type { StatusIndex } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import { type BatchEntryResult, enqueueAll } from './batch.js';
-import { type CancelDeps, cancelTask } from './cancel.js';
+import { cancelTask } from './cancel.js';
 import { type CancelResult, type CancelSelection, cancelMany } from './cancel-many.js';
 import { type CheckReport, checkExecutor, reportError } from './check.js';
+import * as operations from './client-operations.js';
 import { type ClientParts, clientParts } from './client-parts.js';
 import { type CountOptions, countTasks, type TaskCounts } from './counts.js';
 import { type BatchEntry, ENQUEUE_USAGE, type EnqueueResult, enqueue } from './enqueue.js';
@@ -18,7 +16,6 @@ import { type GetOptions, withResult } from './get-result.js';
 import { onTable } from './guarded-calls.js';
 import { type DeadLetterClient, deadLetterClient } from './lane-dead-letters.js';
 import {
-  type LanePauseDeps,
   type LanePauseResult,
   type LaneState,
   laneStates,
@@ -39,23 +36,17 @@ import {
   type ParkedKey,
   type ReleaseKeyOptions,
   type ReleaseKeyResult,
-  releaseParkedKey,
 } from './parked-keys.js';
-import { type KeyPauseResult, type PauseDeps, pauseKey, pauseTask, resumeTask } from './pause.js';
+import type { KeyPauseResult } from './pause.js';
 import type { EnqueueOptions } from './prepare.js';
-import { type PurgeOptions, type PurgeResult, purgeTasks } from './purge.js';
-import {
-  type RedriveOptions,
-  type RedriveResult,
-  type RedriveSelection,
-  redriveDead,
-} from './redrive.js';
+import type { PurgeOptions, PurgeResult } from './purge.js';
+import type { RedriveOptions, RedriveResult, RedriveSelection } from './redrive.js';
 import { auditedSchedules, type ScheduleClient } from './schedule-client.js';
-import { type SignalOptions, type SignalResult, sendSignal, sendWithToken } from './signal.js';
+import type { SignalOptions, SignalResult } from './signal.js';
 import { assertTaskId } from './task-ids.js';
 import { assertTaskStatus } from './validate.js';
 import { type WaitOptions, waitForTerminal } from './wait.js';
-import { type TaskTransition, type WatchOptions, watchTransitions } from './watch.js';
+import type { TaskTransition, WatchOptions } from './watch.js';
 
 /**
  * The producer SDK: enqueue tasks, read them, wait for them, cancel them.
@@ -67,6 +58,9 @@ import { type TaskTransition, type WatchOptions, watchTransitions } from './watc
 export class TaskClient {
   /** Everything the client is made of, wired once from its options (see clientParts). */
   private readonly parts: ClientParts;
+
+  /** The parts with the client's own principal and get, that its operations are wired from. */
+  private readonly view: operations.ClientView;
 
   /**
    * The recurring schedules of the executor's schedule group: `set`, `get`, `list`,
@@ -90,6 +84,7 @@ export class TaskClient {
   constructor(options: TaskClientOptions = {}) {
     checkClientOptions(options);
     this.parts = clientParts(options);
+    this.view = { parts: this.parts, principal: () => this.principal(), get: (id) => this.get(id) };
     this.schedules = auditedSchedules(this.parts.recurring, {
       logger: this.parts.logger,
       clock: this.parts.clock,
@@ -200,28 +195,8 @@ export class TaskClient {
    * @throws ConfigurationError when draining needs the DLQ URL and none is configured, or the
    *   work queue cannot be sent to for a permanent reason (the tasks then wait PENDING).
    */
-  async redrive(selection: RedriveSelection, options: RedriveOptions = {}): Promise<RedriveResult> {
-    const {
-      store,
-      dispatcher,
-      sqs,
-      deadLetterQueueUrl,
-      queueUrl: workQueueUrl,
-      lanes,
-      logger,
-    } = this.parts;
-    const principal = await this.principal();
-    const deps = {
-      store,
-      dispatcher,
-      sqs,
-      deadLetterQueueUrl,
-      workQueueUrl,
-      lanes,
-      logger,
-      principal,
-    };
-    return redriveDead(selection, deps, options);
+  redrive(selection: RedriveSelection, options: RedriveOptions = {}): Promise<RedriveResult> {
+    return operations.redrive(this.view, selection, options);
   }
 
   /** Ordering keys parked by a DEAD task of an `onDead: 'park'` type, with that task. */
@@ -234,10 +209,8 @@ export class TaskClient {
    * `options.lane` only): the key's later tasks proceed.
    * @throws UnknownLaneError when `options.lane` is not one of the executor's lanes.
    */
-  async releaseKey(orderingKey: string, options?: ReleaseKeyOptions): Promise<ReleaseKeyResult> {
-    const { store, sqs, queueUrl: workQueueUrl, lanes, logger } = this.parts;
-    const deps = { store, sqs, workQueueUrl, lanes, logger, principal: await this.principal() };
-    return releaseParkedKey(orderingKey, deps, options);
+  releaseKey(orderingKey: string, options?: ReleaseKeyOptions): Promise<ReleaseKeyResult> {
+    return operations.releaseKey(this.view, orderingKey, options);
   }
 
   /**
@@ -294,25 +267,8 @@ export class TaskClient {
    *
    * @throws ValidationError when `status` is not DEAD or `olderThan` is not a duration.
    */
-  async purge(options: PurgeOptions): Promise<PurgeResult> {
-    const principal = options.dryRun === true ? undefined : await this.principal();
-    return onTable(this.parts.tableCall, () =>
-      purgeTasks(
-        {
-          store: this.parts.store,
-          dispatcher: this.parts.dispatcher,
-          logger: this.parts.logger,
-          queues: {
-            sqs: this.parts.sqs,
-            workQueueUrl: this.parts.queueUrl,
-            lanes: this.parts.lanes,
-          },
-        },
-        options,
-        this.parts.clock(),
-        principal,
-      ),
-    );
+  purge(options: PurgeOptions): Promise<PurgeResult> {
+    return operations.purge(this.view, options);
   }
 
   /**
@@ -342,19 +298,7 @@ export class TaskClient {
    * @throws WatchGapError when the watch fell more than 24 hours behind the stream.
    */
   watch(options: WatchOptions = {}): AsyncGenerator<TaskTransition> {
-    if (options.taskId !== undefined) assertTaskId(options.taskId, 'watch', 'taskId');
-    const { tableCall, store, clock, dynamodbStreams } = this.parts;
-    return watchTransitions(
-      {
-        get: (id) => onTable(tableCall, () => store.get(id)),
-        openStream: (start) =>
-          onTable(tableCall, () =>
-            openTableStream({ ...tableCall, streams: dynamodbStreams, start, clock }),
-          ),
-        clock,
-      },
-      options,
-    );
+    return operations.watch(this.parts, options);
   }
 
   /**
@@ -380,18 +324,13 @@ export class TaskClient {
    * @throws TaskNotFoundError when no task has this id.
    * @throws TransitionRejectedError when the task has finished; `current` says how.
    */
-  async signal(
+  signal(
     id: string,
     name: string,
     data?: unknown,
     options: SignalOptions = {},
   ): Promise<SignalResult> {
-    assertTaskId(id, 'signal');
-    const { store, waker, objects, logger, clock, tableCall } = this.parts;
-    const maxSignalBytes = Defaults.MAX_SIGNAL_BYTES;
-    return onTable(tableCall, () =>
-      sendSignal(id, name, data, options, { store, waker, objects, maxSignalBytes, logger, clock }),
-    );
+    return operations.signal(this.parts, id, name, data, options);
   }
 
   /**
@@ -404,22 +343,12 @@ export class TaskClient {
    *   or names a task since purged.
    * @throws ConfigurationError when the client has no integrity key.
    */
-  async signalWithToken(
+  signalWithToken(
     token: string,
     data?: unknown,
     options: SignalOptions = {},
   ): Promise<SignalResult> {
-    const { store, waker, objects, logger, clock, tableCall, enqueue } = this.parts;
-    const deps = {
-      store,
-      waker,
-      objects,
-      maxSignalBytes: Defaults.MAX_SIGNAL_BYTES,
-      logger,
-      clock,
-      integrity: enqueue.integrity,
-    };
-    return onTable(tableCall, () => sendWithToken(token, data, options, deps));
+    return operations.signalWithToken(this.parts, token, data, options);
   }
 
   /**
@@ -435,19 +364,11 @@ export class TaskClient {
    */
   pause(id: string, reason?: string): Promise<TaskRecord>;
   pause(selection: { readonly orderingKey: string }, reason?: string): Promise<KeyPauseResult>;
-  async pause(
+  pause(
     target: string | { readonly orderingKey: string },
     reason?: string,
   ): Promise<TaskRecord | KeyPauseResult> {
-    if (typeof target === 'object' && target !== null) {
-      const deps = { ...(await this.pauseDeps()), index: this.parts.index };
-      return onTable(this.parts.tableCall, () =>
-        pauseKey(target.orderingKey, 'pause', reason, deps),
-      );
-    }
-    assertTaskId(target, 'pause');
-    const deps = await this.pauseDeps();
-    return onTable(this.parts.tableCall, () => pauseTask(target, reason, deps));
+    return operations.pause(this.view, target, reason);
   }
 
   /**
@@ -462,18 +383,8 @@ export class TaskClient {
    */
   resume(id: string): Promise<TaskRecord>;
   resume(selection: { readonly orderingKey: string }): Promise<KeyPauseResult>;
-  async resume(
-    target: string | { readonly orderingKey: string },
-  ): Promise<TaskRecord | KeyPauseResult> {
-    if (typeof target === 'object' && target !== null) {
-      const deps = { ...(await this.pauseDeps()), index: this.parts.index };
-      return onTable(this.parts.tableCall, () =>
-        pauseKey(target.orderingKey, 'resume', undefined, deps),
-      );
-    }
-    assertTaskId(target, 'resume');
-    const deps = await this.pauseDeps();
-    return onTable(this.parts.tableCall, () => resumeTask(target, deps));
+  resume(target: string | { readonly orderingKey: string }): Promise<TaskRecord | KeyPauseResult> {
+    return operations.resume(this.view, target);
   }
 
   /**
@@ -486,7 +397,9 @@ export class TaskClient {
    * @throws ConfigurationError when `@aws-sdk/client-lambda` is missing (see `mappings`).
    */
   pauseLane(lane: string, options: PauseLaneOptions = {}): Promise<LanePauseResult> {
-    return onTable(this.parts.tableCall, () => pauseLane(lane, options, this.laneDeps()));
+    return onTable(this.parts.tableCall, () =>
+      pauseLane(lane, options, operations.laneDeps(this.view)),
+    );
   }
 
   /**
@@ -496,7 +409,9 @@ export class TaskClient {
    * @throws UnknownLaneError for a lane the client does not know.
    */
   resumeLane(lane: string, options: ResumeLaneOptions = {}): Promise<LanePauseResult> {
-    return onTable(this.parts.tableCall, () => resumeLane(lane, options, this.laneDeps()));
+    return onTable(this.parts.tableCall, () =>
+      resumeLane(lane, options, operations.laneDeps(this.view)),
+    );
   }
 
   /**
@@ -509,20 +424,6 @@ export class TaskClient {
     return onTable(this.parts.tableCall, () => laneStates(lanes, this.parts));
   }
 
-  private laneDeps(): LanePauseDeps {
-    const { store, lanes, sqs, laneMappings, logger, clock } = this.parts;
-    const principal = () => this.principal();
-    return { store, lanes, sqs, mappings: () => laneMappings, logger, clock, principal };
-  }
-
-  private async pauseDeps(): Promise<PauseDeps> {
-    const { store, waker, wakes, delayed, logger, clock } = this.parts;
-    const principal = await this.principal();
-    const pauses = store.part((ctx) => new PauseStore(ctx));
-    const get = (id: string) => this.get(id);
-    return { store, pauses, waker, wakes, delayed, logger, clock, principal, get };
-  }
-
   /**
    * Cancels a task: a waiting one at once; a RUNNING one is marked `cancelRequested`, and its
    * worker ends it CANCELLED at its next heartbeat (docs/progress-and-cancel.md).
@@ -533,7 +434,7 @@ export class TaskClient {
    */
   async cancel(id: string, reason?: string): Promise<TaskRecord> {
     assertTaskId(id, 'cancel');
-    return cancelTask(id, reason, await this.cancelDeps());
+    return cancelTask(id, reason, await operations.cancelDeps(this.view));
   }
 
   /**
@@ -543,13 +444,6 @@ export class TaskClient {
    * @throws ValidationError for a malformed selection.
    */
   async cancelMany(selection: CancelSelection): Promise<CancelResult> {
-    return cancelMany(selection, await this.cancelDeps());
-  }
-
-  private async cancelDeps(): Promise<CancelDeps & { readonly index: StatusIndex }> {
-    const { store, delayed, logger, index, dispatcher, waker, wakes } = this.parts;
-    const principal = await this.principal();
-    const get = (id: string) => this.get(id);
-    return { store, delayed, logger, index, dispatcher, get, principal, waker, wakes };
+    return cancelMany(selection, await operations.cancelDeps(this.view));
   }
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Defaults, type TaskStatus } from '../core/constants.js';
 import { TransitionRejectedError } from '../core/errors.js';
 import type {
@@ -8,11 +7,11 @@ import type {
   TaskRecord,
   TaskWait,
 } from '../core/record.js';
-import type { LogAttributes } from '../observability/logger.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
 import { checkRetention, type Retention } from '../settings/retention.js';
 import { DebounceStore } from './debounce.js';
 import { DependencyStore } from './dependency-store.js';
+import * as leases from './lease-writes.js';
 import { ParkedKeys } from './parked-keys.js';
 import { iterateTasks, type ListOptions, listTasks, type TaskPage } from './queries.js';
 import {
@@ -66,7 +65,8 @@ export type { MessageKeeping } from './transitions/suspension.js';
  * is explained with the record DynamoDB saw (ReturnValuesOnConditionCheckFailure = ALL_OLD).
  * Every write emits an audit line and, except a heartbeat, adds its entry to the history,
  * which keeps within a byte budget (ADR 0008). The store never scans: listing uses the
- * sharded status index.
+ * sharded status index. The writes of a worker holding a task's lease are made in
+ * lease-writes.ts.
  */
 export class TaskStore {
   readonly tableName: string;
@@ -143,139 +143,79 @@ export class TaskStore {
     return noteResent(this.ctx, seen, nextAt);
   }
 
-  /**
-   * QUEUED | PENDING | SCHEDULED, due | RUNNING with an expired lease → RUNNING, as attempt
-   * `target.attempt + 1` under a fresh lease, in one conditional write and without reading
-   * the record first (docs/adr/0020-claim-without-pre-read.md). The write is fenced by the
-   * attempt the target expects, the task's type and (when given) message group, and
-   * attempts left, so two workers racing for the same attempt cannot both win. With
-   * `fresh`, a lease takeover (RUNNING, or requeued after a lost lease) is refused.
-   *
-   * @throws TransitionRejectedError with the record DynamoDB held (ALL_OLD), or none when
-   *   there is no such task, for the caller's claim decision.
-   */
-  async claim(
+  /** QUEUED | PENDING | SCHEDULED, due | RUNNING, lease expired → RUNNING: {@link leases.claim}. */
+  claim(
     target: ClaimTarget,
-    options: {
-      workerId: string;
-      leaseMs: number;
-      detail?: string;
-      fresh?: boolean;
-      /** Added to the claim's audit line, not to the history (e.g. the message id). */
-      log?: LogAttributes;
-    },
+    options: leases.ClaimOptions,
   ): Promise<{ record: TaskRecord; lease: Lease }> {
-    const leaseToken = randomUUID();
-    const { workerId, leaseMs, detail, log } = options;
-    const fresh = options.fresh === true;
-    const input = { target, workerId, leaseToken, leaseMs, detail, fresh, log };
-    const record = await this.write(lifecycle.claim, input);
-    const { id: taskId, type: taskType, attempt, history, dependents } = record;
-    const lease = { taskId, taskType, attempt, leaseToken, workerId, history, dependents };
-    return { record, lease };
+    return leases.claim(this.ctx, target, options);
   }
 
-  /**
-   * RUNNING → RUNNING with a later lease expiry (a heartbeat). Fenced by the lease. The
-   * heartbeat is counted (`heartbeats`, `lastHeartbeatAt`) and logged, not added to the
-   * history, so a long run does not grow the item. `progressJson`, the handler's latest
-   * progress, rides on the same write. The returned record shows a cancel request.
-   */
+  /** RUNNING → RUNNING with a later lease expiry, a heartbeat: {@link leases.extendLease}. */
   extendLease(lease: Lease, leaseMs: number, progressJson?: string): Promise<TaskRecord> {
-    return this.write(lifecycle.extendLease, { lease, leaseMs, progressJson });
+    return leases.extendLease(this.ctx, lease, leaseMs, progressJson);
   }
 
-  /**
-   * RUNNING → SUCCEEDED, the terminal write. Fenced by the lease. A claim-checked result is
-   * already in S3; the record gets its reference. `note` goes into the history entry.
-   */
+  /** RUNNING → SUCCEEDED: {@link leases.complete}. */
   complete(
     lease: Lease,
     resultJson: string | undefined,
     resultRef?: ObjectRef,
     note?: string,
   ): Promise<TaskRecord> {
-    const input = { lease, resultJson, note, ...(resultRef && { resultRef }) };
-    return this.write(lifecycle.complete, input);
+    return leases.complete(this.ctx, lease, resultJson, resultRef, note);
   }
 
-  /**
-   * RUNNING → RUNNING with the handler's checkpoint stored and any pending progress written:
-   * one write, fenced by the lease (a stale holder's save is a LeaseLostError), which leaves
-   * the lease as it is (`leaseExpiresAt`, as last written). The returned record shows a
-   * cancel request.
-   */
+  /** RUNNING → RUNNING with the handler's checkpoint stored: {@link leases.saveCheckpoint}. */
   saveCheckpoint(
     lease: Lease,
     leaseExpiresAt: number,
     checkpoint: durable.StoredCheckpoint,
     progressJson?: string,
   ): Promise<TaskRecord> {
-    return this.write(durable.saveCheckpoint, { lease, leaseExpiresAt, checkpoint, progressJson });
+    return leases.saveCheckpoint(this.ctx, lease, leaseExpiresAt, checkpoint, progressJson);
   }
 
-  /**
-   * RUNNING → QUEUED by a handler's `ctx.continue()`: no attempt spent, one more
-   * continuation counted. Fenced by the lease. The caller keeps the message, which runs the
-   * next slice from the head of its group.
-   */
+  /** RUNNING → QUEUED by `ctx.continue()`: {@link leases.continueRun}. */
   continueRun(
     lease: Lease,
     continuations: number,
     maxContinuations: number,
     progressJson?: string,
   ): Promise<TaskRecord> {
-    const input = { lease, continuations, maxContinuations, progressJson };
-    return this.write(durable.continueRun, input);
+    return leases.continueRun(this.ctx, lease, continuations, maxContinuations, progressJson);
   }
 
-  /** RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease. */
+  /** RUNNING → QUEUED after a failed attempt with attempts left: {@link leases.retry}. */
   retry(lease: Lease, error: TaskErrorInfo, delayMs: number): Promise<TaskRecord> {
-    return this.write(lifecycle.retry, { lease, error, delayMs });
+    return leases.retry(this.ctx, lease, error, delayMs);
   }
 
-  /**
-   * RUNNING → SUSPENDED by a handler's `ctx.sleep` or `ctx.waitForSignal`: no attempt spent;
-   * the record keeps `wait`, and the message is held (`keeping.held`) or released under a new
-   * generation (`keeping.generation`). Fenced by the lease, and refused while a cancel or
-   * pause request is pending or, for a signal wait, once a signal came after `signalsSeen`.
-   */
+  /** RUNNING → SUSPENDED by `ctx.sleep` or `ctx.waitForSignal`: {@link leases.suspend}. */
   suspend(
     lease: Lease,
     wait: TaskWait,
     keeping: suspension.MessageKeeping,
     progressJson?: string,
   ): Promise<TaskRecord> {
-    return this.write(suspension.suspend, { lease, wait, progressJson, ...keeping });
+    return leases.suspend(this.ctx, lease, wait, keeping, progressJson);
   }
 
-  /**
-   * RUNNING with a pause request → PAUSED, by the lease holder that saw it: no attempt spent;
-   * with `wait`, the run was about to sleep or wait, and the resume puts it back SUSPENDED.
-   */
+  /** RUNNING with a pause request → PAUSED: {@link leases.pauseRunning}. */
   pauseRunning(
     lease: Lease,
     detail: string,
-    options: {
-      readonly wait?: TaskWait | undefined;
-      readonly keeping: suspension.MessageKeeping;
-      readonly progressJson?: string | undefined;
-    },
+    options: leases.PauseRunningOptions,
   ): Promise<TaskRecord> {
-    const { wait, keeping, progressJson } = options;
-    return this.write(suspension.pauseRunning, { lease, detail, wait, progressJson, ...keeping });
+    return leases.pauseRunning(this.ctx, lease, detail, options);
   }
 
-  /**
-   * Notes the message a worker now keeps in flight for a SUSPENDED or PAUSED task (its receipt
-   * handle), if the task is still the one `seen` (same status, generation and attempt, not
-   * woken). @returns false when it moved on: the worker shows the message again.
-   */
-  async noteHold(
+  /** Notes the message a worker keeps for a waiting task: {@link leases.noteHold}. */
+  noteHold(
     seen: Pick<TaskRecord, 'id' | 'status' | 'generation' | 'attempt'>,
     held: HeldMessage,
   ): Promise<boolean> {
-    return (await send(this.ctx, suspension.noteHold, { seen, held })).accepted;
+    return leases.noteHold(this.ctx, seen, held);
   }
 
   /**
@@ -287,38 +227,18 @@ export class TaskStore {
     return (await send(this.ctx, suspension.noteWake, { seen, nextAt })).accepted;
   }
 
-  /**
-   * RUNNING → DEAD: last attempt failed, a permanent error, an unknown type or an invalid
-   * payload. Fenced by the lease. DEAD tasks keep no TTL: they wait for a redrive or a purge.
-   * With `parkedKey`, the task also parks its ordering key (records `parkedKey`).
-   */
+  /** RUNNING → DEAD, parking its ordering key with `parkedKey`: {@link leases.kill}. */
   kill(
     lease: Lease,
     reason: string,
     options: { error?: TaskErrorInfo; parkedKey?: string | undefined } = {},
   ): Promise<TaskRecord> {
-    const { error, parkedKey } = options;
-    return parkedKey === undefined
-      ? this.write(lifecycle.kill, { lease, reason, error })
-      : this.write(parking.killAndPark, { lease, reason, error, parkedKey });
+    return leases.kill(this.ctx, lease, reason, options);
   }
 
-  /**
-   * RUNNING → QUEUED, the claim given back unspent: a dependency the start needs failed before
-   * the handler ran (an S3 or KMS outage). The attempt returns to the one before the claim and
-   * the lease is removed; `takeover` restores the lost-lease mark a takeover's claim removed.
-   * `delayMs` is when the message comes back. Fenced by the lease.
-   */
-  unclaim(
-    lease: Lease,
-    reason: string,
-    options: {
-      readonly takeover: boolean;
-      readonly delayMs: number;
-      readonly ran?: boolean | undefined;
-    },
-  ): Promise<TaskRecord> {
-    return this.write(lifecycle.unclaim, { lease, reason, ...options });
+  /** RUNNING → QUEUED, the claim given back unspent: {@link leases.unclaim}. */
+  unclaim(lease: Lease, reason: string, options: leases.UnclaimOptions): Promise<TaskRecord> {
+    return leases.unclaim(this.ctx, lease, reason, options);
   }
 
   /**
@@ -360,12 +280,9 @@ export class TaskStore {
     return requestCancel(this.ctx, seen, reason, principal);
   }
 
-  /**
-   * RUNNING with a cancel request → CANCELLED, by the lease holder that saw the request.
-   * Fenced by the lease, so a stale worker's write is refused (LeaseLostError).
-   */
+  /** RUNNING with a cancel request → CANCELLED: {@link leases.cancelRunning}. */
   cancelRunning(lease: Lease, detail: string): Promise<TaskRecord> {
-    return this.write(lifecycle.cancelRunning, { lease, detail });
+    return leases.cancelRunning(this.ctx, lease, detail);
   }
 
   /**

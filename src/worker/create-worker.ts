@@ -33,9 +33,9 @@ import { retryHorizonIssue } from '../tasks/retry-horizon.js';
 import { receiveLimitIssue, type TaskDefinition } from '../tasks/task-definition.js';
 import type { BatchOptions, ProcessorDeps } from './deps.js';
 import { resolveFiringSenders } from './firing-trust.js';
+import { type PollOptions, pollLanes } from './poll-lanes.js';
 import { processBatch } from './processor.js';
 import { RateLimiter } from './rate-limit.js';
-import type { BatchSummary } from './sqs-poller.js';
 import { TakeoverGate } from './takeover-gate.js';
 import { VisibilityController } from './visibility.js';
 
@@ -168,39 +168,7 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
   readonly events?: boolean | WorkerEventOptions | undefined;
 }
 
-/** Options of {@link Worker.poll}. */
-export interface PollOptions {
-  /** Stops polling; batches in progress finish first (graceful shutdown). */
-  readonly signal: AbortSignal;
-  /** @default the queues of `lanes` */
-  readonly queueUrl?: string;
-  /**
-   * The lanes to poll (docs/lanes.md), each by a loop of its own with `concurrency` batches
-   * at once, so that a busy lane does not hold up another. Ignored with `queueUrl`.
-   * @throws UnknownLaneError (from poll) for a lane the worker's configuration does not name
-   * @default every lane of the worker's configuration (`lanes`, or `TASKLANE_LANE_QUEUE_URLS`);
-   *   just the work queue without lanes
-   */
-  readonly lanes?: readonly string[];
-  /** @default 10 */
-  readonly batchSize?: number;
-  /** @default 20 */
-  readonly waitTimeSeconds?: number;
-  /**
-   * Batches processed at once. A batch's lease takeovers still run alone: while one runs,
-   * the worker's other batches wait (ADR 0007). @default 1
-   */
-  readonly concurrency?: number;
-  readonly onBatch?: (summary: BatchSummary) => void;
-  /**
-   * How often the poller reads its lanes' control items, to stop receiving while an operator
-   * has paused a lane (`tasklane pause --lane`, `TaskClient.pauseLane`): one eventually
-   * consistent read per lane per period, 360 an hour per lane at the default. `false` never
-   * reads them: lane pauses are then not honoured by this poller.
-   * @default 10 000 (DEFAULT_LANE_CONTROL_PERIOD_MS)
-   */
-  readonly laneControlPeriodMs?: number | false;
-}
+export type { PollOptions } from './poll-lanes.js';
 
 /** A worker: one processing core behind a Lambda handler and a standalone poll loop. */
 export interface Worker {
@@ -337,66 +305,8 @@ export function createWorker(
         context === undefined ? {} : { remainingTimeMs: () => context.getRemainingTimeInMillis() },
       ),
     processBatch: run,
-    poll: async (poll) => {
-      const polled =
-        poll.queueUrl !== undefined
-          ? [{ lane: laneOfQueue(lanes, poll.queueUrl), queueUrl: poll.queueUrl }]
-          : (poll.lanes ?? lanes.names()).map((lane) => ({
-              lane,
-              queueUrl: lanes.queueUrl(lane, 'poll'),
-            }));
-      // The poll loop is a module of its own, loaded here: a Lambda worker never polls.
-      const [{ pollQueue }, { readLanePauses, watchLanePauses }, client] = await Promise.all([
-        import('./sqs-poller.js'),
-        import('./lane-gate.js'),
-        sqsClient(),
-      ]);
-      const doc = store.part((ctx) => ctx.doc);
-      const gated = polled.flatMap(({ lane }) => (lane === undefined ? [] : [lane]));
-      const gate =
-        poll.laneControlPeriodMs === false || gated.length === 0
-          ? undefined
-          : watchLanePauses({
-              read: (names) => readLanePauses(doc, store.tableName, names),
-              lanes: gated,
-              signal: poll.signal,
-              logger,
-              ...(poll.laneControlPeriodMs === undefined
-                ? {}
-                : { periodMs: poll.laneControlPeriodMs }),
-            });
-      await gate?.ready;
-      await Promise.all([
-        ...polled.map(({ lane, queueUrl }) =>
-          pollQueue({
-            sqs: client,
-            queueUrl,
-            handler: (event) => run(event.Records),
-            signal: poll.signal,
-            logger,
-            ...(gate === undefined || lane === undefined
-              ? {}
-              : { paused: () => gate.paused(lane) }),
-            ...(poll.batchSize === undefined ? {} : { batchSize: poll.batchSize }),
-            ...(poll.waitTimeSeconds === undefined
-              ? {}
-              : { waitTimeSeconds: poll.waitTimeSeconds }),
-            ...(poll.concurrency === undefined ? {} : { concurrency: poll.concurrency }),
-            ...(poll.onBatch === undefined ? {} : { onBatch: poll.onBatch }),
-          }),
-        ),
-        gate?.stopped,
-      ]);
-    },
+    poll: (poll) => pollLanes(poll, { lanes, sqs: sqsClient, store, logger, run }),
   };
-}
-
-/** The lane whose work queue is `queueUrl`, if the worker's configuration names it. */
-function laneOfQueue(
-  lanes: ReturnType<typeof resolveLaneQueues>,
-  queueUrl: string,
-): string | undefined {
-  return lanes.entries().find(([, location]) => location.queueUrl === queueUrl)?.[0];
 }
 
 /**
