@@ -121,6 +121,27 @@ describe('client.pause and client.resume', () => {
     expect(record.attempt).toBe(1);
   });
 
+  it('wakes a task paused at a signal wait on its resume when the signal came while it was paused', async () => {
+    const task = defineTask('durable.pause.signal-paused', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => ctx.waitForSignal('approve', { timeoutMs: 600_000 }),
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    await client.pause(id);
+    const sent = await client.signal(id, 'approve', { ok: true });
+    const resumed = await client.resume(id);
+    const record = await client.wait(id, { timeoutMs: 20_000 });
+
+    expect(sent).toMatchObject({ woke: false });
+    expect(resumed).toMatchObject({ status: TaskStatus.SUSPENDED, woken: true });
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual({ received: true, data: { ok: true } });
+  });
+
   it('wakes a task paused at a signal wait when the signal came between the resume’s read and its write', async () => {
     const task = defineTask('durable.pause.signal-race', {
       schema: z.object({}),
