@@ -1,7 +1,7 @@
 /**
  * Holding a parked ordering key: the dead task's message stays in flight at the head of its
- * FIFO group, hidden for SQS's longest visibility timeout (12 hours) and hidden again each
- * time it comes back, so SQS itself keeps every later message of the key from being
+ * FIFO group, hidden for SQS's longest visibility timeout (12 hours, cut to what is left of
+ * its receive's 12 hours: ./hold-budget.ts) and hidden again each time it comes back, so SQS itself keeps every later message of the key from being
  * delivered. The later tasks are never received, so they spend neither attempts nor
  * receives (docs/adr/0024-parked-keys.md).
  */

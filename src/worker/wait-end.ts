@@ -15,7 +15,10 @@ import type { SliceEnding, WaitingTask } from './durable-waits.js';
 import type { Heartbeat } from './heartbeat.js';
 import { sentAt } from './held.js';
 
-/** The longest a held message is hidden at once: SQS's visibility ceiling. */
+/**
+ * The longest a held message is hidden at once: SQS's visibility ceiling (the controller cuts
+ * it to its receive's budget, ./hold-budget.ts).
+ */
 const LONGEST_HOLD_MS = Defaults.MAX_VISIBILITY_TIMEOUT_SECONDS * 1000;
 
 /** What a run that ended in a wait (or tried to) comes to. */
