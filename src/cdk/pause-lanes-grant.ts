@@ -37,12 +37,6 @@ export interface PauseLanesParts {
   readonly worker: { readonly functionArn: string };
 }
 
-/** The Lambda actions a lane pause calls: finding the mappings, switching them. */
-export const PAUSE_LANES_LAMBDA_ACTIONS = [
-  'lambda:ListEventSourceMappings',
-  'lambda:UpdateEventSourceMapping',
-] as const;
-
 /** The KMS actions of the control items' writes and reads, with a customer-managed key. */
 const CONTROL_ITEM_KEY_ACTIONS = ['kms:Decrypt', 'kms:Encrypt'];
 
