@@ -24,8 +24,7 @@ import {
   PolicyStatement,
 } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { DEFAULT_LANE } from '../settings/lanes.js';
-import { laneControlKey } from '../store/lane-control-key.js';
+import { DEFAULT_LANE, laneControlKey } from '../settings/lanes.js';
 import { type GrantTargets, keyGrant } from './executor-grants.js';
 import { iam5Finding } from './nag-finding.js';
 
