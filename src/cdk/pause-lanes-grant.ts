@@ -24,8 +24,7 @@ import {
   PolicyStatement,
 } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { DEFAULT_LANE } from '../settings/lanes.js';
-import { laneControlKey } from '../store/lane-control-key.js';
+import { DEFAULT_LANE, laneControlKey } from '../settings/lanes.js';
 import { type GrantTargets, keyGrant } from './executor-grants.js';
 import { iam5Finding } from './nag-finding.js';
 
@@ -36,12 +35,6 @@ export interface PauseLanesParts {
   /** The worker function, whose event source mappings a pause switches. */
   readonly worker: { readonly functionArn: string };
 }
-
-/** The Lambda actions a lane pause calls: finding the mappings, switching them. */
-export const PAUSE_LANES_LAMBDA_ACTIONS = [
-  'lambda:ListEventSourceMappings',
-  'lambda:UpdateEventSourceMapping',
-] as const;
 
 /** The KMS actions of the control items' writes and reads, with a customer-managed key. */
 const CONTROL_ITEM_KEY_ACTIONS = ['kms:Decrypt', 'kms:Encrypt'];

@@ -17,6 +17,14 @@ export const LANE_NAME_PATTERN = /^[a-z][a-z0-9]{0,19}$/;
 /** The most lanes an executor may have, the default lane included. */
 export const MAX_LANES = 10;
 
+/**
+ * The key of a lane's control item in the task table (its pause, docs/adr/0048): a prefix
+ * ending with a space, which no task id can hold, so a control item never collides with a
+ * task. Here, in the settings, because the construct's `grantPauseLanes` scopes its
+ * `dynamodb:LeadingKeys` condition to these keys.
+ */
+export const laneControlKey = (lane: string): string => `lane-control ${lane}`;
+
 /** Environment variables of an executor with lanes: JSON objects keyed by lane name. */
 export const LaneEnvVars = {
   /** `{ "<lane>": "<work queue URL>" }`, every lane, the default lane included. */

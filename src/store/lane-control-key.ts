@@ -4,16 +4,11 @@
  */
 
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { laneControlKey } from '../settings/lanes.js';
 import { getItems } from './batch-get.js';
 
-/**
- * The partition key prefix of lane control items. It ends with a space, which no task id can
- * hold, so a control item never collides with a task.
- */
-const PREFIX = 'lane-control ';
-
-/** The control item's key of `lane`. */
-export const laneControlKey = (lane: string): string => `${PREFIX}${lane}`;
+/** The control item's key of `lane` (its definition sits in settings/lanes.ts, for the construct). */
+export { laneControlKey };
 
 /** What a poller reads of a lane's control item. */
 export interface LanePauseRead {

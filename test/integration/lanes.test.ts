@@ -13,7 +13,7 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskClient } from '../../src/client/task-client.js';
-import { TaskStatus } from '../../src/core/constants.js';
+import { TableSchema, TaskStatus } from '../../src/core/constants.js';
 import { taskMessage } from '../../src/core/message.js';
 import { provision } from '../../src/local/provision.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -340,5 +340,76 @@ describe('createSweeper with a paused lane', () => {
     expect((await client.get(retrying.id))?.status).toBe(TaskStatus.SUCCEEDED);
     expect((await client.get(fresh.id))?.status).toBe(TaskStatus.SUCCEEDED);
     expect(Object.fromEntries(urgentRuns)).toEqual({ 1: 2, 2: 1 });
+  });
+});
+
+describe('createSweeper and the lanes’ control items', () => {
+  /** A DynamoDB client that counts the BatchGetItem requests of lane control items. */
+  function countingControlReads() {
+    const { dynamodb } = testClients();
+    const counted = { reads: 0 };
+    dynamodb.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { RequestItems?: Record<string, { Keys?: unknown[] }> };
+        const keys = Object.values(input.RequestItems ?? {}).flatMap((t) => t.Keys ?? []);
+        const ids = keys.map((k) =>
+          JSON.stringify((k as Record<string, unknown>)[TableSchema.PARTITION_KEY]),
+        );
+        if (
+          context.commandName === 'BatchGetCommand' ||
+          context.commandName === 'BatchGetItemCommand'
+        ) {
+          if (ids.some((id) => id.includes('lane-control '))) counted.reads += 1;
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'countControlReads' },
+    );
+    return { dynamodb, counted };
+  }
+
+  it('reads them with one BatchGetItem per sweep, and not at all when no task is old enough', async () => {
+    const store = new TaskStore({
+      tableName: location.tableName,
+      dynamodb: clients.dynamodb,
+      logger: silentLogger,
+    });
+    for (const id of ['old-1', 'old-2']) {
+      const payloadJson = JSON.stringify({ n: 7 });
+      await store.create({
+        id,
+        type: urgentJob.type,
+        payloadJson,
+        payloadHash: payloadHash(urgentJob.type, payloadJson),
+        maxAttempts: 3,
+        timeoutMs: 30_000,
+        messageGroupId: id,
+        lane: 'urgent',
+      });
+    }
+    const sweeperAt = (clock: () => number) => {
+      const { dynamodb, counted } = countingControlReads();
+      const sweeper = createSweeper({
+        ...location,
+        ...clients,
+        dynamodb,
+        logger: silentLogger,
+        metrics: noopMetrics,
+        clock,
+      });
+      return { sweeper, counted };
+    };
+    // Now: both tasks are younger than the PENDING grace (60 s), so nothing is a candidate.
+    const fresh = sweeperAt(Date.now);
+    // Two days on: both are candidates, and so is every other task of the file left unsent.
+    const later = sweeperAt(() => Date.now() + 2 * 86_400_000);
+
+    const none = await fresh.sweeper.run();
+    const some = await later.sweeper.run();
+
+    expect(none.sent).toBe(0);
+    expect(fresh.counted.reads).toBe(0);
+    expect(some.sent).toBeGreaterThanOrEqual(2);
+    expect(later.counted.reads).toBe(1);
   });
 });
