@@ -192,7 +192,7 @@ export function laneDeps(view: ClientView): LanePauseDeps {
 }
 
 /** What a pause or a resume needs. */
-async function pauseDeps(view: ClientView): Promise<PauseDeps> {
+export async function pauseDeps(view: ClientView): Promise<PauseDeps> {
   const { store, waker, wakes, delayed, logger, clock } = view.parts;
   const principal = await view.principal();
   const pauses = store.part((ctx) => new PauseStore(ctx));

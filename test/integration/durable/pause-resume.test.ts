@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { type PauseDeps, resumeTask } from '../../../src/client/pause.js';
+import { type ClientView, pauseDeps } from '../../../src/client/client-operations.js';
+import { resumeTask } from '../../../src/client/pause.js';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { TransitionRejectedError } from '../../../src/core/errors.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
@@ -155,7 +156,7 @@ describe('client.pause and client.resume', () => {
     await client.pause(id);
     // The resume reads the PAUSED task; the signal lands (stored, no wake: it is paused) before
     // the resume writes. The resume must not put it back to sleep past the signal.
-    const deps = await (client as unknown as { pauseDeps(): Promise<PauseDeps> }).pauseDeps();
+    const deps = await pauseDeps((client as unknown as { view: ClientView }).view);
     let reads = 0;
     const get = async (taskId: string) => {
       const seen = await deps.get(taskId);
