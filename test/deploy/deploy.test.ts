@@ -235,11 +235,13 @@ describe('tasks through the deployed executor', () => {
   // lane's pause (1.7 KB that a Lambda worker carries without running it, since esbuild
   // inlines what the poller imports on first use) and the sizing of a woken slice's reads
   // (0.3 KB; measured 241,125 bytes). Loading them only in workers that use them is issue
-  // 29's splitting work (branch bundle29), which brings this budget down.
-  it('ships a worker bundle under 242 KB that needs only the runtime’s @aws-sdk/*', () => {
+  // 29's splitting work (branch bundle29), which brings this budget down. 245 KB since the
+  // hold budget (ADR 0067: holds cut to their receive's 12 hours, sent when decided), the step
+  // windows read one at a time (ADR 0047) and the capped signal reads: measured 244,928 bytes.
+  it('ships a worker bundle under 245 KB that needs only the runtime’s @aws-sdk/*', () => {
     const asset = workerAsset();
 
-    expect(asset.bytes).toBeLessThanOrEqual(242_000);
+    expect(asset.bytes).toBeLessThanOrEqual(245_000);
     expect(asset.externals.length).toBeGreaterThan(0);
     for (const external of asset.externals) expect(external).toMatch(/^@aws-sdk\//);
   });
