@@ -2,7 +2,8 @@
  * Which lanes are paused, as a sweep sees them (docs/adr/0048-durable-sleep-signals-pause.md,
  * "Pausing a lane"). A paused lane's messages wait in its queue, received by nobody, so the
  * sweep must not send its old PENDING tasks again, nor give its overdue QUEUED tasks a new
- * generation: each would be one more message, and duplicates would pile up until the resume.
+ * generation, nor wake its due SUSPENDED tasks again: each would be one more message, and
+ * duplicates would pile up until the resume.
  *
  * The lanes' control items are read once per sweep, in one BatchGetItem, and only when the
  * first candidate task asks: a sweep with nothing old to send reads nothing. The read is

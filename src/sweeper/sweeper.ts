@@ -71,8 +71,8 @@ export interface SweepOptions {
    */
   readonly releaseGraceMs?: number;
   /**
-   * The executor's lanes: the old PENDING and overdue QUEUED tasks of a paused one are left
-   * alone (docs/adr/0048-durable-sleep-signals-pause.md, "Pausing a lane").
+   * The executor's lanes: the old PENDING, overdue QUEUED and due SUSPENDED tasks of a paused
+   * one are left alone (docs/adr/0048-durable-sleep-signals-pause.md, "Pausing a lane").
    * @default the default lane only
    */
   readonly lanes?: readonly string[];
@@ -107,8 +107,9 @@ export interface SweepReport {
   /** SUSPENDED tasks woken again: due, and not claimed within the grace (their wake was lost). */
   readonly woken: number;
   /**
-   * Old PENDING and overdue QUEUED tasks left unsent because their lane is paused: their
-   * messages would wait in its queue for nobody. The first sweep after the resume sends them.
+   * Tasks left alone because their lane is paused: old PENDING and overdue QUEUED tasks not
+   * sent again, and due SUSPENDED tasks not woken again (their messages would wait in its
+   * queue for nobody). The first sweep after the resume sends or wakes them.
    */
   readonly lanePaused: number;
   /** True when the time budget ended the sweep early. */
@@ -128,11 +129,12 @@ export interface SweepReport {
  * - QUEUED tasks overdue by `queuedOverdueMs`: their message may have outlived the queue's
  *   retention, so they are sent again under a new generation; except the waiting tasks of a
  *   parked key, which are held on purpose.
- * - Neither of those two is sent while its lane is paused: nobody receives its queue, so the
- *   message would only add to it. The first sweep after the resume sends what still needs it.
  * - SUSPENDED tasks due (timer ended, or signal come) and unclaimed for `suspendedGraceMs`
  *   (with `waker`): their wake was lost (a held message gone, a schedule missing), so they
  *   are woken again under the next generation (docs/adr/0048-durable-sleep-signals-pause.md).
+ * - None of those three is sent or woken while its lane is paused: nobody receives its queue,
+ *   so the message would only add to it. The first sweep after the resume does what still
+ *   needs doing.
  *
  * Every change is a conditional transition, so the sweep is idempotent and two sweeps can
  * run at once: the loser of each race sees a rejected transition and moves on. One task
@@ -254,8 +256,9 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     return (await held).has(groupOf(record.lane, record.orderingKey));
   };
   // A paused lane's queue is received by nobody: its old tasks are not sent again, nor its
-  // overdue ones given a new generation, until the first sweep after the resume. The lanes'
-  // control items are read in one BatchGetItem, once an old task shows up
+  // overdue ones given a new generation, nor its due suspended ones woken, until the first
+  // sweep after the resume. The lanes' control items are read in one BatchGetItem, once such
+  // a task shows up
   // (docs/adr/0048-durable-sleep-signals-pause.md, "Pausing a lane").
   const paused = store.part((ctx) => new PausedLanes(ctx, options.lanes ?? []));
   const isLanePaused = async (record: TaskRecord) => {
@@ -298,6 +301,10 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     await pages(TaskStatus.SUSPENDED, now - graceMs, async (record) => {
       const until = record.wait?.until;
       if (record.woken !== true && (until === undefined || until > now)) return;
+      // Nobody receives a paused lane's queue: a new message would only wait there, one more
+      // every REWAKE_AFTER_MS, and its held message is left as it is. Nothing is written, so
+      // the first sweep after the resume wakes the task (still due and unclaimed).
+      if (await isLanePaused(record)) return;
       // Noted first: the new message is of the generation the note moves to.
       if (!(await store.noteWake(record, now + REWAKE_AFTER_MS))) {
         counts.conflicts += 1;
