@@ -60,6 +60,18 @@ const urgentJob = defineTask('urgent-job', {
     return n;
   },
 });
+/** The steps the urgent lane's sleeper ran, in order. */
+const napSteps: string[] = [];
+const urgentNap = defineTask('urgent-nap', {
+  schema,
+  lane: 'urgent',
+  handler: async (_payload, ctx) => {
+    await ctx.step('before', () => napSteps.push('before'));
+    await ctx.sleep('nap', 1_000);
+    await ctx.step('after', () => napSteps.push('after'));
+    return 'woken';
+  },
+});
 const astray = defineTask('astray', { schema, handler: ({ n }) => n, lane: 'nowhere' });
 
 const clients = testClients();
@@ -340,6 +352,56 @@ describe('createSweeper with a paused lane', () => {
     expect((await client.get(retrying.id))?.status).toBe(TaskStatus.SUCCEEDED);
     expect((await client.get(fresh.id))?.status).toBe(TaskStatus.SUCCEEDED);
     expect(Object.fromEntries(urgentRuns)).toEqual({ 1: 2, 2: 1 });
+  });
+
+  it('wakes none of a paused lane’s due suspended tasks, its held message left as it is; the first sweep after the resume does, and the task completes once', async () => {
+    const { id } = await client.enqueue(urgentNap, { n: 0 }, { id: 'urgent-nap' });
+    await runLaneOnce('urgent', [urgentNap]);
+    const sleeping = await client.get(id);
+    expect(sleeping?.status).toBe(TaskStatus.SUSPENDED);
+    expect(sleeping?.heldMessage).toBeDefined();
+    await client.pauseLane('urgent', { mappings: false, reason: 'wake test' });
+    // The nap ends while the lane is paused: its held message comes back, received by nobody.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const held = await depth(lane('urgent').queueUrl);
+    // A minute on: the task is due and unclaimed past the wake grace (30 s).
+    const sweeper = createSweeper({
+      ...location,
+      ...clients,
+      logger: silentLogger,
+      metrics: noopMetrics,
+      clock: () => Date.now() + 60_000,
+    });
+
+    const whilePaused = [await sweeper.run(), await sweeper.run()];
+
+    // No new message, and no write: the wake is not noted (same generation), the hold kept.
+    expect(await depth(lane('urgent').queueUrl)).toBe(held);
+    expect(await client.get(id)).toMatchObject({
+      status: TaskStatus.SUSPENDED,
+      generation: sleeping?.generation,
+      heldMessage: sleeping?.heldMessage,
+    });
+    expect(whilePaused.map((r) => [r.woken, r.lanePaused])).toEqual([
+      [0, 1],
+      [0, 1],
+    ]);
+    expect(napSteps).toEqual(['before']);
+
+    await client.resumeLane('urgent', { mappings: false });
+    const afterResume = await sweeper.run();
+
+    expect(afterResume).toMatchObject({ woken: 1, lanePaused: 0 });
+    expect(await depth(lane('urgent').queueUrl)).toBe(held + 1);
+    expect((await client.get(id))?.generation).toBe((sleeping?.generation ?? 0) + 1);
+    // The worker takes the lane's messages: the new one runs the task, the held one is stale.
+    for (let round = 0; round < 10; round++) {
+      if ((await client.get(id))?.status === TaskStatus.SUCCEEDED) break;
+      await runLaneOnce('urgent', [urgentNap]);
+    }
+    await runLaneOnce('urgent', [urgentNap]);
+    expect(await client.get(id)).toMatchObject({ status: TaskStatus.SUCCEEDED, result: 'woken' });
+    expect(napSteps).toEqual(['before', 'after']);
   });
 });
 
