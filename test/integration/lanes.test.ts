@@ -35,6 +35,7 @@ import { createWorker } from '../../src/worker/create-worker.js';
 import { toSqsRecord } from '../../src/worker/sqs-poller.js';
 import { REGION, testClients, uniqueName } from '../helpers/aws.js';
 import { runCli } from '../helpers/cli.js';
+import { recordingLogger } from '../helpers/executor.js';
 
 const schema = z.object({ n: z.number() });
 const plain = defineTask('plain', { schema, handler: ({ n }) => n });
@@ -473,5 +474,58 @@ describe('createSweeper and the lanes’ control items', () => {
     expect(fresh.counted.reads).toBe(0);
     expect(some.sent).toBeGreaterThanOrEqual(2);
     expect(later.counted.reads).toBe(1);
+  });
+
+  it('sends as if no lane were paused when the read fails, and logs it', async () => {
+    const { dynamodb } = testClients();
+    const failed = { reads: 0 };
+    dynamodb.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { RequestItems?: Record<string, { Keys?: unknown[] }> };
+        const keys = Object.values(input.RequestItems ?? {}).flatMap((t) => t.Keys ?? []);
+        const control = keys.some((k) =>
+          JSON.stringify((k as Record<string, unknown>)[TableSchema.PARTITION_KEY]).includes(
+            'lane-control ',
+          ),
+        );
+        if ((context.commandName ?? '').startsWith('BatchGet') && control) {
+          failed.reads += 1;
+          throw Object.assign(new Error('injected: the lanes’ control items are unreadable'), {
+            name: 'InternalServerError',
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'failControlReads' },
+    );
+    const logger = recordingLogger();
+    await client.pauseLane('urgent', { mappings: false, reason: 'read failure test' });
+    try {
+      const { id } = await client.enqueue(urgentJob, { n: 3 }, { id: 'urgent-unread' });
+      const sweeper = createSweeper({
+        ...location,
+        ...clients,
+        dynamodb,
+        logger,
+        metrics: noopMetrics,
+        clock: () => Date.now() + 120_000,
+      });
+
+      const report = await sweeper.run();
+
+      // The paused lane's old task is sent again: a message's cost, never a repair held back.
+      expect(failed.reads).toBe(1);
+      expect(report).toMatchObject({ lanePaused: 0, failed: 0 });
+      // Sent and noted (SQS drops the copy as a duplicate of the enqueue's message, < 5 min).
+      expect((await client.get(id))?.resends).toBe(1);
+      expect(logger.lines).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          message: expect.stringContaining('could not read the lanes'),
+        }),
+      );
+    } finally {
+      await client.resumeLane('urgent', { mappings: false });
+    }
   });
 });
