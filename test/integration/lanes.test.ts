@@ -366,9 +366,19 @@ describe('createSweeper with a paused lane', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const held = await depth(lane('urgent').queueUrl);
     // A minute on: the task is due and unclaimed past the wake grace (30 s).
+    const { sqs } = testClients();
+    const shows = { count: 0 };
+    sqs.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'ChangeMessageVisibilityCommand') shows.count += 1;
+        return next(args);
+      },
+      { step: 'initialize', name: 'countShows' },
+    );
     const sweeper = createSweeper({
       ...location,
       ...clients,
+      sqs,
       logger: silentLogger,
       metrics: noopMetrics,
       clock: () => Date.now() + 60_000,
@@ -388,11 +398,14 @@ describe('createSweeper with a paused lane', () => {
       [0, 1],
     ]);
     expect(napSteps).toEqual(['before']);
+    expect(shows.count).toBe(0);
 
     await client.resumeLane('urgent', { mappings: false });
     const afterResume = await sweeper.run();
 
     expect(afterResume).toMatchObject({ woken: 1, lanePaused: 0 });
+    // The repair shows the held message (its handle may be stale) besides sending a new one.
+    expect(shows.count).toBe(1);
     expect(await depth(lane('urgent').queueUrl)).toBe(held + 1);
     expect((await client.get(id))?.generation).toBe((sleeping?.generation ?? 0) + 1);
     // The worker takes the lane's messages: the new one runs the task, the held one is stale.
