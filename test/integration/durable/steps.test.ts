@@ -196,7 +196,7 @@ describe('ctx.step', () => {
     expect(await rawStep(foreverId)).not.toHaveProperty(TableSchema.TTL_ATTRIBUTE);
   });
 
-  it('lets a PermanentError from a step end the task DEAD without storing it', async () => {
+  it('lets a PermanentError from a step end the task DEAD, storing only its marker', async () => {
     const task = defineTask('durable.steps.permanent', {
       schema: z.object({}),
       handler: async (_payload, ctx) =>
@@ -212,6 +212,18 @@ describe('ctx.step', () => {
 
     expect(record.status).toBe(TaskStatus.DEAD);
     expect((await client.get(id, { steps: true }))?.steps).toEqual([]);
+    // What it leaves is a marker at its position: no result, the error's name, a TTL.
+    const { Item } = await executor.clients.dynamodb.send(
+      new GetItemCommand({
+        TableName: executor.tableName,
+        Key: { [TableSchema.PARTITION_KEY]: { S: stepKey(id, 0, 0) } },
+        ConsistentRead: true,
+      }),
+    );
+    const marker = unmarshall(Item ?? {});
+    expect(marker).toMatchObject({ name: 'bad', idx: 0, threw: true, error: 'PermanentError' });
+    expect(marker).not.toHaveProperty('result');
+    expect(marker[TableSchema.TTL_ATTRIBUTE]).toBeGreaterThan(Date.now() / 1000);
   });
 
   it('runs each step once on a replay when a caught throw left a gap in the first window', async () => {
