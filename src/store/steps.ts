@@ -3,8 +3,10 @@
  * item of the task table, beside its task, keyed by the task, its step epoch and the step's
  * position, so that a run finds every stored step of a window of 100 positions with one
  * BatchGetItem of known keys, and the task's own item, and so its writes, stay small. A step
- * is written once, conditioned on its own absence, and expires with the task's retention
- * (plus the longest a task may still run after it).
+ * is written once, conditioned on its own absence (or on a thrown step's marker there), and
+ * expires with the task's retention (plus the longest a task may still run after it). A step
+ * that threw leaves a marker at its position, with no result, so that the positions a run
+ * used are contiguous; a replay runs that step again.
  */
 
 import { toObjectRef } from '../claim-check/object-ref.js';
@@ -20,13 +22,17 @@ import { send } from './transitions/writer.js';
 /** Positions read with one BatchGetItem: its limit of keys. */
 export const STEP_WINDOW = 100;
 
+/** Longest error name a thrown step's marker keeps. */
+const MAX_ERROR_NAME_CHARS = 200;
+
 /**
  * Whether steps may be stored past the window of `count` positions from `from` that read
  * `window`: when either of its last two positions holds one. Steps are stored in call order,
- * but a step that threw (and was caught) is not stored, so one empty position, even at the
- * window's end, may sit between stored steps; two empty positions in a row at its end are
- * taken as the end of the steps (a residual: two caught throws in a row there hide the steps
- * after them, which then run again; docs/adr/0047-durable-tasks.md).
+ * and a step that threw leaves its marker, so a run's positions are contiguous; one empty
+ * position may still sit between stored steps (a step that threw before markers were
+ * written, or whose marker's write failed; a wait the handler did not await), so only two
+ * empty positions in a row at a window's end are taken as the end of the steps
+ * (docs/adr/0047-durable-tasks.md).
  */
 export function windowMayContinue(
   window: ReadonlyMap<number, unknown>,
@@ -43,6 +49,8 @@ export interface StoredStep extends StepInfo {
   readonly resultJson?: string | undefined;
   /** The result in the payload bucket, when it was larger than 4 KB. */
   readonly resultRef?: ObjectRef | undefined;
+  /** A thrown step's marker: no result, and a replay runs the step again. */
+  readonly threw?: true | undefined;
 }
 
 /** A step to store, as the run that called it has it. */
@@ -58,6 +66,18 @@ export interface NewStep {
   readonly sizeBytes: number;
   /** The memo of a sleep or a signal wait (docs/adr/0048-durable-sleep-signals-pause.md); absent for a step. */
   readonly kind?: 'sleep' | 'signal' | undefined;
+}
+
+/** A thrown step's marker to store: where, and the error's name. */
+export interface NewThrow {
+  readonly taskId: string;
+  readonly epoch: number;
+  readonly index: number;
+  readonly name: string;
+  readonly attempt: number;
+  readonly workerId: string;
+  /** The thrown error's name (its class), at most 200 characters. */
+  readonly errorName: string;
 }
 
 /** The key of a step item: never a task's id, which cannot hold a space. */
@@ -86,6 +106,7 @@ function toStoredStep(item: TaskItem): StoredStep | undefined {
     sizeBytes: typeof size === 'number' ? size : 0,
     ...(typeof item.worker === 'string' ? { workerId: item.worker } : {}),
     ...(item.kind === 'sleep' || item.kind === 'signal' ? { kind: item.kind } : {}),
+    ...(item.threw === true ? { threw: true as const } : {}),
     ...(typeof item.result === 'string' ? { resultJson: item.result } : {}),
     ...(resultRef === undefined ? {} : { resultRef }),
   };
@@ -124,9 +145,10 @@ export class StepStore {
   }
 
   /**
-   * Stores a step's result once: one PutItem conditioned on the item's absence. When a step
-   * is already stored at that position, nothing is written and the stored one comes back
-   * (ALL_OLD), whose result is the one every slice then sees.
+   * Stores a step's result once: one PutItem conditioned on the item's absence, or on a
+   * thrown step's marker there (a replay that ran the step again). When a step is already
+   * stored at that position, nothing is written and the stored one comes back (ALL_OLD),
+   * whose result is the one every slice then sees.
    */
   async store(step: NewStep): Promise<StepWrite> {
     const now = this.ctx.clock();
@@ -153,9 +175,34 @@ export class StepStore {
   }
 
   /**
-   * Every stored step of `record`'s current epoch (or of `epoch`), in call order: windows of
-   * 100 read until one shows no step can follow it ({@link windowMayContinue}); a gap (a
-   * step that threw) does not end them.
+   * Stores the marker of a step that threw at its position: one PutItem conditioned on the
+   * item's absence, so it never replaces a result (nor another marker). It holds no result:
+   * a replay runs the step again, and its result, if any, then replaces the marker. Whether
+   * it landed (a refusal means the position was already taken).
+   */
+  async storeThrow(step: NewThrow): Promise<boolean> {
+    const now = this.ctx.clock();
+    const item: TaskItem = {
+      [TableSchema.PARTITION_KEY]: stepKey(step.taskId, step.epoch, step.index),
+      taskId: step.taskId,
+      name: step.name,
+      idx: step.index,
+      at: now,
+      attempt: step.attempt,
+      worker: step.workerId,
+      size: 0,
+      threw: true,
+      error: step.errorName.slice(0, MAX_ERROR_NAME_CHARS),
+      [TableSchema.TTL_ATTRIBUTE]: stepExpiry(now, this.ctx.retention),
+    };
+    return (await send(this.ctx, durable.storeThrow, { item }, now)).accepted;
+  }
+
+  /**
+   * Every stored step of `record`'s current epoch (or of `epoch`), in call order, thrown
+   * steps' markers included (a purge deletes them too; {@link isResult} tells the steps that
+   * returned): windows of 100 read until one shows no step can follow it
+   * ({@link windowMayContinue}).
    */
   async list(
     record: Pick<TaskRecord, 'id' | 'stepEpoch'>,
@@ -191,8 +238,13 @@ export class StepStore {
   }
 }
 
+/** Whether a stored step returned (a result, or nothing): not a thrown step's marker. */
+export function isResult(step: StoredStep): boolean {
+  return step.threw !== true;
+}
+
 /** What a step lists: its info without the result. */
 export function stepInfo(step: StoredStep): StepInfo {
-  const { resultJson: _json, resultRef: _ref, ...info } = step;
+  const { resultJson: _json, resultRef: _ref, threw: _threw, ...info } = step;
   return info;
 }

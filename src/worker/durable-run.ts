@@ -23,7 +23,7 @@ import {
 } from '../core/errors.js';
 import type { ObjectRef, StepInfo, TaskRecord } from '../core/record.js';
 import { canonicalJson } from '../store/record.js';
-import { type StoredStep, stepInfo } from '../store/steps.js';
+import { isResult, type StoredStep, stepInfo } from '../store/steps.js';
 import type { Lease, StoredCheckpoint } from '../store/task-store.js';
 import { type Continuation, continuation, type DurableContext } from '../tasks/durable.js';
 import { auditTask, type ProcessorDeps } from './deps.js';
@@ -299,9 +299,16 @@ export class DurableRun {
 
   private async runStep<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
     const { index, stored } = await this.position(name, undefined);
-    if (stored !== undefined) return this.replayed(stored);
-    // A child span of the attempt's when it is traced (src/worker/attempt-span.ts).
-    const value = await (this.deps.traceStep?.(name, fn) ?? fn());
+    // A thrown step's marker memoizes nothing: the step runs again.
+    if (stored !== undefined && isResult(stored)) return this.replayed(stored);
+    let value: T;
+    try {
+      // A child span of the attempt's when it is traced (src/worker/attempt-span.ts).
+      value = await (this.deps.traceStep?.(name, fn) ?? fn());
+    } catch (err) {
+      if (stored === undefined) await this.storeThrow(index, name, err);
+      throw err;
+    }
     const json = value === undefined ? undefined : durableJsonOrFatal(this, name, value);
     const placed = json === undefined ? undefined : await this.placeResult(json, index, name);
     const { record, lease } = this.task;
@@ -320,6 +327,7 @@ export class DurableRun {
       // Another slice stored this position first: its result is the one every slice sees.
       if (written.existing === undefined) throw new Error(`step ${index} refused without its item`);
       this.sameCall(written.existing, index, name, undefined);
+      this.reads.set(index, written.existing);
       return this.replayed(written.existing);
     }
     this.reads.set(index, written.step);
@@ -331,6 +339,26 @@ export class DurableRun {
       lease.attempt,
     );
     return (json === undefined ? undefined : JSON.parse(json)) as T;
+  }
+
+  /**
+   * Stores the marker of a step whose function threw, at its position (one write), so that
+   * the run's positions stay contiguous: a replay reads past it and runs the step again. A
+   * position already taken (another slice's result or marker) is left as it is. The error
+   * then takes its usual course; a failed write of the marker is thrown instead, as a failed
+   * write of a result is.
+   */
+  private async storeThrow(index: number, name: string, err: unknown): Promise<void> {
+    const { record, lease } = this.task;
+    await this.deps.store.steps.storeThrow({
+      taskId: record.id,
+      epoch: this.epoch,
+      index,
+      name,
+      attempt: lease.attempt,
+      workerId: this.deps.workerId,
+      errorName: err instanceof Error ? err.name : typeof err,
+    });
   }
 
   /** Where a step's result goes; one too large for anywhere ends the task DEAD. */
@@ -368,7 +396,7 @@ export class DurableRun {
   /** Every stored step: those read or stored, after reading what is left. */
   private async steps(): Promise<readonly StepInfo[]> {
     await this.reads.lookup(Number.MAX_SAFE_INTEGER);
-    return this.reads.all().map(stepInfo);
+    return this.reads.all().filter(isResult).map(stepInfo);
   }
 }
 

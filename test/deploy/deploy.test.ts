@@ -238,10 +238,13 @@ describe('tasks through the deployed executor', () => {
   // 29's splitting work (branch bundle29), which brings this budget down. 245 KB since the
   // hold budget (ADR 0067: holds cut to their receive's 12 hours, sent when decided), the step
   // windows read one at a time (ADR 0047) and the capped signal reads: measured 244,928 bytes.
-  it('ships a worker bundle under 245 KB that needs only the runtime’s @aws-sdk/*', () => {
+  // 246 KB since a thrown step's marker (ADR 0047, session 38: its row, its write and the
+  // replay's rerun of a marked step), about 1 KB: 973 bytes more in an esbuild build of
+  // functions/worker.ts with these settings (244,893 → 245,866 bytes).
+  it('ships a worker bundle under 246 KB that needs only the runtime’s @aws-sdk/*', () => {
     const asset = workerAsset();
 
-    expect(asset.bytes).toBeLessThanOrEqual(245_000);
+    expect(asset.bytes).toBeLessThanOrEqual(246_000);
     expect(asset.externals.length).toBeGreaterThan(0);
     for (const external of asset.externals) expect(external).toMatch(/^@aws-sdk\//);
   });

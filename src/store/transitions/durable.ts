@@ -7,7 +7,7 @@
 import { AuditEvent, TableSchema, TaskStatus } from '../../core/constants.js';
 import type { ObjectRef } from '../../core/record.js';
 import type { TaskItem } from '../record.js';
-import { equals, notExists } from './expression.js';
+import { equals, notExists, or } from './expression.js';
 import { redriveParked } from './parking.js';
 import { redrive } from './repairs.js';
 import { LEASE, type Lease, type Transition, type Write } from './row.js';
@@ -111,13 +111,29 @@ export const continueRun: Transition<ContinueInput> = {
 };
 
 /**
- * A step's item, written once: conditioned on its own absence, so nothing ever overwrites a
- * stored result, a stale slice's included. A refusal returns the stored item (ALL_OLD),
- * whose result the caller then uses: the first result stored is the one every slice sees.
+ * A step's item, written once: conditioned on its own absence, or on a thrown step's marker
+ * there (which holds no result: the replay that ran the step again stores its result over
+ * it), so nothing ever overwrites a stored result, a stale slice's included. A refusal
+ * returns the stored item (ALL_OLD), whose result the caller then uses: the first result
+ * stored is the one every slice sees.
  */
 export const storeStep: Write<{ item: TaskItem }> = {
   kind: 'item',
   name: 'store the step of',
+  fence: () => [or([notExists(TableSchema.PARTITION_KEY), equals('threw', 'threw', true)])],
+  request: ({ item }) => ({ op: 'put', item }),
+  writes: ['*'],
+};
+
+/**
+ * A thrown step's marker (`threw: true`, no result) at its position, written once,
+ * conditioned on its own absence as a step's result is: it never replaces a result, a
+ * stale slice's included, nor another marker. It keeps the run's positions contiguous, so a
+ * replay's reads never take a thrown step's position for the end of the steps.
+ */
+export const storeThrow: Write<{ item: TaskItem }> = {
+  kind: 'item',
+  name: 'store the thrown marker of',
   fence: () => [notExists(TableSchema.PARTITION_KEY)],
   request: ({ item }) => ({ op: 'put', item }),
   writes: ['*'],

@@ -80,6 +80,7 @@ export const ALL_TRANSITIONS: readonly Row[] = [
   durable.redriveAfresh,
   durable.redriveParkedAfresh,
   durable.storeStep,
+  durable.storeThrow,
   durable.deleteStep,
   suspension.suspend,
   suspension.noteHold,

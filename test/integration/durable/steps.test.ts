@@ -196,7 +196,7 @@ describe('ctx.step', () => {
     expect(await rawStep(foreverId)).not.toHaveProperty(TableSchema.TTL_ATTRIBUTE);
   });
 
-  it('lets a PermanentError from a step end the task DEAD without storing it', async () => {
+  it('lets a PermanentError from a step end the task DEAD, storing only its marker', async () => {
     const task = defineTask('durable.steps.permanent', {
       schema: z.object({}),
       handler: async (_payload, ctx) =>
@@ -212,6 +212,18 @@ describe('ctx.step', () => {
 
     expect(record.status).toBe(TaskStatus.DEAD);
     expect((await client.get(id, { steps: true }))?.steps).toEqual([]);
+    // What it leaves is a marker at its position: no result, the error's name, a TTL.
+    const { Item } = await executor.clients.dynamodb.send(
+      new GetItemCommand({
+        TableName: executor.tableName,
+        Key: { [TableSchema.PARTITION_KEY]: { S: stepKey(id, 0, 0) } },
+        ConsistentRead: true,
+      }),
+    );
+    const marker = unmarshall(Item ?? {});
+    expect(marker).toMatchObject({ name: 'bad', idx: 0, threw: true, error: 'PermanentError' });
+    expect(marker).not.toHaveProperty('result');
+    expect(marker[TableSchema.TTL_ATTRIBUTE]).toBeGreaterThan(Date.now() / 1000);
   });
 
   it('runs each step once on a replay when a caught throw left a gap in the first window', async () => {
@@ -255,6 +267,95 @@ describe('ctx.step', () => {
     expect(calls.get('s5')).toBe(2);
     expect((await client.get(id, { steps: true }))?.steps).toHaveLength(104);
   }, 90_000);
+
+  it('runs each step once on a replay when two caught throws end the first window', async () => {
+    // Steps 98 and 99 throw on every run and are caught: the first window's last two
+    // positions hold no result. The steps stored at 100 and on must be read, not run again.
+    const calls = new Map<string, number>();
+    let runs = 0;
+    const task = defineTask('durable.steps.throws-at-window-end', {
+      schema: z.object({}),
+      retry: { maxAttempts: 3, baseDelayMs: 0 },
+      handler: async (_payload, ctx) => {
+        runs += 1;
+        let sum = 0;
+        for (let n = 0; n < 103; n++) {
+          const name = `s${n}`;
+          try {
+            sum += await ctx.step(name, () => {
+              calls.set(name, (calls.get(name) ?? 0) + 1);
+              if (n === 98 || n === 99) throw new Error('caught');
+              return n;
+            });
+          } catch {
+            // the handler goes on without it
+          }
+        }
+        if (runs === 1) throw new Error('transient: replay every step');
+        return sum;
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    const record = await client.wait(id, { timeoutMs: 60_000 });
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(runs).toBe(2);
+    expect(record.result).toBe((102 * 103) / 2 - 98 - 99);
+    const thrown = new Set(['s98', 's99']);
+    const ranTwice = [...calls].filter(([name, n]) => !thrown.has(name) && n !== 1);
+    expect(ranTwice).toEqual([]);
+    // A step that threw is not memoized: it runs again on the replay.
+    expect(calls.get('s98')).toBe(2);
+    expect(calls.get('s99')).toBe(2);
+    const steps = (await client.get(id, { steps: true }))?.steps ?? [];
+    expect(steps).toHaveLength(101);
+    expect(steps.some((s) => thrown.has(s.name))).toBe(false);
+  }, 90_000);
+
+  it('runs a caught step that threw again on a replay, and stores its result then', async () => {
+    const calls = { flaky: 0, after: 0 };
+    let runs = 0;
+    const task = defineTask('durable.steps.throw-then-succeed', {
+      schema: z.object({}),
+      retry: { maxAttempts: 3, baseDelayMs: 0 },
+      handler: async (_payload, ctx) => {
+        runs += 1;
+        let flaky = 'none';
+        try {
+          flaky = await ctx.step('flaky', () => {
+            calls.flaky += 1;
+            if (calls.flaky === 1) throw new Error('first call fails');
+            return 'ok';
+          });
+        } catch {
+          // the handler goes on without it
+        }
+        const after = await ctx.step('after', () => {
+          calls.after += 1;
+          return 'after';
+        });
+        if (runs === 1) throw new Error('transient: replay');
+        return [flaky, after];
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual(['ok', 'after']);
+    expect(calls).toEqual({ flaky: 2, after: 1 });
+    const steps = (await client.get(id, { steps: true }))?.steps;
+    expect(steps?.map((s) => [s.index, s.name, s.attempt])).toEqual([
+      [0, 'flaky', 2],
+      [1, 'after', 1],
+    ]);
+  });
 
   it('gives the steps of one Promise.all their positions in call order when a beat is due', async () => {
     let skew = 0;

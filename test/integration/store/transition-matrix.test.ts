@@ -190,6 +190,11 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
   'store the step of': {
     input: (record) => ({ item: { pk: `step ${record.id} 0 0`, taskId: record.id, name: 'a' } }),
   },
+  'store the thrown marker of': {
+    input: (record) => ({
+      item: { pk: `step ${record.id} 0 0`, taskId: record.id, name: 'a', threw: true },
+    }),
+  },
   'delete the step of': {
     extra: (id) => [{ pk: `step ${id} 0 0`, taskId: id, name: 'a' }],
     input: (record) => ({ key: `step ${record.id} 0 0`, taskId: record.id }),
@@ -454,5 +459,39 @@ describe("issue 26's rows refuse when a fence other than the status fails", () =
 
     expect(landed).toBe(lands);
     if (!lands) expect(await stored(id)).toEqual(before);
+  });
+});
+
+/**
+ * The step items' fences (docs/adr/0047-durable-tasks.md): a step's result lands on an empty
+ * position or on a thrown step's marker, never on a result; a thrown step's marker lands only
+ * on an empty position. A refused write leaves the item as it was.
+ */
+describe("the step rows' fences on the item at the position", () => {
+  const result = { name: 'a', idx: 0, result: '1' };
+  const marker = { name: 'a', idx: 0, threw: true };
+  const cases: readonly (readonly [string, Item | undefined, boolean])[] = [
+    ['store the step of', undefined, true],
+    ['store the step of', marker, true],
+    ['store the step of', result, false],
+    ['store the thrown marker of', undefined, true],
+    ['store the thrown marker of', marker, false],
+    ['store the thrown marker of', result, false],
+  ];
+  let n = 0;
+  it.each(cases)('%s over %j lands: %s', async (name, existing, lands) => {
+    const row = ALL_TRANSITIONS.find((r) => r.name === name) as Row;
+    n += 1;
+    const pk = `step matrix-step-${n} 0 0`;
+    if (existing !== undefined) await put({ pk, taskId: `matrix-step-${n}`, ...existing });
+    const before = await stored(pk);
+    const item = { pk, taskId: `matrix-step-${n}`, name: 'a', idx: 0, written: 'now' };
+
+    const landed = await apply(ctx, row, { item });
+
+    expect(landed).toBe(lands);
+    const after = await stored(pk);
+    if (lands) expect(after?.written).toEqual({ S: 'now' });
+    else expect(after).toEqual(before);
   });
 });

@@ -6,9 +6,9 @@ import {
   type SignalStore,
   type StoredSignal,
 } from '../../../src/store/signals.js';
-import { STEP_WINDOW, windowMayContinue } from '../../../src/store/steps.js';
+import { STEP_WINDOW, type StoredStep, windowMayContinue } from '../../../src/store/steps.js';
 import { SignalReader, signalRead } from '../../../src/worker/durable-signals.js';
-import { firstStepRead } from '../../../src/worker/step-reads.js';
+import { firstStepRead, StepReads } from '../../../src/worker/step-reads.js';
 
 const sleep = (step: number, epoch = 0): TaskWait => ({ kind: 'sleep', step, name: 'nap', epoch });
 
@@ -53,6 +53,41 @@ describe('windowMayContinue', () => {
     expect(windowMayContinue(window(), 0, 100)).toBe(false);
     expect(windowMayContinue(window(0, 1, 97), 0, 100)).toBe(false);
     expect(windowMayContinue(window(0), 0, 3)).toBe(false);
+  });
+});
+
+describe('StepReads', () => {
+  const step = (index: number, threw = false): StoredStep => ({
+    index,
+    name: `s${index}`,
+    at: 0,
+    attempt: 1,
+    sizeBytes: 0,
+    ...(threw ? { threw: true as const } : {}),
+  });
+
+  it("reads on past two thrown steps' markers at a window's end, to the steps after them", async () => {
+    // Steps 0-102 stored but for 98 and 99, which threw and left their markers.
+    const stored = new Map(Array.from({ length: 103 }, (_, n) => [n, step(n, n >= 98 && n <= 99)]));
+    const reads: [number, number][] = [];
+    const readWindow = async (from: number, count: number) => {
+      reads.push([from, count]);
+      const found = new Map<number, StoredStep>();
+      for (let n = from; n < from + count; n++) {
+        const at = stored.get(n);
+        if (at !== undefined) found.set(n, at);
+      }
+      return found;
+    };
+    const steps = new StepReads(readWindow, true, STEP_WINDOW);
+
+    expect((await steps.lookup(99))?.threw).toBe(true);
+    expect((await steps.lookup(100))?.name).toBe('s100');
+    expect(await steps.lookup(103)).toBeUndefined();
+    expect(reads).toEqual([
+      [0, 100],
+      [100, 100],
+    ]);
   });
 });
 
