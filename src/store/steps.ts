@@ -153,18 +153,11 @@ export class StepStore {
   async store(step: NewStep): Promise<StepWrite> {
     const now = this.ctx.clock();
     const item: TaskItem = {
-      [TableSchema.PARTITION_KEY]: stepKey(step.taskId, step.epoch, step.index),
-      taskId: step.taskId,
-      name: step.name,
-      idx: step.index,
-      at: now,
-      attempt: step.attempt,
-      worker: step.workerId,
+      ...this.positionItem(step, now),
       size: step.sizeBytes,
       ...(step.kind === undefined ? {} : { kind: step.kind }),
       ...(step.resultJson === undefined ? {} : { result: step.resultJson }),
       ...(step.resultRef === undefined ? {} : { resultRef: step.resultRef }),
-      [TableSchema.TTL_ATTRIBUTE]: stepExpiry(now, this.ctx.retention),
     };
     const sent = await send(this.ctx, durable.storeStep, { item }, now);
     if (sent.accepted) return { stored: true, step: toStoredStep(item) as StoredStep };
@@ -183,6 +176,17 @@ export class StepStore {
   async storeThrow(step: NewThrow): Promise<boolean> {
     const now = this.ctx.clock();
     const item: TaskItem = {
+      ...this.positionItem(step, now),
+      size: 0,
+      threw: true,
+      error: step.errorName.slice(0, MAX_ERROR_NAME_CHARS),
+    };
+    return (await send(this.ctx, durable.storeThrow, { item }, now)).accepted;
+  }
+
+  /** What a step's item and a thrown step's marker both hold: where, by whom, and expiry. */
+  private positionItem(step: NewThrow | NewStep, now: number): TaskItem {
+    return {
       [TableSchema.PARTITION_KEY]: stepKey(step.taskId, step.epoch, step.index),
       taskId: step.taskId,
       name: step.name,
@@ -190,12 +194,8 @@ export class StepStore {
       at: now,
       attempt: step.attempt,
       worker: step.workerId,
-      size: 0,
-      threw: true,
-      error: step.errorName.slice(0, MAX_ERROR_NAME_CHARS),
       [TableSchema.TTL_ATTRIBUTE]: stepExpiry(now, this.ctx.retention),
     };
-    return (await send(this.ctx, durable.storeThrow, { item }, now)).accepted;
   }
 
   /**
