@@ -22,7 +22,6 @@ import {
   DEBOUNCED_UPDATE_ATTRIBUTES,
   PRODUCER_UPDATE_ATTRIBUTES,
   SIGNAL_ITEM_PREFIX,
-  SIGNAL_UPDATE_ATTRIBUTES,
 } from '../store/producer-writes.js';
 import {
   DELAYED_SCHEDULE_PREFIXES,
@@ -315,23 +314,17 @@ export function signalGrant(targets: GrantTargets, grantee: IGrantable): Grant {
   };
   return Grant.addToPrincipal({
     grantee,
-    actions: ['dynamodb:GetItem'],
+    // GetItem: the task and its signal head; ConditionCheckItem: the task's state, checked in
+    // the signal's transaction, which writes nothing to it (ADR 0066).
+    actions: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem'],
     resourceArns: [targets.tableArn],
   })
     .combine(
       Grant.addToPrincipal({
         grantee,
-        actions: ['dynamodb:UpdateItem'],
-        resourceArns: [targets.tableArn],
-        conditions: {
-          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...SIGNAL_UPDATE_ATTRIBUTES] },
-        },
-      }),
-    )
-    .combine(
-      Grant.addToPrincipal({
-        grantee,
-        actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
+        // The head (which counts the signals), the signals, their ids' reservations: never a
+        // task's item.
+        actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
         resourceArns: [targets.tableArn],
         conditions: signalItems,
       }),

@@ -15,7 +15,12 @@ import type { Construct } from 'constructs';
 import { Defaults } from '../core/constants.js';
 import { type ExecutorSettings, executorSettings } from '../settings/executor.js';
 import type { LaneProps } from '../settings/lanes.js';
-import { DEFAULT_LANE, type LaneLocations, laneEnvironment } from '../settings/lanes.js';
+import {
+  DEFAULT_LANE,
+  LaneEnvVars,
+  type LaneLocations,
+  laneEnvironment,
+} from '../settings/lanes.js';
 import { EnvVars } from '../settings/location.js';
 import type { Retention } from '../settings/retention.js';
 import { allowLogsToUseKey } from './encryption.js';
@@ -300,6 +305,30 @@ export function allowSweeper(sweeper: ExecutorFunction, targets: SweeperTargets)
   // A suspended task whose wake was lost is woken by showing its held message
   // (docs/adr/0048-durable-sleep-signals-pause.md).
   sweeper.allow(['sqs:ChangeMessageVisibility'], queueArns(targets.lanes));
+  allowDeadLetterPass(sweeper, targets.lanes);
+}
+
+/**
+ * The sweeper's dead-letter pass (docs/adr/0052-running-leaves-the-status-index.md): it
+ * receives each lane's DLQ messages (never deleting one) to find RUNNING tasks whose message
+ * reached it, so it needs their URLs and ReceiveMessage on them.
+ */
+function allowDeadLetterPass(
+  sweeper: ExecutorFunction,
+  lanes: ReadonlyMap<string, LaneQueuePair>,
+): void {
+  const pairs = [...lanes.entries()];
+  const first = pairs[0];
+  if (first === undefined) return;
+  sweeper.allow(
+    ['sqs:ReceiveMessage'],
+    pairs.map(([, q]) => q.deadLetterQueue.queueArn),
+  );
+  sweeper.function.addEnvironment(EnvVars.DLQ_URL, first[1].deadLetterQueue.queueUrl);
+  if (pairs.length > 1) {
+    const urls = Object.fromEntries(pairs.map(([lane, q]) => [lane, q.deadLetterQueue.queueUrl]));
+    sweeper.function.addEnvironment(LaneEnvVars.DLQ_URLS, JSON.stringify(urls));
+  }
 }
 
 /**

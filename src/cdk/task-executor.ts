@@ -356,10 +356,12 @@ export class TaskExecutor extends Construct {
    * Lets a webhook or an approver send signals: `TaskClient.signal`, and nothing else
    * (docs/durable-tasks.md, docs/adr/0048-durable-sleep-signals-pause.md).
    *
-   * Actions: `dynamodb:GetItem` on the table (the task); `dynamodb:UpdateItem` on it, only on
-   * the attributes a signal writes or tests (`dynamodb:Attributes`, see
-   * `SIGNAL_UPDATE_ATTRIBUTES`: the signal count and the wake); `dynamodb:PutItem` and
-   * `dynamodb:DeleteItem` only on signal items (`dynamodb:LeadingKeys` `signal *`);
+   * Actions: `dynamodb:GetItem` on the table (the task, and its signal head);
+   * `dynamodb:ConditionCheckItem` on it (a signal's transaction checks the task's state, and
+   * writes nothing to it); `dynamodb:UpdateItem`, `dynamodb:PutItem` and `dynamodb:DeleteItem`
+   * only on signal items (`dynamodb:LeadingKeys` `signal *`: the signal head, which counts the
+   * signals, the signals and their ids' reservations), never on a task's item
+   * (docs/adr/0066-signal-head-off-the-task-item.md);
    * `sqs:SendMessage` and `sqs:ChangeMessageVisibility` on the work queues (waking a waiting
    * task); with integrity, `kms:VerifyMac` on the integrity key (a signal token's HMAC,
    * `TaskClient.signalWithToken`). With `restrictSenders`, the grantee joins the principals

@@ -62,28 +62,51 @@ export async function peekDeadLetters(
       { path: 'limit', message: `expected an integer from 1 to ${MAX_PEEK}, received ${limit}` },
     ]);
   }
-  const seen = new Map<string, Message>();
+  const seen: Message[] = [];
   try {
-    while (seen.size < limit) {
-      const out = await sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: queueUrl,
-          MaxNumberOfMessages: Math.min(Defaults.SQS_BATCH_SIZE, limit - seen.size),
-          VisibilityTimeout: PEEK_HOLD_SECONDS,
-          WaitTimeSeconds: 0,
-          MessageSystemAttributeNames: ['All'],
-        }),
-      );
-      const fresh = (out.Messages ?? []).filter(
-        (m) => m.MessageId !== undefined && !seen.has(m.MessageId),
-      );
-      if (fresh.length === 0) break;
-      for (const m of fresh) seen.set(m.MessageId as string, m);
-    }
+    await receiveDeadLetters(sqs, queueUrl, limit, PEEK_HOLD_SECONDS, seen);
   } finally {
-    await release(sqs, queueUrl, [...seen.values()]);
+    await release(sqs, queueUrl, seen);
   }
-  return [...seen.values()].map(toDeadLetter);
+  return seen.map(toDeadLetter);
+}
+
+/**
+ * Receives up to `limit` distinct messages of a dead-letter queue, each hidden for
+ * `holdSeconds` (so that further receives reach past it: a FIFO queue hands out a group's
+ * head again and again otherwise), and deletes none. {@link peekDeadLetters} releases them
+ * at once; the sweeper's dead-letter pass lets the short hold run out
+ * (docs/adr/0052-running-leaves-the-status-index.md). Each message is added to `found` as
+ * it comes, so a caller still has those received before a failed receive.
+ */
+export async function receiveDeadLetters(
+  sqs: SQSClient,
+  queueUrl: string,
+  limit: number,
+  holdSeconds: number,
+  found: Message[] = [],
+): Promise<Message[]> {
+  const seen = new Map<string, Message>();
+  while (seen.size < limit) {
+    const out = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: Math.min(Defaults.SQS_BATCH_SIZE, limit - seen.size),
+        VisibilityTimeout: holdSeconds,
+        WaitTimeSeconds: 0,
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    const fresh = (out.Messages ?? []).filter(
+      (m) => m.MessageId !== undefined && !seen.has(m.MessageId),
+    );
+    if (fresh.length === 0) break;
+    for (const m of fresh) {
+      seen.set(m.MessageId as string, m);
+      found.push(m);
+    }
+  }
+  return [...seen.values()];
 }
 
 /**

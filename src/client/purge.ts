@@ -151,8 +151,9 @@ export async function purgeReleased(
     await deps.store.purge(current, principal);
     purged = current;
   }
-  // Its signals go after it, as its steps do: a refused purge keeps them (ADR 0048).
-  await signalWrites(deps.store).deleteAll(purged, purged.stepEpoch ?? 0, purged.signals ?? 0);
+  // Its signals and their head go after it, as its steps do: a refused purge keeps them
+  // (ADR 0048, ADR 0066).
+  await signalWrites(deps.store).deleteAll(purged, purged.stepEpoch ?? 0, { head: true });
   if (held !== undefined && deps.queues !== undefined) {
     await deleteHeld({ ...deps.queues, logger: deps.logger }, held, record);
   }

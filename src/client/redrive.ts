@@ -174,7 +174,7 @@ async function redriveReleased(
 async function clearSteps(record: TaskRecord, deps: RedriveDeps): Promise<void> {
   try {
     await deps.store.steps.deleteAll(record.id, record.stepEpoch ?? 0);
-    await signalWrites(deps.store).deleteAll(record, record.stepEpoch ?? 0, record.signals ?? 0);
+    await signalWrites(deps.store).deleteAll(record, record.stepEpoch ?? 0);
   } catch (err) {
     deps.logger.warn('old steps and signals not deleted after a restart; their TTL removes them', {
       taskId: record.id,

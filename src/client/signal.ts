@@ -1,10 +1,12 @@
 /**
  * `TaskClient.signal` and `signalWithToken` (docs/durable-tasks.md,
- * docs/adr/0048-durable-sleep-signals-pause.md): a signal is stored for the task with one
- * conditional write (a transaction of the task's mark, which counts it, and the signal's item),
- * whatever the task is doing: a wait that comes later finds it. When the task waits for it,
- * the same write wakes it (a claim now takes it, and the sweeper finds it due), and the sender
- * then makes its message come: the held one shown, or a new one sent.
+ * docs/adr/0048-durable-sleep-signals-pause.md, docs/adr/0066-signal-head-off-the-task-item.md):
+ * a signal is stored for the task with one conditional write (a transaction of a check of the
+ * task's item, which writes nothing, the task's signal head, which counts it, and the signal's
+ * item), whatever the task is doing: a wait that comes later finds it. When the task waits
+ * for it, the sender then makes its message come (the held one shown, or a new one sent), and
+ * the claim it brings finds the signal in the head and wakes the task; the head, filed in the
+ * sweeper's wake partition, lets the sweeper wake it if that message is lost.
  */
 import { randomUUID } from 'node:crypto';
 import { keySegment, ObjectPrefix } from '../claim-check/object-ref.js';
@@ -27,6 +29,7 @@ import type { TaskLogger } from '../observability/logger.js';
 import type { Waker } from '../scheduler/waker.js';
 import { canonicalJson } from '../store/record.js';
 import { signalWrites } from '../store/signal-writes.js';
+import { signalCount } from '../store/signals.js';
 import type { TaskStore } from '../store/task-store.js';
 import { taskIdIssue } from './task-ids.js';
 
@@ -96,16 +99,18 @@ export async function sendSignal(
   for (let round = 0; round < MAX_ROUNDS; round++) {
     if (record === undefined) throw new TaskNotFoundError(taskId);
     if (isTerminal(record.status)) throw new TransitionRejectedError('signal', taskId, record);
-    if ((record.signals ?? 0) >= Defaults.MAX_SIGNALS) {
+    const head = await deps.store.signals.head(record);
+    const count = signalCount(record, head);
+    if (count >= Defaults.MAX_SIGNALS) {
       throw new ValidationError('signal', [
         {
           path: 'taskId',
-          message: `expected a task sent fewer than ${Defaults.MAX_SIGNALS} signals (the most one task takes), received one sent ${record.signals}`,
+          message: `expected a task sent fewer than ${Defaults.MAX_SIGNALS} signals (the most one task takes), received one sent ${count}`,
         },
       ]);
     }
     const seen = record;
-    const sent = await signalWrites(deps.store).send(seen, {
+    const sent = await signalWrites(deps.store).send(seen, head, {
       name,
       ...placed,
       ...(options.signalId === undefined ? {} : { signalId: options.signalId }),

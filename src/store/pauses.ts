@@ -5,11 +5,12 @@
  */
 import { AuditEvent, TaskStatus } from '../core/constants.js';
 import { TransitionRejectedError } from '../core/errors.js';
-import type { HistoryEntry, TaskRecord } from '../core/record.js';
+import type { HistoryEntry, TaskRecord, TaskWait } from '../core/record.js';
 import { truncate } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
 import { MAX_DETAIL_CHARS } from './history.js';
 import { fromItem } from './record.js';
+import { SignalStore, signalCount } from './signals.js';
 import type { WriteContext } from './store-context.js';
 import { pausing } from './transitions/index.js';
 import { writeTransition } from './transitions/move.js';
@@ -18,7 +19,17 @@ import { recordOf, send } from './transitions/writer.js';
 /** The record an operator read, as a pause or resume is fenced by it. */
 export type PauseSeen = Pick<
   TaskRecord,
-  'id' | 'type' | 'status' | 'attempt' | 'generation' | 'history' | 'runAt' | 'wait' | 'signals'
+  | 'id'
+  | 'type'
+  | 'status'
+  | 'attempt'
+  | 'generation'
+  | 'history'
+  | 'runAt'
+  | 'wait'
+  | 'signals'
+  | 'stepEpoch'
+  | 'createdAt'
 >;
 
 /** What a pause request did. */
@@ -114,16 +125,35 @@ export class PauseStore {
       });
     }
     if (pausedFrom === TaskStatus.SUSPENDED && seen.wait !== undefined) {
-      // `woken` is decided from the count read; the write is fenced by that count.
-      const signals = seen.signals ?? 0;
-      const woken = seen.wait.kind === 'signal' && signals > (seen.wait.signalsSeen ?? 0);
-      return writeTransition(this.ctx, pausing.resumeSuspended, {
-        ...input,
-        wait: seen.wait,
-        woken,
-        signals,
-      });
+      return this.resumeSuspended(seen, seen.wait, principal);
     }
     return writeTransition(this.ctx, pausing.resume, input);
+  }
+
+  /**
+   * PAUSED → SUSPENDED: `woken` when the task's signal head counts a signal after the wait's
+   * position (docs/adr/0066-signal-head-off-the-task-item.md). A sender no longer writes the
+   * task's item, so the resume is fenced only by an earlier version's count on the record; a
+   * signal counted after the head was read (its sender saw the task PAUSED, and does not
+   * wake it) is found by a second read of the head after the write, which then wakes the task.
+   */
+  private async resumeSuspended(
+    seen: PauseSeen,
+    wait: TaskWait,
+    principal: string | undefined,
+  ): Promise<TaskRecord> {
+    const reads = new SignalStore(this.ctx);
+    const count =
+      wait.kind === 'signal' ? signalCount(seen, await reads.head(seen), wait.epoch) : 0;
+    const woken = wait.kind === 'signal' && count > (wait.signalsSeen ?? 0);
+    const resumed = await writeTransition(this.ctx, pausing.resumeSuspended, {
+      seen,
+      principal,
+      wait,
+      woken,
+      signals: seen.signals ?? 0,
+    });
+    if (woken || wait.kind !== 'signal') return resumed;
+    return (await reads.wakeIfSignalled(resumed, this.ctx.clock())) ?? resumed;
   }
 }

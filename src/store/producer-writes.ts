@@ -81,24 +81,3 @@ export const DEBOUNCED_UPDATE_ATTRIBUTES: readonly string[] = [
  * worker loads without this module.
  */
 export { SIGNAL_ITEM_PREFIX } from './signals.js';
-
-/**
- * Every attribute a signal sender's UpdateItem names: the count of the task's signals and,
- * for a task waiting for that signal, the wake (`wokenAt`, and its time in the status index),
- * tested against the status, the step epoch and the wait. Nothing that decides what a task
- * does, and not its history (`grantSignal`, docs/adr/0048-durable-sleep-signals-pause.md).
- */
-export const SIGNAL_UPDATE_ATTRIBUTES: readonly string[] = [
-  TableSchema.PARTITION_KEY,
-  TableSchema.STATUS_INDEX_PARTITION_KEY,
-  TableSchema.STATUS_INDEX_SORT_KEY,
-  'status',
-  'signals',
-  'stepEpoch',
-  'wait',
-  'wokenAt',
-  // The wait's kind and name (`wait.k`, `wait.n`), which the condition tests: listed in case
-  // IAM counts a nested path's names; no top-level attribute of a task is named so.
-  'k',
-  'n',
-];

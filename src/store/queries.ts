@@ -29,6 +29,12 @@ export interface ListOptions {
   readonly cursor?: string | undefined;
   /** Only entries whose `statusAt` is earlier. */
   readonly before?: number | undefined;
+  /**
+   * Read the index's partitions of `status` even when it is no longer keyed, never a Scan:
+   * the sweeper's pass over the RUNNING entries an earlier version left
+   * (docs/adr/0052-running-leaves-the-status-index.md). @default false
+   */
+  readonly indexOnly?: boolean | undefined;
 }
 
 /**
@@ -53,7 +59,9 @@ export async function listTasks(
       { path: 'limit', message: `expected an integer from 1 to 1000, received ${limit}` },
     ]);
   }
-  if (!isIndexed(status)) return scanPage(ctx, status, limit, options.cursor);
+  if (!isIndexed(status) && options.indexOnly !== true) {
+    return scanPage(ctx, status, limit, options.cursor);
+  }
   let { shard, startKey } = decodeCursor(options.cursor, ctx.statusShards);
   const entries: Record<string, unknown>[] = [];
   while (shard < ctx.statusShards && entries.length < limit) {
@@ -103,6 +111,14 @@ async function scanPage(
   return { items, cursor: nextKey === undefined ? undefined : encodeScanCursor(nextKey) };
 }
 
+/** Options of {@link iterateTasks}. */
+export interface IterateOptions {
+  readonly before?: number | undefined;
+  readonly pageSize?: number | undefined;
+  /** As {@link ListOptions.indexOnly}. */
+  readonly indexOnly?: boolean | undefined;
+}
+
 /**
  * Every task in one status (before `before`, as for {@link listTasks}), a page at a time:
  * the next page is read only when the caller asks for it, so a caller with a time budget
@@ -111,12 +127,13 @@ async function scanPage(
 export async function* iterateTasks(
   ctx: QueryContext,
   status: TaskStatus,
-  options: { readonly before?: number | undefined; readonly pageSize?: number | undefined } = {},
+  options: IterateOptions = {},
 ): AsyncGenerator<readonly TaskRecord[], void, undefined> {
   let cursor: string | undefined;
   do {
     const page = await listTasks(ctx, status, {
       before: options.before,
+      indexOnly: options.indexOnly,
       limit: options.pageSize,
       cursor,
     });

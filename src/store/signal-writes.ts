@@ -12,9 +12,12 @@ import {
   type NewSignal,
   readableSignals,
   SIGNAL_WINDOW,
+  type SignalHead,
   type SignalSeen,
   SignalStore,
   type SignalWrite,
+  signalCount,
+  signalHeadKey,
   signalIdKey,
   signalKey,
 } from './signals.js';
@@ -30,7 +33,7 @@ function signalExpiry(now: number, retention: Retention): number | undefined {
     : Math.ceil((now + retention + Defaults.STEP_HORIZON_MS) / 1000);
 }
 
-/** Whether the task waits for the signal `name`: the mark that stores it then wakes it. */
+/** Whether the task waits for the signal `name`: its sender then wakes it. */
 export function waitsFor(record: Pick<TaskRecord, 'status' | 'wait'>, name: string): boolean {
   return (
     record.status === TaskStatus.SUSPENDED &&
@@ -39,10 +42,10 @@ export function waitsFor(record: Pick<TaskRecord, 'status' | 'wait'>, name: stri
   );
 }
 
-/** The mark of a signal for a task as read: count it, and wake it when it waits for it. */
-function markFor(seen: SignalSeen, name: string) {
-  if (seen.status !== TaskStatus.SUSPENDED) return rows.signal;
-  return waitsFor(seen, name) ? rows.signalAndWake : rows.signalSleeper;
+/** The check of the task for a signal as read: waiting for it, suspended otherwise, or neither. */
+function checkFor(seen: SignalSeen, name: string) {
+  if (seen.status !== TaskStatus.SUSPENDED) return rows.checkSignalled;
+  return waitsFor(seen, name) ? rows.checkSignalWaiter : rows.checkSignalSleeper;
 }
 
 /** The signal writes of one task table. */
@@ -59,10 +62,14 @@ export class SignalWrites {
    * finished, it was woken or went to sleep), it returns the record as DynamoDB held it, for
    * the caller to decide again from; refused for a signal id stored before, `duplicate`.
    */
-  async send(seen: SignalSeen, signal: NewSignal): Promise<SignalWrite> {
+  async send(
+    seen: SignalSeen,
+    head: SignalHead | undefined,
+    signal: NewSignal,
+  ): Promise<SignalWrite> {
     const now = this.ctx.clock();
     const epoch = seen.stepEpoch ?? 0;
-    const seq = seen.signals ?? 0;
+    const seq = signalCount(seen, head);
     const expiresAt = signalExpiry(now, this.ctx.retention);
     const item: TaskItem = {
       [TableSchema.PARTITION_KEY]: signalKey(seen.id, epoch, seq),
@@ -77,9 +84,18 @@ export class SignalWrites {
       ...(signal.signalId === undefined ? {} : { sid: signal.signalId }),
       [TableSchema.TTL_ATTRIBUTE]: expiresAt,
     };
-    const mark = markFor(seen, signal.name);
+    const check = checkFor(seen, signal.name);
+    const headKey = signalHeadKey(seen.id);
     const parts = [
-      part(mark, { seen, name: signal.name }),
+      part(check, { seen, name: signal.name }),
+      part(rows.countSignal, {
+        key: headKey,
+        task: seen,
+        seen: head,
+        epoch,
+        seq,
+        expiresAt,
+      }),
       part(rows.storeSignal, { item }),
       ...(signal.signalId === undefined
         ? []
@@ -96,8 +112,8 @@ export class SignalWrites {
           ]),
     ];
     const done = await transact(this.ctx, parts, now);
-    if (done.accepted) return { kind: 'stored', seq, woke: mark === rows.signalAndWake };
-    const [task, stored, reserved] = done.items;
+    if (done.accepted) return { kind: 'stored', seq, woke: check === rows.checkSignalWaiter };
+    const [task, counted, stored, reserved] = done.items;
     // Another transaction held an item (a signal sent at the same moment): read and try again.
     if (done.items.some((refusal) => refusal.code === 'TransactionConflict')) {
       return { kind: 'moved', current: undefined };
@@ -106,7 +122,11 @@ export class SignalWrites {
     if (reserved?.refused === true && reserved.current?.created === seen.createdAt) {
       return { kind: 'duplicate' };
     }
-    const leftovers = [stored, reserved].filter(
+    // A head refused for the count or epoch it held: another signal took the position.
+    if (counted?.refused === true && counted.current?.created === seen.createdAt) {
+      return { kind: 'moved', current: undefined };
+    }
+    const leftovers = [counted, stored, reserved].filter(
       (refusal) => refusal?.refused === true && refusal.current?.created !== seen.createdAt,
     );
     if (leftovers.length === 0) throw done.error;
@@ -121,16 +141,21 @@ export class SignalWrites {
 
   /**
    * Deletes the signal items of `taskId` in epochs `firstEpoch` to `lastEpoch` (positions up
-   * to `count` in the last, all those found in earlier ones), one conditional DeleteItem each:
-   * for a purge, after the task's own delete, and for a restarting redrive. Reservations of
+   * to its count in the last, the larger of the record's `signals`, from an earlier version,
+   * and its head's; all those found in earlier ones), one conditional DeleteItem each: for a
+   * purge, after the task's own delete, and for a restarting redrive. A purge deletes the head
+   * too (`head`); a restart keeps it, as it counts in the epoch it names and the next signal
+   * moves it to the new one (docs/adr/0066-signal-head-off-the-task-item.md). Reservations of
    * signal ids are left to their TTL: they cannot be listed, and they hold no data.
    */
   async deleteAll(
-    record: Pick<TaskRecord, 'id' | 'createdAt'>,
+    record: Pick<TaskRecord, 'id' | 'createdAt' | 'signals' | 'stepEpoch'>,
     lastEpoch: number,
-    count: number,
-    firstEpoch = 0,
+    options: { readonly firstEpoch?: number; readonly head?: boolean } = {},
   ): Promise<number> {
+    const firstEpoch = options.firstEpoch ?? 0;
+    const head = await this.reads.head(record);
+    const count = signalCount(record, head, lastEpoch);
     let deleted = 0;
     for (let epoch = firstEpoch; epoch <= lastEpoch; epoch++) {
       const limit = epoch === lastEpoch ? readableSignals(count) : Defaults.MAX_SIGNALS;
@@ -142,6 +167,12 @@ export class SignalWrites {
           if (sent.accepted) deleted++;
         }
         if (window.size < SIGNAL_WINDOW) break;
+      }
+    }
+    if (options.head === true && head !== undefined) {
+      const key = signalHeadKey(record.id);
+      if ((await send(this.ctx, rows.deleteSignal, { key, taskId: record.id })).accepted) {
+        deleted++;
       }
     }
     return deleted;

@@ -8,14 +8,22 @@
  * `signal <task id> id <signal id>` too, so a signal sent again is stored once
  * (src/store/signal-writes.ts). A waiting run reads a task's signals 100 known keys at a time,
  * in that order (this module).
+ *
+ * The count lives in the task's signal head, `signal <task id> head`, an item of its own inside
+ * the signal keys a sender's grant may write, never on the task's item, which a sender only
+ * checks (docs/adr/0066-signal-head-off-the-task-item.md). A record written by an earlier
+ * version may still count signals itself (`signals`): the count is the larger of the two.
  */
 
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { toObjectRef } from '../claim-check/object-ref.js';
-import { Defaults } from '../core/constants.js';
+import { Defaults, TableSchema, TaskStatus } from '../core/constants.js';
 import type { ObjectRef, TaskRecord } from '../core/record.js';
 import { getItems } from './batch-get.js';
 import type { TaskItem } from './record.js';
 import type { WriteContext } from './store-context.js';
+import * as suspension from './transitions/suspension.js';
+import { recordOf, send } from './transitions/writer.js';
 
 /**
  * The first word of every signal item's key (`signal <task id> …`); the grant of a signal
@@ -50,6 +58,53 @@ export function signalPrefix(taskId: string): string {
   return `${SIGNAL_ITEM_PREFIX}${taskId} `;
 }
 
+/**
+ * The key of a task's signal head: its signal count and the epoch it counts in. No signal's key
+ * (`… <epoch> <n>`, numbers) nor reservation's (`… id <signal id>`) is this one.
+ */
+export function signalHeadKey(taskId: string): string {
+  return `${signalPrefix(taskId)}head`;
+}
+
+/** A task's signal head, as stored (docs/adr/0066-signal-head-off-the-task-item.md). */
+export interface SignalHead {
+  /** The step epoch it counts signals in. */
+  readonly epoch: number;
+  /** Signals stored in that epoch. */
+  readonly count: number;
+  /** Whether it is filed in the sweeper's wake partition (a waiter may need waking). */
+  readonly filed: boolean;
+}
+
+/** The head of `record`'s task in an item, or undefined (none, or a purged task's). */
+export function toSignalHead(
+  item: TaskItem | undefined,
+  record: Pick<TaskRecord, 'id' | 'createdAt'>,
+): SignalHead | undefined {
+  if (item === undefined || item.taskId !== record.id || item.created !== record.createdAt) {
+    return undefined;
+  }
+  if (typeof item.epoch !== 'number' || typeof item.count !== 'number') return undefined;
+  return {
+    epoch: item.epoch,
+    count: item.count,
+    filed: item[TableSchema.STATUS_INDEX_PARTITION_KEY] !== undefined,
+  };
+}
+
+/**
+ * How many signals a task has in step epoch `epoch`: its head's count there and, for a record
+ * an earlier version counted on, the record's `signals` (migration: the larger of the two).
+ */
+export function signalCount(
+  record: Pick<TaskRecord, 'signals' | 'stepEpoch'>,
+  head: SignalHead | undefined,
+  epoch = record.stepEpoch ?? 0,
+): number {
+  const legacy = epoch === (record.stepEpoch ?? 0) ? (record.signals ?? 0) : 0;
+  return Math.max(legacy, head !== undefined && head.epoch === epoch ? head.count : 0);
+}
+
 /** A stored signal. */
 export interface StoredSignal {
   /** Its position in the order the task was sent its signals, from 0. */
@@ -78,6 +133,12 @@ export type SignalSeen = Pick<
   TaskRecord,
   'id' | 'status' | 'signals' | 'stepEpoch' | 'wait' | 'createdAt'
 >;
+
+/** A task's record and its signal head, as a sender read them. */
+export interface SignalSeenWithHead {
+  readonly record: SignalSeen;
+  readonly head: SignalHead | undefined;
+}
 
 /** What storing a signal came to. */
 export type SignalWrite =
@@ -127,6 +188,73 @@ export class SignalStore {
       signalKey(record.id, epoch, from + n),
     );
     const items = await getItems(this.ctx.doc, this.ctx.tableName, keys, { consistent: true });
+    return this.ofTask(items, record);
+  }
+
+  /** The task's signal head (strongly consistent GetItem), or undefined for none. */
+  async head(record: Pick<TaskRecord, 'id' | 'createdAt'>): Promise<SignalHead | undefined> {
+    const out = await this.ctx.doc.send(
+      new GetCommand({
+        TableName: this.ctx.tableName,
+        Key: { [TableSchema.PARTITION_KEY]: signalHeadKey(record.id) },
+        ConsistentRead: true,
+      }),
+    );
+    return toSignalHead(out.Item, record);
+  }
+
+  /**
+   * Wakes `record`, SUSPENDED waiting for a signal and not woken, when its head counts a signal
+   * after the wait's position and one of them has the wait's name (read by their known keys)
+   * (docs/adr/0066-signal-head-off-the-task-item.md): writes
+   * `note the signal wake of`, due at `nextAt` in the status index. @returns the record as
+   * written, or undefined when no signal came after the wait or the task moved on.
+   */
+  async wakeIfSignalled(record: TaskRecord, nextAt: number): Promise<TaskRecord | undefined> {
+    const { wait } = record;
+    if (record.status !== TaskStatus.SUSPENDED || record.woken === true) return undefined;
+    if (wait?.kind !== 'signal') return undefined;
+    const head = await this.head(record);
+    const from = wait.signalsSeen ?? 0;
+    const count = readableSignals(signalCount(record, head, wait.epoch));
+    if (count <= from) return undefined;
+    // Only a signal of the wait's name wakes it; past one window, the run looks for itself.
+    if (count - from <= SIGNAL_WINDOW) {
+      const after = await this.window(record, wait.epoch, from, count - from);
+      if (![...after.values()].some((signal) => signal.name === wait.name)) return undefined;
+    }
+    const sent = await send(this.ctx, suspension.noteSignalWake, { seen: record, nextAt });
+    return sent.accepted ? recordOf(sent.item) : undefined;
+  }
+
+  /**
+   * A window of signals (see {@link window}) and the task's head, read with the same one
+   * BatchGetItem (99 positions and the head): how a run learns the count without a request
+   * of its own. The reads of one BatchGetItem are not one snapshot: a position the head counts
+   * may be read before its signal's transaction, so a caller settles only positions below a
+   * count it knew before this read.
+   */
+  async windowAndHead(
+    record: Pick<TaskRecord, 'id' | 'createdAt'>,
+    epoch: number,
+    from: number,
+    count = SIGNAL_WINDOW - 1,
+  ): Promise<{ signals: Map<number, StoredSignal>; head: SignalHead | undefined }> {
+    const positions = Math.min(count, SIGNAL_WINDOW - 1);
+    const keys = [
+      signalHeadKey(record.id),
+      ...Array.from({ length: positions }, (_, n) => signalKey(record.id, epoch, from + n)),
+    ];
+    const items = await getItems(this.ctx.doc, this.ctx.tableName, keys, { consistent: true });
+    const head = toSignalHead(items.get(signalHeadKey(record.id)), record);
+    items.delete(signalHeadKey(record.id));
+    return { signals: this.ofTask(items, record), head };
+  }
+
+  private ofTask(
+    items: Map<string, TaskItem>,
+    record: Pick<TaskRecord, 'id' | 'createdAt'>,
+  ): Map<number, StoredSignal> {
     const signals = new Map<number, StoredSignal>();
     for (const item of items.values()) {
       if (item.taskId !== record.id || item.created !== record.createdAt) continue;
@@ -136,12 +264,15 @@ export class SignalStore {
     return signals;
   }
 
-  /** Every signal of the task's current epoch (at most MAX_SIGNALS), in the order sent. */
+  /**
+   * Every signal of the task's current epoch (at most MAX_SIGNALS), in the order sent: as many
+   * as its head (or, from an earlier version, its record) counts.
+   */
   async list(
     record: Pick<TaskRecord, 'id' | 'createdAt' | 'signals' | 'stepEpoch'>,
   ): Promise<StoredSignal[]> {
     const found: StoredSignal[] = [];
-    const count = readableSignals(record.signals ?? 0);
+    const count = readableSignals(signalCount(record, await this.head(record)));
     for (let from = 0; from < count; from += SIGNAL_WINDOW) {
       const window = await this.window(record, record.stepEpoch ?? 0, from, count - from);
       found.push(...[...window.values()].sort((a, b) => a.seq - b.seq));

@@ -11,20 +11,22 @@ import { beginsWith, type Condition, not } from './transitions/expression.js';
 
 /**
  * The statuses whose records carry the status index's keys: every status something still
- * acts on. Operators list WAITING tasks (docs/adr/0030-dependencies.md); the sweeper repairs PENDING (unsent), QUEUED (message outlived), RUNNING (lease
- * expired with its message gone) and SCHEDULED (schedule missing) tasks, and wakes again a
- * SUSPENDED task whose wake was lost (docs/adr/0048-durable-sleep-signals-pause.md); operators
- * list PAUSED tasks and resume them, and list, redrive and purge DEAD ones. Finished tasks
- * (SUCCEEDED, CANCELLED, ROLLED_BACK) are the bulk of a table and are left out: a transition
- * into one of them removes the keys in its one write. A feature that adds a status the sweeper
- * must find adds it here.
+ * acts on. Operators list WAITING tasks (docs/adr/0030-dependencies.md); the sweeper repairs
+ * PENDING (unsent), QUEUED (message outlived) and SCHEDULED (schedule missing) tasks, and
+ * wakes again a SUSPENDED task whose wake was lost (docs/adr/0048-durable-sleep-signals-pause.md);
+ * operators list PAUSED tasks and resume them, and list, redrive and purge DEAD ones.
+ * Finished tasks (SUCCEEDED, CANCELLED, ROLLED_BACK) are the bulk of a table and are left
+ * out: a transition into one of them removes the keys in its one write. RUNNING is left out
+ * too (docs/adr/0052-running-leaves-the-status-index.md): the claim removes the keys, so a
+ * claim costs one index unit instead of two and a heartbeat none; a lost RUNNING task is
+ * found by its message's return, by the sweeper's dead-letter pass, or by its opt-in running
+ * scan. A feature that adds a status the sweeper must find adds it here.
  */
 export const INDEXED_STATUSES: readonly TaskStatus[] = [
   TaskStatus.WAITING,
   TaskStatus.SCHEDULED,
   TaskStatus.PENDING,
   TaskStatus.QUEUED,
-  TaskStatus.RUNNING,
   TaskStatus.SUSPENDED,
   TaskStatus.PAUSED,
   TaskStatus.DEAD,
@@ -45,6 +47,19 @@ export function releaseDone(): Condition {
   return not(
     beginsWith(TableSchema.STATUS_INDEX_PARTITION_KEY, 'releasePartition', `${RELEASE_PARTITION}#`),
   );
+}
+
+/**
+ * The index partition (`WAKE#<shard>`) of signal heads that may have a waiter to wake: a
+ * sender files its task's head there with each signal, sorted by the signal's time, and the
+ * sweeper unfiles it once nothing is left to wake
+ * (docs/adr/0066-signal-head-off-the-task-item.md).
+ */
+export const SIGNAL_WAKE_PARTITION = 'WAKE';
+
+/** The wake partition's key in shard `shard`. */
+export function signalWakeKey(shard: number): string {
+  return `${SIGNAL_WAKE_PARTITION}#${shard}`;
 }
 
 /** True when a record in `status` carries the status index's keys. */

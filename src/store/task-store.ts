@@ -13,7 +13,13 @@ import { DebounceStore } from './debounce.js';
 import { DependencyStore } from './dependency-store.js';
 import * as leases from './lease-writes.js';
 import { ParkedKeys } from './parked-keys.js';
-import { iterateTasks, type ListOptions, listTasks, type TaskPage } from './queries.js';
+import {
+  type IterateOptions,
+  iterateTasks,
+  type ListOptions,
+  listTasks,
+  type TaskPage,
+} from './queries.js';
 import {
   type Confirmation,
   confirmSchedule,
@@ -422,7 +428,7 @@ export class TaskStore {
    */
   iterate(
     status: TaskStatus,
-    options: { readonly before?: number | undefined; readonly pageSize?: number | undefined } = {},
+    options: IterateOptions = {},
   ): AsyncGenerator<readonly TaskRecord[], void, undefined> {
     return iterateTasks(this.ctx, status, options);
   }

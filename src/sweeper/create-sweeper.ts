@@ -33,8 +33,17 @@ export interface SweeperOptions
         | 'queuedOverdueMs'
         | 'releaseGraceMs'
         | 'suspendedGraceMs'
+        | 'scanRunning'
       >
     > {
+  /**
+   * The default lane's DLQ, read by the dead-letter pass for RUNNING tasks whose message
+   * reached it (each lane's own comes with its lane). @default `TASKLANE_DLQ_URL`; without
+   * any DLQ the pass is skipped (docs/adr/0052-running-leaves-the-status-index.md)
+   */
+  readonly deadLetterQueueUrl?: string | undefined;
+  /** Messages the dead-letter pass reads per DLQ per sweep, from 1 to 1000. @default 100 */
+  readonly deadLetterLimit?: number;
   readonly dynamodb?: DynamoDBClient;
   readonly sqs?: SQSClient;
   /** Used to check overdue delayed tasks' schedules. @default a client from the environment */
@@ -82,6 +91,10 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
   // Every lane's queue: the sweeper re-sends each task to its own lane (docs/lanes.md).
   const lanes = resolveLaneQueues(options, location.queueUrl);
   const dispatcher = new Dispatcher(sqs, lanes, logger);
+  // Every lane's DLQ that is configured, read for RUNNING tasks whose message reached it.
+  const dlqs = [...lanes.entries()].flatMap(([lane, { deadLetterQueueUrl: url }]) =>
+    url === undefined || url === '' ? [] : [{ lane, url }],
+  );
   // Suspended tasks whose wake was lost are woken again (docs/adr/0048-durable-sleep-signals-pause.md).
   const waker = new Waker(sqs, dispatcher, lanes, logger);
   // Overdue delayed tasks are checked only where scheduling is configured.
@@ -106,6 +119,12 @@ export function createSweeper(options: SweeperOptions = {}): { run(): Promise<Sw
       integrity,
       waker,
       lanes: lanes.names(),
+      deadLetters: {
+        sqs,
+        queues: dlqs,
+        ...(options.deadLetterLimit === undefined ? {} : { limit: options.deadLetterLimit }),
+      },
+      ...(options.scanRunning === undefined ? {} : { scanRunning: options.scanRunning }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs }),
       ...(options.pendingAgeMs === undefined ? {} : { pendingAgeMs: options.pendingAgeMs }),

@@ -2,7 +2,6 @@ import { mapConcurrently } from '../aws/clients.js';
 import { Defaults, TaskStatus } from '../core/constants.js';
 import { describeError, TransitionRejectedError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import { releaseDependents } from '../dependencies/release.js';
 import { sweepReleases } from '../dependencies/sweep-releases.js';
 import { keepVerified } from '../integrity/check.js';
 import type { IntegrityTag } from '../integrity/tag.js';
@@ -14,10 +13,11 @@ import { mayStillHold } from '../store/parked-keys.js';
 import { PausedLanes } from '../store/paused-lanes.js';
 import { compareEnqueueOrder } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
+import { type DeadLetterSweep, deadLetterPass } from './dead-letter-pass.js';
 import { overdueBefore, resendOverdue } from './overdue.js';
-
-/** The worker id the sweeper's transitions are recorded under. */
-const SWEEPER_ACTOR = 'sweeper';
+import { repairExpiredRunning, SWEEPER_ACTOR } from './running-repair.js';
+import { runningScan } from './running-scan.js';
+import { sweepSignalWakes } from './signal-wakes.js';
 
 /** A suspended task woken by a sweep is not woken again for this long. */
 const REWAKE_AFTER_MS = 5 * 60_000;
@@ -76,11 +76,26 @@ export interface SweepOptions {
    * @default the default lane only
    */
   readonly lanes?: readonly string[];
+  /**
+   * The work queues' DLQs to read for RUNNING tasks whose message reached them
+   * (docs/adr/0052-running-leaves-the-status-index.md). Without it, no DLQ is read.
+   */
+  readonly deadLetters?: DeadLetterSweep | undefined;
+  /**
+   * Also Scan the table for RUNNING tasks whose lease expired, and repair them: after a work
+   * queue was purged, or a message outlived its queue's retention, while a task ran and its
+   * worker died. It reads the whole table (its size / 4 KB read units); operators run it
+   * after such an event (docs/runbook.md). @default false
+   */
+  readonly scanRunning?: boolean;
 }
 
 /** What one sweep did. */
 export interface SweepReport {
-  /** RUNNING tasks whose lease expired, put back to work under a new generation. */
+  /**
+   * RUNNING tasks whose lease expired, put back to work under a new generation: found through
+   * a legacy index entry, a DLQ message, or the running scan.
+   */
   readonly requeued: number;
   /** RUNNING tasks whose lease expired on their final attempt, declared DEAD. */
   readonly killed: number;
@@ -112,14 +127,24 @@ export interface SweepReport {
    * queue for nobody). The first sweep after the resume sends or wakes them.
    */
   readonly lanePaused: number;
+  /** DLQ messages whose task's record the dead-letter pass read (docs/adr/0052-running-leaves-the-status-index.md). */
+  readonly deadLettersChecked: number;
+  /** Expired RUNNING tasks the running scan found (0 without `scanRunning`). */
+  readonly runningScanned: number;
+  /** Read units the running scan consumed (0 without `scanRunning`, or where not reported). */
+  readonly scanReadUnits: number;
   /** True when the time budget ended the sweep early. */
   readonly budgetExhausted: boolean;
 }
 
 /**
- * One sweep: repairs what crashes leave behind, through the status index (never a Scan).
- * - RUNNING tasks whose lease expired: requeued with a fresh message while attempts are
- *   left (the next claim is a new attempt), else declared DEAD.
+ * One sweep: repairs what crashes leave behind, through the status index and the DLQs (a Scan
+ * only with `scanRunning`).
+ * - RUNNING tasks whose lease expired and whose message reached the DLQ (or, with
+ *   `scanRunning`, any; or a legacy index entry): requeued with a fresh message while
+ *   attempts are left (the next claim is a new attempt), else declared DEAD. One whose
+ *   message is still in its queue is taken over by the claim when it comes back
+ *   (docs/adr/0052-running-leaves-the-status-index.md).
  * - PENDING tasks older than `pendingAgeMs`: no write records a send, so the sweep cannot
  *   tell a task whose producer crashed before sending from one waiting in a backlog; it sends
  *   both, and notes each re-send, which doubles the task's wait before the next one
@@ -179,6 +204,9 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     integrityFailed: 0,
     woken: 0,
     lanePaused: 0,
+    deadLettersChecked: 0,
+    runningScanned: 0,
+    scanReadUnits: 0,
   };
   let budgetExhausted = false;
   const toSend: TaskRecord[] = [];
@@ -188,7 +216,9 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     before: number,
     each: (r: TaskRecord) => Promise<void>,
   ) => {
-    const reader = store.iterate(status, { before, pageSize });
+    // The index only, never a Scan: a status it no longer keys (RUNNING) is read for the
+    // entries an earlier version left (docs/adr/0052-running-leaves-the-status-index.md).
+    const reader = store.iterate(status, { before, pageSize, indexOnly: true });
     while (true) {
       if (clock() >= deadline) {
         budgetExhausted = true;
@@ -228,22 +258,28 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
 
   const now = clock();
   const queuedBefore = overdueBefore(now, options.queuedOverdueMs);
+  // Legacy entries: records a version before ADR 0052 left RUNNING still carry the index's
+  // keys (docs/adr/0052-running-leaves-the-status-index.md). On a new table the pass reads
+  // its empty shards, one Query each.
   await pages(TaskStatus.RUNNING, now + 1, async (record) => {
-    if ((record.leaseExpiresAt ?? 0) > now) return;
-    if (record.attempt >= record.maxAttempts) {
-      const dead = await store.expire(record, 'lease expired on the final attempt', SWEEPER_ACTOR);
-      counts.killed += 1;
-      if ((dead.dependents ?? []).length > 0) {
-        // Sent below with the sweep's other sends: checked, and in enqueue order.
-        toSend.push(...(await releaseDependents(dead, { store, logger })).released);
-      }
-      return;
-    }
-    toSend.push(
-      await store.requeue(record, `lease of attempt ${record.attempt} expired`, SWEEPER_ACTOR),
-    );
-    counts.requeued += 1;
+    const repair = await repairExpiredRunning({ store, logger }, record, now);
+    if (repair.kind === 'live') return;
+    counts[repair.kind] += 1;
+    toSend.push(...repair.send);
   });
+  // A RUNNING task whose message reached the DLQ, and, when asked, any RUNNING task whose
+  // lease expired (a purged queue, a retention shorter than the run).
+  const passDeps = { store, logger, clock };
+  if (options.deadLetters !== undefined && options.deadLetters.queues.length > 0) {
+    if (await deadLetterPass(passDeps, options.deadLetters, deadline, counts, toSend)) {
+      budgetExhausted = true;
+    }
+  }
+  if (options.scanRunning === true) {
+    if (await runningScan(passDeps, now, deadline, options.pageSize, counts, toSend)) {
+      budgetExhausted = true;
+    }
+  }
   // A parked key's later tasks wait behind its dead task's message on purpose: their own
   // messages are behind it too, and younger, so they are not sent again while it is parked
   // (docs/adr/0024-parked-keys.md). The park items are read only once an old keyed task
@@ -313,6 +349,22 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
       const next = { ...record, generation: record.generation + 1 };
       if ((await waker.repair(next)) !== 'none') counts.woken += 1;
     });
+    // Signal heads whose waiter's wake may be lost: a sender no longer marks the task itself
+    // (docs/adr/0066-signal-head-off-the-task-item.md).
+    const signalWakes = await sweepSignalWakes({
+      store,
+      waker,
+      logger,
+      clock,
+      before: now - graceMs,
+      rewakeAt: now + REWAKE_AFTER_MS,
+      deadline,
+      pageSize,
+      isLanePaused,
+    });
+    counts.woken += signalWakes.woken;
+    counts.failed += signalWakes.failed;
+    if (signalWakes.budgetExhausted) budgetExhausted = true;
   }
 
   // Releases a crash interrupted: the released tasks join the sends below.

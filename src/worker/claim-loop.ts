@@ -249,9 +249,15 @@ async function decide(
     case 'defer':
       deps.logger.debug('message deferred', { taskId: current.id, reason: decision.reason });
       return done({ kind: 'retry', delayMs: decision.delayMs });
-    case 'hold':
+    case 'hold': {
+      // A sender no longer wakes the task itself: its message finds the signal in the task's
+      // head, and wakes it before the claim (docs/adr/0066-signal-head-off-the-task-item.md).
+      // A message that finds none (a stray, a forged wake) is held as any early delivery.
+      const woken = await deps.store.signals.wakeIfSignalled(current, deps.clock());
+      if (woken !== undefined) return { kind: 'again', current: woken };
       deps.logger.debug('message held', { taskId: current.id, reason: decision.reason });
       return done(await holdMessage(current, message, decision.delayMs, deps));
+    }
     case 'drop-paused':
       auditTask(deps, current, AuditEvent.DUPLICATE_DROPPED, 'paused; its resume sends it again');
       return done(ACK);

@@ -1,8 +1,10 @@
 /**
  * A run's view of its task's signals (docs/adr/0048-durable-sleep-signals-pause.md): how many
- * the task has been sent (from the claimed record, then from any refusal that showed more),
- * and their items, read once per run, from the first a wait has not consumed and only
- * below the count (at most 100 keys per BatchGetItem).
+ * the task has been sent (from its signal head, read with the run's first window of signal
+ * items in one BatchGetItem, and from a record an earlier version counted on:
+ * docs/adr/0066-signal-head-off-the-task-item.md), and their items, read once per run, from
+ * the first a wait has not consumed and only below the count (at most 100 keys per
+ * BatchGetItem).
  */
 import type { ObjectRef, TaskRecord } from '../core/record.js';
 import {
@@ -10,6 +12,7 @@ import {
   SIGNAL_WINDOW,
   type SignalStore,
   type StoredSignal,
+  signalCount,
 } from '../store/signals.js';
 
 /** The signals a run has read, and reads the rest of on demand. */
@@ -22,9 +25,11 @@ export class SignalReader {
    * counts it, so one of them found empty is gone (expired or purged), not yet to come.
    */
   private readonly settled = new Set<number>();
+  /** Whether the head was read: the count is then the head's (or the record's, if larger). */
+  private headRead = false;
 
   constructor(
-    private readonly record: Pick<TaskRecord, 'id' | 'createdAt' | 'signals'>,
+    private readonly record: Pick<TaskRecord, 'id' | 'createdAt' | 'signals' | 'stepEpoch'>,
     private readonly epoch: number,
     private readonly store: SignalStore,
     private readonly fetch: (ref: ObjectRef) => Promise<string>,
@@ -37,6 +42,9 @@ export class SignalReader {
    * first MAX_SIGNALS, the most a task is sent ({@link readableSignals}).
    */
   async first(name: string, consumed: ReadonlySet<number>): Promise<StoredSignal | undefined> {
+    let from = 0;
+    while (consumed.has(from)) from += 1;
+    await this.readHead(from);
     const readable = readableSignals(this.count);
     for (let seq = 0; seq < readable; seq++) {
       if (consumed.has(seq)) continue;
@@ -52,14 +60,37 @@ export class SignalReader {
    * the first already read.
    */
   async get(seq: number): Promise<StoredSignal | undefined> {
+    await this.readHead(seq);
     if (this.known.has(seq) || this.settled.has(seq)) return this.known.get(seq);
     let count = 1;
     const readable = readableSignals(this.count);
-    while (count < signalRead(seq, readable) && !this.settled.has(seq + count)) count += 1;
+    const read = (at: number) => this.settled.has(at) || this.known.has(at);
+    while (count < signalRead(seq, readable) && !read(seq + count)) count += 1;
     const window = await this.store.window(this.record, this.epoch, seq, count);
     for (const [at, signal] of window) this.known.set(at, signal);
     for (let at = seq; at < seq + count && at < this.count; at++) this.settled.add(at);
     return this.known.get(seq);
+  }
+
+  /**
+   * Reads the head, once per run, in the same BatchGetItem as the positions from `from` that
+   * can exist: those below the count known before the read (an earlier version's, on the
+   * record), and at least `from`'s own, the one a wait for a single signal needs. DynamoDB
+   * bills a strongly consistent read of a key without an item at a full unit, so reading 99
+   * positions blind cost a signal wait about 100 read units (ADR 0048's sized reads); the
+   * positions past these that the head counts are read by {@link get}, sized to its count.
+   * A position is settled only below the count known before the read: the head and a signal's
+   * item are read apart, so one the head counts may be read before its transaction lands.
+   */
+  private async readHead(from: number): Promise<void> {
+    if (this.headRead) return;
+    this.headRead = true;
+    const before = this.count;
+    const ahead = Math.max(1, Math.min(SIGNAL_WINDOW - 1, readableSignals(before) - from));
+    const read = await this.store.windowAndHead(this.record, this.epoch, from, ahead);
+    for (const [at, signal] of read.signals) this.known.set(at, signal);
+    for (let at = from; at < from + ahead && at < before; at++) this.settled.add(at);
+    this.count = Math.max(before, signalCount(this.record, read.head, this.epoch));
   }
 
   /** A signal's data: its inline JSON, or its object in the payload bucket; undefined for none. */

@@ -271,7 +271,15 @@ export class DurableWaits {
         keeping,
         this.heartbeat.takePending(),
       );
-      return this.finish({ kind: 'suspended', record, keeping, wait });
+      // A sender that read the task running neither fenced the suspension nor wakes it: a
+      // signal counted before it is found in the head now, and the task woken (ADR 0066). A
+      // held message then comes back at once (its hold is refused); a released one, from the
+      // sweeper's repair of a woken task.
+      const woken =
+        wait.kind === 'signal'
+          ? await this.deps.store.signals.wakeIfSignalled(record, this.deps.clock())
+          : undefined;
+      return this.finish({ kind: 'suspended', record: woken ?? record, keeping, wait });
     } catch (err) {
       if (!(err instanceof LeaseLostError)) throw err;
       const current = err.current;
@@ -280,7 +288,7 @@ export class DurableWaits {
       if (!ours) return this.finish({ kind: 'lost' });
       if (current.cancelRequested) return this.finish({ kind: 'cancel' });
       if (current.pauseRequested === true) return this.finish({ kind: 'pause', wait });
-      return current.signals ?? 0;
+      return Math.max(current.signals ?? 0, this.signals.count);
     }
   }
 

@@ -167,8 +167,9 @@ async function runGroup(
     const change = returned(record, outcome, deps.clock());
     if (change !== undefined && index === group.length - 1) {
       // Nothing of its group follows it in the batch: its hold, deferral or retry delay is
-      // sent now, not when the batch ends, so a sleeper batched with a slow task wakes on
-      // time, and a worker that dies before the batch's end has sent it all the same.
+      // sent now (with those decided within the hand-back window, ./visibility.ts), not when
+      // the batch ends, so a sleeper batched with a slow task wakes on time, and a worker
+      // that dies before the batch's end has sent it all the same.
       deps.visibility.handBack(change);
       failures.push({ messageId: record.messageId, change: undefined });
       continue;
@@ -194,6 +195,8 @@ function returned(
     eventSourceARN: record.eventSourceARN,
     seconds,
     decidedAt,
+    // The exact delay: what is left of it when sent is rounded up, never below 1 s.
+    delayMs: outcome.delayMs,
   };
 }
 

@@ -27,6 +27,12 @@ export interface VisibilityChange {
   readonly sentAt?: number | undefined;
   /** When the change was decided: the seconds count from then, not from the sending. */
   readonly decidedAt?: number | undefined;
+  /**
+   * The delay decided, in ms from `decidedAt`, when finer than `seconds` (which rounds it up):
+   * the visibility sent is the whole seconds left of it, so a wait before the sending never
+   * makes the message later than SQS's whole seconds must.
+   */
+  readonly delayMs?: number | undefined;
 }
 
 /** The part of a received SQS record whose receive time is noted. */
@@ -35,8 +41,26 @@ export interface ReceivedMessage {
   readonly attributes?: { readonly SentTimestamp?: string } | undefined;
 }
 
-/** How long an early hand-back waits for others to share its request. */
-const EARLY_BATCH_MS = 20;
+/**
+ * The hand-back window: the longest an early hand-back waits for others to share its
+ * ChangeMessageVisibilityBatch (docs/adr/0067-holds-within-the-receive-budget.md, "The
+ * hand-back window"). The retries of a batch are decided one after another, each after its
+ * own writes (over 200-600 ms for ten on a loaded emulator): a 20 ms window sent them in
+ * several small requests (0.26 requests per retried task instead of 0.10). A change's delay
+ * counts from its decision in ms (`decidedAt`, `delayMs`) and is rounded up to SQS's whole
+ * seconds when sent, so a wait shorter than the shortest hold (1 s) never makes a message
+ * show later than the first whole second after its delay: a sleeper batched with a slow task
+ * still wakes on time. A crashed worker loses at most this window's changes (their messages
+ * come back after the visibility they had, one receive more).
+ */
+export const HAND_BACK_WINDOW_MS = 750;
+
+/**
+ * Within the window, the waiting changes go out once no other was decided for this long (the
+ * batch's decisions have stopped coming), at 10 waiting (a full request), or with the
+ * batch's end, whichever comes first.
+ */
+export const HAND_BACK_QUIET_MS = 150;
 
 /** Clamps a delay in ms to a valid SQS visibility timeout in whole seconds. */
 export function visibilitySeconds(delayMs: number): number {
@@ -50,9 +74,11 @@ export function visibilitySeconds(delayMs: number): number {
  */
 export class VisibilityController {
   private readonly urls = new Map<string, Promise<string>>();
-  /** Changes handed back early, waiting for their batch of 10 or their short timer. */
+  /** Changes handed back early, waiting for their batch of 10, their window or the batch end. */
   private early: VisibilityChange[] = [];
   private earlyTimer: NodeJS.Timeout | undefined;
+  /** When the first of the waiting early changes was handed back (wall clock, as timers). */
+  private earlySince = 0;
   /** The early batches being sent: a batch's end waits for them. */
   private readonly sending = new Set<Promise<void>>();
   /** The receive times of the messages in hand, by receipt handle. */
@@ -134,12 +160,18 @@ export class VisibilityController {
     }
   }
 
-  /** The seconds to ask for `change` now: from its decision, within its receive's budget. */
+  /**
+   * The seconds to ask for `change` now: what is left of its delay since its decision (the
+   * time it waited to be sent taken off, rounded up so that it never shows before its delay,
+   * never below 1 s when positive), within its receive's budget.
+   */
   private secondsFor(change: VisibilityChange): number {
     const now = this.clock();
-    const elapsed =
-      change.decidedAt === undefined ? 0 : Math.floor(Math.max(0, now - change.decidedAt) / 1000);
-    const seconds = change.seconds > 0 ? Math.max(1, change.seconds - elapsed) : change.seconds;
+    let seconds = change.seconds;
+    if (seconds > 0 && change.decidedAt !== undefined) {
+      const leftMs = (change.delayMs ?? seconds * 1000) - now + change.decidedAt;
+      seconds = Math.max(1, Math.min(seconds, Math.ceil(leftMs / 1000)));
+    }
     return withinBudget(seconds, this.timing(change), now);
   }
 
@@ -181,9 +213,12 @@ export class VisibilityController {
   }
 
   /**
-   * Hands a message back now, before its batch ends: batched with the other early changes of
-   * the next few milliseconds (a batch's deferrals are decided together), by 10, best effort
-   * as {@link applyAll}. {@link applyAll} and {@link settle} wait for them.
+   * Hands a message back before its batch ends, batched with the changes decided after it:
+   * sent once none came for {@link HAND_BACK_QUIET_MS}, at most {@link HAND_BACK_WINDOW_MS}
+   * after the first one waiting, at once when 10 wait, or with the batch's end; best effort
+   * as {@link applyAll}. Its delay counts from its decision (`decidedAt`, which the processor
+   * always gives), so the time it waited is taken off its visibility. {@link applyAll} and {@link settle} wait for
+   * them.
    */
   handBack(change: VisibilityChange): void {
     this.early.push(change);
@@ -191,7 +226,11 @@ export class VisibilityController {
       this.flushEarly();
       return;
     }
-    this.earlyTimer ??= setTimeout(() => this.flushEarly(), EARLY_BATCH_MS);
+    const now = Date.now();
+    if (this.early.length === 1) this.earlySince = now;
+    const wait = Math.min(HAND_BACK_QUIET_MS, this.earlySince + HAND_BACK_WINDOW_MS - now);
+    clearTimeout(this.earlyTimer);
+    this.earlyTimer = setTimeout(() => this.flushEarly(), wait);
   }
 
   /** Sends the early changes now and waits until every early change sent has been answered. */
@@ -211,12 +250,14 @@ export class VisibilityController {
   }
 
   /**
-   * Applies changes in batches of 10 per queue, after the early ones handed back before. Best effort: a failure is logged, and the
-   * message simply reappears after the queue's default visibility timeout instead.
+   * Applies a batch's last changes in batches of 10 per queue, together with the early ones
+   * still waiting for their window (one request for both), and waits for every early change
+   * sent before. Best effort: a failure is logged, and the message simply reappears after the
+   * queue's default visibility timeout instead.
    */
   async applyAll(changes: readonly VisibilityChange[]): Promise<void> {
+    this.early.push(...changes);
     await this.settle();
-    await this.apply(changes);
   }
 
   private async apply(changes: readonly VisibilityChange[]): Promise<void> {

@@ -241,10 +241,14 @@ describe('tasks through the deployed executor', () => {
   // 246 KB since a thrown step's marker (ADR 0047, session 38: its row, its write and the
   // replay's rerun of a marked step), about 1 KB: 973 bytes more in an esbuild build of
   // functions/worker.ts with these settings (244,893 → 245,866 bytes).
-  it('ships a worker bundle under 246 KB that needs only the runtime’s @aws-sdk/*', () => {
+  // 249 KB since the signal head (ADR 0066: a claim refused for want of a wake reads the
+  // head and notes the wake, and a signal-wait suspension reads it once more; about 2.5 KB),
+  // RUNNING out of the status index (ADR 0052) and the hand-back window (ADR 0067): measured
+  // 248,683 bytes in session 39. Issue 29's worker splitting is what brings it down.
+  it('ships a worker bundle under 249 KB that needs only the runtime’s @aws-sdk/*', () => {
     const asset = workerAsset();
 
-    expect(asset.bytes).toBeLessThanOrEqual(246_000);
+    expect(asset.bytes).toBeLessThanOrEqual(249_000);
     expect(asset.externals.length).toBeGreaterThan(0);
     for (const external of asset.externals) expect(external).toMatch(/^@aws-sdk\//);
   });

@@ -120,6 +120,9 @@ describe('(8) audit coverage', () => {
       metrics: noopMetrics,
       logger,
       pendingAgeMs: 60_000,
+      // The stale run holds the task's message: only the running scan finds its expired lease
+      // (docs/adr/0052-running-leaves-the-status-index.md).
+      scanRunning: true,
     });
     const client = s.client({ logger });
     // What the event source mapping does around the handler: delete what succeeded.

@@ -1,7 +1,7 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TaskExecutor } from '../../src/cdk/index.js';
 import { arnOf, idOf } from '../helpers/infra.js';
 
@@ -112,7 +112,7 @@ describe('TaskExecutor.grantOperate', () => {
 });
 
 describe('TaskExecutor.grantSignal', () => {
-  it('allows exactly a signal’s write: the count and wake on the task, the signal’s own item, the wake’s message', () => {
+  it('allows exactly a signal’s write: a check of the task, the signal items (head, signal, id), the wake’s message', () => {
     // Act
     const template = granted((executor, role) => executor.grantSignal(role));
 
@@ -123,32 +123,15 @@ describe('TaskExecutor.grantSignal', () => {
       PolicyDocument: Match.objectEquals({
         Version: '2012-10-17',
         Statement: [
-          { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: arnOf(table) },
           {
             Effect: 'Allow',
-            Action: 'dynamodb:UpdateItem',
+            // The task and its head read; the task's state checked, never written (ADR 0066).
+            Action: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem'],
             Resource: arnOf(table),
-            // Only the signal count and the wake: never the payload, the lease or the history.
-            Condition: {
-              'ForAllValues:StringEquals': {
-                'dynamodb:Attributes': [
-                  'pk',
-                  'statusShard',
-                  'statusAt',
-                  'status',
-                  'signals',
-                  'stepEpoch',
-                  'wait',
-                  'wokenAt',
-                  'k',
-                  'n',
-                ],
-              },
-            },
           },
           {
             Effect: 'Allow',
-            Action: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
+            Action: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
             Resource: arnOf(table),
             // Only signal items: `signal <task id> …`, never a task's key.
             Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['signal *'] } },
@@ -161,5 +144,30 @@ describe('TaskExecutor.grantSignal', () => {
         ],
       }),
     });
+  });
+
+  it('has no statement that may write a task item: every write is held to signal keys', () => {
+    // Act
+    const template = granted((executor, role) => executor.grantSignal(role));
+
+    // Assert
+    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+    const statements = policies.flatMap(
+      (policy) =>
+        (policy as { Properties: { PolicyDocument: { Statement: Record<string, unknown>[] } } })
+          .Properties.PolicyDocument.Statement,
+    );
+    const writes = ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'];
+    const writing = statements.filter((statement) =>
+      [statement.Action].flat().some((action) => writes.includes(String(action))),
+    );
+    expect(writing.length).toBeGreaterThan(0);
+    for (const statement of writing) {
+      expect(statement.Condition).toEqual({
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['signal *'] },
+      });
+    }
+    const actions = statements.flatMap((statement) => [statement.Action].flat());
+    expect(actions).toContain('dynamodb:ConditionCheckItem');
   });
 });

@@ -118,7 +118,7 @@ describe('TaskExecutor lanes', () => {
     );
   });
 
-  it('publishes the lanes’ queues as outputs and in the functions’ environment (no DLQs there: 4 KB)', () => {
+  it('publishes the lanes’ queues as outputs and in the functions’ environment (DLQs in the sweeper’s only: 4 KB)', () => {
     const { template } = laneStack({ lanes: LANES });
 
     for (const suffix of ['LaneQueueUrls', 'LaneQueueArns', 'LaneDeadLetterQueueUrls']) {
@@ -132,8 +132,12 @@ describe('TaskExecutor lanes', () => {
         }),
       },
     });
-    const env = JSON.stringify(template.findResources('AWS::Lambda::Function'));
-    expect(env).not.toContain('TASKLANE_LANE_DLQ_URLS');
+    // Only the sweeper reads the DLQs (its dead-letter pass, docs/adr/0052-running-leaves-the-status-index.md).
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    const withDlqs = functions.filter((f) => JSON.stringify(f).includes('TASKLANE_LANE_DLQ_URLS'));
+    expect(withDlqs.map((f) => f.Properties.Description)).toEqual([
+      'the Tasklane sweeper of Laned',
+    ]);
   });
 
   it('denies other senders on every lane’s queue with restrictSenders', () => {

@@ -7,6 +7,7 @@ describe('TaskExecutor sweeper', () => {
   const ids = () => ({
     table: idOf(template, 'AWS::DynamoDB::Table', { TableName: 'TasklaneExample-tasks' }),
     queue: idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-work.fifo' }),
+    dlq: idOf(template, 'AWS::SQS::Queue', { QueueName: 'TasklaneExample-dlq.fifo' }),
     scheduleDlq: idOf(template, 'AWS::SQS::Queue', {
       QueueName: 'TasklaneExample-schedule-dlq',
     }),
@@ -29,7 +30,7 @@ describe('TaskExecutor sweeper', () => {
   });
 
   it('finds the table, the queue and the scheduling settings in its environment', () => {
-    const { table, queue, scheduleDlq, schedulerRole, delayedRole } = ids();
+    const { table, queue, dlq, scheduleDlq, schedulerRole, delayedRole } = ids();
 
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'the Tasklane sweeper of TasklaneExample',
@@ -42,6 +43,8 @@ describe('TaskExecutor sweeper', () => {
           TASKLANE_SCHEDULER_ROLE_ARN: arnOf(schedulerRole),
           TASKLANE_DELAYED_SCHEDULER_ROLE_ARN: arnOf(delayedRole),
           TASKLANE_SCHEDULE_DLQ_ARN: arnOf(scheduleDlq),
+          // The dead-letter pass reads it (docs/adr/0052-running-leaves-the-status-index.md).
+          TASKLANE_DLQ_URL: { Ref: dlq },
         }),
       },
     });
@@ -49,7 +52,7 @@ describe('TaskExecutor sweeper', () => {
 
   it('may do exactly what a sweep calls, through its own managed policy', () => {
     // Arrange
-    const { table, queue, scheduleDlq, delayedRole, logs } = ids();
+    const { table, queue, dlq, scheduleDlq, delayedRole, logs } = ids();
 
     // Assert: no GetItem, DeleteItem or Scan; Query only on the status index.
     template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
@@ -97,6 +100,8 @@ describe('TaskExecutor sweeper', () => {
           },
           // A suspended task whose wake was lost is woken by showing its held message.
           { Effect: 'Allow', Action: 'sqs:ChangeMessageVisibility', Resource: arnOf(queue) },
+          // The dead-letter pass receives the DLQ's messages, and deletes none (ADR 0052).
+          { Effect: 'Allow', Action: 'sqs:ReceiveMessage', Resource: arnOf(dlq) },
         ],
       }),
     });

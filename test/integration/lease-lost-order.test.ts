@@ -56,7 +56,7 @@ function tracedStep(stallName: string, stall: ReturnType<typeof gate>, afterStal
   return { task, trace };
 }
 
-/** The sweeper run by a Lambda whose clock is ten minutes ahead: every live lease has expired. */
+/** A sweeper whose clock is ten minutes ahead (every live lease has expired), scanning for running tasks. */
 function lateSweeper() {
   return createSweeper({
     tableName: executor.tableName,
@@ -64,6 +64,10 @@ function lateSweeper() {
     ...executor.clients,
     logger: silentLogger,
     metrics: noopMetrics,
+    // RUNNING is not in the status index: the operator's running scan is what requeues a
+    // task whose message is still in flight (docs/adr/0052-running-leaves-the-status-index.md),
+    // and per-key order must hold then too.
+    scanRunning: true,
     clock: () => Date.now() + 10 * 60_000,
   });
 }

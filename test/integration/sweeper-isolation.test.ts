@@ -46,6 +46,9 @@ describe('sweep', () => {
       logger,
       metrics: noopMetrics,
       pendingAgeMs: 0,
+      // The poisoned task is RUNNING without a message: the running scan finds it
+      // (docs/adr/0052-running-leaves-the-status-index.md).
+      scanRunning: true,
       clock: () => Date.now() + 60_000,
     });
 

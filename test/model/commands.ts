@@ -50,7 +50,7 @@ export async function compare(m: M.Model, r: RealSystem, tasks: readonly number[
         terminalWrites: terminal,
         pauseRequested: got.pauseRequested === true,
         pausedFrom: got.status === 'PAUSED' ? got.pausedFrom : undefined,
-        signals: got.signals ?? 0,
+        signals: await r.signalsSent(got),
         waitsFor: got.status === 'SUSPENDED' ? `${got.wait?.kind} ${got.wait?.name}` : undefined,
       },
       `t${i} after ${m.steps} step(s); history ${got.history.map((h) => `${h.event}#${h.attempt}`).join(' > ')}`,

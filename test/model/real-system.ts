@@ -12,6 +12,7 @@ import { MESSAGE_SCHEMA_VERSION } from '../../src/core/constants.js';
 import type { TaskRecord } from '../../src/core/record.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
+import { signalCount } from '../../src/store/signals.js';
 import { TaskStore } from '../../src/store/task-store.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask, type TaskContext } from '../../src/tasks/task-definition.js';
@@ -109,7 +110,12 @@ export class RealSystem {
         leaseGraceMs: GRACE_MS,
         leaseDurationMs: LEASE_MS + 1,
       });
-    this.sweeper = createSweeper({ ...common, pendingAgeMs: 0 });
+    // The model's sweep repairs every RUNNING task under an expired lease: a message here is
+    // synthetic, so a task's message is "gone" whenever no `deliver` brings it back. Since
+    // RUNNING left the status index (docs/adr/0052-running-leaves-the-status-index.md), that
+    // repair is the DLQ pass's or, with no message anywhere, the running scan's: the sweep
+    // here runs with the scan.
+    this.sweeper = createSweeper({ ...common, pendingAgeMs: 0, scanRunning: true });
     const { metrics: _metrics, ...clientOptions } = common;
     this.client = new TaskClient(clientOptions);
   }
@@ -127,6 +133,11 @@ export class RealSystem {
 
   get(task: number): Promise<TaskRecord | undefined> {
     return this.store.get(this.id(task));
+  }
+
+  /** The signals `record`'s task was sent: its signal head's count (ADR 0066), or its record's. */
+  async signalsSent(record: TaskRecord): Promise<number> {
+    return signalCount(record, await this.store.signals.head(record));
   }
 
   /**

@@ -213,7 +213,7 @@ export async function writeSpec(ctx: WriteContext, spec: TransitionSpec): Promis
     const last = round >= MAX_TRANSITION_ROUNDS - 1;
     const current = recordOf(sent.current);
     const hasDependents = (current?.dependents?.length ?? 0) > 0;
-    if (!last && !isIndexed(spec.to) && hasDependents !== releaseFiling) {
+    if (!last && filesForRelease(spec.to) && hasDependents !== releaseFiling) {
       // Refused for the index filing alone, or for the transition's own condition too: the
       // write is sent again filed as the stored item requires, and that one decides.
       releaseFiling = hasDependents;
@@ -228,6 +228,15 @@ export async function writeSpec(ctx: WriteContext, spec: TransitionSpec): Promis
       ? new LeaseLostError(spec.name, spec.taskId, current)
       : new TransitionRejectedError(spec.name, spec.taskId, current);
   }
+}
+
+/**
+ * Whether a move into `status` is filed by whether the task has dependents: into a finished
+ * status the index does not key (docs/adr/0030-dependencies.md). A live unkeyed status
+ * (RUNNING) just leaves the index.
+ */
+function filesForRelease(status: TaskStatus): boolean {
+  return !isIndexed(status) && isTerminal(status);
 }
 
 /** Full jitter over 10 ms doubling: under half a second in all. */
@@ -411,7 +420,7 @@ export function buildTransitionUpdate(write: TransitionWrite): MoveUpdate {
     parts.sets.push(shard, '#statusAt = :statusAt');
     parts.values[':statusShard'] = write.indexKeys[TableSchema.STATUS_INDEX_PARTITION_KEY];
     parts.values[':statusAt'] = write.indexKeys[TableSchema.STATUS_INDEX_SORT_KEY];
-  } else if (write.releaseFiling === true) {
+  } else if (write.releaseFiling === true && filesForRelease(write.status as TaskStatus)) {
     // Finished, not keyed, with dependents: filed under the release partition instead.
     parts.sets.push(
       parts.clause('#statusShard = #releaseShard', ['releaseShard']),
@@ -419,10 +428,13 @@ export function buildTransitionUpdate(write: TransitionWrite): MoveUpdate {
     );
     guard = ' AND attribute_exists(#releaseShard)';
   } else {
-    // Leaves the index (docs/adr/0021-sparse-status-index.md); only a task without
-    // dependents may, so that a release cut short stays findable by the sweeper.
+    // Leaves the index (docs/adr/0021-sparse-status-index.md); only a finished task without
+    // dependents may, so that a release cut short stays findable by the sweeper. RUNNING
+    // leaves it whatever its dependents (docs/adr/0052-running-leaves-the-status-index.md).
     remove.push(TableSchema.STATUS_INDEX_PARTITION_KEY, TableSchema.STATUS_INDEX_SORT_KEY);
-    guard = parts.clause(' AND attribute_not_exists(#releaseShard)', ['releaseShard']);
+    if (filesForRelease(write.status as TaskStatus)) {
+      guard = parts.clause(' AND attribute_not_exists(#releaseShard)', ['releaseShard']);
+    }
   }
   const removeClause =
     remove.length === 0

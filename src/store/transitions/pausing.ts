@@ -158,9 +158,11 @@ export const resumeScheduled: Transition<OperatorInput & { runAt: number }> = {
  * PAUSED (from SUSPENDED) → SUSPENDED under a new generation, still waiting for what it waited
  * for; `woken` when a signal came while it was paused (it may be the one awaited), so it is
  * due at once. The caller then wakes it, or lets its held message (or a new one) wait.
- * Fenced by the task's signal count as the resume read it (`signals`), from which `woken` was
- * decided: a signal stored between that read and this write (not waking a PAUSED task)
- * refuses the resume, which reads again and wakes the task for it.
+ * `woken` is decided from the task's signal head (docs/adr/0066-signal-head-off-the-task-item.md),
+ * which this write cannot fence (a sender's head is an item of its own): a signal counted
+ * after that read is found by the resume's second read of the head, after this write, which
+ * then wakes the task (`note the signal wake of`). Fenced by the count an earlier version
+ * kept on the record (`signals`), as read.
  */
 export const resumeSuspended: Transition<
   OperatorInput & { wait: TaskWait; woken: boolean; signals: number }

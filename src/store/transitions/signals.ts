@@ -1,15 +1,23 @@
 /**
- * The rows of the transition table that store a signal (docs/adr/0048-durable-sleep-signals-pause.md).
- * A signal is one transaction of the task's mark, which counts it (`signals`), and of its item,
- * keyed by the task, its step epoch and that count, so a run reads a task's signals in the
- * order they were stored, 100 known keys at a time; with a signal id, a third item reserves
- * the id, so a signal sent again is stored once. The mark is fenced by the count and the
- * epoch the sender read, so two signals never take one position, and, for a SUSPENDED task,
- * by whether it waits for this signal: then the mark also wakes it (due now, in the index).
+ * The rows of the transition table that store a signal (docs/adr/0048-durable-sleep-signals-pause.md,
+ * docs/adr/0066-signal-head-off-the-task-item.md). A signal is one transaction of:
+ * - a ConditionCheck of the task's item, which writes nothing: the task is unfinished, in the
+ *   state the sender read (SUSPENDED waiting for this signal, SUSPENDED otherwise, or another
+ *   unfinished status), in the step epoch it read, the task it read (`createdAt`), and an
+ *   earlier version's count on the record (`signals`) unchanged;
+ * - the Update of the task's signal head (`signal <task id> head`), which counts it, fenced by
+ *   the epoch and count the sender read, so two signals never take one position; it also files
+ *   the head in the sweeper's wake partition, so a waiter whose wake is lost is found;
+ * - the Put of its item, keyed by the task, its step epoch and its position, so a run reads a
+ *   task's signals in the order they were stored, 100 known keys at a time;
+ * - with a signal id, the Put of an item reserving the id, so a signal sent again is stored once.
+ * Nothing of it writes the task's item: a sender's grant may write `signal …` items only.
  */
 import { TableSchema, TaskStatus } from '../../core/constants.js';
 import type { TaskRecord } from '../../core/record.js';
 import type { TaskItem } from '../record.js';
+import { statusShard } from '../record.js';
+import { signalWakeKey } from '../status-index-keys.js';
 import { and, counterIs, equals, fieldEquals, not, notExists, or, Update } from './expression.js';
 import type { Write } from './row.js';
 
@@ -23,18 +31,16 @@ export const SIGNALLABLE: readonly TaskStatus[] = [
   TaskStatus.PAUSED,
 ];
 
-type SignalInput = {
-  seen: Pick<TaskRecord, 'id' | 'signals' | 'stepEpoch'>;
+type CheckInput = {
+  seen: Pick<TaskRecord, 'id' | 'signals' | 'stepEpoch' | 'createdAt'>;
   name: string;
 };
 
-/** The task's step epoch is `epoch` (absent: 0). */
-const epochIs = (epoch: number) => counterIs('stepEpoch', 'seenEpoch', epoch);
-
-/** Still the count and epoch the sender read: no other signal took this position. */
-const asCounted = ({ seen }: SignalInput) => [
+/** The task is the one, in the epoch, the sender read; an earlier version's count unchanged. */
+const asRead = ({ seen }: CheckInput) => [
+  counterIs('stepEpoch', 'seenEpoch', seen.stepEpoch ?? 0),
+  equals('createdAt', 'seenCreatedAt', seen.createdAt),
   counterIs('signals', 'seenSignals', seen.signals ?? 0),
-  epochIs(seen.stepEpoch ?? 0),
 ];
 
 /** The task waits for the signal `name`. */
@@ -44,44 +50,106 @@ const waitsFor = (name: string) =>
     true,
   );
 
-const counted = ({ seen }: SignalInput) => new Update().set('signals', (seen.signals ?? 0) + 1);
-
-/** An unfinished task, not SUSPENDED → the same, one more signal counted. */
-export const signal: Write<SignalInput> = {
+/** An unfinished task, not SUSPENDED, as read: checked, nothing written. */
+export const checkSignalled: Write<CheckInput> = {
   kind: 'mark',
-  name: 'count a signal of',
+  name: 'check the signalled task',
   from: SIGNALLABLE,
-  fence: asCounted,
-  request: (input) => ({ op: 'update', key: input.seen.id, update: counted(input).build() }),
-  writes: ['signals'],
+  fence: asRead,
+  request: ({ seen }) => ({ op: 'check', key: seen.id }),
+  writes: [],
+};
+
+/** SUSPENDED, waiting for this signal, as read: checked; the sender then wakes it. */
+export const checkSignalWaiter: Write<CheckInput> = {
+  kind: 'mark',
+  name: 'check the signalled waiter',
+  from: [TaskStatus.SUSPENDED],
+  fence: (input) => [...asRead(input), waitsFor(input.name)],
+  request: ({ seen }) => ({ op: 'check', key: seen.id }),
+  writes: [],
+};
+
+/** SUSPENDED, sleeping or waiting for another signal, as read: checked. */
+export const checkSignalSleeper: Write<CheckInput> = {
+  kind: 'mark',
+  name: 'check the signalled sleeper',
+  from: [TaskStatus.SUSPENDED],
+  fence: (input) => [...asRead(input), or([notExists('wait'), not(waitsFor(input.name))])],
+  request: ({ seen }) => ({ op: 'check', key: seen.id }),
+  writes: [],
+};
+
+/** What the head's update needs: the head as read, and the count it moves to. */
+export type CountInput = {
+  key: string;
+  task: Pick<TaskRecord, 'id' | 'createdAt'>;
+  /** The head as the sender read it (epoch and count), or undefined for none. */
+  seen: { readonly epoch: number; readonly count: number } | undefined;
+  epoch: number;
+  /** The new signal's position: the head counts `seq + 1` after it. */
+  seq: number;
+  expiresAt: number | undefined;
 };
 
 /**
- * SUSPENDED, waiting for this signal → the same, one more signal counted and woken: a claim
- * now takes it (`wokenAt`), and the status index files it as due now, so the sweeper wakes it
- * if the sender's own wake is lost.
+ * A task's signal head → one more signal counted in the task's epoch, and filed in the wake
+ * partition at the signal's time. Fenced by the epoch and count the sender read (or, for the
+ * first signal, by its absence).
  */
-export const signalAndWake: Write<SignalInput> = {
-  kind: 'mark',
-  name: 'count a signal of, and wake,',
-  from: [TaskStatus.SUSPENDED],
-  fence: (input) => [...asCounted(input), waitsFor(input.name)],
-  request: (input, now) => ({
-    op: 'update',
-    key: input.seen.id,
-    update: counted(input).set('wokenAt', now).set(TableSchema.STATUS_INDEX_SORT_KEY, now).build(),
-  }),
-  writes: ['signals', 'wokenAt', TableSchema.STATUS_INDEX_SORT_KEY],
+export const countSignal: Write<CountInput> = {
+  kind: 'item',
+  name: 'count a signal in the head of',
+  fence: ({ seen }) =>
+    seen === undefined
+      ? [notExists(TableSchema.PARTITION_KEY)]
+      : [equals('epoch', 'seenHeadEpoch', seen.epoch), equals('count', 'seenCount', seen.count)],
+  request: ({ key, task, epoch, seq, expiresAt }, now, settings) => {
+    const update = new Update()
+      .set('taskId', task.id)
+      .set('created', task.createdAt)
+      .set('epoch', epoch)
+      .set('count', seq + 1)
+      .set(
+        TableSchema.STATUS_INDEX_PARTITION_KEY,
+        signalWakeKey(statusShard(task.id, settings.statusShards)),
+      )
+      .set(TableSchema.STATUS_INDEX_SORT_KEY, now);
+    if (expiresAt !== undefined) update.set(TableSchema.TTL_ATTRIBUTE, expiresAt);
+    return { op: 'update', key, update: update.build() };
+  },
+  writes: [
+    'taskId',
+    'created',
+    'epoch',
+    'count',
+    TableSchema.STATUS_INDEX_PARTITION_KEY,
+    TableSchema.STATUS_INDEX_SORT_KEY,
+    TableSchema.TTL_ATTRIBUTE,
+  ],
 };
 
-/** SUSPENDED, sleeping or waiting for another signal → the same, one more signal counted. */
-export const signalSleeper: Write<SignalInput> = {
-  kind: 'mark',
-  name: 'count a signal of a sleeping',
-  from: [TaskStatus.SUSPENDED],
-  fence: (input) => [...asCounted(input), or([notExists('wait'), not(waitsFor(input.name))])],
-  request: (input) => ({ op: 'update', key: input.seen.id, update: counted(input).build() }),
-  writes: ['signals'],
+/**
+ * A signal head filed for wake → out of the wake partition, by the sweeper once nothing is
+ * left to wake: fenced by the count it saw, so a signal counted since keeps it filed.
+ */
+export const unfileSignalHead: Write<{ key: string; epoch: number; count: number }> = {
+  kind: 'item',
+  name: 'unfile the signal head of',
+  fence: ({ epoch, count }) => [
+    equals('epoch', 'seenHeadEpoch', epoch),
+    equals('count', 'seenCount', count),
+  ],
+  request: ({ key }) => ({
+    op: 'update',
+    key,
+    update: new Update()
+      .remove(TableSchema.STATUS_INDEX_PARTITION_KEY)
+      .remove(TableSchema.STATUS_INDEX_SORT_KEY)
+      .build(),
+  }),
+  writes: [TableSchema.STATUS_INDEX_PARTITION_KEY, TableSchema.STATUS_INDEX_SORT_KEY],
+  returnsOld: false,
 };
 
 /** A signal's item (or its id's reservation), written once: conditioned on its own absence. */
@@ -93,7 +161,10 @@ export const storeSignal: Write<{ item: TaskItem }> = {
   writes: ['*'],
 };
 
-/** A signal's item (or reservation) deleted, if it is one of `taskId`'s (a purge, a restart). */
+/**
+ * A signal's item, reservation or head deleted, if it is one of `taskId`'s (a purge, a
+ * restart, a purged task's leftover).
+ */
 export const deleteSignal: Write<{ key: string; taskId: string }> = {
   kind: 'item',
   name: 'delete the signal of',

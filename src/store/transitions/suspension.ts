@@ -9,7 +9,17 @@
 import { AuditEvent, TableSchema, TaskStatus } from '../../core/constants.js';
 import type { HeldMessage, TaskRecord, TaskWait } from '../../core/record.js';
 import { heldItem, waitItem } from '../record.js';
-import { counterIs, equals, exists, generationIs, notExists, Update } from './expression.js';
+import {
+  compare,
+  counterIs,
+  equals,
+  exists,
+  fieldEquals,
+  generationIs,
+  notExists,
+  or,
+  Update,
+} from './expression.js';
 import { byLease } from './lifecycle.js';
 import { at, LEASE, type Lease, type Transition, type Write } from './row.js';
 
@@ -83,8 +93,16 @@ export const suspend: Transition<SuspendInput> = {
     ...byLease<SuspendInput>().fence(input),
     notExists('cancelRequestedAt'),
     notExists('pauseRequestedAt'),
+    // Only an earlier version's sender counts on the record (ADR 0066): its count, if any,
+    // must not have passed the one the holder read; a later signal is found by the holder's
+    // read of the head after this write.
     ...(input.wait.kind === 'signal'
-      ? [counterIs('signals', 'signalsSeen', input.wait.signalsSeen ?? 0)]
+      ? [
+          or([
+            notExists('signals'),
+            compare('signals', '<=', 'signalsSeen', input.wait.signalsSeen ?? 0),
+          ]),
+        ]
       : []),
   ],
   name: 'suspend',
@@ -156,6 +174,35 @@ export const noteWake: Write<{
   }),
   writes: ['generation', TableSchema.STATUS_INDEX_SORT_KEY],
   returnsOld: false,
+};
+
+/**
+ * SUSPENDED, waiting for a signal, not woken → the same, woken (`wokenAt`; due at `nextAt` in
+ * the status index), by a worker whose claim was refused, a worker that suspended past a signal,
+ * a resume or the sweeper, each having read the task's signal head and found a signal after
+ * the wait's position (docs/adr/0066-signal-head-off-the-task-item.md): a sender no longer
+ * writes the task's item. Pinned to the generation and the wait's signal count seen.
+ */
+export const noteSignalWake: Write<{
+  seen: Pick<TaskRecord, 'id' | 'generation' | 'wait'>;
+  nextAt: number;
+}> = {
+  kind: 'mark',
+  name: 'note the signal wake of',
+  from: [TaskStatus.SUSPENDED],
+  fence: ({ seen }) => [
+    generationIs('seenGeneration', seen.generation),
+    fieldEquals('wait', 'k', 'waitKind', 'signal'),
+    counterIs('waitSignals', 'waitSignals', seen.wait?.signalsSeen ?? 0),
+    notExists('wokenAt'),
+  ],
+  request: ({ seen, nextAt }, now) => ({
+    op: 'update',
+    key: seen.id,
+    update: new Update().set('wokenAt', now).set(TableSchema.STATUS_INDEX_SORT_KEY, nextAt).build(),
+    returns: 'ALL_NEW',
+  }),
+  writes: ['wokenAt', TableSchema.STATUS_INDEX_SORT_KEY],
 };
 
 type PauseRunningInput = MessageKeeping & {

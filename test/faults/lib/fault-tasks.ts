@@ -41,6 +41,13 @@ export const WorkMode = {
    * (docs/durable-tasks.md).
    */
   DURABLE: 'durable',
+  /**
+   * A durable task that waits: step `before`, then `ctx.sleep('nap', waitMs)` (`wait:
+   * 'sleep'`) or `ctx.waitForSignal('go', { timeoutMs: waitMs })` (`wait: 'signal'`), then step
+   * `after`, which records its effect (task id `<id>/after`) with what the wait returned, then
+   * the task's own effect. Scenario (v).
+   */
+  WAITS: 'waits',
 } as const;
 export type WorkMode = (typeof WorkMode)[keyof typeof WorkMode];
 
@@ -57,6 +64,10 @@ export const workPayload = z.strictObject({
   steps: z.number().int().min(1).max(100).optional(),
   /** Mode `durable`: the first slice continues after this many steps. */
   continueAt: z.number().int().min(1).max(100).optional(),
+  /** Mode `waits`: what the task waits for between its two steps. */
+  wait: z.enum(['sleep', 'signal']).optional(),
+  /** Mode `waits`: the sleep's duration, or the signal wait's timeout. */
+  waitMs: z.number().int().min(0).max(600_000).optional(),
 });
 export type WorkPayload = z.infer<typeof workPayload>;
 
@@ -155,6 +166,50 @@ async function durableWork(
   return { seq: payload.seq };
 }
 
+/** The id under which the step after a wait (mode `waits`) records its effect. */
+export function afterWaitEffectId(taskId: string): string {
+  return `${taskId}/after`;
+}
+
+/** The id under which the step before a wait (mode `waits`) records its effect. */
+export function beforeWaitEffectId(taskId: string): string {
+  return `${taskId}/before`;
+}
+
+/**
+ * A waiting task's run (mode `waits`): a step, a sleep or a signal wait, and a step that
+ * records, inside the step, what the wait returned (`detail`: `slept`, `timeout`, or
+ * `signal:<data>`), so that a repeated effect or a signal consumed twice shows in the ledger.
+ */
+async function waitsWork(
+  env: HandlerEnv,
+  payload: WorkPayload,
+  ctx: TaskContext,
+  run: Omit<RunEntry, 'at'>,
+): Promise<{ seq: number }> {
+  const waitMs = payload.waitMs ?? 1000;
+  await ctx.step('before', async () => {
+    await sleep(payload.runMs, ctx.signal);
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    await env.ledger.record({ ...run, taskId: beforeWaitEffectId(run.taskId) });
+    return true;
+  });
+  let detail = 'slept';
+  if (payload.wait === 'signal') {
+    const answer = await ctx.waitForSignal('go', { timeoutMs: waitMs });
+    detail = answer.received ? `signal:${JSON.stringify(answer.data)}` : 'timeout';
+  } else {
+    await ctx.sleep('nap', waitMs);
+  }
+  await ctx.step('after', async () => {
+    await env.ledger.record({ ...run, taskId: afterWaitEffectId(run.taskId), detail });
+    return detail;
+  });
+  await env.ledger.record(run);
+  env.ends?.({ ...run, at: Date.now(), ok: true });
+  return { seq: payload.seq };
+}
+
 /** A run's work; reports its end when it returns (a throw is reported by the caller). */
 async function work(
   env: HandlerEnv,
@@ -191,6 +246,8 @@ async function work(
       break;
     case WorkMode.DURABLE:
       return durableWork(env, payload, ctx, run);
+    case WorkMode.WAITS:
+      return waitsWork(env, payload, ctx, run);
     case WorkMode.OK:
       break;
   }

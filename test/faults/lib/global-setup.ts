@@ -1,6 +1,6 @@
 /**
  * Vitest globalSetup of the fault suite (after test/helpers/global-setup.ts has started the
- * emulator): draws the master seed, bundles the worker child process, and at the end writes
+ * emulator): draws the master seed, bundles the worker and producer child processes, and at the end writes
  * docs/reliability/results.json and RELIABILITY.md from the results the scenario files left
  * behind.
  */
@@ -34,21 +34,28 @@ export async function setup(project: TestProject): Promise<void> {
   // One bundle per checkout: node_modules may be shared by several checkouts of the project.
   const checkout = createHash('sha256').update(ROOT).digest('hex').slice(0, 12);
   const workerScript = path.join(cache, `worker-process-${checkout}.mjs`);
-  await build({
-    entryPoints: [path.join(ROOT, 'test', 'faults', 'worker-process.ts')],
-    outfile: workerScript,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node24',
-    packages: 'external',
-    logLevel: 'warning',
-  });
+  const producerScript = path.join(cache, `producer-process-${checkout}.mjs`);
+  const bundle = (entry: string, outfile: string) =>
+    build({
+      entryPoints: [path.join(ROOT, 'test', 'faults', entry)],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node24',
+      packages: 'external',
+      logLevel: 'warning',
+    });
+  await Promise.all([
+    bundle('worker-process.ts', workerScript),
+    bundle('producer-process.ts', producerScript),
+  ]);
   console.log(`[faults] FAULT_SEED=${seed} (replay: FAULT_SEED=${seed} npm run test:faults)`);
   console.log(`[faults] results and logs in ${resultsDir}`);
   project.provide('faultSeed', seed);
   project.provide('faultResultsDir', resultsDir);
   project.provide('faultWorkerScript', workerScript);
+  project.provide('faultProducerScript', producerScript);
   run = { seed, resultsDir, started: Date.now() };
 }
 

@@ -27,6 +27,8 @@ export interface RunEnd extends RunEntry {
 /** One ledger item: an effect that happened. */
 export interface LedgerEntry extends RunEntry {
   readonly runId: string;
+  /** What the effect saw, when its task says (mode `waits`: what its wait returned). */
+  readonly detail?: string;
 }
 
 /**
@@ -108,7 +110,7 @@ export class EffectsLedger {
   }
 
   /** Records one effect. Retries until written: the ledger must not lose entries. */
-  async record(entry: Omit<RunEntry, 'at'>): Promise<void> {
+  async record(entry: Omit<RunEntry, 'at'> & { readonly detail?: string }): Promise<void> {
     const item: LedgerEntry = {
       ...entry,
       runId: `${entry.attempt}#${entry.workerId}#${randomUUID()}`,

@@ -7,6 +7,8 @@ declare module 'vitest' {
     faultResultsDir: string;
     /** The bundled worker child process (test/faults/worker-process.ts). */
     faultWorkerScript: string;
+    /** The bundled producer child process (test/faults/producer-process.ts). */
+    faultProducerScript: string;
   }
 }
 

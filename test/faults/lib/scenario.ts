@@ -56,6 +56,7 @@ export class Scenario {
   private readonly notes: Record<string, string | number> = {};
   private figures: Partial<Figures> | undefined;
   private sequences: number | undefined;
+  private described = '';
 
   private constructor(
     readonly options: ScenarioOptions,
@@ -206,6 +207,11 @@ export class Scenario {
     this.sequences = sequences;
   }
 
+  /** Adds a sentence of what the run found to the scenario's description (RELIABILITY.md). */
+  describe(sentence: string): void {
+    this.described += ` ${sentence}`;
+  }
+
   note(key: string, value: string | number): void {
     this.notes[key] = value;
   }
@@ -227,7 +233,7 @@ export class Scenario {
     const result: ScenarioResult = {
       id: this.options.id,
       title: this.options.title,
-      description: this.options.description,
+      description: `${this.options.description}${this.described}`,
       masterSeed: this.masterSeed,
       seed: this.seed,
       date: new Date().toISOString(),

@@ -19,6 +19,10 @@ export interface SweeperLoop {
     resent: number;
     /** Dependents released by the sweep for parents whose own release was cut short. */
     released: number;
+    /** SUSPENDED tasks whose lost wake the sweep repaired. */
+    woken: number;
+    /** The longest sweep, in ms. */
+    longestMs: number;
   };
   /** Runs one sweep now (between the loop's own runs). */
   runOnce(): Promise<SweepReport | undefined>;
@@ -37,6 +41,8 @@ export function startSweeperLoop(
     queuedOverdueMs?: number;
     /** A finished task's release this old is finished by the sweep (the default is 60 s). */
     releaseGraceMs?: number;
+    /** A SUSPENDED task due and unclaimed this long has its wake repaired (default 30 s). */
+    suspendedGraceMs?: number;
   },
 ): SweeperLoop {
   const clients = options.clients ?? executor.clients;
@@ -59,13 +65,29 @@ export function startSweeperLoop(
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.queuedOverdueMs === undefined ? {} : { queuedOverdueMs: options.queuedOverdueMs }),
     ...(options.releaseGraceMs === undefined ? {} : { releaseGraceMs: options.releaseGraceMs }),
+    ...(options.suspendedGraceMs === undefined
+      ? {}
+      : { suspendedGraceMs: options.suspendedGraceMs }),
   });
-  const stats = { runs: 0, errors: 0, requeued: 0, killed: 0, sent: 0, resent: 0, released: 0 };
+  const stats = {
+    runs: 0,
+    errors: 0,
+    requeued: 0,
+    killed: 0,
+    sent: 0,
+    resent: 0,
+    released: 0,
+    woken: 0,
+    longestMs: 0,
+  };
   let chain: Promise<unknown> = Promise.resolve();
   const runOnce = (): Promise<SweepReport | undefined> => {
     const run = chain.then(async () => {
+      const started = Date.now();
       try {
         const report = await sweeper.run();
+        stats.longestMs = Math.max(stats.longestMs, Date.now() - started);
+        stats.woken += (report as { woken?: number }).woken ?? 0;
         stats.runs += 1;
         stats.requeued += report.requeued;
         stats.killed += report.killed;

@@ -214,7 +214,9 @@ describe('ctx.waitForSignal and client.signal', () => {
 
     expect(first.duplicate).toBe(false);
     expect(retried.duplicate).toBe(true);
-    expect(record.signals).toBe(1);
+    // Counted once, in the task's signal head; never on its item (ADR 0066).
+    expect((await executor.store.signals.head(record))?.count).toBe(1);
+    expect(record.signals).toBeUndefined();
     // The retry stored nothing: the second wait times out.
     expect(record.result).toEqual([{ received: true, data: { amount: 5 } }, { received: false }]);
   });

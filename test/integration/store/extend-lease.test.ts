@@ -36,7 +36,7 @@ describe('TaskStore.extendLease', () => {
     expect(await changedSince(before)).toEqual([selection.RUNNING.record.id]);
   });
 
-  it('moves the lease expiry and the status sort key forward, staying RUNNING', async () => {
+  it('moves the lease expiry forward, staying RUNNING, and writes no status index key (ADR 0052)', async () => {
     const { record: claimed, lease } = await createRunning('extend-ok', 'worker-a');
     clock.now += 50_000;
 
@@ -51,7 +51,9 @@ describe('TaskStore.extendLease', () => {
       lastHeartbeatAt: clock.now,
     });
     expect(record.history).toEqual(claimed.history);
-    expect((await rawItem('extend-ok')).statusAt).toBe(clock.now + LEASE_MS);
+    const item = await rawItem('extend-ok');
+    expect(item.statusAt).toBeUndefined();
+    expect(item.statusShard).toBeUndefined();
   });
 
   it('keeps a live, extended lease from being taken over', async () => {

@@ -100,13 +100,22 @@ describe('TaskStore.list', () => {
     }
   });
 
-  it('spreads the seeded tasks over all 8 shards', async () => {
+  it('spreads the seeded tasks over all 8 shards, and files no RUNNING one (ADR 0052)', async () => {
     const shards = new Set<string>();
     for (const id of [...byStatus.PENDING, ...byStatus.QUEUED, ...byStatus.RUNNING]) {
-      shards.add(String((await rawItem(id)).statusShard).split('#')[1] ?? '');
+      shards.add(String(statusShard(id, SHARDS)));
     }
+    const filed: string[] = [];
+    for (const id of [...byStatus.PENDING, ...byStatus.QUEUED]) {
+      filed.push(String((await rawItem(id)).statusShard).split('#')[1] ?? '');
+    }
+    const running = await Promise.all(byStatus.RUNNING.map(async (id) => await rawItem(id)));
 
     expect([...shards].sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7']);
+    expect(filed).toEqual(
+      [...byStatus.PENDING, ...byStatus.QUEUED].map((id) => String(statusShard(id, SHARDS))),
+    );
+    expect(running.map((item) => item.statusShard)).toEqual(byStatus.RUNNING.map(() => undefined));
   });
 
   it.each([TaskStatus.PENDING, TaskStatus.QUEUED, TaskStatus.RUNNING] as const)(
@@ -153,14 +162,14 @@ describe('TaskStore.list', () => {
     expect(ids.sort()).toEqual(expected.sort());
   });
 
-  it('finds expired leases with `before: now` (RUNNING is keyed by lease expiry)', async () => {
-    const lastExpiry = T0 + 32 * 1_000 + LEASE_MS;
+  it('lists RUNNING tasks with a Scan: RUNNING leaves the status index (ADR 0052)', async () => {
+    sentCommands.length = 0;
 
-    const noneYet = await listAll(TaskStatus.RUNNING, { before: T0 + LEASE_MS });
-    const all = await listAll(TaskStatus.RUNNING, { before: lastExpiry + 1 });
+    const all = await listAll(TaskStatus.RUNNING);
 
-    expect(noneYet.ids).toEqual([]);
     expect(all.ids.sort()).toEqual([...byStatus.RUNNING].sort());
+    expect(sentCommands).toContain('ScanCommand');
+    expect(sentCommands).not.toContain('QueryCommand');
   });
 
   it('queries the status index, reads the listed items by key, and never scans', async () => {
@@ -168,10 +177,9 @@ describe('TaskStore.list', () => {
 
     await listAll(TaskStatus.PENDING);
     await listAll(TaskStatus.QUEUED, { limit: 3 });
-    await listAll(TaskStatus.RUNNING, { before: T0 + LEASE_MS * 2 });
     await listAll(TaskStatus.DEAD);
 
-    expect(sentCommands.length).toBeGreaterThanOrEqual(4 * SHARDS);
+    expect(sentCommands.length).toBeGreaterThanOrEqual(3 * SHARDS);
     expect(new Set(sentCommands)).toEqual(new Set(['QueryCommand', 'BatchGetItemCommand']));
     expect(sentCommands).not.toContain('ScanCommand');
   });

@@ -209,14 +209,41 @@ const FIXTURES: Readonly<Record<string, Fixture>> = {
     input: (record) => ({ seen: record, held: { receiptHandle: 'h', queueArn: 'q', heldAt: T0 } }),
   },
   'note the wake of': { input: (record) => ({ seen: record, nextAt: T0 + 60_000 }) },
-  'count a signal of': { input: (record) => ({ seen: record, name: 'approve' }) },
-  'count a signal of, and wake,': {
+  'note the signal wake of': {
+    seed: { wait: { k: 'signal', p: 0, n: 'approve', e: 0 } },
+    input: (record) => ({ seen: record, nextAt: T0 }),
+  },
+  'check the signalled task': { input: (record) => ({ seen: record, name: 'approve' }) },
+  'check the signalled waiter': {
     seed: { wait: { k: 'signal', p: 0, n: 'approve', e: 0 } },
     input: (record) => ({ seen: record, name: 'approve' }),
   },
-  'count a signal of a sleeping': {
+  'check the signalled sleeper': {
     seed: { wait: { k: 'sleep', p: 0, n: 'nap', e: 0 } },
     input: (record) => ({ seen: record, name: 'approve' }),
+  },
+  'count a signal in the head of': {
+    input: (record) => ({
+      key: `signal ${record.id} head`,
+      task: record,
+      seen: undefined,
+      epoch: 0,
+      seq: 0,
+      expiresAt: undefined,
+    }),
+  },
+  'unfile the signal head of': {
+    extra: (id) => [
+      {
+        pk: `signal ${id} head`,
+        taskId: id,
+        epoch: 0,
+        count: 1,
+        [TableSchema.STATUS_INDEX_PARTITION_KEY]: 'WAKE#0',
+        [TableSchema.STATUS_INDEX_SORT_KEY]: T0,
+      },
+    ],
+    input: (record) => ({ key: `signal ${record.id} head`, epoch: 0, count: 1 }),
   },
   'store the signal of': {
     input: (record) => ({ item: { pk: `signal ${record.id} 0 0`, taskId: record.id, name: 'a' } }),
@@ -437,13 +464,22 @@ describe("issue 26's rows refuse when a fence other than the status fails", () =
     ['resume', TaskStatus.PAUSED, { pausedFrom: 'SCHEDULED' }, false],
     ['resume suspended', TaskStatus.PAUSED, { pausedFrom: 'QUEUED' }, false],
     ['resume scheduled', TaskStatus.PAUSED, { pausedFrom: 'PENDING' }, false],
-    // A resume to SUSPENDED is fenced by the signal count it read: a signal stored meanwhile
-    // refuses it (it reads again and wakes the task), else the task sleeps past that signal.
+    // A resume to SUSPENDED is fenced by the signal count an earlier version kept on the
+    // record, as read (ADR 0066: the head's count is read again after the write).
     ['resume suspended', TaskStatus.PAUSED, { signals: 1 }, false],
     ['resume suspended', TaskStatus.PAUSED, { signals: 0 }, true],
-    // A signal wakes a task that waits for its name only; one that waits for it is woken.
-    ['count a signal of, and wake,', TaskStatus.SUSPENDED, { wait: signalWait('other') }, false],
-    ['count a signal of a sleeping', TaskStatus.SUSPENDED, { wait: signalWait('approve') }, false],
+    // A signal's check holds the task as the sender read it: waiting for this signal or not,
+    // in the epoch read, the task read (ADR 0066).
+    ['check the signalled waiter', TaskStatus.SUSPENDED, { wait: signalWait('other') }, false],
+    ['check the signalled sleeper', TaskStatus.SUSPENDED, { wait: signalWait('approve') }, false],
+    // A claim's or the sweeper's signal wake lands once, on a signal wait only.
+    ['note the signal wake of', TaskStatus.SUSPENDED, { wokenAt: T0 - 10 }, false],
+    [
+      'note the signal wake of',
+      TaskStatus.SUSPENDED,
+      { wait: { k: 'sleep', p: 0, n: 'nap', e: 0 } },
+      false,
+    ],
   ];
   let n = 0;
   it.each(cases)('%s on a %s task with %j lands: %s', async (name, status, changes, lands) => {
@@ -459,6 +495,42 @@ describe("issue 26's rows refuse when a fence other than the status fails", () =
 
     expect(landed).toBe(lands);
     if (!lands) expect(await stored(id)).toEqual(before);
+  });
+});
+
+/**
+ * The signal head's fences (docs/adr/0066-signal-head-off-the-task-item.md): a signal counts
+ * from the epoch and count its sender read (the first from none), so two signals never take
+ * one position; the sweeper unfiles a head only at the count it saw.
+ */
+describe("the signal head rows' fences", () => {
+  const head = { epoch: 0, count: 1, created: 1 };
+  const cases: readonly (readonly [string, Item | undefined, unknown, boolean])[] = [
+    ['count a signal in the head of', undefined, undefined, true],
+    ['count a signal in the head of', head, undefined, false],
+    ['count a signal in the head of', head, { epoch: 0, count: 1 }, true],
+    ['count a signal in the head of', head, { epoch: 0, count: 0 }, false],
+    ['count a signal in the head of', head, { epoch: 1, count: 1 }, false],
+    ['unfile the signal head of', head, { epoch: 0, count: 1 }, true],
+    ['unfile the signal head of', head, { epoch: 0, count: 2 }, false],
+  ];
+  let n = 0;
+  it.each(cases)('%s over %j, having read %j, lands: %s', async (name, existing, seen, lands) => {
+    const row = ALL_TRANSITIONS.find((r) => r.name === name) as Row;
+    n += 1;
+    const id = `matrix-head-${n}`;
+    const key = `signal ${id} head`;
+    if (existing !== undefined) await put({ pk: key, taskId: id, ...existing });
+    const before = await stored(key);
+    const input =
+      name === 'unfile the signal head of'
+        ? { key, ...(seen as object) }
+        : { key, task: { id, createdAt: 1 }, seen, epoch: 0, seq: 1, expiresAt: undefined };
+
+    const landed = await apply(ctx, row, input);
+
+    expect(landed).toBe(lands);
+    if (!lands) expect(await stored(key)).toEqual(before);
   });
 });
 

@@ -16,7 +16,6 @@ import {
   DEBOUNCED_UPDATE_ATTRIBUTES,
   PRODUCER_UPDATE_ATTRIBUTES,
   SIGNAL_ITEM_PREFIX,
-  SIGNAL_UPDATE_ATTRIBUTES,
 } from '../../../src/store/producer-writes.js';
 import { signalWrites } from '../../../src/store/signal-writes.js';
 import type { SignalSeen } from '../../../src/store/signals.js';
@@ -355,12 +354,12 @@ describe('the signal sender’s writes (grantSignal)', () => {
     ],
   ];
 
-  it.each(cases)('name only signal attributes and signal items, %s', async (_, seen) => {
+  it.each(cases)('write only signal items and check the task, %s', async (_, seen) => {
     // Arrange
     const { store, sent } = offlineStore();
 
     // Act
-    await signalWrites(store).send(seen, {
+    await signalWrites(store).send(seen, undefined, {
       name: 'approve',
       dataJson: '{"ok":true}',
       signalId: 's-1',
@@ -374,15 +373,24 @@ describe('the signal sender’s writes (grantSignal)', () => {
           TransactItems?: {
             Update?: SentRequest['input'];
             Put?: { Item?: Record<string, unknown> };
+            ConditionCheck?: { Key?: Record<string, unknown> };
           }[];
         }
       ).TransactItems ?? [];
     const updates = items.flatMap((item) => (item.Update === undefined ? [] : [item.Update]));
     const puts = items.flatMap((item) => (item.Put === undefined ? [] : [item.Put]));
+    const checks = items.flatMap((item) =>
+      item.ConditionCheck === undefined ? [] : [item.ConditionCheck],
+    );
+    const keyOf = (key: unknown) =>
+      typeof key === 'string' ? key : (key as { S?: string } | undefined)?.S;
+    // The task is checked, never written (ADR 0066): its state is only tested.
+    expect(checks.map((check) => keyOf(check.Key?.pk))).toEqual([seen.id]);
     expect(updates).toHaveLength(1);
-    const named = updates.flatMap((update) => attributesNamed(update));
-    expect(named).toContain('signals');
-    expect(named.filter((a) => !SIGNAL_UPDATE_ATTRIBUTES.includes(a))).toEqual([]);
+    expect(keyOf((updates[0] as { Key?: Record<string, unknown> }).Key?.pk)).toBe(
+      `${SIGNAL_ITEM_PREFIX}${seen.id} head`,
+    );
+    expect(attributesNamed(updates[0] ?? {})).toContain('count');
     expect(puts).toHaveLength(2);
     for (const put of puts) {
       const key = put.Item?.pk as string | { S?: string } | undefined;

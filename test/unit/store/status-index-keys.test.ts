@@ -16,7 +16,6 @@ describe('statusIndexKeys', () => {
       'PAUSED',
       'PENDING',
       'QUEUED',
-      'RUNNING',
       'SCHEDULED',
       'SUSPENDED',
       'WAITING',

@@ -107,47 +107,74 @@ describe('signalRead', () => {
 });
 
 describe('SignalReader', () => {
-  /** A signal store that records the reads asked of it, over the signals given. */
-  function store(names: string[]) {
+  /**
+   * A signal store that records the reads asked of it, over the signals given, and a head
+   * counting `head` (none when undefined). The head is read with the positions asked.
+   */
+  function store(names: string[], head?: number) {
     const reads: [number, number][] = [];
+    const found = (from: number, count: number) => {
+      const signals = new Map<number, StoredSignal>();
+      for (let seq = from; seq < from + count && seq < names.length; seq++) {
+        signals.set(seq, { seq, name: names[seq] as string, at: 0 });
+      }
+      return signals;
+    };
     const fake = {
       async window(_record: unknown, _epoch: number, from: number, count: number) {
         reads.push([from, count]);
-        const found = new Map<number, StoredSignal>();
-        for (let seq = from; seq < from + count && seq < names.length; seq++) {
-          found.set(seq, { seq, name: names[seq] as string, at: 0 });
-        }
-        return found;
+        return found(from, count);
+      },
+      async windowAndHead(_record: unknown, _epoch: number, from: number, count: number) {
+        reads.push([from, count]);
+        const counted = head === undefined ? undefined : { epoch: 0, count: head, filed: false };
+        return { signals: found(from, count), head: counted };
       },
     };
     return { reads, fake: fake as unknown as SignalStore };
   }
-  const record = (signals: number) => ({ id: 't', createdAt: 0, signals });
+  const record = (signals?: number) => ({ id: 't', createdAt: 0, signals });
   const noFetch = async () => '';
 
-  it('reads from the first signal not consumed, only those counted, once', async () => {
-    const { reads, fake } = store(['a', 'b', 'a']);
-    const reader = new SignalReader(record(3), 0, fake, noFetch);
+  it('reads the head with the first signal not consumed, once, then what the head counts after it', async () => {
+    const { reads, fake } = store(['a', 'b', 'a'], 3);
+    const reader = new SignalReader(record(), 0, fake, noFetch);
 
     expect((await reader.first('a', new Set([0])))?.seq).toBe(2);
     expect((await reader.first('b', new Set()))?.seq).toBe(1);
+    expect(reader.count).toBe(3);
+    // The head and position 1 together (2 keys, not 100: a key without an item is a unit).
     expect(reads).toEqual([
-      [1, 2],
+      [1, 1],
+      [2, 1],
       [0, 1],
     ]);
   });
 
-  it('reads nothing when the task was sent no signal, and reads again once one is counted', async () => {
-    const names = ['go'];
+  it("takes the larger of the record's count (an earlier version's) and the head's", async () => {
+    const { fake } = store(['a', 'b'], 1);
+    const reader = new SignalReader(record(2), 0, fake, noFetch);
+
+    expect((await reader.first('b', new Set()))?.seq).toBe(1);
+    expect(reader.count).toBe(2);
+  });
+
+  it('reads the head once when the task was sent no signal, and reads again once one is counted', async () => {
+    const names: string[] = [];
     const { reads, fake } = store(names);
-    const reader = new SignalReader(record(0), 0, fake, noFetch);
+    const reader = new SignalReader(record(), 0, fake, noFetch);
 
     expect(await reader.first('go', new Set())).toBeUndefined();
-    expect(reads).toEqual([]);
+    expect(reads).toEqual([[0, 1]]);
+    names.push('go');
     reader.count = 1;
     expect((await reader.first('go', new Set()))?.seq).toBe(0);
-    expect(reads).toEqual([[0, 1]]);
+    expect(reads).toEqual([
+      [0, 1],
+      [0, 1],
+    ]);
   });
+
   it('stops reading at MAX_SIGNALS, whatever count the record or a refusal shows', async () => {
     const { reads, fake } = store([]);
     const reader = new SignalReader(record(Defaults.MAX_SIGNALS + 500), 0, fake, noFetch);

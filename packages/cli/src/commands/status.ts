@@ -107,7 +107,7 @@ function printCounts(
 ): void {
   const statuses = Object.keys(counts.byStatus);
   if (counts.scanned.length > 0) {
-    // Finished tasks are not in the status index (docs/status-index.md).
+    // RUNNING and the finished statuses are not in the status index (docs/status-index.md).
     out.line(out.color.dim(`${counts.scanned.join(', ')}: counted by a scan of the table`));
   }
   if (counts.byLane !== undefined) {

@@ -57,6 +57,23 @@ describe('buildTransitionUpdate', () => {
     expect(update.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
   });
 
+  it('a move into RUNNING removes the index keys and is never filed for release (ADR 0052)', () => {
+    // A claim of a task with dependents: RUNNING just leaves the index; only a finished
+    // task is filed under its release partition.
+    const update = sentUpdate(
+      write({
+        status: TaskStatus.RUNNING,
+        set: { leaseToken: 't' },
+        remove: [],
+        releaseFiling: true,
+      }),
+    );
+
+    expect(update.UpdateExpression).toMatch(/ REMOVE #statusShard, #statusAt$/);
+    expect(update.UpdateExpression).not.toContain('releaseShard');
+    expect(update.ConditionExpression).not.toContain('releaseShard');
+  });
+
   it('rewrites a folded history first, pinned to the length it was folded from', () => {
     const folded = [entry];
 

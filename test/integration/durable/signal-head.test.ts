@@ -1,0 +1,132 @@
+/**
+ * ADR 0066: a signal's head lives in an item of its own. A sender checks the task's item and
+ * writes only `signal …` items; the claim its message brings, or the sweeper, wakes the task.
+ */
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { TaskStatus } from '../../../src/core/constants.js';
+import { silentLogger } from '../../../src/observability/logger.js';
+import { noopMetrics } from '../../../src/observability/metrics.js';
+import { signalWrites } from '../../../src/store/signal-writes.js';
+import { createSweeper } from '../../../src/sweeper/create-sweeper.js';
+import { defineTask } from '../../../src/tasks/task-definition.js';
+import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
+import { eventually } from '../../helpers/executor.js';
+
+useDurableExecutor();
+
+describe('the signal head (ADR 0066)', () => {
+  it('leaves the task item untouched: a signal to a RUNNING task is counted in its head', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const task = defineTask('durable.signal.head.running', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await gate;
+        const got = await ctx.waitForSignal('go', { timeoutMs: 60_000 });
+        return got;
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.RUNNING);
+    const before = await executor.store.get(id);
+    const sent = await client.signal(id, 'go', { n: 1 });
+    const after = await executor.store.get(id);
+    const head = before === undefined ? undefined : await executor.store.signals.head(before);
+    release();
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(sent).toMatchObject({ seq: 0, woke: false });
+    expect(after).toEqual(before);
+    expect(after?.signals).toBeUndefined();
+    expect(head).toMatchObject({ epoch: 0, count: 1, filed: true });
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual({ received: true, data: { n: 1 } });
+  });
+
+  it('has the sweeper wake a waiter whose sender stored its signal and crashed before its wake', async () => {
+    const task = defineTask('durable.signal.head.lost-wake', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        const a = await ctx.waitForSignal('go', { timeoutMs: 120_000 });
+        const b = await ctx.waitForSignal('go', { timeoutMs: 120_000 });
+        return [a, b];
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+    const sweeper = createSweeper({
+      tableName: executor.tableName,
+      queueUrl: executor.queueUrl,
+      ...executor.clients,
+      logger: silentLogger,
+      metrics: noopMetrics,
+      suspendedGraceMs: 0,
+    });
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    // The sender's one write, without its wake: as if it crashed right after it.
+    const seen = await executor.store.get(id);
+    if (seen === undefined) throw new Error('task not found');
+    const stored = await signalWrites(executor.store).send(seen, undefined, {
+      name: 'go',
+      dataJson: '1',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const still = await client.get(id);
+    const report = await sweeper.run();
+    // The second wait: woken promptly by the sender's own wake.
+    await eventually(async () => {
+      const now = await client.get(id);
+      return now?.status === TaskStatus.SUSPENDED && now.wait?.step === 1;
+    });
+    const second = await client.signal(id, 'go', 2);
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+    const head = await executor.store.signals.head(record);
+
+    expect(stored).toMatchObject({ kind: 'stored', seq: 0, woke: true });
+    expect(still?.status).toBe(TaskStatus.SUSPENDED);
+    expect(still?.woken).toBeUndefined();
+    expect(report.woken).toBe(1);
+    expect(second).toMatchObject({ seq: 1, woke: true });
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual([
+      { received: true, data: 1 },
+      { received: true, data: 2 },
+    ]);
+    expect(record.attempt).toBe(1);
+    expect(head?.count).toBe(2);
+  });
+
+  it('finds a signal stored before the wait, consuming signals of one name in order', async () => {
+    const task = defineTask('durable.signal.head.before', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await ctx.sleep('first', 1_500);
+        const a = await ctx.waitForSignal('x', { timeoutMs: 60_000 });
+        const b = await ctx.waitForSignal('x', { timeoutMs: 60_000 });
+        return [a, b];
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    await client.signal(id, 'x', 'a');
+    await client.signal(id, 'x', 'b');
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual([
+      { received: true, data: 'a' },
+      { received: true, data: 'b' },
+    ]);
+  });
+});
