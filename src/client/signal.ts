@@ -49,7 +49,10 @@ export interface SignalResult {
   readonly name: string;
   /** The signal's position in the order the task was sent its signals (from 0). */
   readonly seq: number | undefined;
-  /** The task was waiting for this signal, and was woken. */
+  /**
+   * The task was waiting for this signal, and was woken (by a duplicate too, when the task,
+   * as read, still waits for the name: the first send's wake may have been lost).
+   */
   readonly woke: boolean;
   /** A signal with this `signalId` had been stored before: nothing was written. */
   readonly duplicate: boolean;
@@ -116,7 +119,11 @@ export async function sendSignal(
       ...(options.signalId === undefined ? {} : { signalId: options.signalId }),
     });
     if (sent.kind === 'duplicate') {
-      return { taskId, name, seq: undefined, woke: false, duplicate: true };
+      // A retry of a send that stored the signal but may have died before its wake: the task
+      // still waits for the name, so it is woken again. A spare wake costs one request: the
+      // claim it brings finds the task already counted its signal, or holds it again.
+      if (sent.waiting) await deps.waker.wake(seen, { send: seen.orderingKey === undefined });
+      return { taskId, name, seq: undefined, woke: sent.waiting, duplicate: true };
     }
     if (sent.kind === 'stored') {
       audit(deps, seen, name, sent.seq, sent.woke);

@@ -120,7 +120,7 @@ export class SignalWrites {
     }
     if (task?.refused === true) return { kind: 'moved', current: recordOf(task.current) };
     if (reserved?.refused === true && reserved.current?.created === seen.createdAt) {
-      return { kind: 'duplicate' };
+      return { kind: 'duplicate', waiting: check === rows.checkSignalWaiter };
     }
     // A head refused for the count or epoch it held: another signal took the position.
     if (counted?.refused === true && counted.current?.created === seen.createdAt) {

@@ -144,8 +144,8 @@ export interface SignalSeenWithHead {
 export type SignalWrite =
   /** Stored at `seq`; `woke`: the task waited for it, and the mark woke it. */
   | { readonly kind: 'stored'; readonly seq: number; readonly woke: boolean }
-  /** A signal with this signal id was stored before: nothing was written. */
-  | { readonly kind: 'duplicate' }
+  /** Stored before under this signal id; `waiting`: the task, as read, waits for its name. */
+  | { readonly kind: 'duplicate'; readonly waiting: boolean }
   /** The task moved on since it was read (or is gone): `current`, to decide again from. */
   | { readonly kind: 'moved'; readonly current: TaskRecord | undefined };
 

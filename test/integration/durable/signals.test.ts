@@ -8,6 +8,7 @@ import {
   ValidationError,
 } from '../../../src/core/errors.js';
 import { provisionPayloadBucket } from '../../../src/local/payload-bucket.js';
+import { signalWrites } from '../../../src/store/signal-writes.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
 import { testS3, uniqueName } from '../../helpers/aws.js';
 import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
@@ -219,5 +220,36 @@ describe('ctx.waitForSignal and client.signal', () => {
     expect(record.signals).toBeUndefined();
     // The retry stored nothing: the second wait times out.
     expect(record.result).toEqual([{ received: true, data: { amount: 5 } }, { received: false }]);
+  });
+
+  it('wakes the task again when a send stored its signal but died before the wake, and is retried', async () => {
+    const task = defineTask('durable.signal.lost-wake', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => ctx.waitForSignal('pay', { timeoutMs: 120_000 }),
+    });
+    runWorker(task);
+    const client = executor.client();
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    // Arrange: the first send's write, without its wake (the sender's process died between).
+    const waiting = await executor.store.get(id);
+    if (waiting === undefined) throw new Error('the task is gone');
+    const head = await executor.store.signals.head(waiting);
+    const first = await signalWrites(executor.store).send(waiting, head, {
+      name: 'pay',
+      dataJson: '7',
+      signalId: 'payment-9',
+    });
+
+    // Act: the caller retries with the same signal id.
+    const retried = await client.signal(id, 'pay', 7, { signalId: 'payment-9' });
+    // Well inside the wait's 120 s timeout, and with no sweeper to repair the lost wake.
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(first).toMatchObject({ kind: 'stored', woke: true });
+    expect(retried).toMatchObject({ duplicate: true, woke: true, seq: undefined });
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual({ received: true, data: 7 });
+    expect((await executor.store.signals.head(record))?.count).toBe(1);
   });
 });
