@@ -3,7 +3,7 @@
  * keys, what it projects, and how many shards each keyed status is spread over.
  */
 
-import { Defaults, TableSchema, TaskStatus } from '../core/constants.js';
+import { Defaults, isTerminal, TableSchema, TaskStatus } from '../core/constants.js';
 import { ValidationError } from '../core/errors.js';
 import { EnvVars } from '../settings/location.js';
 import { statusShard, statusShardKey } from './record.js';
@@ -65,6 +65,15 @@ export function signalWakeKey(shard: number): string {
 /** True when a record in `status` carries the status index's keys. */
 export function isIndexed(status: TaskStatus): boolean {
   return INDEXED_STATUSES.includes(status);
+}
+
+/**
+ * Whether a move into `status` is filed by whether the task has dependents: into a finished
+ * status the index does not key (docs/adr/0030-dependencies.md). A live unkeyed status
+ * (RUNNING) just leaves the index.
+ */
+export function filesForRelease(status: TaskStatus): boolean {
+  return !isIndexed(status) && isTerminal(status);
 }
 
 /** The index key attributes, both removed when a record leaves the keyed statuses. */

@@ -3,11 +3,11 @@ import { AuditEvent, TaskStatus } from '../../../../src/core/constants.js';
 import type { HistoryEntry } from '../../../../src/core/record.js';
 import { toStoredEntry, toStoredHistory } from '../../../../src/store/history.js';
 import { and, equals } from '../../../../src/store/transitions/expression.js';
+import { isItemSizeError } from '../../../../src/store/transitions/move.js';
 import {
   buildTransitionUpdate,
-  isItemSizeError,
   type TransitionWrite,
-} from '../../../../src/store/transitions/move.js';
+} from '../../../../src/store/transitions/transition-update.js';
 import { moveRequest } from '../../../../src/store/transitions/writer.js';
 
 /** The UpdateItem the writer sends for a move built from `write`. */
