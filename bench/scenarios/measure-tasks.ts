@@ -144,9 +144,15 @@ export async function measureTasks(
           },
     );
     let invoked = 0;
-    const handler: typeof worker = (event, context) => {
+    let inFlight = 0;
+    const handler: typeof worker = async (event, context) => {
       invoked += 1;
-      return worker(event, context);
+      inFlight += 1;
+      try {
+        return await worker(event, context);
+      } finally {
+        inFlight -= 1;
+      }
     };
     const stopPump = scheduler === undefined ? () => undefined : runSchedulePump(scheduler);
     const drainMs = TIMEOUT_BASE_MS + tasks * (spec.drainMsPerTask ?? TIMEOUT_PER_TASK_MS);
@@ -155,7 +161,12 @@ export async function measureTasks(
       wait === undefined
         ? undefined
         : observeWait(
-            { location: executor, counter: c.counter, invocations: () => invoked },
+            {
+              location: executor,
+              counter: c.counter,
+              invocations: () => invoked,
+              inFlight: () => inFlight,
+            },
             tasks,
             wait.windowMs,
             drainMs,

@@ -74,11 +74,15 @@ export interface WaitProbe {
   readonly counter: RequestCounter;
   /** Invocations so far. */
   invocations(): number;
+  /** Invocations started and not yet returned. */
+  inFlight(): number;
 }
 
 /**
- * Waits until `tasks` tasks are SUSPENDED, then counts the requests and invocations of the
- * next `windowMs`: a wait must send none (no Lambda, no polling) but the mapping's idle
+ * Waits until `tasks` tasks are SUSPENDED and no invocation is in flight (an invocation that
+ * suspended its tasks may still be handing their messages back: ADR 0067 sends early hand-backs
+ * together, up to its batch's end), then counts the requests and invocations of the next
+ * `windowMs`: a wait must send none (no Lambda, no polling) but the mapping's idle
  * receives, which it sends whether or not a task waits.
  *
  * @throws Error when the tasks are not all SUSPENDED within `timeoutMs`.
@@ -97,9 +101,11 @@ export async function observeWait(
   try {
     const deadline = Date.now() + timeoutMs;
     let start = await suspended();
-    while (start < tasks) {
+    while (start < tasks || probe.inFlight() > 0) {
       if (Date.now() > deadline) {
-        throw new Error(`only ${start} of ${tasks} tasks SUSPENDED after ${timeoutMs} ms`);
+        throw new Error(
+          `only ${start} of ${tasks} tasks SUSPENDED, ${probe.inFlight()} invocations in flight, after ${timeoutMs} ms`,
+        );
       }
       await new Promise((r) => setTimeout(r, TICK_MS));
       start = await suspended();

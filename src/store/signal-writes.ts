@@ -94,6 +94,7 @@ export class SignalWrites {
         seen: head,
         epoch,
         seq,
+        name: signal.name,
         expiresAt,
       }),
       part(rows.storeSignal, { item }),

@@ -72,6 +72,11 @@ export interface SignalHead {
   readonly epoch: number;
   /** Signals stored in that epoch. */
   readonly count: number;
+  /**
+   * The name of the last of them (at `count - 1`); undefined on a head written before it was
+   * kept. A wake after one new signal decides from it without reading the signal's item.
+   */
+  readonly last?: string | undefined;
   /** Whether it is filed in the sweeper's wake partition (a waiter may need waking). */
   readonly filed: boolean;
 }
@@ -88,6 +93,7 @@ export function toSignalHead(
   return {
     epoch: item.epoch,
     count: item.count,
+    ...(typeof item.last === 'string' ? { last: item.last } : {}),
     filed: item[TableSchema.STATUS_INDEX_PARTITION_KEY] !== undefined,
   };
 }
@@ -219,7 +225,11 @@ export class SignalStore {
     const count = readableSignals(signalCount(record, head, wait.epoch));
     if (count <= from) return undefined;
     // Only a signal of the wait's name wakes it; past one window, the run looks for itself.
-    if (count - from <= SIGNAL_WINDOW) {
+    // One new signal, the head's last, is named by the head: no read of its item.
+    const named = count - from === 1 && head?.epoch === wait.epoch && head.count === count;
+    if (named && head.last !== undefined) {
+      if (head.last !== wait.name) return undefined;
+    } else if (count - from <= SIGNAL_WINDOW) {
       const after = await this.window(record, wait.epoch, from, count - from);
       if (![...after.values()].some((signal) => signal.name === wait.name)) return undefined;
     }

@@ -89,6 +89,8 @@ export type CountInput = {
   epoch: number;
   /** The new signal's position: the head counts `seq + 1` after it. */
   seq: number;
+  /** The new signal's name: the head keeps the last one's, for a wake to decide without it. */
+  name: string;
   expiresAt: number | undefined;
 };
 
@@ -104,12 +106,13 @@ export const countSignal: Write<CountInput> = {
     seen === undefined
       ? [notExists(TableSchema.PARTITION_KEY)]
       : [equals('epoch', 'seenHeadEpoch', seen.epoch), equals('count', 'seenCount', seen.count)],
-  request: ({ key, task, epoch, seq, expiresAt }, now, settings) => {
+  request: ({ key, task, epoch, seq, name, expiresAt }, now, settings) => {
     const update = new Update()
       .set('taskId', task.id)
       .set('created', task.createdAt)
       .set('epoch', epoch)
       .set('count', seq + 1)
+      .set('last', name)
       .set(
         TableSchema.STATUS_INDEX_PARTITION_KEY,
         signalWakeKey(statusShard(task.id, settings.statusShards)),
@@ -123,6 +126,7 @@ export const countSignal: Write<CountInput> = {
     'created',
     'epoch',
     'count',
+    'last',
     TableSchema.STATUS_INDEX_PARTITION_KEY,
     TableSchema.STATUS_INDEX_SORT_KEY,
     TableSchema.TTL_ATTRIBUTE,

@@ -2,12 +2,15 @@
  * ADR 0066: a signal's head lives in an item of its own. A sender checks the task's item and
  * writes only `signal …` items; the claim its message brings, or the sweeper, wakes the task.
  */
+
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TaskStatus } from '../../../src/core/constants.js';
+import { TableSchema, TaskStatus } from '../../../src/core/constants.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { noopMetrics } from '../../../src/observability/metrics.js';
 import { signalWrites } from '../../../src/store/signal-writes.js';
+import { signalHeadKey } from '../../../src/store/signals.js';
 import { createSweeper } from '../../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
 import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
@@ -128,5 +131,51 @@ describe('the signal head (ADR 0066)', () => {
       { received: true, data: 'a' },
       { received: true, data: 'b' },
     ]);
+  });
+  it('wakes from the head when it names the one new signal, and reads the item for a head without a name', async () => {
+    const task = defineTask('durable.signal.head.named', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => ctx.waitForSignal('go', { timeoutMs: 120_000 }),
+    });
+    runWorker(task);
+    const client = executor.client();
+    const suspended = async () => {
+      const { id } = await client.enqueue(task, {});
+      await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+      const record = await executor.store.get(id);
+      if (record === undefined) throw new Error(`task ${id} is gone`);
+      return record;
+    };
+    const store = async (record: Awaited<ReturnType<typeof suspended>>, name: string) =>
+      signalWrites(executor.store).send(record, await executor.store.signals.head(record), {
+        name,
+      });
+
+    // Arrange: one task sent a signal of another name; one sent its own, by a head that
+    // predates the name (the attribute removed).
+    const other = await suspended();
+    await store(other, 'other');
+    const legacy = await suspended();
+    await store(legacy, 'go');
+    await DynamoDBDocumentClient.from(executor.clients.dynamodb).send(
+      new UpdateCommand({
+        TableName: executor.tableName,
+        Key: { [TableSchema.PARTITION_KEY]: signalHeadKey(legacy.id) },
+        UpdateExpression: 'REMOVE #last',
+        ExpressionAttributeNames: { '#last': 'last' },
+      }),
+    );
+
+    // Act
+    const otherHead = await executor.store.signals.head(other);
+    const notWoken = await executor.store.signals.wakeIfSignalled(other, Date.now());
+    const legacyHead = await executor.store.signals.head(legacy);
+    const woken = await executor.store.signals.wakeIfSignalled(legacy, Date.now());
+
+    expect(otherHead).toMatchObject({ count: 1, last: 'other' });
+    expect(notWoken).toBeUndefined();
+    expect((await executor.store.get(other.id))?.woken).toBeUndefined();
+    expect(legacyHead?.last).toBeUndefined();
+    expect(woken).toMatchObject({ id: legacy.id, status: TaskStatus.SUSPENDED, woken: true });
   });
 });
