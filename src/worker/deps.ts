@@ -101,7 +101,16 @@ export type Outcome =
    * change is sent as soon as it is decided where nothing of its group follows it in the
    * batch, so its return time does not wait for the batch's other tasks.
    */
-  | { readonly kind: 'retry'; readonly delayMs: number }
+  | {
+      readonly kind: 'retry';
+      readonly delayMs: number;
+      /**
+       * Run once the change is sent: a suspension's check for a signal counted while its
+       * hold waited to be sent (./wait-end.ts), which a hold sent after the signal's wake
+       * would otherwise hide.
+       */
+      readonly afterHold?: (() => Promise<void>) | undefined;
+    }
   /** Report failed and leave the visibility timeout alone (an infrastructure error). */
   | { readonly kind: 'fail' }
   /** Not touched yet: a lease takeover, which waits until the batch's other tasks finish. */

@@ -272,11 +272,11 @@ export class DurableWaits {
         this.heartbeat.takePending(),
       );
       // A sender that read the task running neither fenced the suspension nor wakes it: a
-      // signal counted before it is found in the head now, and the task woken (ADR 0066). A
-      // held message then comes back at once (its hold is refused); a released one, from the
-      // sweeper's repair of a woken task.
+      // signal counted before it is found in the head, and the task woken (ADR 0066). For a
+      // held message the head is read once the hold is sent (./wait-end.ts), which shows
+      // the message again; a released one is read here, and woken by the sweeper's repair.
       const woken =
-        wait.kind === 'signal'
+        wait.kind === 'signal' && keeping.held === undefined
           ? await this.deps.store.signals.wakeIfSignalled(record, this.deps.clock())
           : undefined;
       return this.finish({ kind: 'suspended', record: woken ?? record, keeping, wait });

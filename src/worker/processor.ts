@@ -197,6 +197,7 @@ function returned(
     decidedAt,
     // The exact delay: what is left of it when sent is rounded up, never below 1 s.
     delayMs: outcome.delayMs,
+    ...(outcome.afterHold === undefined ? {} : { afterSent: outcome.afterHold }),
   };
 }
 

@@ -33,6 +33,11 @@ export interface VisibilityChange {
    * makes the message later than SQS's whole seconds must.
    */
   readonly delayMs?: number | undefined;
+  /**
+   * Run once the change was sent (or failed), before the batch's end returns: what must
+   * happen after the message is hidden, never before. Its failure is logged.
+   */
+  readonly afterSent?: (() => Promise<void>) | undefined;
 }
 
 /** The part of a received SQS record whose receive time is noted. */
@@ -261,6 +266,27 @@ export class VisibilityController {
   }
 
   private async apply(changes: readonly VisibilityChange[]): Promise<void> {
+    try {
+      await this.send(changes);
+    } finally {
+      await this.afterSent(changes);
+    }
+  }
+
+  /** Runs the changes' {@link VisibilityChange.afterSent}, each on its own, failures logged. */
+  private async afterSent(changes: readonly VisibilityChange[]): Promise<void> {
+    await Promise.all(
+      changes.map((change) =>
+        change.afterSent?.().catch((err: unknown) => {
+          this.logger.warn('check after a hold failed; the sweeper repairs a lost wake', {
+            error: (err as Error).message,
+          });
+        }),
+      ),
+    );
+  }
+
+  private async send(changes: readonly VisibilityChange[]): Promise<void> {
     const byArn = new Map<string, VisibilityChange[]>();
     for (const change of changes) {
       const list = byArn.get(change.eventSourceARN) ?? [];

@@ -62,7 +62,16 @@ async function keep(
   wait: TaskWait,
   deps: ProcessorDeps,
 ): Promise<Outcome> {
-  if (keeping.held !== undefined) return { kind: 'retry', delayMs: holdFor(wait, deps.clock()) };
+  if (keeping.held !== undefined) {
+    const hold = { kind: 'retry', delayMs: holdFor(wait, deps.clock()) } as const;
+    if (wait.kind !== 'signal') return hold;
+    // A signal's sender writes, then shows the held message: one that read the task
+    // SUSPENDED before this hold went out (the hand-back window, ADR 0067) showed it too
+    // early, and the hold hid it again. So the head is read once the hold is sent, and a
+    // signal counted by then wakes the task and shows its message here; one counted later
+    // is shown by its own sender, after the hold.
+    return { ...hold, afterHold: () => wakeAfterHold(task, record, deps) };
+  }
   if (wait.until === undefined || deps.wakes === undefined) return ACK;
   try {
     // The record as suspended: its wake names the generation the suspension moved to.
@@ -85,6 +94,22 @@ async function keep(
     // Woken (or moved on) meanwhile: its message is decided again at once.
     return { kind: 'retry', delayMs: 0 };
   }
+}
+
+/** After a signal wait's hold was sent: wakes the task if a signal came meanwhile. */
+async function wakeAfterHold(
+  task: WaitingTask,
+  record: TaskRecord,
+  deps: ProcessorDeps,
+): Promise<void> {
+  const woken =
+    record.woken === true ? record : await deps.store.signals.wakeIfSignalled(record, deps.clock());
+  if (woken === undefined) return;
+  await deps.visibility.extend({
+    receiptHandle: task.message.receiptHandle,
+    eventSourceARN: task.message.eventSourceARN,
+    seconds: 0,
+  });
 }
 
 /** How long a held message is hidden: until the timer, 12 hours at most. */
