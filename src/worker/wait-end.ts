@@ -6,7 +6,7 @@
  * sender does). When the schedule cannot be made (an EventBridge outage), the message is held
  * instead: an outage spends no attempt and loses no wake.
  */
-import { AuditEvent, Defaults } from '../core/constants.js';
+import { AuditEvent, Defaults, TaskStatus } from '../core/constants.js';
 import { describeError, LeaseLostError } from '../core/errors.js';
 import type { TaskRecord, TaskWait } from '../core/record.js';
 import type { MessageKeeping } from '../store/task-store.js';
@@ -155,5 +155,20 @@ export async function endPaused(
     auditTask(deps, err.current ?? record, AuditEvent.STALE_DROPPED, err.message, lease.attempt);
     return LEASE_LOST;
   }
-  return keeping.held === undefined ? ACK : { kind: 'retry', delayMs: LONGEST_HOLD_MS };
+  if (keeping.held === undefined) return ACK;
+  // A resume writes, then shows the held message: one that came while this hold waited to be
+  // sent (the hand-back window, ADR 0067) was hidden by it, so the task is read once the hold
+  // is sent, and its message shown here if it is no longer paused.
+  return { kind: 'retry', delayMs: LONGEST_HOLD_MS, afterHold: () => showIfResumed(task, deps) };
+}
+
+/** After a paused task's hold was sent: shows its message if it was resumed meanwhile. */
+async function showIfResumed(task: WaitingTask, deps: ProcessorDeps): Promise<void> {
+  const now = await deps.store.get(task.record.id);
+  if (now === undefined || now.status === TaskStatus.PAUSED) return;
+  await deps.visibility.extend({
+    receiptHandle: task.message.receiptHandle,
+    eventSourceARN: task.message.eventSourceARN,
+    seconds: 0,
+  });
 }

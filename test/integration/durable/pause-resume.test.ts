@@ -5,6 +5,7 @@ import { resumeTask } from '../../../src/client/pause.js';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { TransitionRejectedError } from '../../../src/core/errors.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
+import { tasklaneClients } from '../../helpers/aws.js';
 import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
 import { eventually } from '../../helpers/executor.js';
 
@@ -207,6 +208,53 @@ describe('client.pause and client.resume', () => {
     expect(record.status).toBe(TaskStatus.SUCCEEDED);
     expect(effects).toEqual(['first', 'second']);
     expect(record.attempt).toBe(1);
+  });
+
+  it('runs a keyed task resumed while the hold of its pause waited to be sent', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const task = defineTask('durable.pause.hold-race', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await ctx.step('first', () => 1);
+        await gate;
+        await ctx.heartbeat();
+        await ctx.step('second', () => 2);
+        return 'done';
+      },
+    });
+    // The worker's holds (a change of visibility past a minute) wait until the test opens them.
+    let open: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const { sqs } = tasklaneClients();
+    sqs.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { Entries?: { VisibilityTimeout?: number }[] };
+        const holds = (input.Entries ?? []).some((e) => (e.VisibilityTimeout ?? 0) > 60);
+        if (context.commandName === 'ChangeMessageVisibilityBatchCommand' && holds) await opened;
+        return next(args);
+      },
+      { step: 'initialize', name: 'heldHolds' },
+    );
+    runWorker(task, { sqs });
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {}, { orderingKey: 'hold-race' });
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.RUNNING);
+    await client.pause(id);
+    release();
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.PAUSED);
+    // Act: the resume shows the message before the pause's hold is sent, which hides it.
+    await client.resume(id);
+    open();
+    const record = await client.wait(id, { timeoutMs: 20_000 });
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toBe('done');
   });
 
   it('refuses to pause a finished task, and to resume one that is not paused', async () => {
