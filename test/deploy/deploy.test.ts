@@ -245,10 +245,12 @@ describe('tasks through the deployed executor', () => {
   // head and notes the wake, and a signal-wait suspension reads it once more; about 2.5 KB),
   // RUNNING out of the status index (ADR 0052) and the hand-back window (ADR 0067): measured
   // 248,683 bytes in session 39. Issue 29's worker splitting is what brings it down.
-  it('ships a worker bundle under 249 KB that needs only the runtime’s @aws-sdk/*', () => {
+  // 250 KB since a signal wait's check after its hold and a paused task's read after its hold
+  // (ADR 0067, amended in stop 40): measured 249,765 bytes.
+  it('ships a worker bundle under 250 KB that needs only the runtime’s @aws-sdk/*', () => {
     const asset = workerAsset();
 
-    expect(asset.bytes).toBeLessThanOrEqual(249_000);
+    expect(asset.bytes).toBeLessThanOrEqual(250_000);
     expect(asset.externals.length).toBeGreaterThan(0);
     for (const external of asset.externals) expect(external).toMatch(/^@aws-sdk\//);
   });
