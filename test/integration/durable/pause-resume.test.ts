@@ -5,9 +5,9 @@ import { resumeTask } from '../../../src/client/pause.js';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { TransitionRejectedError } from '../../../src/core/errors.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
-import { tasklaneClients } from '../../helpers/aws.js';
 import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
 import { eventually } from '../../helpers/executor.js';
+import { heldHolds } from '../../helpers/held-holds.js';
 
 useDurableExecutor();
 
@@ -225,22 +225,9 @@ describe('client.pause and client.resume', () => {
         return 'done';
       },
     });
-    // The worker's holds (a change of visibility past a minute) wait until the test opens them.
-    let open: () => void = () => undefined;
-    const opened = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    const { sqs } = tasklaneClients();
-    sqs.middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as { Entries?: { VisibilityTimeout?: number }[] };
-        const holds = (input.Entries ?? []).some((e) => (e.VisibilityTimeout ?? 0) > 60);
-        if (context.commandName === 'ChangeMessageVisibilityBatchCommand' && holds) await opened;
-        return next(args);
-      },
-      { step: 'initialize', name: 'heldHolds' },
-    );
-    runWorker(task, { sqs });
+    // The worker's holds wait until the test opens them.
+    const holds = heldHolds();
+    runWorker(task, { sqs: holds.sqs });
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {}, { orderingKey: 'hold-race' });
@@ -250,7 +237,7 @@ describe('client.pause and client.resume', () => {
     await eventually(async () => (await client.get(id))?.status === TaskStatus.PAUSED);
     // Act: the resume shows the message before the pause's hold is sent, which hides it.
     await client.resume(id);
-    open();
+    holds.open();
     const record = await client.wait(id, { timeoutMs: 20_000 });
 
     expect(record.status).toBe(TaskStatus.SUCCEEDED);

@@ -13,9 +13,9 @@ import { signalWrites } from '../../../src/store/signal-writes.js';
 import { signalHeadKey } from '../../../src/store/signals.js';
 import { createSweeper } from '../../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
-import { tasklaneClients } from '../../helpers/aws.js';
 import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
 import { eventually } from '../../helpers/executor.js';
+import { heldHolds } from '../../helpers/held-holds.js';
 
 useDurableExecutor();
 
@@ -184,29 +184,16 @@ describe('the signal head (ADR 0066)', () => {
       schema: z.object({}),
       handler: async (_payload, ctx) => ctx.waitForSignal('go', { timeoutMs: 120_000 }),
     });
-    // The worker's holds (a change of visibility past a minute) wait until the test opens them.
-    let open: () => void = () => undefined;
-    const opened = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    const { sqs } = tasklaneClients();
-    sqs.middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as { Entries?: { VisibilityTimeout?: number }[] };
-        const holds = (input.Entries ?? []).some((e) => (e.VisibilityTimeout ?? 0) > 60);
-        if (context.commandName === 'ChangeMessageVisibilityBatchCommand' && holds) await opened;
-        return next(args);
-      },
-      { step: 'initialize', name: 'heldHolds' },
-    );
-    runWorker(task, { sqs });
+    // The worker's holds wait until the test opens them.
+    const holds = heldHolds();
+    runWorker(task, { sqs: holds.sqs });
     const client = executor.client();
 
     const { id } = await client.enqueue(task, {});
     await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
     // Act: the signal's sender shows the message before the hold is sent, which hides it.
     const sent = await client.signal(id, 'go', 'now');
-    open();
+    holds.open();
     const record = await client.wait(id, { timeoutMs: 20_000 });
 
     expect(sent).toMatchObject({ seq: 0, woke: true });
