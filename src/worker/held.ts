@@ -9,7 +9,8 @@
  * 1. the handle is noted, if the task is still the one seen (the write refuses otherwise);
  * 2. the message is hidden;
  * 3. the task is read again: if it moved on (woken, resumed, cancelled) between 1 and 2, the
- *    message is shown at once here, so it cannot stay hidden behind their back.
+ *    message is shown at once here, so it cannot stay hidden behind their back; a task waiting
+ *    for a signal has its signal head read too (a signal writes only its head, ADR 0066).
  */
 import type { TaskRecord } from '../core/record.js';
 import type { Outcome, ProcessorDeps } from './deps.js';
@@ -53,5 +54,9 @@ export async function holdMessage(
     now.generation === seen.generation &&
     now.attempt === seen.attempt &&
     now.woken !== true;
-  return same ? HELD : AGAIN;
+  if (!same) return AGAIN;
+  // A signal writes its head, not the task's item (ADR 0066): one whose sender showed the
+  // message between the claim's read of the head and this hide is found in the head now.
+  const woken = await deps.store.signals.wakeIfSignalled(now, deps.clock());
+  return woken === undefined ? HELD : AGAIN;
 }

@@ -1,7 +1,9 @@
 /**
- * A worker's SQS client whose holds (a ChangeMessageVisibilityBatch asking more than a minute)
- * wait until `open()`: the window in which a suspension's or a pause's hold is decided but
- * not yet sent (the hand-back window, ADR 0067), held open for as long as a test needs.
+ * A worker's SQS client whose holds (a change of visibility asking more than a minute) wait
+ * until `open()`: the window in which a hold is decided but not yet sent, held open for as
+ * long as a test needs. A suspension's or a pause's hold goes out in a
+ * ChangeMessageVisibilityBatch (the hand-back window, ADR 0067); the claim's re-hold of an
+ * early message in a ChangeMessageVisibility (src/worker/held.ts).
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { tasklaneClients } from './aws.js';
@@ -9,23 +11,39 @@ import { tasklaneClients } from './aws.js';
 /** The worker's client, and what lets its holds through. */
 export interface HeldHolds {
   readonly sqs: SQSClient;
+  /** Settles once the first hold waits. */
+  readonly reached: Promise<void>;
   open(): void;
 }
 
-export function heldHolds(): HeldHolds {
+type HoldCommand = 'ChangeMessageVisibilityBatchCommand' | 'ChangeMessageVisibilityCommand';
+
+export function heldHolds(command: HoldCommand = 'ChangeMessageVisibilityBatchCommand'): HeldHolds {
   let open: () => void = () => undefined;
+  let arrive: () => void = () => undefined;
   const opened = new Promise<void>((resolve) => {
     open = resolve;
+  });
+  const reached = new Promise<void>((resolve) => {
+    arrive = resolve;
   });
   const { sqs } = tasklaneClients();
   sqs.middlewareStack.add(
     (next, context) => async (args) => {
-      const input = args.input as { Entries?: { VisibilityTimeout?: number }[] };
-      const holds = (input.Entries ?? []).some((e) => (e.VisibilityTimeout ?? 0) > 60);
-      if (context.commandName === 'ChangeMessageVisibilityBatchCommand' && holds) await opened;
+      const input = args.input as {
+        VisibilityTimeout?: number;
+        Entries?: { VisibilityTimeout?: number }[];
+      };
+      const asked = input.Entries?.map((e) => e.VisibilityTimeout ?? 0) ?? [
+        input.VisibilityTimeout ?? 0,
+      ];
+      if (context.commandName === command && asked.some((seconds) => seconds > 60)) {
+        arrive();
+        await opened;
+      }
       return next(args);
     },
     { step: 'initialize', name: 'heldHolds' },
   );
-  return { sqs, open };
+  return { sqs, reached, open };
 }

@@ -3,6 +3,7 @@
  * writes only `signal …` items; the claim its message brings, or the sweeper, wakes the task.
  */
 
+import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -199,5 +200,36 @@ describe('the signal head (ADR 0066)', () => {
     expect(sent).toMatchObject({ seq: 0, woke: true });
     expect(record.status).toBe(TaskStatus.SUCCEEDED);
     expect(record.result).toEqual({ received: true, data: 'now' });
+  });
+  it('wakes a waiter whose signal came while the claim re-held an early message', async () => {
+    const task = defineTask('durable.signal.head.rehold-race', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => ctx.waitForSignal('go', { timeoutMs: 120_000 }),
+    });
+    // The claim's re-holds (a single change of visibility past a minute) wait for the test.
+    const holds = heldHolds('ChangeMessageVisibilityCommand');
+    runWorker(task, { sqs: holds.sqs });
+    const client = executor.client();
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.heldMessage !== undefined);
+    const waiting = await executor.store.get(id);
+    // Arrange: the held message comes back early (a stray show), and the claim re-holds it.
+    await executor.clients.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: executor.queueUrl,
+        ReceiptHandle: waiting?.heldMessage?.receiptHandle,
+        VisibilityTimeout: 0,
+      }),
+    );
+    await holds.reached;
+
+    // Act: the signal's sender shows the message before the re-hold hides it.
+    const sent = await client.signal(id, 'go', 'late');
+    holds.open();
+    const record = await client.wait(id, { timeoutMs: 20_000 });
+
+    expect(sent.woke).toBe(true);
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual({ received: true, data: 'late' });
   });
 });
