@@ -20,7 +20,7 @@
  * 4. Retries bounded: the record's attempt and every start's attempt ≤ maxAttempts; a handler
  *    whose payload says `ok` starts again only after a worker died with it, or a redrive.
  * 5. Dependencies: every start of a dependent saw each parent finished (SUCCEEDED under
- *    `'cancel'`); a released task has exactly one `released` entry; a dependent under
+ *    `'cancel'`; a parent a purge deleted before the start counts as the DEAD it was); a released task has exactly one `released` entry; a dependent under
  *    `'cancel'` of a parent that ended DEAD or CANCELLED never runs and ends CANCELLED.
  * 6. Outcomes: a task whose payload says `ok` ends SUCCEEDED or CANCELLED, or DEAD only if a
  *    worker died holding it (outages of S3 or EventBridge never spend an attempt); `fail` and
@@ -191,9 +191,12 @@ export async function judge(m: FeatureModel, r: FeatureSystem): Promise<string[]
     // 5. Dependencies.
     if (task.parents.length > 0) {
       for (const s of starts) {
-        const early = Object.entries(s.parents).filter(([, status]) =>
-          s.onParentDead === 'run' ? !finished(status) : status !== TaskStatus.SUCCEEDED,
-        );
+        const early = Object.entries(s.parents).filter(([p, status]) => {
+          // A parent gone at the start was purged (a purge deletes only DEAD tasks, so it had
+          // finished, and had released its dependents, before), or never was (rolled back).
+          const seen = status === 'ABSENT' && m.purged.has(p) ? TaskStatus.DEAD : status;
+          return s.onParentDead === 'run' ? !finished(seen) : seen !== TaskStatus.SUCCEEDED;
+        });
         if (early.length > 0) {
           out.push(
             `early: ${line} started while ${early.map(([p, st]) => `${short(p)} was ${st}`).join(', ')}`,
