@@ -13,6 +13,8 @@ export interface HeldHolds {
   readonly sqs: SQSClient;
   /** Settles once the first hold waits. */
   readonly reached: Promise<void>;
+  /** Settles once a batch of holds (a suspension's, a pause's) has been sent. */
+  readonly batchSent: Promise<void>;
   open(): void;
 }
 
@@ -27,6 +29,10 @@ export function heldHolds(command: HoldCommand = 'ChangeMessageVisibilityBatchCo
   const reached = new Promise<void>((resolve) => {
     arrive = resolve;
   });
+  let batchDone: () => void = () => undefined;
+  const batchSent = new Promise<void>((resolve) => {
+    batchDone = resolve;
+  });
   const { sqs } = tasklaneClients();
   sqs.middlewareStack.add(
     (next, context) => async (args) => {
@@ -37,13 +43,16 @@ export function heldHolds(command: HoldCommand = 'ChangeMessageVisibilityBatchCo
       const asked = input.Entries?.map((e) => e.VisibilityTimeout ?? 0) ?? [
         input.VisibilityTimeout ?? 0,
       ];
-      if (context.commandName === command && asked.some((seconds) => seconds > 60)) {
+      const hold = asked.some((seconds) => seconds > 60);
+      if (context.commandName === command && hold) {
         arrive();
         await opened;
       }
-      return next(args);
+      const out = await next(args);
+      if (context.commandName === 'ChangeMessageVisibilityBatchCommand' && hold) batchDone();
+      return out;
     },
     { step: 'initialize', name: 'heldHolds' },
   );
-  return { sqs, reached, open };
+  return { sqs, reached, batchSent, open };
 }

@@ -14,7 +14,7 @@ import { signalWrites } from '../../../src/store/signal-writes.js';
 import { signalHeadKey } from '../../../src/store/signals.js';
 import { createSweeper } from '../../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
-import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
+import { executor, runWorker, stopWorker, useDurableExecutor } from '../../helpers/durable.js';
 import { eventually } from '../../helpers/executor.js';
 import { heldHolds } from '../../helpers/held-holds.js';
 
@@ -76,6 +76,9 @@ describe('the signal head (ADR 0066)', () => {
 
     const { id } = await client.enqueue(task, {});
     await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    // The worker stops once its batch ended: the hold sent and the check after it made
+    // (ADR 0067), so the signal below comes after both, as a signal sent later would.
+    await stopWorker();
     // The sender's one write, without its wake: as if it crashed right after it.
     const seen = await executor.store.get(id);
     if (seen === undefined) throw new Error('task not found');
@@ -86,6 +89,7 @@ describe('the signal head (ADR 0066)', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const still = await client.get(id);
     const report = await sweeper.run();
+    runWorker(task);
     // The second wait: woken promptly by the sender's own wake.
     await eventually(async () => {
       const now = await client.get(id);
@@ -211,7 +215,9 @@ describe('the signal head (ADR 0066)', () => {
     runWorker(task, { sqs: holds.sqs });
     const client = executor.client();
     const { id } = await client.enqueue(task, {});
+    // Suspended, and its hold sent: a show before the hold would be hidden by it.
     await eventually(async () => (await client.get(id))?.heldMessage !== undefined);
+    await holds.batchSent;
     const waiting = await executor.store.get(id);
     // Arrange: the held message comes back early (a stray show), and the claim re-holds it.
     await executor.clients.sqs.send(
