@@ -160,8 +160,10 @@ describe('the signal head (ADR 0066)', () => {
     // Arrange: one task sent a signal of another name; one sent its own, by a head that
     // predates the name (the attribute removed).
     const other = await suspended();
-    await store(other, 'other');
     const legacy = await suspended();
+    // The worker stops once its batch ended (the hold sent and checked after, ADR 0067).
+    await stopWorker();
+    await store(other, 'other');
     await store(legacy, 'go');
     await DynamoDBDocumentClient.from(executor.clients.dynamodb).send(
       new UpdateCommand({

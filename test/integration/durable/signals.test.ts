@@ -11,7 +11,7 @@ import { provisionPayloadBucket } from '../../../src/local/payload-bucket.js';
 import { signalWrites } from '../../../src/store/signal-writes.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
 import { testS3, uniqueName } from '../../helpers/aws.js';
-import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
+import { executor, runWorker, stopWorker, useDurableExecutor } from '../../helpers/durable.js';
 import { eventually } from '../../helpers/executor.js';
 
 useDurableExecutor();
@@ -231,6 +231,8 @@ describe('ctx.waitForSignal and client.signal', () => {
     const client = executor.client();
     const { id } = await client.enqueue(task, {});
     await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
+    // The worker stops once its batch ended (the hold sent and checked after, ADR 0067).
+    await stopWorker();
     // Arrange: the first send's write, without its wake (the sender's process died between).
     const waiting = await executor.store.get(id);
     if (waiting === undefined) throw new Error('the task is gone');
@@ -241,6 +243,7 @@ describe('ctx.waitForSignal and client.signal', () => {
       signalId: 'payment-9',
     });
 
+    runWorker(task);
     // Act: the caller retries with the same signal id.
     const retried = await client.signal(id, 'pay', 7, { signalId: 'payment-9' });
     // Well inside the wait's 120 s timeout, and with no sweeper to repair the lost wake.
