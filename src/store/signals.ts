@@ -66,6 +66,13 @@ export function signalHeadKey(taskId: string): string {
   return `${signalPrefix(taskId)}head`;
 }
 
+/** The task id of a signal head's key ({@link signalHeadKey}); undefined for any other key. */
+export function headTaskId(key: string): string | undefined {
+  const suffix = ' head';
+  if (!key.startsWith(SIGNAL_ITEM_PREFIX) || !key.endsWith(suffix)) return undefined;
+  return key.slice(SIGNAL_ITEM_PREFIX.length, -suffix.length);
+}
+
 /** A task's signal head, as stored (docs/adr/0066-signal-head-off-the-task-item.md). */
 export interface SignalHead {
   /** The step epoch it counts signals in. */
@@ -139,12 +146,6 @@ export type SignalSeen = Pick<
   TaskRecord,
   'id' | 'status' | 'signals' | 'stepEpoch' | 'wait' | 'createdAt'
 >;
-
-/** A task's record and its signal head, as a sender read them. */
-export interface SignalSeenWithHead {
-  readonly record: SignalSeen;
-  readonly head: SignalHead | undefined;
-}
 
 /** What storing a signal came to. */
 export type SignalWrite =

@@ -17,7 +17,7 @@ import type { TaskLogger } from '../observability/logger.js';
 import type { Waker } from '../scheduler/waker.js';
 import { getItems } from '../store/batch-get.js';
 import { fromItem, type TaskItem } from '../store/record.js';
-import { SIGNAL_ITEM_PREFIX, signalCount, signalHeadKey, toSignalHead } from '../store/signals.js';
+import { headTaskId, signalCount, signalHeadKey, toSignalHead } from '../store/signals.js';
 import { entryId, partitionPages } from '../store/status-index.js';
 import { signalWakeKey } from '../store/status-index-keys.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -49,14 +49,6 @@ export interface SignalWakeCounts {
   budgetExhausted: boolean;
 }
 
-const HEAD_SUFFIX = ' head';
-
-/** The task id of a head's key (`signal <task id> head`). */
-function taskIdOf(headKey: string): string | undefined {
-  if (!headKey.startsWith(SIGNAL_ITEM_PREFIX) || !headKey.endsWith(HEAD_SUFFIX)) return undefined;
-  return headKey.slice(SIGNAL_ITEM_PREFIX.length, -HEAD_SUFFIX.length);
-}
-
 /** Wakes the waiters of the heads filed before `before`, and unfiles the heads. */
 export async function sweepSignalWakes(sweep: SignalWakeSweep): Promise<SignalWakeCounts> {
   const counts: SignalWakeCounts = { woken: 0, unfiled: 0, failed: 0, budgetExhausted: false };
@@ -69,7 +61,7 @@ export async function sweepSignalWakes(sweep: SignalWakeSweep): Promise<SignalWa
           counts.budgetExhausted = true;
           return counts;
         }
-        const ids = page.items.flatMap((entry) => taskIdOf(entryId(entry)) ?? []);
+        const ids = page.items.flatMap((entry) => headTaskId(entryId(entry)) ?? []);
         const keys = ids.flatMap((id) => [id, signalHeadKey(id)]);
         const items = await getItems(ctx.doc, ctx.tableName, keys, { consistent: true });
         for (const id of ids) {

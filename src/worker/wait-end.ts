@@ -102,14 +102,10 @@ async function wakeAfterHold(
   record: TaskRecord,
   deps: ProcessorDeps,
 ): Promise<void> {
-  const woken =
-    record.woken === true ? record : await deps.store.signals.wakeIfSignalled(record, deps.clock());
-  if (woken === undefined) return;
-  await deps.visibility.extend({
-    receiptHandle: task.message.receiptHandle,
-    eventSourceARN: task.message.eventSourceARN,
-    seconds: 0,
-  });
+  // `record` is the suspension's own write, never woken: the check before it is skipped for
+  // a held message (./durable-waits.ts), so this read is the only one.
+  const woken = await deps.store.signals.wakeIfSignalled(record, deps.clock());
+  if (woken !== undefined) await showNow(task, deps);
 }
 
 /** How long a held message is hidden: until the timer, 12 hours at most. */
@@ -165,7 +161,11 @@ export async function endPaused(
 /** After a paused task's hold was sent: shows its message if it was resumed meanwhile. */
 async function showIfResumed(task: WaitingTask, deps: ProcessorDeps): Promise<void> {
   const now = await deps.store.get(task.record.id);
-  if (now === undefined || now.status === TaskStatus.PAUSED) return;
+  if (now !== undefined && now.status !== TaskStatus.PAUSED) await showNow(task, deps);
+}
+
+/** Makes the task's held message visible at once: the hold sent before it is undone. */
+async function showNow(task: WaitingTask, deps: ProcessorDeps): Promise<void> {
   await deps.visibility.extend({
     receiptHandle: task.message.receiptHandle,
     eventSourceARN: task.message.eventSourceARN,
