@@ -18,9 +18,12 @@ export interface CountOptions {
   /** Count only these statuses. @default every status */
   readonly statuses?: readonly TaskStatus[];
   /**
-   * Count the statuses the status index does not key (SUCCEEDED, CANCELLED, ROLLED_BACK)
-   * with a Scan of the whole table, which reads every item. With `false` they are left out
-   * of `byStatus` and named in `notCounted`. @default true
+   * Count the statuses the status index does not key (RUNNING, SUCCEEDED, CANCELLED,
+   * ROLLED_BACK), and the QUEUED tasks waiting out a retry delay off it
+   * (docs/adr/0068-a-retry-stays-off-the-index.md), with a Scan of the whole table, which
+   * reads every item. With `false` the unkeyed statuses are left out of `byStatus` and named
+   * in `notCounted`, and QUEUED counts the index's entries only (`retrying` is undefined).
+   * @default true
    */
   readonly scan?: boolean;
   /**
@@ -49,13 +52,21 @@ export interface TaskCounts {
   readonly scanned: readonly TaskStatus[];
   /** The statuses asked for and not counted (`scan: false`). */
   readonly notCounted: readonly TaskStatus[];
+  /**
+   * QUEUED tasks waiting out a retry delay off the status index, counted by the Scan and
+   * included in `byStatus.QUEUED` (docs/adr/0068-a-retry-stays-off-the-index.md); undefined
+   * when QUEUED was not asked for or nothing was scanned (`scan: false`).
+   */
+  readonly retrying?: number;
+  /** With `byType` and `retrying`: those retrying tasks by type (types without any left out). */
+  readonly retryingByType?: Readonly<Record<string, number>>;
 }
 
 /**
  * Counts tasks per status (and per type) with one Query per `status#shard` partition of the
  * status index: `Select: COUNT` for plain counts, the `type` attribute alone with `byType`.
- * The statuses the index does not key are counted by one Scan of the table (unless `scan:
- * false`). Reads only, never a write per task. The cost grows with the table: see
+ * The statuses the index does not key, and the QUEUED tasks off it (a retry's, ADR 0068),
+ * are counted by one Scan of the table (unless `scan: false`). Reads only, never a write per task. The cost grows with the table: see
  * docs/status-index.md.
  */
 export async function countTasks(
@@ -74,6 +85,9 @@ export async function countTasks(
   }
   const unkeyed = statuses.filter((status) => !isIndexed(status));
   const scanned = options.scan === false ? [] : unkeyed;
+  const offIndexQueued = options.scan !== false && statuses.includes(TaskStatus.QUEUED);
+  let retrying = 0;
+  const retryingByType: Record<string, number> = {};
   const notCounted = options.scan === false ? unkeyed : [];
   const counted = statuses.filter((status) => !notCounted.includes(status));
   const streams = index.streams(counted.filter(isIndexed));
@@ -121,14 +135,22 @@ export async function countTasks(
     },
     QUERY_CONCURRENCY,
   );
-  if (scanned.length > 0) {
+  if (scanned.length > 0 || offIndexQueued) {
     total += 1;
     for await (const page of index.scan(scanned, {
       projection: ['status', ...projection],
+      offIndexQueued,
     })) {
       for (const item of page.items) {
         const status = item.status as TaskStatus;
         byStatus[status] += 1;
+        if (status === TaskStatus.QUEUED) {
+          retrying += 1;
+          if (options.byType === true) {
+            const type = String(item.type);
+            retryingByType[type] = (retryingByType[type] ?? 0) + 1;
+          }
+        }
         add(status, item);
       }
       readUnits += page.readUnits;
@@ -145,5 +167,7 @@ export async function countTasks(
     readUnits,
     scanned,
     notCounted,
+    ...(offIndexQueued ? { retrying } : {}),
+    ...(offIndexQueued && options.byType === true ? { retryingByType } : {}),
   };
 }

@@ -49,14 +49,15 @@ interface Entry {
 
 /**
  * Lists tasks newest first across every shard (and status) asked for. Time is the status
- * index's sort key, `statusAt`: when the task last changed status; for a RUNNING task, when
- * its lease ends; for a QUEUED retry, when it is due; for a SCHEDULED task, its run time.
- * For a status the index does not key (SUCCEEDED, CANCELLED, ROLLED_BACK), it is the
+ * index's sort key, `statusAt`: when the task last changed status; for a QUEUED retry, when
+ * it is due; for a SCHEDULED task, its run time.
+ * For a status the index does not key (RUNNING, SUCCEEDED, CANCELLED, ROLLED_BACK), it is the
  * record's last change, `updatedAt`.
  *
  * Each `status#shard` partition is read newest first until it has `limit` matches (or ends);
- * the statuses the index does not key are found by one Scan of the table (it reads every
- * item, docs/status-index.md). The results are merged and the newest `limit` read from the
+ * the statuses the index does not key, and the QUEUED tasks waiting out a retry delay off
+ * it (docs/adr/0068-a-retry-stays-off-the-index.md), are found by one Scan of the table (it
+ * reads every item, docs/status-index.md). The results are merged and the newest `limit` read from the
  * table (BatchGetItem), so the order is exact; a task that has left the statuses asked for
  * since is left out of the page. A page costs up to `limit` entries read from every
  * partition (statuses × shards), plus the Scan when it lists an unkeyed status.
@@ -92,10 +93,12 @@ export async function listTasks(
     QUERY_CONCURRENCY,
   );
   const unkeyed = statuses.filter((status) => !isIndexed(status));
+  // QUEUED tasks waiting out a retry delay are off the index (ADR 0068): the Scan finds them.
+  const offIndexQueued = statuses.includes(TaskStatus.QUEUED);
   const scanned =
-    unkeyed.length === 0
+    unkeyed.length === 0 && !offIndexQueued
       ? []
-      : await scanNewest(index, unkeyed, limit + 1, (entry, item) => {
+      : await scanNewest(index, unkeyed, offIndexQueued, limit + 1, (entry, item) => {
           return (
             (filter.type === undefined || item.type === filter.type) &&
             (filter.orderingKey === undefined || item.orderingKey === filter.orderingKey) &&
@@ -125,18 +128,32 @@ function indexEntry(item: Record<string, unknown>): Entry {
   };
 }
 
-/** The newest `keep` matches among the tasks in `statuses`, from a Scan of the table. */
+/**
+ * The newest `keep` matches among the tasks in `statuses`, and the QUEUED tasks off the index
+ * with `offIndexQueued`, from a Scan of the table. A QUEUED task is placed by its due time,
+ * as the index places the others; the rest by their last change.
+ */
 async function scanNewest(
   index: StatusIndex,
   statuses: readonly TaskStatus[],
+  offIndexQueued: boolean,
   keep: number,
   matches: (entry: Entry, item: Record<string, unknown>) => boolean,
 ): Promise<Entry[]> {
   let newest: Entry[] = [];
-  const projection = [TableSchema.PARTITION_KEY, 'status', 'type', 'orderingKey', 'updatedAt'];
-  for await (const page of index.scan(statuses, { projection })) {
+  const sortKey = TableSchema.STATUS_INDEX_SORT_KEY;
+  const projection = [
+    TableSchema.PARTITION_KEY,
+    'status',
+    'type',
+    'orderingKey',
+    'updatedAt',
+    sortKey,
+  ];
+  for await (const page of index.scan(statuses, { projection, offIndexQueued })) {
     for (const item of page.items) {
-      const entry = { id: String(item[TableSchema.PARTITION_KEY]), at: Number(item.updatedAt) };
+      const at = item.status === TaskStatus.QUEUED ? item[sortKey] : item.updatedAt;
+      const entry = { id: String(item[TableSchema.PARTITION_KEY]), at: Number(at) };
       if (matches(entry, item)) newest.push(entry);
     }
     if (newest.length > keep * 4) newest = newest.sort(newestFirst).slice(0, keep);

@@ -51,9 +51,28 @@ export function encodeScanCursor(startKey: Record<string, unknown>): string {
   return Buffer.from(JSON.stringify({ scanKey: startKey })).toString('base64url');
 }
 
+/**
+ * The cursor of a list of QUEUED tasks whose index part is done and whose Scan of the tasks
+ * off the index has not begun (docs/adr/0068-a-retry-stays-off-the-index.md).
+ */
+export const SCAN_START_CURSOR = Buffer.from(JSON.stringify({ scanKey: 'start' })).toString(
+  'base64url',
+);
+
+/** True for a cursor of a Scan's part ({@link encodeScanCursor}, {@link SCAN_START_CURSOR}). */
+export function isScanCursor(cursor: string | undefined): boolean {
+  if (cursor === undefined) return false;
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    return typeof parsed === 'object' && parsed !== null && 'scanKey' in parsed;
+  } catch {
+    return false;
+  }
+}
+
 /** @throws ValidationError when the cursor was not produced by a scanned `TaskStore.list`. */
 export function decodeScanCursor(cursor: string | undefined): Record<string, unknown> | undefined {
-  if (cursor === undefined) return undefined;
+  if (cursor === undefined || cursor === SCAN_START_CURSOR) return undefined;
   let parsed: { scanKey?: unknown } | null = null;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

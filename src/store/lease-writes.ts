@@ -120,14 +120,18 @@ export function continueRun(
   return writeTransition(ctx, durable.continueRun, input);
 }
 
-/** RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease. */
+/**
+ * RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease. With
+ * `offIndex`, the task stays out of the status index (docs/adr/0068-a-retry-stays-off-the-index.md).
+ */
 export function retry(
   ctx: WriteContext,
   lease: Lease,
   error: TaskErrorInfo,
   delayMs: number,
+  offIndex = false,
 ): Promise<TaskRecord> {
-  return writeTransition(ctx, lifecycle.retry, { lease, error, delayMs });
+  return writeTransition(ctx, lifecycle.retry, { lease, error, delayMs, offIndex });
 }
 
 /**

@@ -1,12 +1,20 @@
 /**
  * Reads through the sharded status index: a page at a time ({@link listTasks}) or every
- * matching task ({@link iterateTasks}). Only a status the index does not key is scanned.
+ * matching task ({@link iterateTasks}). Only a status the index does not key is scanned, and
+ * the QUEUED tasks it leaves out (docs/adr/0068-a-retry-stays-off-the-index.md).
  */
-import type { TaskStatus } from '../core/constants.js';
+import { TableSchema, TaskStatus } from '../core/constants.js';
 import { ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { getItems } from './batch-get.js';
-import { decodeCursor, decodeScanCursor, encodeCursor, encodeScanCursor } from './cursor.js';
+import {
+  decodeCursor,
+  decodeScanCursor,
+  encodeCursor,
+  encodeScanCursor,
+  isScanCursor,
+  SCAN_START_CURSOR,
+} from './cursor.js';
 import { fromItem, statusShardKey } from './record.js';
 import { entryId, type IndexContext, partitionPages } from './status-index.js';
 import { isIndexed } from './status-index-keys.js';
@@ -46,7 +54,9 @@ export interface ListOptions {
  * (one strongly consistent BatchGetItem per 100); an entry whose task has moved to another
  * status since (the index lags its table) is left out. A status the index does not key
  * is listed by a Scan of the whole table (docs/adr/0021-sparse-status-index.md), where
- * `before` does not apply.
+ * `before` does not apply. A list of QUEUED goes on, after the index's entries, with a Scan
+ * for the tasks waiting out a retry delay off the index
+ * (docs/adr/0068-a-retry-stays-off-the-index.md), unless `indexOnly`.
  */
 export async function listTasks(
   ctx: QueryContext,
@@ -60,7 +70,13 @@ export async function listTasks(
     ]);
   }
   if (!isIndexed(status) && options.indexOnly !== true) {
-    return scanPage(ctx, status, limit, options.cursor);
+    return scanPage(ctx, [status], false, limit, options.cursor);
+  }
+  // QUEUED tasks waiting out a retry delay are off the index (ADR 0068): after the index's
+  // part, a list of QUEUED goes on with a Scan for them, where `before` applies too.
+  const offIndex = status === TaskStatus.QUEUED && options.indexOnly !== true;
+  if (offIndex && isScanCursor(options.cursor)) {
+    return scanPage(ctx, [], true, limit, options.cursor, options.before);
   }
   let { shard, startKey } = decodeCursor(options.cursor, ctx.statusShards);
   const entries: Record<string, unknown>[] = [];
@@ -85,27 +101,36 @@ export async function listTasks(
     const item = found.get(id);
     return item === undefined || item.status !== status ? [] : [fromItem(item)];
   });
-  return { items, cursor: done ? undefined : encodeCursor(shard, startKey) };
+  if (!done) return { items, cursor: encodeCursor(shard, startKey) };
+  return { items, cursor: offIndex ? SCAN_START_CURSOR : undefined };
 }
 
-/** A page of tasks in a status the index does not key, from a Scan of the table. */
+/**
+ * A page of tasks in `statuses` (unkeyed), or of QUEUED tasks off the index (`offIndexQueued`,
+ * due before `before` when given), from a Scan of the table.
+ */
 async function scanPage(
   ctx: QueryContext,
-  status: TaskStatus,
+  statuses: readonly TaskStatus[],
+  offIndexQueued: boolean,
   limit: number,
   cursor: string | undefined,
+  before?: number | undefined,
 ): Promise<TaskPage> {
   const items: TaskRecord[] = [];
   let nextKey = decodeScanCursor(cursor);
   do {
     // Each page evaluates at most the items still missing, so a page never overshoots.
-    const scan = scanStatuses(ctx.doc, ctx.tableName, [status], {
+    const scan = scanStatuses(ctx.doc, ctx.tableName, statuses, {
       startKey: nextKey,
       pageSize: limit - items.length,
+      offIndexQueued,
     });
     const page = (await scan.next()).value;
     if (page === undefined) break;
-    items.push(...page.items.map(fromItem));
+    const due = (item: Record<string, unknown>) =>
+      before === undefined || Number(item[TableSchema.STATUS_INDEX_SORT_KEY]) < before;
+    items.push(...page.items.filter(due).map(fromItem));
     nextKey = page.nextKey;
   } while (nextKey !== undefined && items.length < limit);
   return { items, cursor: nextKey === undefined ? undefined : encodeScanCursor(nextKey) };

@@ -20,7 +20,9 @@ import { beginsWith, type Condition, not } from './transitions/expression.js';
  * too (docs/adr/0052-running-leaves-the-status-index.md): the claim removes the keys, so a
  * claim costs one index unit instead of two and a heartbeat none; a lost RUNNING task is
  * found by its message's return, by the sweeper's dead-letter pass, or by its opt-in running
- * scan. A feature that adds a status the sweeper must find adds it here.
+ * scan. A retry whose message outlives its delay by a day leaves its QUEUED task out too,
+ * though QUEUED is keyed (the row's `offIndex`, docs/adr/0068-a-retry-stays-off-the-index.md).
+ * A feature that adds a status the sweeper must find adds it here.
  */
 export const INDEXED_STATUSES: readonly TaskStatus[] = [
   TaskStatus.WAITING,

@@ -193,8 +193,13 @@ export class TaskStore {
   }
 
   /** RUNNING → QUEUED after a failed attempt with attempts left: {@link leases.retry}. */
-  retry(lease: Lease, error: TaskErrorInfo, delayMs: number): Promise<TaskRecord> {
-    return leases.retry(this.ctx, lease, error, delayMs);
+  retry(
+    lease: Lease,
+    error: TaskErrorInfo,
+    delayMs: number,
+    offIndex = false,
+  ): Promise<TaskRecord> {
+    return leases.retry(this.ctx, lease, error, delayMs, offIndex);
   }
 
   /** RUNNING → SUSPENDED by `ctx.sleep` or `ctx.waitForSignal`: {@link leases.suspend}. */

@@ -4,7 +4,9 @@
  * says RUNNING has no message left to take over its expired lease, and the status index no
  * longer keys RUNNING. Each sweep reads up to a bounded number of messages of every lane's
  * DLQ, reads the records they name (one BatchGetItem per 100), and repairs those RUNNING
- * under an expired lease exactly as the RUNNING pass did (running-repair.ts).
+ * under an expired lease exactly as the RUNNING pass did (running-repair.ts). A retrying task
+ * off the index whose message went there is sent again once it is overdue, as the index's
+ * overdue pass sends an indexed one (docs/adr/0068-a-retry-stays-off-the-index.md).
  *
  * It never deletes a DLQ message: operators inspect and redrive them. A message is received
  * with a short visibility timeout ({@link DEAD_LETTER_HOLD_SECONDS}) and left to reappear,
@@ -23,7 +25,7 @@ import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { RunningReads } from '../store/running-reads.js';
 import type { TaskStore } from '../store/task-store.js';
-import { type RepairTally, repairEach } from './running-repair.js';
+import { type RepairTally, type RetryingRepair, repairEach } from './running-repair.js';
 
 /** How long a message the pass received stays hidden from the DLQ's other readers. */
 export const DEAD_LETTER_HOLD_SECONDS = 30;
@@ -57,6 +59,7 @@ export async function deadLetterPass(
   deps: { readonly store: TaskStore; readonly logger: TaskLogger; readonly clock: () => number },
   sweepDlq: DeadLetterSweep,
   deadline: number,
+  retrying: RetryingRepair,
   tally: DeadLetterTally,
   toSend: TaskRecord[],
 ): Promise<boolean> {
@@ -70,13 +73,15 @@ export async function deadLetterPass(
     try {
       const messages = await receiveDeadLetters(sweepDlq.sqs, url, limit, DEAD_LETTER_HOLD_SECONDS);
       const named = namedTasks(messages);
-      const records = await reads.records([...named.keys()]);
-      const current = records.filter((r) => {
-        const createdAt = named.get(r.id);
-        return createdAt === undefined || !namesEarlierRecord({ createdAt }, r);
-      });
-      tally.deadLettersChecked += records.length;
-      await repairEach(deps, current, deps.clock(), tally, toSend);
+      const found = await reads.records([...named.keys()], retrying.queuedBefore);
+      const current = (records: readonly TaskRecord[]) =>
+        records.filter((r) => {
+          const createdAt = named.get(r.id);
+          return createdAt === undefined || !namesEarlierRecord({ createdAt }, r);
+        });
+      tally.deadLettersChecked += found.records.length + found.retrying.length;
+      const candidates = { records: current(found.records), retrying: current(found.retrying) };
+      await repairEach(deps, candidates, deps.clock(), retrying, tally, toSend);
     } catch (err) {
       tally.failed += 1;
       deps.logger.error('sweep could not read a dead-letter queue; trying again next sweep', {

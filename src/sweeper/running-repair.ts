@@ -6,14 +6,18 @@
  * generation, for the sweep to send) while attempts are left, else `expire` (→ DEAD), whose
  * dependents are released. A worker's claim takes over the same expired lease the same way
  * (src/worker/claim-decision.ts, docs/adr/0007-lease-takeovers-run-alone.md), so the two race on one conditional write and the
- * loser sees a rejected transition.
+ * loser sees a rejected transition. The dead-letter pass and the scan find retrying tasks off
+ * the index too (docs/adr/0068-a-retry-stays-off-the-index.md), which are sent again as the
+ * index's overdue pass sends an overdue QUEUED task.
  */
 import { TaskStatus } from '../core/constants.js';
 import { describeError, TransitionRejectedError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
 import type { TaskLogger } from '../observability/logger.js';
+import type { LostCandidates } from '../store/running-reads.js';
 import type { TaskStore } from '../store/task-store.js';
+import { resendOverdue } from './overdue.js';
 
 /** The worker id the sweeper's transitions are recorded under. */
 export const SWEEPER_ACTOR = 'sweeper';
@@ -59,39 +63,71 @@ export async function repairExpiredRunning(
 export interface RepairTally {
   requeued: number;
   killed: number;
+  /** Retrying tasks off the index, long overdue, given a new generation to be sent again. */
+  resent: number;
   conflicts: number;
   failed: number;
 }
 
+/** What the repair of a retrying task off the index needs of the sweep. */
+export interface RetryingRepair {
+  /** The overdue instant of the sweep (`overdueBefore`), which fences the resend. */
+  readonly queuedBefore: number;
+  /** True when the sweep leaves the task alone: its key is parked, or its lane paused. */
+  readonly leaveAlone: (record: TaskRecord) => Promise<boolean>;
+}
+
 /**
- * Repairs each record as {@link repairExpiredRunning} does, counting what it did into
- * `tally` and queueing its sends on `toSend`. A rejected transition is a conflict; any other
- * error is logged and counted as failed, and the next record goes on.
+ * Repairs what a dead-letter pass or the running scan found: each RUNNING task whose lease
+ * ended at or before `now` as {@link repairExpiredRunning} does, and each retrying task off
+ * the index (docs/adr/0068-a-retry-stays-off-the-index.md) as the index's overdue pass does
+ * an overdue QUEUED one: a new generation, sent again (`resendOverdue`). Counts go into
+ * `tally`, sends onto `toSend`. A rejected transition is a conflict; any other error is
+ * logged and counted as failed, and the next record goes on.
  */
 export async function repairEach(
   deps: { readonly store: TaskStore; readonly logger: TaskLogger },
-  records: readonly TaskRecord[],
+  found: LostCandidates,
   now: number,
+  retrying: RetryingRepair,
   tally: RepairTally,
   toSend: TaskRecord[],
 ): Promise<void> {
-  for (const record of records) {
-    try {
+  for (const record of found.records) {
+    await counted(deps, record, tally, async () => {
       const repair = await repairExpiredRunning(deps, record, now);
-      if (repair.kind === 'live') continue;
+      if (repair.kind === 'live') return;
       tally[repair.kind] += 1;
       toSend.push(...repair.send);
-    } catch (err) {
-      if (err instanceof TransitionRejectedError) {
-        tally.conflicts += 1;
-        continue;
-      }
-      tally.failed += 1;
-      deps.logger.error('sweep could not repair a task; skipped until the next sweep', {
-        taskId: record.id,
-        status: record.status,
-        error: describeError(err),
-      });
+    });
+  }
+  for (const record of found.retrying) {
+    await counted(deps, record, tally, async () => {
+      if (await retrying.leaveAlone(record)) return;
+      toSend.push(await resendOverdue(deps.store, record, retrying.queuedBefore, deps.logger));
+      tally.resent += 1;
+    });
+  }
+}
+
+async function counted(
+  deps: { readonly logger: TaskLogger },
+  record: TaskRecord,
+  tally: RepairTally,
+  repair: () => Promise<void>,
+): Promise<void> {
+  try {
+    await repair();
+  } catch (err) {
+    if (err instanceof TransitionRejectedError) {
+      tally.conflicts += 1;
+      return;
     }
+    tally.failed += 1;
+    deps.logger.error('sweep could not repair a task; skipped until the next sweep', {
+      taskId: record.id,
+      status: record.status,
+      error: describeError(err),
+    });
   }
 }

@@ -7,18 +7,23 @@
  * an operator runs after such an event (docs/runbook.md). It reads the whole table (its size
  * / 4 KB read units, eventually consistent: half that), page by page within the sweep's time
  * budget, and repairs each RUNNING task whose lease expired as the RUNNING pass did
- * (running-repair.ts). A scheduled sweep never scans.
+ * (running-repair.ts). It finds the retrying tasks off the index too (a QUEUED task whose
+ * retry left it out, docs/adr/0068-a-retry-stays-off-the-index.md), and sends again those
+ * overdue, as the index's overdue pass does. A scheduled sweep never scans.
  */
 import { describeError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { RunningReads } from '../store/running-reads.js';
 import type { TaskStore } from '../store/task-store.js';
-import { type RepairTally, repairEach } from './running-repair.js';
+import { type RepairTally, type RetryingRepair, repairEach } from './running-repair.js';
 
 /** What {@link runningScan} adds to the sweep's report. */
 export interface RunningScanTally extends RepairTally {
-  /** Expired RUNNING tasks the scan found (each repaired, or counted as a conflict or failure). */
+  /**
+   * Expired RUNNING tasks and overdue retrying tasks off the index the scan found (each
+   * repaired, or counted as a conflict or failure).
+   */
   runningScanned: number;
   /** Read capacity the scan consumed (0 where the endpoint reports none). */
   scanReadUnits: number;
@@ -36,11 +41,12 @@ export async function runningScan(
   now: number,
   deadline: number,
   pageSize: number | undefined,
+  retrying: RetryingRepair,
   tally: RunningScanTally,
   toSend: TaskRecord[],
 ): Promise<boolean> {
   const reads = deps.store.part((ctx) => new RunningReads(ctx));
-  const pages = reads.expired(now + 1, { pageSize });
+  const pages = reads.expired(now + 1, retrying.queuedBefore, { pageSize });
   while (true) {
     if (deps.clock() >= deadline) {
       await pages.return();
@@ -58,7 +64,7 @@ export async function runningScan(
     }
     if (page.done === true) return false;
     tally.scanReadUnits += page.value.readUnits;
-    tally.runningScanned += page.value.records.length;
-    await repairEach(deps, page.value.records, now, tally, toSend);
+    tally.runningScanned += page.value.records.length + page.value.retrying.length;
+    await repairEach(deps, page.value, now, retrying, tally, toSend);
   }
 }

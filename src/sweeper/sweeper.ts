@@ -84,7 +84,8 @@ export interface SweepOptions {
   /**
    * Also Scan the table for RUNNING tasks whose lease expired, and repair them: after a work
    * queue was purged, or a message outlived its queue's retention, while a task ran and its
-   * worker died. It reads the whole table (its size / 4 KB read units); operators run it
+   * worker died. It sends again the retrying tasks off the index overdue by `queuedOverdueMs`
+   * too (docs/adr/0068-a-retry-stays-off-the-index.md). It reads the whole table (its size / 4 KB read units); operators run it
    * after such an event (docs/runbook.md). @default false
    */
   readonly scanRunning?: boolean;
@@ -99,7 +100,10 @@ export interface SweepReport {
   readonly requeued: number;
   /** RUNNING tasks whose lease expired on their final attempt, declared DEAD. */
   readonly killed: number;
-  /** Overdue QUEUED tasks given a new generation to be sent again. */
+  /**
+   * Overdue QUEUED tasks given a new generation to be sent again: found in the index, or off
+   * it (a retry's) through the DLQ or the running scan (docs/adr/0068-a-retry-stays-off-the-index.md).
+   */
   readonly resent: number;
   /** PENDING tasks (re)sent: unsent outbox entries, the requeued and the resent ones. */
   readonly sent: number;
@@ -129,7 +133,10 @@ export interface SweepReport {
   readonly lanePaused: number;
   /** DLQ messages whose task's record the dead-letter pass read (docs/adr/0052-running-leaves-the-status-index.md). */
   readonly deadLettersChecked: number;
-  /** Expired RUNNING tasks the running scan found (0 without `scanRunning`). */
+  /**
+   * Expired RUNNING tasks and overdue retrying tasks off the index the running scan found (0
+   * without `scanRunning`).
+   */
   readonly runningScanned: number;
   /** Read units the running scan consumed (0 without `scanRunning`, or where not reported). */
   readonly scanReadUnits: number;
@@ -258,28 +265,6 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
 
   const now = clock();
   const queuedBefore = overdueBefore(now, options.queuedOverdueMs);
-  // Legacy entries: records a version before ADR 0052 left RUNNING still carry the index's
-  // keys (docs/adr/0052-running-leaves-the-status-index.md). On a new table the pass reads
-  // its empty shards, one Query each.
-  await pages(TaskStatus.RUNNING, now + 1, async (record) => {
-    const repair = await repairExpiredRunning({ store, logger }, record, now);
-    if (repair.kind === 'live') return;
-    counts[repair.kind] += 1;
-    toSend.push(...repair.send);
-  });
-  // A RUNNING task whose message reached the DLQ, and, when asked, any RUNNING task whose
-  // lease expired (a purged queue, a retention shorter than the run).
-  const passDeps = { store, logger, clock };
-  if (options.deadLetters !== undefined && options.deadLetters.queues.length > 0) {
-    if (await deadLetterPass(passDeps, options.deadLetters, deadline, counts, toSend)) {
-      budgetExhausted = true;
-    }
-  }
-  if (options.scanRunning === true) {
-    if (await runningScan(passDeps, now, deadline, options.pageSize, counts, toSend)) {
-      budgetExhausted = true;
-    }
-  }
   // A parked key's later tasks wait behind its dead task's message on purpose: their own
   // messages are behind it too, and younger, so they are not sent again while it is parked
   // (docs/adr/0024-parked-keys.md). The park items are read only once an old keyed task
@@ -302,6 +287,36 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     counts.lanePaused += 1;
     return true;
   };
+  // Legacy entries: records a version before ADR 0052 left RUNNING still carry the index's
+  // keys (docs/adr/0052-running-leaves-the-status-index.md). On a new table the pass reads
+  // its empty shards, one Query each.
+  await pages(TaskStatus.RUNNING, now + 1, async (record) => {
+    const repair = await repairExpiredRunning({ store, logger }, record, now);
+    if (repair.kind === 'live') return;
+    counts[repair.kind] += 1;
+    toSend.push(...repair.send);
+  });
+  // A RUNNING task whose message reached the DLQ, and, when asked, any RUNNING task whose
+  // lease expired (a purged queue, a retention shorter than the run).
+  // Both find retrying tasks off the index too (docs/adr/0068-a-retry-stays-off-the-index.md),
+  // sent again once overdue, as the QUEUED pass below sends the indexed ones.
+  const passDeps = { store, logger, clock };
+  const retrying = {
+    queuedBefore,
+    leaveAlone: async (record: TaskRecord) =>
+      (await isParked(record)) || (await isLanePaused(record)),
+  };
+  if (options.deadLetters !== undefined && options.deadLetters.queues.length > 0) {
+    const dlq = options.deadLetters;
+    if (await deadLetterPass(passDeps, dlq, deadline, retrying, counts, toSend)) {
+      budgetExhausted = true;
+    }
+  }
+  if (options.scanRunning === true) {
+    if (await runningScan(passDeps, now, deadline, options.pageSize, retrying, counts, toSend)) {
+      budgetExhausted = true;
+    }
+  }
   await pages(TaskStatus.PENDING, now - (options.pendingAgeMs ?? 60_000), async (record) => {
     if (await isParked(record)) return;
     if (await isLanePaused(record)) return;

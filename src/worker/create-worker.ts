@@ -36,6 +36,7 @@ import { resolveFiringSenders } from './firing-trust.js';
 import { type PollOptions, pollLanes } from './poll-lanes.js';
 import { processBatch } from './processor.js';
 import { RateLimiter } from './rate-limit.js';
+import { QueueRetentions } from './retry-filing.js';
 import { TakeoverGate } from './takeover-gate.js';
 import { VisibilityController } from './visibility.js';
 
@@ -118,7 +119,10 @@ export interface WorkerOptions extends ExecutorLocation, LifecycleHooks {
   /**
    * The work queue's message retention, in ms, when it is shorter than SQS's 14-day maximum
    * (a queue you created yourself). Every task type's retry horizon, `maxAttempts ×
-   * (maxDelayMs + timeout)`, must then stay within half of it.
+   * (maxDelayMs + timeout)`, must then stay within half of it. A retry whose message
+   * outlives its delay by a day leaves its task out of the status index
+   * (docs/adr/0068-a-retry-stays-off-the-index.md); without this option the worker reads the
+   * queue's retention for that, once, at its first retry.
    * @default 14 days, which `defineTask` already checks
    */
   readonly queueRetentionMs?: number;
@@ -254,11 +258,19 @@ export function createWorker(
     retention: resolveRetention(options.retention),
   });
   const events = workerEvents(options, location.tableName, logger);
+  const visibility = new VisibilityController(
+    sqs,
+    logger,
+    location.queueUrl,
+    queueArn,
+    lanes,
+    clock,
+  );
   const deps: ProcessorDeps = {
     definitions,
     store: events === undefined ? store : events.observe(store),
     events,
-    visibility: new VisibilityController(sqs, logger, location.queueUrl, queueArn, lanes, clock),
+    visibility,
     // Sends the tasks a finished parent releases, each to its own lane's queue.
     dispatcher: new Dispatcher(sqs, lanes, logger),
     logger,
@@ -285,6 +297,12 @@ export function createWorker(
     integrity: resolveIntegrity(options.integrity, dynamodb),
     wakes: wakeSchedules(options, sqs, location.queueUrl, lanes),
     scheduleThresholdMs: scheduleThreshold(options.scheduleThresholdMs),
+    retentions: new QueueRetentions(
+      sqs,
+      (arn) => visibility.queueUrl(arn),
+      logger,
+      options.queueRetentionMs,
+    ),
   };
   // One flush per batch, in both entry points; a batch that throws still publishes. The
   // batch's requests are metered by task type; the rest under BATCH_USAGE (docs/cost.md).

@@ -19,6 +19,7 @@ import type { TaskStore } from '../store/task-store.js';
 import type { TaskDefinition } from '../tasks/task-definition.js';
 import type { FiringSenders } from './firing-trust.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { QueueRetentions } from './retry-filing.js';
 import type { TakeoverGate } from './takeover-gate.js';
 import type { VisibilityController } from './visibility.js';
 
@@ -83,6 +84,11 @@ export interface ProcessorDeps {
   readonly wakes?: WakeSchedules | undefined;
   /** A suspended task's timer at most this far ahead is its held message's visibility. */
   readonly scheduleThresholdMs: number;
+  /**
+   * The queues' message retention, which decides whether a retry may stay off the status
+   * index (docs/adr/0068-a-retry-stays-off-the-index.md); without it every retry is indexed.
+   */
+  readonly retentions?: QueueRetentions | undefined;
   /** Lifecycle events and hooks; `store` above already notes its writes' events. */
   readonly events?: WorkerEvents | undefined;
 }

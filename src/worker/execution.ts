@@ -30,9 +30,11 @@ import { ACK, auditTask, LEASE_LOST, leaseFor, type Outcome, type ProcessorDeps 
 import { DurableRun } from './durable-run.js';
 import { DurableWaits } from './durable-waits.js';
 import { Heartbeat } from './heartbeat.js';
+import { sentAt } from './held.js';
 import { Dependency, unclaimAfterOutage } from './outage.js';
 import { holdParkedKey, type ParkMessage } from './parked.js';
 import { keepResult } from './result-upload.js';
+import { retryOffIndex } from './retry-filing.js';
 import { cancelledDetail, pausedDetail } from './run-decisions.js';
 import { type HandlerOutcome, runHandler } from './run-handler.js';
 import { endPaused, endWaiting } from './wait-end.js';
@@ -312,7 +314,11 @@ async function settleFailure(
     return kill(task, deps, reason, error);
   }
   const delayMs = retryDelayMs(lease.attempt, definition.retry, deps.random);
-  const written = await fencedWrite(deps, record, () => deps.store.retry(lease, error, delayMs));
+  const retentionMs = await deps.retentions?.of(task.message.eventSourceARN);
+  const offIndex = retryOffIndex(sentAt(task.message), retentionMs, deps.clock(), delayMs);
+  const written = await fencedWrite(deps, record, () =>
+    deps.store.retry(lease, error, delayMs, offIndex),
+  );
   if (!written) return LEASE_LOST;
   deps.metrics.count(TaskOutcome.RETRIED);
   return { kind: 'retry', delayMs };

@@ -1,4 +1,8 @@
-import { DeleteMessageCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  SetQueueAttributesCommand,
+} from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, Defaults, TaskStatus } from '../../src/core/constants.js';
@@ -62,6 +66,14 @@ describe('sweep of overdue QUEUED tasks', () => {
         return 'done';
       },
     });
+    // The queue's retention is shorter than the delay and a day, and the worker reads it:
+    // the retry stays in the status index (docs/adr/0068-a-retry-stays-off-the-index.md).
+    await executor.clients.sqs.send(
+      new SetQueueAttributesCommand({
+        QueueUrl: executor.queueUrl,
+        Attributes: { MessageRetentionPeriod: '60' },
+      }),
+    );
     const client = executor.client();
     const worker = executor.worker([flaky]);
     const { id } = await client.enqueue(flaky, {});

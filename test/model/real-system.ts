@@ -64,6 +64,9 @@ export class RealSystem {
     const queueUrl = 'http://stub.invalid/000000000000/model.fifo';
     const sqs = stubbedSqs({
       GetQueueUrl: { QueueUrl: queueUrl },
+      // SQS's longest retention: a retry leaves its task off the status index
+      // (docs/adr/0068-a-retry-stays-off-the-index.md), and the sweep's scan finds it.
+      GetQueueAttributes: { Attributes: { MessageRetentionPeriod: '1209600' } },
       ChangeMessageVisibility: {},
       ChangeMessageVisibilityBatch: { Successful: [], Failed: [] },
       SendMessage: {},

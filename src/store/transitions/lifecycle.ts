@@ -237,7 +237,22 @@ export const complete: Transition<CompleteInput> = {
   statusAt: at,
 };
 
-type RetryInput = { lease: Lease; error: TaskErrorInfo; delayMs: number };
+type RetryInput = {
+  lease: Lease;
+  error: TaskErrorInfo;
+  delayMs: number;
+  /**
+   * The worker holds the task's message, and it outlives the delay by a margin: the task is
+   * left out of the status index (docs/adr/0068-a-retry-stays-off-the-index.md).
+   */
+  offIndex?: boolean | undefined;
+};
+/**
+ * RUNNING → QUEUED after a failed attempt with attempts left. Its message, in the worker's
+ * hand, comes back when the delay ends. Written off the status index when the worker knows
+ * the message outlives the delay (`offIndex`): that saves the index's put here and its delete
+ * at the next claim (docs/adr/0068-a-retry-stays-off-the-index.md).
+ */
 export const retry: Transition<RetryInput> = {
   kind: 'transition',
   ...byLease<RetryInput>(),
@@ -249,6 +264,7 @@ export const retry: Transition<RetryInput> = {
   remove: LEASE,
   writes: ['lastError', ...LEASE],
   statusAt: ({ delayMs }, now) => now + delayMs,
+  offIndex: ({ offIndex }) => offIndex === true,
 };
 
 type KillInput = { lease: Lease; reason: string; error?: TaskErrorInfo | undefined };

@@ -50,6 +50,8 @@ export interface TransitionSpec {
   readonly remove?: readonly string[] | undefined;
   /** Sort key of the status index in the new state (unused when that state is not keyed). */
   readonly statusAt: number;
+  /** Keyed status, written off the index (the row's `offIndex`). */
+  readonly offIndex?: boolean | undefined;
   /** Worker writes raise LeaseLostError instead of TransitionRejectedError. */
   readonly fenced?: boolean | undefined;
   /** The history the caller read, if it holds one: lets the write fold it. */
@@ -91,6 +93,7 @@ export function transitionSpec<I>(
         ? transition.remove
         : [...(transition.remove ?? []), ...transition.drop(input)],
     statusAt: transition.statusAt(input, now),
+    offIndex: transition.offIndex?.(input) === true,
     fenced: transition.leased === true,
     seen: 'history' in task && task.history !== undefined ? seenOf(task) : undefined,
     heartbeat: transition.heartbeat === true,
@@ -170,6 +173,7 @@ export async function writeSpec(ctx: WriteContext, spec: TransitionSpec): Promis
       remove: dropResult ? [...(spec.remove ?? []), 'result'] : spec.remove,
       status: spec.to,
       indexKeys: statusIndexKeys(spec.taskId, spec.to, spec.statusAt, ctx.statusShards),
+      offIndex: spec.offIndex === true,
       releaseFiling,
       now,
       entry,

@@ -77,6 +77,14 @@ export interface Transition<I> {
   readonly writes: readonly string[];
   /** The status index's sort key in the new state. */
   readonly statusAt: (input: I, now: number) => number;
+  /**
+   * True when this write leaves the task out of the status index although its new status is
+   * keyed: the sort key (`statusAt`, its due time, which the sweeper's repairs are fenced by)
+   * is written and the partition key removed, so no index entry is written. Only a retry
+   * whose message is sure to outlive its delay is written so
+   * (docs/adr/0068-a-retry-stays-off-the-index.md).
+   */
+  readonly offIndex?: (input: I) => boolean;
   /** Fenced by the worker's lease: a refusal is a LeaseLostError. */
   readonly leased?: boolean;
   /** Counted on the record instead of added to the history. */

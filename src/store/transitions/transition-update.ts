@@ -27,6 +27,12 @@ export interface TransitionWrite {
    */
   readonly indexKeys: Readonly<Record<string, string | number>> | undefined;
   /**
+   * With `indexKeys`: write only the sort key (the due time) and remove the partition key, so
+   * that the task is not in the index though its status is keyed
+   * (docs/adr/0068-a-retry-stays-off-the-index.md).
+   */
+  readonly offIndex?: boolean | undefined;
+  /**
    * Into a finished status the index does not key: whether the task has dependents
    * (`releaseShard` set), so that it is filed under its release partition until their
    * releases are done instead of leaving the index. The condition requires what this
@@ -142,7 +148,13 @@ export function buildTransitionUpdate(write: TransitionWrite): MoveUpdate {
   parts.sets.push('#status = :to', '#updatedAt = :now_');
   const remove = [...(write.remove ?? [])];
   let guard = '';
-  if (write.indexKeys !== undefined) {
+  if (write.indexKeys !== undefined && write.offIndex === true) {
+    // A keyed status, off the index: an index entry needs both keys, so the due time alone
+    // puts none there (docs/adr/0068-a-retry-stays-off-the-index.md).
+    parts.sets.push('#statusAt = :statusAt');
+    parts.values[':statusAt'] = write.indexKeys[TableSchema.STATUS_INDEX_SORT_KEY];
+    remove.push(TableSchema.STATUS_INDEX_PARTITION_KEY);
+  } else if (write.indexKeys !== undefined) {
     // A keyed status. A finished one (DEAD) with dependents goes to the release partition its
     // first dependent gave it, until their releases are done (docs/adr/0030-dependencies.md).
     const shard = isTerminal(write.status as TaskStatus)

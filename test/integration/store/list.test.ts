@@ -176,12 +176,23 @@ describe('TaskStore.list', () => {
     sentCommands.length = 0;
 
     await listAll(TaskStatus.PENDING);
-    await listAll(TaskStatus.QUEUED, { limit: 3 });
     await listAll(TaskStatus.DEAD);
 
-    expect(sentCommands.length).toBeGreaterThanOrEqual(3 * SHARDS);
+    expect(sentCommands.length).toBeGreaterThanOrEqual(2 * SHARDS);
     expect(new Set(sentCommands)).toEqual(new Set(['QueryCommand', 'BatchGetItemCommand']));
     expect(sentCommands).not.toContain('ScanCommand');
+  });
+
+  it('lists QUEUED from the index, then scans for the retrying tasks off it (ADR 0068)', async () => {
+    sentCommands.length = 0;
+
+    const queued = await listAll(TaskStatus.QUEUED, { limit: 3 });
+
+    expect(queued.ids.sort()).toEqual([...byStatus.QUEUED].sort());
+    // Every Query comes first (the index's part), then the Scan's pages.
+    const firstScan = sentCommands.indexOf('ScanCommand');
+    expect(firstScan).toBeGreaterThan(0);
+    expect(sentCommands.slice(firstScan).every((c) => c === 'ScanCommand')).toBe(true);
   });
 
   it.each([0, -1, 1.5, 1_001, Number.NaN])(

@@ -567,3 +567,31 @@ describe("the step rows' fences on the item at the position", () => {
     else expect(after).toEqual(before);
   });
 });
+
+/**
+ * A retry whose message outlives its delay leaves the task off the index
+ * (docs/adr/0068-a-retry-stays-off-the-index.md): its row writes the due time and removes the
+ * partition key, so no index entry is put; without `offIndex` it is keyed as QUEUED.
+ */
+describe("row 'retry' and the status index", () => {
+  const row = ALL_TRANSITIONS.find((r) => r.name === 'retry');
+  it.each([true, false])('offIndex %s', async (offIndex) => {
+    if (row === undefined) throw new Error('no retry row');
+    const id = `matrix-retry-off-${offIndex}`;
+    await put(seedItem(id, TaskStatus.RUNNING));
+    const fixture = (FIXTURES.retry as Fixture).input(fromItem(seedItem(id, TaskStatus.RUNNING)));
+    const input = { ...(fixture as Record<string, unknown>), offIndex };
+
+    expect(await apply(ctx, row, input)).toBe(true);
+
+    const after = unmarshall((await stored(id)) as never);
+    expect(after.status).toBe(TaskStatus.QUEUED);
+    expect(after[TableSchema.STATUS_INDEX_SORT_KEY]).toEqual(expect.any(Number));
+    if (offIndex) expect(after).not.toHaveProperty(TableSchema.STATUS_INDEX_PARTITION_KEY);
+    else {
+      expect(after[TableSchema.STATUS_INDEX_PARTITION_KEY]).toBe(
+        statusShardKey(TaskStatus.QUEUED, statusShard(id, store.statusShards)),
+      );
+    }
+  });
+});

@@ -110,6 +110,14 @@ function printCounts(
     // RUNNING and the finished statuses are not in the status index (docs/status-index.md).
     out.line(out.color.dim(`${counts.scanned.join(', ')}: counted by a scan of the table`));
   }
+  if (counts.retrying !== undefined) {
+    // A retry leaves its task off the index (docs/adr/0068-a-retry-stays-off-the-index.md).
+    out.line(
+      out.color.dim(
+        `QUEUED includes ${counts.retrying} waiting out a retry delay (found by the scan)`,
+      ),
+    );
+  }
   if (counts.byLane !== undefined) {
     out.table(
       ['lane', ...statuses],

@@ -161,6 +161,16 @@ function withScanned(read: Overview, scanned: Overview): Overview {
     }
     types.set(t.type, counts);
   }
+  // The index's QUEUED figure leaves out the tasks waiting out a retry delay (ADR 0068): the
+  // last Scan's are added to it.
+  if (read.retryingByType === undefined) {
+    for (const [type, n] of Object.entries(scanned.retryingByType ?? {})) {
+      byStatus[TaskStatus.QUEUED] = (byStatus[TaskStatus.QUEUED] ?? 0) + n;
+      const counts = types.get(type) ?? {};
+      counts[TaskStatus.QUEUED] = (counts[TaskStatus.QUEUED] ?? 0) + n;
+      types.set(type, counts);
+    }
+  }
   return {
     ...read,
     deadLetters: scanned.deadLetters,

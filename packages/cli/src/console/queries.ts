@@ -33,6 +33,12 @@ export interface Overview {
   readonly byStatus: Readonly<Record<TaskStatus, number>>;
   /** Statuses left uncounted (their figure is 0): those a read without a Scan cannot count. */
   readonly notCounted: readonly TaskStatus[];
+  /**
+   * QUEUED tasks waiting out a retry delay off the status index, by type, when the Scan
+   * counted them (included in the QUEUED figures); undefined otherwise
+   * (docs/adr/0068-a-retry-stays-off-the-index.md).
+   */
+  readonly retryingByType?: Readonly<Record<string, number>> | undefined;
   readonly byType: readonly { readonly type: string; readonly counts: Record<string, number> }[];
   /** Undefined when the dead-letter queue could not be read; `deadLettersError` says why. */
   readonly deadLetters: DeadLetterSummary | undefined;
@@ -85,6 +91,7 @@ export async function readOverview(
   return {
     byStatus: counts.byStatus,
     notCounted: counts.notCounted,
+    retryingByType: counts.retryingByType,
     byType: Object.entries(counts.byType ?? {})
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([type, byStatus]) => ({ type, counts: { ...byStatus } })),

@@ -135,6 +135,24 @@ describe('buildTransitionUpdate', () => {
     expect(unkeyed.ExpressionAttributeValues).not.toHaveProperty(':statusShard');
   });
 
+  it('writes only the due time of a keyed status written off the index, and removes its partition key (ADR 0068)', () => {
+    const retry = sentUpdate(
+      write({
+        status: TaskStatus.QUEUED,
+        set: { lastError: 'boom' },
+        remove: ['leaseToken'],
+        indexKeys: { statusShard: 'QUEUED#3', statusAt: 905 },
+        offIndex: true,
+      }),
+    );
+
+    expect(retry.UpdateExpression).toContain('#statusAt = :statusAt');
+    expect(retry.UpdateExpression).not.toContain('#statusShard =');
+    expect(retry.UpdateExpression).toMatch(/ REMOVE #leaseToken, #statusShard$/);
+    expect(retry.ExpressionAttributeValues).toMatchObject({ ':statusAt': 905 });
+    expect(retry.ExpressionAttributeValues).not.toHaveProperty(':statusShard');
+  });
+
   it('files a finished task with dependents under its release partition, guarded both ways', () => {
     const leaves = sentUpdate(write());
     const filed = sentUpdate(write({ releaseFiling: true, remove: undefined }));
