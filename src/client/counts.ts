@@ -66,8 +66,8 @@ export interface TaskCounts {
  * Counts tasks per status (and per type) with one Query per `status#shard` partition of the
  * status index: `Select: COUNT` for plain counts, the `type` attribute alone with `byType`.
  * The statuses the index does not key, and the QUEUED tasks off it (a retry's, ADR 0068),
- * are counted by one Scan of the table (unless `scan: false`). Reads only, never a write per task. The cost grows with the table: see
- * docs/status-index.md.
+ * are counted by one Scan of the table (unless `scan: false`). Reads only, never a write per
+ * task. The cost grows with the table: see docs/status-index.md.
  */
 export async function countTasks(
   index: StatusIndex,

@@ -57,10 +57,11 @@ interface Entry {
  * Each `status#shard` partition is read newest first until it has `limit` matches (or ends);
  * the statuses the index does not key, and the QUEUED tasks waiting out a retry delay off
  * it (docs/adr/0068-a-retry-stays-off-the-index.md), are found by one Scan of the table (it
- * reads every item, docs/status-index.md). The results are merged and the newest `limit` read from the
- * table (BatchGetItem), so the order is exact; a task that has left the statuses asked for
- * since is left out of the page. A page costs up to `limit` entries read from every
- * partition (statuses × shards), plus the Scan when it lists an unkeyed status.
+ * reads every item, docs/status-index.md). The results are merged and the newest `limit`
+ * read from the table (BatchGetItem), so the order is exact; a task that has left the
+ * statuses asked for since is left out of the page. A page costs up to `limit` entries read
+ * from every partition (statuses × shards), plus the Scan when it lists an unkeyed status or
+ * QUEUED.
  *
  * @throws ValidationError listing every bad filter.
  */
@@ -152,7 +153,8 @@ async function scanNewest(
   ];
   for await (const page of index.scan(statuses, { projection, offIndexQueued })) {
     for (const item of page.items) {
-      const at = item.status === TaskStatus.QUEUED ? item[sortKey] : item.updatedAt;
+      const due = item.status === TaskStatus.QUEUED ? item[sortKey] : undefined;
+      const at = typeof due === 'number' ? due : item.updatedAt;
       const entry = { id: String(item[TableSchema.PARTITION_KEY]), at: Number(at) };
       if (matches(entry, item)) newest.push(entry);
     }

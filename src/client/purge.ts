@@ -2,6 +2,7 @@ import { TaskStatus } from '../core/constants.js';
 import { TransitionRejectedError, ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { type ReleaseDeps, releaseDependents } from '../dependencies/release.js';
+import { iterateTasks } from '../store/queries.js';
 import { signalWrites } from '../store/signal-writes.js';
 import { type Duration, durationMs } from './duration.js';
 import { deleteHeld, heldReceipt, type ParkDeps } from './parked-keys.js';
@@ -78,7 +79,9 @@ export async function purgeTasks(
   const before = now - durationMs(options.olderThan, 'purge option olderThan');
   const wanted = options.ids === undefined ? undefined : new Set(options.ids);
   const selected: TaskRecord[] = [];
-  for await (const page of deps.store.iterate(TaskStatus.DEAD, { before })) {
+  for await (const page of deps.store.part((ctx) =>
+    iterateTasks(ctx, TaskStatus.DEAD, { before }),
+  )) {
     selected.push(...(wanted === undefined ? page : page.filter((r) => wanted.has(r.id))));
   }
   const found = new Set(selected.map((r) => r.id));

@@ -16,6 +16,7 @@ import { releaseDependents } from '../dependencies/release.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import { DEFAULT_LANE, type LaneQueues } from '../settings/lanes.js';
+import { iterateTasks } from '../store/queries.js';
 import { compareEnqueueOrder } from '../store/record.js';
 import { signalWrites } from '../store/signal-writes.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -245,7 +246,7 @@ async function selectDead(
   const parked = orderingKey === undefined ? [] : await parkedTasks(orderingKey, store, lanes);
   const parkedIds = new Set(parked.map((r) => r.id));
   const dead: TaskRecord[] = [...parked];
-  for await (const page of store.iterate(TaskStatus.DEAD)) {
+  for await (const page of store.part((ctx) => iterateTasks(ctx, TaskStatus.DEAD))) {
     const others = page.filter((r) => !parkedIds.has(r.id));
     dead.push(...others.filter((r) => orderingKey === undefined || r.orderingKey === orderingKey));
   }

@@ -1,6 +1,7 @@
 import type { TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
+import { listTasks as listByStatus } from '../store/queries.js';
 import { isResult, stepInfo } from '../store/steps.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import { type BatchEntryResult, enqueueAll } from './batch.js';
@@ -249,7 +250,9 @@ export class TaskClient {
    */
   async listByStatus(status: TaskStatus, options: StatusPageOptions = {}): Promise<TaskListPage> {
     const valid = assertTaskStatus(status, 'listByStatus status');
-    return onTable(this.parts.tableCall, () => this.parts.store.list(valid, options));
+    return onTable(this.parts.tableCall, () =>
+      this.parts.store.part((ctx) => listByStatus(ctx, valid, options)),
+    );
   }
 
   /**

@@ -18,7 +18,7 @@ function isIndexKey(value: unknown): boolean {
   return keys.length === expected.length && keys.every((k, i) => k === expected[i]);
 }
 
-/** @throws ValidationError when the cursor was not produced by `TaskStore.list`. */
+/** @throws ValidationError when the cursor was not produced by `listTasks` (queries.ts). */
 export function decodeCursor(
   cursor: string | undefined,
   shards: number,
@@ -70,7 +70,7 @@ export function isScanCursor(cursor: string | undefined): boolean {
   }
 }
 
-/** @throws ValidationError when the cursor was not produced by a scanned `TaskStore.list`. */
+/** @throws ValidationError when the cursor was not produced by a scanned `listTasks` (queries.ts). */
 export function decodeScanCursor(cursor: string | undefined): Record<string, unknown> | undefined {
   if (cursor === undefined || cursor === SCAN_START_CURSOR) return undefined;
   let parsed: { scanKey?: unknown } | null = null;

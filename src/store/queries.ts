@@ -1,6 +1,7 @@
 /**
  * Reads through the sharded status index: a page at a time ({@link listTasks}) or every
- * matching task ({@link iterateTasks}). Only a status the index does not key is scanned, and
+ * matching task ({@link iterateTasks}). Callers reach them through `TaskStore.part`, so that
+ * the worker's bundle, which lists nothing, leaves them out (docs/adr/0006-worker-bundle.md). Only a status the index does not key is scanned, and
  * the QUEUED tasks it leaves out (docs/adr/0068-a-retry-stays-off-the-index.md).
  */
 import { TableSchema, TaskStatus } from '../core/constants.js';

@@ -1,4 +1,4 @@
-import { Defaults, type TaskStatus } from '../core/constants.js';
+import { Defaults } from '../core/constants.js';
 import { TransitionRejectedError } from '../core/errors.js';
 import type {
   HeldMessage,
@@ -13,13 +13,6 @@ import { DebounceStore } from './debounce.js';
 import { DependencyStore } from './dependency-store.js';
 import * as leases from './lease-writes.js';
 import { ParkedKeys } from './parked-keys.js';
-import {
-  type IterateOptions,
-  iterateTasks,
-  type ListOptions,
-  listTasks,
-  type TaskPage,
-} from './queries.js';
 import {
   type Confirmation,
   confirmSchedule,
@@ -416,26 +409,6 @@ export class TaskStore {
     detail: string,
   ): Promise<boolean> {
     return noteDuplicate(this.ctx, record, detail);
-  }
-
-  /**
-   * Lists tasks in one status through the sharded status index, shard by shard; within a
-   * shard, oldest `statusAt` first. `before` keeps only entries whose `statusAt` (lease
-   * expiry for RUNNING, due time for a retry, else last change) is earlier.
-   */
-  list(status: TaskStatus, options: ListOptions = {}): Promise<TaskPage> {
-    return listTasks(this.ctx, status, options);
-  }
-
-  /**
-   * Every task in one status (with `before`, as for {@link list}), a page at a time: the
-   * next page is read only when the caller asks for it.
-   */
-  iterate(
-    status: TaskStatus,
-    options: IterateOptions = {},
-  ): AsyncGenerator<readonly TaskRecord[], void, undefined> {
-    return iterateTasks(this.ctx, status, options);
   }
 
   /** Writes one transition of the table as its one conditional write. */

@@ -11,6 +11,7 @@ import type { Waker } from '../scheduler/waker.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
 import { mayStillHold } from '../store/parked-keys.js';
 import { PausedLanes } from '../store/paused-lanes.js';
+import { iterateTasks } from '../store/queries.js';
 import { compareEnqueueOrder } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import { type DeadLetterSweep, deadLetterPass } from './dead-letter-pass.js';
@@ -225,7 +226,9 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   ) => {
     // The index only, never a Scan: a status it no longer keys (RUNNING) is read for the
     // entries an earlier version left (docs/adr/0052-running-leaves-the-status-index.md).
-    const reader = store.iterate(status, { before, pageSize, indexOnly: true });
+    const reader = store.part((ctx) =>
+      iterateTasks(ctx, status, { before, pageSize, indexOnly: true }),
+    );
     while (true) {
       if (clock() >= deadline) {
         budgetExhausted = true;

@@ -247,10 +247,13 @@ describe('tasks through the deployed executor', () => {
   // 248,683 bytes in session 39. Issue 29's worker splitting is what brings it down.
   // 250 KB since a signal wait's check after its hold and a paused task's read after its hold
   // (ADR 0067, amended in stop 40): measured 249,765 bytes.
-  it('ships a worker bundle under 250 KB that needs only the runtime’s @aws-sdk/*', () => {
+  // 249 KB again since the status index's list and its cursors left TaskStore for
+  // `store.part` (the worker lists nothing), which more than pays for a retry's retention read
+  // (ADR 0068): measured 248,847 bytes in stop 41.
+  it('ships a worker bundle under 249 KB that needs only the runtime’s @aws-sdk/*', () => {
     const asset = workerAsset();
 
-    expect(asset.bytes).toBeLessThanOrEqual(250_000);
+    expect(asset.bytes).toBeLessThanOrEqual(249_000);
     expect(asset.externals.length).toBeGreaterThan(0);
     for (const external of asset.externals) expect(external).toMatch(/^@aws-sdk\//);
   });

@@ -9,6 +9,7 @@ import {
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
+  SetQueueAttributesCommand,
 } from '@aws-sdk/client-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -307,8 +308,19 @@ describe('tasklane status with lanes', () => {
 describe('createSweeper with a paused lane', () => {
   it('sends none of a paused lane’s old PENDING or overdue QUEUED tasks; the first sweep after the resume does, and each runs once', async () => {
     // Task 1 fails its first attempt before the pause: QUEUED, its message held for the retry.
+    // The lane's queue keeps messages 12 hours here, shorter than the delay and a day, so the
+    // retry stays in the status index (docs/adr/0068-a-retry-stays-off-the-index.md) and the
+    // index's overdue pass is the one that must leave it alone while the lane is paused.
+    const retention = (seconds: number) =>
+      clients.sqs.send(
+        new SetQueueAttributesCommand({
+          QueueUrl: lane('urgent').queueUrl,
+          Attributes: { MessageRetentionPeriod: String(seconds) },
+        }),
+      );
+    await retention(12 * 60 * 60);
     const retrying = await client.enqueue(urgentJob, { n: 1 }, { id: 'urgent-retrying' });
-    await runLaneOnce('urgent', [urgentJob]);
+    await runLaneOnce('urgent', [urgentJob]).finally(() => retention(1_209_600));
     const queued = await client.get(retrying.id);
     expect(queued?.status).toBe(TaskStatus.QUEUED);
     await client.pauseLane('urgent', { mappings: false, reason: 'sweeper test' });

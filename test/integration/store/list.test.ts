@@ -1,10 +1,12 @@
 /**
- * TaskStore.list: the status index, paged across its shards. The file's table holds only the
- * 32 tasks seeded below.
+ * listTasks (src/store/queries.ts, behind `TaskClient.listByStatus`): the status index, paged
+ * across its shards. The file's table holds only the 32 tasks seeded below.
  */
+
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TaskStatus } from '../../../src/core/constants.js';
 import { ValidationError } from '../../../src/core/errors.js';
+import { type ListOptions, listTasks } from '../../../src/store/queries.js';
 import { statusShard } from '../../../src/store/record.js';
 import { markSentAsOlderVersionsDid } from '../../helpers/legacy-writes.js';
 import {
@@ -20,6 +22,10 @@ import {
   tableName,
   useStoreTable,
 } from '../../helpers/store-table.js';
+
+/** One page of a status, as `TaskClient.listByStatus` reads it (src/store/queries.ts). */
+const listStatus = (status: TaskStatus, options?: ListOptions) =>
+  store.part((ctx) => listTasks(ctx, status, options));
 
 useStoreTable('store-list');
 
@@ -53,7 +59,7 @@ describe('TaskStore.list', () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await store.list(status, { ...options, ...(cursor ? { cursor } : {}) });
+      const page = await listStatus(status, { ...options, ...(cursor ? { cursor } : {}) });
       if (options.limit !== undefined) expect(page.items.length).toBeLessThanOrEqual(options.limit);
       for (const item of page.items) expect(item.status).toBe(status);
       ids.push(...page.items.map((item) => item.id));
@@ -69,7 +75,7 @@ describe('TaskStore.list', () => {
 
   /** The ValidationError a refused list call rejects with. */
   async function listRejection(options: { limit?: number; cursor?: string }) {
-    const err = await store.list(TaskStatus.QUEUED, options).then(
+    const err = await listStatus(TaskStatus.QUEUED, options).then(
       () => {
         throw new Error('expected list to be refused');
       },
@@ -128,7 +134,7 @@ describe('TaskStore.list', () => {
   );
 
   it('returns an empty last page for a status no task is in', async () => {
-    const page = await store.list(TaskStatus.SUCCEEDED);
+    const page = await listStatus(TaskStatus.SUCCEEDED);
 
     expect(page).toEqual({ items: [], cursor: undefined });
   });
