@@ -94,7 +94,7 @@ export async function repairEach(
   toSend: TaskRecord[],
 ): Promise<void> {
   for (const record of found.records) {
-    await counted(deps, record, tally, async () => {
+    await repairCounted(deps, record, tally, async () => {
       const repair = await repairExpiredRunning(deps, record, now);
       if (repair.kind === 'live') return;
       tally[repair.kind] += 1;
@@ -102,7 +102,7 @@ export async function repairEach(
     });
   }
   for (const record of found.retrying) {
-    await counted(deps, record, tally, async () => {
+    await repairCounted(deps, record, tally, async () => {
       if (await retrying.leaveAlone(record)) return;
       toSend.push(await resendOverdue(deps.store, record, retrying.queuedBefore, deps.logger));
       tally.resent += 1;
@@ -110,10 +110,15 @@ export async function repairEach(
   }
 }
 
-async function counted(
+/**
+ * Runs one task's repair for a sweep: a rejected transition (another actor moved the task
+ * first) counts as a conflict; any other error is logged and counted as failed, so the next
+ * task goes on.
+ */
+export async function repairCounted(
   deps: { readonly logger: TaskLogger },
   record: TaskRecord,
-  tally: RepairTally,
+  tally: Pick<RepairTally, 'conflicts' | 'failed'>,
   repair: () => Promise<void>,
 ): Promise<void> {
   try {

@@ -1,6 +1,6 @@
 import { mapConcurrently } from '../aws/clients.js';
 import { Defaults, TaskStatus } from '../core/constants.js';
-import { describeError, TransitionRejectedError } from '../core/errors.js';
+import { describeError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { sweepReleases } from '../dependencies/sweep-releases.js';
 import { keepVerified } from '../integrity/check.js';
@@ -16,7 +16,7 @@ import { compareEnqueueOrder } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 import { type DeadLetterSweep, deadLetterPass } from './dead-letter-pass.js';
 import { overdueBefore, resendOverdue } from './overdue.js';
-import { repairExpiredRunning, SWEEPER_ACTOR } from './running-repair.js';
+import { repairCounted, repairExpiredRunning, SWEEPER_ACTOR } from './running-repair.js';
 import { runningScan } from './running-scan.js';
 import { sweepSignalWakes } from './signal-wakes.js';
 
@@ -248,20 +248,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
       }
       if (page.done === true) return;
       for (const record of page.value) {
-        try {
-          await each(record);
-        } catch (err) {
-          if (err instanceof TransitionRejectedError) {
-            counts.conflicts += 1;
-            continue;
-          }
-          counts.failed += 1;
-          logger.error('sweep could not repair a task; skipped until the next sweep', {
-            taskId: record.id,
-            status: record.status,
-            error: describeError(err),
-          });
-        }
+        await repairCounted({ logger }, record, counts, () => each(record));
       }
     }
   };
