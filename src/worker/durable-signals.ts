@@ -28,6 +28,11 @@ export class SignalReader {
   /** Whether the head was read: the count is then the head's (or the record's, if larger). */
   private headRead = false;
 
+  /** Whether the run has read the head: a wait that read it earlier reads it again (refresh). */
+  get read(): boolean {
+    return this.headRead;
+  }
+
   constructor(
     private readonly record: Pick<TaskRecord, 'id' | 'createdAt' | 'signals' | 'stepEpoch'>,
     private readonly epoch: number,
@@ -91,6 +96,19 @@ export class SignalReader {
     for (const [at, signal] of read.signals) this.known.set(at, signal);
     for (let at = from; at < from + ahead && at < before; at++) this.settled.add(at);
     this.count = Math.max(before, signalCount(this.record, read.head, this.epoch));
+  }
+
+  /**
+   * Reads the head again (one GetItem): a wait about to suspend on a count an earlier wait of
+   * the run read, which a signal sent meanwhile has passed (its sender saw the task RUNNING,
+   * so neither fences the suspension nor wakes it). Returns whether the count grew.
+   */
+  async refresh(): Promise<boolean> {
+    const before = this.count;
+    this.headRead = true;
+    const head = await this.store.head(this.record);
+    this.count = Math.max(before, signalCount(this.record, head, this.epoch));
+    return this.count > before;
   }
 
   /** A signal's data: its inline JSON, or its object in the payload bucket; undefined for none. */

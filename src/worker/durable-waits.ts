@@ -130,6 +130,8 @@ export class DurableWaits {
           ? undefined
           : this.deps.clock() + timeoutMs;
     if (deadline !== undefined) this.withinRetention(deadline, `wait for ${JSON.stringify(name)}`);
+    // The count an earlier wait of this run read may be behind: read once more before suspending.
+    let fresh = !this.signals.read;
     for (;;) {
       const consumed = new Set(
         this.run.memosBefore(index, 'signal').flatMap((memo) => {
@@ -144,6 +146,10 @@ export class DurableWaits {
           found === undefined ? { received: false } : { received: true, seq: found.seq };
         const written = await this.run.memo(index, name, 'signal', JSON.stringify(memo));
         return this.outcome(written, name, options.schema);
+      }
+      if (!fresh) {
+        fresh = true;
+        if (await this.signals.refresh()) continue;
       }
       const wait: TaskWait = {
         kind: 'signal',

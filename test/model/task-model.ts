@@ -93,11 +93,6 @@ export interface ModelRun {
   readonly task: number;
   readonly attempt: number;
   state: 'running' | 'crashed' | 'done';
-  /**
-   * The signals the run knows the task was sent: those counted when it was claimed, and those
-   * a refused suspension showed it since. A wait reads only these before it tries to suspend.
-   */
-  signalsKnown: number;
 }
 
 export interface Model {
@@ -227,29 +222,17 @@ export function deliver(m: Model, i: number): DeliveryOutcome {
     task: i,
     attempt: task.attempt,
     state: 'running',
-    signalsKnown: task.signalsSent,
   };
   m.runs.push(run);
   task.holder = run.id;
   return run;
 }
 
-/**
- * A wait for `name` ends: the first unconsumed signal of the name among the first `known` the
- * task was sent (all, unless told), else its timeout if due.
- */
-function consume(
-  task: ModelTask,
-  name: string,
-  timedOut: boolean,
-  known = Number.POSITIVE_INFINITY,
-): WaitOutcome | undefined {
+/** A wait for `name` ends: the first unconsumed signal of the name, else its timeout if due. */
+function consume(task: ModelTask, name: string, timedOut: boolean): WaitOutcome | undefined {
   const queue = task.unconsumed.get(name) ?? [];
-  const first = queue[0];
-  if (first !== undefined && first.seq < known) {
-    queue.shift();
-    return { received: true, data: { n: first.n } };
-  }
+  const first = queue.shift();
+  if (first !== undefined) return { received: true, data: { n: first.n } };
   return timedOut ? { received: false } : undefined;
 }
 
@@ -398,12 +381,11 @@ export function sleep(m: Model, run: ModelRun, name: string, ms: number): void {
  * consumed (the run goes on), or suspends until its signal or its timeout, or (a pause
  * request pending) ends PAUSED, to resume to the wait. Returns the outcome when it returned.
  *
- * The run looks first only at the signals it knows of (see {@link ModelRun.signalsKnown}).
- * A suspension is refused while the task has more (its condition counts them): the run then
- * reads those too and looks again. A pause request refuses it first: the run ends PAUSED
- * without reading them, and the wait keeps the count the run looked at, so a resume wakes
- * the task for a signal the run never read, which may be the one awaited
- * (docs/adr/0048-durable-sleep-signals-pause.md).
+ * The run reads the task's signal count before it suspends: at its first wait, with the
+ * signals; at a later one, again (the count the earlier wait read may be behind), so a signal
+ * sent before the wait is found there, whether or not a pause is requested. Only then does a
+ * pause request refuse the suspension: the run ends PAUSED, and a resume wakes the task for a
+ * signal sent after the wait looked (docs/adr/0066-signal-head-off-the-task-item.md).
  */
 export function waitForSignal(
   m: Model,
@@ -415,11 +397,7 @@ export function waitForSignal(
   if (!beatBeforeWait(m, run, task)) return 'paused';
   const call: DurableCall = { kind: 'signal', name, ms: timeoutMs };
   task.script.push(call);
-  let outcome = consume(task, name, false, run.signalsKnown);
-  if (outcome === undefined && !task.pauseRequested) {
-    run.signalsKnown = task.signalsSent;
-    outcome = consume(task, name, false, run.signalsKnown);
-  }
+  const outcome = consume(task, name, false);
   if (outcome !== undefined) {
     call.outcome = outcome;
     return outcome;
@@ -429,7 +407,7 @@ export function waitForSignal(
     task.wakeAt = m.now + timeoutMs;
     task.waitKind = 'signal';
     task.waitName = name;
-    task.waitSeen = run.signalsKnown;
+    task.waitSeen = task.signalsSent;
     endPaused(task, 'waiting');
     return 'paused';
   }

@@ -7,7 +7,7 @@ import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TableSchema, TaskStatus } from '../../../src/core/constants.js';
+import { AuditEvent, TableSchema, TaskStatus } from '../../../src/core/constants.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { noopMetrics } from '../../../src/observability/metrics.js';
 import { signalWrites } from '../../../src/store/signal-writes.js';
@@ -52,6 +52,49 @@ describe('the signal head (ADR 0066)', () => {
     expect(head).toMatchObject({ epoch: 0, count: 1, filed: true });
     expect(record.status).toBe(TaskStatus.SUCCEEDED);
     expect(record.result).toEqual({ received: true, data: { n: 1 } });
+  });
+
+  it('reads the head again before a later wait suspends: a signal sent since the first wait is received at once', async () => {
+    const gates = [0, 1].map(() => {
+      let open: () => void = () => undefined;
+      const opened = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      return { open, opened };
+    });
+    let firstDone = false;
+    const task = defineTask('durable.signal.head.second-wait', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        await gates[0]?.opened;
+        const a = await ctx.waitForSignal('a', { timeoutMs: 60_000 });
+        firstDone = true;
+        await gates[1]?.opened;
+        const b = await ctx.waitForSignal('b', { timeoutMs: 60_000 });
+        return [a, b];
+      },
+    });
+    runWorker(task);
+    const client = executor.client();
+
+    const { id } = await client.enqueue(task, {});
+    await eventually(async () => (await client.get(id))?.status === TaskStatus.RUNNING);
+    await client.signal(id, 'a', 1);
+    gates[0]?.open();
+    await eventually(async () => firstDone);
+    // Sent after the first wait read the head: its sender sees the task RUNNING.
+    const sent = await client.signal(id, 'b', 2);
+    gates[1]?.open();
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(sent).toMatchObject({ seq: 1, woke: false });
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual([
+      { received: true, data: 1 },
+      { received: true, data: 2 },
+    ]);
+    // Neither wait suspended: the second found its signal in the run, with no wake and replay.
+    expect(record.history.map((h) => h.event)).not.toContain(AuditEvent.SUSPENDED);
   });
 
   it('has the sweeper wake a waiter whose sender stored its signal and crashed before its wake', async () => {
