@@ -11,7 +11,7 @@ import {
 } from '../../src/core/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
-import { throttledSqs } from '../helpers/throttled-sqs.js';
+import { throttledSqs } from '../helpers/failing-commands.js';
 
 const email = defineTask('send-email', {
   schema: z.object({ to: z.email(), subject: z.string().min(1) }),

@@ -1,5 +1,4 @@
 import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TableSchema, TaskStatus } from '../../src/core/constants.js';
@@ -8,6 +7,7 @@ import { PermanentError, ScheduleFailedError } from '../../src/core/errors.js';
 import { pointerKey } from '../../src/store/debounce.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { eventually, setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import { failingScheduler } from '../helpers/failing-commands.js';
 
 const save = defineTask('save', { schema: z.object({ n: z.number() }), handler: () => undefined });
 const doomed = defineTask('doomed', {
@@ -20,19 +20,6 @@ const doomed = defineTask('doomed', {
 let executor: TestExecutor;
 let keys = 0;
 const nextKey = () => `key-${++keys}`;
-
-/** A Scheduler client whose CreateSchedule always fails. */
-function failingScheduler(): SchedulerClient {
-  const client = new SchedulerClient({ region: 'us-east-1' });
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === 'CreateScheduleCommand') throw new Error('injected outage');
-      return next(args);
-    },
-    { step: 'initialize', name: 'fail-create-schedule' },
-  );
-  return client;
-}
 
 beforeAll(async () => {
   executor = await setupExecutor();
@@ -109,7 +96,10 @@ describe('TaskClient.enqueue with debounce, through a one-time schedule', () => 
   it('creates the next generation after a rolled-back task instead of folding into it', async () => {
     // Arrange
     const debounce = { key: nextKey(), windowMs: 120_000, mode: 'last' } as const;
-    const failing = executor.client({ scheduleThresholdMs: 0, scheduler: failingScheduler() });
+    const failing = executor.client({
+      scheduleThresholdMs: 0,
+      scheduler: failingScheduler({ name: 'Error', message: 'outage' }),
+    });
     const failed = await failing.enqueue(save, { n: 1 }, { debounce }).catch((e: unknown) => e);
 
     // Act

@@ -1,8 +1,4 @@
-import {
-  GetScheduleCommand,
-  ResourceNotFoundException,
-  SchedulerClient,
-} from '@aws-sdk/client-scheduler';
+import { GetScheduleCommand, ResourceNotFoundException } from '@aws-sdk/client-scheduler';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -19,6 +15,7 @@ import {
   silentLogger,
   type TestExecutor,
 } from '../helpers/executor.js';
+import { failingScheduler } from '../helpers/failing-commands.js';
 
 const MINUTE = 60_000;
 
@@ -47,21 +44,6 @@ async function scheduleExists(name: string): Promise<boolean> {
     if (err instanceof ResourceNotFoundException) return false;
     throw err;
   }
-}
-
-/** A Scheduler client whose CreateSchedule always fails, as during an outage or throttling. */
-function failingScheduler(): SchedulerClient {
-  const client = new SchedulerClient({ region: 'us-east-1' });
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === 'CreateScheduleCommand') {
-        throw new Error('ThrottlingException (injected)');
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'fail-create-schedule' },
-  );
-  return client;
 }
 
 beforeEach(async () => {
@@ -263,7 +245,10 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
   it('rolls back: throws ScheduleFailedError, keeps no live record and no schedule, and a retry works', async () => {
     // Arrange
     const logger = recordingLogger();
-    const broken = executor.client({ scheduler: failingScheduler(), logger });
+    const broken = executor.client({
+      scheduler: failingScheduler({ name: 'Error', message: 'ThrottlingException' }),
+      logger,
+    });
 
     // Act
     const error = await broken

@@ -11,6 +11,7 @@ import { ConfigurationError } from '../../src/core/errors.js';
 import { type LocalExecutor, startLocalExecutor } from '../../src/local/local-executor.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor } from '../helpers/executor.js';
+import { failing } from '../helpers/failing-commands.js';
 
 const double = defineTask('double', {
   schema: z.object({ n: z.number() }),
@@ -226,16 +227,9 @@ describe('startLocalExecutor', () => {
       sweepIntervalMs: 200,
       pendingAgeMs: 0,
     });
-    const throttled = new SQSClient({ region: 'us-east-1', endpoint: running.endpoint });
-    throttled.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'SendMessageCommand') {
-          throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'throttle-sends' },
-    );
+    const throttled = failing(new SQSClient({ region: 'us-east-1', endpoint: running.endpoint }), [
+      'SendMessageCommand',
+    ]);
     const producer = new TaskClient({ ...running.location, sqs: throttled });
 
     // Act

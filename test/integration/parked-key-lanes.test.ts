@@ -4,8 +4,8 @@ import * as z from 'zod';
 import { TaskStatus } from '../../src/core/constants.js';
 import { PermanentError } from '../../src/core/errors.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
+import { throttledSqs } from '../helpers/failing-commands.js';
 import { type LaneExecutor, setupLaneExecutor } from '../helpers/lane-executor.js';
-import { throttledSqs } from '../helpers/throttled-sqs.js';
 
 const schema = z.object({ name: z.string() });
 const handler = ({ name }: { name: string }) => {

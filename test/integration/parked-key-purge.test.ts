@@ -8,7 +8,7 @@ import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, silentLogger, type TestExecutor } from '../helpers/executor.js';
-import { throttledSqs } from '../helpers/throttled-sqs.js';
+import { throttledSqs } from '../helpers/failing-commands.js';
 
 const KEY = 'acct-9';
 const DAY = 24 * 60 * 60 * 1000;

@@ -21,6 +21,7 @@ import type { TaskRecord } from '../../src/core/record.js';
 import { statusShard, statusShardKey } from '../../src/store/record.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import { failing } from '../helpers/failing-commands.js';
 import { rawItem } from '../helpers/raw-item.js';
 
 /** Far enough ahead that every retry below is overdue by the default threshold. */
@@ -119,16 +120,10 @@ describe('a retry off the status index', () => {
   });
 
   it('stays in the index when the queue’s retention cannot be read, and spends no more attempts', async () => {
-    const sqs = new SQSClient({});
-    sqs.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'GetQueueAttributesCommand') {
-          throw Object.assign(new Error('SQS is down'), { name: 'ServiceUnavailable' });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'failGetQueueAttributes' },
-    );
+    const sqs = failing(new SQSClient({}), ['GetQueueAttributesCommand'], {
+      name: 'ServiceUnavailable',
+      message: 'SQS is down',
+    });
 
     const { id } = await retried({ sqs });
     const item = await rawItem(executor, id);

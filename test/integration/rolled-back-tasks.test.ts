@@ -3,7 +3,6 @@
  * instead of deleting it (docs/adr/0015-rollback-moves-instead-of-deleting.md): the record
  * stays until its TTL, never runs, and a later enqueue of the id replaces it.
  */
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -13,6 +12,7 @@ import { taskMessage } from '../../src/core/message.js';
 import type { TaskRecord } from '../../src/core/record.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import { failingScheduler } from '../helpers/failing-commands.js';
 import { rawItem } from '../helpers/raw-item.js';
 
 const MINUTE = 60_000;
@@ -30,21 +30,6 @@ const remind = defineTask('remind', {
 function fakeClock() {
   const state = { now: Math.floor(Date.now() / 1000) * 1000 };
   return { state, clock: () => state.now };
-}
-
-/** A Scheduler client whose CreateSchedule always fails, as during an outage or throttling. */
-function failingScheduler(): SchedulerClient {
-  const client = new SchedulerClient({ region: 'us-east-1' });
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === 'CreateScheduleCommand') {
-        throw Object.assign(new Error('Rate exceeded (injected)'), { name: 'ThrottlingException' });
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'fail-create-schedule' },
-  );
-  return client;
 }
 
 /** A delayed enqueue of `id` whose schedule cannot be created; returns the record left. */

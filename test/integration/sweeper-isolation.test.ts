@@ -6,8 +6,8 @@ import { noopMetrics } from '../../src/observability/metrics.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import { throttledSqs } from '../helpers/failing-commands.js';
 import { putRawItem, rawItem } from '../helpers/raw-item.js';
-import { throttledSqs } from '../helpers/throttled-sqs.js';
 
 let executor: TestExecutor;
 
