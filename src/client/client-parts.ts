@@ -25,9 +25,10 @@ import {
   resolveLocation,
 } from '../settings/location.js';
 import { resolveRetention } from '../settings/retention.js';
+import { StatusIndex } from '../store/status-index.js';
 import { DynamoDBClient } from '../store/table.js';
 import type { DynamoDBStreamsClient } from '../store/table-stream.js';
-import { type StatusIndex, TaskStore } from '../store/task-store.js';
+import { TaskStore } from '../store/task-store.js';
 import type { EnqueueDeps } from './enqueue.js';
 import type { TableCall } from './guarded-calls.js';
 import { type LaneMappings, lambdaLaneMappings } from './lane-mappings.js';
@@ -145,7 +146,9 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     recurring: new RecurringSchedules(target, clock),
     waker: new Waker(sqs, dispatcher, lanes, logger),
     wakes: new WakeSchedules(target),
-    index: store.statusIndex,
+    // The operator reads of the status index (docs/status-index.md): the worker's store
+    // leaves them out (docs/adr/0006-worker-bundle.md).
+    index: store.part((ctx) => new StatusIndex(ctx)),
     tableCall,
     enqueue,
     usage: new UsageMeter(clock),

@@ -25,7 +25,6 @@ import {
   requestCancel,
 } from './record-writes.js';
 import { SignalStore } from './signals.js';
-import { StatusIndex } from './status-index.js';
 import { resolveStatusShards } from './status-index-keys.js';
 import { StepStore } from './steps.js';
 import { type TaskStoreOptions, type WriteContext, writeContext } from './store-context.js';
@@ -80,8 +79,6 @@ export class TaskStore {
   readonly debounces: DebounceStore;
   /** The rate limits' buckets (ADR 0026). */
   readonly rateBuckets: TokenBuckets;
-  /** The operator reads of the status index: counts, filtered lists, watching (docs/status-index.md). */
-  readonly statusIndex: StatusIndex;
   /** Durable tasks' step items (docs/adr/0047-durable-tasks.md). */
   readonly steps: StepStore;
   /** Durable tasks' signals (docs/adr/0048-durable-sleep-signals-pause.md). */
@@ -98,7 +95,6 @@ export class TaskStore {
     this.dependencies = new DependencyStore(this.ctx);
     this.debounces = new DebounceStore(this.ctx);
     this.rateBuckets = new TokenBuckets(this.ctx);
-    this.statusIndex = new StatusIndex(this.ctx);
     this.steps = new StepStore(this.ctx);
     this.signals = new SignalStore(this.ctx);
   }

@@ -250,10 +250,13 @@ describe('tasks through the deployed executor', () => {
   // 249 KB again since the status index's list and its cursors left TaskStore for
   // `store.part` (the worker lists nothing), which more than pays for a retry's retention read
   // (ADR 0068): measured 248,847 bytes in stop 41.
-  it('ships a worker bundle under 249 KB that needs only the runtime’s @aws-sdk/*', () => {
+  // 247.5 KB since the status index's operator reads (StatusIndex and its Scan) left TaskStore
+  // for `store.part` too, which more than pays for a later signal wait's second read of its
+  // head (ADR 0066, amended in stop 42): measured 247,153 bytes.
+  it('ships a worker bundle under 247.5 KB that needs only the runtime’s @aws-sdk/*', () => {
     const asset = workerAsset();
 
-    expect(asset.bytes).toBeLessThanOrEqual(249_000);
+    expect(asset.bytes).toBeLessThanOrEqual(247_500);
     expect(asset.externals.length).toBeGreaterThan(0);
     for (const external of asset.externals) expect(external).toMatch(/^@aws-sdk\//);
   });
