@@ -45,11 +45,25 @@ function costLine(h: Headline): string {
   });
 }
 
-/** The section's Markdown. */
+/** One issue's line: how many of its targets were met, and which were missed. */
+function targetsLine(issue: number, targets: readonly Target[]): string {
+  return glanceTemplate('targets', {
+    issue,
+    metCount: targets.filter((t) => t.met === true).length,
+    targetCount: targets.length,
+    metNames: names(targets.filter((t) => t.met === true)),
+    missedNames: names(targets.filter((t) => t.met === false)),
+    unmeasured: targets.some((t) => t.met === undefined)
+      ? glanceTemplate('unmeasured', { names: names(targets.filter((t) => t.met === undefined)) })
+      : '',
+  }).trimEnd();
+}
+
+/** The section's Markdown: `targets` by issue number. */
 export function glanceSection(
   results: BenchResults,
   h: Headline,
-  targets: readonly Target[],
+  targets: ReadonlyMap<number, readonly Target[]>,
 ): string {
   const failed = results.checks.filter((c) => !c.ok).length;
   const count = results.checks.length;
@@ -60,13 +74,7 @@ export function glanceSection(
       failed === 0
         ? glanceTemplate('checks-passed', { count })
         : glanceTemplate('checks-failed', { failed, count }),
-    metCount: targets.filter((t) => t.met === true).length,
-    targetCount: targets.length,
-    metNames: names(targets.filter((t) => t.met === true)),
-    missedNames: names(targets.filter((t) => t.met === false)),
-    unmeasured: targets.some((t) => t.met === undefined)
-      ? glanceTemplate('unmeasured', { names: names(targets.filter((t) => t.met === undefined)) })
-      : '',
+    targets: [...targets].map(([issue, list]) => targetsLine(issue, list)).join('\n'),
     cost: costLine(h),
     largest: h.largest,
     overhead: times(h.overhead.median),

@@ -1,8 +1,13 @@
-/** The Targets section: issue 14's table, then why each target came out as it did. */
+/**
+ * The Targets section: issue 14's table, then issue 29's own, each followed by why each target
+ * came out as it did.
+ */
 import { pairedRatio, summarize } from '../lib/stats.js';
 import { coldStart, enqueueAt, msPerRequest, runsOf, singleEnqueue } from './analysis.js';
+import { judgeIssue29Targets } from './issue29-targets.js';
 import { kb, med, num, ratio, table, usd } from './markdown.js';
 import type { TaskFigures } from './measured-figures.js';
+import { judgeRates, limitLabel } from './rate-section.js';
 import type { BenchResults } from './results.js';
 import { requests } from './tallies.js';
 import { type Headline, judgeTargets, type RealisticHeadline, type Target } from './targets.js';
@@ -72,6 +77,13 @@ function realisticWhy(r: RealisticHeadline, results: BenchResults): Record<strin
             atDefault: Math.round(r.ceiling.atDefault).toLocaleString('en-US'),
             atTarget: Math.round(r.ceiling.atTarget).toLocaleString('en-US'),
           }),
+    retryUnits: () =>
+      targetsTemplate('retryUnits', {
+        retried: num(r.retried.writeUnits),
+        successful: num(s.writeUnits),
+        retriedIndex: num(r.retried.indexWriteUnits),
+        successfulIndex: num(s.indexWriteUnits),
+      }),
     meter: () =>
       targetsTemplate('meter', {
         counted: r.meter.counted,
@@ -144,6 +156,35 @@ function speedWhy(results: BenchResults, h: Headline): Record<string, () => stri
   };
 }
 
+/** Issue 29's bundle and rate targets: from section 8's bundle and section 10's runs. */
+function issue29Why(results: BenchResults): Record<string, () => string> {
+  const { worker } = results.pkg.bundles;
+  const grants = (limit: number, mode: 'end-to-end' | 'limiter') => () =>
+    targetsTemplate('rate', {
+      runs: judgeRates(results)
+        .filter(({ run }) => run.limit === limit && run.mode === mode)
+        .map(
+          ({ run, granted }) =>
+            `${run.workers} worker${run.workers === 1 ? '' : 's'}: ${granted.perInterval.join(', ')}`,
+        )
+        .join('; '),
+      limit: limitLabel({ limit, intervalMs: limit === 5 ? 2_000 : 1_000 }),
+    });
+  return {
+    bundle: () =>
+      targetsTemplate('bundle', {
+        gzip: kb(worker.gzipBytes),
+        largest: worker.contributors
+          .slice(0, 4)
+          .map((c) => `\`${c.name}\` ${kb(c.bytes)}`)
+          .join(', '),
+      }),
+    rateSlow: grants(5, 'end-to-end'),
+    rateFast: grants(100, 'limiter'),
+    rateFastEndToEnd: grants(100, 'end-to-end'),
+  };
+}
+
 function neededShards(h: Headline): number {
   const load = h.realistic?.ceiling.load;
   return load === undefined
@@ -151,33 +192,44 @@ function neededShards(h: Headline): number {
     : Math.ceil((13_000 * load.writesPerTask * load.unitsPerWrite) / 1000);
 }
 
-/** Issue 14's table: Figure | Today | Target | Measured | Status. */
-export function targetsTable(targets: readonly Target[]): string {
+/** An issue's table: Figure | Today | Target | Measured | Status. */
+export function targetsTable(targets: readonly Target[], issue = 14): string {
   return table(
-    ['Figure', 'Today (issue 14)', 'Target', 'Measured', 'Status'],
+    ['Figure', `Today (issue ${issue})`, 'Target', 'Measured', 'Status'],
     targets.map((t) => [t.name, t.today, t.threshold, t.value ?? '—', status(t)]),
   );
 }
 
-/** The section: the table, then each target's reason and, when missed, what it would take. */
+/** The section: each issue's table, then each target's reason and, when missed, what it would take. */
 export function targetsSection(results: BenchResults, h: Headline): string {
-  const targets = judgeTargets(results, h);
   const why: Record<string, () => string> = {
     ...speedWhy(results, h),
+    ...issue29Why(results),
     ...(h.realistic === undefined ? {} : realisticWhy(h.realistic, results)),
   };
-  const items = targets.map((target) => {
-    const reason =
-      target.met === undefined ? targetsTemplate('not-measured') : (why[target.id]?.() ?? '');
-    const values = target.id === 'ceiling' ? { neededShards: neededShards(h) } : {};
-    const take = target.met === false ? ` ${targetsTemplate(`${target.id}-missed`, values)}` : '';
-    return targetsTemplate('item', {
-      name: target.name,
-      value: target.value ?? '—',
-      threshold: target.threshold,
-      outcome: target.met === undefined ? 'not measured' : target.met ? 'met' : 'missed',
-      why: `${reason}${take}`,
-    });
+  const items = (targets: readonly Target[]) =>
+    targets
+      .map((target) => {
+        const reason =
+          target.met === undefined ? targetsTemplate('not-measured') : (why[target.id]?.() ?? '');
+        const values = target.id === 'ceiling' ? { neededShards: neededShards(h) } : {};
+        const take =
+          target.met === false ? ` ${targetsTemplate(`${target.id}-missed`, values)}` : '';
+        return targetsTemplate('item', {
+          name: target.name,
+          value: target.value ?? '—',
+          threshold: target.threshold,
+          outcome: target.met === undefined ? 'not measured' : target.met ? 'met' : 'missed',
+          why: `${reason}${take}`,
+        });
+      })
+      .join('\n');
+  const issue14 = judgeTargets(results, h);
+  const issue29 = judgeIssue29Targets(results, h);
+  return targetsTemplate('section', {
+    table: targetsTable(issue14),
+    items: items(issue14),
+    table29: targetsTable(issue29, 29),
+    items29: items(issue29),
   });
-  return targetsTemplate('section', { table: targetsTable(targets), items: items.join('\n') });
 }

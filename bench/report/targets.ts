@@ -41,7 +41,13 @@ export type TargetId =
   | 'coldInit'
   | 'ceiling'
   | 'meter'
-  | 'endToEndSlow';
+  | 'endToEndSlow'
+  // Issue 29's own (./issue29-targets.ts).
+  | 'retryUnits'
+  | 'bundle'
+  | 'rateSlow'
+  | 'rateFast'
+  | 'rateFastEndToEnd';
 
 /** One target: the figure, the issue's "today", the threshold, and the run's outcome. */
 export interface Target {

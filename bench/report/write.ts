@@ -7,6 +7,7 @@ import { scaling } from './analysis.js';
 import { renderCapacity } from './capacity.js';
 import { costSection } from './cost-section.js';
 import { glanceSection } from './glance-section.js';
+import { judgeIssue29Targets } from './issue29-targets.js';
 import { awsShapedSection, featuresSection, realisticSection } from './measured-sections.js';
 import { header, methodSection } from './method-section.js';
 import { rateSection } from './rate-section.js';
@@ -119,7 +120,14 @@ function panels(results: BenchResults): Panel[] {
 export function renderReport(results: BenchResults, chart: string | undefined): string {
   const h = headline(results);
   return `${reportTemplate('page', {
-    glance: glanceSection(results, h, judgeTargets(results, h)),
+    glance: glanceSection(
+      results,
+      h,
+      new Map([
+        [14, judgeTargets(results, h)],
+        [29, judgeIssue29Targets(results, h)],
+      ]),
+    ),
     header: header(results),
     summaryTable: summaryTable(results, h),
     targets: targetsSection(results, h),

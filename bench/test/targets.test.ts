@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { judgeIssue29Targets } from '../report/issue29-targets.js';
 import { meterAgreement, taskFigures } from '../report/measured-figures.js';
 import type { BenchResults } from '../report/results.js';
 import { headline, judgeTargets } from '../report/targets.js';
@@ -99,6 +100,53 @@ describe('judgeTargets', () => {
   });
 });
 
+describe('judgeIssue29Targets', () => {
+  it('judges a retry’s write units, the bundle and every rate-limit kind the run measured', async () => {
+    const results = await withMeasured();
+
+    const targets = judgeIssue29Targets(results, headline(results));
+
+    expect(targets.map((t) => t.id)).toEqual([
+      'retryUnits',
+      'bundle',
+      'rateSlow',
+      'rateFast',
+      'rateFastEndToEnd',
+    ]);
+    const retried = headline(results).realistic;
+    const units = (retried?.retried.writeUnits ?? 0) - (retried?.successful.writeUnits ?? 0);
+    expect(targets[0]).toMatchObject({ value: `+${units.toFixed(2)}`, met: units <= 2 });
+    expect(targets[1]?.met).toBe(results.pkg.bundles.worker.bytes <= 150 * 1024);
+  });
+
+  it('takes the worst of the one- and four-worker runs, and leaves a limit without runs unjudged', async () => {
+    const results = await withMeasured();
+    const run = (workers: number, grants: number[]) => ({
+      limit: 5,
+      intervalMs: 2_000,
+      workers,
+      mode: 'end-to-end' as const,
+      tasks: grants.length,
+      grants,
+      starts: grants,
+      bucketWrites: 0,
+      deferrals: 0,
+    });
+    // Five grants in each of four 2 s intervals for one worker; four workers' third interval has four.
+    const steady = [0, 1, 2, 3].flatMap((i) => [0, 1, 2, 3, 4].map((k) => i * 2_000 + k * 300));
+    const short = steady.filter((t) => t !== 4_000);
+    const only = { ...results, rateLimits: { runs: [run(1, steady), run(4, short)] } };
+
+    const targets = judgeIssue29Targets(only, headline(only));
+
+    expect(targets.find((t) => t.id === 'rateSlow')).toMatchObject({
+      value: '80% of the limit',
+      met: false,
+    });
+    expect(targets.find((t) => t.id === 'rateFast')).toMatchObject({ met: undefined });
+  });
+});
+
 describe('renderReport with the realistic scenario', () => {
   it('fills every placeholder and explains every target', async () => {
     const results = await withMeasured();
@@ -114,6 +162,8 @@ describe('renderReport with the realistic scenario', () => {
       expect(report).toContain(heading);
     }
     expect(report).toContain('| Figure | Today (issue 14) | Target | Measured | Status |');
+    expect(report).toContain('| Figure | Today (issue 29) | Target | Measured | Status |');
+    expect(report).toContain('- **Targets (issue 29):**');
     expect(report).toMatch(/Rate-limited task/);
   });
 });
