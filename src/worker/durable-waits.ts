@@ -130,7 +130,8 @@ export class DurableWaits {
           ? undefined
           : this.deps.clock() + timeoutMs;
     if (deadline !== undefined) this.withinRetention(deadline, `wait for ${JSON.stringify(name)}`);
-    // The count an earlier wait of this run read may be behind: read once more before suspending.
+    // The count an earlier wait of this run read may be behind: before it times out or
+    // suspends on it, the wait reads the head once more.
     let fresh = !this.signals.read;
     for (;;) {
       const consumed = new Set(
@@ -140,16 +141,16 @@ export class DurableWaits {
         }),
       );
       const found = await this.signals.first(name, consumed);
+      if (found === undefined && !fresh) {
+        fresh = true;
+        if (await this.signals.refresh()) continue;
+      }
       const timedOut = deadline !== undefined && deadline <= this.deps.clock();
       if (found !== undefined || timedOut) {
         const memo: WaitMemo =
           found === undefined ? { received: false } : { received: true, seq: found.seq };
         const written = await this.run.memo(index, name, 'signal', JSON.stringify(memo));
         return this.outcome(written, name, options.schema);
-      }
-      if (!fresh) {
-        fresh = true;
-        if (await this.signals.refresh()) continue;
       }
       const wait: TaskWait = {
         kind: 'signal',

@@ -97,6 +97,38 @@ describe('the signal head (ADR 0066)', () => {
     expect(record.history.map((h) => h.event)).not.toContain(AuditEvent.SUSPENDED);
   });
 
+  it('reads the head again before a later wait times out: a poll (timeoutMs 0) finds a signal sent since the first wait', async () => {
+    let open: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let firstDone = false;
+    const task = defineTask('durable.signal.head.second-poll', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        const a = await ctx.waitForSignal('a', { timeoutMs: 60_000 });
+        firstDone = true;
+        await opened;
+        const b = await ctx.waitForSignal('b', { timeoutMs: 0 });
+        return [a, b];
+      },
+    });
+    const client = executor.client();
+    const { id } = await client.enqueue(task, {});
+    await client.signal(id, 'a', 1);
+    runWorker(task);
+    await eventually(async () => firstDone);
+    await client.signal(id, 'b', 2);
+    open();
+    const record = await client.wait(id, { timeoutMs: 30_000 });
+
+    expect(record.status).toBe(TaskStatus.SUCCEEDED);
+    expect(record.result).toEqual([
+      { received: true, data: 1 },
+      { received: true, data: 2 },
+    ]);
+  });
+
   it('has the sweeper wake a waiter whose sender stored its signal and crashed before its wake', async () => {
     const task = defineTask('durable.signal.head.lost-wake', {
       schema: z.object({}),
