@@ -5,7 +5,7 @@
  * ≤ 1.7×, is the stricter) and cold init are issue 14's rows, with the same thresholds.
  */
 
-import { judgeRates, RATE_USE_TARGET } from './rate-section.js';
+import { type JudgedRate, judgeRates, RATE_USE_TARGET } from './rate-section.js';
 import type { BenchResults } from './results.js';
 import type { Headline, Target } from './targets.js';
 
@@ -15,7 +15,7 @@ export const BUNDLE_TARGET_BYTES = 150 * 1024;
 export const RETRY_UNITS_TARGET = 2;
 
 /** Which of the bench's rate-limit runs a rate target judges. */
-interface RateTarget {
+export interface RateTarget {
   readonly id: 'rateSlow' | 'rateFast' | 'rateFastEndToEnd';
   readonly limit: number;
   readonly intervalMs: number;
@@ -23,7 +23,7 @@ interface RateTarget {
   readonly name: string;
 }
 
-const RATE_TARGETS: readonly RateTarget[] = [
+export const RATE_TARGETS: readonly RateTarget[] = [
   {
     id: 'rateSlow',
     limit: 5,
@@ -49,20 +49,23 @@ const RATE_TARGETS: readonly RateTarget[] = [
 
 const percent = (share: number) => `${Math.round(share * 100)}% of the limit`;
 
+/** The bench's rate-limit runs of `target`'s limit and mode, judged (section 10). */
+export function ratesOf(results: BenchResults, target: RateTarget): JudgedRate[] {
+  return judgeRates(results).filter(
+    ({ run }) =>
+      run.limit === target.limit &&
+      run.intervalMs === target.intervalMs &&
+      run.mode === target.mode,
+  );
+}
+
 /**
  * The smallest share of its limit that any run of `target`'s kind granted in a whole
  * interval after the first (the grants are the starts the limit allows; section 10);
  * undefined when the run has none of them.
  */
 export function leastRateShare(results: BenchResults, target: RateTarget): number | undefined {
-  const shares = judgeRates(results)
-    .filter(
-      ({ run }) =>
-        run.limit === target.limit &&
-        run.intervalMs === target.intervalMs &&
-        run.mode === target.mode,
-    )
-    .map((judged) => judged.share);
+  const shares = ratesOf(results, target).map((judged) => judged.share);
   if (shares.length === 0 || shares.some((s) => s === undefined)) return undefined;
   return Math.min(...(shares as number[]));
 }

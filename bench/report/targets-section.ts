@@ -4,10 +4,10 @@
  */
 import { pairedRatio, summarize } from '../lib/stats.js';
 import { coldStart, enqueueAt, msPerRequest, runsOf, singleEnqueue } from './analysis.js';
-import { judgeIssue29Targets } from './issue29-targets.js';
+import { judgeIssue29Targets, RATE_TARGETS, ratesOf } from './issue29-targets.js';
 import { kb, med, num, ratio, table, usd } from './markdown.js';
 import type { TaskFigures } from './measured-figures.js';
-import { judgeRates, limitLabel } from './rate-section.js';
+import { limitLabel } from './rate-section.js';
 import type { BenchResults } from './results.js';
 import { requests } from './tallies.js';
 import { type Headline, judgeTargets, type RealisticHeadline, type Target } from './targets.js';
@@ -159,17 +159,19 @@ function speedWhy(results: BenchResults, h: Headline): Record<string, () => stri
 /** Issue 29's bundle and rate targets: from section 8's bundle and section 10's runs. */
 function issue29Why(results: BenchResults): Record<string, () => string> {
   const { worker } = results.pkg.bundles;
-  const grants = (limit: number, mode: 'end-to-end' | 'limiter') => () =>
-    targetsTemplate('rate', {
-      runs: judgeRates(results)
-        .filter(({ run }) => run.limit === limit && run.mode === mode)
-        .map(
-          ({ run, granted }) =>
-            `${run.workers} worker${run.workers === 1 ? '' : 's'}: ${granted.perInterval.join(', ')}`,
-        )
-        .join('; '),
-      limit: limitLabel({ limit, intervalMs: limit === 5 ? 2_000 : 1_000 }),
-    });
+  const rates = RATE_TARGETS.map((target): [string, () => string] => [
+    target.id,
+    () =>
+      targetsTemplate('rate', {
+        runs: ratesOf(results, target)
+          .map(
+            ({ run, granted }) =>
+              `${run.workers} worker${run.workers === 1 ? '' : 's'}: ${granted.perInterval.join(', ')}`,
+          )
+          .join('; '),
+        limit: limitLabel(target),
+      }),
+  ]);
   return {
     bundle: () =>
       targetsTemplate('bundle', {
@@ -179,9 +181,7 @@ function issue29Why(results: BenchResults): Record<string, () => string> {
           .map((c) => `\`${c.name}\` ${kb(c.bytes)}`)
           .join(', '),
       }),
-    rateSlow: grants(5, 'end-to-end'),
-    rateFast: grants(100, 'limiter'),
-    rateFastEndToEnd: grants(100, 'end-to-end'),
+    ...Object.fromEntries(rates),
   };
 }
 
