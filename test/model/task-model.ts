@@ -57,10 +57,7 @@ export interface ModelTask {
   signalsSent: number;
   /** Signals sent per name: the next one's number in its name's order. */
   sentByName: Map<string, number>;
-  /**
-   * Signals not consumed yet, per name, in the order sent: each its number in its name's order
-   * (`n`, its data) and its position among all the task's signals (`seq`).
-   */
+  /** Signals not consumed yet, per name, in the order sent: each its number in its name's order (`n`, its data). */
   unconsumed: Map<string, UnconsumedSignal[]>;
   /**
    * The handler's durable calls so far, in order: every later run replays them (a real handler
@@ -72,7 +69,6 @@ export interface ModelTask {
 /** A signal sent and not consumed yet. */
 export interface UnconsumedSignal {
   readonly n: number;
-  readonly seq: number;
 }
 
 /** What a wait returned: the signal of its name it consumed (by number), or its timeout. */
@@ -426,8 +422,7 @@ export function signal(m: Model, i: number, name: string): 'not found' | 'reject
   if (TERMINAL.has(task.status)) return 'rejected';
   const n = task.sentByName.get(name) ?? 0;
   task.sentByName.set(name, n + 1);
-  const seq = task.signalsSent;
-  task.unconsumed.set(name, [...(task.unconsumed.get(name) ?? []), { n, seq }]);
+  task.unconsumed.set(name, [...(task.unconsumed.get(name) ?? []), { n }]);
   task.signalsSent += 1;
   if (task.status === 'SUSPENDED' && task.waitKind === 'signal' && task.waitName === name) {
     task.woken = true;
