@@ -62,7 +62,7 @@ async function main(): Promise<number> {
     for (const kind of ['tasklane', 'raw', 'powertools'] as const) {
       const entry = path.join(ROOT, 'bench', 'consumers', `${kind}.ts`);
       consumers[kind] = (
-        await bundle(entry, path.join(workDir, `consumer-${kind}.mjs`), { minify: false })
+        await bundle(entry, path.join(workDir, `consumer-${kind}`), { minify: false })
       ).outfile;
     }
     const checks = new Checks();

@@ -13,9 +13,9 @@ if (assets.length === 0) {
   process.exitCode = 1;
 }
 for (const asset of assets) {
-  const kib = (asset.bytes / 1024).toFixed(1);
+  const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB (${bytes} bytes)`;
   console.log(
-    `bundle  ${asset.constructPath}: ${kib} KiB (${asset.bytes} bytes, ${asset.inputs} input files, minified ESM)`,
+    `bundle  ${asset.constructPath}: ${kib(asset.bytes)} loaded at start, ${kib(asset.totalBytes)} in all; ${asset.inputs} input files, minified ESM`,
   );
   console.log(`        from the Lambda runtime: ${asset.externals.join(', ') || 'nothing'}`);
 }

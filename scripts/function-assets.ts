@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { type BundleMetafile, bundleLoad } from './bundle-load.js';
 
 /** One bundled function of a stack. */
 export interface FunctionAsset {
@@ -16,8 +17,13 @@ export interface FunctionAsset {
   readonly directory: string;
   /** Absolute path of the bundle's entry file (`index.mjs`). */
   readonly entryFile: string;
-  /** The bundle's size in bytes, from esbuild's metafile. */
+  /**
+   * JavaScript bytes loaded at cold start, from esbuild's metafile: the entry file and the
+   * chunks it imports statically (a split worker loads its other chunks on first use).
+   */
   readonly bytes: number;
+  /** JavaScript bytes of every file of the bundle. */
+  readonly totalBytes: number;
   /** Input files esbuild bundled. */
   readonly inputs: number;
   /**
@@ -30,18 +36,6 @@ export interface FunctionAsset {
 interface TemplateResource {
   readonly Type: string;
   readonly Metadata?: Record<string, unknown>;
-}
-
-interface Metafile {
-  readonly inputs: Record<string, unknown>;
-  readonly outputs: Record<
-    string,
-    {
-      readonly bytes: number;
-      readonly entryPoint?: string;
-      readonly imports?: readonly { readonly path: string; readonly external?: boolean }[];
-    }
-  >;
 }
 
 /**
@@ -62,25 +56,18 @@ export function functionAssets(outdir: string, stackName: string): FunctionAsset
     const directory = path.resolve(outdir, assetPath);
     const metafileName = path.join(directory, 'index.meta.json');
     if (!existsSync(metafileName)) continue;
-    const metafile = JSON.parse(readFileSync(metafileName, 'utf8')) as Metafile;
-    const [outputName, output] =
-      Object.entries(metafile.outputs).find(([, o]) => o.entryPoint !== undefined) ?? [];
-    if (outputName === undefined || output === undefined) continue;
+    const metafile = JSON.parse(readFileSync(metafileName, 'utf8')) as BundleMetafile;
+    const load = bundleLoad(metafile);
     const cdkPath = String(resource.Metadata?.['aws:cdk:path'] ?? logicalId);
     assets.push({
       constructPath: cdkPath.replace(/\/Resource$/, ''),
       logicalId,
       directory,
-      entryFile: path.join(directory, path.basename(outputName)),
-      bytes: output.bytes,
+      entryFile: path.join(directory, path.basename(load.entry)),
+      bytes: load.startBytes,
+      totalBytes: load.totalBytes,
       inputs: Object.keys(metafile.inputs).length,
-      externals: [
-        ...new Set(
-          (output.imports ?? [])
-            .filter((i) => i.external === true && !i.path.startsWith('node:'))
-            .map((i) => i.path),
-        ),
-      ].sort(),
+      externals: [...new Set([...load.startExternals, ...load.laterExternals])].sort(),
     });
   }
   return assets;

@@ -1,67 +1,66 @@
 /**
- * esbuild bundles, built the way a Lambda function is packaged: one minified ESM file for
- * node24 with every dependency inside, the AWS SDK included.
+ * esbuild bundles, built the way the construct packages a worker (src/cdk/worker-bundling.ts):
+ * minified ESM for node24, split into an entry file and the chunks it loads on first use.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { bundleLoad } from '../../scripts/bundle-load.js';
+import { WORKER_ENTRY_FILE, workerBuildOptions } from '../../src/cdk/worker-bundling.js';
 
 /** A built bundle and its size. */
 export interface Bundle {
   /** Relative to the working directory. */
   readonly entry: string;
+  /** The entry file, `index.mjs` in the bundle's directory. */
   readonly outfile: string;
+  /** JavaScript bytes loaded at start: the entry file and the chunks it imports statically. */
   readonly bytes: number;
+  /** The same, gzipped file by file. */
   readonly gzipBytes: number;
-  /** Bytes in the output by package (or source folder), largest first. */
+  /** JavaScript bytes of every file, the chunks loaded on first use included. */
+  readonly totalBytes: number;
+  /** Bytes loaded at start by package (or source folder), largest first. */
   readonly contributors: readonly { readonly name: string; readonly bytes: number }[];
 }
 
-/** ESM bundles of CommonJS dependencies need `require`; Lambda bundlers add the same banner. */
-const REQUIRE_BANNER =
-  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
-
-/** Bundles `entry` into `outfile`. `external` leaves packages out (e.g. the runtime's SDK). */
+/**
+ * Bundles `entry` into the directory `outdir` (`index.mjs` and `chunks/`). `external`
+ * leaves packages out (e.g. the runtime's SDK); by default the AWS SDK is bundled in.
+ */
 export async function bundle(
   entry: string,
-  outfile: string,
+  outdir: string,
   options: { minify?: boolean; external?: readonly string[] } = {},
 ): Promise<Bundle> {
   const result = await build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node24',
-    format: 'esm',
+    ...workerBuildOptions(entry, outdir),
     minify: options.minify ?? true,
-    keepNames: true,
-    banner: { js: REQUIRE_BANNER },
+    sourcemap: false,
     external: [...(options.external ?? [])],
     logLevel: 'error',
-    metafile: true,
   });
-  const content = await readFile(outfile);
+  const load = bundleLoad(result.metafile);
   const byName = new Map<string, number>();
-  for (const output of Object.values(result.metafile.outputs)) {
-    for (const [file, input] of Object.entries(output.inputs)) {
-      const name = contributor(file);
-      byName.set(name, (byName.get(name) ?? 0) + input.bytesInOutput);
-    }
+  for (const [file, bytes] of load.startInputs) {
+    const name = contributor(file);
+    byName.set(name, (byName.get(name) ?? 0) + bytes);
   }
   const contributors = [...byName]
     .map(([name, bytes]) => ({ name, bytes }))
     .sort((a, b) => b.bytes - a.bytes);
+  let gzipBytes = 0;
+  for (const file of load.startFiles) gzipBytes += gzipSync(await readFile(file)).length;
   return {
     entry: path.relative(process.cwd(), entry),
-    outfile,
-    bytes: content.length,
-    gzipBytes: gzipSync(content).length,
+    outfile: path.join(outdir, WORKER_ENTRY_FILE),
+    bytes: load.startBytes,
+    gzipBytes,
+    totalBytes: load.totalBytes,
     contributors,
   };
 }
-
 /** `node_modules/@scope/pkg/...` → `@scope/pkg`; `src/worker/x.ts` → `src/worker`. */
 function contributor(file: string): string {
   const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);

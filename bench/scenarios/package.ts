@@ -54,21 +54,21 @@ async function bundleAndStart(ctx: BenchContext, shipped: string): Promise<Packa
   const out = (name: string) => path.join(ctx.workDir, name);
   const sdk = { external: ['@aws-sdk/*'] };
   const bundles = {
-    worker: await bundle(source('functions/worker.ts'), path.join(shipped, 'worker.mjs'), sdk),
-    workerSdkBundled: await bundle(source('functions/worker.ts'), out('worker-sdk.mjs')),
+    worker: await bundle(source('functions/worker.ts'), path.join(shipped, 'worker'), sdk),
+    workerSdkBundled: await bundle(source('functions/worker.ts'), out('worker-sdk')),
     benchWorker: await bundle(
       source('bench/fixtures/tasklane-handler.ts'),
-      path.join(shipped, 'bench-worker.mjs'),
+      path.join(shipped, 'bench-worker'),
       sdk,
     ),
     powertools: await bundle(
       source('bench/baseline/powertools-handler.ts'),
-      path.join(shipped, 'powertools.mjs'),
+      path.join(shipped, 'powertools'),
       sdk,
     ),
     powertoolsSdkBundled: await bundle(
       source('bench/baseline/powertools-handler.ts'),
-      out('powertools-sdk.mjs'),
+      out('powertools-sdk'),
     ),
   };
   ctx.log(`bundles: worker ${bundles.worker.bytes} B, powertools ${bundles.powertools.bytes} B`);

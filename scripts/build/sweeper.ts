@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { BUNDLING } from '../../src/cdk/executor-functions.js';
 import { SWEEPER_BUNDLE_DIR, SWEEPER_BUNDLE_FILE } from '../../src/cdk/sweeper-bundle.js';
+import { BUNDLING } from '../../src/cdk/worker-bundling.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -31,11 +31,11 @@ export async function bundleSweeper(root: string = ROOT): Promise<string> {
     format: 'esm',
     target: BUNDLING.target,
     minify: BUNDLING.minify,
-    sourcemap: BUNDLING.sourceMap,
+    sourcemap: BUNDLING.sourcemap,
     // Mappings only: enough for Lambda's stack traces (--enable-source-maps), a fifth the size.
     sourcesContent: false,
     keepNames: BUNDLING.keepNames,
-    external: [...BUNDLING.externalModules],
+    external: [...BUNDLING.external],
     mainFields: [...BUNDLING.mainFields],
     banner: { js: BUNDLING.banner },
     logLevel: 'warning',

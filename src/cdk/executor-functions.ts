@@ -17,36 +17,12 @@ import {
 } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { workerCode } from './worker-bundling.js';
 
-/**
- * esbuild settings shared by every function. The AWS SDK v3 (`@aws-sdk/*`) is left out and
- * taken from the Lambda runtime, which ships it: the bundle holds Tasklane, the tasks and
- * their other dependencies only (docs/adr/0006-worker-bundle.md). The target is node24,
- * the oldest Lambda runtime the functions may get ({@link MIN_NODE_MAJOR}); the repository's
- * tests run Node 24 too.
- * The sweeper's pre-bundled handler (built by the package's build) uses the same settings.
- */
-export const BUNDLING = {
-  format: OutputFormat.ESM,
-  target: 'node24',
-  minify: true,
-  sourceMap: true,
-  // Errors are told apart by constructor name (PermanentError, LeaseLostError…).
-  keepNames: true,
-  metafile: true,
-  bundleAwsSDK: false,
-  externalModules: ['@aws-sdk/*'],
-  mainFields: ['module', 'main'],
-  // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
-  banner:
-    "import { createRequire as __tasklaneCreateRequire } from 'node:module'; const require = __tasklaneCreateRequire(import.meta.url);",
-} as const;
-
-/** The oldest Node.js major the functions' bundles are built for (`BUNDLING.target`). */
+/** The oldest Node.js major the functions' bundles are built for (`BUNDLING.target`, worker-bundling.ts). */
 export const MIN_NODE_MAJOR = 24;
 
 /** The Node.js major of a Lambda runtime (`nodejs24.x` → 24), or undefined for another family. */
@@ -76,8 +52,9 @@ export function latestNodeRuntime(): Runtime {
 }
 
 /**
- * A function's code: a module that exports `handler`, bundled here with esbuild (the
- * worker), or a directory that already holds the bundle, `index.mjs` (the sweeper).
+ * A function's code: a module that exports `handler`, bundled here with esbuild into
+ * `index.mjs` and its chunks (the worker, worker-bundling.ts), or a directory that already
+ * holds the bundle, `index.mjs` (the sweeper).
  */
 export type FunctionCode = { readonly entry: string } | { readonly bundleDirectory: string };
 
@@ -174,23 +151,15 @@ export class ExecutorFunction extends Construct {
       ...(props.vpc ? { vpc: props.vpc } : {}),
       ...(props.vpc && props.vpcSubnets ? { vpcSubnets: props.vpcSubnets } : {}),
     };
-    this.function =
-      'entry' in props.code
-        ? new NodejsFunction(this, 'Function', {
-            ...common,
-            entry: props.code.entry,
-            handler: 'handler',
-            bundling: {
-              ...BUNDLING,
-              externalModules: [...BUNDLING.externalModules],
-              mainFields: [...BUNDLING.mainFields],
-            },
-          })
-        : new LambdaFunction(this, 'Function', {
-            ...common,
-            code: Code.fromAsset(props.code.bundleDirectory),
-            handler: 'index.handler',
-          });
+    this.function = new LambdaFunction(this, 'Function', {
+      ...common,
+      code:
+        'entry' in props.code
+          ? workerCode(props.code.entry)
+          : Code.fromAsset(props.code.bundleDirectory),
+      // Both bundles' entry is index.mjs (WORKER_ENTRY_FILE, SWEEPER_BUNDLE_FILE).
+      handler: 'index.handler',
+    });
     // The managed policy must exist before the function assumes the role.
     this.function.node.addDependency(this.policy);
   }

@@ -8,6 +8,9 @@
  */
 import { ConfigurationError, type ValidationIssue } from '../core/errors.js';
 
+/** How often a poller reads its lanes' control items by default (src/worker/lane-gate.ts). */
+export const DEFAULT_LANE_CONTROL_PERIOD_MS = 10_000;
+
 /** The lane of task types that name none: the executor's original work queue. */
 export const DEFAULT_LANE = 'default';
 

@@ -25,7 +25,6 @@ import type { ObjectRef, StepInfo, TaskRecord } from '../core/record.js';
 import { canonicalJson } from '../store/record.js';
 import { isResult, type StoredStep, stepInfo } from '../store/steps.js';
 import type { Lease, StoredCheckpoint } from '../store/task-store.js';
-import { type Continuation, continuation, type DurableContext } from '../tasks/durable.js';
 import { auditTask, type ProcessorDeps } from './deps.js';
 import type { Heartbeat } from './heartbeat.js';
 import { firstStepRead, StepReads } from './step-reads.js';
@@ -56,7 +55,7 @@ export interface DurableTask {
 
 /** One run's checkpoint, steps and continuation. */
 export class DurableRun {
-  private latest: unknown;
+  private checkpointValue: unknown;
   private nextIndex = 0;
   /** The names called in this run, and as what (a step: undefined). */
   private readonly names = new Map<string, StoredStep['kind']>();
@@ -65,7 +64,6 @@ export class DurableRun {
   private saves = 0;
   /** Steps called and not yet settled: a suspension waits for them (durable-waits.ts). */
   private readonly inFlight = new Set<Promise<unknown>>();
-  private readonly startedAt: number;
   /** An error that ends the task DEAD whatever the handler does with it. */
   fatal: NonDeterministicError | ValidationError | undefined;
   /** An S3 outage met storing or reading a durable value: the claim is given back. */
@@ -78,8 +76,7 @@ export class DurableRun {
     private readonly controller: AbortController,
     checkpoint: unknown,
   ) {
-    this.latest = checkpoint;
-    this.startedAt = deps.clock();
+    this.checkpointValue = checkpoint;
     const { record } = task;
     // The task's first slice ever finds no step: no earlier run can have stored one. Every
     // later slice spent an attempt, continued, was redriven, was given back after it ran, or
@@ -97,26 +94,9 @@ export class DurableRun {
     );
   }
 
-  /** The context's durable members but the waits' (durable-waits.ts). */
-  context(): Omit<DurableContext, 'sleep' | 'waitForSignal' | 'signalToken'> {
-    const run = this;
-    return {
-      get checkpoint() {
-        return run.latest;
-      },
-      saveCheckpoint: (value) => this.saveCheckpoint(value),
-      step: (name, fn) => this.step(name, fn),
-      steps: () => this.steps(),
-      continue: (): Continuation => continuation(),
-      remainingMs: () => this.remainingMs(),
-    };
-  }
-
-  private remainingMs(): number {
-    const now = this.deps.clock();
-    const run = this.startedAt + this.task.timeoutMs - now;
-    const host = this.task.remainingMs?.() ?? Number.POSITIVE_INFINITY;
-    return Math.max(0, Math.min(run, host));
+  /** The last checkpoint saved: the one the run began with, or its own latest save. */
+  get latest(): unknown {
+    return this.checkpointValue;
   }
 
   /**
@@ -135,7 +115,8 @@ export class DurableRun {
     if (this.heartbeat.paused) throw new TaskPausedError(this.task.record.id);
   }
 
-  private async saveCheckpoint(value: unknown): Promise<void> {
+  /** `ctx.saveCheckpoint`. */
+  async saveCheckpoint(value: unknown): Promise<void> {
     this.checkLive();
     const json = durableJson('checkpoint', value);
     const what = `checkpoint/${this.task.lease.leaseToken}/${this.saves++}`;
@@ -145,7 +126,7 @@ export class DurableRun {
     await this.heartbeat.writeWith((progress) =>
       this.deps.store.saveCheckpoint(lease, expiresAt, checkpoint, progress),
     );
-    this.latest = JSON.parse(json);
+    this.checkpointValue = JSON.parse(json);
     this.checkLive();
   }
 
@@ -175,7 +156,8 @@ export class DurableRun {
     return { ref };
   }
 
-  private step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+  /** `ctx.step`: takes its position at once, before anything is awaited. */
+  step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
     const running = this.runStep(name, fn);
     this.inFlight.add(running);
     const settled = () => this.inFlight.delete(running);
@@ -394,7 +376,8 @@ export class DurableRun {
   }
 
   /** Every stored step: those read or stored, after reading what is left. */
-  private async steps(): Promise<readonly StepInfo[]> {
+  /** `ctx.steps`. */
+  async steps(): Promise<readonly StepInfo[]> {
     await this.reads.lookup(Number.MAX_SAFE_INTEGER);
     return this.reads.all().filter(isResult).map(stepInfo);
   }

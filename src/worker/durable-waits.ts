@@ -21,7 +21,7 @@ import type { TaskRecord, TaskWait } from '../core/record.js';
 import { makeSignalToken } from '../integrity/signal-token.js';
 import type { StoredStep } from '../store/steps.js';
 import type { MessageKeeping } from '../store/task-store.js';
-import type { DurableContext, SignalOutcome, WaitForSignalOptions } from '../tasks/durable.js';
+import type { SignalOutcome, WaitForSignalOptions } from '../tasks/durable.js';
 import { validateWith } from '../tasks/task-definition.js';
 import type { ProcessorDeps } from './deps.js';
 import type { DurableRun, DurableTask } from './durable-run.js';
@@ -84,16 +84,14 @@ export class DurableWaits {
     );
   }
 
-  /** The context's members for sleeping and waiting. */
-  context(): Pick<DurableContext, 'sleep' | 'waitForSignal' | 'signalToken'> {
-    return {
-      sleep: (name, duration) => this.serial(() => this.sleep(name, duration)),
-      waitForSignal: ((name: string, options?: WaitForSignalOptions) =>
-        this.serial(() =>
-          this.waitForSignal(name, options ?? {}),
-        )) as DurableContext['waitForSignal'],
-      signalToken: (name) => this.signalToken(name),
-    };
+  /** `ctx.sleep`: one wait at a time. */
+  sleep(name: string, duration: number | Date): Promise<void> {
+    return this.serial(() => this.sleepAt(name, duration));
+  }
+
+  /** `ctx.waitForSignal`: one wait at a time. */
+  waitForSignal(name: string, options?: WaitForSignalOptions): Promise<SignalOutcome<unknown>> {
+    return this.serial(() => this.waitAt(name, options ?? {}));
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
@@ -102,7 +100,7 @@ export class DurableWaits {
     return next;
   }
 
-  private async sleep(name: string, duration: number | Date): Promise<void> {
+  private async sleepAt(name: string, duration: number | Date): Promise<void> {
     const { index, stored } = await this.run.position(name, 'sleep');
     if (stored !== undefined) return;
     const now = this.deps.clock();
@@ -115,7 +113,7 @@ export class DurableWaits {
     return this.suspend({ kind: 'sleep', step: index, name, epoch: this.run.epoch, until });
   }
 
-  private async waitForSignal(
+  private async waitAt(
     name: string,
     options: WaitForSignalOptions,
   ): Promise<SignalOutcome<unknown>> {
@@ -335,7 +333,8 @@ export class DurableWaits {
     return this.deps.wakes !== undefined;
   }
 
-  private async signalToken(name: string): Promise<string> {
+  /** `ctx.signalToken`. */
+  async signalToken(name: string): Promise<string> {
     const integrity = this.deps.integrity;
     if (integrity === undefined) {
       throw new ConfigurationError(

@@ -27,8 +27,7 @@ import { retryDelayMs } from './backoff.js';
 import { resolvePayload } from './claim-check.js';
 import { readParents, releaseAfter } from './dependents.js';
 import { ACK, auditTask, LEASE_LOST, leaseFor, type Outcome, type ProcessorDeps } from './deps.js';
-import { DurableRun } from './durable-run.js';
-import { DurableWaits } from './durable-waits.js';
+import { DurableSlice } from './durable-slice.js';
 import { Heartbeat } from './heartbeat.js';
 import { sentAt } from './held.js';
 import { Dependency, unclaimAfterOutage } from './outage.js';
@@ -141,8 +140,7 @@ async function executeHeld(
   } catch (err) {
     return unclaimAfterOutage(task, deps, Dependency.S3, err);
   }
-  const durable = new DurableRun(task, deps, heartbeat, controller, checkpoint);
-  const waits = new DurableWaits(durable, task, deps, heartbeat);
+  const durable = new DurableSlice(task, deps, heartbeat, controller, checkpoint);
   const outcome = await run(
     task,
     definition,
@@ -152,11 +150,10 @@ async function executeHeld(
     controller,
     logger,
     durable,
-    waits,
   );
-  if (waits.ending !== undefined) {
+  if (durable.ending !== undefined) {
     const cancel = () => endCancelled(task, deps, 'cancelled as the run began to wait');
-    return endWaiting(task, waits.ending, deps, heartbeat, cancel);
+    return endWaiting(task, durable.ending, deps, heartbeat, cancel);
   }
   if (outcome.cancelled) return endCancelled(task, deps, cancelledDetail(outcome));
   // A pause seen during the run ends it PAUSED, unless the handler returned its result.
@@ -197,14 +194,12 @@ async function run(
   heartbeat: Heartbeat,
   controller: AbortController,
   logger: TaskLogger,
-  durable: DurableRun,
-  waits: DurableWaits,
+  durable: DurableSlice,
 ): Promise<HandlerOutcome & { readonly cancelled: boolean }> {
   const { record, lease, timeoutMs } = task;
   const runStarted = deps.clock();
   const context = {
     ...durable.context(),
-    ...waits.context(),
     taskId: record.id,
     attempt: lease.attempt,
     maxAttempts: record.maxAttempts,
@@ -218,7 +213,7 @@ async function run(
     parents: () => readParents(record, deps),
   };
   // A run that suspended ends at once: its handler's sleep or wait never returns.
-  const suspended = waits.ended.then(
+  const suspended = durable.ended.then(
     (): HandlerOutcome => ({ ok: false, error: undefined, timedOut: false }),
   );
   const handled = runHandler(definition, timeoutMs, payload, context, controller);
@@ -238,7 +233,7 @@ async function endDurable(
   task: ClaimedTask,
   definition: TaskDefinition,
   outcome: HandlerOutcome,
-  durable: DurableRun,
+  durable: DurableSlice,
   heartbeat: Heartbeat,
   deps: ProcessorDeps,
 ): Promise<Outcome | undefined> {

@@ -7,11 +7,9 @@
  * polls, eventually consistent: a pause takes effect within about one period.
  */
 import type { TaskLogger } from '../observability/logger.js';
+import { DEFAULT_LANE_CONTROL_PERIOD_MS } from '../settings/lanes.js';
 import type { LanePauseRead } from '../store/lane-control-key.js';
 import { sleep } from './sqs-poller.js';
-
-/** How often a poller reads its lanes' control items by default. */
-export const DEFAULT_LANE_CONTROL_PERIOD_MS = 10_000;
 
 /** Options of {@link watchLanePauses}. */
 export interface LaneGateOptions {

@@ -7,40 +7,29 @@
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { BUNDLING } from '../../../src/cdk/executor-functions.js';
+import { bundleLoad } from '../../../scripts/bundle-load.js';
+import { workerBuildOptions } from '../../../src/cdk/worker-bundling.js';
 
 const entry = fileURLToPath(new URL('../../../functions/worker.ts', import.meta.url));
 
-async function externalImports(): Promise<{ path: string; kind: string }[]> {
+/** The example worker's externals: imported at start, and only on first use. */
+async function externalImports(): Promise<{ atStart: string[]; onFirstUse: string[] }> {
   const result = await build({
-    entryPoints: [entry],
-    bundle: true,
+    ...workerBuildOptions(entry, 'out'),
     write: false,
-    outdir: 'out',
-    platform: 'node',
-    format: 'esm',
-    target: BUNDLING.target,
-    minify: true,
-    external: [...BUNDLING.externalModules],
-    mainFields: [...BUNDLING.mainFields],
-    metafile: true,
     logLevel: 'silent',
   });
-  return Object.values(result.metafile.outputs).flatMap((output) =>
-    output.imports.filter((i) => i.external && i.path.startsWith('@aws-sdk/')),
-  );
+  const load = bundleLoad(result.metafile);
+  return {
+    atStart: load.startExternals.filter((p) => p.startsWith('@aws-sdk/')),
+    onFirstUse: load.laterExternals.filter((p) => p.startsWith('@aws-sdk/')),
+  };
 }
 
 describe('the worker bundle', () => {
   it('loads only DynamoDB’s SDK at cold start and the other clients on first use', async () => {
-    const imports = await externalImports();
+    const { atStart, onFirstUse } = await externalImports();
 
-    const atStart = [
-      ...new Set(imports.filter((i) => i.kind === 'import-statement').map((i) => i.path)),
-    ].sort();
-    const onFirstUse = [
-      ...new Set(imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path)),
-    ].sort();
     expect(atStart).toEqual([
       '@aws-sdk/client-dynamodb',
       '@aws-sdk/lib-dynamodb',
