@@ -101,9 +101,9 @@ export { LifecycleEventType, MAX_EVENT_RESULT_BYTES } from './events/lifecycle-e
 export type { EventPublisher } from './events/publisher.js';
 export type { WorkerEventOptions } from './events/worker-config.js';
 export type { LifecycleHook, LifecycleHooks } from './events/worker-events.js';
+export type { IntegrityOptions } from './integrity/integrity-settings.js';
+export { INTEGRITY_FAILED, INTEGRITY_KEY_ENV } from './integrity/integrity-settings.js';
 export type { MacService } from './integrity/kms-mac.js';
-export type { IntegrityOptions } from './integrity/tag.js';
-export { INTEGRITY_FAILED, INTEGRITY_KEY_ENV } from './integrity/tag.js';
 export type { AuditRecord } from './observability/audit.js';
 export type { PricedUsage, PriceTable } from './observability/cost.js';
 export { DEFAULT_PRICES, priceUsage } from './observability/cost.js';
@@ -120,7 +120,11 @@ export type { TracingOption } from './observability/tracing.js';
 export type { Usage } from './observability/usage-meter.js';
 export type { ScheduleFiring } from './scheduler/firings.js';
 export type { LaneLocation, LaneLocations } from './settings/lanes.js';
-export { DEFAULT_LANE, DEFAULT_LANE_CONTROL_PERIOD_MS, UnknownLaneError } from './settings/lanes.js';
+export {
+  DEFAULT_LANE,
+  DEFAULT_LANE_CONTROL_PERIOD_MS,
+  UnknownLaneError,
+} from './settings/lanes.js';
 export type { ExecutorLocation } from './settings/location.js';
 export { EnvVars } from './settings/location.js';
 export type { Retention } from './settings/retention.js';

@@ -17,7 +17,7 @@ import type { TaskStore } from '../store/task-store.js';
 export interface ReleaseDeps {
   readonly store: TaskStore;
   /** Sends a released task; without one, the sweeper sends it as a PENDING task. */
-  readonly dispatcher?: Dispatcher | undefined;
+  readonly dispatcher?: Pick<Dispatcher, 'sendAll'> | undefined;
   readonly logger: TaskLogger;
 }
 

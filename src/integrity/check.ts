@@ -8,12 +8,13 @@ import type { TaskErrorInfo, TaskRecord } from '../core/record.js';
 import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { type TaskMetrics, TaskOutcome } from '../observability/metrics.js';
-import { INTEGRITY_FAILED, type IntegrityTag, integrityFailure } from './tag.js';
+import { INTEGRITY_FAILED, integrityFailure } from './integrity-settings.js';
+import type { IntegrityKey } from './tag.js';
 
 /** What {@link checkIntegrity} needs. */
 export interface IntegrityCheckDeps {
   /** Undefined when integrity is off: every record passes. */
-  readonly integrity?: IntegrityTag | undefined;
+  readonly integrity?: IntegrityKey | undefined;
   readonly logger: TaskLogger;
   readonly metrics?: TaskMetrics | undefined;
   readonly clock: () => number;

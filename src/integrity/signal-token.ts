@@ -9,7 +9,7 @@
  */
 import { SignalTokenError } from '../core/errors.js';
 import { canonicalJson } from '../store/record.js';
-import type { IntegrityTag } from './tag.js';
+import type { IntegrityKey } from './tag.js';
 
 const PREFIX = 'st1';
 const MAC_BYTES = 32;
@@ -32,7 +32,7 @@ function macMessage(target: SignalTarget): Uint8Array {
 }
 
 /** A new token for `target`: one GenerateMac. */
-export async function makeSignalToken(tag: IntegrityTag, target: SignalTarget): Promise<string> {
+export async function makeSignalToken(tag: IntegrityKey, target: SignalTarget): Promise<string> {
   const { mac, key } = await tag.sign(macMessage(target));
   const fields = Buffer.from(JSON.stringify([target.taskId, target.createdAt, target.name]));
   return [
@@ -48,7 +48,7 @@ export async function makeSignalToken(tag: IntegrityTag, target: SignalTarget): 
  *
  * @throws SignalTokenError when it is malformed or does not verify; the reason never quotes it.
  */
-export async function readSignalToken(tag: IntegrityTag, token: unknown): Promise<SignalTarget> {
+export async function readSignalToken(tag: IntegrityKey, token: unknown): Promise<SignalTarget> {
   const parsed = parseToken(token);
   const valid = await tag.checkSigned(macMessage(parsed.target), parsed.mac, parsed.key);
   if (!valid) {

@@ -8,11 +8,17 @@
  * docs/adr/0035-integrity-tag-v2.md, docs/security.md)
  */
 
-import { AMBIGUOUS_PAYLOAD, payloadSource } from '../claim-check/payload-source.js';
+import { payloadSource } from '../claim-check/payload-source.js';
 import type { TaskRecord } from '../core/record.js';
-import { EnvVars } from '../settings/location.js';
 import { canonicalJson, payloadHash } from '../store/record.js';
 import type { DynamoDBClient } from '../store/table.js';
+import {
+  INTEGRITY_KEY_ENV,
+  INTEGRITY_PREVIOUS_KEYS_ENV,
+  type IntegrityOptions,
+  type IntegrityProblem,
+  integrityOn,
+} from './integrity-settings.js';
 import { KmsMacClient, type MacService } from './kms-mac.js';
 import {
   formatTag,
@@ -23,44 +29,24 @@ import {
   type TaggedFields,
 } from './mac-input.js';
 
+export {
+  INTEGRITY_FAILED,
+  INTEGRITY_KEY_ENV,
+  INTEGRITY_PREVIOUS_KEYS_ENV,
+  type IntegrityOptions,
+  type IntegrityProblem,
+  integrityFailure,
+  integrityOn,
+} from './integrity-settings.js';
 export { macInput, type TaggedFields } from './mac-input.js';
-
-/** Environment variable with the HMAC key's id or ARN; the CDK construct sets it. */
-export const INTEGRITY_KEY_ENV = EnvVars.INTEGRITY_KEY_ID;
-
-/** Environment variable with the previous keys' ids or ARNs, comma-separated. */
-export const INTEGRITY_PREVIOUS_KEYS_ENV = EnvVars.INTEGRITY_PREVIOUS_KEY_IDS;
-
-/** The `lastError.name` and dead reason prefix of a task whose tag did not verify. */
-export const INTEGRITY_FAILED = 'INTEGRITY_FAILED';
 
 /** Bytes of an HMAC_SHA_256 MAC. */
 const MAC_BYTES = 32;
-
-/** Why a record's tag did not verify. */
-export type IntegrityProblem = 'missing' | 'mismatch' | 'ambiguous-payload';
 
 /** The outcome of {@link IntegrityTag.verify}. */
 export type IntegrityVerdict =
   | { readonly ok: true }
   | { readonly ok: false; readonly problem: IntegrityProblem };
-
-/** The integrity settings of a TaskClient, worker or sweeper. */
-export interface IntegrityOptions {
-  /** The KMS HMAC_256 key (id, ARN or alias). @default `TASKLANE_INTEGRITY_KEY_ID` */
-  readonly keyId?: string | undefined;
-  /**
-   * Keys that tagged records before `keyId` took over (ids or ARNs, not aliases): a record
-   * whose tag names one of them is verified with it, so rotating the key leaves the tasks in
-   * flight running (docs/security.md, "Rotating the integrity key").
-   * @default `TASKLANE_INTEGRITY_PREVIOUS_KEY_IDS`, comma-separated, else none
-   */
-  readonly previousKeyIds?: readonly string[] | undefined;
-  /** Computes and checks MACs. @default KMS, as the DynamoDB client's principal */
-  readonly mac?: MacService | undefined;
-  /** The KMS endpoint, for the default `mac`. @default as {@link KmsMacClient} */
-  readonly endpoint?: string | undefined;
-}
 
 /** The stored fields {@link IntegrityTag.verify} reads. */
 export type TaggedRecord = Pick<
@@ -164,6 +150,9 @@ export class IntegrityTag {
   }
 }
 
+/** What a holder of the executor's key does with it: the part of {@link IntegrityTag} used. */
+export type IntegrityKey = Pick<IntegrityTag, 'tag' | 'verify' | 'sign' | 'checkSigned'>;
+
 /**
  * The integrity tag to use, or undefined when integrity is off: on when a key id is given
  * in `options` or the environment.
@@ -174,7 +163,7 @@ export function resolveIntegrity(
   env: NodeJS.ProcessEnv = process.env,
 ): IntegrityTag | undefined {
   const keyId = options?.keyId ?? env[INTEGRITY_KEY_ENV];
-  if (keyId === undefined || keyId === '') return undefined;
+  if (keyId === undefined || !integrityOn(options, env)) return undefined;
   const previous =
     options?.previousKeyIds ??
     (env[INTEGRITY_PREVIOUS_KEYS_ENV] ?? '')
@@ -184,16 +173,4 @@ export function resolveIntegrity(
   const mac =
     options?.mac ?? new KmsMacClient({ credentialsFrom: dynamodb, endpoint: options?.endpoint });
   return new IntegrityTag(keyId, mac, previous);
-}
-
-/** The dead reason of a task whose tag did not verify. */
-export function integrityFailure(problem: IntegrityProblem): string {
-  switch (problem) {
-    case 'missing':
-      return `${INTEGRITY_FAILED}: the record has no integrity tag`;
-    case 'ambiguous-payload':
-      return `${INTEGRITY_FAILED}: ${AMBIGUOUS_PAYLOAD}`;
-    case 'mismatch':
-      return `${INTEGRITY_FAILED}: the integrity tag does not match the record's payload or the fields that decide how and where it runs`;
-  }
 }

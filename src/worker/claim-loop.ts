@@ -29,7 +29,6 @@ import {
   type ProcessorDeps,
 } from './deps.js';
 import type { ClaimedTask } from './execution.js';
-import { admitFiring } from './firing.js';
 import { holdMessage } from './held.js';
 import { holdParkedKey } from './parked.js';
 
@@ -120,7 +119,9 @@ async function findTarget(
   const parsed = parseMessage(message.body);
   if (!parsed.ok) return { kind: 'done', outcome: reject(deps, message, undefined, parsed.reason) };
   if (parsed.kind === 'firing') {
-    // A recurring schedule's firing: its task is created here, once per scheduled time.
+    // A recurring schedule's firing: its task is created here, once per scheduled time. The
+    // code is loaded by the first firing (docs/adr/0069-worker-chunks.md).
+    const { admitFiring } = await import('./firing.js');
     const admission = await admitFiring(parsed.firing, message, deps);
     if (admission.kind === 'duplicate') {
       // Perhaps back because its terminal event was not accepted: published again.
@@ -179,7 +180,8 @@ async function claimOrDecide(
   if (budget < Math.min(taskTimeoutMs, MIN_RUN_MS)) return done({ kind: 'retry', delayMs: 0 });
   const timeoutMs = Math.min(taskTimeoutMs, budget);
   const receiveCount = message.attributes.ApproximateReceiveCount;
-  if (!start.admitted) {
+  // A type without a rate limit takes no start: the limiter is never loaded for it.
+  if (!start.admitted && definition?.rateLimit !== undefined) {
     const admission = await deps.rateLimits.admit(definition, envelope, {
       maxWaitMs: budget - timeoutMs,
     });

@@ -10,14 +10,14 @@ import { Defaults } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import { resolveEventPublisher, type WorkerEventOptions } from '../events/worker-config.js';
 import { type LifecycleHooks, WorkerEvents } from '../events/worker-events.js';
-import { type IntegrityOptions, resolveIntegrity } from '../integrity/tag.js';
+import { type IntegrityOptions, integrityOn } from '../integrity/integrity-settings.js';
+import type { IntegrityKey } from '../integrity/tag.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
 import { type TracingOption, tracingOptionIssue } from '../observability/tracing.js';
 import { BATCH_USAGE, meterClient, UsageMeter } from '../observability/usage-meter.js';
-import { Dispatcher } from '../scheduler/dispatcher.js';
-import { SchedulerTarget } from '../scheduler/target.js';
-import { WakeSchedules } from '../scheduler/wakes.js';
+import type { Dispatcher } from '../scheduler/dispatcher.js';
+import type { WakeSchedules } from '../scheduler/wakes.js';
 import {
   EnvVars,
   type ExecutorLocation,
@@ -33,9 +33,10 @@ import { retryHorizonIssue } from '../tasks/retry-horizon.js';
 import { receiveLimitIssue, type TaskDefinition } from '../tasks/task-definition.js';
 import type { BatchOptions, ProcessorDeps } from './deps.js';
 import { resolveFiringSenders } from './firing-trust.js';
+import { onFirstUse } from './on-first-use.js';
 import { type PollOptions, pollLanes } from './poll-lanes.js';
 import { processBatch } from './processor.js';
-import { RateLimiter } from './rate-limit.js';
+import type { RateLimiter } from './rate-limit.js';
 import { QueueRetentions } from './retry-filing.js';
 import { TakeoverGate } from './takeover-gate.js';
 import { VisibilityController } from './visibility.js';
@@ -272,7 +273,10 @@ export function createWorker(
     events,
     visibility,
     // Sends the tasks a finished parent releases, each to its own lane's queue.
-    dispatcher: new Dispatcher(sqs, lanes, logger),
+    dispatcher: onFirstUse(async (): Promise<Dispatcher> => {
+      const { Dispatcher } = await import('../scheduler/dispatcher.js');
+      return new Dispatcher(sqs, lanes, logger);
+    }, ['sendAll']),
     logger,
     metrics,
     usage,
@@ -293,8 +297,11 @@ export function createWorker(
       process.env,
       options.delayedSchedulerSenderId,
     ),
-    rateLimits: new RateLimiter(store.rateBuckets, clock, Math.random),
-    integrity: resolveIntegrity(options.integrity, dynamodb),
+    rateLimits: onFirstUse(async (): Promise<RateLimiter> => {
+      const { RateLimiter } = await import('./rate-limit.js');
+      return new RateLimiter(store.rateBuckets, clock, Math.random);
+    }, ['admit']),
+    integrity: integrityKey(options.integrity, dynamodb),
     wakes: wakeSchedules(options, sqs, location.queueUrl, lanes),
     scheduleThresholdMs: scheduleThreshold(options.scheduleThresholdMs),
     retentions: new QueueRetentions(
@@ -336,20 +343,40 @@ function wakeSchedules(
   sqs: SQSClient,
   queueUrl: string,
   lanes: ReturnType<typeof resolveLaneQueues>,
-): WakeSchedules | undefined {
+): Pick<WakeSchedules, 'create'> | undefined {
   try {
     resolveSchedulerLocation(options);
   } catch {
     return undefined;
   }
-  const target = new SchedulerTarget({
-    location: options,
-    sqs,
-    queueUrl,
-    lanes,
-    scheduler: options.scheduler,
-  });
-  return new WakeSchedules(target);
+  return onFirstUse(async (): Promise<WakeSchedules> => {
+    const [{ SchedulerTarget }, { WakeSchedules }] = await Promise.all([
+      import('../scheduler/target.js'),
+      import('../scheduler/wakes.js'),
+    ]);
+    const target = new SchedulerTarget({
+      location: options,
+      sqs,
+      queueUrl,
+      lanes,
+      scheduler: options.scheduler,
+    });
+    return new WakeSchedules(target);
+  }, ['create']);
+}
+
+/** The executor's key when integrity is on, made (and its KMS client) on first use. */
+function integrityKey(
+  options: IntegrityOptions | undefined,
+  dynamodb: DynamoDBClient,
+): IntegrityKey | undefined {
+  if (!integrityOn(options)) return undefined;
+  return onFirstUse(async () => {
+    const { resolveIntegrity } = await import('../integrity/tag.js');
+    const tag = resolveIntegrity(options, dynamodb);
+    if (tag === undefined) throw new Error('integrity was on, then off: the environment changed');
+    return tag;
+  }, ['tag', 'verify', 'sign', 'checkSigned']);
 }
 
 /** Lifecycle events and hooks, or undefined when neither is asked for. */

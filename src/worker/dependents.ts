@@ -5,7 +5,6 @@
 
 import { describeError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
-import { releaseDependents } from '../dependencies/release.js';
 import type { ParentResult } from '../tasks/task-definition.js';
 import type { ProcessorDeps } from './deps.js';
 
@@ -20,6 +19,8 @@ export async function releaseAfter(
 ): Promise<void> {
   if (finished === undefined || (finished.dependents ?? []).length === 0) return;
   try {
+    // Loaded by the first task that has dependents (docs/adr/0069-worker-chunks.md).
+    const { releaseDependents } = await import('../dependencies/release.js');
     await releaseDependents(finished, deps);
   } catch (err) {
     deps.logger.error('dependents not released; the sweeper releases them', {

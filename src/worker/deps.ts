@@ -7,7 +7,7 @@ import type { ObjectStore } from '../claim-check/object-store.js';
 import type { AuditEvent } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import type { WorkerEvents } from '../events/worker-events.js';
-import type { IntegrityTag } from '../integrity/tag.js';
+import type { IntegrityKey } from '../integrity/tag.js';
 import { logAudit } from '../observability/audit.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskMetrics } from '../observability/metrics.js';
@@ -71,17 +71,17 @@ export interface ProcessorDeps {
   /** Who may send a recurring schedule's firing (ADR 0013). */
   readonly firingSenders: FiringSenders;
   /** Takes a start from a limited type's bucket before its claim (ADR 0026). */
-  readonly rateLimits: RateLimiter;
+  readonly rateLimits: Pick<RateLimiter, 'admit'>;
   /** Verifies each claimed record's integrity tag (and tags firings); undefined when off. */
-  readonly integrity?: IntegrityTag | undefined;
+  readonly integrity?: IntegrityKey | undefined;
   /** Sends the dependents a finished task releases; without it the sweeper sends them. */
-  readonly dispatcher?: Dispatcher | undefined;
+  readonly dispatcher?: Pick<Dispatcher, 'sendAll'> | undefined;
   /**
    * Creates the one-time schedules that wake suspended tasks without an ordering key whose
    * timer is beyond `scheduleThresholdMs`; without it (no scheduling configured), their
    * messages are held instead (docs/adr/0048-durable-sleep-signals-pause.md).
    */
-  readonly wakes?: WakeSchedules | undefined;
+  readonly wakes?: Pick<WakeSchedules, 'create'> | undefined;
   /** A suspended task's timer at most this far ahead is its held message's visibility. */
   readonly scheduleThresholdMs: number;
   /**

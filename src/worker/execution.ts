@@ -36,7 +36,6 @@ import { keepResult } from './result-upload.js';
 import { retryOffIndex } from './retry-filing.js';
 import { cancelledDetail, pausedDetail } from './run-decisions.js';
 import { type HandlerOutcome, runHandler } from './run-handler.js';
-import { endPaused, endWaiting } from './wait-end.js';
 
 /** A task this worker holds the lease of, and the message it came in. */
 export interface ClaimedTask {
@@ -132,6 +131,7 @@ async function executeHeld(
   }
   if (task.record.pauseRequested === true || heartbeat.paused) {
     const detail = `pause requested before attempt ${task.lease.attempt} started; not run`;
+    const { endPaused } = await import('./wait-end.js');
     return endPaused(task, deps, heartbeat, detail);
   }
   let checkpoint: unknown;
@@ -153,11 +153,13 @@ async function executeHeld(
   );
   if (durable.ending !== undefined) {
     const cancel = () => endCancelled(task, deps, 'cancelled as the run began to wait');
+    const { endWaiting } = await import('./wait-end.js');
     return endWaiting(task, durable.ending, deps, heartbeat, cancel);
   }
   if (outcome.cancelled) return endCancelled(task, deps, cancelledDetail(outcome));
   // A pause seen during the run ends it PAUSED, unless the handler returned its result.
   if (heartbeat.paused && !(outcome.ok && !isContinuation(outcome.value))) {
+    const { endPaused } = await import('./wait-end.js');
     return endPaused(task, deps, heartbeat, pausedDetail(outcome));
   }
   const ended = await endDurable(task, definition, outcome, durable, heartbeat, deps);
