@@ -91,27 +91,28 @@ interface Esbuild {
 }
 
 /**
- * The CDK app's esbuild, resolved from the entry's directory as Node would resolve an
- * import there.
+ * The CDK app's esbuild: the first that loads from `searchFrom`, each a directory from which
+ * it is resolved as Node would resolve an import there.
  *
- * @throws ValidationError when no esbuild is installed where the entry is.
+ * @throws ValidationError when none loads.
  */
-function esbuildFor(entry: string): Esbuild {
-  const require = createRequire(path.join(path.dirname(entry), 'noop.js'));
-  try {
-    return require('esbuild') as Esbuild;
-  } catch (err) {
-    throw new ValidationError(
-      'TaskExecutor workerEntry',
-      [
-        {
-          path: 'workerEntry',
-          message: `no esbuild could be loaded from ${path.dirname(entry)} (${String(err)}); the worker is bundled locally with esbuild, so install it in the CDK app: npm install --save-dev esbuild`,
-        },
-      ],
-      { cause: err },
-    );
+function findEsbuild(searchFrom: readonly string[]): Esbuild {
+  const failures: string[] = [];
+  for (const directory of searchFrom) {
+    try {
+      return createRequire(path.join(directory, 'noop.js'))('esbuild') as Esbuild;
+    } catch (err) {
+      failures.push(
+        `${directory}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+      );
+    }
   }
+  throw new ValidationError('TaskExecutor workerEntry', [
+    {
+      path: 'workerEntry',
+      message: `expected esbuild installed in the CDK app, which bundles the worker locally, without Docker (npm install --save-dev esbuild); none loads from ${failures.join('; ')}`,
+    },
+  ]);
 }
 
 /**
@@ -120,10 +121,17 @@ function esbuildFor(entry: string): Esbuild {
  * cache (its key is made of the bundling options).
  */
 export class WorkerBundling implements ILocalBundling {
-  constructor(readonly entry: string) {}
+  /**
+   * @param entry the worker's module, an absolute path
+   * @param searchFrom where esbuild is looked for: the entry's directory, then the app's
+   */
+  constructor(
+    readonly entry: string,
+    private readonly searchFrom: readonly string[] = [path.dirname(entry), process.cwd()],
+  ) {}
 
   tryBundle(outputDir: string): boolean {
-    const esbuild = esbuildFor(this.entry);
+    const esbuild = findEsbuild(this.searchFrom);
     const result = esbuild.buildSync(workerBuildOptions(this.entry, outputDir));
     writeMetafile(outputDir, result.metafile);
     return true;

@@ -121,7 +121,7 @@ async function findTarget(
   if (parsed.kind === 'firing') {
     // A recurring schedule's firing: its task is created here, once per scheduled time. The
     // code is loaded by the first firing (docs/adr/0069-worker-chunks.md).
-    const { admitFiring } = await import('./firing.js');
+    const { admitFiring } = await import('./optional-features.js');
     const admission = await admitFiring(parsed.firing, message, deps);
     if (admission.kind === 'duplicate') {
       // Perhaps back because its terminal event was not accepted: published again.

@@ -274,7 +274,7 @@ export function createWorker(
     visibility,
     // Sends the tasks a finished parent releases, each to its own lane's queue.
     dispatcher: onFirstUse(async (): Promise<Dispatcher> => {
-      const { Dispatcher } = await import('../scheduler/dispatcher.js');
+      const { Dispatcher } = await import('./optional-features.js');
       return new Dispatcher(sqs, lanes, logger);
     }, ['sendAll']),
     logger,
@@ -298,7 +298,7 @@ export function createWorker(
       options.delayedSchedulerSenderId,
     ),
     rateLimits: onFirstUse(async (): Promise<RateLimiter> => {
-      const { RateLimiter } = await import('./rate-limit.js');
+      const { RateLimiter } = await import('./optional-features.js');
       return new RateLimiter(store.rateBuckets, clock, Math.random);
     }, ['admit']),
     integrity: integrityKey(options.integrity, dynamodb),
@@ -350,10 +350,7 @@ function wakeSchedules(
     return undefined;
   }
   return onFirstUse(async (): Promise<WakeSchedules> => {
-    const [{ SchedulerTarget }, { WakeSchedules }] = await Promise.all([
-      import('../scheduler/target.js'),
-      import('../scheduler/wakes.js'),
-    ]);
+    const { SchedulerTarget, WakeSchedules } = await import('./optional-features.js');
     const target = new SchedulerTarget({
       location: options,
       sqs,
@@ -372,7 +369,7 @@ function integrityKey(
 ): IntegrityKey | undefined {
   if (!integrityOn(options)) return undefined;
   return onFirstUse(async () => {
-    const { resolveIntegrity } = await import('../integrity/tag.js');
+    const { resolveIntegrity } = await import('./optional-features.js');
     const tag = resolveIntegrity(options, dynamodb);
     if (tag === undefined) throw new Error('integrity was on, then off: the environment changed');
     return tag;

@@ -20,7 +20,7 @@ export async function releaseAfter(
   if (finished === undefined || (finished.dependents ?? []).length === 0) return;
   try {
     // Loaded by the first task that has dependents (docs/adr/0069-worker-chunks.md).
-    const { releaseDependents } = await import('../dependencies/release.js');
+    const { releaseDependents } = await import('./optional-features.js');
     await releaseDependents(finished, deps);
   } catch (err) {
     deps.logger.error('dependents not released; the sweeper releases them', {

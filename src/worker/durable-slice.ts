@@ -93,16 +93,14 @@ export class DurableSlice {
 
   /** Loads the machinery once; every call goes through the one promise, in call order. */
   private load(): Promise<Machinery> {
-    this.loading ??= Promise.all([import('./durable-run.js'), import('./durable-waits.js')]).then(
-      ([{ DurableRun }, { DurableWaits }]) => {
-        const { task, deps, heartbeat, controller, checkpoint } = this;
-        const run = new DurableRun(task, deps, heartbeat, controller, checkpoint);
-        const waits = new DurableWaits(run, task, deps, heartbeat);
-        void waits.ended.then(this.end);
-        this.machinery = { run, waits };
-        return this.machinery;
-      },
-    );
+    this.loading ??= import('./durable-features.js').then(({ DurableRun, DurableWaits }) => {
+      const { task, deps, heartbeat, controller, checkpoint } = this;
+      const run = new DurableRun(task, deps, heartbeat, controller, checkpoint);
+      const waits = new DurableWaits(run, task, deps, heartbeat);
+      void waits.ended.then(this.end);
+      this.machinery = { run, waits };
+      return this.machinery;
+    });
     return this.loading;
   }
 }

@@ -131,7 +131,7 @@ async function executeHeld(
   }
   if (task.record.pauseRequested === true || heartbeat.paused) {
     const detail = `pause requested before attempt ${task.lease.attempt} started; not run`;
-    const { endPaused } = await import('./wait-end.js');
+    const { endPaused } = await import('./durable-features.js');
     return endPaused(task, deps, heartbeat, detail);
   }
   let checkpoint: unknown;
@@ -153,13 +153,13 @@ async function executeHeld(
   );
   if (durable.ending !== undefined) {
     const cancel = () => endCancelled(task, deps, 'cancelled as the run began to wait');
-    const { endWaiting } = await import('./wait-end.js');
+    const { endWaiting } = await import('./durable-features.js');
     return endWaiting(task, durable.ending, deps, heartbeat, cancel);
   }
   if (outcome.cancelled) return endCancelled(task, deps, cancelledDetail(outcome));
   // A pause seen during the run ends it PAUSED, unless the handler returned its result.
   if (heartbeat.paused && !(outcome.ok && !isContinuation(outcome.value))) {
-    const { endPaused } = await import('./wait-end.js');
+    const { endPaused } = await import('./durable-features.js');
     return endPaused(task, deps, heartbeat, pausedDetail(outcome));
   }
   const ended = await endDurable(task, definition, outcome, durable, heartbeat, deps);

@@ -70,9 +70,8 @@ export async function pollLanes(poll: PollOptions, worker: PollingWorker): Promi
           queueUrl: lanes.queueUrl(lane, 'poll'),
         }));
   // The poll loop is a module of its own, loaded here: a Lambda worker never polls.
-  const [{ pollQueue }, { readLanePauses, watchLanePauses }, client] = await Promise.all([
-    import('./sqs-poller.js'),
-    import('./lane-gate.js'),
+  const [{ pollQueue, readLanePauses, watchLanePauses }, client] = await Promise.all([
+    import('./poller-features.js'),
     worker.sqs(),
   ]);
   const doc = store.part((ctx) => ctx.doc);

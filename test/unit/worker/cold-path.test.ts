@@ -1,8 +1,9 @@
 /**
  * What a Lambda worker loads at cold start: the example worker bundled as the construct
- * bundles it (docs/adr/0006-worker-bundle.md). Only DynamoDB's SDK packages load with it;
- * the others are imported on first use (src/aws/sdk.ts), so a batch whose tasks succeed
- * never loads them.
+ * bundles it (docs/adr/0006-worker-bundle.md, docs/adr/0069-worker-chunks.md). Only
+ * DynamoDB's SDK packages load with it; the others are imported on first use
+ * (src/aws/sdk.ts), so a batch whose tasks succeed never loads them. The features a task set
+ * may not use are chunks of their own, loaded on first use.
  */
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -12,14 +13,19 @@ import { workerBuildOptions } from '../../../src/cdk/worker-bundling.js';
 
 const entry = fileURLToPath(new URL('../../../functions/worker.ts', import.meta.url));
 
-/** The example worker's externals: imported at start, and only on first use. */
-async function externalImports(): Promise<{ atStart: string[]; onFirstUse: string[] }> {
+/** The example worker bundled as the construct bundles it, in memory. */
+async function exampleLoad() {
   const result = await build({
     ...workerBuildOptions(entry, 'out'),
     write: false,
     logLevel: 'silent',
   });
-  const load = bundleLoad(result.metafile);
+  return bundleLoad(result.metafile);
+}
+
+/** The example worker's externals: imported at start, and only on first use. */
+async function externalImports(): Promise<{ atStart: string[]; onFirstUse: string[] }> {
+  const load = await exampleLoad();
   return {
     atStart: load.startExternals.filter((p) => p.startsWith('@aws-sdk/')),
     onFirstUse: load.laterExternals.filter((p) => p.startsWith('@aws-sdk/')),
@@ -44,5 +50,31 @@ describe('the worker bundle', () => {
         '@aws-sdk/client-sqs',
       ]),
     );
+  }, 30_000);
+
+  it('leaves the features its tasks do not use out of what it loads at start', async () => {
+    const load = await exampleLoad();
+    const atStart = [...load.startInputs.keys()];
+
+    // One module of each feature chunk: a static import of any of them would pull it back.
+    for (const module of [
+      'src/worker/durable-run.ts',
+      'src/worker/durable-waits.ts',
+      'src/worker/wait-end.ts',
+      'src/worker/sqs-poller.ts',
+      'src/worker/lane-gate.ts',
+      'src/scheduler/dispatcher.ts',
+      'src/scheduler/wakes.ts',
+      'src/worker/firing.ts',
+      'src/dependencies/release.ts',
+      'src/worker/rate-limit.ts',
+      'src/integrity/kms-mac.ts',
+    ]) {
+      expect(atStart).not.toContain(module);
+    }
+    expect(atStart).toContain('src/worker/execution.ts');
+    // Each chunk loaded on first use adds shared chunks loaded at start: three feature
+    // chunks keep them to a handful.
+    expect(load.startFiles.length).toBeLessThanOrEqual(8);
   }, 30_000);
 });

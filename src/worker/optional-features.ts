@@ -1,0 +1,15 @@
+/**
+ * What a worker loads on the first use of a feature its tasks may not use: a recurring
+ * schedule's firing, the release of a finished task's dependents, a rate limit's start, a
+ * wake schedule, the integrity key. One chunk for them all, loaded by the first that is
+ * used: every chunk loaded on first use adds shared chunks loaded at start, which cost more
+ * import time than their bytes save (docs/adr/0069-worker-chunks.md). Imported only with
+ * `import()`.
+ */
+export { releaseDependents } from '../dependencies/release.js';
+export { resolveIntegrity } from '../integrity/tag.js';
+export { Dispatcher } from '../scheduler/dispatcher.js';
+export { SchedulerTarget } from '../scheduler/target.js';
+export { WakeSchedules } from '../scheduler/wakes.js';
+export { admitFiring } from './firing.js';
+export { RateLimiter } from './rate-limit.js';
