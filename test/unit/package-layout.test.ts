@@ -90,10 +90,17 @@ describe('package layout', () => {
     ]);
   });
 
-  it('makes aws-cdk-lib, constructs, the Lambda client and the OpenTelemetry API optional peers, and types the Lambda events', () => {
+  it('makes aws-cdk-lib, constructs, esbuild, the Lambda client and the OpenTelemetry API optional peers, and types the Lambda events', () => {
     // The Lambda client only for deployToEmulator (tasklane/local), which disables mappings;
-    // the OpenTelemetry API is never imported, only the registry of its 1.x read (docs/tracing.md).
-    const peers = ['@aws-sdk/client-lambda', '@opentelemetry/api', 'aws-cdk-lib', 'constructs'];
+    // the OpenTelemetry API is never imported, only the registry of its 1.x read (docs/tracing.md);
+    // esbuild only for the construct, which bundles the worker with the app's (ADR 0069).
+    const peers = [
+      '@aws-sdk/client-lambda',
+      '@opentelemetry/api',
+      'aws-cdk-lib',
+      'constructs',
+      'esbuild',
+    ];
     expect(Object.keys(manifest.peerDependencies).sort()).toEqual(peers);
     for (const peer of peers) {
       expect(manifest.peerDependenciesMeta[peer]?.optional).toBe(true);
