@@ -10,20 +10,16 @@ import { Defaults } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import { resolveEventPublisher, type WorkerEventOptions } from '../events/worker-config.js';
 import { type LifecycleHooks, WorkerEvents } from '../events/worker-events.js';
-import { type IntegrityOptions, integrityOn } from '../integrity/integrity-settings.js';
-import type { IntegrityKey } from '../integrity/tag.js';
+import type { IntegrityOptions } from '../integrity/integrity-settings.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
 import { type TracingOption, tracingOptionIssue } from '../observability/tracing.js';
 import { BATCH_USAGE, meterClient, UsageMeter } from '../observability/usage-meter.js';
-import type { Dispatcher } from '../scheduler/dispatcher.js';
-import type { WakeSchedules } from '../scheduler/wakes.js';
 import {
   EnvVars,
   type ExecutorLocation,
   resolveLaneQueues,
   resolveLocation,
-  resolveSchedulerLocation,
   scheduleThreshold,
 } from '../settings/location.js';
 import { type Retention, resolveRetention } from '../settings/retention.js';
@@ -32,11 +28,15 @@ import { TaskStore } from '../store/task-store.js';
 import { retryHorizonIssue } from '../tasks/retry-horizon.js';
 import { receiveLimitIssue, type TaskDefinition } from '../tasks/task-definition.js';
 import type { BatchOptions, ProcessorDeps } from './deps.js';
+import {
+  dispatcherOnFirstUse,
+  integrityKey,
+  rateLimiterOnFirstUse,
+  wakeSchedules,
+} from './feature-deps.js';
 import { resolveFiringSenders } from './firing-trust.js';
-import { onFirstUse } from './on-first-use.js';
 import { type PollOptions, pollLanes } from './poll-lanes.js';
 import { processBatch } from './processor.js';
-import type { RateLimiter } from './rate-limit.js';
 import { QueueRetentions } from './retry-filing.js';
 import { TakeoverGate } from './takeover-gate.js';
 import { VisibilityController } from './visibility.js';
@@ -273,10 +273,7 @@ export function createWorker(
     events,
     visibility,
     // Sends the tasks a finished parent releases, each to its own lane's queue.
-    dispatcher: onFirstUse(async (): Promise<Dispatcher> => {
-      const { Dispatcher } = await import('./optional-features.js');
-      return new Dispatcher(sqs, lanes, logger);
-    }, ['sendAll']),
+    dispatcher: dispatcherOnFirstUse(sqs, lanes, logger),
     logger,
     metrics,
     usage,
@@ -297,10 +294,7 @@ export function createWorker(
       process.env,
       options.delayedSchedulerSenderId,
     ),
-    rateLimits: onFirstUse(async (): Promise<RateLimiter> => {
-      const { RateLimiter } = await import('./optional-features.js');
-      return new RateLimiter(store.rateBuckets, clock, Math.random);
-    }, ['admit']),
+    rateLimits: rateLimiterOnFirstUse(store, clock),
     integrity: integrityKey(options.integrity, dynamodb),
     wakes: wakeSchedules(options, sqs, location.queueUrl, lanes),
     scheduleThresholdMs: scheduleThreshold(options.scheduleThresholdMs),
@@ -332,48 +326,6 @@ export function createWorker(
     processBatch: run,
     poll: (poll) => pollLanes(poll, { lanes, sqs: sqsClient, store, logger, run }),
   };
-}
-
-/**
- * The wake schedules of suspended tasks, when scheduling is configured (the construct sets its
- * variables); undefined otherwise: their messages are then held instead.
- */
-function wakeSchedules(
-  options: WorkerOptions,
-  sqs: SQSClient,
-  queueUrl: string,
-  lanes: ReturnType<typeof resolveLaneQueues>,
-): Pick<WakeSchedules, 'create'> | undefined {
-  try {
-    resolveSchedulerLocation(options);
-  } catch {
-    return undefined;
-  }
-  return onFirstUse(async (): Promise<WakeSchedules> => {
-    const { SchedulerTarget, WakeSchedules } = await import('./optional-features.js');
-    const target = new SchedulerTarget({
-      location: options,
-      sqs,
-      queueUrl,
-      lanes,
-      scheduler: options.scheduler,
-    });
-    return new WakeSchedules(target);
-  }, ['create']);
-}
-
-/** The executor's key when integrity is on, made (and its KMS client) on first use. */
-function integrityKey(
-  options: IntegrityOptions | undefined,
-  dynamodb: DynamoDBClient,
-): IntegrityKey | undefined {
-  if (!integrityOn(options)) return undefined;
-  return onFirstUse(async () => {
-    const { resolveIntegrity } = await import('./optional-features.js');
-    const tag = resolveIntegrity(options, dynamodb);
-    if (tag === undefined) throw new Error('integrity was on, then off: the environment changed');
-    return tag;
-  }, ['tag', 'verify', 'sign', 'checkSigned']);
 }
 
 /** Lifecycle events and hooks, or undefined when neither is asked for. */

@@ -1,0 +1,98 @@
+/**
+ * The worker's dependencies on features a task set may not use, each made on its first use
+ * from the optional features' chunk (optional-features.ts): the dispatcher that sends released
+ * dependents, the rate limiter, wake schedules and the integrity key
+ * (docs/adr/0069-worker-chunks.md). What decides whether a feature is on (the scheduler's
+ * settings, the integrity key's) is read when the worker is made, as before.
+ */
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import {
+  INTEGRITY_KEY_ENV,
+  INTEGRITY_PREVIOUS_KEYS_ENV,
+  type IntegrityOptions,
+  integrityOn,
+} from '../integrity/integrity-settings.js';
+import type { IntegrityKey } from '../integrity/tag.js';
+import type { TaskLogger } from '../observability/logger.js';
+import type { Dispatcher } from '../scheduler/dispatcher.js';
+import type { WakeSchedules } from '../scheduler/wakes.js';
+import type { LaneQueues } from '../settings/lanes.js';
+import { type ExecutorLocation, resolveSchedulerLocation } from '../settings/location.js';
+import type { DynamoDBClient } from '../store/table.js';
+import type { TaskStore } from '../store/task-store.js';
+import { onFirstUse } from './on-first-use.js';
+import type { RateLimiter } from './rate-limit.js';
+
+/** Sends the tasks a finished parent releases, each to its own lane's queue. */
+export function dispatcherOnFirstUse(
+  sqs: SQSClient,
+  lanes: LaneQueues,
+  logger: TaskLogger,
+): Pick<Dispatcher, 'sendAll'> {
+  return onFirstUse(async (): Promise<Dispatcher> => {
+    const { Dispatcher } = await import('./optional-features.js');
+    return new Dispatcher(sqs, lanes, logger);
+  }, ['sendAll']);
+}
+
+/** Takes starts from the rate-limited types' buckets (ADR 0026). */
+export function rateLimiterOnFirstUse(
+  store: TaskStore,
+  clock: () => number,
+): Pick<RateLimiter, 'admit'> {
+  return onFirstUse(async (): Promise<RateLimiter> => {
+    const { RateLimiter } = await import('./optional-features.js');
+    return new RateLimiter(store.rateBuckets, clock, Math.random);
+  }, ['admit']);
+}
+
+/**
+ * The wake schedules of suspended tasks, when scheduling is configured (the construct sets its
+ * variables); undefined otherwise: their messages are then held instead.
+ */
+export function wakeSchedules(
+  options: ExecutorLocation & { readonly scheduler?: SchedulerClient | undefined },
+  sqs: SQSClient,
+  queueUrl: string,
+  lanes: LaneQueues,
+): Pick<WakeSchedules, 'create'> | undefined {
+  try {
+    resolveSchedulerLocation(options);
+  } catch {
+    return undefined;
+  }
+  return onFirstUse(async (): Promise<WakeSchedules> => {
+    const { SchedulerTarget, WakeSchedules } = await import('./optional-features.js');
+    const target = new SchedulerTarget({
+      location: options,
+      sqs,
+      queueUrl,
+      lanes,
+      scheduler: options.scheduler,
+    });
+    return new WakeSchedules(target);
+  }, ['create']);
+}
+
+/**
+ * The executor's key when integrity is on, made (and its KMS client) on first use, from the
+ * environment as it was when the worker was made.
+ */
+export function integrityKey(
+  options: IntegrityOptions | undefined,
+  dynamodb: DynamoDBClient,
+): IntegrityKey | undefined {
+  const env = {
+    [INTEGRITY_KEY_ENV]: process.env[INTEGRITY_KEY_ENV],
+    [INTEGRITY_PREVIOUS_KEYS_ENV]: process.env[INTEGRITY_PREVIOUS_KEYS_ENV],
+  };
+  if (!integrityOn(options, env)) return undefined;
+  return onFirstUse(async () => {
+    const { resolveIntegrity } = await import('./optional-features.js');
+    const tag = resolveIntegrity(options, dynamodb, env);
+    // integrityOn said yes with the same options and environment.
+    if (tag === undefined) throw new Error('unreachable: integrity is on');
+    return tag;
+  }, ['tag', 'verify', 'sign', 'checkSigned']);
+}
