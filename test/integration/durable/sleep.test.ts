@@ -278,13 +278,17 @@ describe('ctx.sleep beyond the schedule threshold', () => {
     const sleeping = await client.get(id);
     const schedules = executor.clients.scheduler;
     if (schedules === undefined) throw new Error('the emulator has no Scheduler client');
-    const wake = await schedules.send(
-      new GetScheduleCommand({
-        GroupName: scheduler.delayedScheduleGroup,
-        Name: wakeScheduleName(id, sleeping?.createdAt ?? 0, sleeping?.generation ?? 0),
-      }),
-    );
-    const depth = await executor.queueDepth();
+    const getWake = () =>
+      schedules.send(
+        new GetScheduleCommand({
+          GroupName: scheduler.delayedScheduleGroup,
+          Name: wakeScheduleName(id, sleeping?.createdAt ?? 0, sleeping?.generation ?? 0),
+        }),
+      );
+    // The suspension is written first, then its wake is made, then its message released.
+    await eventually(async () => (await getWake().catch(() => undefined)) !== undefined);
+    const wake = await getWake();
+    await eventually(async () => (await executor.queueDepth()) === 0, 3_000);
     const record = await client.wait(id, { timeoutMs: 30_000 });
 
     expect(sleeping?.heldMessage).toBeUndefined();
@@ -301,7 +305,6 @@ describe('ctx.sleep beyond the schedule threshold', () => {
       createdAt: sleeping?.createdAt,
       wake: 2,
     });
-    expect(depth).toBe(0);
     expect(record.status).toBe(TaskStatus.SUCCEEDED);
     expect(record.result).toBe('woken');
   });
