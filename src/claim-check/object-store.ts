@@ -6,12 +6,17 @@ import { createHash } from 'node:crypto';
 import type { GetObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { s3ClientConfig } from '../aws/clients.js';
 import { loadS3, type S3Sdk } from '../aws/sdk.js';
-import { Defaults } from '../core/constants.js';
-import { ClaimCheckMismatchError, ValidationError } from '../core/errors.js';
+import { ClaimCheckMismatchError } from '../core/errors.js';
 import type { ObjectRef } from '../core/record.js';
 import { meterClient } from '../observability/usage-meter.js';
-import { EnvVars } from '../settings/location.js';
+import {
+  type ClaimCheckOptions,
+  ClaimCheckSettings,
+  resolveClaimCheck,
+} from './claim-check-settings.js';
 import { objectLocation, sha256Hex } from './object-ref.js';
+
+export { type ClaimCheckOptions, ClaimCheckSettings } from './claim-check-settings.js';
 
 /** The chunks of a GetObject body: a Node stream, a web stream, or bytes. */
 async function* bodyChunks(body: unknown): AsyncGenerator<Uint8Array> {
@@ -37,19 +42,6 @@ function destroyBody(body: unknown): void {
   (body as { destroy?: () => void } | undefined)?.destroy?.();
 }
 
-/** The claim-check options of a TaskClient or worker. */
-export interface ClaimCheckOptions {
-  /** The bucket. @default `TASKLANE_PAYLOAD_BUCKET`, else none */
-  readonly payloadBucket?: string | undefined;
-  /**
-   * With a bucket, payloads and results larger than this (UTF-8 JSON bytes) go to S3.
-   * 0 to 131072. @default 65536
-   */
-  readonly payloadThresholdBytes?: number | undefined;
-  /** Injected S3 client. @default a new client from the environment, made on first use */
-  readonly s3?: S3Client | undefined;
-}
-
 /** How {@link ObjectStore.read} reads an object. */
 export interface ReadOptions {
   /** Aborts the read (the worker's lease or timeout). */
@@ -61,28 +53,19 @@ export interface ReadOptions {
 }
 
 /** Reads and writes claim-checked objects; see {@link resolveObjectStore}. */
-export class ObjectStore {
+export class ObjectStore extends ClaimCheckSettings {
   private client: S3Client | undefined;
 
   constructor(
     /** Undefined when no bucket is configured: nothing is offloaded. */
-    readonly bucket: string | undefined,
-    readonly thresholdBytes: number,
+    bucket: string | undefined,
+    thresholdBytes: number,
     s3?: S3Client,
   ) {
+    super(bucket, thresholdBytes);
     this.client = s3;
     // Its requests count in the run-time cost figures (docs/cost.md).
     if (s3 !== undefined) meterClient(s3);
-  }
-
-  /** Whether a value of `sizeBytes` goes to S3: only with a bucket, above the threshold. */
-  offloads(sizeBytes: number): boolean {
-    return this.bucket !== undefined && sizeBytes > this.thresholdBytes;
-  }
-
-  /** The largest value accepted: `configured`, else 100 MiB with a bucket, else `inline`. */
-  limit(configured: number | undefined, inline: number): number {
-    return configured ?? (this.bucket === undefined ? inline : Defaults.MAX_CLAIM_CHECK_BYTES);
   }
 
   /** Stores `json` under `key` in the bucket (one PutObject) and returns its reference. */
@@ -194,16 +177,12 @@ export function resolveObjectStore(
   options: ClaimCheckOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): ObjectStore {
-  const bucket = options.payloadBucket ?? env[EnvVars.PAYLOAD_BUCKET];
-  const threshold = options.payloadThresholdBytes ?? Defaults.PAYLOAD_THRESHOLD_BYTES;
-  const max = Defaults.MAX_PAYLOAD_THRESHOLD_BYTES;
-  if (!Number.isSafeInteger(threshold) || threshold < 0 || threshold > max) {
-    throw new ValidationError('claim-check options', [
-      {
-        path: 'payloadThresholdBytes',
-        message: `expected a whole number of bytes from 0 to ${max}, received ${String(threshold)}`,
-      },
-    ]);
-  }
-  return new ObjectStore(bucket === '' ? undefined : bucket, threshold, options.s3);
+  const { bucket, thresholdBytes } = resolveClaimCheck(options, env);
+  return new ObjectStore(bucket, thresholdBytes, options.s3);
 }
+
+/** What the worker calls of an object store; its reads and writes may load on first use. */
+export type ObjectAccess = Pick<
+  ObjectStore,
+  'bucket' | 'thresholdBytes' | 'offloads' | 'limit' | 'put' | 'read' | 'readChecked'
+>;

@@ -4,7 +4,7 @@
  * (docs/adr/0023-claim-check-payloads.md).
  */
 import { objectLocation, resultKey } from '../claim-check/object-ref.js';
-import type { ObjectStore } from '../claim-check/object-store.js';
+import type { ObjectAccess } from '../claim-check/object-store.js';
 import { AMBIGUOUS_PAYLOAD, payloadSource } from '../claim-check/payload-source.js';
 import {
   ClaimCheckMismatchError,
@@ -34,7 +34,7 @@ type Checked<T> =
  */
 export async function resolvePayload(
   record: TaskRecord,
-  deps: { readonly objects: ObjectStore; readonly maxPayloadBytes: number },
+  deps: { readonly objects: ObjectAccess; readonly maxPayloadBytes: number },
   signal?: AbortSignal,
 ): Promise<Checked<TaskRecord>> {
   // The same reading of the record as the integrity check's (ADR 0035).
@@ -96,7 +96,7 @@ export interface PreparedResult {
 export function prepareResult(
   value: unknown,
   lease: Lease,
-  deps: { readonly objects: ObjectStore; readonly maxResultBytes: number },
+  deps: { readonly objects: ObjectAccess; readonly maxResultBytes: number },
   logger: TaskLogger,
 ): Checked<PreparedResult> {
   const none = { ok: true, value: { json: undefined, size: 0, offload: false } } as const;
@@ -125,7 +125,7 @@ export function prepareResult(
 export async function uploadResult(
   json: string,
   lease: Lease,
-  objects: ObjectStore,
+  objects: ObjectAccess,
 ): Promise<StoredResult> {
   const key = resultKey(lease.taskId, lease.attempt, lease.leaseToken);
   return { json: undefined, ref: await objects.put(key, json) };

@@ -5,7 +5,6 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { awsClientConfig, lazyClient, sqsClientConfig } from '../aws/clients.js';
 import { clientOnFirstSend, loadSqs, once } from '../aws/sdk.js';
-import { resolveObjectStore } from '../claim-check/object-store.js';
 import { Defaults } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../core/errors.js';
 import { resolveEventPublisher, type WorkerEventOptions } from '../events/worker-config.js';
@@ -31,6 +30,7 @@ import type { BatchOptions, ProcessorDeps } from './deps.js';
 import {
   dispatcherOnFirstUse,
   integrityKey,
+  objectsOnFirstUse,
   rateLimiterOnFirstUse,
   wakeSchedules,
 } from './feature-deps.js';
@@ -248,7 +248,7 @@ export function createWorker(
   const queueArn =
     options.queueArn ??
     (options.queueUrl === undefined ? process.env[EnvVars.QUEUE_ARN] || undefined : undefined);
-  const objects = resolveObjectStore(options);
+  const objects = objectsOnFirstUse(options);
   const lanes = resolveLaneQueues(options, location.queueUrl);
   const store = new TaskStore({
     tableName: location.tableName,

@@ -3,7 +3,7 @@
  * `createWorker`, and the outcome of a message, which the batch turns into a failure report
  * and a visibility change.
  */
-import type { ObjectStore } from '../claim-check/object-store.js';
+import type { ObjectAccess } from '../claim-check/object-store.js';
 import type { AuditEvent } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import type { WorkerEvents } from '../events/worker-events.js';
@@ -62,7 +62,7 @@ export interface ProcessorDeps {
   /** Largest claim-checked payload read; a larger one makes the task DEAD unrun. */
   readonly maxPayloadBytes: number;
   /** The payload bucket (claim check); without a bucket, nothing is offloaded. */
-  readonly objects: ObjectStore;
+  readonly objects: ObjectAccess;
   /** Message groups processed at once within one batch. */
   readonly groupConcurrency: number;
   /** Shared by every batch of the worker: takeovers never run beside other claimed work. */

@@ -1,12 +1,15 @@
 /**
  * The worker's dependencies on features a task set may not use, each made on its first use
  * from the optional features' chunk (optional-features.ts): the dispatcher that sends released
- * dependents, the rate limiter, wake schedules and the integrity key
- * (docs/adr/0069-worker-chunks.md). What decides whether a feature is on (the scheduler's
- * settings, the integrity key's) is read when the worker is made, as before.
+ * dependents, the rate limiter, wake schedules, the integrity key, and the payload bucket's
+ * reads and writes (docs/adr/0069-worker-chunks.md). What decides whether a feature is on
+ * (the scheduler's settings, the integrity key's, the bucket's) is read when the worker is
+ * made, as before.
  */
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { type ClaimCheckOptions, resolveClaimCheck } from '../claim-check/claim-check-settings.js';
+import type { ObjectAccess, ObjectStore } from '../claim-check/object-store.js';
 import {
   INTEGRITY_KEY_ENV,
   INTEGRITY_PREVIOUS_KEYS_ENV,
@@ -95,4 +98,27 @@ export function integrityKey(
     if (tag === undefined) throw new Error('unreachable: integrity is on');
     return tag;
   }, ['tag', 'verify', 'sign', 'checkSigned']);
+}
+
+/**
+ * The payload bucket as the worker uses it: its settings at once (whether a value is
+ * offloaded, the limits), its reads and writes on first use.
+ *
+ * @throws ValidationError when the threshold is not a whole number of bytes from 0 to 131072.
+ */
+export function objectsOnFirstUse(options: ClaimCheckOptions): ObjectAccess {
+  const settings = resolveClaimCheck(options);
+  const io = onFirstUse(async (): Promise<ObjectStore> => {
+    const { ObjectStore } = await import('./optional-features.js');
+    return new ObjectStore(settings.bucket, settings.thresholdBytes, options.s3);
+  }, ['put', 'read', 'readChecked']);
+  return {
+    bucket: settings.bucket,
+    thresholdBytes: settings.thresholdBytes,
+    offloads: (sizeBytes) => settings.offloads(sizeBytes),
+    limit: (configured, inline) => settings.limit(configured, inline),
+    put: io.put,
+    read: io.read,
+    readChecked: io.readChecked,
+  };
 }

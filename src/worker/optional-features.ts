@@ -1,11 +1,12 @@
 /**
  * What a worker loads on the first use of a feature its tasks may not use: a recurring
  * schedule's firing, the release of a finished task's dependents, a rate limit's start, a
- * wake schedule, the integrity key. One chunk for them all, loaded by the first that is
+ * wake schedule, the integrity key, a claim-checked read or write. One chunk for them all, loaded by the first that is
  * used: every chunk loaded on first use adds shared chunks loaded at start, which cost more
  * import time than their bytes save (docs/adr/0069-worker-chunks.md). Imported only with
  * `import()`.
  */
+export { ObjectStore } from '../claim-check/object-store.js';
 export { releaseDependents } from '../dependencies/release.js';
 export { resolveIntegrity } from '../integrity/tag.js';
 export { Dispatcher } from '../scheduler/dispatcher.js';

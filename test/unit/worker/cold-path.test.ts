@@ -69,6 +69,7 @@ describe('the worker bundle', () => {
       'src/dependencies/release.ts',
       'src/worker/rate-limit.ts',
       'src/integrity/kms-mac.ts',
+      'src/claim-check/object-store.ts',
     ]) {
       expect(atStart).not.toContain(module);
     }
