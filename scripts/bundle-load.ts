@@ -42,25 +42,26 @@ export interface BundleLoad {
   readonly startInputs: ReadonlyMap<string, number>;
 }
 
+/** A file's name without its directories. */
+function fileName(output: string): string {
+  return output.slice(output.lastIndexOf('/') + 1);
+}
+
 /**
- * The load of the bundle whose entry point output is the one in `metafile`.
+ * The load of a bundle built with the worker's options (`workerBuildOptions`): its entry is
+ * `index.mjs`, its chunks are under `chunks/`, every chunk's name is unique (a content hash).
+ * Outputs are matched by file name: esbuild's metafile does not always write an import's
+ * path as it writes the output's key (a dynamic import's may be absolute).
  *
- * @throws Error when the metafile has no entry point output, or more than one.
+ * @throws Error when the metafile has no `index.mjs` entry output.
  */
 export function bundleLoad(metafile: BundleMetafile): BundleLoad {
   const outputs = metafile.outputs;
-  // Modules imported dynamically are entry points too, in esbuild's metafile; the bundle's
-  // own entry is the one that no other file imports.
-  const imported = new Set(
-    Object.values(outputs).flatMap((output) => (output.imports ?? []).map((i) => i.path)),
+  const byName = new Map(Object.keys(outputs).map((key) => [fileName(key), key]));
+  const entry = Object.keys(outputs).find(
+    (key) => fileName(key) === 'index.mjs' && outputs[key]?.entryPoint !== undefined,
   );
-  const entries = Object.keys(outputs).filter(
-    (name) => outputs[name]?.entryPoint !== undefined && !imported.has(name),
-  );
-  const [entry] = entries;
-  if (entry === undefined || entries.length > 1) {
-    throw new Error(`expected one entry point in the metafile, found ${entries.length}`);
-  }
+  if (entry === undefined) throw new Error('expected an index.mjs entry output in the metafile');
   const start: string[] = [];
   const queue = [entry];
   while (queue.length > 0) {
@@ -68,9 +69,10 @@ export function bundleLoad(metafile: BundleMetafile): BundleLoad {
     if (start.includes(name)) continue;
     start.push(name);
     for (const imported of outputs[name]?.imports ?? []) {
-      if (imported.external !== true && imported.kind === 'import-statement') {
-        queue.push(imported.path);
-      }
+      if (imported.external === true || imported.kind !== 'import-statement') continue;
+      const key = byName.get(fileName(imported.path));
+      if (key === undefined) throw new Error(`no output for the import ${imported.path}`);
+      queue.push(key);
     }
   }
   const js = Object.keys(outputs).filter((name) => !name.endsWith('.map'));
