@@ -375,8 +375,7 @@ export class DurableRun {
     }
   }
 
-  /** Every stored step: those read or stored, after reading what is left. */
-  /** `ctx.steps`. */
+  /** `ctx.steps`: every stored step, those read or stored, after reading what is left. */
   async steps(): Promise<readonly StepInfo[]> {
     await this.reads.lookup(Number.MAX_SAFE_INTEGER);
     return this.reads.all().filter(isResult).map(stepInfo);
