@@ -37,13 +37,16 @@ export interface IntegrityOptions {
   readonly endpoint?: string | undefined;
 }
 
-/** Whether integrity is on: a key id is given in `options` or the environment. */
-export function integrityOn(
+/**
+ * The executor's key id when integrity is on (a key id is given in `options` or the
+ * environment), else undefined.
+ */
+export function integrityKeyId(
   options: IntegrityOptions | undefined,
   env: NodeJS.ProcessEnv = process.env,
-): boolean {
+): string | undefined {
   const keyId = options?.keyId ?? env[INTEGRITY_KEY_ENV];
-  return keyId !== undefined && keyId !== '';
+  return keyId === '' ? undefined : keyId;
 }
 
 /** The dead reason of a task whose tag did not verify. */

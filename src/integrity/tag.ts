@@ -13,11 +13,10 @@ import type { TaskRecord } from '../core/record.js';
 import { canonicalJson, payloadHash } from '../store/record.js';
 import type { DynamoDBClient } from '../store/table.js';
 import {
-  INTEGRITY_KEY_ENV,
   INTEGRITY_PREVIOUS_KEYS_ENV,
   type IntegrityOptions,
   type IntegrityProblem,
-  integrityOn,
+  integrityKeyId,
 } from './integrity-settings.js';
 import { KmsMacClient, type MacService } from './kms-mac.js';
 import {
@@ -36,7 +35,6 @@ export {
   type IntegrityOptions,
   type IntegrityProblem,
   integrityFailure,
-  integrityOn,
 } from './integrity-settings.js';
 export { macInput, type TaggedFields } from './mac-input.js';
 
@@ -162,8 +160,8 @@ export function resolveIntegrity(
   dynamodb: DynamoDBClient,
   env: NodeJS.ProcessEnv = process.env,
 ): IntegrityTag | undefined {
-  const keyId = options?.keyId ?? env[INTEGRITY_KEY_ENV];
-  if (keyId === undefined || !integrityOn(options, env)) return undefined;
+  const keyId = integrityKeyId(options, env);
+  if (keyId === undefined) return undefined;
   const previous =
     options?.previousKeyIds ??
     (env[INTEGRITY_PREVIOUS_KEYS_ENV] ?? '')

@@ -14,7 +14,7 @@ import {
   INTEGRITY_KEY_ENV,
   INTEGRITY_PREVIOUS_KEYS_ENV,
   type IntegrityOptions,
-  integrityOn,
+  integrityKeyId,
 } from '../integrity/integrity-settings.js';
 import type { IntegrityKey } from '../integrity/tag.js';
 import type { TaskLogger } from '../observability/logger.js';
@@ -90,11 +90,11 @@ export function integrityKey(
     [INTEGRITY_KEY_ENV]: process.env[INTEGRITY_KEY_ENV],
     [INTEGRITY_PREVIOUS_KEYS_ENV]: process.env[INTEGRITY_PREVIOUS_KEYS_ENV],
   };
-  if (!integrityOn(options, env)) return undefined;
+  if (integrityKeyId(options, env) === undefined) return undefined;
   return onFirstUse(async () => {
     const { resolveIntegrity } = await import('./optional-features.js');
     const tag = resolveIntegrity(options, dynamodb, env);
-    // integrityOn said yes with the same options and environment.
+    // integrityKeyId found a key with the same options and environment.
     if (tag === undefined) throw new Error('unreachable: integrity is on');
     return tag;
   }, ['tag', 'verify', 'sign', 'checkSigned']);
