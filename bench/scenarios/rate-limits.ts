@@ -25,7 +25,11 @@ import {
 } from '../../src/index.js';
 import { runEventSourceMapping } from '../../src/local/testing/index.js';
 import { TaskStore } from '../../src/store/task-store.js';
-import type { BucketWrite, BucketWriteResult } from '../../src/store/token-bucket.js';
+import {
+  type BucketWrite,
+  type BucketWriteResult,
+  TokenBuckets,
+} from '../../src/store/token-bucket.js';
 import { RateLimiter } from '../../src/worker/rate-limit.js';
 import { createExecutor } from '../lib/environment.js';
 import { mostInWindow } from '../lib/rate-windows.js';
@@ -257,7 +261,7 @@ async function limiterRun(ctx: BenchContext, spec: RunSpec): Promise<RateLimitRu
   const buckets = {
     take: async (key: string, write: BucketWrite): Promise<BucketWriteResult> => {
       bucketWrites += 1;
-      const result = await store.rateBuckets.take(key, write);
+      const result = await store.feature(TokenBuckets).take(key, write);
       if (result.kind === 'granted') grants.push(...result.slots);
       return result;
     },

@@ -7,6 +7,7 @@ import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import type { Waker } from '../scheduler/waker.js';
 import type { WakeSchedules } from '../scheduler/wakes.js';
+import { RepairWrites } from '../store/repair-writes.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** What {@link cancelTask} needs from the client. */
@@ -50,7 +51,7 @@ export async function cancelTask(
       if (seen.status === TaskStatus.RUNNING) {
         return (await deps.store.requestCancel(seen, reason, deps.principal)).record;
       }
-      const cancelled = await deps.store.cancel(seen, reason, deps.principal);
+      const cancelled = await deps.store.feature(RepairWrites).cancel(seen, reason, deps.principal);
       if (seen.status === TaskStatus.SCHEDULED) await dropSchedule(id, deps);
       if (seen.status === TaskStatus.SUSPENDED || seen.status === TaskStatus.PAUSED) {
         await letWaitGo(seen, deps);

@@ -23,7 +23,8 @@ import { activeTraceparent, type TracingOption } from '../observability/tracing.
 import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import type { LaneQueues } from '../settings/lanes.js';
-import { debounceTaskId } from '../store/debounce.js';
+import { DebounceStore, debounceTaskId } from '../store/debounce.js';
+import { DependencyStore } from '../store/dependency-store.js';
 import type { NewTask, TaskStore } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import { onTable, type TableCall } from './guarded-calls.js';
@@ -169,7 +170,7 @@ async function enqueueDebounced(
   options: EnqueueOptions,
   sequence: string | undefined,
 ): Promise<WrittenRecord> {
-  const { debounces } = deps.store;
+  const debounces = deps.store.feature(DebounceStore);
   // An unknown lane fails before anything is written, as for any enqueue (ADR 0028).
   deps.lanes.get(task.lane, `Task type '${task.type}'`);
   const checked = await prepareTask(task, payload, options, deps.maxPayloadBytes, deps.clock());
@@ -288,7 +289,7 @@ function writeOnce(
   if (scheduled) delayed.assertConfigured();
   return onTable(deps.table, () =>
     prepared.parents !== undefined
-      ? store.dependencies.create(prepared)
+      ? store.feature(DependencyStore).create(prepared)
       : store.create(
           scheduled
             ? {

@@ -13,7 +13,7 @@ import { TransitionRejectedError, ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { DEFAULT_LANE, type LaneQueues } from '../settings/lanes.js';
-import { stillParks } from '../store/parked-keys.js';
+import { ParkedKeys, stillParks } from '../store/parked-keys.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** A parked ordering key and the DEAD task that holds it. */
@@ -70,7 +70,7 @@ export interface ParkDeps {
 /** Parked keys whose dead task still holds them, oldest park first. */
 export async function listParkedKeys(store: TaskStore): Promise<ParkedKey[]> {
   // An item left by a purge, or by an interrupted redrive or release, is not a park any more.
-  const parks = await store.parkedKeys.verified();
+  const parks = await store.feature(ParkedKeys).verified();
   return parks.map(({ park, task }) => {
     const { orderingKey, parkedAt, messageSentAt } = park;
     return { orderingKey, lane: laneOf(task), task, parkedAt, messageSentAt };
@@ -93,7 +93,7 @@ export function redriveParkedTask(
   restart = false,
 ): Promise<TaskRecord | undefined> {
   return letGo(task, deps, (seen, key) =>
-    deps.store.parkedKeys.redrive(seen, key, reason, deps.principal, restart),
+    deps.store.feature(ParkedKeys).redrive(seen, key, reason, deps.principal, restart),
   );
 }
 
@@ -120,7 +120,9 @@ export async function releaseParkedKey(
   const released: string[] = [];
   for (const task of tasks) {
     const moved = await letGo(task, deps, (seen, key) =>
-      deps.store.parkedKeys.release(seen, key, 'released by TaskClient.releaseKey', deps.principal),
+      deps.store
+        .feature(ParkedKeys)
+        .release(seen, key, 'released by TaskClient.releaseKey', deps.principal),
     );
     if (moved !== undefined) released.push(task.id);
   }
@@ -161,8 +163,8 @@ export async function heldReceipt(task: TaskRecord, store: TaskStore): Promise<s
   const key = task.parkedKey;
   if (key === undefined) return undefined;
   const lane = laneOf(task);
-  let park = await store.parkedKeys.get(key, lane);
-  if (park === undefined && lane !== undefined) park = await store.parkedKeys.get(key);
+  let park = await store.feature(ParkedKeys).get(key, lane);
+  if (park === undefined && lane !== undefined) park = await store.feature(ParkedKeys).get(key);
   return park?.taskId === task.id ? park.receiptHandle : undefined;
 }
 
@@ -203,12 +205,12 @@ export async function parkedTask(
   store: TaskStore,
   lane?: string,
 ): Promise<TaskRecord | undefined> {
-  const park = await store.parkedKeys.get(orderingKey, lane);
+  const park = await store.feature(ParkedKeys).get(orderingKey, lane);
   if (park === undefined) return undefined;
   const task = await store.get(park.taskId);
   if (stillParks(park, task)) return task;
   // Left by a purge, or an interrupted redrive or release: finish its cleanup.
-  await store.parkedKeys.delete(orderingKey, park.taskId, lane);
+  await store.feature(ParkedKeys).delete(orderingKey, park.taskId, lane);
   return undefined;
 }
 
@@ -233,14 +235,14 @@ async function letGo(
   }
   // The lane's item; or, for a park held since before items had lanes, the default one's.
   const lane = laneOf(task);
-  let park = await deps.store.parkedKeys.get(key, lane);
+  let park = await deps.store.feature(ParkedKeys).get(key, lane);
   let itemLane = lane;
   if (park === undefined && lane !== undefined) {
-    park = await deps.store.parkedKeys.get(key);
+    park = await deps.store.feature(ParkedKeys).get(key);
     itemLane = undefined;
   }
   if (park?.taskId === task.id) {
-    await deps.store.parkedKeys.delete(key, task.id, itemLane);
+    await deps.store.feature(ParkedKeys).delete(key, task.id, itemLane);
     if (park.receiptHandle !== undefined) await show(deps, park.receiptHandle, task);
   }
   return moved;

@@ -2,6 +2,7 @@ import { TaskStatus } from '../core/constants.js';
 import { TransitionRejectedError, ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { type ReleaseDeps, releaseDependents } from '../dependencies/release.js';
+import { purgeDead } from '../store/purge.js';
 import { iterateTasks } from '../store/queries.js';
 import { signalWrites } from '../store/signal-writes.js';
 import { type Duration, durationMs } from './duration.js';
@@ -146,12 +147,12 @@ export async function purgeReleased(
   const held = deps.queues === undefined ? undefined : await heldReceipt(record, deps.store);
   let purged = record;
   try {
-    await deps.store.purge(record, principal);
+    await purgeDead(deps.store, record, principal);
   } catch (err) {
     const current = err instanceof TransitionRejectedError ? err.current : undefined;
     if (current === undefined || !releasePending(record, current)) throw err;
     await releaseDependents(current, deps);
-    await deps.store.purge(current, principal);
+    await purgeDead(deps.store, current, principal);
     purged = current;
   }
   // Its signals and their head go after it, as its steps do: a refused purge keeps them

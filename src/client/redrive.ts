@@ -18,7 +18,9 @@ import type { Dispatcher } from '../scheduler/dispatcher.js';
 import { DEFAULT_LANE, type LaneQueues } from '../settings/lanes.js';
 import { iterateTasks } from '../store/queries.js';
 import { compareEnqueueOrder } from '../store/record.js';
+import { RepairWrites } from '../store/repair-writes.js';
 import { signalWrites } from '../store/signal-writes.js';
+import { StepStore } from '../store/steps.js';
 import type { TaskStore } from '../store/task-store.js';
 import { laneNames, parkedTasks, redriveParkedTask } from './parked-keys.js';
 import { taskIdsIssues } from './task-ids.js';
@@ -155,7 +157,7 @@ async function redriveReleased(
 ): Promise<TaskRecord> {
   const reason = 'redriven by TaskClient.redrive';
   try {
-    return await deps.store.redrive(record, reason, deps.principal, restart);
+    return await deps.store.feature(RepairWrites).redrive(record, reason, deps.principal, restart);
   } catch (err) {
     const current = err instanceof TransitionRejectedError ? err.current : undefined;
     const pending =
@@ -164,7 +166,7 @@ async function redriveReleased(
       (current.dependents ?? []).length > 0;
     if (!pending) throw err;
     await releaseDependents(current, deps);
-    return deps.store.redrive(current, reason, deps.principal, restart);
+    return deps.store.feature(RepairWrites).redrive(current, reason, deps.principal, restart);
   }
 }
 
@@ -174,7 +176,7 @@ async function redriveReleased(
  */
 async function clearSteps(record: TaskRecord, deps: RedriveDeps): Promise<void> {
   try {
-    await deps.store.steps.deleteAll(record.id, record.stepEpoch ?? 0);
+    await deps.store.feature(StepStore).deleteAll(record.id, record.stepEpoch ?? 0);
     await signalWrites(deps.store).deleteAll(record, record.stepEpoch ?? 0);
   } catch (err) {
     deps.logger.warn('old steps and signals not deleted after a restart; their TTL removes them', {

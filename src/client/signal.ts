@@ -29,7 +29,7 @@ import type { TaskLogger } from '../observability/logger.js';
 import type { Waker } from '../scheduler/waker.js';
 import { canonicalJson } from '../store/record.js';
 import { signalWrites } from '../store/signal-writes.js';
-import { signalCount } from '../store/signals.js';
+import { SignalStore, signalCount } from '../store/signals.js';
 import type { TaskStore } from '../store/task-store.js';
 import { taskIdIssue } from './task-ids.js';
 
@@ -102,7 +102,7 @@ export async function sendSignal(
   for (let round = 0; round < MAX_ROUNDS; round++) {
     if (record === undefined) throw new TaskNotFoundError(taskId);
     if (isTerminal(record.status)) throw new TransitionRejectedError('signal', taskId, record);
-    const head = await deps.store.signals.head(record);
+    const head = await deps.store.feature(SignalStore).head(record);
     const count = signalCount(record, head);
     if (count >= Defaults.MAX_SIGNALS) {
       throw new ValidationError('signal', [

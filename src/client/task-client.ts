@@ -2,7 +2,7 @@ import type { TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
 import { type PricedUsage, type PriceTable, priceUsage } from '../observability/cost.js';
 import { listTasks as listByStatus } from '../store/queries.js';
-import { isResult, stepInfo } from '../store/steps.js';
+import { isResult, StepStore, stepInfo } from '../store/steps.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import { type BatchEntryResult, enqueueAll } from './batch.js';
 import { cancelTask } from './cancel.js';
@@ -226,7 +226,9 @@ export class TaskClient {
     const record = await onTable(this.parts.tableCall, () => this.parts.store.get(id));
     const full = await withResult(record, this.parts.objects, options);
     if (full === undefined || options.steps !== true) return full;
-    const steps = await onTable(this.parts.tableCall, () => this.parts.store.steps.list(full));
+    const steps = await onTable(this.parts.tableCall, () =>
+      this.parts.store.feature(StepStore).list(full),
+    );
     return { ...full, steps: steps.filter(isResult).map(stepInfo) };
   }
 

@@ -10,6 +10,7 @@ import { describeError, TransitionRejectedError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
+import { DependencyStore } from '../store/dependency-store.js';
 import { compareEnqueueOrder } from '../store/record.js';
 import type { TaskStore } from '../store/task-store.js';
 
@@ -72,7 +73,7 @@ export async function releaseDependents(
         });
       }
     }
-    if (complete) await deps.store.dependencies.finishRelease(next);
+    if (complete) await deps.store.feature(DependencyStore).finishRelease(next);
   }
   await sendReleased(report.released, deps);
   return report;
@@ -88,7 +89,7 @@ async function settleChild(
   childId: string,
   deps: ReleaseDeps,
 ): Promise<ChildOutcome> {
-  const dependencies = deps.store.dependencies;
+  const dependencies = deps.store.feature(DependencyStore);
   let child = await deps.store.get(childId);
   const rounds = (child?.parents?.length ?? 0) + SPARE_ROUNDS;
   for (let round = 0; round < rounds; round++) {

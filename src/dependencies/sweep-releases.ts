@@ -8,6 +8,7 @@
 import { isTerminal } from '../core/constants.js';
 import { describeError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
+import { DependencyStore } from '../store/dependency-store.js';
 import { type ReleaseDeps, releaseDependents } from './release.js';
 
 /** What {@link sweepReleases} did. */
@@ -39,7 +40,7 @@ export async function sweepReleases(
 ): Promise<ReleaseSweep> {
   const totals = { parents: 0, released: [] as TaskRecord[], cancelled: 0, failed: 0 };
   try {
-    for await (const ids of deps.store.dependencies.pendingReleases(before)) {
+    for await (const ids of deps.store.feature(DependencyStore).pendingReleases(before)) {
       for (const id of ids) {
         if (deps.clock() >= deadline) return { ...totals, budgetExhausted: true };
         try {

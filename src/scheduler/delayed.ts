@@ -15,6 +15,7 @@ import { releaseDependents } from '../dependencies/release.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { LaneQueues } from '../settings/lanes.js';
 import { type ExecutorLocation, scheduleThreshold } from '../settings/location.js';
+import { RepairWrites } from '../store/repair-writes.js';
 import type { TaskStore } from '../store/task-store.js';
 import { Dispatcher } from './dispatcher.js';
 import { delayedScheduleName } from './names.js';
@@ -167,10 +168,9 @@ export class DelayedTasks {
     err: unknown,
   ): Promise<Arranged> {
     const name = delayedScheduleName(record.id);
-    const { discarded, current } = await this.deps.store.discard(
-      record,
-      `schedule ${name} not created: ${(err as Error).message}`,
-    );
+    const { discarded, current } = await this.deps.store
+      .feature(RepairWrites)
+      .discard(record, `schedule ${name} not created: ${(err as Error).message}`);
     const stands =
       !discarded &&
       current !== undefined &&

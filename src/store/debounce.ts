@@ -22,7 +22,7 @@ import { auditEntry } from '../observability/audit.js';
 import { fromItem } from './record.js';
 import type { WriteContext } from './store-context.js';
 import type { Replacement } from './transitions/debounce.js';
-import { debounce } from './transitions/index.js';
+import * as debounce from './transitions/debounce.js';
 import { send } from './transitions/writer.js';
 
 export type { Replacement } from './transitions/debounce.js';

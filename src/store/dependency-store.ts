@@ -20,8 +20,9 @@ import { entryId, partitionPages } from './status-index.js';
 import { RELEASE_PARTITION } from './status-index-keys.js';
 import type { WriteContext } from './store-context.js';
 import type { ReleaseInput } from './transitions/dependencies.js';
-import { dependencies, records } from './transitions/index.js';
+import * as dependencies from './transitions/dependencies.js';
 import { writeTransition } from './transitions/move.js';
+import * as records from './transitions/records.js';
 import { part, recordOf, send, transact } from './transitions/writer.js';
 
 export { RELEASE_PARTITION } from './status-index-keys.js';

@@ -8,7 +8,7 @@
 import { getItems } from './batch-get.js';
 import { laneControlKey } from './lane-control-key.js';
 import type { WriteContext } from './store-context.js';
-import { lanes } from './transitions/index.js';
+import * as lanes from './transitions/lanes.js';
 import { send } from './transitions/writer.js';
 
 export { laneControlKey };

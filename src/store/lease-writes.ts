@@ -1,25 +1,21 @@
 /**
  * The writes of a worker that holds a task's lease: the claim that takes it, the heartbeat
- * and the checkpoint that keep it, and every end of the run (done, retried, continued,
- * suspended, paused, dead, given back, cancelled). Each is one conditional write fenced by
+ * that keeps it, and the ends of every run (done, retried, dead, given back, cancelled); a
+ * durable run's own writes (checkpoint, continuation, suspension, pause) are
+ * durable-writes.ts's. Each is one conditional write fenced by
  * the lease (the claim by the attempt it expects), as the table in transitions/ describes it;
  * `TaskStore` offers each as its method of the same name.
  */
 
 import { randomUUID } from 'node:crypto';
-import type {
-  HeldMessage,
-  ObjectRef,
-  TaskErrorInfo,
-  TaskRecord,
-  TaskWait,
-} from '../core/record.js';
+import type { ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
 import type { LogAttributes } from '../observability/logger.js';
 import type { WriteContext } from './store-context.js';
-import { durable, type Lease, lifecycle, parking, suspension } from './transitions/index.js';
 import type { ClaimTarget } from './transitions/lifecycle.js';
+import * as lifecycle from './transitions/lifecycle.js';
 import { writeTransition } from './transitions/move.js';
-import { send } from './transitions/writer.js';
+import * as parking from './transitions/parking.js';
+import type { Lease } from './transitions/row.js';
 
 /** What a claim is given besides its target. */
 export interface ClaimOptions {
@@ -88,39 +84,6 @@ export function complete(
 }
 
 /**
- * RUNNING → RUNNING with the handler's checkpoint stored and any pending progress written:
- * one write, fenced by the lease (a stale holder's save is a LeaseLostError), which leaves
- * the lease as it is (`leaseExpiresAt`, as last written). The returned record shows a
- * cancel request.
- */
-export function saveCheckpoint(
-  ctx: WriteContext,
-  lease: Lease,
-  leaseExpiresAt: number,
-  checkpoint: durable.StoredCheckpoint,
-  progressJson?: string,
-): Promise<TaskRecord> {
-  const input = { lease, leaseExpiresAt, checkpoint, progressJson };
-  return writeTransition(ctx, durable.saveCheckpoint, input);
-}
-
-/**
- * RUNNING → QUEUED by a handler's `ctx.continue()`: no attempt spent, one more
- * continuation counted. Fenced by the lease. The caller keeps the message, which runs the
- * next slice from the head of its group.
- */
-export function continueRun(
-  ctx: WriteContext,
-  lease: Lease,
-  continuations: number,
-  maxContinuations: number,
-  progressJson?: string,
-): Promise<TaskRecord> {
-  const input = { lease, continuations, maxContinuations, progressJson };
-  return writeTransition(ctx, durable.continueRun, input);
-}
-
-/**
  * RUNNING → QUEUED after a failed attempt with attempts left. Fenced by the lease. With
  * `offIndex`, the task stays out of the status index (docs/adr/0068-a-retry-stays-off-the-index.md).
  */
@@ -132,57 +95,6 @@ export function retry(
   offIndex = false,
 ): Promise<TaskRecord> {
   return writeTransition(ctx, lifecycle.retry, { lease, error, delayMs, offIndex });
-}
-
-/**
- * RUNNING → SUSPENDED by a handler's `ctx.sleep` or `ctx.waitForSignal`: no attempt spent;
- * the record keeps `wait`, and the message is held (`keeping.held`) or released under a new
- * generation (`keeping.generation`). Fenced by the lease, and refused while a cancel or
- * pause request is pending or, for a signal wait, once a signal came after `signalsSeen`.
- */
-export function suspend(
-  ctx: WriteContext,
-  lease: Lease,
-  wait: TaskWait,
-  keeping: suspension.MessageKeeping,
-  progressJson?: string,
-): Promise<TaskRecord> {
-  return writeTransition(ctx, suspension.suspend, { lease, wait, progressJson, ...keeping });
-}
-
-/** What a run paused at its pause request keeps. */
-export interface PauseRunningOptions {
-  readonly wait?: TaskWait | undefined;
-  readonly keeping: suspension.MessageKeeping;
-  readonly progressJson?: string | undefined;
-}
-
-/**
- * RUNNING with a pause request → PAUSED, by the lease holder that saw it: no attempt spent;
- * with `wait`, the run was about to sleep or wait, and the resume puts it back SUSPENDED.
- */
-export function pauseRunning(
-  ctx: WriteContext,
-  lease: Lease,
-  detail: string,
-  options: PauseRunningOptions,
-): Promise<TaskRecord> {
-  const { wait, keeping, progressJson } = options;
-  const input = { lease, detail, wait, progressJson, ...keeping };
-  return writeTransition(ctx, suspension.pauseRunning, input);
-}
-
-/**
- * Notes the message a worker now keeps in flight for a SUSPENDED or PAUSED task (its receipt
- * handle), if the task is still the one `seen` (same status, generation and attempt, not
- * woken). @returns false when it moved on: the worker shows the message again.
- */
-export async function noteHold(
-  ctx: WriteContext,
-  seen: Pick<TaskRecord, 'id' | 'status' | 'generation' | 'attempt'>,
-  held: HeldMessage,
-): Promise<boolean> {
-  return (await send(ctx, suspension.noteHold, { seen, held })).accepted;
 }
 
 /**

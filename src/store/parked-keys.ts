@@ -14,8 +14,10 @@ import { getItems } from './batch-get.js';
 import { fromItem } from './record.js';
 import { entryId, partitionPages } from './status-index.js';
 import type { WriteContext } from './store-context.js';
-import { durable, parking, type Seen } from './transitions/index.js';
+import * as durable from './transitions/durable.js';
 import { writeTransition } from './transitions/move.js';
+import * as parking from './transitions/parking.js';
+import type { Seen } from './transitions/row.js';
 import { part, send, transact } from './transitions/writer.js';
 
 /** A parked ordering key, as its park item records it. */

@@ -12,8 +12,8 @@ import { MAX_DETAIL_CHARS } from './history.js';
 import { fromItem } from './record.js';
 import { SignalStore, signalCount } from './signals.js';
 import type { WriteContext } from './store-context.js';
-import { pausing } from './transitions/index.js';
 import { writeTransition } from './transitions/move.js';
+import * as pausing from './transitions/pausing.js';
 import { recordOf, send } from './transitions/writer.js';
 
 /** The record an operator read, as a pause or resume is fenced by it. */

@@ -14,7 +14,7 @@ import { MAX_DETAIL_CHARS, MAX_PRODUCER_ENTRIES, producerEntryCount } from './hi
 import { type NewTask, newTaskItem } from './new-task.js';
 import { fromItem } from './record.js';
 import type { WriteContext } from './store-context.js';
-import { records } from './transitions/index.js';
+import * as records from './transitions/records.js';
 import { recordOf, send } from './transitions/writer.js';
 
 export type { NewTask, Waiting } from './new-task.js';

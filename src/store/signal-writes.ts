@@ -23,7 +23,7 @@ import {
 } from './signals.js';
 import type { WriteContext } from './store-context.js';
 import type { TaskStore } from './task-store.js';
-import { signals as rows } from './transitions/index.js';
+import * as rows from './transitions/signals.js';
 import { part, recordOf, send, transact } from './transitions/writer.js';
 
 /** The TTL of a signal item: as a step's, the retention and the longest a task may still run. */

@@ -16,7 +16,7 @@ import type { Retention } from '../settings/retention.js';
 import { getItems } from './batch-get.js';
 import type { TaskItem } from './record.js';
 import type { WriteContext } from './store-context.js';
-import { durable } from './transitions/index.js';
+import * as durable from './transitions/durable.js';
 import { send } from './transitions/writer.js';
 
 /** Positions read with one BatchGetItem: its limit of keys. */

@@ -1,18 +1,7 @@
 import { Defaults } from '../core/constants.js';
-import { TransitionRejectedError } from '../core/errors.js';
-import type {
-  HeldMessage,
-  ObjectRef,
-  TaskErrorInfo,
-  TaskRecord,
-  TaskWait,
-} from '../core/record.js';
-import { DEFAULT_LANE } from '../settings/lanes.js';
+import type { ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
 import { checkRetention, type Retention } from '../settings/retention.js';
-import { DebounceStore } from './debounce.js';
-import { DependencyStore } from './dependency-store.js';
 import * as leases from './lease-writes.js';
-import { ParkedKeys } from './parked-keys.js';
 import {
   type Confirmation,
   confirmSchedule,
@@ -24,26 +13,15 @@ import {
   purgeTask,
   requestCancel,
 } from './record-writes.js';
-import { SignalStore } from './signals.js';
 import { resolveStatusShards } from './status-index-keys.js';
-import { StepStore } from './steps.js';
 import { type TaskStoreOptions, type WriteContext, writeContext } from './store-context.js';
-import { TokenBuckets } from './token-bucket.js';
-import {
-  durable,
-  type Lease,
-  lifecycle,
-  parking,
-  repairs,
-  type Seen,
-  type SeenHistory,
-  suspension,
-  type Transition,
-} from './transitions/index.js';
 import type { ClaimTarget } from './transitions/lifecycle.js';
+import * as lifecycle from './transitions/lifecycle.js';
 import { writeTransition } from './transitions/move.js';
-import { send } from './transitions/writer.js';
+import * as parking from './transitions/parking.js';
+import type { Lease, Transition } from './transitions/row.js';
 
+export type { PauseRunningOptions } from './durable-writes.js';
 export type { HeldParkMessage, ParkRecord } from './parked-keys.js';
 export type { PauseRequest, PauseSeen } from './pauses.js';
 export type { TaskPage } from './queries.js';
@@ -65,25 +43,19 @@ export type { MessageKeeping } from './transitions/suspension.js';
  * which keeps within a byte budget (ADR 0008). The store never scans: listing uses the
  * sharded status index. The writes of a worker holding a task's lease are made in
  * lease-writes.ts.
+ *
+ * What only some tasks or callers need is a part of the store made on first use, by
+ * {@link feature} or {@link part}: parked keys, dependencies, debounce, rate buckets, a
+ * durable run's steps, signals and writes. The store does not import them, so a worker whose
+ * tasks do not use them does not load them at start (docs/adr/0070-store-parts-on-first-use.md).
  */
 export class TaskStore {
   readonly tableName: string;
   readonly statusShards: number;
   /** How long a finished task is kept (docs/adr/0010-retention-and-overdue-resend.md). */
   readonly retention: Retention;
-  /** The park items of parked ordering keys (docs/adr/0024-parked-keys.md). */
-  readonly parkedKeys: ParkedKeys;
-  /** Tasks that wait for others (docs/adr/0030-dependencies.md). */
-  readonly dependencies: DependencyStore;
-  /** The debounce pointers and folds (docs/adr/0029-debounce.md). */
-  readonly debounces: DebounceStore;
-  /** The rate limits' buckets (ADR 0026). */
-  readonly rateBuckets: TokenBuckets;
-  /** Durable tasks' step items (docs/adr/0047-durable-tasks.md). */
-  readonly steps: StepStore;
-  /** Durable tasks' signals (docs/adr/0048-durable-sleep-signals-pause.md). */
-  readonly signals: SignalStore;
   private readonly ctx: WriteContext;
+  private readonly features = new Map<StorePart<unknown>, unknown>();
 
   constructor(options: TaskStoreOptions) {
     this.tableName = options.tableName;
@@ -91,12 +63,19 @@ export class TaskStore {
     const retention = checkRetention(options.retention ?? Defaults.RETENTION_MS);
     this.retention = retention;
     this.ctx = writeContext(options, this.statusShards, retention, options.clock ?? Date.now);
-    this.parkedKeys = new ParkedKeys(this.ctx);
-    this.dependencies = new DependencyStore(this.ctx);
-    this.debounces = new DebounceStore(this.ctx);
-    this.rateBuckets = new TokenBuckets(this.ctx);
-    this.steps = new StepStore(this.ctx);
-    this.signals = new SignalStore(this.ctx);
+  }
+
+  /**
+   * This store's part of class `Part`, made on its first use and kept: one per store, as the
+   * store's own fields were. E.g. `store.feature(ParkedKeys)`, `store.feature(StepStore)`.
+   */
+  feature<T>(Part: StorePart<T>): T {
+    let made = this.features.get(Part) as T | undefined;
+    if (made === undefined) {
+      made = new Part(this.ctx);
+      this.features.set(Part, made);
+    }
+    return made;
   }
 
   /**
@@ -161,26 +140,6 @@ export class TaskStore {
     return leases.complete(this.ctx, lease, resultJson, resultRef, note);
   }
 
-  /** RUNNING → RUNNING with the handler's checkpoint stored: {@link leases.saveCheckpoint}. */
-  saveCheckpoint(
-    lease: Lease,
-    leaseExpiresAt: number,
-    checkpoint: durable.StoredCheckpoint,
-    progressJson?: string,
-  ): Promise<TaskRecord> {
-    return leases.saveCheckpoint(this.ctx, lease, leaseExpiresAt, checkpoint, progressJson);
-  }
-
-  /** RUNNING → QUEUED by `ctx.continue()`: {@link leases.continueRun}. */
-  continueRun(
-    lease: Lease,
-    continuations: number,
-    maxContinuations: number,
-    progressJson?: string,
-  ): Promise<TaskRecord> {
-    return leases.continueRun(this.ctx, lease, continuations, maxContinuations, progressJson);
-  }
-
   /** RUNNING → QUEUED after a failed attempt with attempts left: {@link leases.retry}. */
   retry(
     lease: Lease,
@@ -189,42 +148,6 @@ export class TaskStore {
     offIndex = false,
   ): Promise<TaskRecord> {
     return leases.retry(this.ctx, lease, error, delayMs, offIndex);
-  }
-
-  /** RUNNING → SUSPENDED by `ctx.sleep` or `ctx.waitForSignal`: {@link leases.suspend}. */
-  suspend(
-    lease: Lease,
-    wait: TaskWait,
-    keeping: suspension.MessageKeeping,
-    progressJson?: string,
-  ): Promise<TaskRecord> {
-    return leases.suspend(this.ctx, lease, wait, keeping, progressJson);
-  }
-
-  /** RUNNING with a pause request → PAUSED: {@link leases.pauseRunning}. */
-  pauseRunning(
-    lease: Lease,
-    detail: string,
-    options: leases.PauseRunningOptions,
-  ): Promise<TaskRecord> {
-    return leases.pauseRunning(this.ctx, lease, detail, options);
-  }
-
-  /** Notes the message a worker keeps for a waiting task: {@link leases.noteHold}. */
-  noteHold(
-    seen: Pick<TaskRecord, 'id' | 'status' | 'generation' | 'attempt'>,
-    held: HeldMessage,
-  ): Promise<boolean> {
-    return leases.noteHold(this.ctx, seen, held);
-  }
-
-  /**
-   * Notes that the sweeper wakes a SUSPENDED task whose wake was lost: under the next
-   * generation, due again at `nextAt` in the status index. @returns false when the task
-   * moved on.
-   */
-  async noteWake(seen: Pick<TaskRecord, 'id' | 'generation'>, nextAt: number): Promise<boolean> {
-    return (await send(this.ctx, suspension.noteWake, { seen, nextAt })).accepted;
   }
 
   /** RUNNING → DEAD, parking its ordering key with `parkedKey`: {@link leases.kill}. */
@@ -256,19 +179,6 @@ export class TaskStore {
   }
 
   /**
-   * SCHEDULED | PENDING | QUEUED → CANCELLED (a RUNNING one is asked with
-   * {@link requestCancel}). `seen` is
-   * the record the caller read; its attempt is pinned so the history entry is exact.
-   */
-  cancel(
-    seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'> & SeenHistory,
-    reason?: string,
-    principal?: string,
-  ) {
-    return this.write(repairs.cancel, { seen, reason, principal });
-  }
-
-  /**
    * Marks a RUNNING task `cancelRequested` (see {@link requestCancel}): one conditional
    * write, not fenced by the lease; the lease holder then ends it with {@link cancelRunning}.
    */
@@ -286,72 +196,23 @@ export class TaskStore {
   }
 
   /**
-   * RUNNING with an expired lease → PENDING under a new generation, so the sweeper can send
-   * a fresh message (a new deduplication id). The attempt is kept: the next claim counts as
-   * a new one. PENDING rather than QUEUED, so that a failed send leaves the task in the
-   * outbox instead of stranding it. Fenced by the expired lease's token and attempt.
-   * `actor` (e.g. `sweeper`) is recorded as the history entry's worker.
+   * Deletes a DEAD task's record for good, and nothing else: `purgeDead`
+   * (src/store/purge.ts) deletes its steps and park item after it. Conditional on it still
+   * being the DEAD record the caller saw, so a concurrent redrive wins. Logged as a `purged`
+   * audit event, with `principal`, before the delete, so a crash in between leaves a trace (a
+   * refused delete then logs `purge-refused`; docs/adr/0039-operator-audit.md). Refused, like
+   * a redrive, while the release of its dependents for this death is pending: `TaskClient`'s
+   * purges finish it first (docs/adr/0038-model-found-enqueue-and-purge-fixes.md).
    */
-  requeue(seen: TaskRecord, reason: string, actor?: string): Promise<TaskRecord> {
-    return this.write(repairs.requeue, { seen, reason, actor });
-  }
-
-  /**
-   * QUEUED, due before `overdueBefore` → PENDING under a new generation, so the sweeper can
-   * send a fresh message: the task's own message may be gone (it outlived the queue's
-   * retention). The attempt is kept. PENDING rather than QUEUED, as for a requeue, so that a
-   * failed send leaves the task in the outbox. Fenced by the record's status, generation and
-   * attempt, and by its due time (the status index's sort key) still being overdue, so a
-   * claim, a retry or another sweeper in between makes this write lose.
-   */
-  resend(seen: TaskRecord, overdueBefore: number, actor?: string): Promise<TaskRecord> {
-    return this.write(repairs.resend, { seen, overdueBefore, actor });
-  }
-
-  /**
-   * DEAD → PENDING with a fresh attempt budget and a new generation; the history is kept.
-   * The caller then sends the message and marks it sent, as for a new task.
-   */
-  redrive(
-    seen: Seen & Pick<TaskRecord, 'stepEpoch'>,
-    reason?: string,
-    principal?: string,
-    restart = false,
-  ): Promise<TaskRecord> {
-    const input = { seen, reason, principal };
-    return restart
-      ? this.write(durable.redriveAfresh, { ...input, stepEpoch: (seen.stepEpoch ?? 0) + 1 })
-      : this.write(repairs.redrive, input);
-  }
-
-  /**
-   * Deletes a DEAD task for good. Conditional on it still being the DEAD record the caller
-   * saw, so a concurrent redrive wins. Logged as a `purged` audit event, with `principal`,
-   * before the delete, so a crash in between leaves a trace (a refused delete then logs
-   * `purge-refused`; docs/adr/0039-operator-audit.md). Refused, like a redrive, while the
-   * release of its dependents for this death is pending: `TaskClient`'s purges finish it
-   * first (docs/adr/0038-model-found-enqueue-and-purge-fixes.md). A parked task's
-   * park item goes with it (if it is still that task's); a crash in between leaves an item
-   * that parks nothing, which the next sweep or listing deletes (`ParkedKeys.verified`).
-   */
-  async purge(seen: TaskRecord, principal?: string): Promise<void> {
-    await purgeTask(this.ctx, seen, principal);
-    // Its steps go after it: a purge refused (the task redriven meanwhile) keeps them. Its
-    // signals go next, by the client (src/client/purge.ts), whose code a worker does not load.
-    await this.steps.deleteAll(seen.id, seen.stepEpoch ?? 0);
-    if (seen.parkedKey !== undefined) {
-      const lane = seen.lane === DEFAULT_LANE ? undefined : seen.lane;
-      await this.parkedKeys.delete(seen.parkedKey, seen.id, lane);
-      // A park held since before items had lanes lies under the default lane's name.
-      if (lane !== undefined) await this.parkedKeys.delete(seen.parkedKey, seen.id);
-    }
+  purgeRecord(seen: TaskRecord, principal?: string): Promise<void> {
+    return purgeTask(this.ctx, seen, principal);
   }
 
   /**
    * Marks a SCHEDULED task `scheduleConfirmed`: an enqueue that found the record (a retry of
    * the one that wrote it) has made sure of its schedule and is about to report the task as
-   * enqueued. From then on {@link discard} refuses, so the writing enqueue can no longer roll
-   * back a task that another caller was told exists. Not a transition (the status stays),
+   * enqueued. From then on `RepairWrites.discard` refuses, so the writing enqueue can no
+   * longer roll back a task that another caller was told exists. Not a transition (the status stays),
    * so no history entry. Pinned to the record seen: its creation time tells it apart from a
    * later record of the same id.
    *
@@ -368,28 +229,6 @@ export class TaskStore {
     seen: Pick<TaskRecord, 'id' | 'generation' | 'createdAt'>,
   ): Promise<Confirmation> {
     return confirmSchedule(this.ctx, seen);
-  }
-
-  /**
-   * SCHEDULED → ROLLED_BACK: takes back a delayed task whose schedule this enqueue could not
-   * create, so it never runs, and a retry of the same id creates it afresh over it. Only a
-   * record this enqueue still owns is moved (see the `rollback` transition): one conditional
-   * UpdateItem, so producers need no DeleteItem (docs/adr/0015-rollback-moves-instead-of-deleting.md).
-   *
-   * @returns `discarded: true` with the ROLLED_BACK record when moved (its `dependents`
-   *   are to be released); otherwise the record DynamoDB held instead (undefined when there
-   *   is none), which is left as it is.
-   */
-  async discard(
-    seen: Pick<TaskRecord, 'id' | 'type' | 'generation' | 'createdAt'> & SeenHistory,
-    reason: string,
-  ): Promise<{ readonly discarded: boolean; readonly current?: TaskRecord | undefined }> {
-    try {
-      return { discarded: true, current: await this.write(repairs.rollback, { seen, reason }) };
-    } catch (err) {
-      if (!(err instanceof TransitionRejectedError)) throw err;
-      return { discarded: false, current: err.current };
-    }
   }
 
   /**
@@ -412,3 +251,6 @@ export class TaskStore {
     return writeTransition(this.ctx, transition, input);
   }
 }
+
+/** A part of the store: a class made on the store's write context (see `TaskStore.feature`). */
+export type StorePart<T> = new (ctx: WriteContext) => T;

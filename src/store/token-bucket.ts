@@ -12,7 +12,7 @@
  * or a sweep. Its TTL removes it once idle: a missing bucket and an idle one mean the same.
  */
 import type { WriteContext } from './store-context.js';
-import { rate } from './transitions/index.js';
+import * as rate from './transitions/rate.js';
 import { send } from './transitions/writer.js';
 
 /** The conditional write to try, chosen from the bucket's last known state, for `count` tasks. */

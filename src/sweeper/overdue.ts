@@ -2,6 +2,7 @@ import { Defaults } from '../core/constants.js';
 import { ValidationError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { RepairWrites } from '../store/repair-writes.js';
 import type { TaskStore } from '../store/task-store.js';
 
 /** The worker id the sweeper's transitions are recorded under. */
@@ -41,7 +42,7 @@ export async function resendOverdue(
   before: number,
   logger: TaskLogger,
 ): Promise<TaskRecord> {
-  const pending = await store.resend(record, before, SWEEPER_ACTOR);
+  const pending = await store.feature(RepairWrites).resend(record, before, SWEEPER_ACTOR);
   logger.warn('queued task overdue: sending it again', {
     taskId: record.id,
     taskType: record.type,

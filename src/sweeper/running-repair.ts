@@ -15,6 +15,7 @@ import { describeError, TransitionRejectedError } from '../core/errors.js';
 import type { TaskRecord } from '../core/record.js';
 import { releaseDependents } from '../dependencies/release.js';
 import type { TaskLogger } from '../observability/logger.js';
+import { RepairWrites } from '../store/repair-writes.js';
 import type { LostCandidates } from '../store/running-reads.js';
 import type { TaskStore } from '../store/task-store.js';
 import { resendOverdue } from './overdue.js';
@@ -51,11 +52,9 @@ export async function repairExpiredRunning(
       (dead.dependents ?? []).length > 0 ? (await releaseDependents(dead, deps)).released : [];
     return { kind: 'killed', send };
   }
-  const pending = await store.requeue(
-    record,
-    `lease of attempt ${record.attempt} expired`,
-    SWEEPER_ACTOR,
-  );
+  const pending = await store
+    .feature(RepairWrites)
+    .requeue(record, `lease of attempt ${record.attempt} expired`, SWEEPER_ACTOR);
   return { kind: 'requeued', send: [pending] };
 }
 

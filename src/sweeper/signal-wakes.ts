@@ -17,11 +17,17 @@ import type { TaskLogger } from '../observability/logger.js';
 import type { Waker } from '../scheduler/waker.js';
 import { getItems } from '../store/batch-get.js';
 import { fromItem, type TaskItem } from '../store/record.js';
-import { headTaskId, signalCount, signalHeadKey, toSignalHead } from '../store/signals.js';
+import {
+  headTaskId,
+  SignalStore,
+  signalCount,
+  signalHeadKey,
+  toSignalHead,
+} from '../store/signals.js';
 import { entryId, partitionPages } from '../store/status-index.js';
 import { signalWakeKey } from '../store/status-index-keys.js';
 import type { TaskStore } from '../store/task-store.js';
-import { signals as rows } from '../store/transitions/index.js';
+import * as rows from '../store/transitions/signals.js';
 import { send } from '../store/transitions/writer.js';
 
 /** What the pass needs of the sweep. */
@@ -109,7 +115,7 @@ async function repair(
     if (pending) {
       // Left filed: the first sweep after the lane's resume wakes it.
       if (await sweep.isLanePaused(record)) return;
-      const woken = await sweep.store.signals.wakeIfSignalled(record, sweep.rewakeAt);
+      const woken = await sweep.store.feature(SignalStore).wakeIfSignalled(record, sweep.rewakeAt);
       if (woken !== undefined && (await sweep.waker.repair(woken)) !== 'none') counts.woken += 1;
     }
   }

@@ -9,7 +9,8 @@ import type { TaskLogger } from '../observability/logger.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import type { Waker } from '../scheduler/waker.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
-import { mayStillHold } from '../store/parked-keys.js';
+import { DurableWrites } from '../store/durable-writes.js';
+import { mayStillHold, ParkedKeys } from '../store/parked-keys.js';
 import { PausedLanes } from '../store/paused-lanes.js';
 import { iterateTasks } from '../store/queries.js';
 import { compareEnqueueOrder } from '../store/record.js';
@@ -187,7 +188,7 @@ const groupOf = (lane: string | undefined, key: string): string =>
  * hold: moved to the dead-letter queue) is left out, so no stale item holds a key's re-sends.
  */
 async function heldGroups(store: TaskStore, now: number): Promise<Set<string>> {
-  const parks = await store.parkedKeys.verified();
+  const parks = await store.feature(ParkedKeys).verified();
   return new Set(
     parks
       .filter(({ park }) => mayStillHold(park, now))
@@ -347,7 +348,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
       // the first sweep after the resume wakes the task (still due and unclaimed).
       if (await isLanePaused(record)) return;
       // Noted first: the new message is of the generation the note moves to.
-      if (!(await store.noteWake(record, now + REWAKE_AFTER_MS))) {
+      if (!(await store.feature(DurableWrites).noteWake(record, now + REWAKE_AFTER_MS))) {
         counts.conflicts += 1;
         return;
       }

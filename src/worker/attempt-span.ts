@@ -3,8 +3,10 @@
  * outcome is written, linked to the span that enqueued the task, with the task's id, type,
  * attempt and outcome as attributes. The handler runs in the span's context, so its own
  * spans are children of it, and so are durable steps' (`ProcessorDeps.traceStep`). Without a
- * registered tracer provider nothing here runs, and `@opentelemetry/api` is never imported
- * (docs/tracing.md, docs/adr/0050-progress-within-a-second-and-traced-attempts.md).
+ * registered tracer provider nothing here runs, `@opentelemetry/api` is never imported, and
+ * this module, in the optional features' chunk, is not loaded
+ * (docs/tracing.md, docs/adr/0050-progress-within-a-second-and-traced-attempts.md,
+ * docs/adr/0070-store-parts-on-first-use.md).
  */
 import type { SQSRecord } from 'aws-lambda';
 import { AuditEvent } from '../core/constants.js';
@@ -16,14 +18,14 @@ import type { TaskLogger } from '../observability/logger.js';
 import {
   type OtelSpan,
   type OtelSpanContext,
-  registeredTracing,
   SpanKind,
   SpanStatusCode,
   type Tracing,
 } from '../observability/tracing.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { DurableWrites } from '../store/durable-writes.js';
+import type { StorePart, TaskStore } from '../store/task-store.js';
+import type { ClaimedTask } from './claimed-task.js';
 import type { Outcome, ProcessorDeps } from './deps.js';
-import { type ClaimedTask, execute } from './execution.js';
 
 // The spans' attributes are spelled out where they are set (docs/tracing.md lists them): the
 // worker's bundle has a size budget (docs/adr/0006-worker-bundle.md).
@@ -43,7 +45,7 @@ const ENDINGS = {
   continueRun: AuditEvent.CONTINUED,
   extendLease: undefined,
   saveCheckpoint: undefined,
-} as const satisfies Partial<Record<keyof TaskStore, AuditEvent | undefined>>;
+} as const satisfies Partial<Record<keyof TaskStore | keyof DurableWrites, AuditEvent | undefined>>;
 
 /** The outcomes whose span is an error: the attempt failed. */
 const FAILED: ReadonlySet<string> = new Set([
@@ -54,16 +56,17 @@ const FAILED: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Runs a claimed task ({@link execute}) inside its attempt's span when the worker traces;
- * exactly {@link execute} otherwise, with nothing loaded.
+ * Runs a claimed task with `execute` (execution.ts's) inside its attempt's span, with the
+ * tracer the app registered (claim-loop.ts runs an untraced attempt without loading this
+ * module).
  */
 export async function executeTraced(
+  tracing: Tracing,
   task: ClaimedTask,
   message: SQSRecord,
   deps: ProcessorDeps,
+  execute: (task: ClaimedTask, deps: ProcessorDeps) => Promise<Outcome>,
 ): Promise<Outcome> {
-  const tracing = registeredTracing(deps.tracing);
-  if (tracing === undefined) return execute(task, deps);
   const span = startAttemptSpan(tracing, task, message, deps.logger);
   const ended = { outcome: undefined as string | undefined, record: undefined as unknown };
   const traced: ProcessorDeps = {
@@ -142,20 +145,34 @@ function failSpan(span: OtelSpan, error: Failure | undefined, fallback: string):
   span.setStatus({ code: SpanStatusCode.ERROR, message: error?.message ?? fallback });
 }
 
+/** What the attempt's writes have shown so far. */
+interface Ended {
+  outcome: string | undefined;
+  record: unknown;
+}
+
 /**
  * The store, with its attempt-ending writes noted in `ended`: the last one seen is the
- * attempt's outcome. Every other call goes to the store as it is.
+ * attempt's outcome. The parts it makes (`feature`) are observed too: a durable run's
+ * continuation and checkpoint are writes of its part (docs/adr/0070-store-parts-on-first-use.md).
+ * Every other call goes to the store as it is.
  */
-function observedStore(
-  store: TaskStore,
-  ended: { outcome: string | undefined; record: unknown },
-): TaskStore {
-  const observed = Object.create(store) as TaskStore;
-  for (const [method, outcome] of Object.entries(ENDINGS) as [keyof TaskStore, string?][]) {
-    const write = store[method] as (...args: unknown[]) => Promise<unknown>;
+function observedStore(store: TaskStore, ended: Ended): TaskStore {
+  const observed = withEndingsNoted(store, ended);
+  observed.feature = <T>(Part: StorePart<T>): T => withEndingsNoted(store.feature(Part), ended);
+  return observed;
+}
+
+/** `target`, with those of its methods that {@link ENDINGS} names noted in `ended`. */
+function withEndingsNoted<T>(target: T, ended: Ended): T {
+  const observed = Object.create(target as object) as T;
+  const methods = target as unknown as Record<string, unknown>;
+  for (const [method, outcome] of Object.entries(ENDINGS) as [string, string?][]) {
+    if (typeof methods[method] !== 'function') continue;
+    const write = methods[method] as (...args: unknown[]) => Promise<unknown>;
     (observed as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
       try {
-        const record = await write.apply(store, args);
+        const record = await write.apply(target, args);
         if (outcome !== undefined) {
           ended.outcome = outcome;
           ended.record = record;

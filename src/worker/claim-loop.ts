@@ -16,8 +16,8 @@ import {
 import type { TaskRecord } from '../core/record.js';
 import { logAudit } from '../observability/audit.js';
 import { TaskOutcome } from '../observability/metrics.js';
+import { registeredTracing } from '../observability/tracing.js';
 import type { ClaimTarget } from '../store/task-store.js';
-import { executeTraced } from './attempt-span.js';
 import { decideClaim, isLeaseTakeover } from './claim-decision.js';
 import { releaseAfter } from './dependents.js';
 import {
@@ -28,9 +28,8 @@ import {
   type Outcome,
   type ProcessorDeps,
 } from './deps.js';
-import type { ClaimedTask } from './execution.js';
-import { holdMessage } from './held.js';
-import { holdParkedKey } from './parked.js';
+import { type ClaimedTask, execute } from './execution.js';
+import { holdParkedKey } from './feature-deps.js';
 
 /** `fresh` while the batch's other tasks run; lease takeovers wait for `takeover`. */
 export type BatchPhase = 'fresh' | 'takeover';
@@ -87,7 +86,7 @@ export async function processRecord(
       lostRace,
     );
     if (step.kind === 'done') return step.outcome;
-    if (step.kind === 'run') return executeTraced(step.task, message, deps);
+    if (step.kind === 'run') return executeAttempt(step.task, message, deps);
     if (step.current === undefined) {
       return reject(deps, message, envelope, 'no task record has this id');
     }
@@ -255,10 +254,11 @@ async function decide(
       // A sender no longer wakes the task itself: its message finds the signal in the task's
       // head, and wakes it before the claim (docs/adr/0066-signal-head-off-the-task-item.md).
       // A message that finds none (a stray, a forged wake) is held as any early delivery.
-      const woken = await deps.store.signals.wakeIfSignalled(current, deps.clock());
+      const holds = await import('./optional-features.js');
+      const woken = await holds.wakeIfSignalled(current, deps);
       if (woken !== undefined) return { kind: 'again', current: woken };
       deps.logger.debug('message held', { taskId: current.id, reason: decision.reason });
-      return done(await holdMessage(current, message, decision.delayMs, deps));
+      return done(await holds.holdMessage(current, message, decision.delayMs, deps));
     }
     case 'drop-paused':
       auditTask(deps, current, AuditEvent.DUPLICATE_DROPPED, 'paused; its resume sends it again');
@@ -328,4 +328,20 @@ function reject(
     { level: 'warn', fields: { messageId: message.messageId } },
   );
   return ACK;
+}
+
+/**
+ * Runs a claimed task ({@link execute}), inside its attempt's span when the app registered a
+ * tracer: the span's code (./attempt-span.ts) is loaded then, with the optional features
+ * (docs/adr/0070-store-parts-on-first-use.md).
+ */
+async function executeAttempt(
+  task: ClaimedTask,
+  message: SQSRecord,
+  deps: ProcessorDeps,
+): Promise<Outcome> {
+  const tracing = registeredTracing(deps.tracing);
+  if (tracing === undefined) return execute(task, deps);
+  const { executeTraced } = await import('./optional-features.js');
+  return executeTraced(tracing, task, message, deps, execute);
 }

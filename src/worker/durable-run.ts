@@ -22,8 +22,9 @@ import {
   ValidationError,
 } from '../core/errors.js';
 import type { ObjectRef, StepInfo, TaskRecord } from '../core/record.js';
+import { DurableWrites } from '../store/durable-writes.js';
 import { canonicalJson } from '../store/record.js';
-import { isResult, type StoredStep, stepInfo } from '../store/steps.js';
+import { isResult, StepStore, type StoredStep, stepInfo } from '../store/steps.js';
 import type { Lease, StoredCheckpoint } from '../store/task-store.js';
 import { auditTask, type ProcessorDeps } from './deps.js';
 import type { Heartbeat } from './heartbeat.js';
@@ -88,7 +89,7 @@ export class DurableRun {
       record.ranUnspent === true ||
       record.wait !== undefined;
     this.reads = new StepReads(
-      (from, count) => deps.store.steps.window(record.id, this.epoch, from, count),
+      (from, count) => deps.store.feature(StepStore).window(record.id, this.epoch, from, count),
       mayHaveSteps,
       firstStepRead(record),
     );
@@ -124,7 +125,7 @@ export class DurableRun {
     const { lease } = this.task;
     const expiresAt = this.heartbeat.leaseExpiresAt();
     await this.heartbeat.writeWith((progress) =>
-      this.deps.store.saveCheckpoint(lease, expiresAt, checkpoint, progress),
+      this.deps.store.feature(DurableWrites).saveCheckpoint(lease, expiresAt, checkpoint, progress),
     );
     this.checkpointValue = JSON.parse(json);
     this.checkLive();
@@ -246,7 +247,7 @@ export class DurableRun {
     json: string,
   ): Promise<StoredStep> {
     const { record, lease } = this.task;
-    const written = await this.deps.store.steps.store({
+    const written = await this.deps.store.feature(StepStore).store({
       taskId: record.id,
       epoch: this.epoch,
       index,
@@ -294,7 +295,7 @@ export class DurableRun {
     const json = value === undefined ? undefined : durableJsonOrFatal(this, name, value);
     const placed = json === undefined ? undefined : await this.placeResult(json, index, name);
     const { record, lease } = this.task;
-    const written = await this.deps.store.steps.store({
+    const written = await this.deps.store.feature(StepStore).store({
       taskId: record.id,
       epoch: this.epoch,
       index,
@@ -332,7 +333,7 @@ export class DurableRun {
    */
   private async storeThrow(index: number, name: string, err: unknown): Promise<void> {
     const { record, lease } = this.task;
-    await this.deps.store.steps.storeThrow({
+    await this.deps.store.feature(StepStore).storeThrow({
       taskId: record.id,
       epoch: this.epoch,
       index,

@@ -19,6 +19,8 @@ import { TaskStatus } from '../core/constants.js';
 import { ConfigurationError, LeaseLostError, ValidationError } from '../core/errors.js';
 import type { TaskRecord, TaskWait } from '../core/record.js';
 import { makeSignalToken } from '../integrity/signal-token.js';
+import { DurableWrites } from '../store/durable-writes.js';
+import { SignalStore } from '../store/signals.js';
 import type { StoredStep } from '../store/steps.js';
 import type { MessageKeeping } from '../store/task-store.js';
 import type { SignalOutcome, WaitForSignalOptions } from '../tasks/durable.js';
@@ -27,7 +29,7 @@ import type { ProcessorDeps } from './deps.js';
 import type { DurableRun, DurableTask } from './durable-run.js';
 import { SignalReader } from './durable-signals.js';
 import type { Heartbeat } from './heartbeat.js';
-import { sentAt } from './held.js';
+import { sentAt } from './hold-budget.js';
 import type { ParkMessage } from './parked.js';
 
 /** How a run that suspended (or tried to) ended, for the executor to finish. */
@@ -79,8 +81,11 @@ export class DurableWaits {
     this.ended = new Promise<void>((resolve) => {
       this.end = resolve;
     });
-    this.signals = new SignalReader(task.record, run.epoch, deps.store.signals, (ref) =>
-      run.read(ref),
+    this.signals = new SignalReader(
+      task.record,
+      run.epoch,
+      deps.store.feature(SignalStore),
+      (ref) => run.read(ref),
     );
   }
 
@@ -270,19 +275,16 @@ export class DurableWaits {
     const { lease } = this.task;
     const keeping = this.keeping(wait);
     try {
-      const record = await this.deps.store.suspend(
-        lease,
-        wait,
-        keeping,
-        this.heartbeat.takePending(),
-      );
+      const record = await this.deps.store
+        .feature(DurableWrites)
+        .suspend(lease, wait, keeping, this.heartbeat.takePending());
       // A sender that read the task running neither fenced the suspension nor wakes it: a
       // signal counted before it is found in the head, and the task woken (ADR 0066). For a
       // held message the head is read once the hold is sent (./wait-end.ts), which shows
       // the message again; a released one is read here, and woken by the sweeper's repair.
       const woken =
         wait.kind === 'signal' && keeping.held === undefined
-          ? await this.deps.store.signals.wakeIfSignalled(record, this.deps.clock())
+          ? await this.deps.store.feature(SignalStore).wakeIfSignalled(record, this.deps.clock())
           : undefined;
       return this.finish({ kind: 'suspended', record: woken ?? record, keeping, wait });
     } catch (err) {

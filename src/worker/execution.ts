@@ -25,32 +25,20 @@ import {
 } from '../tasks/task-definition.js';
 import { retryDelayMs } from './backoff.js';
 import { resolvePayload } from './claim-check.js';
+import type { ClaimedTask } from './claimed-task.js';
 import { readParents, releaseAfter } from './dependents.js';
 import { ACK, auditTask, LEASE_LOST, leaseFor, type Outcome, type ProcessorDeps } from './deps.js';
 import { DurableSlice } from './durable-slice.js';
+import { holdParkedKey } from './feature-deps.js';
 import { Heartbeat } from './heartbeat.js';
-import { sentAt } from './held.js';
+import { sentAt } from './hold-budget.js';
 import { Dependency, unclaimAfterOutage } from './outage.js';
-import { holdParkedKey, type ParkMessage } from './parked.js';
 import { keepResult } from './result-upload.js';
 import { retryOffIndex } from './retry-filing.js';
 import { cancelledDetail, pausedDetail } from './run-decisions.js';
 import { type HandlerOutcome, runHandler } from './run-handler.js';
 
-/** A task this worker holds the lease of, and the message it came in. */
-export interface ClaimedTask {
-  readonly record: TaskRecord;
-  readonly lease: Lease;
-  readonly message: ParkMessage;
-  /** The handler's timeout, cut to the invocation's remaining time. */
-  readonly timeoutMs: number;
-  /** The claim took over a lost lease (or may have: a takeover-phase claim). */
-  readonly takeover: boolean;
-  /** The message's receive count: how long an outage sends it away. */
-  readonly receiveCount: number;
-  /** Milliseconds left before the host ends the invocation; unbounded when absent. */
-  readonly remainingMs?: (() => number) | undefined;
-}
+export type { ClaimedTask } from './claimed-task.js';
 
 /**
  * Runs a claimed task's handler and writes its outcome under the lease, which is kept alive
@@ -254,7 +242,10 @@ async function endDurable(
     return kill(task, deps, reason, { name: 'ContinuationLimit', message: reason });
   }
   try {
-    await deps.store.continueRun(task.lease, done, max, heartbeat.takePending());
+    // The durable run's writes load with its machinery (docs/adr/0070-store-parts-on-first-use.md).
+    const { DurableWrites } = await import('./durable-features.js');
+    const writes = deps.store.feature(DurableWrites);
+    await writes.continueRun(task.lease, done, max, heartbeat.takePending());
   } catch (err) {
     if (!(err instanceof LeaseLostError)) throw err;
     return dropStale(task, deps);

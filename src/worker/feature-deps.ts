@@ -2,7 +2,8 @@
  * The worker's dependencies on features a task set may not use, each made on its first use
  * from the optional features' chunk (optional-features.ts): the dispatcher that sends released
  * dependents, the rate limiter, wake schedules, the integrity key, and the payload bucket's
- * reads and writes (docs/adr/0069-worker-chunks.md). What decides whether a feature is on
+ * reads and writes (docs/adr/0069-worker-chunks.md), and the holds of parked keys
+ * (docs/adr/0070-store-parts-on-first-use.md). What decides whether a feature is on
  * (the scheduler's settings, the integrity key's, the bucket's) is read when the worker is
  * made, as before.
  */
@@ -10,6 +11,7 @@ import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type ClaimCheckOptions, resolveClaimCheck } from '../claim-check/claim-check-settings.js';
 import type { ObjectAccess, ObjectStore } from '../claim-check/object-store.js';
+import type { TaskRecord } from '../core/record.js';
 import {
   INTEGRITY_KEY_ENV,
   INTEGRITY_PREVIOUS_KEYS_ENV,
@@ -24,7 +26,9 @@ import type { LaneQueues } from '../settings/lanes.js';
 import { type ExecutorLocation, resolveSchedulerLocation } from '../settings/location.js';
 import type { DynamoDBClient } from '../store/table.js';
 import type { TaskStore } from '../store/task-store.js';
+import type { Outcome, ProcessorDeps } from './deps.js';
 import { onFirstUse } from './on-first-use.js';
+import type { ParkMessage } from './parked.js';
 import type { RateLimiter } from './rate-limit.js';
 
 /** Sends the tasks a finished parent releases, each to its own lane's queue. */
@@ -39,14 +43,27 @@ export function dispatcherOnFirstUse(
   }, ['sendAll']);
 }
 
+/**
+ * Holds the parked key of the DEAD task `dead` with `message` (./parked.ts), whose code and
+ * park items are loaded on the first hold (docs/adr/0070-store-parts-on-first-use.md).
+ */
+export async function holdParkedKey(
+  dead: TaskRecord,
+  message: ParkMessage,
+  deps: ProcessorDeps,
+): Promise<Outcome> {
+  const features = await import('./optional-features.js');
+  return features.holdParkedKey(dead, message, deps);
+}
+
 /** Takes starts from the rate-limited types' buckets (ADR 0026). */
 export function rateLimiterOnFirstUse(
   store: TaskStore,
   clock: () => number,
 ): Pick<RateLimiter, 'admit'> {
   return onFirstUse(async (): Promise<RateLimiter> => {
-    const { RateLimiter } = await import('./optional-features.js');
-    return new RateLimiter(store.rateBuckets, clock, Math.random);
+    const { RateLimiter, TokenBuckets } = await import('./optional-features.js');
+    return new RateLimiter(store.feature(TokenBuckets), clock, Math.random);
   }, ['admit']);
 }
 

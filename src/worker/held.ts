@@ -11,9 +11,15 @@
  * 3. the task is read again: if it moved on (woken, resumed, cancelled) between 1 and 2, the
  *    message is shown at once here, so it cannot stay hidden behind their back; a task waiting
  *    for a signal has its signal head read too (a signal writes only its head, ADR 0066).
+ *
+ * Loaded with the optional features' chunk when a message first needs holding
+ * (docs/adr/0070-store-parts-on-first-use.md).
  */
 import type { TaskRecord } from '../core/record.js';
+import { DurableWrites } from '../store/durable-writes.js';
+import { SignalStore } from '../store/signals.js';
 import type { Outcome, ProcessorDeps } from './deps.js';
+import { sentAt } from './hold-budget.js';
 import type { ParkMessage } from './parked.js';
 import { visibilitySeconds } from './visibility.js';
 
@@ -22,10 +28,15 @@ const HELD: Outcome = { kind: 'fail' };
 /** The task moved on meanwhile: decide its message again at once. */
 const AGAIN: Outcome = { kind: 'retry', delayMs: 0 };
 
-/** When a message was first sent, from SQS's attribute, if it gave one. */
-export function sentAt(message: ParkMessage): number | undefined {
-  const sent = Number(message.attributes?.SentTimestamp);
-  return Number.isFinite(sent) && sent > 0 ? sent : undefined;
+/**
+ * The task `seen` woken by a signal its head holds (ADR 0066), before its message is held;
+ * undefined when there is none.
+ */
+export function wakeIfSignalled(
+  seen: TaskRecord,
+  deps: Pick<ProcessorDeps, 'store' | 'clock'>,
+): Promise<TaskRecord | undefined> {
+  return deps.store.feature(SignalStore).wakeIfSignalled(seen, deps.clock());
 }
 
 /** Holds `seen`'s message for `delayMs` (see the module's comment). */
@@ -41,7 +52,7 @@ export async function holdMessage(
     heldAt: deps.clock(),
     sentAt: sentAt(message),
   };
-  if (!(await deps.store.noteHold(seen, held))) return AGAIN;
+  if (!(await deps.store.feature(DurableWrites).noteHold(seen, held))) return AGAIN;
   await deps.visibility.extend({
     receiptHandle: message.receiptHandle,
     eventSourceARN: message.eventSourceARN,
@@ -57,6 +68,5 @@ export async function holdMessage(
   if (!same) return AGAIN;
   // A signal writes its head, not the task's item (ADR 0066): one whose sender showed the
   // message between the claim's read of the head and this hide is found in the head now.
-  const woken = await deps.store.signals.wakeIfSignalled(now, deps.clock());
-  return woken === undefined ? HELD : AGAIN;
+  return (await wakeIfSignalled(now, deps)) === undefined ? HELD : AGAIN;
 }

@@ -32,6 +32,14 @@ export interface ReceiveTiming {
   readonly sentAt?: number | undefined;
 }
 
+/** When a message was first sent, from SQS's attribute, if it gave one. */
+export function sentAt(message: {
+  readonly attributes?: { readonly SentTimestamp?: string } | undefined;
+}): number | undefined {
+  const sent = Number(message.attributes?.SentTimestamp);
+  return Number.isFinite(sent) && sent > 0 ? sent : undefined;
+}
+
 /** Whole seconds left of the 12 hours counted from `from`, less the margin, at `now`. */
 export function secondsLeft(from: number, now: number): number {
   const endsAt = from + (RECEIVE_BUDGET_SECONDS - HOLD_MARGIN_SECONDS) * 1000;

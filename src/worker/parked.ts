@@ -3,12 +3,15 @@
  * FIFO group, hidden for SQS's longest visibility timeout (12 hours, cut to what is left of
  * its receive's 12 hours: ./hold-budget.ts) and hidden again each time it comes back, so SQS itself keeps every later message of the key from being
  * delivered. The later tasks are never received, so they spend neither attempts nor
- * receives (docs/adr/0024-parked-keys.md).
+ * receives (docs/adr/0024-parked-keys.md). Loaded with the optional features' chunk when a
+ * key first needs holding (docs/adr/0070-store-parts-on-first-use.md).
  */
 import { Defaults, TaskStatus } from '../core/constants.js';
 import type { TaskRecord } from '../core/record.js';
+import { ParkedKeys } from '../store/parked-keys.js';
 import type { Outcome, ProcessorDeps } from './deps.js';
 import type { HeldMessage } from './heartbeat.js';
+import { sentAt } from './hold-budget.js';
 
 /** A message that holds a key: its handle, its queue, and when it was first sent. */
 export interface ParkMessage extends HeldMessage {
@@ -35,11 +38,10 @@ export async function holdParkedKey(
   message: ParkMessage,
   deps: ProcessorDeps,
 ): Promise<Outcome> {
-  const sent = Number(message.attributes?.SentTimestamp);
-  const recorded = await deps.store.parkedKeys.record(dead, {
+  const recorded = await deps.store.feature(ParkedKeys).record(dead, {
     receiptHandle: message.receiptHandle,
     queueArn: message.eventSourceARN,
-    sentAt: Number.isFinite(sent) && sent > 0 ? sent : undefined,
+    sentAt: sentAt(message),
   });
   if (!recorded) return AGAIN;
   await deps.visibility.extend({

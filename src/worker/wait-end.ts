@@ -9,11 +9,13 @@
 import { AuditEvent, Defaults, TaskStatus } from '../core/constants.js';
 import { describeError, LeaseLostError } from '../core/errors.js';
 import type { TaskRecord, TaskWait } from '../core/record.js';
+import { DurableWrites } from '../store/durable-writes.js';
+import { SignalStore } from '../store/signals.js';
 import type { MessageKeeping } from '../store/task-store.js';
 import { ACK, auditTask, LEASE_LOST, type Outcome, type ProcessorDeps } from './deps.js';
 import type { SliceEnding, WaitingTask } from './durable-waits.js';
 import type { Heartbeat } from './heartbeat.js';
-import { sentAt } from './held.js';
+import { sentAt } from './hold-budget.js';
 
 /**
  * The longest a held message is hidden at once: SQS's visibility ceiling (the controller cuts
@@ -88,7 +90,7 @@ async function keep(
       heldAt: deps.clock(),
       sentAt: sentAt(task.message),
     };
-    if (await deps.store.noteHold(record, held)) {
+    if (await deps.store.feature(DurableWrites).noteHold(record, held)) {
       return { kind: 'retry', delayMs: holdFor(wait, deps.clock()) };
     }
     // Woken (or moved on) meanwhile: its message is decided again at once.
@@ -104,7 +106,7 @@ async function wakeAfterHold(
 ): Promise<void> {
   // `record` is the suspension's own write, never woken: the check before it is skipped for
   // a held message (./durable-waits.ts), so this read is the only one.
-  const woken = await deps.store.signals.wakeIfSignalled(record, deps.clock());
+  const woken = await deps.store.feature(SignalStore).wakeIfSignalled(record, deps.clock());
   if (woken !== undefined) await showNow(task, deps);
 }
 
@@ -141,7 +143,7 @@ export async function endPaused(
           },
         };
   try {
-    await deps.store.pauseRunning(lease, detail, {
+    await deps.store.feature(DurableWrites).pauseRunning(lease, detail, {
       wait,
       keeping,
       progressJson: heartbeat.takePending(),

@@ -13,7 +13,7 @@
  */
 import { describe, inject, it } from 'vitest';
 import { TaskStatus } from '../../src/core/constants.js';
-import { signalCount } from '../../src/store/signals.js';
+import { SignalStore, signalCount } from '../../src/store/signals.js';
 import type { Expectation } from './lib/classify.js';
 import {
   afterWaitEffectId,
@@ -234,7 +234,7 @@ describe('durable waits, signals and pauses under SIGKILL', () => {
       signalled.map(async (p) => {
         const record = records.get(p.id);
         if (record === undefined) return 0;
-        return signalCount(record, await s.executor.store.signals.head(record));
+        return signalCount(record, await s.executor.store.feature(SignalStore).head(record));
       }),
     );
     const storedOnce = counts.filter((n) => n === 1).length;

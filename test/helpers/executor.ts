@@ -29,12 +29,13 @@ import { silentLogger } from '../../src/observability/logger.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
 import { createDelayedTasks, type DelayedTasks } from '../../src/scheduler/delayed.js';
 import { executorSettings } from '../../src/settings/executor.js';
-import { TaskStore } from '../../src/store/task-store.js';
+import type { TaskStore } from '../../src/store/task-store.js';
 import { createSweeper, type SweeperOptions } from '../../src/sweeper/create-sweeper.js';
 import type { TaskDefinition } from '../../src/tasks/task-definition.js';
 import { createWorker, type Worker, type WorkerOptions } from '../../src/worker/create-worker.js';
 import { toSqsRecord } from '../../src/worker/sqs-poller.js';
 import { type AwsClients, schedulerPumpSqs, testClients, uniqueName } from './aws.js';
+import { TestStore } from './test-store.js';
 
 /** An executor provisioned in the emulator, with clients, a store and factories bound to it. */
 export interface EmulatorExecutor extends ProvisionedExecutor {
@@ -43,8 +44,8 @@ export interface EmulatorExecutor extends ProvisionedExecutor {
   readonly visibilityTimeoutSeconds: number;
   /** The clients it was provisioned with, for observing and for the parts a test leaves alone. */
   readonly clients: AwsClients & { readonly scheduler?: SchedulerClient };
-  /** A store for reading records (on the real clock). */
-  readonly store: TaskStore;
+  /** A store for reading records (on the real clock), its parts as fields. */
+  readonly store: TestStore;
   /** A schedule pump over the executor's group; throws without one. */
   pump(options?: Partial<SchedulePumpOptions>): SchedulePump;
   client(options?: Partial<TaskClientOptions>): TaskClient;
@@ -160,7 +161,7 @@ export async function provisionExecutor(
     name,
     visibilityTimeoutSeconds: settings.visibilityTimeoutSeconds,
     clients,
-    store: new TaskStore({
+    store: new TestStore({
       tableName: location.tableName,
       dynamodb: clients.dynamodb,
       logger: silentLogger,

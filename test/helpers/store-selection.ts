@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import { TaskStatus } from '../../src/core/constants.js';
 import { type ErrorCode, TransitionRejectedError } from '../../src/core/errors.js';
 import type { TaskRecord } from '../../src/core/record.js';
+import { RepairWrites } from '../../src/store/repair-writes.js';
 import type { Lease } from '../../src/store/task-store.js';
 import { createQueued, createRunning, newTask, rawItem, store } from './store-table.js';
 
@@ -41,7 +42,7 @@ export async function seedSelection(prefix: string): Promise<Selection> {
   const toKill = await createRunning(id('DEAD'));
   const dead = await store.kill(toKill.lease, 'permanent error: bad month');
   const toCancel = (await store.create(newTask(id('CANCELLED')))).record;
-  const cancelled = await store.cancel(toCancel, 'no longer needed');
+  const cancelled = await store.feature(RepairWrites).cancel(toCancel, 'no longer needed');
   return {
     PENDING: { record: pending, lease: undefined },
     QUEUED: { record: queued, lease: undefined },

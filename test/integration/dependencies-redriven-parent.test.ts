@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskStatus } from '../../src/core/constants.js';
 import { PermanentError, TransitionRejectedError } from '../../src/core/errors.js';
+import { RepairWrites } from '../../src/store/repair-writes.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { crashingBefore, dependencyTasks, newRuns } from '../helpers/dependencies.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
@@ -54,6 +55,7 @@ describe('redrive of a DEAD parent', () => {
     const parent = await executor.store.get('pending-parent');
 
     const redrive = await executor.store
+      .feature(RepairWrites)
       .redrive(parent as NonNullable<typeof parent>, 'too early')
       .catch((err: unknown) => err);
 

@@ -4,6 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TaskStatus } from '../../src/core/constants.js';
+import { DependencyStore } from '../../src/store/dependency-store.js';
 import { statusShard } from '../../src/store/record.js';
 import { TaskStore } from '../../src/store/task-store.js';
 import { dependencyTasks, newRuns } from '../helpers/dependencies.js';
@@ -58,7 +59,7 @@ describe('DependencyStore.finishRelease across shard counts', () => {
     await executor.drain(executor.worker(all, { statusShards: 8 }));
 
     const pending: string[] = [];
-    for await (const ids of sweeperStore.dependencies.pendingReleases(Date.now() + 1)) {
+    for await (const ids of sweeperStore.feature(DependencyStore).pendingReleases(Date.now() + 1)) {
       pending.push(...ids);
     }
     expect(pending).not.toContain(parentId);

@@ -4,6 +4,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { releaseDependents } from '../../src/dependencies/release.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
+import { DependencyStore } from '../../src/store/dependency-store.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { testClients } from '../helpers/aws.js';
 import { crashingBefore, dependencyTasks, newRuns } from '../helpers/dependencies.js';
@@ -174,7 +175,9 @@ describe('sweep of interrupted releases', () => {
 
     await executor.drain(executor.worker(all));
     const pending: string[] = [];
-    for await (const ids of executor.store.dependencies.pendingReleases(Date.now() + 1)) {
+    for await (const ids of executor.store
+      .feature(DependencyStore)
+      .pendingReleases(Date.now() + 1)) {
       pending.push(...ids);
     }
 

@@ -9,6 +9,7 @@ import { AuditEvent, Defaults, TaskStatus } from '../../src/core/constants.js';
 import { TransitionRejectedError } from '../../src/core/errors.js';
 import type { HistoryEntry, TaskRecord } from '../../src/core/record.js';
 import { historyBytes } from '../../src/store/history.js';
+import { RepairWrites } from '../../src/store/repair-writes.js';
 import type { TaskStore } from '../../src/store/task-store.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
@@ -71,7 +72,7 @@ describe('TaskStore history budget', () => {
   it("leaves the stored history whole on a producer's cancel, whose entry has a list of its own", async () => {
     const seen = await taskAtBudget();
 
-    const record = await store.cancel(seen, 'no longer needed');
+    const record = await store.feature(RepairWrites).cancel(seen, 'no longer needed');
 
     expect(record.status).toBe(TaskStatus.CANCELLED);
     expect(record.historyTruncated).toBe(0);
@@ -103,7 +104,10 @@ describe('TaskStore history budget', () => {
     const seen = await taskAtBudget();
     const { record: running } = await store.claim(seen, { workerId: 'w1', leaseMs: 60_000 });
 
-    const err = await store.cancel(seen).catch((e: unknown) => e);
+    const err = await store
+      .feature(RepairWrites)
+      .cancel(seen)
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(TransitionRejectedError);
     expect((err as TransitionRejectedError).current).toEqual(running);

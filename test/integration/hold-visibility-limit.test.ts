@@ -15,6 +15,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskStatus } from '../../src/core/constants.js';
 import { PermanentError } from '../../src/core/errors.js';
+import { ParkedKeys } from '../../src/store/parked-keys.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { VisibilityController } from '../../src/worker/visibility.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
@@ -107,7 +108,7 @@ describe('holds by the worker', () => {
     const worker = executor.worker([task]);
     await executor.drain(worker);
     // The hold ends (as a hold cut to its receive's budget does): the message comes back.
-    const parked = await executor.store.parkedKeys.get(KEY);
+    const parked = await executor.store.feature(ParkedKeys).get(KEY);
     await executor.clients.sqs.send(
       new ChangeMessageVisibilityCommand({
         QueueUrl: executor.queueUrl,
@@ -124,7 +125,7 @@ describe('holds by the worker', () => {
     expect(again[0]?.attributes.ApproximateReceiveCount).toBe('2');
     expect(JSON.parse(again[0]?.body ?? '{}')).toMatchObject({ id: 'A' });
     expect(await executor.receive({ waitTimeSeconds: 0 })).toEqual([]);
-    const held = await executor.store.parkedKeys.get(KEY);
+    const held = await executor.store.feature(ParkedKeys).get(KEY);
     expect(held?.receiptHandle).toBe(again[0]?.receiptHandle);
     expect(await client.get('B')).toMatchObject({ status: TaskStatus.PENDING, attempt: 0 });
   });

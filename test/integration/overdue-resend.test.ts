@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { AuditEvent, Defaults, TaskStatus } from '../../src/core/constants.js';
 import { TransitionRejectedError } from '../../src/core/errors.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
+import { RepairWrites } from '../../src/store/repair-writes.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, silentLogger, type TestExecutor } from '../helpers/executor.js';
@@ -171,7 +172,10 @@ describe('TaskStore.resend', () => {
     if (seen === undefined) throw new Error('no record');
     await executor.store.claim(seen, { workerId: 'w1', leaseMs: 60_000 });
 
-    const refusal = await executor.store.resend(seen, Date.now() + LATER_MS).catch((e) => e);
+    const refusal = await executor.store
+      .feature(RepairWrites)
+      .resend(seen, Date.now() + LATER_MS)
+      .catch((e) => e);
 
     expect(refusal).toBeInstanceOf(TransitionRejectedError);
     expect((refusal as TransitionRejectedError).current).toMatchObject({
@@ -186,7 +190,10 @@ describe('TaskStore.resend', () => {
     const seen = await executor.store.get(id);
     if (seen === undefined) throw new Error('no record');
 
-    const refusal = await executor.store.resend(seen, Date.now() - 60_000).catch((e) => e);
+    const refusal = await executor.store
+      .feature(RepairWrites)
+      .resend(seen, Date.now() - 60_000)
+      .catch((e) => e);
 
     expect(refusal).toBeInstanceOf(TransitionRejectedError);
     expect(await client.get(id)).toMatchObject({ status: TaskStatus.QUEUED, generation: 1 });

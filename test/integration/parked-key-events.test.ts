@@ -5,6 +5,7 @@ import { TaskStatus } from '../../src/core/constants.js';
 import { PermanentError } from '../../src/core/errors.js';
 import type { LifecycleEvent } from '../../src/events/lifecycle-event.js';
 import type { EventPublisher } from '../../src/events/publisher.js';
+import { ParkedKeys } from '../../src/store/parked-keys.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
@@ -40,7 +41,7 @@ function refusingPublisher(refusals: number) {
 
 /** Brings the held message back at once, as the end of its 12-hour hold would. */
 async function returnHeldMessage(key: string) {
-  const park = await executor.store.parkedKeys.get(key);
+  const park = await executor.store.feature(ParkedKeys).get(key);
   await executor.clients.sqs.send(
     new ChangeMessageVisibilityCommand({
       QueueUrl: executor.queueUrl,

@@ -5,6 +5,8 @@ import * as z from 'zod';
 import { TaskStatus } from '../../src/core/constants.js';
 import { PermanentError } from '../../src/core/errors.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
+import { ParkedKeys } from '../../src/store/parked-keys.js';
+import { purgeDead } from '../../src/store/purge.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, silentLogger, type TestExecutor } from '../helpers/executor.js';
@@ -77,9 +79,9 @@ describe('parked keys and purge', () => {
     await parkAndEnqueueUnsent();
     const broken = await executor.store.get('broken');
 
-    await executor.store.purge(broken ?? expect.fail('no dead task'));
+    await purgeDead(executor.store, broken ?? expect.fail('no dead task'));
 
-    expect(await executor.store.parkedKeys.get(KEY)).toBeUndefined();
+    expect(await executor.store.feature(ParkedKeys).get(KEY)).toBeUndefined();
     expect(await executor.client().parkedKeys()).toEqual([]);
   });
 
@@ -87,7 +89,7 @@ describe('parked keys and purge', () => {
     const client = executor.client();
     await client.enqueue(posting, { name: 'broken' }, { id: 'broken', orderingKey: KEY });
     await executor.drain(executor.worker([posting]));
-    const park = await executor.store.parkedKeys.get(KEY);
+    const park = await executor.store.feature(ParkedKeys).get(KEY);
     const purge = await client.purge({ status: TaskStatus.DEAD, olderThan: '0s' });
     ran.length = 0;
 
@@ -110,14 +112,14 @@ describe('parked keys and purge', () => {
   it('the sweeper sends the unsent tasks of a key whose parked task was purged', async () => {
     await parkAndEnqueueUnsent();
     const broken = await executor.store.get('broken');
-    const park = await executor.store.parkedKeys.get(KEY);
+    const park = await executor.store.feature(ParkedKeys).get(KEY);
     // A purge that crashed between its two deletes: the task gone, its park item kept.
     let kept: Record<string, unknown> = {};
     await rewriteParkItem((item) => {
       kept = item;
       return item;
     });
-    await executor.store.purge(broken ?? expect.fail('no dead task'));
+    await purgeDead(executor.store, broken ?? expect.fail('no dead task'));
     await rewriteParkItem(() => kept);
 
     const report = await sweeper().run();
@@ -127,7 +129,7 @@ describe('parked keys and purge', () => {
 
     expect(report.sent).toBe(1);
     expect((await executor.store.get('late'))?.status).toBe(TaskStatus.SUCCEEDED);
-    expect(await executor.store.parkedKeys.get(KEY)).toBeUndefined();
+    expect(await executor.store.feature(ParkedKeys).get(KEY)).toBeUndefined();
   });
 
   it('the sweeper sends the unsent tasks of a key whose held message outlived its retention', async () => {

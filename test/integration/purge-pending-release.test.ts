@@ -7,6 +7,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TaskStatus } from '../../src/core/constants.js';
 import { TransitionRejectedError } from '../../src/core/errors.js';
+import { purgeDead } from '../../src/store/purge.js';
 import { testClients } from '../helpers/aws.js';
 import { crashingBefore, dependencyTasks, newRuns } from '../helpers/dependencies.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
@@ -55,9 +56,9 @@ describe('TaskStore.purge', () => {
     const parent = await executor.store.get('p1');
 
     // Act
-    const purge = await executor.store
-      .purge(parent as NonNullable<typeof parent>)
-      .catch((err: unknown) => err);
+    const purge = await purgeDead(executor.store, parent as NonNullable<typeof parent>).catch(
+      (err: unknown) => err,
+    );
 
     // Assert
     expect(purge).toBeInstanceOf(TransitionRejectedError);

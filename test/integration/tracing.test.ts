@@ -142,6 +142,27 @@ describe('tracing', () => {
     expect(step?.parentSpanContext?.spanId).toBe(attempt?.spanContext().spanId);
   });
 
+  it("ends a slice's span as continued, and the next slice's as succeeded", async () => {
+    let slices = 0;
+    const task = defineTask('traced.slices', {
+      schema: z.object({}),
+      handler: async (_payload, ctx) => {
+        slices += 1;
+        return slices === 1 ? ctx.continue() : 'done';
+      },
+    });
+    const { id } = await enqueueTraced(task, {});
+    const worker = executor.worker([task]);
+
+    while ((await executor.store.get(id))?.status !== 'SUCCEEDED') await executor.drain(worker);
+
+    const outcomes = exporter
+      .getFinishedSpans()
+      .filter((s) => s.attributes['tasklane.task.id'] === id)
+      .map((s) => s.attributes['tasklane.task.outcome']);
+    expect(outcomes).toEqual(['continued', 'succeeded']);
+  });
+
   it('stores no trace context outside a span, and starts attempts without a link', async () => {
     const task = defineTask('traced.none', { schema: z.object({}), handler: () => 'ok' });
     const { id } = await executor.client().enqueue(task, {});

@@ -12,7 +12,8 @@ import { MESSAGE_SCHEMA_VERSION } from '../../src/core/constants.js';
 import type { TaskRecord } from '../../src/core/record.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
-import { signalCount } from '../../src/store/signals.js';
+import { RepairWrites } from '../../src/store/repair-writes.js';
+import { SignalStore, signalCount } from '../../src/store/signals.js';
 import { TaskStore } from '../../src/store/task-store.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask, type TaskContext } from '../../src/tasks/task-definition.js';
@@ -140,7 +141,7 @@ export class RealSystem {
 
   /** The signals `record`'s task was sent: its signal head's count (ADR 0066), or its record's. */
   async signalsSent(record: TaskRecord): Promise<number> {
-    return signalCount(record, await this.store.signals.head(record));
+    return signalCount(record, await this.store.feature(SignalStore).head(record));
   }
 
   /**
@@ -176,7 +177,7 @@ export class RealSystem {
     const seen = await this.get(task);
     if (seen === undefined) return false;
     try {
-      await this.store.cancel(seen);
+      await this.store.feature(RepairWrites).cancel(seen);
       return true;
     } catch {
       return false;

@@ -11,8 +11,7 @@ import type { TaskItem } from '../record.js';
 import { releaseDone } from '../status-index-keys.js';
 import { equals, generationIs } from './expression.js';
 import { expire, kill } from './lifecycle.js';
-import { REDRIVE_REMOVES } from './repairs.js';
-import { at, type Seen, type Transition, type Write } from './row.js';
+import { at, REDRIVE_REMOVES, type Seen, type Transition, type Write } from './row.js';
 
 type KillInput = Parameters<(typeof kill)['fence']>[0];
 type ExpireInput = Parameters<(typeof expire)['fence']>[0];

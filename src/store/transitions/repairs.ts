@@ -15,6 +15,7 @@ import {
   FINISHED,
   finished,
   LEASE,
+  REDRIVE_REMOVES,
   type Seen,
   type SeenHistory,
   type Transition,
@@ -88,23 +89,6 @@ export const resend: Transition<ResendInput> = {
   writes: ['generation'],
   statusAt: at,
 };
-
-/**
- * What a redrive clears, in place or with a new message: the death, the last worker, a cancel
- * request the dead run never honoured, a lost-lease mark and the re-send count.
- */
-export const REDRIVE_REMOVES = [
-  'deadReason',
-  'finishedAt',
-  'workerId',
-  'cancelRequestedAt',
-  // A pause the dead run never honoured (docs/adr/0048-durable-sleep-signals-pause.md).
-  'pauseRequestedAt',
-  'leaseLost',
-  'resends',
-  // A durable task's continuations: a redrive gives it a fresh budget, as it does attempts.
-  'continuations',
-] as const;
 
 type RedriveInput = { seen: Seen; reason?: string | undefined; principal?: string | undefined };
 export const redrive: Transition<RedriveInput> = {

@@ -170,6 +170,26 @@ export type Row = Transition<never> | Write<never>;
 
 /** The lease's attributes, removed when a lease ends. */
 export const LEASE = ['leaseToken', 'leaseExpiresAt'] as const;
+
+/**
+ * What a redrive clears (repairs.ts's, and parking.ts's of a parked task), in place or with a
+ * new message: the death, the last worker, a cancel request the dead run never honoured, a
+ * lost-lease mark and the re-send count. Here rather than in repairs.ts, whose rows a worker
+ * does not load (docs/adr/0070-store-parts-on-first-use.md).
+ */
+export const REDRIVE_REMOVES = [
+  'deadReason',
+  'finishedAt',
+  'workerId',
+  'cancelRequestedAt',
+  // A pause the dead run never honoured (docs/adr/0048-durable-sleep-signals-pause.md).
+  'pauseRequestedAt',
+  'leaseLost',
+  'resends',
+  // A durable task's continuations: a redrive gives it a fresh budget, as it does attempts.
+  'continuations',
+] as const;
+
 /** The status index's sort key: the time of the write. */
 export const at = (_input: unknown, now: number): number => now;
 /** A finished task's time and its retention TTL. */

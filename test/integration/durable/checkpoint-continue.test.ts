@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { LeaseLostError, ValidationError } from '../../../src/core/errors.js';
+import { DurableWrites } from '../../../src/store/durable-writes.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
 import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
 
@@ -83,9 +84,11 @@ describe('ctx.saveCheckpoint', () => {
       { workerId: 'w2', leaseMs: 60_000 },
     );
 
-    const save = executor.store.saveCheckpoint(first.lease, Date.now() + 60_000, {
-      json: '{"stale":true}',
-    });
+    const save = executor.store
+      .feature(DurableWrites)
+      .saveCheckpoint(first.lease, Date.now() + 60_000, {
+        json: '{"stale":true}',
+      });
 
     await expect(save).rejects.toBeInstanceOf(LeaseLostError);
     expect((await client.get(id))?.checkpoint).toBeUndefined();

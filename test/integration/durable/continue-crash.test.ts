@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
+import { DurableWrites } from '../../../src/store/durable-writes.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
 import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
 
@@ -27,8 +28,10 @@ describe('a continuation whose worker dies after the continue write', () => {
     const target = { id: first.id, type: task.type, attempt: 0 };
     const { lease } = await executor.store.claim(target, { workerId: 'doomed', leaseMs: 60_000 });
     order.push('a:0');
-    await executor.store.saveCheckpoint(lease, Date.now() + 60_000, { json: '1' });
-    await executor.store.continueRun(lease, 0, 10);
+    await executor.store
+      .feature(DurableWrites)
+      .saveCheckpoint(lease, Date.now() + 60_000, { json: '1' });
+    await executor.store.feature(DurableWrites).continueRun(lease, 0, 10);
 
     runWorker(task);
     const a = await client.wait(first.id, { timeoutMs: 60_000 });

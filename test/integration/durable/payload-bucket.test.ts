@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { provisionPayloadBucket } from '../../../src/local/payload-bucket.js';
+import { StepStore } from '../../../src/store/steps.js';
 import { defineTask, type TaskDefinition } from '../../../src/tasks/task-definition.js';
 import { testS3, uniqueName } from '../../helpers/aws.js';
 import { executor, useDurableExecutor } from '../../helpers/durable.js';
@@ -143,7 +144,7 @@ describe('durable values above 4 KB', () => {
     await executor.deliver(worker, [message]);
     await executor.deliver(worker, [again(message, 2)]);
     const final = await executor.store.get(id);
-    const step = (await executor.store.steps.window(id, 0, 0, 1)).get(0);
+    const step = (await executor.store.feature(StepStore).window(id, 0, 0, 1)).get(0);
 
     expect(final).toMatchObject({ status: TaskStatus.SUCCEEDED, attempt: 1, result: 'step' });
     expect(calls).toBe(1);
@@ -210,7 +211,7 @@ describe('an S3 outage while a large durable value is stored', () => {
       'PutObjectCommand',
       0,
     );
-    const steps = await executor.store.steps.window(id, 0, 0);
+    const steps = await executor.store.feature(StepStore).window(id, 0, 0);
 
     expect(failed.batchItemFailures).toEqual([{ itemIdentifier: message.messageId }]);
     expect(returned).toMatchObject({ status: TaskStatus.QUEUED, attempt: 0 });

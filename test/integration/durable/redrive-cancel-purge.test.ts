@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskStatus } from '../../../src/core/constants.js';
 import { PermanentError } from '../../../src/core/errors.js';
+import { StepStore } from '../../../src/store/steps.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
 import { executor, runWorker, useDurableExecutor } from '../../helpers/durable.js';
 
@@ -64,7 +65,7 @@ describe('durable tasks and redrive', () => {
     expect(record.status).toBe(TaskStatus.SUCCEEDED);
     expect(effects).toEqual(['a', 'b', 'a', 'b']);
     expect(record.stepEpoch).toBe(1);
-    expect((await executor.store.steps.window(id, 0, 0)).size).toBe(0);
+    expect((await executor.store.feature(StepStore).window(id, 0, 0)).size).toBe(0);
     expect((await client.get(id, { steps: true }))?.steps?.map((s) => s.name)).toEqual(['a', 'b']);
   });
 
@@ -76,7 +77,7 @@ describe('durable tasks and redrive', () => {
     const { id } = await client.enqueue(task, {});
     await client.wait(id, { timeoutMs: 30_000 });
     // Step a's result and the marker step b left as it threw: a purge deletes both.
-    const before = await executor.store.steps.window(id, 0, 0);
+    const before = await executor.store.feature(StepStore).window(id, 0, 0);
     expect([...before.values()].map((s) => [s.name, s.threw ?? false])).toEqual([
       ['a', false],
       ['b', true],
@@ -85,7 +86,7 @@ describe('durable tasks and redrive', () => {
     await client.purge({ status: TaskStatus.DEAD, olderThan: 0, ids: [id] });
 
     expect(await client.get(id)).toBeUndefined();
-    expect((await executor.store.steps.window(id, 0, 0)).size).toBe(0);
+    expect((await executor.store.feature(StepStore).window(id, 0, 0)).size).toBe(0);
   });
 });
 

@@ -11,7 +11,7 @@ import { AuditEvent, TableSchema, TaskStatus } from '../../../src/core/constants
 import { silentLogger } from '../../../src/observability/logger.js';
 import { noopMetrics } from '../../../src/observability/metrics.js';
 import { signalWrites } from '../../../src/store/signal-writes.js';
-import { signalHeadKey } from '../../../src/store/signals.js';
+import { SignalStore, signalHeadKey } from '../../../src/store/signals.js';
 import { createSweeper } from '../../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
 import { executor, runWorker, stopWorker, useDurableExecutor } from '../../helpers/durable.js';
@@ -42,7 +42,8 @@ describe('the signal head (ADR 0066)', () => {
     const before = await executor.store.get(id);
     const sent = await client.signal(id, 'go', { n: 1 });
     const after = await executor.store.get(id);
-    const head = before === undefined ? undefined : await executor.store.signals.head(before);
+    const head =
+      before === undefined ? undefined : await executor.store.feature(SignalStore).head(before);
     release();
     const record = await client.wait(id, { timeoutMs: 30_000 });
 
@@ -172,7 +173,7 @@ describe('the signal head (ADR 0066)', () => {
     });
     const second = await client.signal(id, 'go', 2);
     const record = await client.wait(id, { timeoutMs: 30_000 });
-    const head = await executor.store.signals.head(record);
+    const head = await executor.store.feature(SignalStore).head(record);
 
     expect(stored).toMatchObject({ kind: 'stored', seq: 0, woke: true });
     expect(still?.status).toBe(TaskStatus.SUSPENDED);
@@ -228,9 +229,13 @@ describe('the signal head (ADR 0066)', () => {
       return record;
     };
     const store = async (record: Awaited<ReturnType<typeof suspended>>, name: string) =>
-      signalWrites(executor.store).send(record, await executor.store.signals.head(record), {
-        name,
-      });
+      signalWrites(executor.store).send(
+        record,
+        await executor.store.feature(SignalStore).head(record),
+        {
+          name,
+        },
+      );
 
     // Arrange: one task sent a signal of another name; one sent its own, by a head that
     // predates the name (the attribute removed).
@@ -250,10 +255,10 @@ describe('the signal head (ADR 0066)', () => {
     );
 
     // Act
-    const otherHead = await executor.store.signals.head(other);
-    const notWoken = await executor.store.signals.wakeIfSignalled(other, Date.now());
-    const legacyHead = await executor.store.signals.head(legacy);
-    const woken = await executor.store.signals.wakeIfSignalled(legacy, Date.now());
+    const otherHead = await executor.store.feature(SignalStore).head(other);
+    const notWoken = await executor.store.feature(SignalStore).wakeIfSignalled(other, Date.now());
+    const legacyHead = await executor.store.feature(SignalStore).head(legacy);
+    const woken = await executor.store.feature(SignalStore).wakeIfSignalled(legacy, Date.now());
 
     expect(otherHead).toMatchObject({ count: 1, last: 'other' });
     expect(notWoken).toBeUndefined();

@@ -9,6 +9,7 @@ import {
 } from '../../../src/core/errors.js';
 import { provisionPayloadBucket } from '../../../src/local/payload-bucket.js';
 import { signalWrites } from '../../../src/store/signal-writes.js';
+import { SignalStore } from '../../../src/store/signals.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
 import { testS3, uniqueName } from '../../helpers/aws.js';
 import { executor, runWorker, stopWorker, useDurableExecutor } from '../../helpers/durable.js';
@@ -163,9 +164,9 @@ describe('ctx.waitForSignal and client.signal', () => {
     await client.signal(id, 'go', { n: 1 });
     await client.signal(id, 'unused', { n: 2 });
     const dead = await client.wait(id, { timeoutMs: 30_000 });
-    const before = await executor.store.signals.window(dead, 0, 0);
+    const before = await executor.store.feature(SignalStore).window(dead, 0, 0);
     await client.purge({ status: TaskStatus.DEAD, olderThan: 0, ids: [id] });
-    const after = await executor.store.signals.window(dead, 0, 0);
+    const after = await executor.store.feature(SignalStore).window(dead, 0, 0);
 
     expect(dead.status).toBe(TaskStatus.DEAD);
     expect([...before.keys()]).toEqual([0, 1]);
@@ -187,7 +188,7 @@ describe('ctx.waitForSignal and client.signal', () => {
     await eventually(async () => (await client.get(id))?.status === TaskStatus.SUSPENDED);
     await client.signal(id, 'doc', doc);
     const record = await client.wait(id, { timeoutMs: 30_000 });
-    const stored = await executor.store.signals.window(record, 0, 0);
+    const stored = await executor.store.feature(SignalStore).window(record, 0, 0);
 
     expect(record.status).toBe(TaskStatus.SUCCEEDED);
     expect(record.result).toEqual({ received: true, data: doc });
@@ -216,7 +217,7 @@ describe('ctx.waitForSignal and client.signal', () => {
     expect(first.duplicate).toBe(false);
     expect(retried.duplicate).toBe(true);
     // Counted once, in the task's signal head; never on its item (ADR 0066).
-    expect((await executor.store.signals.head(record))?.count).toBe(1);
+    expect((await executor.store.feature(SignalStore).head(record))?.count).toBe(1);
     expect(record.signals).toBeUndefined();
     // The retry stored nothing: the second wait times out.
     expect(record.result).toEqual([{ received: true, data: { amount: 5 } }, { received: false }]);
@@ -236,7 +237,7 @@ describe('ctx.waitForSignal and client.signal', () => {
     // Arrange: the first send's write, without its wake (the sender's process died between).
     const waiting = await executor.store.get(id);
     if (waiting === undefined) throw new Error('the task is gone');
-    const head = await executor.store.signals.head(waiting);
+    const head = await executor.store.feature(SignalStore).head(waiting);
     const first = await signalWrites(executor.store).send(waiting, head, {
       name: 'pay',
       dataJson: '7',
@@ -253,6 +254,6 @@ describe('ctx.waitForSignal and client.signal', () => {
     expect(retried).toMatchObject({ duplicate: true, woke: true, seq: undefined });
     expect(record.status).toBe(TaskStatus.SUCCEEDED);
     expect(record.result).toEqual({ received: true, data: 7 });
-    expect((await executor.store.signals.head(record))?.count).toBe(1);
+    expect((await executor.store.feature(SignalStore).head(record))?.count).toBe(1);
   });
 });

@@ -6,6 +6,7 @@ import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { noopMetrics } from '../../../src/observability/metrics.js';
 import { wakeScheduleName } from '../../../src/scheduler/wakes.js';
+import { StepStore } from '../../../src/store/steps.js';
 import { createSweeper } from '../../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
 import { heldScheduler } from '../../helpers/delayed-schedules.js';
@@ -449,7 +450,9 @@ async function sleepingWithStepsPastIt(
     memo,
     ...steps.map(([index, name, resultJson]) => ({ index, name, resultJson })),
   ]) {
-    await executor.store.steps.store({ ...earlier, ...step, sizeBytes: step.resultJson.length });
+    await executor.store
+      .feature(StepStore)
+      .store({ ...earlier, ...step, sizeBytes: step.resultJson.length });
   }
   return id;
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TableSchema, TaskStatus } from '../../../src/core/constants.js';
 import { PermanentError } from '../../../src/core/errors.js';
-import { stepKey } from '../../../src/store/steps.js';
+import { StepStore, stepKey } from '../../../src/store/steps.js';
 import { defineTask } from '../../../src/tasks/task-definition.js';
 import { executor, runWorker, stopWorker, useDurableExecutor } from '../../helpers/durable.js';
 
@@ -131,8 +131,8 @@ describe('ctx.step', () => {
 
     const { id } = await client.enqueue(task, {});
     const record = await client.wait(id, { timeoutMs: 30_000 });
-    const step = await executor.store.steps.window(id, 0, 0, 1);
-    const again = await executor.store.steps.store({
+    const step = await executor.store.feature(StepStore).window(id, 0, 0, 1);
+    const again = await executor.store.feature(StepStore).store({
       taskId: id,
       epoch: 0,
       index: 0,
@@ -146,7 +146,7 @@ describe('ctx.step', () => {
     expect(record.status).toBe(TaskStatus.SUCCEEDED);
     expect(step.get(0)?.name).toBe('only');
     expect(again.stored).toBe(false);
-    expect((await executor.store.steps.window(id, 0, 0, 1)).get(0)?.resultJson).toBe(
+    expect((await executor.store.feature(StepStore).window(id, 0, 0, 1)).get(0)?.resultJson).toBe(
       step.get(0)?.resultJson,
     );
     expect(stepKey(id, 0, 0)).toBe(`step ${id} 0 0`);

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { ErrorCode } from '../../../src/core/errors.js';
+import { RepairWrites } from '../../../src/store/repair-writes.js';
 import {
   attemptOnEach,
   changedSince,
@@ -20,7 +21,7 @@ describe('TaskStore.cancel', () => {
     const before = await snapshot(selection);
 
     const outcomes = await attemptOnEach(selection, ({ record }) =>
-      store.cancel(record, 'user asked'),
+      store.feature(RepairWrites).cancel(record, 'user asked'),
     );
 
     expect(outcomes).toEqual(
@@ -35,7 +36,7 @@ describe('TaskStore.cancel', () => {
     const queued = await createQueued('cancel-ok');
     clock.now += 700;
 
-    const record = await store.cancel(queued, 'duplicate order');
+    const record = await store.feature(RepairWrites).cancel(queued, 'duplicate order');
 
     expect(record).toMatchObject({
       status: TaskStatus.CANCELLED,
@@ -56,7 +57,7 @@ describe('TaskStore.cancel', () => {
     const { lease } = await store.claim(seen, { workerId: 'w', leaseMs: LEASE_MS });
     const requeued = await store.retry(lease, { name: 'E', message: 'm' }, 0);
 
-    const err = await rejection(store.cancel(seen));
+    const err = await rejection(store.feature(RepairWrites).cancel(seen));
 
     expect(err.current).toEqual(requeued);
   });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { ErrorCode } from '../../../src/core/errors.js';
+import { RepairWrites } from '../../../src/store/repair-writes.js';
 import { decideClaim, isLeaseTakeover } from '../../../src/worker/claim-decision.js';
 import { rejection } from '../../helpers/store-selection.js';
 import {
@@ -91,7 +92,9 @@ describe('TaskStore.claim without a read', () => {
     // Arrange: attempt 1 lost its lease; the sweeper requeued the task.
     const { record: running } = await createRunning('unread-requeued', 'w1');
     clock.now += LEASE_MS + 1;
-    const requeued = await store.requeue(running, 'lease of attempt 1 expired', 'sweeper');
+    const requeued = await store
+      .feature(RepairWrites)
+      .requeue(running, 'lease of attempt 1 expired', 'sweeper');
 
     // Act
     const fresh = await rejection(store.claim(requeued, { ...claimant, fresh: true }));
@@ -121,11 +124,13 @@ describe('TaskStore.claim without a read', () => {
   it('clears leaseLost on a redrive, which starts the task afresh', async () => {
     const { record: running } = await createRunning('unread-redriven', 'w1');
     clock.now += LEASE_MS + 1;
-    const requeued = await store.requeue(running, 'lease of attempt 1 expired', 'sweeper');
+    const requeued = await store
+      .feature(RepairWrites)
+      .requeue(running, 'lease of attempt 1 expired', 'sweeper');
     const taken = await store.claim(requeued, claimant);
     const dead = await store.kill(taken.lease, 'permanent error: x');
 
-    const redriven = await store.redrive(dead);
+    const redriven = await store.feature(RepairWrites).redrive(dead);
 
     expect(redriven).toMatchObject({ status: TaskStatus.PENDING, attempt: 0, leaseLost: false });
     expect((await store.claim(redriven, { ...claimant, fresh: true })).lease.attempt).toBe(1);

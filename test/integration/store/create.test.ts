@@ -1,6 +1,8 @@
 /** TaskStore.create: the first write of a task, and what a second create of the same id returns. */
 import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
+import { DependencyStore } from '../../../src/store/dependency-store.js';
+import { RepairWrites } from '../../../src/store/repair-writes.js';
 import {
   clock,
   createRunning,
@@ -75,7 +77,9 @@ describe('TaskStore.create', () => {
     async function rolledBack(id: string) {
       const scheduled = newTask(id, { scheduled: true, runAt: clock.now + 3_600_000 });
       const { record } = await store.create(scheduled);
-      const { discarded } = await store.discard(record, 'schedule not created (test)');
+      const { discarded } = await store
+        .feature(RepairWrites)
+        .discard(record, 'schedule not created (test)');
       expect(discarded).toBe(true);
       return record;
     }
@@ -94,7 +98,9 @@ describe('TaskStore.create', () => {
       const old = await rolledBack('create-revive-2');
       await store.create(newTask('create-revive-2'));
 
-      const giveUp = await store.discard(old, 'schedule not created (the first enqueue, late)');
+      const giveUp = await store
+        .feature(RepairWrites)
+        .discard(old, 'schedule not created (the first enqueue, late)');
       const confirmation = await store.confirmSchedule(old);
 
       expect(giveUp.discarded).toBe(false);
@@ -118,9 +124,9 @@ describe('TaskStore.create', () => {
       await store.create(newTask('create-revive-parent'));
       const old = await rolledBack('create-revive-4');
 
-      const { record, created } = await store.dependencies.create(
-        newTask('create-revive-4', { parents: ['create-revive-parent'] }),
-      );
+      const { record, created } = await store
+        .feature(DependencyStore)
+        .create(newTask('create-revive-4', { parents: ['create-revive-parent'] }));
 
       expect(created).toBe(true);
       expect(record).toMatchObject({ status: TaskStatus.WAITING, createdAt: old.createdAt + 1 });

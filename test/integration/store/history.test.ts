@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import type { TaskRecord } from '../../../src/core/record.js';
 import { statusShard } from '../../../src/store/record.js';
+import { RepairWrites } from '../../../src/store/repair-writes.js';
 import { isIndexed } from '../../../src/store/status-index-keys.js';
 import type { Lease } from '../../../src/store/task-store.js';
 import { markSentAsOlderVersionsDid } from '../../helpers/legacy-writes.js';
@@ -121,7 +122,7 @@ describe('TaskStore history and status index', () => {
     const { record, lease } = await createRunning('history-refused');
 
     await rejection(store.complete({ ...lease, leaseToken: 'x' }, '{}'));
-    await rejection(store.cancel(record));
+    await rejection(store.feature(RepairWrites).cancel(record));
     await rejection(markSentAsOlderVersionsDid(dynamodb, tableName, record, clock.now));
 
     expect((await current('history-refused')).history).toEqual(record.history);

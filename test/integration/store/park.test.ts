@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { ErrorCode } from '../../../src/core/errors.js';
+import { ParkedKeys } from '../../../src/store/parked-keys.js';
 import {
   attemptOnEach,
   changedSince,
@@ -45,7 +46,7 @@ describe('ParkedKeys.redrive', () => {
     const before = await snapshot(selection);
 
     const outcomes = await attemptOnEach(selection, ({ record }) =>
-      store.parkedKeys.redrive(record, 'k'),
+      store.feature(ParkedKeys).redrive(record, 'k'),
     );
 
     // The seeded DEAD task died without parking: it is refused too.
@@ -57,7 +58,7 @@ describe('ParkedKeys.redrive', () => {
     const dead = await parkedTask('park-redrive', 'k2');
     clock.now += 1_000;
 
-    const queued = await store.parkedKeys.redrive(dead, 'k2', 'fixed');
+    const queued = await store.feature(ParkedKeys).redrive(dead, 'k2', 'fixed');
 
     expect(queued).toMatchObject({
       status: TaskStatus.QUEUED,
@@ -68,7 +69,7 @@ describe('ParkedKeys.redrive', () => {
     });
     expect(queued.parkedKey).toBeUndefined();
     expect(queued.history.at(-1)).toMatchObject({ event: AuditEvent.REDRIVEN, attempt: 0 });
-    expect((await rejection(store.parkedKeys.redrive(dead, 'k2'))).code).toBe(
+    expect((await rejection(store.feature(ParkedKeys).redrive(dead, 'k2'))).code).toBe(
       ErrorCode.TRANSITION_REJECTED,
     );
   });
@@ -82,7 +83,7 @@ describe('ParkedKeys.redrive', () => {
     await store.requestCancel(record, 'stop');
     const dead = await store.kill(lease, 'permanent error: closed', { parkedKey: 'k3' });
 
-    const queued = await store.parkedKeys.redrive(dead, 'k3');
+    const queued = await store.feature(ParkedKeys).redrive(dead, 'k3');
 
     expect(dead.cancelRequestedAt).toBeDefined();
     expect(queued).toMatchObject({ cancelRequested: false, cancelRequestedAt: undefined });
@@ -93,8 +94,8 @@ describe('ParkedKeys.release', () => {
   it('keeps the task DEAD without parkedKey, refuses another key, and records key-released', async () => {
     const dead = await parkedTask('park-release', 'k3');
 
-    const wrongKey = await rejection(store.parkedKeys.release(dead, 'other'));
-    const released = await store.parkedKeys.release(dead, 'k3', 'gave up');
+    const wrongKey = await rejection(store.feature(ParkedKeys).release(dead, 'other'));
+    const released = await store.feature(ParkedKeys).release(dead, 'k3', 'gave up');
 
     expect(wrongKey.code).toBe(ErrorCode.TRANSITION_REJECTED);
     expect(released).toMatchObject({ status: TaskStatus.DEAD, deadReason: dead.deadReason });
@@ -111,12 +112,12 @@ describe('ParkedKeys', () => {
     const dead = await parkedTask('park-item', 'k4');
     const message = { receiptHandle: 'rh-1', queueArn: 'arn:q', sentAt: 5 };
 
-    const recorded = await store.parkedKeys.record(dead, message);
-    const listed = await store.parkedKeys.list();
-    const wrongTask = await store.parkedKeys.delete('k4', 'someone-else');
-    await store.parkedKeys.release(dead, 'k4');
-    const afterRelease = await store.parkedKeys.record(dead, message);
-    const deleted = await store.parkedKeys.delete('k4', dead.id);
+    const recorded = await store.feature(ParkedKeys).record(dead, message);
+    const listed = await store.feature(ParkedKeys).list();
+    const wrongTask = await store.feature(ParkedKeys).delete('k4', 'someone-else');
+    await store.feature(ParkedKeys).release(dead, 'k4');
+    const afterRelease = await store.feature(ParkedKeys).record(dead, message);
+    const deleted = await store.feature(ParkedKeys).delete('k4', dead.id);
 
     expect(recorded).toBe(true);
     expect(listed).toContainEqual({
@@ -134,7 +135,7 @@ describe('ParkedKeys', () => {
     expect(wrongTask).toBe(false);
     expect(afterRelease).toBe(false);
     expect(deleted).toBe(true);
-    expect(await store.parkedKeys.get('k4')).toBeUndefined();
+    expect(await store.feature(ParkedKeys).get('k4')).toBeUndefined();
     expect((await current(dead.id)).status).toBe(TaskStatus.DEAD);
   });
 });

@@ -1,6 +1,7 @@
 /** Terminal tasks expire from the table after the retention period. */
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/observability/logger.js';
+import { RepairWrites } from '../../../src/store/repair-writes.js';
 import { TaskStore } from '../../../src/store/task-store.js';
 import { SEEDED_STATUSES, seedSelection } from '../../helpers/store-selection.js';
 import {
@@ -44,7 +45,7 @@ describe('TaskStore TTL', () => {
     });
     const { record } = await shortLived.create(newTask('ttl-custom'));
 
-    await shortLived.cancel(record);
+    await shortLived.feature(RepairWrites).cancel(record);
 
     expect((await rawItem('ttl-custom')).expiresAt).toBe(Math.floor(T0 / 1000) + 60);
   });

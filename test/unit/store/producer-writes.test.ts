@@ -11,12 +11,14 @@ import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import type { HistoryEntry } from '../../../src/core/record.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { DebounceStore } from '../../../src/store/debounce.js';
+import { DependencyStore } from '../../../src/store/dependency-store.js';
 import { PRODUCER_HISTORY } from '../../../src/store/history.js';
 import {
   DEBOUNCED_UPDATE_ATTRIBUTES,
   PRODUCER_UPDATE_ATTRIBUTES,
   SIGNAL_ITEM_PREFIX,
 } from '../../../src/store/producer-writes.js';
+import { RepairWrites } from '../../../src/store/repair-writes.js';
 import { signalWrites } from '../../../src/store/signal-writes.js';
 import type { SignalSeen } from '../../../src/store/signals.js';
 import { writeContext } from '../../../src/store/store-context.js';
@@ -115,16 +117,28 @@ const scheduled = taskRecord({ status: TaskStatus.SCHEDULED, history: [entry] })
 /** The producer-side updates, as TaskClient's enqueue, rollback, confirmation and cancel call them. */
 const producerWrites: [string, (store: TaskStore) => Promise<unknown>, string][] = [
   ['confirmSchedule', (store) => store.confirmSchedule(scheduled), 'scheduleConfirmed'],
-  ['discard (the rollback)', (store) => store.discard(scheduled, 'not created'), 'expiresAt'],
+  [
+    'discard (the rollback)',
+    (store) => store.feature(RepairWrites).discard(scheduled, 'not created'),
+    'expiresAt',
+  ],
   [
     'discard, over the history budget',
-    (store) => store.discard({ ...scheduled, history: longHistory() }, 'not created'),
+    (store) =>
+      store.feature(RepairWrites).discard({ ...scheduled, history: longHistory() }, 'not created'),
     PRODUCER_HISTORY,
   ],
-  ['cancel', (store) => store.cancel(scheduled, 'no longer needed'), 'finishedAt'],
+  [
+    'cancel',
+    (store) => store.feature(RepairWrites).cancel(scheduled, 'no longer needed'),
+    'finishedAt',
+  ],
   [
     'cancel, over the history budget',
-    (store) => store.cancel({ ...scheduled, history: longHistory() }, 'no longer needed'),
+    (store) =>
+      store
+        .feature(RepairWrites)
+        .cancel({ ...scheduled, history: longHistory() }, 'no longer needed'),
     PRODUCER_HISTORY,
   ],
   [
@@ -165,7 +179,10 @@ describe('PRODUCER_UPDATE_ATTRIBUTES', () => {
     };
 
     // Act
-    await store.dependencies.create(child).catch(() => undefined);
+    await store
+      .feature(DependencyStore)
+      .create(child)
+      .catch(() => undefined);
 
     // Assert
     const [transaction] = sent.filter((r) => r.command === 'TransactWriteItemsCommand');

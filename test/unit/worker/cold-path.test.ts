@@ -70,6 +70,26 @@ describe('the worker bundle', () => {
       'src/worker/rate-limit.ts',
       'src/integrity/kms-mac.ts',
       'src/claim-check/object-store.ts',
+      // The holds of waiting tasks and parked keys, and the attempt's span.
+      'src/worker/held.ts',
+      'src/worker/parked.ts',
+      'src/worker/attempt-span.ts',
+      // The store's parts (docs/adr/0070-store-parts-on-first-use.md), and the rows only they write.
+      'src/store/parked-keys.ts',
+      'src/store/dependency-store.ts',
+      'src/store/debounce.ts',
+      'src/store/token-bucket.ts',
+      'src/store/steps.ts',
+      'src/store/signals.ts',
+      'src/store/durable-writes.ts',
+      'src/store/repair-writes.ts',
+      'src/store/purge.ts',
+      'src/store/transitions/durable.ts',
+      'src/store/transitions/suspension.ts',
+      'src/store/transitions/repairs.ts',
+      'src/store/transitions/dependencies.ts',
+      'src/store/transitions/debounce.ts',
+      'src/store/transitions/rate.ts',
     ]) {
       expect(atStart).not.toContain(module);
     }
