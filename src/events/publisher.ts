@@ -1,5 +1,6 @@
 import type { EventBridgeClient, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import { loadEventBridge } from '../aws/sdk.js';
+import { awsClientConfig } from '../aws/clients.js';
+import { clientOnFirstSend, loadEventBridge } from '../aws/sdk.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { LifecycleEvent } from './lifecycle-event.js';
 
@@ -13,6 +14,20 @@ export interface EventPublisher {
   /** Resolves to one flag per event, in order: true when the event was accepted. Never throws. */
   publish(events: readonly LifecycleEvent[]): Promise<readonly boolean[]>;
 }
+
+/**
+ * What the worker's events publish with, read when the worker is made: the publisher the app
+ * gave, or the bus, source and client of EventBridge's. The publisher itself is made with the
+ * events' code, on first use ({@link eventPublisher}, docs/adr/0070-store-parts-on-first-use.md).
+ */
+export type EventSettings =
+  | { readonly publisher: EventPublisher }
+  | {
+      readonly publisher?: undefined;
+      readonly client?: EventBridgeClient | undefined;
+      readonly eventBus: string;
+      readonly source: string;
+    };
 
 /** Where {@link EventBridgePublisher} sends. */
 export interface EventBridgeTarget {
@@ -70,6 +85,24 @@ export class EventBridgePublisher implements EventPublisher {
       Resources: [],
     };
   }
+}
+
+/**
+ * The publisher `settings` describe: the app's own, or EventBridge's, whose client (when the
+ * app gave none) is made, and its package loaded, when the first events are published.
+ */
+export function eventPublisher(settings: EventSettings, logger: TaskLogger): EventPublisher {
+  if (settings.publisher !== undefined) return settings.publisher;
+  return new EventBridgePublisher({
+    client:
+      settings.client ??
+      clientOnFirstSend(
+        async () => new (await loadEventBridge()).EventBridgeClient(awsClientConfig()),
+      ),
+    eventBus: settings.eventBus,
+    source: settings.source,
+    logger,
+  });
 }
 
 /**

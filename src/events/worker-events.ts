@@ -3,13 +3,12 @@ import type { TaskRecord } from '../core/record.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { TaskStore } from '../store/task-store.js';
 import {
-  failedEvent,
   type LifecycleEvent,
   LifecycleEventType,
   type TaskEventDetail,
-  terminalEvent,
 } from './lifecycle-event.js';
 import type { EventPublisher } from './publisher.js';
+import { failedEvent, terminalEvent } from './record-events.js';
 
 /** An in-process lifecycle hook. Its errors are logged and never fail the task. */
 export type LifecycleHook = (event: TaskEventDetail) => void | Promise<void>;
@@ -25,25 +24,6 @@ export interface LifecycleHooks {
   readonly onFailed?: LifecycleHook | undefined;
   readonly onDead?: LifecycleHook | undefined;
   readonly onCancelled?: LifecycleHook | undefined;
-}
-
-/**
- * How long a message whose terminal event was not accepted first stays away before it comes
- * back to publish it again. Short: the message holds its ordering key meanwhile.
- */
-export const EVENT_RETRY_SECONDS = 10;
-/** The longest such hold, reached after a few refusals in a row. */
-export const EVENT_RETRY_MAX_SECONDS = 300;
-
-/**
- * The hold of a message whose terminal event was not accepted, doubling with its receive
- * count (10 s, 20 s, … 5 min), so that an EventBridge outage spends the queue's
- * `maxReceiveCount` slowly: with the default of 50, it takes hours to move the message to
- * the dead-letter queue.
- */
-export function eventRetrySeconds(receiveCount: number): number {
-  const doublings = Math.min(Math.max(0, receiveCount - 1), 5);
-  return Math.min(EVENT_RETRY_MAX_SECONDS, EVENT_RETRY_SECONDS * 2 ** doublings);
 }
 
 interface Noted {

@@ -7,8 +7,8 @@ import { awsClientConfig, lazyClient, sqsClientConfig } from '../aws/clients.js'
 import { clientOnFirstSend, loadSqs, once } from '../aws/sdk.js';
 import { Defaults } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../core/errors.js';
-import { resolveEventPublisher, type WorkerEventOptions } from '../events/worker-config.js';
-import { type LifecycleHooks, WorkerEvents } from '../events/worker-events.js';
+import type { WorkerEventOptions } from '../events/worker-config.js';
+import type { LifecycleHooks } from '../events/worker-events.js';
 import type { IntegrityOptions } from '../integrity/integrity-settings.js';
 import { defaultLogger, type TaskLogger } from '../observability/logger.js';
 import { powertoolsMetrics, type TaskMetrics } from '../observability/metrics.js';
@@ -29,6 +29,7 @@ import { receiveLimitIssue, type TaskDefinition } from '../tasks/task-definition
 import type { BatchOptions, ProcessorDeps } from './deps.js';
 import {
   dispatcherOnFirstUse,
+  eventsOnFirstUse,
   integrityKey,
   objectsOnFirstUse,
   rateLimiterOnFirstUse,
@@ -258,7 +259,9 @@ export function createWorker(
     ...(options.statusShards === undefined ? {} : { statusShards: options.statusShards }),
     retention: resolveRetention(options.retention),
   });
-  const events = workerEvents(options, location.tableName, logger);
+  const { onSucceeded, onFailed, onDead, onCancelled } = options;
+  const hooks = { onSucceeded, onFailed, onDead, onCancelled };
+  const events = eventsOnFirstUse(options.events, hooks, location.tableName, logger);
   const visibility = new VisibilityController(
     sqs,
     logger,
@@ -269,8 +272,8 @@ export function createWorker(
   );
   const deps: ProcessorDeps = {
     definitions,
-    store: events === undefined ? store : events.observe(store),
-    events,
+    store,
+    loadEvents: events,
     visibility,
     // Sends the tasks a finished parent releases, each to its own lane's queue.
     dispatcher: dispatcherOnFirstUse(sqs, lanes, logger),
@@ -326,21 +329,6 @@ export function createWorker(
     processBatch: run,
     poll: (poll) => pollLanes(poll, { lanes, sqs: sqsClient, store, logger, run }),
   };
-}
-
-/** Lifecycle events and hooks, or undefined when neither is asked for. */
-function workerEvents(
-  options: WorkerOptions,
-  executorName: string,
-  logger: TaskLogger,
-): WorkerEvents | undefined {
-  const publisher = resolveEventPublisher(options.events, executorName, logger);
-  const { onSucceeded, onFailed, onDead, onCancelled } = options;
-  const hooks: LifecycleHooks = { onSucceeded, onFailed, onDead, onCancelled };
-  const anyHook = Object.values(hooks).some((hook) => hook !== undefined);
-  return publisher === undefined && !anyHook
-    ? undefined
-    : new WorkerEvents(publisher, hooks, logger);
 }
 
 /** Attaches the usage meter to a client, if any, and returns it. */

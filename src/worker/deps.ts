@@ -89,8 +89,13 @@ export interface ProcessorDeps {
    * index (docs/adr/0068-a-retry-stays-off-the-index.md); without it every retry is indexed.
    */
   readonly retentions?: QueueRetentions | undefined;
-  /** Lifecycle events and hooks; `store` above already notes its writes' events. */
+  /**
+   * Lifecycle events and hooks, loaded for a batch; `store` above then notes its writes'
+   * events. Set by `processBatch` from {@link loadEvents}.
+   */
   readonly events?: WorkerEvents | undefined;
+  /** Loads lifecycle events and hooks, when asked for (docs/adr/0070-store-parts-on-first-use.md). */
+  readonly loadEvents?: (() => Promise<WorkerEvents>) | undefined;
 }
 
 /** Per-invocation limits, e.g. the Lambda's remaining time. */

@@ -3,15 +3,18 @@
  * from the optional features' chunk (optional-features.ts): the dispatcher that sends released
  * dependents, the rate limiter, wake schedules, the integrity key, and the payload bucket's
  * reads and writes (docs/adr/0069-worker-chunks.md), and the holds of parked keys
- * (docs/adr/0070-store-parts-on-first-use.md). What decides whether a feature is on
+ * (docs/adr/0070-store-parts-on-first-use.md), and lifecycle events. What decides whether a feature is on
  * (the scheduler's settings, the integrity key's, the bucket's) is read when the worker is
  * made, as before.
  */
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { once } from '../aws/sdk.js';
 import { type ClaimCheckOptions, resolveClaimCheck } from '../claim-check/claim-check-settings.js';
 import type { ObjectAccess, ObjectStore } from '../claim-check/object-store.js';
 import type { TaskRecord } from '../core/record.js';
+import { resolveEventSettings, type WorkerEventOptions } from '../events/worker-config.js';
+import type { LifecycleHooks, WorkerEvents } from '../events/worker-events.js';
 import {
   INTEGRITY_KEY_ENV,
   INTEGRITY_PREVIOUS_KEYS_ENV,
@@ -54,6 +57,31 @@ export async function holdParkedKey(
 ): Promise<Outcome> {
   const features = await import('./optional-features.js');
   return features.holdParkedKey(dead, message, deps);
+}
+
+/**
+ * Lifecycle events and hooks, when asked for; undefined when neither is. What the events
+ * publish with is read now, so a bad source is a ValidationError when the worker is made;
+ * their code (each write's event, the publisher, the hooks' calls) is loaded before the first
+ * batch, by `processBatch` (docs/adr/0070-store-parts-on-first-use.md).
+ *
+ * @throws ValidationError when the events' source is not `tasklane.<something>`.
+ */
+export function eventsOnFirstUse(
+  events: boolean | WorkerEventOptions | undefined,
+  hooks: LifecycleHooks,
+  executorName: string,
+  logger: TaskLogger,
+): (() => Promise<WorkerEvents>) | undefined {
+  const settings = resolveEventSettings(events, executorName);
+  const anyHook = Object.values(hooks).some((hook) => hook !== undefined);
+  if (settings === undefined && !anyHook) return undefined;
+  return once(async () => {
+    const features = await import('./optional-features.js');
+    const publisher =
+      settings === undefined ? undefined : features.eventPublisher(settings, logger);
+    return new features.WorkerEvents(publisher, hooks, logger);
+  });
 }
 
 /** Takes starts from the rate-limited types' buckets (ADR 0026). */

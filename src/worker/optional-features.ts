@@ -8,6 +8,8 @@
  */
 export { ObjectStore } from '../claim-check/object-store.js';
 export { releaseDependents } from '../dependencies/release.js';
+export { eventPublisher } from '../events/publisher.js';
+export { WorkerEvents } from '../events/worker-events.js';
 export { resolveIntegrity } from '../integrity/tag.js';
 export { Dispatcher } from '../scheduler/dispatcher.js';
 export { SchedulerTarget } from '../scheduler/target.js';

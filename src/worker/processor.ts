@@ -8,7 +8,8 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import pLimit from 'p-limit';
 import { describeError } from '../core/errors.js';
 import { messageType } from '../core/message.js';
-import { type EventBatch, eventRetrySeconds } from '../events/worker-events.js';
+import { eventRetrySeconds } from '../events/worker-config.js';
+import type { EventBatch, WorkerEvents } from '../events/worker-events.js';
 import { type BatchPhase, processRecord } from './claim-loop.js';
 import type { BatchOptions, Outcome, ProcessorDeps } from './deps.js';
 import { fifoBatchFailures, type GroupedMessage, groupMessages } from './fifo.js';
@@ -42,9 +43,11 @@ const MIN_RETRY_VISIBILITY_SECONDS = 1;
  */
 export async function processBatch(
   records: readonly SQSRecord[],
-  deps: ProcessorDeps,
+  given: ProcessorDeps,
   options: BatchOptions = {},
 ): Promise<SQSBatchResponse> {
+  // Lifecycle events load before the batch's first write, or the batch fails unprocessed.
+  const deps = given.loadEvents === undefined ? given : await withEvents(given, given.loadEvents);
   // The batch's start stands for its receive: every hold of its messages is cut to that
   // receive's 12 hours (./hold-budget.ts; a poller calls at once, Lambda's mapping received
   // them shortly before the invocation, which the budget's margin covers).
@@ -54,6 +57,15 @@ export async function processBatch(
   } finally {
     deps.visibility.forget(records);
   }
+}
+
+/** `deps` with lifecycle events loaded: its store notes the events of the writes it makes. */
+async function withEvents(
+  deps: ProcessorDeps,
+  load: () => Promise<WorkerEvents>,
+): Promise<ProcessorDeps> {
+  const events = await load();
+  return { ...deps, events, store: events.observe(deps.store), loadEvents: undefined };
 }
 
 async function runBatch(

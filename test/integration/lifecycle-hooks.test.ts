@@ -9,7 +9,7 @@ import {
   type TaskEventDetail,
 } from '../../src/events/lifecycle-event.js';
 import { EventBridgePublisher, type EventPublisher } from '../../src/events/publisher.js';
-import { EVENT_RETRY_SECONDS } from '../../src/events/worker-events.js';
+import { EVENT_RETRY_SECONDS } from '../../src/events/worker-config.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import type { Worker } from '../../src/worker/create-worker.js';
 import { testEventBridge, uniqueName } from '../helpers/aws.js';

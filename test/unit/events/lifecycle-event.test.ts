@@ -2,15 +2,10 @@ import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { ValidationError } from '../../../src/core/errors.js';
-import {
-  failedEvent,
-  LifecycleEventType,
-  MAX_EVENT_RESULT_BYTES,
-  terminalEvent,
-} from '../../../src/events/lifecycle-event.js';
-import { chunkEntries } from '../../../src/events/publisher.js';
-import { resolveEventPublisher } from '../../../src/events/worker-config.js';
-import { eventRetrySeconds } from '../../../src/events/worker-events.js';
+import { LifecycleEventType, MAX_EVENT_RESULT_BYTES } from '../../../src/events/lifecycle-event.js';
+import { chunkEntries, eventPublisher } from '../../../src/events/publisher.js';
+import { failedEvent, terminalEvent } from '../../../src/events/record-events.js';
+import { eventRetrySeconds, resolveEventSettings } from '../../../src/events/worker-config.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { FIXTURE_NOW, taskRecord } from '../../helpers/task-record.js';
 
@@ -166,20 +161,40 @@ describe('chunkEntries', () => {
   });
 });
 
-describe('resolveEventPublisher', () => {
+describe('resolveEventSettings', () => {
   it('is off without the option and without TASKLANE_EVENT_BUS', () => {
-    expect(resolveEventPublisher(undefined, 'orders', silentLogger, {})).toBeUndefined();
+    expect(resolveEventSettings(undefined, 'orders', {})).toBeUndefined();
   });
 
   it('is on when the construct set TASKLANE_EVENT_BUS, unless turned off', () => {
     const env = { TASKLANE_EVENT_BUS: 'orders-bus', TASKLANE_EVENT_SOURCE: 'tasklane.orders' };
 
-    expect(resolveEventPublisher(undefined, 'orders', silentLogger, env)).toBeDefined();
-    expect(resolveEventPublisher(false, 'orders', silentLogger, env)).toBeUndefined();
+    expect(resolveEventSettings(undefined, 'orders', env)).toEqual({
+      client: undefined,
+      eventBus: 'orders-bus',
+      source: 'tasklane.orders',
+    });
+    expect(resolveEventSettings(false, 'orders', env)).toBeUndefined();
+  });
+
+  it("names the executor in the source and the account's default bus when none is given", () => {
+    expect(resolveEventSettings(true, 'orders', {})).toMatchObject({
+      eventBus: 'default',
+      source: 'tasklane.orders',
+    });
+  });
+
+  it("keeps the app's own publisher, which eventPublisher then gives back", () => {
+    const publisher = { publish: async () => [] };
+
+    const settings = resolveEventSettings({ publisher }, 'orders', {});
+
+    expect(settings).toEqual({ publisher });
+    expect(settings && eventPublisher(settings, silentLogger)).toBe(publisher);
   });
 
   it('refuses a source outside the tasklane. namespace, saying what it expected', () => {
-    const act = () => resolveEventPublisher({ source: 'aws.orders' }, 'orders', silentLogger, {});
+    const act = () => resolveEventSettings({ source: 'aws.orders' }, 'orders', {});
 
     expect(act).toThrow(ValidationError);
     expect(act).toThrow(/events\.source: expected 'tasklane\.' .* received 'aws\.orders'/);

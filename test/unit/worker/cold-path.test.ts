@@ -70,7 +70,10 @@ describe('the worker bundle', () => {
       'src/worker/rate-limit.ts',
       'src/integrity/kms-mac.ts',
       'src/claim-check/object-store.ts',
-      // The holds of waiting tasks and parked keys, and the attempt's span.
+      // Lifecycle events, the holds of waiting tasks and parked keys, and the attempt's span.
+      'src/events/worker-events.ts',
+      'src/events/record-events.ts',
+      'src/events/publisher.ts',
       'src/worker/held.ts',
       'src/worker/parked.ts',
       'src/worker/attempt-span.ts',
