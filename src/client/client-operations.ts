@@ -195,7 +195,7 @@ export function laneDeps(view: ClientView): LanePauseDeps {
 export async function pauseDeps(view: ClientView): Promise<PauseDeps> {
   const { store, waker, wakes, delayed, logger, clock } = view.parts;
   const principal = await view.principal();
-  const pauses = store.part((ctx) => new PauseStore(ctx));
+  const pauses = store.feature(PauseStore);
   const get = (id: string) => view.get(id);
   return { store, pauses, waker, wakes, delayed, logger, clock, principal, get };
 }

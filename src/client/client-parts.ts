@@ -148,7 +148,7 @@ export function clientParts(options: TaskClientOptions): ClientParts {
     wakes: new WakeSchedules(target),
     // The operator reads of the status index (docs/status-index.md): the worker's store
     // leaves them out (docs/adr/0006-worker-bundle.md).
-    index: store.part((ctx) => new StatusIndex(ctx)),
+    index: store.feature(StatusIndex),
     tableCall,
     enqueue,
     usage: new UsageMeter(clock),

@@ -142,7 +142,7 @@ export async function resumeLane(
 
 /** The store's lane control items (a part of its own: the worker's bundle leaves it out). */
 function controls(store: TaskStore): LaneControls {
-  return store.part((ctx) => new LaneControls(ctx));
+  return store.feature(LaneControls);
 }
 
 function stateOf(control: LaneControl): LaneState {

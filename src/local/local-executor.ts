@@ -265,7 +265,7 @@ function runInBackground(
     tableName: location.tableName,
     dynamodb: clients.dynamodb,
     logger,
-  }).part((ctx) => new LaneControls(ctx));
+  }).feature(LaneControls);
   const gate = watchLanePauses({
     read: (names) => laneControls.read(names),
     lanes: queues.names(),

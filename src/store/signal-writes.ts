@@ -182,5 +182,5 @@ export class SignalWrites {
 
 /** The signal writes of `store`'s table. */
 export function signalWrites(store: TaskStore): SignalWrites {
-  return store.part((ctx) => new SignalWrites(ctx));
+  return store.feature(SignalWrites);
 }

@@ -79,10 +79,10 @@ export class TaskStore {
   }
 
   /**
-   * A store of one concern made on this table's write context by `make`, for a concern only
-   * some callers need (the operator's pauses, src/store/pauses.ts): the store does not import
-   * it, so a bundle that never calls it (the worker's) leaves its code out
-   * (docs/adr/0006-worker-bundle.md).
+   * What `make` builds on this table's write context, each call anew: for a read that needs
+   * more than the context (a listing's filter, the sweeper's paused lanes). A part that needs
+   * only the context is {@link feature}'s, made once. The store imports neither, so a bundle
+   * that never calls them (the worker's) leaves their code out (docs/adr/0006-worker-bundle.md).
    */
   part<T>(make: (ctx: WriteContext) => T): T {
     return make(this.ctx);

@@ -67,7 +67,7 @@ export async function deadLetterPass(
     Math.max(1, Math.trunc(sweepDlq.limit ?? 100)),
     MAX_DEAD_LETTERS_PER_QUEUE,
   );
-  const reads = deps.store.part((ctx) => new RunningReads(ctx));
+  const reads = deps.store.feature(RunningReads);
   for (const { lane, url } of sweepDlq.queues) {
     if (deps.clock() >= deadline) return true;
     try {

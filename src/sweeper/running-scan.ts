@@ -45,7 +45,7 @@ export async function runningScan(
   tally: RunningScanTally,
   toSend: TaskRecord[],
 ): Promise<boolean> {
-  const reads = deps.store.part((ctx) => new RunningReads(ctx));
+  const reads = deps.store.feature(RunningReads);
   const pages = reads.expired(now + 1, retrying.queuedBefore, { pageSize });
   while (true) {
     if (deps.clock() >= deadline) {
