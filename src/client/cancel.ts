@@ -7,6 +7,7 @@ import type { DelayedTasks } from '../scheduler/delayed.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import type { Waker } from '../scheduler/waker.js';
 import type { WakeSchedules } from '../scheduler/wakes.js';
+import { RecordWrites } from '../store/record-writes.js';
 import { RepairWrites } from '../store/repair-writes.js';
 import type { TaskStore } from '../store/task-store.js';
 
@@ -49,7 +50,8 @@ export async function cancelTask(
     if (isTerminal(seen.status)) throw new TransitionRejectedError('cancel', id, seen);
     try {
       if (seen.status === TaskStatus.RUNNING) {
-        return (await deps.store.requestCancel(seen, reason, deps.principal)).record;
+        return (await deps.store.feature(RecordWrites).requestCancel(seen, reason, deps.principal))
+          .record;
       }
       const cancelled = await deps.store.feature(RepairWrites).cancel(seen, reason, deps.principal);
       if (seen.status === TaskStatus.SCHEDULED) await dropSchedule(id, deps);

@@ -25,6 +25,7 @@ import type { Dispatcher } from '../scheduler/dispatcher.js';
 import type { LaneQueues } from '../settings/lanes.js';
 import { DebounceStore, debounceTaskId } from '../store/debounce.js';
 import { DependencyStore } from '../store/dependency-store.js';
+import { RecordWrites } from '../store/record-writes.js';
 import type { NewTask, TaskStore } from '../store/task-store.js';
 import type { PayloadOf, TaskDefinition } from '../tasks/task-definition.js';
 import { onTable, type TableCall } from './guarded-calls.js';
@@ -290,7 +291,7 @@ function writeOnce(
   return onTable(deps.table, () =>
     prepared.parents !== undefined
       ? store.feature(DependencyStore).create(prepared)
-      : store.create(
+      : store.feature(RecordWrites).create(
           scheduled
             ? {
                 ...prepared,

@@ -15,6 +15,7 @@ import { releaseDependents } from '../dependencies/release.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { LaneQueues } from '../settings/lanes.js';
 import { type ExecutorLocation, scheduleThreshold } from '../settings/location.js';
+import { RecordWrites } from '../store/record-writes.js';
 import { RepairWrites } from '../store/repair-writes.js';
 import type { TaskStore } from '../store/task-store.js';
 import { Dispatcher } from './dispatcher.js';
@@ -142,7 +143,9 @@ export class DelayedTasks {
       return this.notScheduled(record, created, err);
     }
     if (arrangement === 'not-scheduled' || record.scheduleConfirmed) return { arrangement, record };
-    const { outcome, current } = await this.deps.store.confirmSchedule(record);
+    const { outcome, current } = await this.deps.store
+      .feature(RecordWrites)
+      .confirmSchedule(record);
     if (outcome === 'gone') {
       await this.dropSchedule(record.id);
       throw new ScheduleFailedError(record.id, delayedScheduleName(record.id), {

@@ -12,7 +12,7 @@ import { MAX_DETAIL_CHARS, type StoredEntry, toStoredEntry } from './history.js'
 import { payloadHash, type TaskItem } from './record.js';
 import { statusIndexKeys } from './status-index-keys.js';
 
-/** Input of `TaskStore.create`. */
+/** Input of `RecordWrites.create`. */
 export interface NewTask {
   readonly id: string;
   readonly type: string;

@@ -4,10 +4,10 @@
  *
  * A producer updates a record in four ways, each one conditional UpdateItem (it no longer
  * marks sends: docs/adr/0020-claim-without-pre-read.md):
- * - `TaskStore.confirmSchedule`: a retried delayed enqueue marks `scheduleConfirmed`;
+ * - `RecordWrites.confirmSchedule`: a retried delayed enqueue marks `scheduleConfirmed`;
  * - `RepairWrites.discard`: the delayed enqueue's rollback, SCHEDULED → ROLLED_BACK;
  * - `RepairWrites.cancel`: SCHEDULED, PENDING or QUEUED → CANCELLED;
- * - `TaskStore.requestCancel`: marks a RUNNING task `cancelRequestedAt`, which its worker
+ * - `RecordWrites.requestCancel`: marks a RUNNING task `cancelRequestedAt`, which its worker
  *   ends (docs/adr/0022-progress-and-running-cancel.md);
  * - `DependencyStore.create`: adds a new task to its parents' `dependents`.
  *

@@ -6,11 +6,12 @@
 import type { TaskRecord } from '../core/record.js';
 import { DEFAULT_LANE } from '../settings/lanes.js';
 import { ParkedKeys } from './parked-keys.js';
+import { RecordWrites } from './record-writes.js';
 import { StepStore } from './steps.js';
 import type { TaskStore } from './task-store.js';
 
 /**
- * Deletes the DEAD task `seen` for good ({@link TaskStore.purgeRecord}: refused unless it is
+ * Deletes the DEAD task `seen` for good ({@link RecordWrites.purge}: refused unless it is
  * still the DEAD record seen, so a concurrent redrive wins), then its steps, then the park
  * item of the key it parked, if that item is still this task's. A purge refused keeps them;
  * a crash after the record's delete leaves a park item that parks nothing, which the next
@@ -24,7 +25,7 @@ export async function purgeDead(
   seen: TaskRecord,
   principal?: string,
 ): Promise<void> {
-  await store.purgeRecord(seen, principal);
+  await store.feature(RecordWrites).purge(seen, principal);
   await store.feature(StepStore).deleteAll(seen.id, seen.stepEpoch ?? 0);
   if (seen.parkedKey === undefined) return;
   const parked = store.feature(ParkedKeys);

@@ -20,7 +20,7 @@ export class RepairWrites {
 
   /**
    * SCHEDULED | PENDING | QUEUED → CANCELLED (a RUNNING one is asked with
-   * `TaskStore.requestCancel`). `seen` is
+   * `RecordWrites.requestCancel`). `seen` is
    * the record the caller read; its attempt is pinned so the history entry is exact.
    */
   cancel(

@@ -1,18 +1,9 @@
-import { Defaults } from '../core/constants.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { Defaults, TableSchema } from '../core/constants.js';
 import type { ObjectRef, TaskErrorInfo, TaskRecord } from '../core/record.js';
 import { checkRetention, type Retention } from '../settings/retention.js';
 import * as leases from './lease-writes.js';
-import {
-  type Confirmation,
-  confirmSchedule,
-  createTask,
-  getTask,
-  type NewTask,
-  noteDuplicate,
-  noteResent,
-  purgeTask,
-  requestCancel,
-} from './record-writes.js';
+import { fromItem } from './record.js';
 import { resolveStatusShards } from './status-index-keys.js';
 import { type TaskStoreOptions, type WriteContext, writeContext } from './store-context.js';
 import type { ClaimTarget } from './transitions/lifecycle.js';
@@ -89,32 +80,16 @@ export class TaskStore {
   }
 
   /** Reads one task with a strongly consistent read. */
-  get(taskId: string): Promise<TaskRecord | undefined> {
-    return getTask(this.ctx, taskId);
-  }
-
-  /**
-   * (new) → PENDING, or (new) → SCHEDULED with `scheduled` (history event `scheduled`, and
-   * the status index sorted by `runAt`, so the sweeper finds overdue ones). Idempotent: when
-   * the id exists, nothing is written and the existing record is returned with
-   * `created: false`; the caller decides whether it conflicts. A ROLLED_BACK record is replaced.
-   */
-  create(task: NewTask): Promise<{ record: TaskRecord; created: boolean }> {
-    return createTask(this.ctx, task);
-  }
-
-  /**
-   * Notes that the sweeper sent a PENDING task again: counts it (`resends`) and moves its
-   * index entry to `nextAt`, before which the sweep does not send it again. Not a
-   * transition: the status stays PENDING and the history is untouched.
-   *
-   * @returns false when the task is no longer the PENDING record seen (it moved on).
-   */
-  noteResent(
-    seen: Pick<TaskRecord, 'id' | 'generation' | 'resends'>,
-    nextAt: number,
-  ): Promise<boolean> {
-    return noteResent(this.ctx, seen, nextAt);
+  async get(taskId: string): Promise<TaskRecord | undefined> {
+    const out = await this.ctx.doc.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { [TableSchema.PARTITION_KEY]: taskId },
+        ConsistentRead: true,
+      }),
+    );
+    // An item without a status is no task: a rate limit's bucket (ADR 0026).
+    return out.Item?.status === undefined ? undefined : fromItem(out.Item);
   }
 
   /** QUEUED | PENDING | SCHEDULED, due | RUNNING, lease expired → RUNNING: {@link leases.claim}. */
@@ -178,72 +153,9 @@ export class TaskStore {
       : this.write(parking.expireAndPark, { seen, reason, actor, parkedKey });
   }
 
-  /**
-   * Marks a RUNNING task `cancelRequested` (see {@link requestCancel}): one conditional
-   * write, not fenced by the lease; the lease holder then ends it with {@link cancelRunning}.
-   */
-  requestCancel(
-    seen: Pick<TaskRecord, 'id' | 'type' | 'attempt'>,
-    reason?: string,
-    principal?: string,
-  ) {
-    return requestCancel(this.ctx, seen, reason, principal);
-  }
-
   /** RUNNING with a cancel request → CANCELLED: {@link leases.cancelRunning}. */
   cancelRunning(lease: Lease, detail: string): Promise<TaskRecord> {
     return leases.cancelRunning(this.ctx, lease, detail);
-  }
-
-  /**
-   * Deletes a DEAD task's record for good, and nothing else: `purgeDead`
-   * (src/store/purge.ts) deletes its steps and park item after it. Conditional on it still
-   * being the DEAD record the caller saw, so a concurrent redrive wins. Logged as a `purged`
-   * audit event, with `principal`, before the delete, so a crash in between leaves a trace (a
-   * refused delete then logs `purge-refused`; docs/adr/0039-operator-audit.md). Refused, like
-   * a redrive, while the release of its dependents for this death is pending: `TaskClient`'s
-   * purges finish it first (docs/adr/0038-model-found-enqueue-and-purge-fixes.md).
-   */
-  purgeRecord(seen: TaskRecord, principal?: string): Promise<void> {
-    return purgeTask(this.ctx, seen, principal);
-  }
-
-  /**
-   * Marks a SCHEDULED task `scheduleConfirmed`: an enqueue that found the record (a retry of
-   * the one that wrote it) has made sure of its schedule and is about to report the task as
-   * enqueued. From then on `RepairWrites.discard` refuses, so the writing enqueue can no
-   * longer roll back a task that another caller was told exists. Not a transition (the status stays),
-   * so no history entry. Pinned to the record seen: its creation time tells it apart from a
-   * later record of the same id.
-   *
-   * The enqueue that wrote the record confirms it too, once its schedule is created: another
-   * enqueue of the id whose own CreateSchedule failed may have rolled it back meanwhile
-   * (docs/adr/0038-model-found-enqueue-and-purge-fixes.md).
-   *
-   * @returns outcome `confirmed` (now or before); `moved-on` when the task left SCHEDULED
-   *   (fired, sent or cancelled), so no rollback can touch it either; `gone` when the record
-   *   seen no longer exists (rolled back, perhaps replaced by a new record of the same id);
-   *   with the record as it is now (`current`), when DynamoDB returned it.
-   */
-  confirmSchedule(
-    seen: Pick<TaskRecord, 'id' | 'generation' | 'createdAt'>,
-  ): Promise<Confirmation> {
-    return confirmSchedule(this.ctx, seen);
-  }
-
-  /**
-   * Appends a `duplicate-dropped` entry to a task's history without changing anything else:
-   * the record of an idempotent no-op (e.g. a recurring schedule's firing delivered twice).
-   * At most `Defaults.MAX_DUPLICATE_NOTES` such entries are kept, so the item stays bounded;
-   * beyond that the event is only logged.
-   *
-   * @returns false when the entry was not stored (limit reached, or no such task).
-   */
-  noteDuplicate(
-    record: Pick<TaskRecord, 'id' | 'type' | 'attempt' | 'status'>,
-    detail: string,
-  ): Promise<boolean> {
-    return noteDuplicate(this.ctx, record, detail);
   }
 
   /** Writes one transition of the table as its one conditional write. */

@@ -14,6 +14,7 @@ import { mayStillHold, ParkedKeys } from '../store/parked-keys.js';
 import { PausedLanes } from '../store/paused-lanes.js';
 import { iterateTasks } from '../store/queries.js';
 import { compareEnqueueOrder } from '../store/record.js';
+import { RecordWrites } from '../store/record-writes.js';
 import type { TaskStore } from '../store/task-store.js';
 import { type DeadLetterSweep, deadLetterPass } from './dead-letter-pass.js';
 import { overdueBefore, resendOverdue } from './overdue.js';
@@ -401,7 +402,8 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     async (record) => {
       const backoffMs = Math.min(graceMs * 2 ** Math.min(record.resends, 30), maxBackoffMs);
       try {
-        if (!(await store.noteResent(record, now + backoffMs))) counts.conflicts += 1;
+        if (!(await store.feature(RecordWrites).noteResent(record, now + backoffMs)))
+          counts.conflicts += 1;
       } catch (err) {
         counts.failed += 1;
         logger.error('sweep could not note a re-send; the task may be sent again sooner', {

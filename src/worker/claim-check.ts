@@ -1,23 +1,23 @@
 /**
  * The worker's side of the claim check: it reads a claim-checked payload before the handler
  * runs, and stores a large result in S3 before the completing write
- * (docs/adr/0023-claim-check-payloads.md).
+ * (docs/adr/0023-claim-check-payloads.md). Loaded with the optional features, on the first
+ * record whose payload is not inline or the first result above the bucket's threshold
+ * (docs/adr/0070-store-parts-on-first-use.md).
  */
 import { objectLocation, resultKey } from '../claim-check/object-ref.js';
 import type { ObjectAccess } from '../claim-check/object-store.js';
 import { AMBIGUOUS_PAYLOAD, payloadSource } from '../claim-check/payload-source.js';
 import {
   ClaimCheckMismatchError,
-  describeError,
   PayloadTooLargeError,
-  ResultTooLargeError,
+  type ResultTooLargeError,
 } from '../core/errors.js';
 import type { ObjectRef, TaskRecord } from '../core/record.js';
-import type { TaskLogger } from '../observability/logger.js';
 import type { Lease } from '../store/task-store.js';
 
 /** A value, or the error that declares the task DEAD. */
-type Checked<T> =
+export type Checked<T> =
   | { readonly ok: true; readonly value: T }
   | {
       readonly ok: false;
@@ -76,46 +76,6 @@ export interface StoredResult {
   readonly ref?: ObjectRef | undefined;
   /** Added to the success's history entry: why the result is not where it would be. */
   readonly note?: string | undefined;
-}
-
-/** A handler's result, serialised and checked, before any upload. */
-export interface PreparedResult {
-  readonly json: string | undefined;
-  /** Bytes of `json` (UTF-8). */
-  readonly size: number;
-  /** Above the bucket's threshold: the result goes to S3 (see {@link uploadResult}). */
-  readonly offload: boolean;
-}
-
-/**
- * Serialises a handler's result and decides where it goes: above the bucket's threshold to
- * S3, else on the record. A result above `maxResultBytes` is refused: the task goes DEAD
- * with ResultTooLargeError rather than lose it. A result that is not JSON is logged and not
- * stored, as before.
- */
-export function prepareResult(
-  value: unknown,
-  lease: Lease,
-  deps: { readonly objects: ObjectAccess; readonly maxResultBytes: number },
-  logger: TaskLogger,
-): Checked<PreparedResult> {
-  const none = { ok: true, value: { json: undefined, size: 0, offload: false } } as const;
-  if (value === undefined) return none;
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(value);
-  } catch (err) {
-    logger.warn('result is not JSON-serializable and was not stored', {
-      error: describeError(err),
-    });
-    return none;
-  }
-  if (json === undefined) return none;
-  const size = Buffer.byteLength(json, 'utf8');
-  if (size > deps.maxResultBytes) {
-    return { ok: false, error: new ResultTooLargeError(lease.taskId, size, deps.maxResultBytes) };
-  }
-  return { ok: true, value: { json, size, offload: deps.objects.offloads(size) } };
 }
 
 /**

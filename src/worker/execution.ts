@@ -2,6 +2,8 @@
  * The run of a claimed task: its handler under the timeout, the heartbeat, and the fenced
  * write of the outcome (SUCCEEDED, a retry, or DEAD).
  */
+
+import { payloadSource } from '../claim-check/payload-source.js';
 import { AuditEvent, Defaults } from '../core/constants.js';
 import {
   errorInfo,
@@ -24,7 +26,7 @@ import {
   validatePayload,
 } from '../tasks/task-definition.js';
 import { retryDelayMs } from './backoff.js';
-import { resolvePayload } from './claim-check.js';
+import type { Checked } from './claim-check.js';
 import type { ClaimedTask } from './claimed-task.js';
 import { readParents, releaseAfter } from './dependents.js';
 import { ACK, auditTask, LEASE_LOST, leaseFor, type Outcome, type ProcessorDeps } from './deps.js';
@@ -80,9 +82,15 @@ async function executeHeld(
     const error = new UnknownTaskTypeError(task.record.type, [...deps.definitions.keys()]);
     return kill(task, deps, error.message, errorInfo(error));
   }
-  let resolved: Awaited<ReturnType<typeof resolvePayload>>;
+  let resolved: Checked<TaskRecord>;
   try {
-    resolved = await resolvePayload(task.record, deps, controller.signal);
+    // Read as the integrity check read it. A claim-checked payload's read loads with the
+    // optional features; a load that fails is a read that failed, given back unspent.
+    if (payloadSource(task.record).kind === 'inline') resolved = { ok: true, value: task.record };
+    else {
+      const { resolvePayload } = await import('./optional-features.js');
+      resolved = await resolvePayload(task.record, deps, controller.signal);
+    }
   } catch (err) {
     // The read is aborted when a keep-alive beat finds the lease gone or a cancel request.
     if (controller.signal.reason instanceof LeaseLostError) return dropStale(task, deps);

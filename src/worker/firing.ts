@@ -5,6 +5,7 @@ import { unkeyedGroup } from '../core/message.js';
 import type { TaskRecord } from '../core/record.js';
 import { firingTaskId } from '../scheduler/names.js';
 import { canonicalJson, payloadHash } from '../store/record.js';
+import { RecordWrites } from '../store/record-writes.js';
 import type { NewTask } from '../store/task-store.js';
 import type { ProcessorDeps } from './deps.js';
 import { firingProblem } from './firing-trust.js';
@@ -69,7 +70,9 @@ export async function admitFiring(
   };
   // The worker tags the firings it creates, as a producer would (docs/adr/0016-integrity-tag.md).
   const integrityTag = await deps.integrity?.tag(task);
-  const { record, created } = await deps.store.create({ ...task, integrityTag });
+  const { record, created } = await deps.store
+    .feature(RecordWrites)
+    .create({ ...task, integrityTag });
   if (!created && (record.type !== firing.type || record.payloadHash !== hash)) {
     return {
       kind: 'reject',
@@ -78,9 +81,11 @@ export async function admitFiring(
     };
   }
   if (created || !isTerminal(record.status)) return { kind: 'run', record };
-  await deps.store.noteDuplicate(
-    record,
-    `duplicate firing of ${firing.schedule} for ${firing.scheduledTime} (${delivery}); task already ${record.status}`,
-  );
+  await deps.store
+    .feature(RecordWrites)
+    .noteDuplicate(
+      record,
+      `duplicate firing of ${firing.schedule} for ${firing.scheduledTime} (${delivery}); task already ${record.status}`,
+    );
   return { kind: 'duplicate', record };
 }

@@ -16,6 +16,7 @@ export { SchedulerTarget } from '../scheduler/target.js';
 export { WakeSchedules } from '../scheduler/wakes.js';
 export { TokenBuckets } from '../store/token-bucket.js';
 export { executeTraced } from './attempt-span.js';
+export { resolvePayload, uploadResult } from './claim-check.js';
 export { admitFiring } from './firing.js';
 export { holdMessage, wakeIfSignalled } from './held.js';
 export { holdParkedKey } from './parked.js';

@@ -1,20 +1,24 @@
 /**
- * Keeps the outcome of a handler that succeeded when its claim-checked result cannot be
- * uploaded: the upload is retried under the held lease (kept alive meanwhile), with backoff,
- * so an S3 outage neither loses the success nor runs the handler again
- * (docs/adr/0034-dependency-outages.md).
+ * Where a handler's result is kept: on the record, or, above the bucket's threshold, in S3.
+ * When a claim-checked result cannot be uploaded, the upload is retried under the held lease
+ * (kept alive meanwhile), with backoff, so an S3 outage neither loses the success nor runs
+ * the handler again (docs/adr/0034-dependency-outages.md). The upload's code is loaded with
+ * the optional features, at the first result that goes to S3
+ * (docs/adr/0070-store-parts-on-first-use.md).
  */
+
+import type { ObjectAccess } from '../claim-check/object-store.js';
 import { Defaults } from '../core/constants.js';
 import type { ClaimCheckMismatchError } from '../core/errors.js';
 import {
   describeError,
   LeaseLostError,
   type PayloadTooLargeError,
-  type ResultTooLargeError,
+  ResultTooLargeError,
 } from '../core/errors.js';
 import type { TaskLogger } from '../observability/logger.js';
 import type { Lease } from '../store/task-store.js';
-import { prepareResult, type StoredResult, uploadResult } from './claim-check.js';
+import type { Checked, StoredResult } from './claim-check.js';
 import type { ProcessorDeps } from './deps.js';
 import type { Heartbeat } from './heartbeat.js';
 
@@ -64,6 +68,9 @@ export async function keepResult(
   const started = deps.clock();
   for (let failures = 0; ; failures++) {
     try {
+      // A chunk that fails to load is an upload that failed: retried, then the success is
+      // kept without it, never turned into a failure.
+      const { uploadResult } = await import('./optional-features.js');
       return { kind: 'stored', value: await uploadResult(json, task.lease, deps.objects) };
     } catch (err) {
       if (controller.signal.reason instanceof LeaseLostError) return { kind: 'lost' };
@@ -86,6 +93,46 @@ export async function keepResult(
       if (controller.signal.reason instanceof LeaseLostError) return { kind: 'lost' };
     }
   }
+}
+
+/** A handler's result, serialised and checked, before any upload. */
+export interface PreparedResult {
+  readonly json: string | undefined;
+  /** Bytes of `json` (UTF-8). */
+  readonly size: number;
+  /** Above the bucket's threshold: the result goes to S3 (`uploadResult`, ./claim-check.ts). */
+  readonly offload: boolean;
+}
+
+/**
+ * Serialises a handler's result and decides where it goes: above the bucket's threshold to
+ * S3, else on the record. A result above `maxResultBytes` is refused: the task goes DEAD
+ * with ResultTooLargeError rather than lose it. A result that is not JSON is logged and not
+ * stored, as before.
+ */
+export function prepareResult(
+  value: unknown,
+  lease: Lease,
+  deps: { readonly objects: ObjectAccess; readonly maxResultBytes: number },
+  logger: TaskLogger,
+): Checked<PreparedResult> {
+  const none = { ok: true, value: { json: undefined, size: 0, offload: false } } as const;
+  if (value === undefined) return none;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (err) {
+    logger.warn('result is not JSON-serializable and was not stored', {
+      error: describeError(err),
+    });
+    return none;
+  }
+  if (json === undefined) return none;
+  const size = Buffer.byteLength(json, 'utf8');
+  if (size > deps.maxResultBytes) {
+    return { ok: false, error: new ResultTooLargeError(lease.taskId, size, deps.maxResultBytes) };
+  }
+  return { ok: true, value: { json, size, offload: deps.objects.offloads(size) } };
 }
 
 /** The success without its upload: the result inline when it fits the record, else a note. */

@@ -263,10 +263,14 @@ describe('tasks through the deployed executor', () => {
   // buckets, steps, signals, a durable run's writes, the repairs) are made on first use, and
   // the holds, the attempt's span and lifecycle events load with the optional features
   // (ADR 0070). Measured 173,298 bytes at start, 250,128 in all, in stop 44.
-  it('ships a worker that loads under 174 KB at start and needs only the runtime’s @aws-sdk/*', () => {
+  // 167 KB at start since the producers', the sweeper's and operators' record writes
+  // (RecordWrites: a create and its item, the schedule's confirmation, the cancel request, the
+  // notes, the purge) and the claim check's read and upload load on first use (ADR 0070,
+  // amended in stop 45). Measured 166,712 bytes at start, 249,840 in all.
+  it('ships a worker that loads under 167 KB at start and needs only the runtime’s @aws-sdk/*', () => {
     const asset = workerAsset();
 
-    expect(asset.bytes).toBeLessThanOrEqual(174_000);
+    expect(asset.bytes).toBeLessThanOrEqual(167_000);
     expect(asset.totalBytes).toBeGreaterThan(asset.bytes);
     expect(asset.externals.length).toBeGreaterThan(0);
     for (const external of asset.externals) expect(external).toMatch(/^@aws-sdk\//);

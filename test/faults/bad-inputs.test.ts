@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { EnqueueOptions } from '../../src/client/prepare.js';
 import { AuditEvent, MESSAGE_SCHEMA_VERSION, TaskStatus } from '../../src/core/constants.js';
 import { ErrorCode, TasklaneError } from '../../src/core/errors.js';
+import { RecordWrites } from '../../src/store/record-writes.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { REGION } from '../helpers/aws.js';
 import { recordingLogger } from '../helpers/executor.js';
@@ -112,7 +113,7 @@ describe('bad inputs', () => {
         }
         case 'record': {
           const id = `k-record-${n}`;
-          await s.executor.store.create({
+          await s.executor.store.feature(RecordWrites).create({
             id,
             type: c.recordType,
             payloadJson: c.payloadJson,

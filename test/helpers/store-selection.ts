@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import { TaskStatus } from '../../src/core/constants.js';
 import { type ErrorCode, TransitionRejectedError } from '../../src/core/errors.js';
 import type { TaskRecord } from '../../src/core/record.js';
+import { RecordWrites } from '../../src/store/record-writes.js';
 import { RepairWrites } from '../../src/store/repair-writes.js';
 import type { Lease } from '../../src/store/task-store.js';
 import { createQueued, createRunning, newTask, rawItem, store } from './store-table.js';
@@ -34,14 +35,14 @@ export type Outcome = 'accepted' | ErrorCode;
 /** One task in each status the store can reach, ids `<prefix>-seed-<status>`. */
 export async function seedSelection(prefix: string): Promise<Selection> {
   const id = (status: string) => `${prefix}-seed-${status.toLowerCase()}`;
-  const pending = (await store.create(newTask(id('PENDING')))).record;
+  const pending = (await store.feature(RecordWrites).create(newTask(id('PENDING')))).record;
   const queued = await createQueued(id('QUEUED'));
   const running = await createRunning(id('RUNNING'));
   const toSucceed = await createRunning(id('SUCCEEDED'));
   const succeeded = await store.complete(toSucceed.lease, '{"rows":3}');
   const toKill = await createRunning(id('DEAD'));
   const dead = await store.kill(toKill.lease, 'permanent error: bad month');
-  const toCancel = (await store.create(newTask(id('CANCELLED')))).record;
+  const toCancel = (await store.feature(RecordWrites).create(newTask(id('CANCELLED')))).record;
   const cancelled = await store.feature(RepairWrites).cancel(toCancel, 'no longer needed');
   return {
     PENDING: { record: pending, lease: undefined },

@@ -13,6 +13,7 @@ import type { TaskRecord } from '../../src/core/record.js';
 import { provision } from '../../src/local/provision.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { executorSettings } from '../../src/settings/executor.js';
+import { RecordWrites } from '../../src/store/record-writes.js';
 import { type Lease, type NewTask, TaskStore } from '../../src/store/task-store.js';
 import { testClients, uniqueName } from './aws.js';
 import { markSentAsOlderVersionsDid } from './legacy-writes.js';
@@ -121,7 +122,7 @@ export async function createQueued(
   id: string,
   overrides: Partial<NewTask> = {},
 ): Promise<TaskRecord> {
-  const { record } = await store.create(newTask(id, overrides));
+  const { record } = await store.feature(RecordWrites).create(newTask(id, overrides));
   return markSentAsOlderVersionsDid(dynamodb, tableName, record, clock.now);
 }
 

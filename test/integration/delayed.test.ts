@@ -7,6 +7,7 @@ import { ScheduleFailedError } from '../../src/core/errors.js';
 import { unkeyedGroup } from '../../src/core/message.js';
 import { delayedScheduleName } from '../../src/scheduler/names.js';
 import { payloadHash } from '../../src/store/record.js';
+import { RecordWrites } from '../../src/store/record-writes.js';
 import { TaskStore } from '../../src/store/task-store.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import {
@@ -278,7 +279,7 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
     // The process died after the write, before CreateSchedule
     const client = executor.client();
     const runAt = Date.now() + 10 * MINUTE;
-    await executor.store.create({
+    await executor.store.feature(RecordWrites).create({
       id: 'orphan',
       type: 'remind',
       payloadJson: '{"note":"x"}',
@@ -310,7 +311,7 @@ describe('TaskClient.enqueue with runAt when the schedule cannot be created (cra
       logger: silentLogger,
       clock,
     });
-    const { record } = await store.create({
+    const { record } = await store.feature(RecordWrites).create({
       id: 'overdue',
       type: 'remind',
       payloadJson: '{"note":"x"}',

@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { AuditEvent, Defaults, TaskStatus } from '../../src/core/constants.js';
 import type { HistoryEntry } from '../../src/core/record.js';
 import { historyBytes } from '../../src/store/history.js';
+import { RecordWrites } from '../../src/store/record-writes.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { recordingLogger, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 import { putRawItem, rawItem, rawItemBytes } from '../helpers/raw-item.js';
@@ -123,7 +124,7 @@ describe('terminal writes near the item size limit', () => {
     // Arrange: a 370 KB payload (larger than producers may send, as an older version could
     // store): no 32 KB result fits beside it.
     const client = executor.client();
-    const { record: created } = await executor.store.create({
+    const { record: created } = await executor.store.feature(RecordWrites).create({
       id: 'huge-payload',
       type: 'legacy.report',
       payloadJson: JSON.stringify({ blob: 'x'.repeat(370 * KB) }),

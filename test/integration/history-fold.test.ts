@@ -9,6 +9,7 @@ import { AuditEvent, Defaults, TaskStatus } from '../../src/core/constants.js';
 import { TransitionRejectedError } from '../../src/core/errors.js';
 import type { HistoryEntry, TaskRecord } from '../../src/core/record.js';
 import { historyBytes } from '../../src/store/history.js';
+import { RecordWrites } from '../../src/store/record-writes.js';
 import { RepairWrites } from '../../src/store/repair-writes.js';
 import type { TaskStore } from '../../src/store/task-store.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
@@ -86,7 +87,7 @@ describe('TaskStore history budget', () => {
   it('keeps an entry written after the caller read the history, folding again from it', async () => {
     // A duplicate note lands between the caller's read and its transition.
     const seen = await taskAtBudget();
-    await store.noteDuplicate(seen, 'firing delivered twice');
+    await store.feature(RecordWrites).noteDuplicate(seen, 'firing delivered twice');
 
     const { record } = await store.claim(seen, { workerId: 'w1', leaseMs: 60_000 });
 

@@ -7,6 +7,7 @@ import { KmsMacClient } from '../../src/integrity/kms-mac.js';
 import { legacyMacInput } from '../../src/integrity/mac-input.js';
 import { INTEGRITY_FAILED } from '../../src/integrity/tag.js';
 import { payloadHash } from '../../src/store/record.js';
+import { RecordWrites } from '../../src/store/record-writes.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 import { newIntegrityKey, type TestIntegrity, tamper } from '../helpers/integrity.js';
@@ -114,7 +115,7 @@ describe('integrity tag: key rotation and older tags', () => {
       maxAttempts: 3,
     };
     const mac = await kms.generateMac(integrity.keyId, legacyMacInput(fields));
-    const { record } = await executor.store.create({
+    const { record } = await executor.store.feature(RecordWrites).create({
       ...fields,
       payloadJson,
       timeoutMs: 30_000,

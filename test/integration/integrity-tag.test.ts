@@ -10,6 +10,7 @@ import { INTEGRITY_FAILED, IntegrityTag } from '../../src/integrity/tag.js';
 import { type TaskMetrics, TaskOutcome } from '../../src/observability/metrics.js';
 import { formatScheduledTime } from '../../src/scheduler/occurrences.js';
 import { payloadHash } from '../../src/store/record.js';
+import { RecordWrites } from '../../src/store/record-writes.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { schedulerPumpSqs } from '../helpers/aws.js';
@@ -202,7 +203,7 @@ describe('integrity tag: sweeper', () => {
       clock: () => later,
       integrity,
     });
-    const tampered = await executor.store.create({
+    const tampered = await executor.store.feature(RecordWrites).create({
       id: 'tampered',
       type: send.type,
       payloadJson: '{"to":"a@example.com"}',
@@ -212,7 +213,7 @@ describe('integrity tag: sweeper', () => {
       messageGroupId: 'tampered',
       integrityTag: await tagOf('tampered', '{"to":"a@example.com"}'),
     });
-    await executor.store.create({
+    await executor.store.feature(RecordWrites).create({
       id: 'intact',
       type: send.type,
       payloadJson: '{"to":"b@example.com"}',

@@ -29,6 +29,7 @@ import {
 } from '../../src/settings/lanes.js';
 import { EnvVars } from '../../src/settings/location.js';
 import { payloadHash } from '../../src/store/record.js';
+import { RecordWrites } from '../../src/store/record-writes.js';
 import { TaskStore } from '../../src/store/task-store.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
@@ -208,7 +209,7 @@ describe('createSweeper with lanes', () => {
       logger: silentLogger,
     });
     const payloadJson = JSON.stringify({ n: 5 });
-    await store.create({
+    await store.feature(RecordWrites).create({
       id: 'never-sent',
       type: bulk.type,
       payloadJson,
@@ -464,7 +465,7 @@ describe('createSweeper and the lanes’ control items', () => {
     });
     for (const id of ['old-1', 'old-2']) {
       const payloadJson = JSON.stringify({ n: 7 });
-      await store.create({
+      await store.feature(RecordWrites).create({
         id,
         type: urgentJob.type,
         payloadJson,

@@ -5,6 +5,7 @@ import { TaskStatus } from '../../src/core/constants.js';
 import { PermanentError, ValidationError } from '../../src/core/errors.js';
 import { taskMessage, unkeyedGroup } from '../../src/core/message.js';
 import { payloadHash } from '../../src/store/record.js';
+import { RecordWrites } from '../../src/store/record-writes.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
@@ -62,7 +63,7 @@ describe('message groups', () => {
   it('still runs an unkeyed task that an older producer sent in its id group', async () => {
     // The record as an older producer wrote it: no stored group, read as the id's.
     const payloadJson = '{"n":3}';
-    const { record } = await executor.store.create({
+    const { record } = await executor.store.feature(RecordWrites).create({
       id: 'legacy-1',
       type: welcome.type,
       payloadJson,

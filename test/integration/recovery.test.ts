@@ -10,6 +10,7 @@ import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { ConfigurationError, LeaseLostError } from '../../src/core/errors.js';
 import type { TaskRecord } from '../../src/core/record.js';
 import { noopMetrics, type TaskMetrics } from '../../src/observability/metrics.js';
+import { RecordWrites } from '../../src/store/record-writes.js';
 import { createSweeper } from '../../src/sweeper/create-sweeper.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { testClients } from '../helpers/aws.js';
@@ -220,7 +221,7 @@ describe('sweep of delayed tasks', () => {
   it('sends an overdue SCHEDULED task whose schedule never existed, and it runs once', async () => {
     // Arrange: the producer died between writing the record and creating the schedule.
     const client = executor.client();
-    const { record } = await executor.store.create({
+    const { record } = await executor.store.feature(RecordWrites).create({
       id: 'late',
       type: 'noop',
       payloadJson: '{"n":5}',

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { AuditEvent, TaskStatus } from '../../src/core/constants.js';
 import { TaskCancelledError, TransitionRejectedError } from '../../src/core/errors.js';
+import { RecordWrites } from '../../src/store/record-writes.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
 import { eventually } from '../helpers/executor.js';
 import { executor, runWorker, useWorkerHarness } from '../helpers/worker-harness.js';
@@ -162,7 +163,7 @@ describe('TaskStore.cancelRunning', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const fresh = await executor.store.claim(stale.record, { workerId: 'fresh', leaseMs: 60_000 });
-    await executor.store.requestCancel(fresh.record);
+    await executor.store.feature(RecordWrites).requestCancel(fresh.record);
 
     const refused = await executor.store
       .cancelRunning(stale.lease, 'stale')

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { TaskStatus } from '../../src/core/constants.js';
 import { defineTask } from '../../src/tasks/task-definition.js';
-import { setupExecutor, type TestExecutor } from '../helpers/executor.js';
+import { eventually, setupExecutor, type TestExecutor } from '../helpers/executor.js';
 
 let executor: TestExecutor;
 
@@ -51,9 +51,9 @@ describe('Worker.processBatch with batches at once (poll concurrency)', () => {
     const { fresh, takeover } = await twoBatches(task);
     const worker = executor.worker([task]);
 
-    // The fresh batch first, then the takeover batch while it runs.
+    // The fresh batch first, then the takeover batch once its tasks run (their 300 ms).
     const freshDone = worker.processBatch(fresh);
-    await new Promise((r) => setTimeout(r, 100));
+    await eventually(() => trace.length >= 2);
     await Promise.all([freshDone, worker.processBatch(takeover)]);
 
     expect(trace.slice(0, 2).sort()).toEqual(['start fresh-1', 'start fresh-2']);
@@ -65,9 +65,9 @@ describe('Worker.processBatch with batches at once (poll concurrency)', () => {
     const { fresh, takeover } = await twoBatches(task);
     const worker = executor.worker([task]);
 
-    // The takeover batch first, then the fresh batch while the takeover runs.
+    // The takeover batch first, then the fresh batch once the takeover runs (its 300 ms).
     const takeoverDone = worker.processBatch(takeover);
-    await new Promise((r) => setTimeout(r, 100));
+    await eventually(() => trace.includes('start suspect'));
     const responses = await Promise.all([takeoverDone, worker.processBatch(fresh)]);
 
     expect(trace.slice(0, 2)).toEqual(['start suspect', 'end suspect']);

@@ -12,6 +12,7 @@ import { MESSAGE_SCHEMA_VERSION } from '../../src/core/constants.js';
 import type { TaskRecord } from '../../src/core/record.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { noopMetrics } from '../../src/observability/metrics.js';
+import { RecordWrites } from '../../src/store/record-writes.js';
 import { RepairWrites } from '../../src/store/repair-writes.js';
 import { SignalStore, signalCount } from '../../src/store/signals.js';
 import { TaskStore } from '../../src/store/task-store.js';
@@ -149,7 +150,7 @@ export class RealSystem {
    * producer that crashed before it (`send` false) leaves the same record as one that sent.
    */
   async enqueue(task: number, _send: boolean): Promise<void> {
-    await this.store.create({
+    await this.store.feature(RecordWrites).create({
       id: this.id(task),
       type: MODEL_TASK_TYPE,
       payloadJson: JSON.stringify({ i: task }),

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { ErrorCode } from '../../../src/core/errors.js';
+import { RecordWrites } from '../../../src/store/record-writes.js';
 import { RepairWrites } from '../../../src/store/repair-writes.js';
 import { decideClaim, isLeaseTakeover } from '../../../src/worker/claim-decision.js';
 import { rejection } from '../../helpers/store-selection.js';
@@ -27,7 +28,7 @@ const claimant = { workerId: 'w2', leaseMs: LEASE_MS } as const;
 describe('TaskStore.claim without a read', () => {
   it('claims a new task in one UpdateItem and returns the record it wrote', async () => {
     // Arrange
-    await store.create(newTask('unread-fresh'));
+    await store.feature(RecordWrites).create(newTask('unread-fresh'));
     sentCommands.length = 0;
 
     // Act
@@ -44,7 +45,7 @@ describe('TaskStore.claim without a read', () => {
   });
 
   it('refuses a wrong expected attempt and returns the record to decide from', async () => {
-    const { record: created } = await store.create(newTask('unread-guess'));
+    const { record: created } = await store.feature(RecordWrites).create(newTask('unread-guess'));
     const target = { id: 'unread-guess', type: 'report.build', attempt: 2 };
 
     const err = await rejection(store.claim(target, claimant));
@@ -56,7 +57,7 @@ describe('TaskStore.claim without a read', () => {
   });
 
   it('refuses a message whose type or group differs from the record, and a missing task', async () => {
-    const { record: created } = await store.create(newTask('unread-forged'));
+    const { record: created } = await store.feature(RecordWrites).create(newTask('unread-forged'));
 
     const wrongType = await rejection(
       store.claim({ id: 'unread-forged', type: 'other.type', attempt: 0 }, claimant),
@@ -78,9 +79,9 @@ describe('TaskStore.claim without a read', () => {
   });
 
   it('refuses a task not yet due, which the decision defers', async () => {
-    const { record: early } = await store.create(
-      newTask('unread-early', { runAt: clock.now + 5_000 }),
-    );
+    const { record: early } = await store
+      .feature(RecordWrites)
+      .create(newTask('unread-early', { runAt: clock.now + 5_000 }));
 
     const err = await rejection(store.claim(early, claimant));
 

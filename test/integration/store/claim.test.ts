@@ -3,6 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { ErrorCode, LeaseLostError, TransitionRejectedError } from '../../../src/core/errors.js';
 import { silentLogger } from '../../../src/observability/logger.js';
+import { RecordWrites } from '../../../src/store/record-writes.js';
 import { TaskStore } from '../../../src/store/task-store.js';
 import { decideClaim } from '../../../src/worker/claim-decision.js';
 import {
@@ -87,7 +88,7 @@ describe('TaskStore.claim', () => {
   });
 
   it('claims a PENDING task whose message arrived before markSent', async () => {
-    const { record: pending } = await store.create(newTask('claim-pending'));
+    const { record: pending } = await store.feature(RecordWrites).create(newTask('claim-pending'));
 
     const { record, lease } = await store.claim(pending, { workerId: 'w', leaseMs: LEASE_MS });
 

@@ -1,7 +1,8 @@
-/** TaskStore.create: the first write of a task, and what a second create of the same id returns. */
+/** RecordWrites.create: the first write of a task, and what a second create of the same id returns. */
 import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { DependencyStore } from '../../../src/store/dependency-store.js';
+import { RecordWrites } from '../../../src/store/record-writes.js';
 import { RepairWrites } from '../../../src/store/repair-writes.js';
 import {
   clock,
@@ -16,13 +17,13 @@ import {
 
 useStoreTable('store-create');
 
-describe('TaskStore.create', () => {
+describe('RecordWrites.create', () => {
   it('writes a PENDING task at attempt 0 with a submitted history entry', async () => {
     // Arrange
     const task = newTask('create-1', { orderingKey: 'customer-7', messageGroupId: 'customer-7' });
 
     // Act
-    const { record, created } = await store.create(task);
+    const { record, created } = await store.feature(RecordWrites).create(task);
 
     // Assert
     expect(created).toBe(true);
@@ -49,13 +50,15 @@ describe('TaskStore.create', () => {
   });
 
   it('is idempotent: a second create returns the existing record and overwrites nothing', async () => {
-    const first = await store.create(newTask('create-2'));
+    const first = await store.feature(RecordWrites).create(newTask('create-2'));
     const before = await rawItem('create-2');
     clock.now += 5_000;
 
-    const second = await store.create(
-      newTask('create-2', { type: 'other.type', payloadJson: '{"x":1}', payloadHash: 'hash-2' }),
-    );
+    const second = await store
+      .feature(RecordWrites)
+      .create(
+        newTask('create-2', { type: 'other.type', payloadJson: '{"x":1}', payloadHash: 'hash-2' }),
+      );
 
     expect(second.created).toBe(false);
     expect(second.record).toEqual(first.record);
@@ -65,7 +68,7 @@ describe('TaskStore.create', () => {
   it('returns the existing record in its current state, not as first created', async () => {
     const { record } = await createRunning('create-3');
 
-    const again = await store.create(newTask('create-3'));
+    const again = await store.feature(RecordWrites).create(newTask('create-3'));
 
     expect(again.created).toBe(false);
     expect(again.record.status).toBe(TaskStatus.RUNNING);
@@ -76,7 +79,7 @@ describe('TaskStore.create', () => {
     /** A delayed task whose enqueue could not create its schedule: ROLLED_BACK. */
     async function rolledBack(id: string) {
       const scheduled = newTask(id, { scheduled: true, runAt: clock.now + 3_600_000 });
-      const { record } = await store.create(scheduled);
+      const { record } = await store.feature(RecordWrites).create(scheduled);
       const { discarded } = await store
         .feature(RepairWrites)
         .discard(record, 'schedule not created (test)');
@@ -87,7 +90,9 @@ describe('TaskStore.create', () => {
     it('creates the new record one millisecond after a rolled-back one of the same millisecond', async () => {
       const old = await rolledBack('create-revive-1');
 
-      const { record, created } = await store.create(newTask('create-revive-1'));
+      const { record, created } = await store
+        .feature(RecordWrites)
+        .create(newTask('create-revive-1'));
 
       expect(created).toBe(true);
       expect(record).toMatchObject({ status: TaskStatus.PENDING, createdAt: old.createdAt + 1 });
@@ -96,12 +101,12 @@ describe('TaskStore.create', () => {
 
     it('so the old record is no longer there to be rolled back or confirmed', async () => {
       const old = await rolledBack('create-revive-2');
-      await store.create(newTask('create-revive-2'));
+      await store.feature(RecordWrites).create(newTask('create-revive-2'));
 
       const giveUp = await store
         .feature(RepairWrites)
         .discard(old, 'schedule not created (the first enqueue, late)');
-      const confirmation = await store.confirmSchedule(old);
+      const confirmation = await store.feature(RecordWrites).confirmSchedule(old);
 
       expect(giveUp.discarded).toBe(false);
       expect(giveUp.current?.createdAt).not.toBe(old.createdAt);
@@ -114,14 +119,16 @@ describe('TaskStore.create', () => {
       const old = await rolledBack('create-revive-3');
       clock.now -= 10_000;
 
-      const { record, created } = await store.create(newTask('create-revive-3'));
+      const { record, created } = await store
+        .feature(RecordWrites)
+        .create(newTask('create-revive-3'));
 
       expect(created).toBe(true);
       expect(record.createdAt).toBe(old.createdAt + 1);
     });
 
     it('creates a task with parents later too', async () => {
-      await store.create(newTask('create-revive-parent'));
+      await store.feature(RecordWrites).create(newTask('create-revive-parent'));
       const old = await rolledBack('create-revive-4');
 
       const { record, created } = await store

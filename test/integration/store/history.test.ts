@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import type { TaskRecord } from '../../../src/core/record.js';
 import { statusShard } from '../../../src/store/record.js';
+import { RecordWrites } from '../../../src/store/record-writes.js';
 import { RepairWrites } from '../../../src/store/repair-writes.js';
 import { isIndexed } from '../../../src/store/status-index-keys.js';
 import type { Lease } from '../../../src/store/task-store.js';
@@ -58,7 +59,7 @@ describe('TaskStore history and status index', () => {
     ]);
     steps.push(['extendLease', () => store.extendLease(held(), LEASE_MS)]);
     steps.push(['complete', () => store.complete(held(), '{"ok":1}')]);
-    const created = (await store.create(newTask(id))).record;
+    const created = (await store.feature(RecordWrites).create(newTask(id))).record;
     let previous = created.history;
     expect(previous).toHaveLength(1);
     expect((await rawItem(id)).statusShard).toBe(`PENDING#${shard}`);

@@ -8,6 +8,7 @@ import { TaskStatus } from '../../../src/core/constants.js';
 import { ValidationError } from '../../../src/core/errors.js';
 import { type ListOptions, listTasks } from '../../../src/store/queries.js';
 import { statusShard } from '../../../src/store/record.js';
+import { RecordWrites } from '../../../src/store/record-writes.js';
 import { markSentAsOlderVersionsDid } from '../../helpers/legacy-writes.js';
 import {
   clock,
@@ -90,7 +91,7 @@ describe('TaskStore.list', () => {
     const ids = balancedIds();
     for (const [n, id] of ids.entries()) {
       clock.now = T0 + n * 1_000;
-      const { record } = await store.create(newTask(id));
+      const { record } = await store.feature(RecordWrites).create(newTask(id));
       if (n % 3 === 0) {
         byStatus.PENDING.push(id);
         createdAt.set(id, clock.now);

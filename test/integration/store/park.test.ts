@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { AuditEvent, TaskStatus } from '../../../src/core/constants.js';
 import { ErrorCode } from '../../../src/core/errors.js';
 import { ParkedKeys } from '../../../src/store/parked-keys.js';
+import { RecordWrites } from '../../../src/store/record-writes.js';
 import {
   attemptOnEach,
   changedSince,
@@ -80,7 +81,7 @@ describe('ParkedKeys.redrive', () => {
       messageGroupId: 'k3',
       onDead: 'park',
     });
-    await store.requestCancel(record, 'stop');
+    await store.feature(RecordWrites).requestCancel(record, 'stop');
     const dead = await store.kill(lease, 'permanent error: closed', { parkedKey: 'k3' });
 
     const queued = await store.feature(ParkedKeys).redrive(dead, 'k3');

@@ -1,6 +1,7 @@
 /** Terminal tasks expire from the table after the retention period. */
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/observability/logger.js';
+import { RecordWrites } from '../../../src/store/record-writes.js';
 import { RepairWrites } from '../../../src/store/repair-writes.js';
 import { TaskStore } from '../../../src/store/task-store.js';
 import { SEEDED_STATUSES, seedSelection } from '../../helpers/store-selection.js';
@@ -43,7 +44,7 @@ describe('TaskStore TTL', () => {
       clock: () => clock.now,
       retention: 60_000,
     });
-    const { record } = await shortLived.create(newTask('ttl-custom'));
+    const { record } = await shortLived.feature(RecordWrites).create(newTask('ttl-custom'));
 
     await shortLived.feature(RepairWrites).cancel(record);
 

@@ -18,6 +18,7 @@ import {
   PRODUCER_UPDATE_ATTRIBUTES,
   SIGNAL_ITEM_PREFIX,
 } from '../../../src/store/producer-writes.js';
+import { RecordWrites } from '../../../src/store/record-writes.js';
 import { RepairWrites } from '../../../src/store/repair-writes.js';
 import { signalWrites } from '../../../src/store/signal-writes.js';
 import type { SignalSeen } from '../../../src/store/signals.js';
@@ -116,7 +117,11 @@ const scheduled = taskRecord({ status: TaskStatus.SCHEDULED, history: [entry] })
 
 /** The producer-side updates, as TaskClient's enqueue, rollback, confirmation and cancel call them. */
 const producerWrites: [string, (store: TaskStore) => Promise<unknown>, string][] = [
-  ['confirmSchedule', (store) => store.confirmSchedule(scheduled), 'scheduleConfirmed'],
+  [
+    'confirmSchedule',
+    (store) => store.feature(RecordWrites).confirmSchedule(scheduled),
+    'scheduleConfirmed',
+  ],
   [
     'discard (the rollback)',
     (store) => store.feature(RepairWrites).discard(scheduled, 'not created'),
@@ -143,7 +148,8 @@ const producerWrites: [string, (store: TaskStore) => Promise<unknown>, string][]
   ],
   [
     'requestCancel (a running task)',
-    (store) => store.requestCancel(taskRecord({ status: TaskStatus.RUNNING }), 'stop'),
+    (store) =>
+      store.feature(RecordWrites).requestCancel(taskRecord({ status: TaskStatus.RUNNING }), 'stop'),
     'cancelRequestedAt',
   ],
 ];
