@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AuditEvent, Defaults, TaskStatus } from '../core/constants.js';
-import type { HistoryEntry } from '../core/record.js';
+import { type HistoryEntry, truncate } from '../core/record.js';
 
 /*
  * How a history entry is stored: compact, because every byte of the item is paid for on each
@@ -371,4 +371,26 @@ export function storedEntries(
 /** How many of a (merged) history's entries are the producer's. */
 export function producerEntryCount(history: readonly HistoryEntry[]): number {
   return history.filter((entry) => fromProducer.has(entry)).length;
+}
+
+/**
+ * The history entry of an operator's request to a RUNNING task that its lease holder carries
+ * out (a cancel or a pause request): at `at`, for the attempt running, with the reason,
+ * truncated, and who asked.
+ */
+export function runningRequestEntry(
+  event: typeof AuditEvent.CANCEL_REQUESTED | typeof AuditEvent.PAUSE_REQUESTED,
+  at: number,
+  attempt: number,
+  reason: string | undefined,
+  principal: string | undefined,
+): HistoryEntry {
+  return {
+    event,
+    at,
+    attempt,
+    status: TaskStatus.RUNNING,
+    ...(reason === undefined ? {} : { detail: truncate(reason, MAX_DETAIL_CHARS) }),
+    ...(principal === undefined ? {} : { principal }),
+  };
 }

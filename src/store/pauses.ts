@@ -6,9 +6,8 @@
 import { AuditEvent, TaskStatus } from '../core/constants.js';
 import { TransitionRejectedError } from '../core/errors.js';
 import type { HistoryEntry, TaskRecord, TaskWait } from '../core/record.js';
-import { truncate } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
-import { MAX_DETAIL_CHARS } from './history.js';
+import { runningRequestEntry } from './history.js';
 import { fromItem } from './record.js';
 import { SignalStore, signalCount } from './signals.js';
 import type { WriteContext } from './store-context.js';
@@ -62,14 +61,13 @@ export class PauseStore {
     principal?: string,
   ): Promise<PauseRequest> {
     const now = this.ctx.clock();
-    const entry: HistoryEntry = {
-      event: AuditEvent.PAUSE_REQUESTED,
-      at: now,
-      attempt: seen.attempt,
-      status: TaskStatus.RUNNING,
-      ...(reason === undefined ? {} : { detail: truncate(reason, MAX_DETAIL_CHARS) }),
-      ...(principal === undefined ? {} : { principal }),
-    };
+    const entry = runningRequestEntry(
+      AuditEvent.PAUSE_REQUESTED,
+      now,
+      seen.attempt,
+      reason,
+      principal,
+    );
     const sent = await send(this.ctx, pausing.requestPause, { id: seen.id, entry }, now);
     if (sent.accepted) {
       const record = fromItem(sent.item ?? {});

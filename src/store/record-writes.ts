@@ -14,7 +14,12 @@ import { TransitionRejectedError } from '../core/errors.js';
 import type { HistoryEntry, TaskRecord } from '../core/record.js';
 import { truncate } from '../core/record.js';
 import { auditEntry } from '../observability/audit.js';
-import { MAX_DETAIL_CHARS, MAX_PRODUCER_ENTRIES, producerEntryCount } from './history.js';
+import {
+  MAX_DETAIL_CHARS,
+  MAX_PRODUCER_ENTRIES,
+  producerEntryCount,
+  runningRequestEntry,
+} from './history.js';
 import { type NewTask, newTaskItem } from './new-task.js';
 import { fromItem } from './record.js';
 import type { WriteContext } from './store-context.js';
@@ -204,14 +209,13 @@ export class RecordWrites {
   ): Promise<CancelRequest> {
     const ctx = this.ctx;
     const now = ctx.clock();
-    const entry: HistoryEntry = {
-      event: AuditEvent.CANCEL_REQUESTED,
-      at: now,
-      attempt: seen.attempt,
-      status: TaskStatus.RUNNING,
-      ...(reason === undefined ? {} : { detail: truncate(reason, MAX_DETAIL_CHARS) }),
-      ...(principal === undefined ? {} : { principal }),
-    };
+    const entry = runningRequestEntry(
+      AuditEvent.CANCEL_REQUESTED,
+      now,
+      seen.attempt,
+      reason,
+      principal,
+    );
     // One entry at most per run (the mark is never set twice while it runs, and only a
     // redrive starts another), and no more than the list's bound over the record's life.
     const noted = producerEntryCount(seen.history ?? []) < MAX_PRODUCER_ENTRIES;

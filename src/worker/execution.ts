@@ -2,7 +2,6 @@
  * The run of a claimed task: its handler under the timeout, the heartbeat, and the fenced
  * write of the outcome (SUCCEEDED, a retry, or DEAD).
  */
-
 import { payloadSource } from '../claim-check/payload-source.js';
 import { AuditEvent, Defaults } from '../core/constants.js';
 import {
@@ -17,7 +16,6 @@ import type { TaskErrorInfo, TaskRecord } from '../core/record.js';
 import { checkIntegrity } from '../integrity/check.js';
 import type { TaskLogger } from '../observability/logger.js';
 import { TaskOutcome } from '../observability/metrics.js';
-import type { Lease } from '../store/task-store.js';
 import { keyToPark } from '../store/transitions/parking.js';
 import { isContinuation } from '../tasks/durable.js';
 import {
